@@ -1,0 +1,90 @@
+/**
+ * Where klaude keeps things. Pure functions of env + cwd so tests can point
+ * everything at a temp home with KLAUDE_HOME / HOME.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, realpathSync, chmodSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** Unix socket paths are limited to 104 bytes on macOS (108 on Linux); keep a margin. */
+export const SOCKET_PATH_MAX = 103;
+
+export function klaudeHome(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.KLAUDE_HOME;
+  if (fromEnv && fromEnv.trim() !== '') return path.resolve(fromEnv);
+  return path.join(env.HOME && env.HOME !== '' ? env.HOME : homedir(), '.klaude');
+}
+
+/** Create a private directory (0700) if missing; tighten it if it exists with wider bits we created. */
+export function ensurePrivateDir(dir: string): string {
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // mkdir honours umask; make the mode exact.
+    chmodSync(dir, 0o700);
+  }
+  return dir;
+}
+
+/**
+ * The project a command runs in: the git top level above cwd when there is one
+ * (found by walking up for `.git`, no `git` process: hooks must stay fast), else cwd.
+ * Always a realpath so symlinked checkouts hash the same.
+ */
+export function projectRoot(cwd: string = process.cwd()): string {
+  const real = realpathSync(cwd);
+  let dir = real;
+  for (;;) {
+    if (existsSync(path.join(dir, '.git'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return real;
+    dir = parent;
+  }
+}
+
+export function projectHash(root: string): string {
+  return createHash('sha256').update(root).digest('hex').slice(0, 24);
+}
+
+export function dbPath(home: string): string {
+  return path.join(home, 'sessions.db');
+}
+
+export function configPath(home: string): string {
+  return path.join(home, 'config.yaml');
+}
+
+export function logFilePath(home: string): string {
+  return path.join(home, 'klaude.log');
+}
+
+/** Per-project data (logs, shared context) lives under <home>/projects/<hash>. */
+export function projectDir(home: string, hash: string): string {
+  return path.join(home, 'projects', hash);
+}
+
+/** Session logs: <logs.dir or home/projects>/<hash>/logs/<session>.ndjson */
+export function sessionLogPath(home: string, hash: string, sessionId: string, logsDir?: string | null): string {
+  const base = logsDir ? path.join(logsDir, hash) : projectDir(home, hash);
+  return path.join(base, 'logs', `${sessionId}.ndjson`);
+}
+
+/**
+ * Base directory for control sockets. `<home>/run` when a full socket path fits the
+ * limit; otherwise a short per-user dir under the system temp dir, keyed by the home
+ * so two homes never share sockets.
+ */
+export function runDir(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const preferred = path.join(home, 'run');
+  // <run>/<24-hex hash>/<26-char ULID>.sock
+  const longest = path.join(preferred, 'x'.repeat(24), `${'x'.repeat(26)}.sock`);
+  if (Buffer.byteLength(longest) <= SOCKET_PATH_MAX) return preferred;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const base = env.XDG_RUNTIME_DIR && env.XDG_RUNTIME_DIR.length < 40 ? env.XDG_RUNTIME_DIR : tmpdir();
+  const key = createHash('sha256').update(home).digest('hex').slice(0, 8);
+  return path.join(base, `klaude-${uid}-${key}`);
+}
+
+export function socketPath(home: string, hash: string, instanceId: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(runDir(home, env), hash, `${instanceId}.sock`);
+}
