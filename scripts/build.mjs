@@ -1,7 +1,7 @@
 // Bundle the CLI with esbuild: one small entry that lazy-loads a chunk per subcommand,
 // production React, native modules left external (they load their .node files).
 import { build } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
 
 const entryPoints = { cli: 'src/cli.ts' };
 
@@ -18,7 +18,10 @@ await build({
   minifySyntax: true,
   chunkNames: 'chunks/[name]-[hash]',
   external: ['better-sqlite3', 'node-pty'],
-  define: { 'process.env.NODE_ENV': '"production"' },
+  define: {
+    'process.env.NODE_ENV': '"production"',
+    __KLAUDE_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version),
+  },
   banner: {
     js: [
       '#!/usr/bin/env node',

@@ -1,0 +1,125 @@
+/**
+ * klaude entry point: help, version, dispatch on the first word, one top-level catch.
+ * Keep this file's static imports tiny: every subcommand (and `klaude hook`, which
+ * Claude Code runs after every tool call) pays for them.
+ */
+import { KlaudeError, isKlaudeError } from './lib/errors.js';
+import { VERSION } from './lib/version.js';
+import { COMMANDS, findCommand } from './commands/registry.js';
+import { checkUnknownFlags, closestCommand } from './commands/argv.js';
+import { commandHelp, overviewHelp } from './commands/help.js';
+import type { CommandContext, CommandSpec } from './commands/types.js';
+
+async function parseAndRun(spec: CommandSpec, args: string[]): Promise<number> {
+  const dd = args.indexOf('--');
+  const own = dd === -1 ? args : args.slice(0, dd);
+  const passthrough = dd === -1 ? [] : args.slice(dd + 1);
+  if (own.includes('--help') || own.includes('-h')) {
+    process.stdout.write(commandHelp(spec));
+    return 0;
+  }
+  checkUnknownFlags(spec, own);
+  const { default: meow } = await import('meow');
+  const cli = meow({
+    importMeta: import.meta,
+    argv: own,
+    pkg: { name: 'klaude', version: VERSION },
+    autoHelp: false,
+    autoVersion: false,
+    allowUnknownFlags: true,
+    booleanDefault: undefined,
+    flags: Object.fromEntries(
+      Object.entries(spec.flags).map(([name, f]) => [
+        name,
+        Object.fromEntries(
+          Object.entries({ type: f.type, shortFlag: f.shortFlag, default: f.default, isMultiple: f.isMultiple }).filter(
+            ([, v]) => v !== undefined,
+          ),
+        ),
+      ]),
+    ) as never,
+  });
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const v = (cli.flags as Record<string, unknown>)[name];
+    if (f.type === 'number' && typeof v === 'number' && Number.isNaN(v)) {
+      throw new KlaudeError('E_USAGE', `--${kebab(name)} needs a number`, { hint: `see \`${spec.usage}\`` });
+    }
+  }
+  const input = cli.input.map(String);
+  if (spec.minArgs !== undefined && input.length < spec.minArgs) {
+    throw new KlaudeError('E_USAGE', `missing argument for '${spec.name}'`, { hint: `usage: ${spec.usage}` });
+  }
+  if (spec.maxArgs !== undefined && input.length > spec.maxArgs) {
+    throw new KlaudeError('E_USAGE', `unexpected argument '${input[spec.maxArgs]}' for '${spec.name}'`, {
+      hint: `usage: ${spec.usage}`,
+    });
+  }
+  const ctx: CommandContext = {
+    input,
+    passthrough,
+    flags: cli.flags as CommandContext['flags'],
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+  const mod = await spec.load();
+  const code = await mod.run(ctx);
+  return typeof code === 'number' ? code : 0;
+}
+
+function kebab(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-v' || first === '-V' || first === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const sub = first === 'help' ? rest[0] : undefined;
+    const spec = sub ? findCommand(sub) : undefined;
+    if (sub && !spec) throw unknownCommand(sub);
+    process.stdout.write(spec ? commandHelp(spec) : overviewHelp(COMMANDS, VERSION));
+    return 0;
+  }
+  const root = findCommand('');
+  if (first === undefined || first.startsWith('-')) {
+    if (!root) {
+      process.stdout.write(overviewHelp(COMMANDS, VERSION));
+      return first === undefined ? 0 : 2;
+    }
+    return parseAndRun(root, argv);
+  }
+  const spec = findCommand(first);
+  if (!spec || spec.name === '') throw unknownCommand(first);
+  return parseAndRun(spec, rest);
+}
+
+function unknownCommand(name: string): KlaudeError {
+  const near = closestCommand(name, COMMANDS);
+  return new KlaudeError('E_UNKNOWN_COMMAND', `unknown command '${name}'`, {
+    hint: near ? `did you mean \`klaude ${near}\`? (\`klaude --help\` lists commands)` : 'run `klaude --help` to list commands',
+  });
+}
+
+export function formatError(e: unknown): string {
+  if (isKlaudeError(e)) {
+    return `klaude: ${e.message} [${e.code}]${e.hint ? ` — hint: ${e.hint}` : ''}\n`;
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  return `klaude: ${msg} [E_INTERNAL] — hint: rerun with KLAUDE_DEBUG=1 for details\n`;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(formatError(e));
+    if (process.env.KLAUDE_DEBUG === '1' && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+    process.exitCode = isKlaudeError(e) ? e.exitCode : 1;
+  },
+);

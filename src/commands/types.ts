@@ -1,0 +1,46 @@
+/** What every subcommand receives. Commands parse → call a service → print. */
+export type FlagType = 'string' | 'boolean' | 'number';
+
+export interface FlagSpec {
+  type: FlagType;
+  shortFlag?: string;
+  default?: string | boolean | number;
+  isMultiple?: boolean;
+  description: string;
+  /** Placeholder in help, e.g. `<seconds>`. */
+  valueName?: string;
+}
+
+export type Flags = Record<string, string | boolean | number | string[] | number[] | undefined>;
+
+export interface CommandContext {
+  /** Positional arguments after the command name (and after flags). */
+  input: string[];
+  /** Arguments after a literal `--`, passed through untouched. */
+  passthrough: string[];
+  flags: Flags;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+export interface CommandModule {
+  /** Returns the exit code (0 when undefined). */
+  run(ctx: CommandContext): Promise<number | void>;
+}
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  usage: string;
+  description?: string;
+  flags: Record<string, FlagSpec>;
+  examples?: string[];
+  /** Shown under "Plumbing" in the overview (called by Claude Code, not people). */
+  plumbing?: boolean;
+  /** Positional argument count bounds (checked before the module loads). */
+  minArgs?: number;
+  maxArgs?: number;
+  load: () => Promise<CommandModule>;
+}

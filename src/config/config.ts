@@ -1,0 +1,115 @@
+/**
+ * Load `<home>/config.yaml`, validate every key against the schema and merge over the
+ * defaults. A bad file is an error naming the key and the expected type — never a
+ * silent fallback, so a typo doesn't quietly change behaviour.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { KlaudeError } from '../lib/errors.js';
+import { configPath } from './paths.js';
+import { CONFIG_KEYS, type Config, type ConfigKey, type KeySpec, defaultConfig, describeType } from './schema.js';
+
+export interface LoadedConfig {
+  config: Config;
+  path: string;
+  exists: boolean;
+  /** Keys set by the file (the rest are defaults). */
+  fromFile: Set<ConfigKey>;
+}
+
+function configError(file: string, message: string, hint?: string): KlaudeError {
+  return new KlaudeError('E_CONFIG', `${file}: ${message}`, {
+    hint: hint ?? 'fix the file, or run `klaude config --keys` for every key and its type',
+  });
+}
+
+/** Flatten nested YAML maps into dotted keys: {switch: {graceSeconds: 1}} → {'switch.graceSeconds': 1}. */
+function flatten(obj: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+  for (const [k, v] of Object.entries(obj)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    const isMap = v !== null && typeof v === 'object' && !Array.isArray(v);
+    if (isMap && !(key in CONFIG_KEYS)) flatten(v as Record<string, unknown>, key, out);
+    else out[key] = v;
+  }
+  return out;
+}
+
+function closestKey(key: string): string | undefined {
+  const lower = key.toLowerCase();
+  const keys = Object.keys(CONFIG_KEYS);
+  return (
+    keys.find((k) => k.toLowerCase() === lower) ??
+    keys.find((k) => k.split('.').pop()!.toLowerCase() === lower.split('.').pop()) ??
+    keys.find((k) => k.toLowerCase().startsWith(lower) || lower.startsWith(k.toLowerCase()))
+  );
+}
+
+export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): unknown {
+  const bad = (): never => {
+    throw new Error(`${key} must be ${describeType(spec)} (got ${JSON.stringify(value)})`);
+  };
+  switch (spec.type) {
+    case 'string':
+      if (value === null && spec.nullable) return null;
+      if (typeof value !== 'string' || value.trim() === '') bad();
+      return value;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) bad();
+      if (spec.min !== undefined && (value as number) < spec.min) bad();
+      if (spec.max !== undefined && (value as number) > spec.max) bad();
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') bad();
+      return value;
+    case 'enum':
+      if (typeof value !== 'string' || !spec.values.includes(value)) bad();
+      return value;
+    case 'string[]':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) bad();
+      return value;
+  }
+}
+
+export function parseConfig(text: string, file: string): { config: Config; fromFile: Set<ConfigKey> } {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    const where = e instanceof YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line}` : '';
+    const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    throw configError(file, `not valid YAML${where}: ${msg}`);
+  }
+  const config = defaultConfig();
+  const fromFile = new Set<ConfigKey>();
+  if (doc === null || doc === undefined) return { config, fromFile };
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw configError(file, 'must be a mapping of keys to values');
+  for (const [key, value] of Object.entries(flatten(doc as Record<string, unknown>))) {
+    if (!(key in CONFIG_KEYS)) {
+      const near = closestKey(key);
+      throw configError(file, `unknown key '${key}'${near ? ` (did you mean '${near}'?)` : ''}`);
+    }
+    const k = key as ConfigKey;
+    try {
+      (config as Record<string, unknown>)[k] = validateValue(k, CONFIG_KEYS[k], value);
+    } catch (e) {
+      throw configError(file, (e as Error).message);
+    }
+    fromFile.add(k);
+  }
+  return { config, fromFile };
+}
+
+export function loadConfig(home: string): LoadedConfig {
+  const file = configPath(home);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { config: defaultConfig(), path: file, exists: false, fromFile: new Set() };
+    }
+    throw new KlaudeError('E_CONFIG', `${file}: cannot read: ${(e as Error).message}`);
+  }
+  const { config, fromFile } = parseConfig(text, file);
+  return { config, path: file, exists: true, fromFile };
+}

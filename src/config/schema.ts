@@ -1,0 +1,136 @@
+/**
+ * Every config key, declared once: type, default, and the line of documentation that
+ * `klaude config --help`, the validator and the README all use.
+ */
+export const RUNTIMES = ['claude', 'codex', 'gemini', 'cursor', 'opencode'] as const;
+export type RuntimeName = (typeof RUNTIMES)[number];
+
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'auto'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export type KeySpec =
+  | { type: 'string'; default: string | null; nullable?: boolean; doc: string }
+  | { type: 'number'; default: number; min?: number; max?: number; doc: string }
+  | { type: 'boolean'; default: boolean; doc: string }
+  | { type: 'enum'; values: readonly string[]; default: string; doc: string }
+  | { type: 'string[]'; default: string[]; doc: string };
+
+export const CONFIG_KEYS = {
+  'claude.binary': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'Claude Code executable (path or command name); unset = `claude` found on PATH',
+  },
+  'switch.graceSeconds': {
+    type: 'number',
+    default: 1.0,
+    min: 0,
+    max: 60,
+    doc: 'seconds between SIGTERM and SIGKILL when checkout stops the foreground claude',
+  },
+  'switch.targetTimeoutSeconds': {
+    type: 'number',
+    default: 10,
+    min: 0,
+    max: 600,
+    doc: "seconds checkout waits for a starting target's Claude session id",
+  },
+  'stream.timestamp': {
+    type: 'boolean',
+    default: false,
+    doc: 'prefix streamed agent lines (start, logs -f) with the time',
+  },
+  'logs.dir': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'directory for session logs; unset = <home>/projects/<project-hash>/logs',
+  },
+  'agents.defaultRuntime': {
+    type: 'enum',
+    values: RUNTIMES,
+    default: 'claude',
+    doc: 'runtime for agents when neither --runtime, the agent definition nor the model decides',
+  },
+  'agents.permissionMode': {
+    type: 'enum',
+    values: PERMISSION_MODES,
+    default: 'acceptEdits',
+    doc: 'Claude Code --permission-mode for headless agents',
+  },
+  'agents.allowedTools': {
+    type: 'string[]',
+    default: [],
+    doc: 'extra Claude Code --allowedTools rules for headless agents (e.g. "Bash(npm test:*)")',
+  },
+  'agents.model': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'default model for agents; unset = the CLI default',
+  },
+  'wait.timeoutSeconds': {
+    type: 'number',
+    default: 540,
+    min: 1,
+    max: 86400,
+    doc: "default timeout of `klaude wait` (below Claude's 10-minute Bash limit)",
+  },
+  'ui.maxFps': {
+    type: 'number',
+    default: 30,
+    min: 1,
+    max: 120,
+    doc: 'frame-rate cap of the dashboard',
+  },
+} as const satisfies Record<string, KeySpec>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+type ValueOf<S> = S extends { type: 'string'; nullable: true }
+  ? string | null
+  : S extends { type: 'string' }
+    ? string
+    : S extends { type: 'number' }
+      ? number
+      : S extends { type: 'boolean' }
+        ? boolean
+        : S extends { type: 'enum'; values: readonly (infer V)[] }
+          ? V
+          : S extends { type: 'string[]' }
+            ? string[]
+            : never;
+
+/** Flat, fully-resolved config: `config['switch.graceSeconds']`. */
+export type Config = { -readonly [K in ConfigKey]: ValueOf<(typeof CONFIG_KEYS)[K]> };
+
+export function defaultConfig(): Config {
+  const out: Record<string, unknown> = {};
+  for (const [k, spec] of Object.entries(CONFIG_KEYS)) {
+    out[k] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+  }
+  return out as Config;
+}
+
+export function describeType(spec: KeySpec): string {
+  switch (spec.type) {
+    case 'string':
+      return spec.nullable ? 'a string (or null)' : 'a string';
+    case 'number': {
+      const range =
+        spec.min !== undefined && spec.max !== undefined
+          ? ` between ${spec.min} and ${spec.max}`
+          : spec.min !== undefined
+            ? ` ≥ ${spec.min}`
+            : '';
+      return `a number${range}`;
+    }
+    case 'boolean':
+      return 'true or false';
+    case 'enum':
+      return `one of ${spec.values.join(', ')}`;
+    case 'string[]':
+      return 'a list of strings';
+  }
+}

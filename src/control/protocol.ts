@@ -1,0 +1,326 @@
+/**
+ * Control socket protocol: NDJSON (one JSON object per line, UTF-8) over a Unix socket.
+ *
+ *   request   { v: 1, id, action, payload? }
+ *   response  { v: 1, id, ok: true, result } | { v: 1, id, ok: false, error: SerializedError }
+ *   event     { v: 1, id: <subscribe request id>, event: ControlEvent }   (after a subscribe response)
+ *
+ * A connection may carry many requests; each gets exactly one response with the same `id`
+ * (`id: null` when the request line could not be read far enough to find one). Responses may
+ * arrive in any order: handlers run concurrently.
+ *
+ * This file is imported by every short-lived `klaude` command through the client: keep it free
+ * of runtime imports.
+ */
+import type { SerializedError } from '../lib/errors.js';
+
+export const PROTOCOL_VERSION = 1 as const;
+export type ProtocolVersion = typeof PROTOCOL_VERSION;
+
+// ── actions ────────────────────────────────────────────────────────────────
+
+export type EmptyPayload = Record<string, never>;
+
+export interface PingResult {
+  pong: true;
+  instanceId: string;
+  pid: number;
+  /** klaude package version of the supervisor. */
+  version: string;
+  protocol: number;
+}
+
+/** `tui`: started as `klaude` (foreground claude first); `ui`: started as `klaude ui` (dashboard first). */
+export type InstanceMode = 'tui' | 'ui';
+
+export interface StatusResult {
+  instanceId: string;
+  pid: number;
+  projectRoot: string;
+  projectHash: string;
+  mode: InstanceMode;
+  rootSessionId: string | null;
+  foregroundSessionId: string | null;
+  foregroundPid: number | null;
+  switching: boolean;
+  /** ISO 8601. */
+  startedAt: string;
+}
+
+export interface CheckoutPayload {
+  /** klaude id, unique prefix/suffix, or Claude session id; absent = parent of `fromSessionId`. */
+  target?: string;
+  fromSessionId?: string;
+  timeoutMs?: number;
+}
+export interface CheckoutResult {
+  sessionId: string;
+  claudeSessionId: string;
+  pid: number;
+}
+
+export interface StartPayload {
+  parentId?: string;
+  /** Agent type (a `.claude/agents/*.md` name, or a built-in). */
+  type: string;
+  prompt: string;
+  count?: number;
+  runtime?: string;
+  model?: string;
+  share?: boolean;
+  checkout?: boolean;
+}
+export interface StartResult {
+  sessionIds: string[];
+}
+
+export interface MessagePayload {
+  sessionId: string;
+  prompt: string;
+}
+export interface MessageResult {
+  delivered: 'stdin' | 'resumed';
+  pid?: number;
+}
+
+export interface InterruptPayload {
+  sessionIds: string[];
+}
+export interface InterruptResult {
+  results: { sessionId: string; ok: boolean; code?: string }[];
+}
+
+export const TOPICS = ['sessions', 'instance', 'updates'] as const;
+export type Topic = (typeof TOPICS)[number];
+
+export interface SubscribePayload {
+  /** Absent or empty = all topics. */
+  topics?: Topic[];
+}
+export interface SubscribeResult {
+  subscribed: true;
+}
+
+export interface StopResult {
+  stopping: true;
+}
+
+/** Request payload and result per action: server handlers and client calls are checked against it. */
+export interface ActionMap {
+  ping: { payload: EmptyPayload; result: PingResult };
+  status: { payload: EmptyPayload; result: StatusResult };
+  checkout: { payload: CheckoutPayload; result: CheckoutResult };
+  start: { payload: StartPayload; result: StartResult };
+  message: { payload: MessagePayload; result: MessageResult };
+  interrupt: { payload: InterruptPayload; result: InterruptResult };
+  subscribe: { payload: SubscribePayload; result: SubscribeResult };
+  stop: { payload: EmptyPayload; result: StopResult };
+}
+
+export type Action = keyof ActionMap;
+export type PayloadOf<A extends Action> = ActionMap[A]['payload'];
+export type ResultOf<A extends Action> = ActionMap[A]['result'];
+
+export const ACTIONS: readonly Action[] = [
+  'ping',
+  'status',
+  'checkout',
+  'start',
+  'message',
+  'interrupt',
+  'subscribe',
+  'stop',
+];
+
+// ── events ─────────────────────────────────────────────────────────────────
+
+export interface SessionCreatedEvent {
+  type: 'session.created';
+  sessionId: string;
+  parentId: string | null;
+  agentType?: string;
+  runtime?: string;
+  status?: string;
+}
+export interface SessionChangedEvent {
+  type: 'session.changed';
+  sessionId: string;
+  status?: string;
+  claudeSessionId?: string | null;
+  pid?: number | null;
+}
+export interface InstanceForegroundEvent {
+  type: 'instance.foreground';
+  sessionId: string | null;
+  pid: number | null;
+}
+export interface InstanceSwitchingEvent {
+  type: 'instance.switching';
+  switching: boolean;
+  targetSessionId?: string;
+}
+export interface InstanceStoppingEvent {
+  type: 'instance.stopping';
+}
+export interface UpdateEvent {
+  type: 'update';
+  sessionId: string;
+  text: string;
+}
+
+/**
+ * Events pushed to subscribers. Extend by adding a member (type prefix picks the default topic:
+ * `session.*` → sessions, `instance.*` → instance, `update*` → updates). Clients must ignore
+ * event types they do not know: a newer supervisor may send more.
+ */
+export type ControlEvent =
+  | SessionCreatedEvent
+  | SessionChangedEvent
+  | InstanceForegroundEvent
+  | InstanceSwitchingEvent
+  | InstanceStoppingEvent
+  | UpdateEvent;
+
+export function topicOf(event: { type: string }): Topic {
+  if (event.type.startsWith('session.')) return 'sessions';
+  if (event.type.startsWith('instance.')) return 'instance';
+  return 'updates';
+}
+
+// ── frames ─────────────────────────────────────────────────────────────────
+
+export interface RequestFrame<A extends Action = Action> {
+  v: ProtocolVersion;
+  id: string;
+  action: A;
+  payload?: PayloadOf<A>;
+}
+
+export type ResponseFrame<R = unknown> =
+  | { v: number; id: string | null; ok: true; result: R }
+  | { v: number; id: string | null; ok: false; error: SerializedError };
+
+export interface EventFrame {
+  v: number;
+  id: string;
+  event: ControlEvent;
+}
+
+/** One frame on the wire. */
+export function encodeFrame(frame: object): string {
+  return `${JSON.stringify(frame)}\n`;
+}
+
+// ── validation (hand-written, cheap) ───────────────────────────────────────
+
+export type RequestCheck =
+  | { ok: true; request: RequestFrame }
+  | { ok: false; id: string | null; error: SerializedError };
+
+const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
+export function isAction(x: unknown): x is Action {
+  return typeof x === 'string' && (ACTIONS as readonly string[]).includes(x);
+}
+
+const bad = (id: string | null, message: string, hint?: string): RequestCheck => ({
+  ok: false,
+  id,
+  error: { code: 'E_BAD_REQUEST', message, ...(hint ? { hint } : {}) },
+});
+
+/** Parse and check one request line: JSON, envelope, version, action, payload shape. */
+export function parseRequestLine(line: string): RequestCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    return bad(null, `malformed request: not JSON (${(e as Error).message})`);
+  }
+  return checkRequest(value);
+}
+
+/** Check a decoded request envelope (and its payload) against this protocol version. */
+export function checkRequest(value: unknown): RequestCheck {
+  if (!isObject(value)) return bad(null, 'malformed request: expected a JSON object');
+  const id = typeof value.id === 'string' && value.id !== '' ? value.id : null;
+  if (value.v !== PROTOCOL_VERSION) {
+    const theirs = value.v === undefined ? 'no version (v missing)' : `v${JSON.stringify(value.v)}`;
+    return {
+      ok: false,
+      id,
+      error: {
+        code: 'E_PROTOCOL',
+        message: `protocol version mismatch: request has ${theirs}, this supervisor speaks v${PROTOCOL_VERSION}`,
+        hint: 'use the same klaude version for the supervisor and the command',
+        details: { expected: PROTOCOL_VERSION, received: value.v ?? null },
+      },
+    };
+  }
+  if (id === null) return bad(null, 'malformed request: "id" must be a non-empty string');
+  if (typeof value.action !== 'string') return bad(id, 'malformed request: "action" must be a string');
+  if (!isAction(value.action)) {
+    return bad(id, `unknown action "${value.action}"`, `known actions: ${ACTIONS.join(', ')}`);
+  }
+  const payload = value.payload === undefined || value.payload === null ? {} : value.payload;
+  if (!isObject(payload)) return bad(id, `bad payload for ${value.action}: expected an object`);
+  const problem = PAYLOAD_CHECKS[value.action](payload);
+  if (problem) return bad(id, `bad payload for ${value.action}: ${problem}`);
+  return { ok: true, request: { v: PROTOCOL_VERSION, id, action: value.action, payload } as RequestFrame };
+}
+
+type P = Record<string, unknown>;
+const optStr = (p: P, k: string): string | null =>
+  p[k] === undefined || typeof p[k] === 'string' ? null : `"${k}" must be a string`;
+const reqStr = (p: P, k: string): string | null =>
+  typeof p[k] === 'string' && p[k] !== '' ? null : `"${k}" must be a non-empty string`;
+const optBool = (p: P, k: string): string | null =>
+  p[k] === undefined || typeof p[k] === 'boolean' ? null : `"${k}" must be a boolean`;
+const optCount = (p: P, k: string, min: number): string | null => {
+  const x = p[k];
+  if (x === undefined) return null;
+  return typeof x === 'number' && Number.isInteger(x) && x >= min ? null : `"${k}" must be an integer ≥ ${min}`;
+};
+const first = (...checks: (string | null)[]): string | null => checks.find((c) => c !== null) ?? null;
+
+const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
+  ping: () => null,
+  status: () => null,
+  stop: () => null,
+  checkout: (p) => first(optStr(p, 'target'), optStr(p, 'fromSessionId'), optCount(p, 'timeoutMs', 0)),
+  start: (p) =>
+    first(
+      reqStr(p, 'type'),
+      typeof p.prompt === 'string' ? null : '"prompt" must be a string',
+      optStr(p, 'parentId'),
+      optCount(p, 'count', 1),
+      optStr(p, 'runtime'),
+      optStr(p, 'model'),
+      optBool(p, 'share'),
+      optBool(p, 'checkout'),
+    ),
+  message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),
+  interrupt: (p) =>
+    Array.isArray(p.sessionIds) && p.sessionIds.length > 0 && p.sessionIds.every((s) => typeof s === 'string' && s !== '')
+      ? null
+      : '"sessionIds" must be a non-empty array of strings',
+  subscribe: (p) => {
+    if (p.topics === undefined) return null;
+    if (!Array.isArray(p.topics)) return '"topics" must be an array';
+    const unknown = p.topics.find((t) => !(TOPICS as readonly unknown[]).includes(t));
+    return unknown === undefined ? null : `unknown topic ${JSON.stringify(unknown)} (topics: ${TOPICS.join(', ')})`;
+  },
+};
+
+/** Client side: is this a response frame (either outcome)? */
+export function isResponseFrame(x: unknown): x is ResponseFrame {
+  if (!isObject(x) || typeof x.ok !== 'boolean' || !(typeof x.id === 'string' || x.id === null)) return false;
+  if (x.ok) return 'result' in x;
+  return isObject(x.error) && typeof x.error.code === 'string' && typeof x.error.message === 'string';
+}
+
+/** Client side: is this an event frame? (event types are not checked: unknown ones are for the caller to ignore) */
+export function isEventFrame(x: unknown): x is EventFrame {
+  return isObject(x) && typeof x.id === 'string' && isObject(x.event) && typeof x.event.type === 'string';
+}

@@ -1,0 +1,80 @@
+/**
+ * Diagnostics go to a file under the home, never to the terminal (which belongs to
+ * claude or the dashboard). Appends are synchronous: volume is low, and a crash must
+ * not lose the line that explains it.
+ */
+import { appendFileSync, renameSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ensurePrivateDir, logFilePath } from '../config/paths.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const ROTATE_BYTES = 5 * 1024 * 1024;
+
+export interface Logger {
+  debug(msg: string, data?: Record<string, unknown>): void;
+  info(msg: string, data?: Record<string, unknown>): void;
+  warn(msg: string, data?: Record<string, unknown>): void;
+  error(msg: string, data?: Record<string, unknown>): void;
+  child(component: string): Logger;
+  readonly file: string | null;
+}
+
+function minLevel(env: NodeJS.ProcessEnv): number {
+  const v = env.KLAUDE_LOG_LEVEL as LogLevel | undefined;
+  if (v && v in RANK) return RANK[v];
+  return env.KLAUDE_DEBUG === '1' ? RANK.debug : RANK.info;
+}
+
+function errorData(data: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!data) return data;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) {
+    out[k] = v instanceof Error ? { message: v.message, code: (v as { code?: unknown }).code, stack: v.stack } : v;
+  }
+  return out;
+}
+
+export function createFileLogger(home: string, component: string, env: NodeJS.ProcessEnv = process.env): Logger {
+  const file = logFilePath(home);
+  const threshold = minLevel(env);
+  let ready = false;
+  const write = (level: LogLevel, comp: string, msg: string, data?: Record<string, unknown>): void => {
+    if (RANK[level] < threshold) return;
+    try {
+      if (!ready) {
+        ensurePrivateDir(path.dirname(file));
+        try {
+          if (statSync(file).size > ROTATE_BYTES) renameSync(file, `${file}.1`);
+        } catch {
+          /* no file yet */
+        }
+        ready = true;
+      }
+      const extra = data ? ` ${JSON.stringify(errorData(data))}` : '';
+      appendFileSync(file, `${new Date().toISOString()} ${level.toUpperCase()} [${comp} ${process.pid}] ${msg}${extra}\n`, {
+        mode: 0o600,
+      });
+    } catch {
+      // Logging must never be the reason a command fails.
+    }
+  };
+  const make = (comp: string): Logger => ({
+    debug: (m, d) => write('debug', comp, m, d),
+    info: (m, d) => write('info', comp, m, d),
+    warn: (m, d) => write('warn', comp, m, d),
+    error: (m, d) => write('error', comp, m, d),
+    child: (c) => make(`${comp}:${c}`),
+    file,
+  });
+  return make(component);
+}
+
+export const nullLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child: () => nullLogger,
+  file: null,
+};

@@ -1,0 +1,357 @@
+// A loopback stand-in of the Anthropic Messages API for driving the real `claude` binary offline.
+// See docs/cli-facts.md §0: claude POSTs /v1/messages?beta=true with stream:true and reads SSE.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface ToolResult {
+  toolUseId: string;
+  /** The tool_result content flattened to text. */
+  content: string;
+  isError: boolean;
+}
+
+export interface RecordedRequest {
+  /** Index in `requests` (arrival order). */
+  index: number;
+  method: string;
+  /** URL path and query, e.g. `/v1/messages?beta=true`. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body (undefined when there is none or it is not JSON). */
+  body: any;
+  kind: 'messages' | 'count_tokens' | 'other';
+  /** Text of the newest `user` message, `<system-reminder>` blocks stripped. */
+  prompt: string;
+  /** The newest `user` message carries tool_result blocks. */
+  isToolResult: boolean;
+  toolResults: ToolResult[];
+  /** Not a main-conversation turn (title/topic generation etc.); never consumes the script. */
+  isSideRequest: boolean;
+  stream: boolean;
+  receivedAt: number;
+}
+
+export type Reply =
+  /** Plain text; with chunks/delayMs it is streamed as many deltas with pauses between them. */
+  | { text: string; chunks?: number; delayMs?: number }
+  /** A `Bash` tool_use block (optionally preceded by text); stop_reason tool_use. */
+  | { bash: { command: string; description?: string }; text?: string }
+  /** Any tool_use block (optionally preceded by text); stop_reason tool_use. */
+  | { toolUse: { name: string; input: Record<string, unknown> }; text?: string }
+  /** An HTTP error in the real API's shape: {type:'error', error:{type, message}}. */
+  | { error: { status: number; type: string; message: string } }
+  /** Never answer (until the client goes away or the server closes). */
+  | { hang: true };
+
+export type Responder = (req: RecordedRequest) => Reply | undefined | Promise<Reply | undefined>;
+
+export interface MockAnthropicOptions {
+  /** Initial responder for main requests (used when the FIFO is empty). */
+  responder?: Responder;
+  /** Model name reported in responses when the request names none. */
+  model?: string;
+  /** Log every request to stderr (debugging). */
+  debug?: boolean;
+}
+
+export interface MockAnthropic {
+  url: string;
+  port: number;
+  /** Every request in arrival order (main, side, count_tokens, HEAD, unknown). */
+  requests: RecordedRequest[];
+  /** Main (non-side) /v1/messages requests only. */
+  mainRequests(): RecordedRequest[];
+  setResponder(fn: Responder | null): void;
+  /** Queue replies for the next main requests (FIFO, consumed before the responder). */
+  enqueue(...replies: Reply[]): void;
+  /** Resolves with the first request (already recorded or future) matching pred. */
+  waitForRequest(pred: (req: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
+  close(): Promise<void>;
+}
+
+/** The default answer for a main request when neither the FIFO nor the responder gives one. */
+export function defaultReply(req: RecordedRequest): Reply {
+  return req.isToolResult ? { text: 'Tool finished.' } : { text: `Reply to: ${req.prompt}` };
+}
+
+const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+
+function flattenContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b: any) => {
+      if (typeof b === 'string') return b;
+      if (b?.type === 'text' && typeof b.text === 'string') return b.text;
+      if (b?.type === 'tool_result') return flattenContent(b.content);
+      return '';
+    })
+    .join('');
+}
+
+function systemText(system: unknown): string {
+  return typeof system === 'string' ? system : flattenContent(system);
+}
+
+/** Build the recorded form of a request body (exported for unit tests of the parser). */
+export function parseMessagesBody(body: any): Pick<RecordedRequest, 'prompt' | 'isToolResult' | 'toolResults' | 'isSideRequest' | 'stream'> {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  let lastUser: any;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === 'user') {
+      lastUser = messages[i];
+      break;
+    }
+  }
+  const blocks: any[] = Array.isArray(lastUser?.content) ? lastUser.content : [];
+  const toolResults: ToolResult[] = blocks
+    .filter((b) => b?.type === 'tool_result')
+    .map((b) => ({ toolUseId: String(b.tool_use_id ?? ''), content: flattenContent(b.content), isError: b.is_error === true }));
+  const textOnly =
+    typeof lastUser?.content === 'string'
+      ? lastUser.content
+      : blocks
+          .filter((b) => b?.type === 'text')
+          .map((b) => String(b.text))
+          .join('\n');
+  const prompt = textOnly.replace(SYSTEM_REMINDER, '').trim();
+  return {
+    prompt,
+    isToolResult: toolResults.length > 0,
+    toolResults,
+    isSideRequest: isSideRequest(body),
+    stream: body?.stream === true,
+  };
+}
+
+/**
+ * Main conversation turns from claude 2.1.197 carry the Claude Code system prompt and the tool list.
+ * Side requests (session title, topic, summaries) carry no tools and a short task-specific system
+ * prompt, usually with a json output format.
+ */
+function isSideRequest(body: any): boolean {
+  const tools = Array.isArray(body?.tools) ? body.tools : [];
+  if (tools.length > 0) return false;
+  if (body?.output_config?.format || body?.response_format) return true;
+  const sys = systemText(body?.system);
+  if (/generate a (concise|short)|title|topic|summar/i.test(sys) && !/interactive (CLI|agent)/i.test(sys)) return true;
+  return true;
+}
+
+let idCounter = 0;
+const nextId = (prefix: string) => `${prefix}_mock${Date.now().toString(36)}${(++idCounter).toString(36)}`;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function splitText(text: string, chunks: number): string[] {
+  const n = Math.max(1, Math.min(chunks, text.length || 1));
+  const size = Math.ceil(text.length / n);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out.length ? out : [''];
+}
+
+type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+function replyBlocks(reply: Exclude<Reply, { error: unknown } | { hang: true }>): Block[] {
+  if ('bash' in reply) {
+    const input = { command: reply.bash.command, description: reply.bash.description ?? 'Run a command' };
+    const blocks: Block[] = reply.text ? [{ type: 'text', text: reply.text }] : [];
+    return [...blocks, { type: 'tool_use', id: nextId('toolu'), name: 'Bash', input }];
+  }
+  if ('toolUse' in reply) {
+    const blocks: Block[] = reply.text ? [{ type: 'text', text: reply.text }] : [];
+    return [...blocks, { type: 'tool_use', id: nextId('toolu'), name: reply.toolUse.name, input: reply.toolUse.input }];
+  }
+  return [{ type: 'text', text: reply.text }];
+}
+
+function estimateTokens(body: any): number {
+  return Math.max(1, Math.ceil(JSON.stringify(body?.messages ?? '').length / 4));
+}
+
+export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promise<MockAnthropic> {
+  const requests: RecordedRequest[] = [];
+  const queue: Reply[] = [];
+  let responder: Responder | null = opts.responder ?? null;
+  const waiters = new Set<{ pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }>();
+  const sockets = new Set<Socket>();
+  const hanging = new Set<ServerResponse>();
+  let closed = false;
+
+  const record = (r: RecordedRequest) => {
+    requests.push(r);
+    if (opts.debug) process.stderr.write(`[mock-anthropic] ${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 80))}\n`);
+    for (const w of [...waiters]) {
+      if (w.pred(r)) {
+        waiters.delete(w);
+        w.resolve(r);
+      }
+    }
+  };
+
+  const sendJson = (res: ServerResponse, status: number, obj: unknown) => {
+    const data = JSON.stringify(obj);
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': nextId('req') });
+    res.end(data);
+  };
+
+  const writeEvent = (res: ServerResponse, event: string, data: unknown) => {
+    if (!res.writableEnded && !res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+
+  async function answer(req: RecordedRequest, res: ServerResponse, reply: Reply): Promise<void> {
+    if ('hang' in reply) {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return; // never answer
+    }
+    if ('error' in reply) {
+      sendJson(res, reply.error.status, { type: 'error', error: { type: reply.error.type, message: reply.error.message } });
+      return;
+    }
+    const model = req.body?.model ?? opts.model ?? 'claude-mock';
+    const blocks = replyBlocks(reply);
+    const stopReason = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
+    const inputTokens = estimateTokens(req.body);
+    const outputTokens = Math.max(1, Math.ceil(JSON.stringify(blocks).length / 4));
+    const id = nextId('msg');
+    if (!req.stream) {
+      sendJson(res, 200, {
+        id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null,
+        usage: { input_tokens: inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      });
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': nextId('req') });
+    writeEvent(res, 'message_start', {
+      type: 'message_start',
+      message: {
+        id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
+        usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+    const chunks = 'text' in reply && !('bash' in reply) && 'chunks' in reply ? reply.chunks : undefined;
+    const delayMs = 'delayMs' in reply ? reply.delayMs ?? 0 : 0;
+    for (const [index, block] of blocks.entries()) {
+      if (block.type === 'text') {
+        writeEvent(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+        for (const piece of splitText(block.text, chunks ?? 1)) {
+          if (delayMs > 0) await sleep(delayMs);
+          if (res.destroyed) return;
+          writeEvent(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+        }
+      } else {
+        writeEvent(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+        writeEvent(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+      }
+      writeEvent(res, 'content_block_stop', { type: 'content_block_stop', index });
+    }
+    writeEvent(res, 'message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { input_tokens: inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    });
+    writeEvent(res, 'message_stop', { type: 'message_stop' });
+    res.end();
+  }
+
+  async function handle(inReq: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of inReq) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: any;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const path = inReq.url ?? '/';
+    const pathname = path.split('?')[0] ?? '/';
+    const method = inReq.method ?? 'GET';
+    const kind: RecordedRequest['kind'] =
+      method === 'POST' && pathname === '/v1/messages' ? 'messages' : method === 'POST' && pathname === '/v1/messages/count_tokens' ? 'count_tokens' : 'other';
+    const parsed = kind === 'messages' ? parseMessagesBody(body) : { prompt: '', isToolResult: false, toolResults: [], isSideRequest: kind !== 'other', stream: false };
+    const rec: RecordedRequest = { index: requests.length, method, path, headers: inReq.headers, body, kind, ...parsed, receivedAt: Date.now() };
+    record(rec);
+
+    if (kind === 'count_tokens') return sendJson(res, 200, { input_tokens: estimateTokens(body) });
+    if (kind === 'other') {
+      if (method === 'HEAD' || (method === 'GET' && pathname === '/')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(method === 'HEAD' ? undefined : '{}');
+        return;
+      }
+      return sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `Not found: ${method} ${pathname}` } });
+    }
+    let reply: Reply | undefined;
+    if (rec.isSideRequest) {
+      reply = { text: sideRequestAnswer(body) };
+    } else {
+      reply = queue.shift();
+      if (!reply && responder) reply = await responder(rec);
+      if (!reply) reply = defaultReply(rec);
+    }
+    await answer(rec, res, reply);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      if (!res.headersSent) sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: String(err?.message ?? err) } });
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    mainRequests: () => requests.filter((r) => r.kind === 'messages' && !r.isSideRequest),
+    setResponder(fn) {
+      responder = fn;
+    },
+    enqueue(...replies) {
+      queue.push(...replies);
+    },
+    waitForRequest(pred, timeoutMs = 30_000) {
+      const found = requests.find(pred);
+      if (found) return Promise.resolve(found);
+      return new Promise<RecordedRequest>((resolve, reject) => {
+        const w = {
+          pred,
+          resolve: (r: RecordedRequest) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(w);
+          const seen = requests.map((r) => `${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 60))}`);
+          reject(new Error(`mock-anthropic: no matching request within ${timeoutMs} ms; seen:\n${seen.join('\n') || '(none)'}`));
+        }, timeoutMs);
+        waiters.add(w);
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const res of hanging) res.destroy();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A harmless answer for side requests; JSON-shaped when the request asks for JSON output. */
+function sideRequestAnswer(body: any): string {
+  const wantsJson = Boolean(body?.output_config?.format) || /json/i.test(systemText(body?.system));
+  return wantsJson ? JSON.stringify({ title: 'Mock session', isNewTopic: false }) : 'Mock session';
+}
