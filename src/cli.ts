@@ -85,6 +85,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(spec ? commandHelp(spec) : overviewHelp(COMMANDS, VERSION));
     return 0;
   }
+  // Claude Code runs this after every tool call: skip flag parsing and load only the hook code.
+  if (first === 'hook' && !rest.includes('--help') && !rest.includes('-h')) {
+    const { runHook } = await import('./hooks/run.js');
+    return runHook(rest);
+  }
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {
     if (!root) {

@@ -30,8 +30,8 @@ export interface PingResult {
   protocol: number;
 }
 
-/** `tui`: started as `klaude` (foreground claude first); `ui`: started as `klaude ui` (dashboard first). */
-export type InstanceMode = 'tui' | 'ui';
+/** `cli`: started as `klaude` (foreground claude first); `ui`: started as `klaude ui` (dashboard first). Same values as the DB's instances.mode. */
+export type InstanceMode = 'cli' | 'ui';
 
 export interface StatusResult {
   instanceId: string;

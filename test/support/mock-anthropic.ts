@@ -31,11 +31,19 @@ export interface RecordedRequest {
   receivedAt: number;
 }
 
+/**
+ * One scripted answer to a main request. Note: claude retries 429/5xx/529 errors (up to 10 times, with
+ * backoff; `system/api_retry` lines in stream-json), and each retry is a new main request that takes the
+ * next reply; 4xx errors other than 429 end the turn at once (`result.is_error`, `api_error_status`).
+ */
 export type Reply =
-  /** Plain text; with chunks/delayMs it is streamed as many deltas with pauses between them. */
+  /**
+   * Plain text; with chunks/delayMs it is streamed as `chunks` deltas with `delayMs` before each.
+   * The interactive TUI shows streamed text a complete line at a time: put newlines in slow replies.
+   */
   | { text: string; chunks?: number; delayMs?: number }
   /** A `Bash` tool_use block (optionally preceded by text); stop_reason tool_use. */
-  | { bash: { command: string; description?: string }; text?: string }
+  | { bash: { command: string; description?: string; timeout?: number; run_in_background?: boolean }; text?: string }
   /** Any tool_use block (optionally preceded by text); stop_reason tool_use. */
   | { toolUse: { name: string; input: Record<string, unknown> }; text?: string }
   /** An HTTP error in the real API's shape: {type:'error', error:{type, message}}. */
@@ -50,8 +58,10 @@ export interface MockAnthropicOptions {
   responder?: Responder;
   /** Model name reported in responses when the request names none. */
   model?: string;
-  /** Log every request to stderr (debugging). */
+  /** Log every request to stderr (debugging; also env MOCK_ANTHROPIC_DEBUG=1). */
   debug?: boolean;
+  /** Override the side-request classification (default: isSideRequestBody). */
+  isSideRequest?: (body: any) => boolean;
 }
 
 export interface MockAnthropic {
@@ -64,7 +74,12 @@ export interface MockAnthropic {
   setResponder(fn: Responder | null): void;
   /** Queue replies for the next main requests (FIFO, consumed before the responder). */
   enqueue(...replies: Reply[]): void;
-  /** Resolves with the first request (already recorded or future) matching pred. */
+  /** How many enqueued replies are still unused. */
+  queued(): number;
+  /**
+   * Resolves with the first request (already recorded or future) matching pred; rejects after timeoutMs
+   * (default 30 000) listing what did arrive. Use `r.index >= n` in pred to look only at newer ones.
+   */
   waitForRequest(pred: (req: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
   close(): Promise<void>;
 }
@@ -94,7 +109,7 @@ function systemText(system: unknown): string {
 }
 
 /** Build the recorded form of a request body (exported for unit tests of the parser). */
-export function parseMessagesBody(body: any): Pick<RecordedRequest, 'prompt' | 'isToolResult' | 'toolResults' | 'isSideRequest' | 'stream'> {
+export function parseMessagesBody(body: any, isSide: (body: any) => boolean = isSideRequestBody): Pick<RecordedRequest, 'prompt' | 'isToolResult' | 'toolResults' | 'isSideRequest' | 'stream'> {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   let lastUser: any;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -119,23 +134,22 @@ export function parseMessagesBody(body: any): Pick<RecordedRequest, 'prompt' | '
     prompt,
     isToolResult: toolResults.length > 0,
     toolResults,
-    isSideRequest: isSideRequest(body),
+    isSideRequest: isSide(body),
     stream: body?.stream === true,
   };
 }
 
 /**
- * Main conversation turns from claude 2.1.197 carry the Claude Code system prompt and the tool list.
- * Side requests (session title, topic, summaries) carry no tools and a short task-specific system
- * prompt, usually with a json output format.
+ * What claude 2.1.197 sends (seen against this stand-in):
+ * - main turns (the conversation, `-p` or TUI, and sub-agents): the tool list plus the Claude Code
+ *   system prompt ("You are an interactive agent that helps users with software engineering tasks");
+ * - side requests, e.g. the TUI's session title after the first prompt: model claude-haiku-*, no tools,
+ *   `output_config.format` = a json_schema (`{title}`), a short task-specific system prompt.
  */
-function isSideRequest(body: any): boolean {
-  const tools = Array.isArray(body?.tools) ? body.tools : [];
-  if (tools.length > 0) return false;
-  if (body?.output_config?.format || body?.response_format) return true;
-  const sys = systemText(body?.system);
-  if (/generate a (concise|short)|title|topic|summar/i.test(sys) && !/interactive (CLI|agent)/i.test(sys)) return true;
-  return true;
+export function isSideRequestBody(body: any): boolean {
+  if (body?.output_config?.format) return true;
+  if (Array.isArray(body?.tools) && body.tools.length > 0) return false;
+  return !/You are an interactive agent/i.test(systemText(body?.system));
 }
 
 let idCounter = 0;
@@ -154,7 +168,7 @@ type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; na
 
 function replyBlocks(reply: Exclude<Reply, { error: unknown } | { hang: true }>): Block[] {
   if ('bash' in reply) {
-    const input = { command: reply.bash.command, description: reply.bash.description ?? 'Run a command' };
+    const input: Record<string, unknown> = { ...reply.bash, description: reply.bash.description ?? 'Run a command' };
     const blocks: Block[] = reply.text ? [{ type: 'text', text: reply.text }] : [];
     return [...blocks, { type: 'tool_use', id: nextId('toolu'), name: 'Bash', input }];
   }
@@ -177,10 +191,11 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   let closed = false;
+  const debug = opts.debug ?? process.env.MOCK_ANTHROPIC_DEBUG === '1';
 
   const record = (r: RecordedRequest) => {
     requests.push(r);
-    if (opts.debug) process.stderr.write(`[mock-anthropic] ${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 80))}\n`);
+    if (debug) process.stderr.write(`[mock-anthropic] ${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 80))}\n`);
     for (const w of [...waiters]) {
       if (w.pred(r)) {
         waiters.delete(w);
@@ -230,8 +245,8 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
         usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },
     });
-    const chunks = 'text' in reply && !('bash' in reply) && 'chunks' in reply ? reply.chunks : undefined;
-    const delayMs = 'delayMs' in reply ? reply.delayMs ?? 0 : 0;
+    const chunks = 'chunks' in reply ? reply.chunks : undefined;
+    const delayMs = 'delayMs' in reply ? (reply.delayMs ?? 0) : 0;
     for (const [index, block] of blocks.entries()) {
       if (block.type === 'text') {
         writeEvent(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
@@ -270,7 +285,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     const method = inReq.method ?? 'GET';
     const kind: RecordedRequest['kind'] =
       method === 'POST' && pathname === '/v1/messages' ? 'messages' : method === 'POST' && pathname === '/v1/messages/count_tokens' ? 'count_tokens' : 'other';
-    const parsed = kind === 'messages' ? parseMessagesBody(body) : { prompt: '', isToolResult: false, toolResults: [], isSideRequest: kind !== 'other', stream: false };
+    const parsed = kind === 'messages' ? parseMessagesBody(body, opts.isSideRequest) : { prompt: '', isToolResult: false, toolResults: [], isSideRequest: kind !== 'other', stream: false };
     const rec: RecordedRequest = { index: requests.length, method, path, headers: inReq.headers, body, kind, ...parsed, receivedAt: Date.now() };
     record(rec);
 
@@ -321,6 +336,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     enqueue(...replies) {
       queue.push(...replies);
     },
+    queued: () => queue.length,
     waitForRequest(pred, timeoutMs = 30_000) {
       const found = requests.find(pred);
       if (found) return Promise.resolve(found);
@@ -350,8 +366,31 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   };
 }
 
-/** A harmless answer for side requests; JSON-shaped when the request asks for JSON output. */
-function sideRequestAnswer(body: any): string {
-  const wantsJson = Boolean(body?.output_config?.format) || /json/i.test(systemText(body?.system));
-  return wantsJson ? JSON.stringify({ title: 'Mock session', isNewTopic: false }) : 'Mock session';
+/** A harmless answer for side requests: an object fitting the requested json_schema, else plain text. */
+export function sideRequestAnswer(body: any): string {
+  const format = body?.output_config?.format;
+  if (format?.type === 'json_schema' && format.schema) return JSON.stringify(sampleFor(format.schema));
+  if (format) return JSON.stringify({ title: 'Mock session' });
+  return 'Mock session';
+}
+
+function sampleFor(schema: any): unknown {
+  switch (schema?.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries<any>(schema.properties ?? {})) out[k] = sampleFor(v);
+      return out;
+    }
+    case 'array':
+      return [];
+    case 'boolean':
+      return false;
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'string':
+      return Array.isArray(schema.enum) && schema.enum.length ? schema.enum[0] : 'Mock session';
+    default:
+      return Array.isArray(schema?.enum) && schema.enum.length ? schema.enum[0] : null;
+  }
 }

@@ -1,0 +1,38 @@
+import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
+import { controlRequest } from '../control/client.js';
+import { findLiveSupervisors } from '../control/discovery.js';
+import type { StatusResult } from '../control/protocol.js';
+import { shortId } from '../core/ids.js';
+import { age, table } from '../lib/format.js';
+import type { CommandContext } from './types.js';
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const home = klaudeHome(ctx.env);
+  const root = projectRoot(ctx.cwd);
+  const live = await findLiveSupervisors(home, projectHash(root), { env: ctx.env });
+  const statuses = (
+    await Promise.all(live.map((l) => controlRequest(l.socketPath, 'status', {}, { timeoutMs: 2000 }).catch(() => null)))
+  ).filter((s): s is StatusResult => s !== null);
+  if (ctx.flags.json) {
+    ctx.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
+    return 0;
+  }
+  if (statuses.length === 0) {
+    ctx.stdout.write(`no klaude running in ${root}\n`);
+    return 0;
+  }
+  const rows = [['INSTANCE', 'PID', 'MODE', 'UP', 'ROOT', 'FOREGROUND', 'CLAUDE PID']];
+  for (const s of statuses) {
+    rows.push([
+      shortId(s.instanceId),
+      String(s.pid),
+      s.mode,
+      age(Date.parse(s.startedAt)),
+      s.rootSessionId ? shortId(s.rootSessionId) : '-',
+      s.switching ? 'switching…' : s.foregroundSessionId ? shortId(s.foregroundSessionId) : '-',
+      s.foregroundPid ? String(s.foregroundPid) : '-',
+    ]);
+  }
+  ctx.stdout.write(`project ${root}\n${table(rows)}`);
+  return 0;
+}

@@ -1,0 +1,66 @@
+/**
+ * Socket-level view of the supervisors of a project: the `*.sock` files in
+ * `<runDir(home)>/<projectHash>/` that answer `ping`. Files nobody listens on any more
+ * (connection refused) are removed on the way. The DB's instance registry is the other view.
+ */
+import { readdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { runDir } from '../config/paths.js';
+import { KlaudeError } from '../lib/errors.js';
+import { controlRequest } from './client.js';
+import type { PingResult } from './protocol.js';
+
+export interface LiveSupervisor {
+  socketPath: string;
+  /** The socket file's name without `.sock` (the supervisor's instance id). */
+  instanceId: string;
+  ping: PingResult;
+}
+
+export interface DiscoveryOptions {
+  /** Per-socket ping timeout. Default 500 ms. */
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Full paths of the socket files in a project's run directory, sorted; [] when it does not exist. */
+export async function listSocketFiles(runDirForProject: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(runDirForProject, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new KlaudeError('E_IO', `cannot read ${runDirForProject}: ${(e as Error).message}`, { cause: e });
+  }
+  return entries
+    .filter((d) => d.name.endsWith('.sock') && d.isSocket())
+    .map((d) => path.join(runDirForProject, d.name))
+    .sort();
+}
+
+/**
+ * Ping every socket of the project in parallel. Live ones are returned (sorted by path);
+ * refused ones are unlinked; ones that time out or fail otherwise are left alone and skipped.
+ */
+export async function findLiveSupervisors(
+  home: string,
+  projectHash: string,
+  opts: DiscoveryOptions = {},
+): Promise<LiveSupervisor[]> {
+  const dir = path.join(runDir(home, opts.env), projectHash);
+  const sockets = await listSocketFiles(dir);
+  const probed = await Promise.all(
+    sockets.map(async (socketPath): Promise<LiveSupervisor | null> => {
+      try {
+        const ping = await controlRequest(socketPath, 'ping', {}, { timeoutMs: opts.timeoutMs ?? 500 });
+        return { socketPath, instanceId: path.basename(socketPath, '.sock'), ping };
+      } catch (e) {
+        if (e instanceof KlaudeError && e.code === 'E_NO_SUPERVISOR') {
+          await unlink(socketPath).catch(() => undefined);
+        }
+        return null;
+      }
+    }),
+  );
+  return probed.filter((s): s is LiveSupervisor => s !== null);
+}

@@ -1,0 +1,272 @@
+/**
+ * The supervisor's control socket server. Many requests per connection, handled concurrently,
+ * one response each; `subscribe` turns a connection into an event subscriber. Nothing a client
+ * does (garbage, huge frames, hanging up mid-request) may crash the supervisor.
+ */
+import net from 'node:net';
+import { KlaudeError } from '../lib/errors.js';
+import type { SerializedError } from '../lib/errors.js';
+import { LineDecoder } from './framing.js';
+import {
+  encodeFrame,
+  parseRequestLine,
+  PROTOCOL_VERSION,
+  TOPICS,
+  topicOf,
+  type Action,
+  type ControlEvent,
+  type PayloadOf,
+  type RequestFrame,
+  type ResultOf,
+  type SubscribePayload,
+  type Topic,
+} from './protocol.js';
+import { checkSocketPathLength, clearStaleSocket, listenPrivate, preparePrivateSocketDir, unlinkOwnSocket } from './socket-file.js';
+
+export type ControlLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, data?: Record<string, unknown>) => void;
+
+export interface HandlerContext {
+  /** The request's id (for a subscribe: the id its events will carry). */
+  requestId: string;
+  /** Aborted when the client's connection closes (or the server closes) before the handler is done. */
+  signal: AbortSignal;
+  connectionId: number;
+}
+
+export type ActionHandler<A extends Action> = (
+  payload: PayloadOf<A>,
+  ctx: HandlerContext,
+) => ResultOf<A> | Promise<ResultOf<A>>;
+
+/** A missing handler answers E_BAD_REQUEST "not supported"; `subscribe` is served by the server (a handler may veto by throwing). */
+export type ControlHandlers = { [A in Action]?: ActionHandler<A> };
+
+export interface ControlServerOptions {
+  socketPath: string;
+  handlers: ControlHandlers;
+  /** Largest request line accepted; bigger → error reply, then the connection is closed. */
+  maxFrameBytes?: number;
+  /** A subscriber whose unsent output exceeds this is dropped (closed) instead of buffered further. */
+  maxSubscriberBufferBytes?: number;
+  /** How long close() lets in-flight requests finish and clients hang up before destroying connections. */
+  closeGraceMs?: number;
+  log?: ControlLog;
+}
+
+export interface ControlServer {
+  readonly socketPath: string;
+  /** Send an event to subscribers of `topic` (default: derived from the event type). */
+  publish(event: ControlEvent, topic?: Topic): void;
+  /** Stop listening, end connections (in-flight responses are still written), unlink the socket file. */
+  close(): Promise<void>;
+  connections(): number;
+}
+
+interface Conn {
+  id: number;
+  socket: net.Socket;
+  decoder: LineDecoder;
+  inFlight: number;
+  readEnded: boolean;
+  closing: boolean;
+  abort: AbortController;
+  /** subscribe request id → topics */
+  subscriptions: Map<string, ReadonlySet<Topic>>;
+}
+
+export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
+
+export async function startControlServer(opts: ControlServerOptions): Promise<ControlServer> {
+  const { socketPath, handlers, log } = opts;
+  const maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const maxSubscriberBuffer = opts.maxSubscriberBufferBytes ?? 1024 * 1024;
+  const closeGraceMs = opts.closeGraceMs ?? 2000;
+
+  checkSocketPathLength(socketPath);
+  preparePrivateSocketDir(socketPath);
+  await clearStaleSocket(socketPath);
+
+  const conns = new Set<Conn>();
+  let nextConnId = 1;
+  let closed: Promise<void> | undefined;
+  /** Set by close(): called once the last connection has closed. */
+  let onDrained: (() => void) | undefined;
+
+  const write = (conn: Conn, frame: object): void => {
+    const { socket } = conn;
+    if (socket.destroyed || socket.writableEnded) return;
+    let text: string;
+    try {
+      text = encodeFrame(frame);
+    } catch (e) {
+      log?.('error', 'control: cannot encode frame', { error: String(e) });
+      return;
+    }
+    socket.write(text);
+  };
+
+  const reply = (conn: Conn, id: string | null, outcome: { result: unknown } | { error: SerializedError }): void => {
+    if ('error' in outcome) write(conn, { v: PROTOCOL_VERSION, id, ok: false, error: outcome.error });
+    else write(conn, { v: PROTOCOL_VERSION, id, ok: true, result: outcome.result ?? null });
+  };
+
+  /** End our side once the client is done sending (or we are shutting down) and no answer is owed. */
+  const maybeEnd = (conn: Conn): void => {
+    if (conn.inFlight > 0 || conn.socket.writableEnded) return;
+    if (conn.closing || conn.readEnded) conn.socket.end();
+  };
+
+  const toSerialized = (err: unknown, action: string): SerializedError => {
+    if (err instanceof KlaudeError) return err.toJSON();
+    const message = err instanceof Error ? err.message : String(err);
+    log?.('error', `control: ${action} handler failed: ${message}`, {
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return { code: 'E_INTERNAL', message: `${action} failed: ${message}` };
+  };
+
+  const dispatch = async (conn: Conn, req: RequestFrame): Promise<void> => {
+    const ctx: HandlerContext = { requestId: req.id, signal: conn.abort.signal, connectionId: conn.id };
+    const payload = (req.payload ?? {}) as never;
+    if (req.action === 'subscribe') {
+      await handlers.subscribe?.(payload, ctx);
+      if (conn.socket.destroyed || conn.closing) return;
+      const wanted = (req.payload as SubscribePayload | undefined)?.topics;
+      conn.subscriptions.set(req.id, new Set(wanted && wanted.length > 0 ? wanted : TOPICS));
+      // Registered and answered in one tick: no event can get ahead of the response.
+      reply(conn, req.id, { result: { subscribed: true } });
+      return;
+    }
+    const handler = handlers[req.action] as ((p: never, c: HandlerContext) => unknown) | undefined;
+    if (!handler) {
+      throw new KlaudeError('E_BAD_REQUEST', `action "${req.action}" is not supported by this supervisor`);
+    }
+    const result = await handler(payload, ctx);
+    reply(conn, req.id, { result });
+  };
+
+  const onLine = (conn: Conn, line: string): void => {
+    const checked = parseRequestLine(line);
+    if (!checked.ok) {
+      reply(conn, checked.id, { error: checked.error });
+      return;
+    }
+    const req = checked.request;
+    conn.inFlight++;
+    dispatch(conn, req)
+      .catch((err: unknown) => reply(conn, req.id, { error: toSerialized(err, req.action) }))
+      .catch((err: unknown) => log?.('error', 'control: reply failed', { error: String(err) }))
+      .finally(() => {
+        conn.inFlight--;
+        maybeEnd(conn);
+      });
+  };
+
+  const onConnection = (socket: net.Socket): void => {
+    const conn: Conn = {
+      id: nextConnId++,
+      socket,
+      decoder: new LineDecoder(maxFrameBytes),
+      inFlight: 0,
+      readEnded: false,
+      closing: closed !== undefined,
+      abort: new AbortController(),
+      subscriptions: new Map(),
+    };
+    conns.add(conn);
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      // EPIPE / ECONNRESET from clients that hung up: expected, not worth more than a debug line.
+      log?.('debug', `control: connection ${conn.id} error: ${err.code ?? err.message}`);
+    });
+    socket.on('close', () => {
+      conns.delete(conn);
+      conn.subscriptions.clear();
+      conn.abort.abort();
+      if (conns.size === 0 && onDrained) {
+        const drained = onDrained;
+        onDrained = undefined;
+        drained();
+      }
+    });
+    socket.on('end', () => {
+      // The client is done: answer what it asked, then hang up (a subscriber that hangs up is gone).
+      conn.readEnded = true;
+      conn.subscriptions.clear();
+      // EOF looks the same for a half-close (still waiting for answers) and a hang-up. Probe with a
+      // blank line (ignored by readers): to a peer that is gone it fails with EPIPE, which closes
+      // the connection and aborts its handlers' signals.
+      if (conn.inFlight > 0) socket.write('\n');
+      maybeEnd(conn);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (conn.closing) return; // shutting down, or after an oversized frame: read nothing more
+      const { lines, overflow } = conn.decoder.push(chunk);
+      for (const line of lines) onLine(conn, line);
+      if (overflow) {
+        log?.('warn', `control: connection ${conn.id} sent a frame over ${maxFrameBytes} bytes; closing it`);
+        reply(conn, null, {
+          error: { code: 'E_BAD_REQUEST', message: `request frame exceeds ${maxFrameBytes} bytes` },
+        });
+        conn.closing = true;
+        conn.subscriptions.clear();
+        socket.end();
+        // The client may keep writing and never hang up: don't wait on it forever.
+        setTimeout(() => socket.destroy(), 1000).unref();
+      }
+    });
+    if (conn.closing) maybeEnd(conn);
+  };
+
+  const server = net.createServer({ allowHalfOpen: true }, onConnection);
+  const ino = await listenPrivate(server, socketPath);
+  server.on('error', (err) => log?.('error', `control: server error: ${err.message}`));
+  log?.('info', `control: listening on ${socketPath}`);
+
+  const publish = (event: ControlEvent, topic: Topic = topicOf(event)): void => {
+    for (const conn of conns) {
+      if (conn.subscriptions.size === 0 || conn.socket.destroyed) continue;
+      for (const [id, topics] of conn.subscriptions) {
+        if (!topics.has(topic)) continue;
+        if (conn.socket.writableLength > maxSubscriberBuffer) {
+          log?.('warn', `control: subscriber ${conn.id} is not reading (${conn.socket.writableLength} bytes queued); dropping it`);
+          conn.subscriptions.clear();
+          conn.socket.destroy();
+          break;
+        }
+        write(conn, { v: PROTOCOL_VERSION, id, event });
+      }
+    }
+  };
+
+  const close = (): Promise<void> => {
+    closed ??= new Promise<void>((resolve) => {
+      unlinkOwnSocket(socketPath, ino);
+      const timer = setTimeout(() => {
+        for (const conn of conns) conn.socket.destroy();
+      }, closeGraceMs);
+      timer.unref();
+      let pending = 2; // the listener closed, and every connection closed
+      const settle = (): void => {
+        if (--pending > 0) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      server.close(() => settle());
+      if (conns.size === 0) settle();
+      else onDrained = settle;
+      for (const conn of conns) {
+        conn.closing = true;
+        conn.subscriptions.clear();
+        maybeEnd(conn);
+      }
+    });
+    return closed;
+  };
+
+  return {
+    socketPath,
+    publish,
+    close,
+    connections: () => conns.size,
+  };
+}

@@ -1,0 +1,85 @@
+import { and, desc, eq, isNull, ne } from 'drizzle-orm';
+import { tx, type Db } from '../client.js';
+import { runtimeProcess, type ProcessKind, type ProcessRow } from '../schema.js';
+
+export type { ProcessRow };
+
+export interface NewProcess {
+  klaudeSessionId: string;
+  instanceId?: string | null;
+  pid: number;
+  kind: ProcessKind;
+  /** Default true: the new process replaces the session's current one of the same kind. */
+  isCurrent?: boolean;
+}
+
+/**
+ * Record a started process. When current (the default), other current rows of the same session and
+ * kind stop being current (they are not marked exited: only endProcess knows how they ended).
+ */
+export function recordProcess(db: Db, p: NewProcess): ProcessRow {
+  const isCurrent = p.isCurrent ?? true;
+  return tx(db, () => {
+    const row = db.orm
+      .insert(runtimeProcess)
+      .values({
+        klaudeSessionId: p.klaudeSessionId,
+        instanceId: p.instanceId ?? null,
+        pid: p.pid,
+        kind: p.kind,
+        isCurrent: isCurrent ? 1 : 0,
+        startedAt: Date.now(),
+      })
+      .returning()
+      .get();
+    if (isCurrent) {
+      db.orm
+        .update(runtimeProcess)
+        .set({ isCurrent: 0 })
+        .where(
+          and(
+            eq(runtimeProcess.klaudeSessionId, p.klaudeSessionId),
+            eq(runtimeProcess.kind, p.kind),
+            eq(runtimeProcess.isCurrent, 1),
+            ne(runtimeProcess.id, row.id),
+          ),
+        )
+        .run();
+    }
+    return row;
+  });
+}
+
+/**
+ * Mark a process exited (by row id) and no longer current. A second call is a no-op, so the first
+ * observer's exit code/signal wins.
+ */
+export function endProcess(
+  db: Db,
+  id: number,
+  e: { exitCode?: number | null; signal?: string | null } = {},
+): ProcessRow | undefined {
+  return db.orm
+    .update(runtimeProcess)
+    .set({ exitedAt: Date.now(), exitCode: e.exitCode ?? null, signal: e.signal ?? null, isCurrent: 0 })
+    .where(and(eq(runtimeProcess.id, id), isNull(runtimeProcess.exitedAt)))
+    .returning()
+    .get();
+}
+
+/** Current, not-yet-exited processes of a session (optionally of one kind), newest first. */
+export function currentProcesses(db: Db, sessionId: string, kind?: ProcessKind): ProcessRow[] {
+  return db.orm
+    .select()
+    .from(runtimeProcess)
+    .where(
+      and(
+        eq(runtimeProcess.klaudeSessionId, sessionId),
+        eq(runtimeProcess.isCurrent, 1),
+        isNull(runtimeProcess.exitedAt),
+        kind ? eq(runtimeProcess.kind, kind) : undefined,
+      ),
+    )
+    .orderBy(desc(runtimeProcess.id))
+    .all();
+}

@@ -1,0 +1,97 @@
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { newId } from '../ids.js';
+import type { SessionStatus } from '../../core/status.js';
+import type { Db } from '../client.js';
+import { claudeSessionLinks, sessions, type Runtime, type SessionRow } from '../schema.js';
+
+export type { SessionRow };
+
+export interface NewSession {
+  id?: string;
+  projectId: string;
+  parentId?: string | null;
+  instanceId?: string | null;
+  /** Agent type; 'tui' for root sessions. */
+  type: string;
+  runtime?: Runtime;
+  status?: SessionStatus;
+  title?: string | null;
+  prompt?: string | null;
+  model?: string | null;
+  nativeSessionId?: string | null;
+  transcriptPath?: string | null;
+  logPath?: string | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+/** Columns a caller may change; id, project and created_at are fixed. */
+export type SessionPatch = Partial<Omit<SessionRow, 'id' | 'projectId' | 'createdAt'>>;
+
+/** Insert a session (id: a new ULID unless given; status 'pending', runtime 'claude' by default). */
+export function createSession(db: Db, s: NewSession): SessionRow {
+  const now = Date.now();
+  return db.orm
+    .insert(sessions)
+    .values({ ...s, id: s.id ?? newId(), createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+}
+
+export function getSession(db: Db, id: string): SessionRow | undefined {
+  return db.orm.select().from(sessions).where(eq(sessions.id, id)).get();
+}
+
+/**
+ * Update the given columns (undefined keys are left alone, null clears) and bump updated_at unless
+ * the patch sets it. Returns the new row, undefined when the id does not exist. Does not check
+ * status transitions: callers use core/status applyTransition first.
+ */
+export function updateSession(db: Db, id: string, patch: SessionPatch): SessionRow | undefined {
+  const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as SessionPatch;
+  return db.orm
+    .update(sessions)
+    .set({ ...set, updatedAt: set.updatedAt ?? Date.now() })
+    .where(eq(sessions.id, id))
+    .returning()
+    .get();
+}
+
+/** A project's sessions, oldest first (the tree is built from parent_id by the caller). */
+export function listSessions(db: Db, f: { projectId: string; includeArchived?: boolean }): SessionRow[] {
+  return db.orm
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.projectId, f.projectId), f.includeArchived ? undefined : isNull(sessions.archivedAt)))
+    .orderBy(asc(sessions.createdAt), asc(sessions.id))
+    .all();
+}
+
+/** Direct children, oldest first, archived ones included. */
+export function childrenOf(db: Db, parentId: string): SessionRow[] {
+  return db.orm
+    .select()
+    .from(sessions)
+    .where(eq(sessions.parentId, parentId))
+    .orderBy(asc(sessions.createdAt), asc(sessions.id))
+    .all();
+}
+
+/**
+ * The session whose runtime-native id this is, exact match: its current native_session_id, or any
+ * Claude session ever linked to it (an id from before /clear still finds its session). When a
+ * native id is current on several sessions (rare: a TUI /resume of an agent's conversation), the
+ * most recently updated one wins.
+ */
+export function findByNativeId(db: Db, nativeId: string): SessionRow | undefined {
+  const linked = db.orm
+    .select({ id: claudeSessionLinks.klaudeSessionId })
+    .from(claudeSessionLinks)
+    .where(eq(claudeSessionLinks.claudeSessionId, nativeId));
+  return db.orm
+    .select()
+    .from(sessions)
+    .where(or(eq(sessions.nativeSessionId, nativeId), inArray(sessions.id, linked)))
+    .orderBy(sql`${sessions.nativeSessionId} = ${nativeId} DESC`, desc(sessions.updatedAt))
+    .limit(1)
+    .get();
+}

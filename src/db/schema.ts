@@ -1,0 +1,183 @@
+/**
+ * The SQLite schema (drizzle sqlite-core). Source for `npm run db:generate`; the generated SQL in
+ * drizzle/ is what runs. Conventions:
+ * - timestamps are plain integer milliseconds since the epoch (`number`), `*_at` columns;
+ * - klaude ids are ULIDs (TEXT); runtime-native ids (Claude UUID, Codex thread id, opencode ses_…)
+ *   live beside them (`native_session_id`, `claude_session_links`), never in their place;
+ * - JSON columns are TEXT with drizzle's json mode.
+ */
+import { sql } from 'drizzle-orm';
+import { index, integer, real, sqliteTable, text, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { SESSION_STATUSES } from '../core/status.js';
+
+export const RUNTIMES = ['claude', 'codex', 'gemini', 'cursor', 'opencode'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+export const INSTANCE_MODES = ['cli', 'ui'] as const;
+export type InstanceMode = (typeof INSTANCE_MODES)[number];
+export const INSTANCE_STATUSES = ['running', 'exited', 'stale'] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
+export const PROCESS_KINDS = ['supervisor', 'claude', 'runtime', 'pty'] as const;
+export type ProcessKind = (typeof PROCESS_KINDS)[number];
+/** Claude's SessionStart `source` values plus klaude's own ('headless' for `claude -p` runtimes). */
+export type LinkSource = 'startup' | 'resume' | 'clear' | 'compact' | 'headless' | (string & {});
+
+/** Epoch ms, also as the SQL default so raw inserts get the same unit. */
+const nowMs = sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`;
+const createdAt = (name = 'created_at') =>
+  integer(name)
+    .notNull()
+    .default(nowMs)
+    .$defaultFn(() => Date.now());
+
+export const projects = sqliteTable('projects', {
+  /** projectHash(root): 24 hex chars. */
+  id: text('id').primaryKey(),
+  rootPath: text('root_path').notNull().unique(),
+  createdAt: createdAt(),
+});
+
+export const instances = sqliteTable(
+  'instances',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    pid: integer('pid').notNull(),
+    socketPath: text('socket_path').notNull(),
+    cwd: text('cwd').notNull(),
+    mode: text('mode', { enum: INSTANCE_MODES }).notNull(),
+    status: text('status', { enum: INSTANCE_STATUSES }).notNull().default('running'),
+    rootSessionId: text('root_session_id').references((): AnySQLiteColumn => sessions.id, { onDelete: 'set null' }),
+    klaudeVersion: text('klaude_version'),
+    startedAt: createdAt('started_at'),
+    endedAt: integer('ended_at'),
+    exitCode: integer('exit_code'),
+  },
+  (t) => [index('instances_project_status_idx').on(t.projectId, t.status)],
+);
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    parentId: text('parent_id').references((): AnySQLiteColumn => sessions.id, { onDelete: 'set null' }),
+    instanceId: text('instance_id').references((): AnySQLiteColumn => instances.id, { onDelete: 'set null' }),
+    /** Agent type (from .claude/agents/*.md), 'tui' for root sessions. */
+    type: text('type').notNull(),
+    runtime: text('runtime', { enum: RUNTIMES }).notNull().default('claude'),
+    status: text('status', { enum: SESSION_STATUSES }).notNull().default('pending'),
+    title: text('title'),
+    prompt: text('prompt'),
+    model: text('model'),
+    /** The runtime's own current session id (Claude UUID, Codex thread id, opencode ses_…). */
+    nativeSessionId: text('native_session_id'),
+    transcriptPath: text('transcript_path'),
+    logPath: text('log_path'),
+    /** Latest assistant text, truncated, for listings. */
+    lastText: text('last_text'),
+    costUsd: real('cost_usd'),
+    tokensIn: integer('tokens_in'),
+    tokensOut: integer('tokens_out'),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
+    archivedAt: integer('archived_at'),
+    createdAt: createdAt(),
+    updatedAt: createdAt('updated_at'),
+    endedAt: integer('ended_at'),
+  },
+  (t) => [
+    index('sessions_project_created_idx').on(t.projectId, t.createdAt),
+    index('sessions_parent_idx').on(t.parentId),
+    index('sessions_native_idx').on(t.nativeSessionId),
+    index('sessions_instance_idx').on(t.instanceId),
+  ],
+);
+
+export const claudeSessionLinks = sqliteTable(
+  'claude_session_links',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    klaudeSessionId: text('klaude_session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    claudeSessionId: text('claude_session_id').notNull().unique(),
+    transcriptPath: text('transcript_path'),
+    source: text('source').$type<LinkSource>().notNull(),
+    startedAt: createdAt('started_at'),
+    endedAt: integer('ended_at'),
+    endReason: text('end_reason'),
+  },
+  (t) => [index('links_klaude_session_idx').on(t.klaudeSessionId, t.startedAt)],
+);
+
+export const runtimeProcess = sqliteTable(
+  'runtime_process',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    klaudeSessionId: text('klaude_session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    instanceId: text('instance_id').references(() => instances.id, { onDelete: 'set null' }),
+    pid: integer('pid').notNull(),
+    kind: text('kind', { enum: PROCESS_KINDS }).notNull(),
+    startedAt: createdAt('started_at'),
+    exitedAt: integer('exited_at'),
+    exitCode: integer('exit_code'),
+    signal: text('signal'),
+    isCurrent: integer('is_current').notNull().default(0),
+  },
+  (t) => [
+    index('process_session_current_idx').on(t.klaudeSessionId, t.isCurrent),
+    index('process_instance_idx').on(t.instanceId),
+  ],
+);
+
+export const events = sqliteTable(
+  'events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    projectId: text('project_id').references(() => projects.id, { onDelete: 'cascade' }),
+    klaudeSessionId: text('klaude_session_id').references(() => sessions.id, { onDelete: 'set null' }),
+    kind: text('kind').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<unknown>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('events_session_idx').on(t.klaudeSessionId, t.id),
+    index('events_project_idx').on(t.projectId, t.id),
+  ],
+);
+
+export const agentUpdates = sqliteTable(
+  'agent_updates',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The child that reported. */
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    /** The session the update is for (the child's parent at the time). */
+    parentSessionId: text('parent_session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    text: text('text').notNull(),
+    createdAt: createdAt(),
+    acknowledgedAt: integer('acknowledged_at'),
+  },
+  (t) => [
+    index('updates_parent_ack_idx').on(t.parentSessionId, t.acknowledgedAt),
+    index('updates_session_idx').on(t.sessionId),
+  ],
+);
+
+export type ProjectRow = typeof projects.$inferSelect;
+export type InstanceRow = typeof instances.$inferSelect;
+export type SessionRow = typeof sessions.$inferSelect;
+export type NewSessionRow = typeof sessions.$inferInsert;
+export type ClaudeLinkRow = typeof claudeSessionLinks.$inferSelect;
+export type ProcessRow = typeof runtimeProcess.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
+export type UpdateRow = typeof agentUpdates.$inferSelect;

@@ -1,0 +1,63 @@
+/**
+ * The Claude Code settings klaude injects per launch with `--settings '<json>'`, so the
+ * person's own settings files are never edited. Each hook calls the klaude that is
+ * running right now by absolute path (node + entry script): it works the same when
+ * klaude was started with npx or from a checkout.
+ */
+import { readFileSync } from 'node:fs';
+import { KlaudeError } from '../lib/errors.js';
+
+export const HOOK_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'Notification', 'PostToolUse'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+/** CLI word for an event: SessionStart → session-start. */
+export function hookWord(event: string): string {
+  return event.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+export function eventFromWord(word: string): HookEventName | undefined {
+  const norm = word.replace(/[-_]/g, '').toLowerCase();
+  return HOOK_EVENTS.find((e) => e.toLowerCase() === norm);
+}
+
+export interface KlaudeInvocation {
+  node: string;
+  cli: string;
+}
+
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+type HookEntry = { matcher?: string; hooks: { type: 'command'; command: string; timeout?: number }[] };
+export type Settings = { hooks?: Record<string, HookEntry[]>; [k: string]: unknown };
+
+export function hookSettings(inv: KlaudeInvocation): Settings {
+  const hooks: Record<string, HookEntry[]> = {};
+  for (const event of HOOK_EVENTS) {
+    const command = `${shellQuote(inv.node)} ${shellQuote(inv.cli)} hook ${hookWord(event)}`;
+    // SessionEnd runs under Claude's own 1.5 s budget unless a timeout raises it.
+    const timeout = event === 'SessionEnd' ? 10 : 30;
+    hooks[event] = [{ ...(event === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout }] }];
+  }
+  return { hooks };
+}
+
+/** The person's --settings (inline JSON or a file) with klaude's hooks appended per event. */
+export function mergeSettings(userValue: string | undefined, ours: Settings): Settings {
+  if (userValue === undefined) return ours;
+  let user: Settings;
+  try {
+    const text = userValue.trimStart().startsWith('{') ? userValue : readFileSync(userValue, 'utf8');
+    user = JSON.parse(text) as Settings;
+  } catch (e) {
+    throw new KlaudeError('E_USAGE', `can't read the --settings passed to claude: ${(e as Error).message}`, {
+      hint: 'give inline JSON or a path to a JSON file',
+    });
+  }
+  const merged: Settings = { ...user, hooks: { ...(user.hooks ?? {}) } };
+  for (const [event, entries] of Object.entries(ours.hooks ?? {})) {
+    merged.hooks![event] = [...(merged.hooks![event] ?? []), ...entries];
+  }
+  return merged;
+}

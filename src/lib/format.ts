@@ -1,0 +1,19 @@
+/** Small, stable text formatting shared by listing commands (read by people and by Claude). */
+
+export function age(fromMs: number, now: number = Date.now()): string {
+  const s = Math.max(0, Math.round((now - fromMs) / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.round(h / 24)}d`;
+}
+
+/** Left-aligned columns; the last column is not padded. */
+export function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd()).join('\n') + '\n';
+}

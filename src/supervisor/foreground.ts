@@ -1,0 +1,102 @@
+/**
+ * Face A: the interactive `claude` as a foreground child with the terminal inherited
+ * (no PTY between them). One child at a time; exit is tracked by the 'exit' event, not
+ * by `.killed`, so a SIGKILL fallback fires only if the process is really still there.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { KlaudeError } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+
+export interface LaunchSpec {
+  sessionId: string;
+  claudeSessionId: string;
+  mode: 'new' | 'resume';
+}
+
+export interface ForegroundExit {
+  spec: LaunchSpec;
+  pid: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  ranMs: number;
+}
+
+export interface Running {
+  spec: LaunchSpec;
+  child: ChildProcess;
+  pid: number;
+  startedAt: number;
+  exited: Promise<ForegroundExit>;
+}
+
+export interface SpawnPlan {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export class ForegroundClaude extends EventEmitter<{ exit: [ForegroundExit] }> {
+  private running: Running | null = null;
+
+  constructor(private readonly log: Logger) {
+    super();
+  }
+
+  get current(): Running | null {
+    return this.running;
+  }
+
+  /** Resolves once the child is spawned (has a pid); rejects if it can't be spawned at all. */
+  launch(spec: LaunchSpec, plan: SpawnPlan): Promise<Running> {
+    if (this.running) throw new KlaudeError('E_INTERNAL', 'a foreground claude is already running');
+    return new Promise((resolve, reject) => {
+      const startedAt = Date.now();
+      const child = spawn(plan.file, plan.args, { stdio: 'inherit', env: plan.env, cwd: plan.cwd });
+      let settled = false;
+      let resolveExit!: (e: ForegroundExit) => void;
+      const exited = new Promise<ForegroundExit>((r) => (resolveExit = r));
+      child.once('spawn', () => {
+        settled = true;
+        const running: Running = { spec, child, pid: child.pid!, startedAt, exited };
+        this.running = running;
+        this.log.info('claude spawned', { pid: child.pid, ...spec });
+        resolve(running);
+      });
+      child.once('error', (err) => {
+        this.log.error('claude spawn error', { err, file: plan.file });
+        if (!settled) {
+          settled = true;
+          reject(new KlaudeError('E_CLAUDE_NOT_FOUND', `could not start ${plan.file}: ${err.message}`));
+        }
+      });
+      child.once('exit', (code, signal) => {
+        if (!settled) return;
+        const ev: ForegroundExit = { spec, pid: child.pid!, code, signal, ranMs: Date.now() - startedAt };
+        this.log.info('claude exited', { ...ev });
+        if (this.running?.child === child) this.running = null;
+        resolveExit(ev);
+        this.emit('exit', ev);
+      });
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs` if it hasn't exited. Resolves with the exit. */
+  async stop(graceMs: number): Promise<ForegroundExit | null> {
+    const r = this.running;
+    if (!r) return null;
+    r.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const killed = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.log.warn('claude ignored SIGTERM; sending SIGKILL', { pid: r.pid, graceMs });
+        r.child.kill('SIGKILL');
+        resolve();
+      }, graceMs);
+    });
+    const ev = await Promise.race([r.exited, killed.then(() => r.exited)]);
+    clearTimeout(timer);
+    return ev;
+  }
+}

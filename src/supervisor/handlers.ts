@@ -1,0 +1,49 @@
+import { PROTOCOL_VERSION, type ControlEvent } from '../control/protocol.js';
+import type { ControlHandlers } from '../control/server.js';
+import { VERSION } from '../lib/version.js';
+import type { SupervisorContext } from './context.js';
+import type { Switcher } from './switcher.js';
+
+export interface HandlerDeps {
+  ctx: SupervisorContext;
+  switcher: Switcher;
+  rootSessionId: () => string | null;
+  startedAt: number;
+  publish: (e: ControlEvent) => void;
+}
+
+/** The control-socket actions a supervisor answers (one small function each). */
+export function supervisorHandlers(d: HandlerDeps): ControlHandlers {
+  const { ctx, switcher } = d;
+  return {
+    ping: () => ({ pong: true, instanceId: ctx.instanceId, pid: process.pid, version: VERSION, protocol: PROTOCOL_VERSION }),
+    status: () => {
+      const fg = switcher.foreground;
+      return {
+        instanceId: ctx.instanceId,
+        pid: process.pid,
+        projectRoot: ctx.projectRoot,
+        projectHash: ctx.projectHash,
+        mode: 'cli',
+        rootSessionId: d.rootSessionId(),
+        foregroundSessionId: fg?.spec.sessionId ?? null,
+        foregroundPid: fg?.pid ?? null,
+        switching: switcher.isSwitching,
+        startedAt: new Date(d.startedAt).toISOString(),
+      };
+    },
+    checkout: async (payload) => {
+      d.publish({ type: 'instance.switching', switching: true, ...(payload.target ? { targetSessionId: payload.target } : {}) });
+      try {
+        return await switcher.checkout(payload);
+      } finally {
+        d.publish({ type: 'instance.switching', switching: false });
+      }
+    },
+    stop: () => {
+      d.publish({ type: 'instance.stopping' });
+      setImmediate(() => void switcher.shutdown(0));
+      return { stopping: true };
+    },
+  };
+}

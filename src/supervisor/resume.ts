@@ -1,0 +1,43 @@
+import { shortId } from '../core/ids.js';
+import { latestLink } from '../db/repos/links.js';
+import { resolveSession } from '../db/repos/resolve.js';
+import { listSessions, type SessionRow } from '../db/repos/sessions.js';
+import { KlaudeError } from '../lib/errors.js';
+import type { SupervisorContext } from './context.js';
+import { assertNotForegroundElsewhere } from './store.js';
+
+/**
+ * `klaude --resume-last` / `klaude --resume <id>`: the session this supervisor starts
+ * on instead of a fresh root. 'last' = the newest root TUI session of the project that
+ * has a Claude session and isn't open in another klaude.
+ */
+export function pickResumeSession(ctx: SupervisorContext, which: string): { session: SessionRow; claudeSessionId: string } {
+  const claudeIdOf = (s: SessionRow): string | undefined => s.nativeSessionId ?? latestLink(ctx.db, s.id)?.claudeSessionId;
+  if (which !== 'last') {
+    const s = resolveSession(ctx.db, which, { projectId: ctx.projectHash });
+    const id = claudeIdOf(s);
+    if (!id || s.runtime !== 'claude') {
+      throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(s.id)} has no Claude session to resume`, {
+        hint: 'start fresh with `klaude`',
+      });
+    }
+    assertNotForegroundElsewhere(ctx, s.id);
+    return { session: s, claudeSessionId: id };
+  }
+  const roots = listSessions(ctx.db, { projectId: ctx.projectHash })
+    .filter((s) => s.parentId === null && s.type === 'tui')
+    .sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt);
+  for (const s of roots) {
+    const id = claudeIdOf(s);
+    if (!id) continue;
+    try {
+      assertNotForegroundElsewhere(ctx, s.id);
+    } catch {
+      continue;
+    }
+    return { session: s, claudeSessionId: id };
+  }
+  throw new KlaudeError('E_SESSION_NOT_FOUND', 'no earlier klaude session to resume in this project', {
+    hint: 'start a fresh one with `klaude`',
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * Make `klaude` callable from Claude's Bash tool even when klaude was started with npx
+ * or from a checkout: a tiny shell shim that execs this very node + entry script,
+ * put first on the child's PATH.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ensurePrivateDir } from '../config/paths.js';
+import { shellQuote, type KlaudeInvocation } from '../hooks/settings.js';
+
+/** The node binary and entry script of the running klaude. */
+export function currentInvocation(): KlaudeInvocation {
+  const script = process.argv[1];
+  if (!script) throw new Error('cannot tell which script is running');
+  return { node: process.execPath, cli: realpathSync(script) };
+}
+
+/** `<home>/bin/<key>/klaude`, keyed by node + entry so two klaude checkouts never clash. */
+export function ensureShim(home: string, inv: KlaudeInvocation): string {
+  const key = createHash('sha256').update(`${inv.node}\0${inv.cli}`).digest('hex').slice(0, 12);
+  const dir = ensurePrivateDir(path.join(home, 'bin', key));
+  const file = path.join(dir, 'klaude');
+  const body = `#!/bin/sh\nexec ${shellQuote(inv.node)} ${shellQuote(inv.cli)} "$@"\n`;
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== body) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, body, { mode: 0o755 });
+    renameSync(tmp, file);
+  }
+  return dir;
+}
+
+export function prependPath(dir: string, pathVar: string | undefined): string {
+  const rest = (pathVar ?? '').split(path.delimiter).filter((p) => p && p !== dir);
+  return [dir, ...rest].join(path.delimiter);
+}

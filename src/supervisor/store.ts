@@ -1,0 +1,118 @@
+/**
+ * The supervisor's reads and writes of the DB around launches and checkouts, kept out
+ * of the state machine so switcher.ts reads as the protocol it implements.
+ */
+import { shortId } from '../core/ids.js';
+import { addEvent } from '../db/repos/events.js';
+import { activeLink, latestLink, linkClaudeSession } from '../db/repos/links.js';
+import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
+import { resolveSession } from '../db/repos/resolve.js';
+import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { KlaudeError } from '../lib/errors.js';
+import { isAlive, sleep, terminatePid } from '../lib/process.js';
+import type { SupervisorContext } from './context.js';
+import type { ForegroundExit, LaunchSpec } from './foreground.js';
+import { transcriptExists } from './transcript.js';
+
+/** Which session checkout goes to: the given id, or the parent of `fromSessionId`. */
+export function resolveCheckoutTarget(ctx: SupervisorContext, target: string | undefined, fromSessionId: string): SessionRow {
+  const projectId = ctx.projectHash;
+  if (target) return resolveSession(ctx.db, target, { projectId });
+  const from = getSession(ctx.db, fromSessionId);
+  if (!from) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${fromSessionId} not found`);
+  if (!from.parentId) {
+    throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(from.id)} is a root session: it has no parent to go back to`, {
+      hint: 'name a session: `klaude checkout <id>` (`klaude sessions` lists them)',
+    });
+  }
+  const parent = getSession(ctx.db, from.parentId);
+  if (!parent) throw new KlaudeError('E_SESSION_NOT_FOUND', `parent ${from.parentId} of ${shortId(from.id)} is gone`);
+  return parent;
+}
+
+/**
+ * The target's current Claude session id. A just-started agent may not have one yet:
+ * wait (bounded, short sleeps — the DB offers no change notification) for its link.
+ */
+export async function waitForClaudeId(ctx: SupervisorContext, target: SessionRow, timeoutMs: number): Promise<string> {
+  if (target.runtime !== 'claude') {
+    throw new KlaudeError('E_BAD_REQUEST', `${shortId(target.id)} runs on ${target.runtime}; checkout opens Claude sessions only`, {
+      hint: `follow it with \`klaude logs -f ${shortId(target.id)}\``,
+    });
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = getSession(ctx.db, target.id);
+    const id = row?.nativeSessionId ?? activeLink(ctx.db, target.id)?.claudeSessionId ?? latestLink(ctx.db, target.id)?.claudeSessionId;
+    if (id) return id;
+    if (Date.now() >= deadline) {
+      throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(target.id)} has no Claude session yet`, {
+        hint: `it may still be starting: retry with a longer --timeout, or check \`klaude logs ${shortId(target.id)}\``,
+      });
+    }
+    await sleep(100);
+  }
+}
+
+/** Never let two supervisors drive one Claude session. */
+export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: string): void {
+  for (const p of currentProcesses(ctx.db, sessionId, 'claude')) {
+    if (p.instanceId !== ctx.instanceId && isAlive(p.pid)) {
+      throw new KlaudeError('E_SESSION_BUSY', `${shortId(sessionId)} is open in another klaude (claude pid ${p.pid})`, {
+        hint: 'exit it there first, or check out another session',
+      });
+    }
+  }
+}
+
+/** A headless runtime driving the target's Claude session is stopped before the TUI resumes it. */
+export async function stopHeadlessRuntime(ctx: SupervisorContext, sessionId: string): Promise<void> {
+  for (const p of currentProcesses(ctx.db, sessionId, 'runtime')) {
+    if (isAlive(p.pid)) {
+      ctx.log.info('stopping headless runtime before checkout', { sessionId, pid: p.pid });
+      await terminatePid(p.pid, ctx.config['switch.graceSeconds'] * 1000, { group: true });
+    }
+    endProcess(ctx.db, p.id, { exitCode: null, signal: 'SIGTERM' });
+  }
+}
+
+export function resumable(ctx: SupervisorContext, sessionId: string, claudeSessionId: string): boolean {
+  const s = getSession(ctx.db, sessionId);
+  return transcriptExists(s?.transcriptPath, ctx.cwd, claudeSessionId, ctx.env);
+}
+
+export function beforeLaunch(ctx: SupervisorContext, spec: LaunchSpec): void {
+  // Knowing the id up front means the link exists before any hook fires.
+  linkClaudeSession(ctx.db, {
+    klaudeSessionId: spec.sessionId,
+    claudeSessionId: spec.claudeSessionId,
+    source: spec.mode === 'new' ? 'startup' : 'resume',
+  });
+  updateSession(ctx.db, spec.sessionId, { status: 'idle', endedAt: null, instanceId: ctx.instanceId });
+}
+
+export function recordForeground(ctx: SupervisorContext, spec: LaunchSpec, pid: number): number {
+  const row = recordProcess(ctx.db, { klaudeSessionId: spec.sessionId, instanceId: ctx.instanceId, pid, kind: 'claude' });
+  addEvent(ctx.db, {
+    projectId: ctx.projectHash,
+    klaudeSessionId: spec.sessionId,
+    kind: 'foreground.start',
+    payload: { pid, claudeSessionId: spec.claudeSessionId, mode: spec.mode },
+  });
+  return row.id;
+}
+
+export function afterExit(ctx: SupervisorContext, ev: ForegroundExit, rowId: number | null, relaunchingSame: boolean): void {
+  try {
+    if (rowId !== null) endProcess(ctx.db, rowId, { exitCode: ev.code, signal: ev.signal });
+    if (!relaunchingSame) updateSession(ctx.db, ev.spec.sessionId, { status: 'done', endedAt: Date.now() });
+    addEvent(ctx.db, {
+      projectId: ctx.projectHash,
+      klaudeSessionId: ev.spec.sessionId,
+      kind: 'foreground.exit',
+      payload: { pid: ev.pid, code: ev.code, signal: ev.signal, ranMs: ev.ranMs },
+    });
+  } catch (err) {
+    ctx.log.error('recording foreground exit failed', { err });
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * `klaude [-- <claude args>]`: one supervisor per invocation. It registers an instance,
+ * opens the control socket, and keeps an interactive claude in the foreground until
+ * claude exits with no switch pending; then it cleans up and exits with claude's code.
+ */
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { realpathSync } from 'node:fs';
+import { ulid } from 'ulid';
+import { resolveClaudeBinary } from '../config/claude-binary.js';
+import { loadConfig } from '../config/config.js';
+import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, socketPath } from '../config/paths.js';
+import { startControlServer, type ControlServer } from '../control/server.js';
+import { openDb } from '../db/client.js';
+import { createInstance, endInstance, setInstanceRoot } from '../db/repos/instances.js';
+import { ensureProject } from '../db/repos/projects.js';
+import { createSession, type SessionRow } from '../db/repos/sessions.js';
+import { createFileLogger } from '../lib/logger.js';
+import { restoreTerminal } from '../lib/terminal.js';
+import { VERSION } from '../lib/version.js';
+import { parseClaudePassthrough } from './claude-args.js';
+import type { SupervisorContext } from './context.js';
+import type { LaunchSpec } from './foreground.js';
+import { supervisorHandlers } from './handlers.js';
+import { reconcile } from './recovery.js';
+import { pickResumeSession } from './resume.js';
+import { currentInvocation, ensureShim } from './shim.js';
+import { resumable } from './store.js';
+import { Switcher } from './switcher.js';
+
+export interface SupervisorOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  claudeArgs: string[];
+  /** A klaude or Claude id to resume as this supervisor's root, or 'last'. */
+  resume?: string;
+}
+
+const IGNORED: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT', 'SIGTSTP'];
+
+export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
+  const home = ensurePrivateDir(klaudeHome(opts.env));
+  const { config } = loadConfig(home);
+  const claudeBin = resolveClaudeBinary(config, opts.env);
+  const passthrough = parseClaudePassthrough(opts.claudeArgs);
+  const cwd = realpathSync(opts.cwd);
+  const root = projectRoot(cwd);
+  const hash = projectHash(root);
+  const log = createFileLogger(home, 'supervisor', opts.env);
+  const db = openDb(home);
+  ensureProject(db, { hash, rootPath: root });
+  const recovered = reconcile(db, { projectId: hash });
+  if (recovered.staleInstances.length) log.info('marked stale rows', { ...recovered });
+
+  const instanceId = ulid();
+  const inv = currentInvocation();
+  const ctx: SupervisorContext = {
+    home,
+    config,
+    cwd,
+    projectRoot: root,
+    projectHash: hash,
+    db,
+    log,
+    instanceId,
+    socketPath: socketPath(home, hash, instanceId, opts.env),
+    shimDir: ensureShim(home, inv),
+    inv,
+    claudeBin,
+    passthrough,
+    env: opts.env,
+  };
+
+  // Pick the root before registering, so a bad --resume leaves no rows behind.
+  const resumeFrom = opts.resume ? pickResumeSession(ctx, opts.resume) : undefined;
+  createInstance(db, { id: instanceId, projectId: hash, pid: process.pid, socketPath: ctx.socketPath, cwd, mode: 'cli', klaudeVersion: VERSION });
+  let rootSession: SessionRow;
+  let spec: LaunchSpec;
+  if (resumeFrom) {
+    rootSession = resumeFrom.session;
+    spec = {
+      sessionId: rootSession.id,
+      claudeSessionId: resumeFrom.claudeSessionId,
+      mode: resumable(ctx, rootSession.id, resumeFrom.claudeSessionId) ? 'resume' : 'new',
+    };
+  } else {
+    rootSession = createSession(db, { projectId: hash, type: 'tui', runtime: 'claude', status: 'idle', instanceId });
+    spec = { sessionId: rootSession.id, claudeSessionId: randomUUID(), mode: 'new' };
+  }
+  setInstanceRoot(db, instanceId, rootSession.id);
+
+  const switcher = new Switcher(ctx);
+  const startedAt = Date.now();
+  let server: ControlServer | null = null;
+  const publish: Parameters<typeof supervisorHandlers>[0]['publish'] = (e) => server?.publish(e);
+  let exitCode = 1;
+  const cleanups: (() => void)[] = [];
+  try {
+    server = await startControlServer({
+      socketPath: ctx.socketPath,
+      handlers: supervisorHandlers({ ctx, switcher, rootSessionId: () => rootSession.id, startedAt, publish }),
+      log: (level, msg, data) => log[level](msg, data),
+    });
+    switcher.on('foreground', (s, pid) => publish({ type: 'instance.foreground', sessionId: s.sessionId, pid }));
+
+    // The terminal sends SIGINT/SIGQUIT/SIGTSTP to the whole foreground group: they are claude's.
+    const ignore = (): void => {};
+    for (const s of IGNORED) process.on(s, ignore);
+    const onTerm = (code: number) => () => void switcher.shutdown(code);
+    const term = onTerm(143);
+    const hup = onTerm(129);
+    process.on('SIGTERM', term);
+    process.on('SIGHUP', hup);
+    const crash = (err: unknown): void => {
+      log.error('supervisor crashed', { err });
+      switcher.fg.current?.child.kill('SIGTERM');
+      restoreTerminal();
+      process.stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);
+      endInstance(db, instanceId, { status: 'exited', exitCode: 70 });
+      process.exit(70);
+    };
+    process.on('uncaughtException', crash);
+    process.on('unhandledRejection', crash);
+    cleanups.push(() => {
+      for (const s of IGNORED) process.off(s, ignore);
+      process.off('SIGTERM', term);
+      process.off('SIGHUP', hup);
+      process.off('uncaughtException', crash);
+      process.off('unhandledRejection', crash);
+    });
+
+    const finished = once(switcher, 'finished') as Promise<[number]>;
+    await switcher.start(spec);
+    [exitCode] = await finished;
+    return exitCode;
+  } finally {
+    for (const c of cleanups) c();
+    await server?.close().catch((err: unknown) => log.warn('closing control socket failed', { err }));
+    try {
+      endInstance(db, instanceId, { status: 'exited', exitCode });
+    } catch (err) {
+      log.error('ending instance failed', { err });
+    }
+    db.close();
+    restoreTerminal();
+  }
+}

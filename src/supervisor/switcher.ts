@@ -1,0 +1,210 @@
+/**
+ * The foreground state machine: which klaude session's Claude owns the terminal, and
+ * checkout = stop it and resume another.
+ *
+ *   idle ──checkout──▶ switching: resolve target → wait for its Claude id → stop a
+ *   headless runtime on it → SIGTERM foreground (SIGKILL after grace) → on exit launch
+ *   `claude --resume` → answer the caller on spawn → idle.
+ *
+ * A relaunch that dies within QUICK_DEATH_MS is retried once; if it dies again the
+ * previous session is restored and the diagnostics are printed. Claude exiting with no
+ * switch pending ends the supervisor with claude's exit code.
+ */
+import { EventEmitter } from 'node:events';
+import { constants as osConstants } from 'node:os';
+import { KlaudeError } from '../lib/errors.js';
+import { restoreTerminal } from '../lib/terminal.js';
+import { hookSettings, mergeSettings } from '../hooks/settings.js';
+import { buildLaunchArgs } from './claude-args.js';
+import type { SupervisorContext } from './context.js';
+import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
+import { prependPath } from './shim.js';
+import * as store from './store.js';
+
+export const QUICK_DEATH_MS = 3000;
+
+interface PendingSwitch {
+  spec: LaunchSpec;
+  fallback: LaunchSpec | null;
+  resolve: (r: Running) => void;
+  reject: (e: unknown) => void;
+}
+
+interface LastLaunch {
+  spec: LaunchSpec;
+  attempt: number;
+  fallback: LaunchSpec | null;
+  processRowId: number | null;
+}
+
+export function exitCodeOf(ev: Pick<ForegroundExit, 'code' | 'signal'>): number {
+  if (ev.code !== null) return ev.code;
+  const n = ev.signal ? (osConstants.signals as Record<string, number>)[ev.signal] : undefined;
+  return 128 + (n ?? 1);
+}
+
+export class Switcher extends EventEmitter<{ finished: [number]; foreground: [LaunchSpec, number] }> {
+  readonly fg: ForegroundClaude;
+  private pending: PendingSwitch | null = null;
+  private last: LastLaunch | null = null;
+  private switching = false;
+  private stopping = false;
+  private launches = 0;
+  private readonly settingsJson: string;
+
+  constructor(private readonly ctx: SupervisorContext) {
+    super();
+    this.fg = new ForegroundClaude(ctx.log.child('foreground'));
+    this.fg.on('exit', (ev) => this.onExit(ev));
+    this.settingsJson = JSON.stringify(mergeSettings(ctx.passthrough.userSettings, hookSettings(ctx.inv)));
+  }
+
+  get isSwitching(): boolean {
+    return this.switching || this.pending !== null;
+  }
+
+  get foreground(): { spec: LaunchSpec; pid: number } | null {
+    const r = this.fg.current;
+    return r ? { spec: r.spec, pid: r.pid } : null;
+  }
+
+  /** First launch of the supervisor's root session. */
+  async start(spec: LaunchSpec): Promise<Running> {
+    return this.launch(spec, null);
+  }
+
+  private async launch(spec: LaunchSpec, fallback: LaunchSpec | null, attempt = 1): Promise<Running> {
+    const { ctx } = this;
+    const first = this.launches++ === 0;
+    const args = buildLaunchArgs(ctx.passthrough, { kind: spec.mode, claudeSessionId: spec.claudeSessionId }, this.settingsJson, first);
+    const env: NodeJS.ProcessEnv = {
+      ...ctx.env,
+      KLAUDE_HOME: ctx.home,
+      KLAUDE_PROJECT_HASH: ctx.projectHash,
+      KLAUDE_INSTANCE_ID: ctx.instanceId,
+      KLAUDE_SESSION_ID: spec.sessionId,
+      KLAUDE_SOCKET: ctx.socketPath,
+      PATH: prependPath(ctx.shimDir, ctx.env.PATH),
+    };
+    store.beforeLaunch(ctx, spec);
+    const running = await this.fg.launch(spec, { file: ctx.claudeBin, args, env, cwd: ctx.cwd });
+    const rowId = store.recordForeground(ctx, spec, running.pid);
+    this.last = { spec, attempt, fallback, processRowId: rowId };
+    this.emit('foreground', spec, running.pid);
+    return running;
+  }
+
+  async checkout(req: { target?: string; fromSessionId?: string; timeoutMs?: number }): Promise<{
+    sessionId: string;
+    claudeSessionId: string;
+    pid: number;
+    unchanged?: boolean;
+  }> {
+    if (this.isSwitching || this.stopping) {
+      throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'a checkout is already in progress', {
+        hint: 'wait for it to finish, then try again',
+      });
+    }
+    const cur = this.fg.current;
+    if (!cur) throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'claude is between launches', { hint: 'try again in a moment' });
+    this.switching = true;
+    try {
+      const { ctx } = this;
+      const target = store.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
+      if (target.id === cur.spec.sessionId) {
+        return { sessionId: target.id, claudeSessionId: cur.spec.claudeSessionId, pid: cur.pid, unchanged: true };
+      }
+      const timeoutMs = req.timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000;
+      const claudeSessionId = await store.waitForClaudeId(ctx, target, timeoutMs);
+      store.assertNotForegroundElsewhere(ctx, target.id);
+      await store.stopHeadlessRuntime(ctx, target.id);
+      const mode = store.resumable(ctx, target.id, claudeSessionId) ? 'resume' : 'new';
+      const spec: LaunchSpec = { sessionId: target.id, claudeSessionId, mode };
+      const running = await new Promise<Running>((resolve, reject) => {
+        this.pending = { spec, fallback: cur.spec, resolve, reject };
+        void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
+      });
+      return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
+    } finally {
+      this.switching = false;
+    }
+  }
+
+  /** Stop the foreground claude and end the supervisor (SIGTERM/SIGHUP, `stop` action). */
+  async shutdown(code: number): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.shutdownCode = code;
+    if (this.pending) {
+      this.pending.reject(new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down'));
+      this.pending = null;
+    }
+    if (!this.fg.current) {
+      this.emit('finished', code);
+      return;
+    }
+    await this.fg.stop(this.ctx.config['switch.graceSeconds'] * 1000);
+  }
+
+  private shutdownCode = 0;
+
+  private onExit(ev: ForegroundExit): void {
+    const { ctx } = this;
+    // A child killed hard leaves raw mode on and the cursor hidden.
+    restoreTerminal();
+    store.afterExit(ctx, ev, this.last?.processRowId ?? null, this.pending?.spec.sessionId === ev.spec.sessionId);
+    if (this.stopping) {
+      this.emit('finished', this.shutdownCode || exitCodeOf(ev));
+      return;
+    }
+    if (this.pending) {
+      const p = this.pending;
+      this.pending = null;
+      this.launch(p.spec, p.fallback).then(p.resolve, (err) => {
+        p.reject(err);
+        this.restore(p.fallback, ev, `could not start claude for ${p.spec.sessionId}: ${(err as Error).message}`);
+      });
+      return;
+    }
+    const last = this.last;
+    const quick = ev.ranMs < QUICK_DEATH_MS && (ev.code !== 0 || ev.signal !== null);
+    if (last && last.fallback && quick) {
+      if (last.attempt < 2) {
+        ctx.log.warn('relaunch died at once; retrying', { ...ev });
+        this.launch(last.spec, last.fallback, last.attempt + 1).catch((err) =>
+          this.restore(last.fallback, ev, (err as Error).message),
+        );
+        return;
+      }
+      this.restore(last.fallback, ev, `claude exited with ${describeExit(ev)} right after starting, twice`);
+      return;
+    }
+    this.emit('finished', exitCodeOf(ev));
+  }
+
+  /** Go back to the session we switched away from, telling the person why. */
+  private restore(fallback: LaunchSpec | null, ev: ForegroundExit, why: string): void {
+    const { ctx } = this;
+    ctx.log.error('switch failed; restoring previous session', { why, failed: ev.spec, fallback });
+    process.stderr.write(
+      `\r\nklaude: could not switch to ${ev.spec.sessionId} (claude ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+        (fallback ? `klaude: returning to ${fallback.sessionId}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
+    );
+    if (!fallback) {
+      this.emit('finished', exitCodeOf(ev));
+      return;
+    }
+    const spec: LaunchSpec = {
+      ...fallback,
+      mode: store.resumable(ctx, fallback.sessionId, fallback.claudeSessionId) ? 'resume' : 'new',
+    };
+    this.launch(spec, null).catch((err) => {
+      ctx.log.error('restore failed', { err });
+      this.emit('finished', exitCodeOf(ev));
+    });
+  }
+}
+
+function describeExit(ev: ForegroundExit): string {
+  return ev.signal ? `signal ${ev.signal}` : `code ${ev.code}`;
+}

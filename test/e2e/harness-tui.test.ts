@@ -1,0 +1,67 @@
+// Proves the harness: the real interactive `claude` under a PTY, its screen read through @xterm/headless,
+// answering from the loopback stand-in in a temp home.
+import { afterEach, describe, expect, it } from 'vitest';
+import { claudeBin } from '../support/claude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { spawnPty, type PtySession } from '../support/pty-driver.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let mock: MockAnthropic | undefined;
+let home: TempHome | undefined;
+let term: PtySession | undefined;
+
+afterEach(async () => {
+  await term?.dispose();
+  await mock?.close();
+  home?.cleanup();
+  term = undefined;
+  mock = undefined;
+  home = undefined;
+});
+
+/** The empty input prompt between its two rules, as the idle TUI draws it. */
+const IDLE_PROMPT = /^❯\s*$/m;
+
+describe('harness: real interactive claude under the PTY driver', () => {
+  it('shows its prompt, answers a typed prompt from the stand-in, re-lays out on resize and ends on SIGTERM', async () => {
+    mock = await startMockAnthropic();
+    home = makeTempHome({ baseUrl: mock.url, allowBash: true });
+    const word = `pty${Math.random().toString(36).slice(2, 8)}`;
+    mock.setResponder((req) => ({ text: `Stand-in says hello to ${req.prompt.replace('greet ', '')}` }));
+
+    term = spawnPty(claudeBin(), [], { cwd: home.projectDir, env: home.env, cols: 100, rows: 30 });
+    await term.waitForText('? for shortcuts', { timeoutMs: 45_000 });
+    await term.waitForText(IDLE_PROMPT);
+    expect(term.text()).toContain(home.projectDir); // the welcome box names the trusted project
+    expect(term.text()).not.toMatch(/trust this folder|Choose the text style|Select login method/i);
+    expect(term.bufferType()).toBe('normal');
+
+    term.type(`greet ${word}`);
+    await term.waitForText(`greet ${word}`);
+    term.press('enter');
+    await term.waitForText(`Stand-in says hello to ${word}`, { timeoutMs: 45_000 });
+    const main = await mock.waitForRequest((r) => !r.isSideRequest && r.kind === 'messages', 5_000);
+    expect(main.prompt).toBe(`greet ${word}`);
+
+    // Resize. xterm reflows the old frame at once (100-wide rules become a 70 and a 30 piece), so wait
+    // for claude's own redraw: whole 70-wide rules, no remnants, the footer back on one line.
+    const ruleOf = (cols: number) => new RegExp(`^─{${cols}}$`, 'm');
+    expect(term.text()).toMatch(ruleOf(100));
+    term.resize(70, 20);
+    expect(term.lines()).toHaveLength(20);
+    await term.waitFor(
+      (s) => ruleOf(70).test(s) && !/^─{1,69}$/m.test(s) && /\? for shortcuts.*\/effort$/m.test(s),
+      'claude redrawn at 70 columns',
+      { timeoutMs: 20_000 },
+    );
+    expect(term.lines().every((l) => l.length <= 70)).toBe(true);
+    expect(term.text()).toContain(`Stand-in says hello to ${word}`);
+
+    term.kill('SIGTERM');
+    const exit = await term.exited;
+    expect(exit.exitCode).toBe(143);
+    await term.waitForText('claude --resume');
+    expect(term.hasExited()).toBe(true);
+    term.resize(80, 24); // a no-op after exit (node-pty would throw EBADF)
+  });
+});
