@@ -7,7 +7,10 @@ import { join } from 'node:path';
 export const TEST_API_KEY = 'sk-ant-api03-klaude-test-key-0000000000000000-AAAA';
 
 export interface TempHomeOptions {
-  /** Base URL of the model-API stand-in (ANTHROPIC_BASE_URL); usually `mock.url`. */
+  /**
+   * Base URL of the model-API stand-in (ANTHROPIC_BASE_URL); usually `mock.url`. Default: a closed
+   * loopback port (`http://127.0.0.1:9`), so a child never reaches the real API.
+   */
   baseUrl?: string;
   /** ANTHROPIC_API_KEY for children (default TEST_API_KEY); pre-approved in .claude.json. */
   apiKey?: string;
@@ -115,7 +118,7 @@ export function makeTempHome(opts: TempHomeOptions = {}): TempHome {
     TERM: 'xterm-256color',
     TMPDIR: process.env.TMPDIR ?? tmpdir(),
   });
-  if (opts.baseUrl) env.ANTHROPIC_BASE_URL = opts.baseUrl;
+  env.ANTHROPIC_BASE_URL = opts.baseUrl ?? 'http://127.0.0.1:9';
   delete env.COLUMNS;
   delete env.LINES;
   for (const [k, v] of Object.entries(opts.env ?? {})) {
