@@ -2,27 +2,29 @@
  * Opening the database: `<home>/sessions.db`, WAL, private file modes, migrations under a
  * cross-process lock.
  *
- * Fast path (hooks open the DB on every tool call): a few pragmas and one `PRAGMA user_version`
- * read, compared with the number of migrations embedded from drizzle/meta/_journal.json at build
- * time. Only when the DB is behind do we find drizzle/ on disk, take `<home>/.migrate.lock`,
- * re-check, run drizzle's migrate() and store the new count in user_version.
+ * Fast path: a few pragmas and one `PRAGMA user_version` read, compared with SCHEMA_VERSION (the
+ * migration count embedded at build time). Only when the DB is behind do we find drizzle/ on disk,
+ * take `<home>/.migrate.lock`, re-check, run drizzle's migrate() and store the new count in
+ * user_version. Hooks that want to skip loading drizzle altogether use fast.ts.
  */
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { closeSync, constants as fsc, existsSync, fchmodSync, openSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import journal from '../../drizzle/meta/_journal.json' with { type: 'json' };
 import { dbPath, ensurePrivateDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { sleepSync, withMigrateLock } from './lock.js';
+import { asDbError, connect, createPrivateFile, journalLength, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
+import { withMigrateLock } from './lock.js';
 import * as schema from './schema.js';
+
+export { BUSY_TIMEOUT_MS, SCHEMA_VERSION, userVersion } from './connection.js';
 
 export type Orm = BetterSQLite3Database<typeof schema>;
 
 export interface Db {
-  sqlite: Database.Database;
+  sqlite: Sqlite;
   orm: Orm;
   /** File path, or ':memory:'. */
   path: string;
@@ -38,22 +40,14 @@ export interface OpenDbOptions {
   lockTimeoutMs?: number;
 }
 
-export const BUSY_TIMEOUT_MS = 5000;
-/** Number of migrations this build knows about; `PRAGMA user_version` holds how many are applied. */
-export const SCHEMA_VERSION: number = journal.entries.length;
-
 /** Open (creating and migrating as needed) `<home>/sessions.db`. Throws E_DB or E_LOCK. */
 export function openDb(home: string, opts: OpenDbOptions = {}): Db {
   const file = dbPath(home);
-  let sqlite: Database.Database | undefined;
+  let sqlite: Sqlite | undefined;
   try {
     ensurePrivateDir(home);
     createPrivateFile(file);
-    const conn = (sqlite = new Database(file));
-    conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // before journal_mode: see enableWal
-    enableWal(conn);
-    conn.pragma('synchronous = NORMAL');
-    conn.pragma('foreign_keys = ON');
+    const conn = (sqlite = connect(file));
     const db = wrap(conn, file);
     const target = opts.migrationsFolder ? journalLength(opts.migrationsFolder) : SCHEMA_VERSION;
     if (userVersion(conn) < target) {
@@ -74,7 +68,7 @@ export function openDb(home: string, opts: OpenDbOptions = {}): Db {
 }
 
 /** A fresh, fully migrated in-memory database (tests, dry runs). */
-export function openMemoryDb(opts: OpenDbOptions = {}): Db {
+export function openMemoryDb(opts: Pick<OpenDbOptions, 'migrationsFolder'> = {}): Db {
   const sqlite = new Database(':memory:');
   sqlite.pragma('foreign_keys = ON');
   const db = wrap(sqlite, ':memory:');
@@ -92,13 +86,13 @@ export function openMemoryDb(opts: OpenDbOptions = {}): Db {
  * waits on busy_timeout instead of failing with SQLITE_BUSY_SNAPSHOT when it upgrades from read
  * to write. `fn` must be synchronous. Nested calls become savepoints.
  */
-export function tx<T>(db: Db, fn: () => T): T {
+export function tx<T>(db: Pick<Db, 'sqlite'>, fn: () => T): T {
   return db.sqlite.transaction(fn).immediate();
 }
 
 /**
- * The shipped drizzle/ folder, found by walking up from this module: `src/db/` under vitest/tsx,
- * `dist/` or `dist/chunks/` when bundled, `node_modules/klaude/dist…` when installed.
+ * The shipped drizzle/ folder, found by walking up (at most 8 levels) from this module: `src/db/`
+ * under vitest/tsx, `dist/` or `dist/chunks/` when bundled, `node_modules/klaude/dist…` installed.
  */
 export function findMigrationsFolder(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
   let dir = from;
@@ -114,11 +108,7 @@ export function findMigrationsFolder(from: string = path.dirname(fileURLToPath(i
   });
 }
 
-export function userVersion(sqlite: Database.Database): number {
-  return Number(sqlite.pragma('user_version', { simple: true }));
-}
-
-function wrap(sqlite: Database.Database, file: string): Db {
+function wrap(sqlite: Sqlite, file: string): Db {
   return {
     sqlite,
     orm: drizzle({ client: sqlite, schema }),
@@ -134,7 +124,7 @@ function wrap(sqlite: Database.Database, file: string): Db {
  * Apply pending migrations (caller holds the migrate lock for file DBs). Foreign keys are off
  * meanwhile: drizzle-kit rebuilds tables (`INSERT INTO __new_x …; DROP TABLE x`) inside one
  * transaction, where `PRAGMA foreign_keys=OFF` is a no-op, and a DROP with keys on would cascade
- * into child rows. Violations are checked before committing the new user_version.
+ * into child rows. Violations are checked before the new user_version is stored.
  */
 function runMigrations(db: Db, folder: string): void {
   const { sqlite } = db;
@@ -153,67 +143,4 @@ function runMigrations(db: Db, folder: string): void {
   } finally {
     sqlite.pragma('foreign_keys = ON');
   }
-}
-
-function journalLength(folder: string): number {
-  const file = path.join(folder, 'meta', '_journal.json');
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { entries?: unknown[] };
-    return parsed.entries?.length ?? 0;
-  } catch (e) {
-    throw new KlaudeError('E_DB', `cannot read the migrations journal ${file}`, { cause: e });
-  }
-}
-
-/**
- * Create the DB file 0600 before SQLite does (it would use 0644 & ~umask). O_EXCL so only the
- * creator sets the mode; fchmod makes it exact whatever the umask. SQLite gives -wal and -shm the
- * main file's mode, so they end up 0600 too.
- */
-function createPrivateFile(file: string): void {
-  if (existsSync(file)) return;
-  let fd: number;
-  try {
-    fd = openSync(file, fsc.O_RDWR | fsc.O_CREAT | fsc.O_EXCL, 0o600);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return; // another process won the race
-    throw e;
-  }
-  try {
-    fchmodSync(fd, 0o600);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Switch to WAL. journal_mode is persistent, so this is one read once the file is in WAL. The
- * switch itself skips the busy handler (it fails at once with SQLITE_BUSY while another connection
- * holds a lock), so retry with backoff for up to busy_timeout.
- */
-function enableWal(sqlite: Database.Database): void {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  let delay = 2;
-  for (;;) {
-    try {
-      if (String(sqlite.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
-      if (String(sqlite.pragma('journal_mode = WAL', { simple: true })).toLowerCase() === 'wal') return;
-    } catch (e) {
-      if (!isBusy(e)) throw e;
-    }
-    if (Date.now() >= deadline) throw new KlaudeError('E_DB', 'timed out switching the database to WAL mode');
-    sleepSync(delay + Math.random() * delay);
-    delay = Math.min(delay * 2, 100);
-  }
-}
-
-export function isBusy(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-}
-
-function asDbError(e: unknown, message: string): KlaudeError {
-  if (e instanceof KlaudeError) return e;
-  const detail = e instanceof Error ? e.message : String(e);
-  return new KlaudeError('E_DB', `${message}: ${detail}`, { cause: e });
 }

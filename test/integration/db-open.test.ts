@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsFolder, openDb, openMemoryDb, SCHEMA_VERSION, tx, userVersion } from '../../src/db/client.js';
+import { openFastDb } from '../../src/db/fast.js';
 import { LOCK_FILE } from '../../src/db/lock.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
@@ -35,7 +36,10 @@ const migrationRows = (db: ReturnType<typeof openDb>) =>
   (db.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
 
 describe('openDb on a fresh home', () => {
-  it.each([0o022, 0o277])('creates home 0700 and the DB 0600 (also -wal/-shm) with umask %o', (umask) => {
+  it.each([
+    ['022', 0o022],
+    ['277', 0o277],
+  ])('creates home 0700 and the DB 0600 (also -wal/-shm) with umask %s', (_label, umask) => {
     process.umask(umask);
     const home = path.join(root, 'nested', 'klaude');
     const db = openDb(home);
@@ -132,6 +136,30 @@ describe('openDb on a fresh home', () => {
       err = e;
     }
     expect(isKlaudeError(err) && err.code).toBe('E_DB');
+  });
+});
+
+describe('openFastDb', () => {
+  it('is null for a missing or behind DB and opens an up-to-date one with the same pragmas', () => {
+    const home = path.join(root, 'k');
+    expect(openFastDb(home)).toBeNull();
+    expect(existsSync(home)).toBe(false); // it creates nothing
+    const full = openDb(home);
+    ensureProject(full, { hash: 'e'.repeat(24), rootPath: '/e' });
+    full.sqlite.pragma('user_version = 0');
+    expect(openFastDb(home)).toBeNull();
+    full.sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
+    full.close();
+    const fast = openFastDb(home)!;
+    try {
+      expect(fast.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(fast.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(fast.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
+      const id = addEvent(fast, { projectId: 'e'.repeat(24), kind: 'hook.post_tool_use', payload: { n: 1 } });
+      expect(id).toBeGreaterThan(0);
+    } finally {
+      fast.close();
+    }
   });
 });
 

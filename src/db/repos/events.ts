@@ -1,6 +1,9 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
-import type { Db } from '../client.js';
-import { events, type EventRow } from '../schema.js';
+/**
+ * The audit trail (`klaude sessions -v`, debugging). Raw SQL, no drizzle, so hooks can log with a
+ * FastDb (see fast.ts). `payload` is stored as JSON text, like drizzle's json mode.
+ */
+import type { HasSqlite } from '../connection.js';
+import type { EventRow } from '../schema.js';
 
 export type { EventRow };
 
@@ -12,29 +15,27 @@ export interface NewEvent {
   payload?: unknown;
 }
 
-/** Append an audit event; returns its id (ids grow monotonically: use them as a cursor). */
-export function addEvent(db: Db, e: NewEvent): number {
-  const row = db.orm
-    .insert(events)
-    .values({
-      projectId: e.projectId ?? null,
-      klaudeSessionId: e.klaudeSessionId ?? null,
-      kind: e.kind,
-      payload: e.payload ?? null,
-      createdAt: Date.now(),
-    })
-    .returning({ id: events.id })
-    .get();
-  return row.id;
+/** Append an event; returns its id (ids grow monotonically: use them as a cursor). */
+export function addEvent(db: HasSqlite, e: NewEvent): number {
+  const info = db.sqlite
+    .prepare('INSERT INTO events (project_id, klaude_session_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run(
+      e.projectId ?? null,
+      e.klaudeSessionId ?? null,
+      e.kind,
+      e.payload === undefined || e.payload === null ? null : JSON.stringify(e.payload),
+      Date.now(),
+    );
+  return Number(info.lastInsertRowid);
 }
 
-/** A session's events after `afterId` (exclusive), oldest first. */
-export function sessionEvents(db: Db, sessionId: string, o: { afterId?: number; limit?: number } = {}): EventRow[] {
-  return db.orm
-    .select()
-    .from(events)
-    .where(and(eq(events.klaudeSessionId, sessionId), gt(events.id, o.afterId ?? 0)))
-    .orderBy(asc(events.id))
-    .limit(o.limit ?? 1000)
-    .all();
+/** A session's events after `afterId` (exclusive), oldest first, at most `limit` (1000). */
+export function sessionEvents(db: HasSqlite, sessionId: string, o: { afterId?: number; limit?: number } = {}): EventRow[] {
+  const rows = db.sqlite
+    .prepare(
+      `SELECT id, project_id AS projectId, klaude_session_id AS klaudeSessionId, kind, payload, created_at AS createdAt
+       FROM events WHERE klaude_session_id = ? AND id > ? ORDER BY id LIMIT ?`,
+    )
+    .all(sessionId, o.afterId ?? 0, o.limit ?? 1000) as (Omit<EventRow, 'payload'> & { payload: string | null })[];
+  return rows.map((r) => ({ ...r, payload: r.payload === null ? null : (JSON.parse(r.payload) as unknown) }));
 }

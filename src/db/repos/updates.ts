@@ -1,57 +1,62 @@
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import type { Db } from '../client.js';
-import { agentUpdates, type UpdateRow } from '../schema.js';
+/**
+ * `[UPDATE] …` notes from children to their parent. Raw SQL, no drizzle: PostToolUse reads these on
+ * every tool call, so this module works with a FastDb (see fast.ts) as well as a Db.
+ */
+import type { HasSqlite } from '../connection.js';
+import type { UpdateRow } from '../schema.js';
 
 export type { UpdateRow };
 
-/** Store an `[UPDATE] …` a child reported for its parent. */
-export function addUpdate(db: Db, u: { sessionId: string; parentSessionId: string; text: string }): UpdateRow {
-  return db.orm
-    .insert(agentUpdates)
-    .values({ ...u, createdAt: Date.now() })
-    .returning()
-    .get();
+const COLUMNS = `id, session_id AS sessionId, parent_session_id AS parentSessionId, text,
+  created_at AS createdAt, acknowledged_at AS acknowledgedAt`;
+
+/** Store an update a child reported for its parent. */
+export function addUpdate(db: HasSqlite, u: { sessionId: string; parentSessionId: string; text: string }): UpdateRow {
+  return db.sqlite
+    .prepare(
+      `INSERT INTO agent_updates (session_id, parent_session_id, text, created_at) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    )
+    .get(u.sessionId, u.parentSessionId, u.text, Date.now()) as UpdateRow;
 }
 
-/** Unacknowledged updates for a parent, oldest first (PostToolUse reads this on every tool call). */
-export function pendingUpdates(db: Db, parentId: string): UpdateRow[] {
-  return db.orm
-    .select()
-    .from(agentUpdates)
-    .where(and(eq(agentUpdates.parentSessionId, parentId), isNull(agentUpdates.acknowledgedAt)))
-    .orderBy(asc(agentUpdates.id))
-    .all();
+/** Unacknowledged updates for a parent, oldest first. */
+export function pendingUpdates(db: HasSqlite, parentId: string): UpdateRow[] {
+  return db.sqlite
+    .prepare(
+      `SELECT ${COLUMNS} FROM agent_updates WHERE parent_session_id = ? AND acknowledged_at IS NULL ORDER BY id`,
+    )
+    .all(parentId) as UpdateRow[];
 }
 
 /**
  * Atomically claim a parent's pending updates: acknowledge them and return them, oldest first, in
  * one UPDATE … RETURNING, so two concurrent hooks never both inject the same update.
  */
-export function takePendingUpdates(db: Db, parentId: string): UpdateRow[] {
-  return db.orm
-    .update(agentUpdates)
-    .set({ acknowledgedAt: Date.now() })
-    .where(and(eq(agentUpdates.parentSessionId, parentId), isNull(agentUpdates.acknowledgedAt)))
-    .returning()
-    .all()
-    .sort((a, b) => a.id - b.id);
+export function takePendingUpdates(db: HasSqlite, parentId: string): UpdateRow[] {
+  const rows = db.sqlite
+    .prepare(
+      `UPDATE agent_updates SET acknowledged_at = ? WHERE parent_session_id = ? AND acknowledged_at IS NULL RETURNING ${COLUMNS}`,
+    )
+    .all(Date.now(), parentId) as UpdateRow[];
+  return rows.sort((a, b) => a.id - b.id);
 }
 
 /**
- * Acknowledge updates; returns how many changed. Already-acknowledged ids are skipped, so of two
- * concurrent readers only one sees a non-zero count for the same update.
+ * Acknowledge updates by id; returns how many changed. Already-acknowledged ids are skipped, so of
+ * two concurrent readers only one sees a non-zero count for the same update.
  */
-export function ackUpdates(db: Db, ids: readonly number[]): number {
+export function ackUpdates(db: HasSqlite, ids: readonly number[]): number {
   if (ids.length === 0) return 0;
+  const now = Date.now();
   let changed = 0;
-  // SQLite's default limit is 32766 bound parameters; stay far below it.
+  // SQLite allows 32766 bound parameters by default; stay far below it.
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    changed += db.orm
-      .update(agentUpdates)
-      .set({ acknowledgedAt: Date.now() })
-      .where(and(inArray(agentUpdates.id, chunk), isNull(agentUpdates.acknowledgedAt)))
-      .run().changes;
+    changed += db.sqlite
+      .prepare(
+        `UPDATE agent_updates SET acknowledged_at = ? WHERE acknowledged_at IS NULL AND id IN (${chunk.map(() => '?').join(',')})`,
+      )
+      .run(now, ...chunk).changes;
   }
   return changed;
 }
