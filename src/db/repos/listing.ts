@@ -1,0 +1,113 @@
+/**
+ * Read-only listing queries in raw SQL (no drizzle), usable with a FastDb (see fast.ts): the session
+ * tree of `klaude sessions` and the dashboard (one statement for 1,000 sessions), and the lookups
+ * `klaude watch` and the PostToolUse update injection need.
+ */
+import type { SessionStatus } from '../../core/status.js';
+import { isAlive } from '../../lib/process.js';
+import type { HasSqlite } from '../connection.js';
+import type { Runtime, UpdateRow } from '../schema.js';
+
+/** The columns a listing shows (no metadata/transcript), plus the current process pid (see ListDetail). */
+export interface SessionListRow {
+  id: string;
+  projectId: string;
+  parentId: string | null;
+  type: string;
+  runtime: Runtime;
+  status: SessionStatus;
+  title: string | null;
+  prompt: string | null;
+  model: string | null;
+  nativeSessionId: string | null;
+  logPath: string | null;
+  lastText: string | null;
+  costUsd: number | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  archivedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  endedAt: number | null;
+  /** Pid of the session's newest current, not exited process (runtime, claude or pty), if any. */
+  pid: number | null;
+}
+
+/**
+ * `brief` (plain listings): the detail columns come back null and texts are cut to 100 characters,
+ * so a listing of thousands allocates little. `full`: every column, texts cut to 400.
+ */
+export type ListDetail = 'brief' | 'full';
+
+const listSql = (detail: ListDetail): string => {
+  const full = detail === 'full';
+  const cut = full ? 400 : 100;
+  const col = (expr: string, as: string): string => (full ? `${expr} AS ${as}` : `NULL AS ${as}`);
+  return `
+SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runtime, s.status,
+  substr(s.title, 1, ${cut}) AS title, substr(s.prompt, 1, ${cut}) AS prompt, substr(s.last_text, 1, ${cut}) AS lastText,
+  ${col('s.model', 'model')}, ${col('s.native_session_id', 'nativeSessionId')}, ${col('s.log_path', 'logPath')},
+  ${col('s.cost_usd', 'costUsd')}, ${col('s.tokens_in', 'tokensIn')}, ${col('s.tokens_out', 'tokensOut')},
+  s.archived_at AS archivedAt, s.created_at AS createdAt, s.updated_at AS updatedAt, s.ended_at AS endedAt,
+  ${col(`(SELECT p.pid FROM runtime_process p
+     WHERE p.klaude_session_id = s.id AND p.is_current = 1 AND p.exited_at IS NULL
+     ORDER BY p.id DESC LIMIT 1)`, 'pid')}
+FROM sessions s
+WHERE s.project_id = ? AND (? OR s.archived_at IS NULL)
+ORDER BY s.created_at, s.id`;
+};
+
+/** A project's sessions, oldest first. One query. */
+export function listSessionRows(
+  db: HasSqlite,
+  f: { projectId: string; includeArchived?: boolean; detail?: ListDetail },
+): SessionListRow[] {
+  return db.sqlite.prepare(listSql(f.detail ?? 'full')).all(f.projectId, f.includeArchived ? 1 : 0) as SessionListRow[];
+}
+
+/**
+ * Whether any record claims a process that is gone (a running instance of the project, or an open
+ * process row): then `reconcile` (supervisor/recovery.ts) has work to do. Two indexed reads and
+ * one signal-0 per pid, so listings can skip loading the full reconcile when nothing died.
+ */
+export function hasDeadProcesses(db: HasSqlite, projectId: string): boolean {
+  const pids = db.sqlite
+    .prepare(
+      `SELECT pid FROM instances WHERE status = 'running' AND project_id = ?
+       UNION SELECT pid FROM runtime_process WHERE exited_at IS NULL`,
+    )
+    .pluck()
+    .all(projectId) as number[];
+  return pids.some((pid) => !isAlive(pid));
+}
+
+/** Agent type per session id (ids that do not exist are absent). One query. */
+export function sessionTypes(db: HasSqlite, ids: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const chunk = unique.slice(i, i + 500);
+    const rows = db.sqlite
+      .prepare(`SELECT id, type FROM sessions WHERE id IN (${chunk.map(() => '?').join(',')})`)
+      .all(...chunk) as { id: string; type: string }[];
+    for (const r of rows) out.set(r.id, r.type);
+  }
+  return out;
+}
+
+export function sessionExists(db: HasSqlite, id: string): boolean {
+  return db.sqlite.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
+}
+
+/** Unacknowledged updates for any session of a project with id > `afterId`, oldest first. */
+export function projectPendingUpdates(db: HasSqlite, projectId: string, afterId = 0): UpdateRow[] {
+  return db.sqlite
+    .prepare(
+      `SELECT u.id, u.session_id AS sessionId, u.parent_session_id AS parentSessionId, u.text,
+         u.created_at AS createdAt, u.acknowledged_at AS acknowledgedAt
+       FROM agent_updates u JOIN sessions s ON s.id = u.parent_session_id
+       WHERE s.project_id = ? AND u.acknowledged_at IS NULL AND u.id > ?
+       ORDER BY u.id`,
+    )
+    .all(projectId, afterId) as UpdateRow[];
+}

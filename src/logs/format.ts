@@ -1,0 +1,212 @@
+/**
+ * Rendering log events as text for people and for Claude reading its Bash tool's output:
+ *
+ *   assistant text as is
+ *   → Bash: npm test                 one line per tool call, key argument, truncated
+ *     ✓ 12 lines                     results folded; errors show their first line
+ *     ✗ error: command not found
+ *   [UPDATE] tests pass              updates marked
+ *   ■ done · 41s · 6 turns · $0.0123
+ *
+ * Colour only when asked (see `shouldColor`: a TTY without NO_COLOR); plain text otherwise.
+ */
+import type { AgentEvent } from '../core/events.js';
+
+export interface FormatOptions {
+  /** ANSI colours (default false). */
+  color?: boolean;
+  /** Prefix each event with its local time `HH:MM:SS` (config `stream.timestamp`). */
+  timestamps?: boolean;
+  /** Maximum width of one-line items (tool calls, results, status); default 160. */
+  width?: number;
+  /** Show prompts and follow-up messages (`> …`); default true. */
+  showUser?: boolean;
+  /** Show the runtime's start line (`· claude · model · session …`); default true. */
+  showInit?: boolean;
+}
+
+/** Where `format` output goes, for picking defaults. */
+export interface OutputLike {
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export const DEFAULT_WIDTH = 160;
+const MAX_USER_LINES = 6;
+
+/** Colour on a TTY unless NO_COLOR is set (any value); FORCE_COLOR (not "0") forces it on. */
+export function shouldColor(out: OutputLike, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  return out.isTTY === true && env.TERM !== 'dumb';
+}
+
+/** Format options for a stream: colour per `shouldColor`, width = terminal columns (TTY) or 160. */
+export function formatOptionsFor(
+  out: OutputLike,
+  env: NodeJS.ProcessEnv = process.env,
+  extra: Omit<FormatOptions, 'color' | 'width'> = {},
+): FormatOptions {
+  const width = out.isTTY && out.columns && out.columns > 20 ? out.columns : DEFAULT_WIDTH;
+  return { ...extra, color: shouldColor(out, env), width };
+}
+
+/** Cut to `max` characters (code points), ending with `…` when cut. */
+export function truncate(s: string, max: number): string {
+  if (s.length <= max) return s; // UTF-16 length ≥ code points: nothing to cut
+  const chars = [...s];
+  if (chars.length <= max) return s;
+  return max <= 1 ? '…'.slice(0, max) : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** First line of `s`, with `…` when more lines follow. */
+export function firstLine(s: string): string {
+  const t = s.replace(/^\s*\n/, '').trimEnd();
+  const nl = t.indexOf('\n');
+  return nl === -1 ? t : `${t.slice(0, nl).trimEnd()} …`;
+}
+
+export function formatTime(ts: number): string {
+  const d = new Date(ts);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)}s`;
+  const m = Math.floor(s / 60);
+  const rest = Math.round(s - m * 60);
+  if (m < 60) return `${m}m${rest ? `${rest}s` : ''}`;
+  return `${Math.floor(m / 60)}h${m % 60 ? `${m % 60}m` : ''}`;
+}
+
+export function formatCost(usd: number): string {
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+// SGR codes; only used when colour is on.
+const SGR = {
+  dim: ['\x1b[2m', '\x1b[22m'],
+  bold: ['\x1b[1m', '\x1b[22m'],
+  red: ['\x1b[31m', '\x1b[39m'],
+  green: ['\x1b[32m', '\x1b[39m'],
+  yellow: ['\x1b[33m', '\x1b[39m'],
+  cyan: ['\x1b[36m', '\x1b[39m'],
+  magenta: ['\x1b[35m', '\x1b[39m'],
+} as const;
+type Style = keyof typeof SGR;
+
+const UPDATE_LINE = /^\s*\[UPDATE\]/;
+
+export interface EventFormatter {
+  /** The text for one event (possibly several lines, no trailing newline), or null when it shows nothing. */
+  format(event: AgentEvent): string | null;
+}
+
+/**
+ * A formatter for one stream of events. It keeps a little state: `update` events that repeat an
+ * `[UPDATE]` line of the text just shown are not printed twice.
+ */
+export function createFormatter(opts: FormatOptions = {}): EventFormatter {
+  const width = Math.max(20, opts.width ?? DEFAULT_WIDTH);
+  const color = opts.color === true;
+  const paint = (style: Style, s: string): string => (color && s ? `${SGR[style][0]}${s}${SGR[style][1]}` : s);
+  let shownUpdates = new Set<string>();
+
+  const stamp = (ts: number | undefined): string => (opts.timestamps && typeof ts === 'number' ? `${formatTime(ts)} ` : '');
+  /** A one-line item: prefix + body, cut to the width (the stamp counts). */
+  const oneLine = (ts: number | undefined, style: Style | null, body: string): string => {
+    const st = stamp(ts);
+    const text = truncate(body.replace(/\s*\n\s*/g, ' ↵ '), Math.max(10, width - [...st].length));
+    return `${st ? paint('dim', st) : ''}${style ? paint(style, text) : text}`;
+  };
+  /** A block (assistant text, prompts): kept as is, the stamp on its first line only. */
+  const block = (ts: number | undefined, lines: string[]): string => {
+    const st = stamp(ts);
+    const pad = ' '.repeat([...st].length);
+    return lines.map((l, i) => (st ? (i === 0 ? paint('dim', st) : pad) : '') + l).join('\n');
+  };
+
+  return {
+    format(e: AgentEvent): string | null {
+      switch (e.type) {
+        case 'init': {
+          if (opts.showInit === false) return null;
+          const parts = [e.runtime, e.model, e.nativeSessionId ? `session ${e.nativeSessionId}` : undefined].filter(Boolean);
+          return oneLine(e.ts, 'dim', `· ${parts.join(' · ')}`);
+        }
+        case 'user': {
+          if (opts.showUser === false) return null;
+          const lines = (e.text ?? '').trimEnd().split('\n');
+          const shown = lines.slice(0, MAX_USER_LINES).map((l) => truncate(`> ${l}`, width));
+          if (lines.length > MAX_USER_LINES) shown.push(`> … (${lines.length - MAX_USER_LINES} more lines)`);
+          return block(e.ts, shown.map((l) => paint('dim', l)));
+        }
+        case 'text': {
+          const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
+          if (text === '') return null;
+          shownUpdates = new Set();
+          const lines = text.split('\n').map((l) => {
+            if (!UPDATE_LINE.test(l)) return l;
+            shownUpdates.add(l.replace(UPDATE_LINE, '').trim());
+            return paint('yellow', paint('bold', l));
+          });
+          return block(e.ts, lines);
+        }
+        case 'tool_call': {
+          const arg = firstLine(e.summary ?? '');
+          return oneLine(e.ts, 'cyan', `→ ${e.name}${arg ? `: ${arg}` : ''}`);
+        }
+        case 'tool_result': {
+          const out = (e.output ?? '').trimEnd();
+          if (e.isError) {
+            const first = out.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+            return oneLine(e.ts, 'red', `  ✗ error${first ? `: ${first}` : ''}`);
+          }
+          const n = out === '' ? 0 : out.split('\n').length;
+          return oneLine(e.ts, 'dim', `  ✓ ${n === 0 ? 'no output' : n === 1 ? '1 line' : `${n} lines`}`);
+        }
+        case 'update': {
+          const text = (e.text ?? '').trim();
+          if (shownUpdates.delete(text)) return null;
+          return oneLine(e.ts, 'yellow', `[UPDATE] ${text}`);
+        }
+        case 'status': {
+          if (e.status !== 'waiting' && e.status !== 'failed' && e.status !== 'interrupted') return null;
+          return oneLine(e.ts, e.status === 'waiting' ? 'magenta' : 'red', `· ${e.status}${e.reason ? `: ${e.reason}` : ''}`);
+        }
+        case 'error':
+          return oneLine(e.ts, 'red', `✗ error: ${firstLine(e.message ?? '')}`);
+        case 'done': {
+          const parts: string[] = [e.status];
+          if (typeof e.durationMs === 'number') parts.push(formatDuration(e.durationMs));
+          if (typeof e.numTurns === 'number') parts.push(`${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}`);
+          if (typeof e.costUsd === 'number') parts.push(formatCost(e.costUsd));
+          let line = `■ ${parts.join(' · ')}`;
+          if (e.status !== 'done' && e.error) line += `: ${firstLine(e.error)}`;
+          return oneLine(e.ts, e.status === 'done' ? 'green' : 'red', line);
+        }
+        default:
+          return null; // usage, and event types from newer writers
+      }
+    },
+  };
+}
+
+/** One event, no state (tests, one-offs). */
+export function formatEvent(event: AgentEvent, opts: FormatOptions = {}): string | null {
+  return createFormatter(opts).format(event);
+}
+
+/** Format many events into text, one item per line, with a trailing newline (empty string when none show). */
+export function formatEvents(events: Iterable<AgentEvent>, opts: FormatOptions = {}): string {
+  const f = createFormatter(opts);
+  let out = '';
+  for (const e of events) {
+    const s = f.format(e);
+    if (s !== null) out += `${s}\n`;
+  }
+  return out;
+}

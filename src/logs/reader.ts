@@ -1,0 +1,223 @@
+/**
+ * Reading session logs (`<logs>/<session>.ndjson`, one AgentEvent per line).
+ *
+ * Tolerant by design: the writer may be mid-line (a torn last line is held back until its newline
+ * arrives), and a line that is not a JSON object with a string `type` is skipped. Lines are split
+ * on the byte 0x0A, so a multi-byte character cut by a chunk boundary is never decoded in halves.
+ * Offsets are byte offsets; `end` of the last complete line is where a follower resumes.
+ */
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { AgentEvent } from '../core/events.js';
+
+const NL = 0x0a;
+
+/** One complete log line that parsed as an event. */
+export interface LogLine {
+  /** The line as written, without its newline. */
+  line: string;
+  event: AgentEvent;
+  /** Byte offset of the line's first byte. */
+  start: number;
+  /** Byte offset just past its newline. */
+  end: number;
+}
+
+/** Parse one line; null for blank lines, non-JSON, and JSON that is not an object with a string `type`. */
+export function parseEventLine(line: string): AgentEvent | null {
+  const t = line.trim();
+  if (t === '' || t[0] !== '{') return null;
+  try {
+    const v: unknown = JSON.parse(t);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string') {
+      return v as AgentEvent;
+    }
+  } catch {
+    /* torn or foreign line: skipped */
+  }
+  return null;
+}
+
+/**
+ * Incremental NDJSON decoder: push byte chunks, get complete lines back. Holds the bytes of an
+ * unterminated last line until its newline arrives.
+ */
+export class NdjsonDecoder {
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** Lines skipped because they were not events (diagnostics). */
+  skipped = 0;
+
+  /** `offset`: byte offset in the file of the first byte that will be pushed. */
+  constructor(private offset = 0) {}
+
+  /** Bytes of an unterminated line held back. */
+  get pending(): number {
+    return this.heldBytes;
+  }
+
+  /** Byte offset just past the last complete line returned (where a reader would resume). */
+  get position(): number {
+    return this.offset;
+  }
+
+  reset(offset = 0): void {
+    this.held = [];
+    this.heldBytes = 0;
+    this.offset = offset;
+  }
+
+  push(chunk: Buffer): LogLine[] {
+    const out: LogLine[] = [];
+    let from = 0;
+    for (let nl = chunk.indexOf(NL); nl !== -1; nl = chunk.indexOf(NL, from)) {
+      let bytes = chunk.subarray(from, nl);
+      if (this.heldBytes > 0) {
+        bytes = Buffer.concat([...this.held, bytes]);
+        this.held = [];
+        this.heldBytes = 0;
+      }
+      const start = this.offset;
+      this.offset += bytes.length + 1;
+      from = nl + 1;
+      const line = bytes.toString('utf8').replace(/\r$/, '');
+      const event = parseEventLine(line);
+      if (event) out.push({ line, event, start, end: this.offset });
+      else if (line.trim() !== '') this.skipped++;
+    }
+    if (from < chunk.length) {
+      // Copy: the caller may reuse its read buffer.
+      const rest = Buffer.from(chunk.subarray(from));
+      this.held.push(rest);
+      this.heldBytes += rest.length;
+    }
+    return out;
+  }
+}
+
+export interface TailResult {
+  /** The last (up to) n events, oldest first. */
+  events: AgentEvent[];
+  /** Their lines as written, parallel to `events`. */
+  lines: string[];
+  /** Byte offset just past each line's newline, parallel to `events`. */
+  ends: number[];
+  /** Byte offset just past the last complete line: follow from here. 0 when the file is missing. */
+  offset: number;
+  /** File size when read. */
+  size: number;
+  /** Bytes actually read (for callers and tests that check only the end was read). */
+  bytesRead: number;
+  /** The file does not exist (yet). */
+  missing: boolean;
+}
+
+export interface TailOptions {
+  /** Read size per step backwards (default 64 KiB). */
+  chunkSize?: number;
+}
+
+/**
+ * The last `n` events of a log, reading backwards from the end in chunks: the cost is the size of
+ * those lines (plus one chunk), not the size of the file. A torn last line is left out (its start
+ * is the returned `offset`). A missing file is an empty result.
+ */
+export async function readTail(file: string, n: number, opts: TailOptions = {}): Promise<TailResult> {
+  const chunkSize = Math.max(1024, opts.chunkSize ?? 64 * 1024);
+  let fh;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { events: [], lines: [], ends: [], offset: 0, size: 0, bytesRead: 0, missing: true };
+    }
+    throw e;
+  }
+  try {
+    const { size } = await fh.stat();
+    const found: { line: string; event: AgentEvent; end: number }[] = []; // newest first
+    let pos = size;
+    let bytesRead = 0;
+    let end = -1; // just past the last newline in the file, once found
+    let rest: Buffer = Buffer.alloc(0); // bytes from `pos` up to the earliest line start processed
+    const want = Math.max(0, Math.floor(n));
+    while (pos > 0 && (found.length < want || end < 0)) {
+      const len = Math.min(chunkSize, pos);
+      pos -= len;
+      const buf = Buffer.allocUnsafe(len);
+      let got = 0;
+      while (got < len) {
+        const r = await fh.read(buf, got, len - got, pos + got);
+        if (r.bytesRead === 0) break;
+        got += r.bytesRead;
+      }
+      bytesRead += got;
+      let data = rest.length ? Buffer.concat([buf.subarray(0, got), rest]) : buf.subarray(0, got);
+      if (end < 0) {
+        const last = data.lastIndexOf(NL);
+        if (last === -1) {
+          rest = Buffer.from(data);
+          continue;
+        }
+        end = pos + last + 1;
+        data = data.subarray(0, last + 1);
+      }
+      // `data` covers [pos, pos + data.length) and ends with a newline (or is empty).
+      let stop = data.length - 1; // index of the newline ending the current line
+      while (stop >= 0 && found.length < want) {
+        const prev = stop === 0 ? -1 : data.lastIndexOf(NL, stop - 1);
+        if (prev === -1 && pos > 0) break; // line starts before this chunk
+        const line = data.subarray(prev + 1, stop).toString('utf8').replace(/\r$/, '');
+        const event = parseEventLine(line);
+        if (event) found.push({ line, event, end: pos + stop + 1 });
+        stop = prev;
+      }
+      rest = stop >= 0 ? Buffer.from(data.subarray(0, stop + 1)) : Buffer.alloc(0);
+      if (found.length >= want) break;
+    }
+    found.reverse();
+    return {
+      events: found.map((f) => f.event),
+      lines: found.map((f) => f.line),
+      ends: found.map((f) => f.end),
+      offset: Math.max(0, end),
+      size,
+      bytesRead,
+      missing: false,
+    };
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface ReadAllOptions {
+  /** Byte offset to start at (default 0). It should be a line start, e.g. a previous `end`. */
+  start?: number;
+}
+
+/**
+ * Every complete event line of a log, streamed (constant memory), oldest first. A missing file
+ * yields nothing. The `end` of the last line yielded is where a follower should resume.
+ */
+export async function* readAll(file: string, opts: ReadAllOptions = {}): AsyncGenerator<LogLine> {
+  const start = opts.start ?? 0;
+  const decoder = new NdjsonDecoder(start);
+  const stream = createReadStream(file, { start, highWaterMark: 256 * 1024 });
+  try {
+    for await (const chunk of stream) {
+      for (const l of decoder.push(chunk as Buffer)) yield l;
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** All events of a log in memory (small logs, summaries). */
+export async function readAllEvents(file: string): Promise<AgentEvent[]> {
+  const out: AgentEvent[] = [];
+  for await (const l of readAll(file)) out.push(l.event);
+  return out;
+}

@@ -1,0 +1,171 @@
+/**
+ * Completion info: what an agent's log says about how it ended, and the short plain block shown
+ * at the end of an attached `klaude start` and by `klaude logs -s` (Claude reads it).
+ */
+import type { AgentEvent, EventOf } from '../core/events.js';
+import type { SessionStatus } from '../core/status.js';
+import { formatCost, formatDuration } from './format.js';
+
+export interface CompletionInfo {
+  /** From the last `done` event; else the last `status` event; else 'running' when the log has events, 'pending' when empty. */
+  status: SessionStatus;
+  /** Files changed by successful Edit/MultiEdit/NotebookEdit calls (and Write over a file already touched), in first-touch order. */
+  filesEdited: string[];
+  /** Files written by successful Write calls that were not edited before. */
+  filesCreated: string[];
+  /** The last `done` event's final text, else the last assistant text; null when none. */
+  finalText: string | null;
+  /** The last `done` event's error, else the last `error` event after the last `done`. */
+  error: string | null;
+  /** Of the last `done` (its run), else the sum of `usage` costs; null when unknown. */
+  costUsd: number | null;
+  durationMs: number | null;
+  numTurns: number | null;
+  /** `[UPDATE]` texts reported, oldest first. */
+  updates: string[];
+  /** Whether the log has a `done` event at all. */
+  ended: boolean;
+}
+
+const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'NotebookEdit', 'edit', 'multi_edit', 'replace', 'apply_patch']);
+const WRITE_TOOLS = new Set(['Write', 'write', 'write_file', 'create_file']);
+
+/** The file a tool call touched: input.file_path / notebook_path / path, else the summary. */
+function toolPath(e: EventOf<'tool_call'>): string | null {
+  const input = e.input;
+  if (input && typeof input === 'object') {
+    const i = input as Record<string, unknown>;
+    for (const k of ['file_path', 'notebook_path', 'path', 'filePath', 'absolute_path']) {
+      if (typeof i[k] === 'string' && i[k] !== '') return i[k] as string;
+    }
+  }
+  const s = (e.summary ?? '').trim();
+  return s && !s.includes('\n') ? s : null;
+}
+
+export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionInfo {
+  const calls = new Map<string, { kind: 'edit' | 'write'; path: string }>();
+  const failed = new Set<string>();
+  const order: { id: string; kind: 'edit' | 'write'; path: string }[] = [];
+  let lastDone: EventOf<'done'> | undefined;
+  let lastStatus: SessionStatus | undefined;
+  let lastText: string | null = null;
+  let lastError: string | null = null;
+  let usageCost: number | null = null;
+  let any = false;
+  const updates: string[] = [];
+
+  for (const e of events) {
+    any = true;
+    switch (e.type) {
+      case 'tool_call': {
+        const kind = EDIT_TOOLS.has(e.name) ? 'edit' : WRITE_TOOLS.has(e.name) ? 'write' : null;
+        const p = kind ? toolPath(e) : null;
+        if (kind && p) {
+          calls.set(e.id, { kind, path: p });
+          order.push({ id: e.id, kind, path: p });
+        }
+        break;
+      }
+      case 'tool_result':
+        if (e.isError) failed.add(e.id);
+        break;
+      case 'text':
+        if (e.text?.trim()) lastText = e.text.trim();
+        break;
+      case 'update':
+        updates.push(e.text);
+        break;
+      case 'usage':
+        if (typeof e.costUsd === 'number') usageCost = (usageCost ?? 0) + e.costUsd;
+        break;
+      case 'status':
+        lastStatus = e.status;
+        break;
+      case 'error':
+        lastError = e.message;
+        break;
+      case 'done':
+        lastDone = e;
+        lastStatus = e.status;
+        lastError = null;
+        break;
+      case 'user':
+        // A new turn: the previous turn's ending no longer describes the agent.
+        if (lastDone) lastStatus = 'running';
+        break;
+    }
+  }
+
+  const edited: string[] = [];
+  const created: string[] = [];
+  const touched = new Set<string>();
+  for (const c of order) {
+    if (failed.has(c.id)) continue;
+    const wasTouched = touched.has(c.path);
+    touched.add(c.path);
+    if (c.kind === 'write' && !wasTouched) {
+      created.push(c.path);
+    } else if (!created.includes(c.path) && !edited.includes(c.path)) {
+      edited.push(c.path);
+    }
+  }
+  // The runtime may know better (e.g. from the CLI's own file tracking): merge its lists in.
+  for (const f of lastDone?.filesCreated ?? []) if (!created.includes(f)) created.push(f);
+  for (const f of lastDone?.filesEdited ?? []) if (!edited.includes(f) && !created.includes(f)) edited.push(f);
+
+  return {
+    status: lastStatus ?? (any ? 'running' : 'pending'),
+    filesEdited: edited,
+    filesCreated: created,
+    finalText: lastDone?.finalText?.trim() || lastText,
+    error: lastDone?.error ?? lastError,
+    costUsd: lastDone?.costUsd ?? usageCost,
+    durationMs: lastDone?.durationMs ?? null,
+    numTurns: lastDone?.numTurns ?? null,
+    updates,
+    ended: lastDone !== undefined,
+  };
+}
+
+export interface SummaryOptions {
+  /** Shown in the heading (`── agent 8HJ2KD0P: done · … ──`). */
+  label?: string;
+  /** Include the final text (default true). An attached start that already streamed it may skip it. */
+  finalText?: boolean;
+  /** Cut the final text after this many characters (default 6000), with a hint to read the log. */
+  maxFinalChars?: number;
+  /** Shown after a cut final text, e.g. `klaude logs 8HJ2KD0P`. */
+  moreHint?: string;
+  /** Files listed per line before "and N more" (default 20). */
+  maxFiles?: number;
+}
+
+function fileList(files: string[], max: number): string {
+  const shown = files.slice(0, max).join(', ');
+  return files.length > max ? `${shown}, and ${files.length - max} more` : shown;
+}
+
+/** A short plain block (no colour), ending with a newline. */
+export function formatSummary(info: CompletionInfo, opts: SummaryOptions = {}): string {
+  const maxFiles = opts.maxFiles ?? 20;
+  const head: string[] = [info.status];
+  if (info.durationMs !== null) head.push(formatDuration(info.durationMs));
+  if (info.numTurns !== null) head.push(`${info.numTurns} turn${info.numTurns === 1 ? '' : 's'}`);
+  if (info.costUsd !== null) head.push(formatCost(info.costUsd));
+  const lines = [`── ${opts.label ? `${opts.label}: ` : ''}${head.join(' · ')} ──`];
+  if (info.error) lines.push(`error: ${info.error.trim().split('\n')[0]}`);
+  lines.push(`files edited: ${info.filesEdited.length ? fileList(info.filesEdited, maxFiles) : 'none'}`);
+  lines.push(`files created: ${info.filesCreated.length ? fileList(info.filesCreated, maxFiles) : 'none'}`);
+  if (opts.finalText !== false) {
+    const max = opts.maxFinalChars ?? 6000;
+    if (info.finalText) {
+      let text = info.finalText;
+      if (text.length > max) text = `${text.slice(0, max).trimEnd()}\n… (cut${opts.moreHint ? `; full text: ${opts.moreHint}` : ''})`;
+      lines.push('final text:', text);
+    } else {
+      lines.push('final text: none');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,76 @@
+/**
+ * The `[UPDATE]` channel from sub-agents to their parent (design note 004): agents write
+ * `[UPDATE] <text>` lines, the runtime stores them in `agent_updates`, and the parent gets them
+ * once — injected by the PostToolUse hook (`updatesForHook`) or printed by `klaude watch`.
+ * Acknowledging is what "delivered" means: whoever acknowledges an update shows it; nobody else does.
+ *
+ * Raw SQL through repos/updates.ts (HasSqlite), so the hook can use the drizzle-free FastDb.
+ */
+import { shortId } from '../core/ids.js';
+import type { HasSqlite } from '../db/connection.js';
+import { sessionTypes } from '../db/repos/listing.js';
+import { ackUpdates, pendingUpdates, takePendingUpdates, type UpdateRow } from '../db/repos/updates.js';
+
+export interface UpdateView {
+  id: number;
+  /** The child that reported it. */
+  sessionId: string;
+  shortId: string;
+  /** The child's agent type, when the session still exists. */
+  agentType: string | null;
+  /** The session it is for. */
+  parentSessionId: string;
+  text: string;
+  createdAt: number;
+}
+
+/** Attach the reporting sessions' types (one query). */
+export function describeUpdates(db: HasSqlite, rows: readonly UpdateRow[]): UpdateView[] {
+  const types = sessionTypes(db, rows.map((r) => r.sessionId));
+  return rows.map((r) => ({
+    id: r.id,
+    sessionId: r.sessionId,
+    shortId: shortId(r.sessionId),
+    agentType: types.get(r.sessionId) ?? null,
+    parentSessionId: r.parentSessionId,
+    text: r.text,
+    createdAt: r.createdAt,
+  }));
+}
+
+/** `[UPDATE] 8HJ2KD0P (reviewer): tests pass` */
+export function formatUpdateLine(u: UpdateView): string {
+  const who = u.agentType ? `${u.shortId} (${u.agentType})` : u.shortId;
+  return `[UPDATE] ${who}: ${u.text.replace(/\s*\n\s*/g, ' ').trim()}`;
+}
+
+/**
+ * Pending updates for these parents, oldest first, not acknowledged. `filter` keeps only updates
+ * whose text matches (the others stay pending for someone else).
+ */
+export function pendingUpdatesFor(db: HasSqlite, parentIds: readonly string[], filter?: RegExp): UpdateView[] {
+  const rows = parentIds.flatMap((p) => pendingUpdates(db, p)).sort((a, b) => a.id - b.id);
+  const kept = filter ? rows.filter((r) => filter.test(r.text)) : rows;
+  return describeUpdates(db, kept);
+}
+
+/**
+ * Acknowledge each update; returns only those this call acknowledged (an update claimed meanwhile
+ * by a hook or another watcher is dropped, so every update is shown exactly once).
+ */
+export function claimUpdates(db: HasSqlite, views: readonly UpdateView[]): UpdateView[] {
+  return views.filter((v) => ackUpdates(db, [v.id]) === 1);
+}
+
+/**
+ * For the PostToolUse hook: the parent's pending child updates as text for `additionalContext`,
+ * acknowledged atomically (two concurrent hooks never inject the same update); null when there
+ * are none. Cost when there are none: one indexed UPDATE that matches nothing.
+ */
+export function updatesForHook(db: HasSqlite, klaudeSessionId: string): string | null {
+  const rows = takePendingUpdates(db, klaudeSessionId);
+  if (rows.length === 0) return null;
+  const lines = describeUpdates(db, rows).map(formatUpdateLine);
+  const head = rows.length === 1 ? 'klaude: an update from a sub-agent' : `klaude: ${rows.length} updates from sub-agents`;
+  return `${head} (\`klaude logs <id>\` shows its log):\n${lines.join('\n')}`;
+}
