@@ -7,6 +7,7 @@ import { KlaudeError, isKlaudeError } from './lib/errors.js';
 import { VERSION } from './lib/version.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { checkUnknownFlags, closestCommand } from './commands/argv.js';
+import { parseFlags } from './commands/parse-flags.js';
 import { commandHelp, overviewHelp } from './commands/help.js';
 import type { CommandContext, CommandSpec } from './commands/types.js';
 
@@ -19,33 +20,13 @@ async function parseAndRun(spec: CommandSpec, args: string[]): Promise<number> {
     return 0;
   }
   checkUnknownFlags(spec, own);
-  const { default: meow } = await import('meow');
-  const cli = meow({
-    importMeta: import.meta,
-    argv: own,
-    pkg: { name: 'klaude', version: VERSION },
-    autoHelp: false,
-    autoVersion: false,
-    allowUnknownFlags: true,
-    booleanDefault: undefined,
-    flags: Object.fromEntries(
-      Object.entries(spec.flags).map(([name, f]) => [
-        name,
-        Object.fromEntries(
-          Object.entries({ type: f.type, shortFlag: f.shortFlag, default: f.default, isMultiple: f.isMultiple }).filter(
-            ([, v]) => v !== undefined,
-          ),
-        ),
-      ]),
-    ) as never,
-  });
+  const { flags, input } = parseFlags(spec, own);
   for (const [name, f] of Object.entries(spec.flags)) {
-    const v = (cli.flags as Record<string, unknown>)[name];
+    const v = flags[name];
     if (f.type === 'number' && typeof v === 'number' && Number.isNaN(v)) {
       throw new KlaudeError('E_USAGE', `--${kebab(name)} needs a number`, { hint: `see \`${spec.usage}\`` });
     }
   }
-  const input = cli.input.map(String);
   if (spec.minArgs !== undefined && input.length < spec.minArgs) {
     throw new KlaudeError('E_USAGE', `missing argument for '${spec.name}'`, { hint: `usage: ${spec.usage}` });
   }
@@ -57,7 +38,7 @@ async function parseAndRun(spec: CommandSpec, args: string[]): Promise<number> {
   const ctx: CommandContext = {
     input,
     passthrough,
-    flags: cli.flags as CommandContext['flags'],
+    flags,
     env: process.env,
     cwd: process.cwd(),
     stdout: process.stdout,
@@ -89,6 +70,11 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'hook' && !rest.includes('--help') && !rest.includes('-h')) {
     const { runHook } = await import('./hooks/run.js');
     return runHook(rest);
+  }
+  // Hidden: the detached agent runtime (src/runtimes/launch.ts starts `klaude __runtime <id>`).
+  if (first === '__runtime') {
+    const { runtimeMain } = await import('./runtimes/runtime-main.js');
+    return runtimeMain(rest);
   }
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {

@@ -69,9 +69,13 @@ export interface StartPayload {
   model?: string;
   share?: boolean;
   checkout?: boolean;
+  /** Directory the agent works in (the caller's cwd); default: the supervisor's. */
+  cwd?: string;
 }
 export interface StartResult {
   sessionIds: string[];
+  /** Things to tell the person (e.g. --share found nothing to share). */
+  notes?: string[];
 }
 
 export interface MessagePayload {
@@ -79,7 +83,11 @@ export interface MessagePayload {
   prompt: string;
 }
 export interface MessageResult {
-  delivered: 'stdin' | 'resumed';
+  /**
+   * stdin: the running CLI gets it after its turn; queued: the runtime resumes the session in a new
+   * process after the turn (CLIs without streaming input); resumed: a new runtime resumed it now.
+   */
+  delivered: 'stdin' | 'queued' | 'resumed';
   pid?: number;
 }
 
@@ -299,6 +307,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       optStr(p, 'model'),
       optBool(p, 'share'),
       optBool(p, 'checkout'),
+      optStr(p, 'cwd'),
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),
   interrupt: (p) =>

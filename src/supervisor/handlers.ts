@@ -1,6 +1,7 @@
 import { PROTOCOL_VERSION, type ControlEvent } from '../control/protocol.js';
 import type { ControlHandlers } from '../control/server.js';
 import { VERSION } from '../lib/version.js';
+import { agentHandlers } from './agent-handlers.js';
 import type { SupervisorContext } from './context.js';
 import type { Switcher } from './switcher.js';
 
@@ -16,6 +17,7 @@ export interface HandlerDeps {
 export function supervisorHandlers(d: HandlerDeps): ControlHandlers {
   const { ctx, switcher } = d;
   return {
+    ...agentHandlers(d),
     ping: () => ({ pong: true, instanceId: ctx.instanceId, pid: process.pid, version: VERSION, protocol: PROTOCOL_VERSION }),
     status: () => {
       const fg = switcher.foreground;

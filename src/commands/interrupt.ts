@@ -1,0 +1,56 @@
+/**
+ * `klaude interrupt <id…>`: stop the current turn of each agent, then report how each ended
+ * (waiting a few seconds for the turn to close).
+ */
+import { shortId } from '../core/ids.js';
+import type { SessionRow } from '../db/repos/sessions.js';
+import { isKlaudeError, KlaudeError } from '../lib/errors.js';
+import { openAgentServices } from '../runtimes/context.js';
+import { findAgent, waitForAgents } from '../runtimes/follow-agents.js';
+import { interruptAgent } from '../runtimes/talk.js';
+import type { CommandContext } from './types.js';
+
+/** How long to wait for interrupted turns to end before reporting. */
+const SETTLE_MS = 10_000;
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+  try {
+    const sent: SessionRow[] = [];
+    const failed: { input: string; error: KlaudeError }[] = [];
+    for (const input of [...new Set(ctx.input)]) {
+      try {
+        const s = findAgent(svc, input);
+        await interruptAgent(svc, s.id);
+        sent.push(s);
+      } catch (e) {
+        if (!isKlaudeError(e)) throw e;
+        failed.push({ input, error: e });
+      }
+    }
+    if (failed.length > 0 && sent.length === 0 && failed.length === 1) throw failed[0]!.error;
+    const settled = sent.length ? await waitForAgents(svc, sent, { timeoutMs: SETTLE_MS }) : { finished: [], running: [], timedOut: false };
+    if (ctx.flags.json === true) {
+      ctx.stdout.write(
+        `${JSON.stringify({
+          results: [
+            ...settled.finished.map((s) => ({ sessionId: s.id, ok: true, status: s.status })),
+            ...settled.running.map((s) => ({ sessionId: s.id, ok: true, status: s.status })),
+            ...failed.map((f) => ({ input: f.input, ok: false, code: f.error.code, message: f.error.message })),
+          ],
+        })}\n`,
+      );
+    } else {
+      for (const s of settled.finished) ctx.stdout.write(`${shortId(s.id)} ${s.status}\n`);
+      for (const s of settled.running) {
+        ctx.stdout.write(`${shortId(s.id)} interrupt sent; still ${s.status} (it goes on with queued messages, or is slow to stop)\n`);
+      }
+      for (const f of failed) {
+        ctx.stderr.write(`klaude: ${f.error.message} [${f.error.code}]${f.error.hint ? ` — hint: ${f.error.hint}` : ''}\n`);
+      }
+    }
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    svc.db.close();
+  }
+}

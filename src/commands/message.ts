@@ -1,0 +1,77 @@
+/**
+ * `klaude message <id> "<prompt>" [-w]`: give a running agent its next message, or resume a
+ * stopped one with it; -w follows the reply like an attached start.
+ */
+import { statSync } from 'node:fs';
+import { shortId } from '../core/ids.js';
+import { getSession } from '../db/repos/sessions.js';
+import { KlaudeError, usageError } from '../lib/errors.js';
+import { getAdapter } from '../runtimes/adapter.js';
+import { openAgentServices } from '../runtimes/context.js';
+import { detachOnSignals, detachedHint } from '../runtimes/detach.js';
+import { findAgent, followAgents, logPathOf } from '../runtimes/follow-agents.js';
+import { deliverMessage } from '../runtimes/talk.js';
+import type { CommandContext } from './types.js';
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const [id, prompt] = ctx.input as [string, string];
+  const timeout = ctx.flags.timeout as number | undefined;
+  if (timeout !== undefined && !(timeout > 0)) throw usageError('--timeout needs a positive number of seconds');
+  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+  try {
+    const s = findAgent(svc, id);
+    const before = getSession(svc.db, s.id)!;
+    const file = logPathOf(svc, s);
+    const offset = sizeOf(file);
+    const d = await deliverMessage(svc, s.id, prompt);
+    const short = shortId(s.id);
+    if (ctx.flags.json === true) {
+      ctx.stdout.write(`${JSON.stringify({ sessionId: s.id, shortId: short, delivered: d.delivered, pid: d.pid, nativeSessionId: d.nativeSessionId })}\n`);
+    } else if (d.delivered === 'stdin') {
+      ctx.stdout.write(`sent to ${short} (running): it gets the message when its current turn ends\n`);
+    } else if (d.delivered === 'queued') {
+      const conv = d.nativeSessionId ? `its ${s.runtime} session ${d.nativeSessionId}` : `its ${s.runtime} session`;
+      ctx.stdout.write(
+        `queued for ${short} (running): ${s.runtime} takes no input while it runs, so when the current turn ends klaude resumes ${conv} in a new process with your message\n`,
+      );
+    } else {
+      const conv = d.nativeSessionId ? `its ${s.runtime} session ${d.nativeSessionId}` : 'it';
+      // CLIs without streaming input get every message this way: say so.
+      const streaming = (await getAdapter(s.runtime)).supportsStreamingInput;
+      const how = streaming ? '' : ` in a new ${s.runtime} process (it takes no input while it runs)`;
+      ctx.stdout.write(`${short} had stopped (${before.status}): resumed ${conv}${how} with your message\n`);
+    }
+    if (ctx.flags.wait !== true) {
+      if (ctx.flags.json !== true) ctx.stdout.write(`${detachedHint([s])}\n`);
+      return 0;
+    }
+    const detacher = detachOnSignals();
+    const seconds = timeout ?? svc.config['wait.timeoutSeconds'];
+    const timer = setTimeout(() => detacher.detach('timeout'), seconds * 1000);
+    try {
+      const [r] = await followAgents(svc, [{ session: s, offset }], ctx.stdout, { signal: detacher.signal });
+      if (r && r.info) return r.info.status === 'done' ? 0 : 1;
+      if (detacher.reason === 'timeout') {
+        throw new KlaudeError('E_TIMEOUT', `no reply from ${short} within ${seconds}s (it is still working)`, {
+          hint: `klaude wait ${short}`,
+        });
+      }
+      ctx.stdout.write(`\ndetached (${detacher.reason}); ${short} keeps running.\n${detachedHint([s])}\n`);
+      return 0;
+    } finally {
+      clearTimeout(timer);
+      detacher.dispose();
+    }
+  } finally {
+    svc.db.close();
+  }
+}
+

@@ -1,0 +1,133 @@
+/**
+ * `klaude start <type> "<prompt>" [count]`: start agents (through the running supervisor when
+ * there is one, else directly), then either print their ids (-d) or follow them to the end.
+ */
+import { existsSync } from 'node:fs';
+import { shortId } from '../core/ids.js';
+import { controlRequest } from '../control/client.js';
+import { findLiveSupervisors } from '../control/discovery.js';
+import { locateSupervisor } from '../control/locate.js';
+import { getSession, type SessionRow } from '../db/repos/sessions.js';
+import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
+import { openAgentServices, type AgentServices } from '../runtimes/context.js';
+import { detachOnSignals, detachedHint } from '../runtimes/detach.js';
+import { followAgents, logPathOf } from '../runtimes/follow-agents.js';
+import { MAX_COUNT, startAgents, type StartRequest } from '../runtimes/start.js';
+import type { CommandContext } from './types.js';
+
+/** The supervisor to go through: ours (KLAUDE_SOCKET), a named one, or the only live one; null = none. */
+async function supervisorFor(svc: AgentServices, ctx: CommandContext, required: boolean): Promise<string | null> {
+  const instance = ctx.flags.instance as string | undefined;
+  if (required || instance) return locateSupervisor({ home: svc.home, cwd: ctx.cwd, env: ctx.env, instance });
+  if (ctx.env.KLAUDE_SOCKET && existsSync(ctx.env.KLAUDE_SOCKET)) return ctx.env.KLAUDE_SOCKET;
+  const live = await findLiveSupervisors(svc.home, svc.projectHash, { env: ctx.env });
+  return live.length === 1 ? live[0]!.socketPath : null;
+}
+
+/** An older supervisor without the `start` action. */
+const isUnsupported = (e: KlaudeError): boolean => e.code === 'E_BAD_REQUEST' && /not supported/i.test(e.message);
+
+function parseCount(arg: string | undefined): number {
+  if (arg === undefined) return 1;
+  const n = Number(arg);
+  if (!/^\d+$/.test(arg) || n < 1 || n > MAX_COUNT) throw usageError(`count must be a whole number from 1 to ${MAX_COUNT} (got '${arg}')`);
+  return n;
+}
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const [type, prompt, countArg] = ctx.input as [string, string, string | undefined];
+  if (!/^[\w.-]+$/.test(type)) throw usageError(`'${type}' is not an agent type name`, 'klaude start <type> "<prompt>" — `klaude agents` lists types');
+  const count = parseCount(countArg);
+  const checkout = ctx.flags.checkout === true;
+  const json = ctx.flags.json === true;
+  const detach = ctx.flags.detach === true || checkout || json;
+  if (checkout && count > 1) throw usageError('--checkout starts one agent (count must be 1)');
+
+  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+  try {
+    const req: StartRequest = {
+      type,
+      prompt,
+      count,
+      runtime: ctx.flags.runtime as string | undefined,
+      model: ctx.flags.model as string | undefined,
+      share: ctx.flags.share === true,
+      parentId: ctx.env.KLAUDE_SESSION_ID || null,
+      cwd: ctx.cwd,
+    };
+    let ids: string[];
+    let notes: string[] = [];
+    let via = 'directly';
+    const socket = await supervisorFor(svc, ctx, checkout);
+    try {
+      if (!socket) throw new KlaudeError('E_NO_SUPERVISOR', 'no supervisor');
+      const res = await controlRequest(
+        socket,
+        'start',
+        {
+          type,
+          prompt,
+          count,
+          ...(req.runtime ? { runtime: req.runtime } : {}),
+          ...(req.model ? { model: req.model } : {}),
+          ...(req.share ? { share: true } : {}),
+          ...(checkout ? { checkout: true } : {}),
+          ...(req.parentId ? { parentId: req.parentId } : {}),
+          cwd: ctx.cwd,
+        },
+        { timeoutMs: 30_000 },
+      );
+      ids = res.sessionIds;
+      notes = res.notes ?? [];
+      via = 'supervisor';
+    } catch (e) {
+      // No supervisor (or it went away): start the runtimes from here, the same way.
+      if (checkout || !isKlaudeError(e) || !(e.code === 'E_NO_SUPERVISOR' || isUnsupported(e))) throw e;
+      const out = await startAgents(svc, req);
+      ids = out.sessions.map((s) => s.id);
+      notes = out.notes;
+    }
+    const sessions = ids.map((id) => getSession(svc.db, id)).filter((s): s is SessionRow => s !== undefined);
+    for (const n of notes) ctx.stderr.write(`klaude: note: ${n}\n`);
+
+    if (json) {
+      const rows = sessions.map((s) => ({
+        id: s.id,
+        shortId: shortId(s.id),
+        type: s.type,
+        runtime: s.runtime,
+        parentId: s.parentId,
+        nativeSessionId: s.nativeSessionId,
+        logPath: logPathOf(svc, s),
+        via,
+      }));
+      ctx.stdout.write(`${JSON.stringify({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
+      return 0;
+    }
+    for (const s of sessions) ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})\n`);
+    const shorts = sessions.map((s) => shortId(s.id)).join(' ');
+    if (checkout) {
+      ctx.stdout.write(`checking out ${shorts}: the foreground Claude switches to its conversation once it has begun\n`);
+      return 0;
+    }
+    if (detach) {
+      ctx.stdout.write(`${detachedHint(sessions)}\n`);
+      return 0;
+    }
+    ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
+    const detacher = detachOnSignals();
+    try {
+      const results = await followAgents(svc, sessions.map((s) => ({ session: s })), ctx.stdout, { signal: detacher.signal });
+      if (detacher.signal.aborted) {
+        const running = results.filter((r) => r.info === null).map((r) => r.session);
+        ctx.stdout.write(`\ndetached (${detacher.reason}); ${running.map((s) => shortId(s.id)).join(' ') || shorts} keep${running.length === 1 ? 's' : ''} running.\n${detachedHint(running.length ? running : sessions)}\n`);
+        return 0;
+      }
+      return results.every((r) => r.info?.status === 'done') ? 0 : 1;
+    } finally {
+      detacher.dispose();
+    }
+  } finally {
+    svc.db.close();
+  }
+}

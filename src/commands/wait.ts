@@ -1,0 +1,64 @@
+/**
+ * `klaude wait <id…> [--any] [--timeout s]`: block until the agents are done, print each finished
+ * one's summary. Exit 0 all done, 1 one failed/interrupted, 124 timeout (they keep running).
+ */
+import { shortId } from '../core/ids.js';
+import type { SessionRow } from '../db/repos/sessions.js';
+import { KlaudeError, usageError } from '../lib/errors.js';
+import { formatSummary } from '../logs/summary.js';
+import { openAgentServices } from '../runtimes/context.js';
+import { detachOnSignals } from '../runtimes/detach.js';
+import { agentLabel, completionOf, findAgent, logPathOf, waitForAgents } from '../runtimes/follow-agents.js';
+import type { CommandContext } from './types.js';
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const timeout = ctx.flags.timeout as number | undefined;
+  if (timeout !== undefined && !(timeout > 0)) throw usageError('--timeout needs a positive number of seconds');
+  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+  try {
+    const seen = new Set<string>();
+    const sessions: SessionRow[] = [];
+    for (const input of ctx.input) {
+      const s = findAgent(svc, input);
+      if (!seen.has(s.id)) sessions.push(s);
+      seen.add(s.id);
+    }
+    const seconds = timeout ?? svc.config['wait.timeoutSeconds'];
+    const detacher = detachOnSignals();
+    let r;
+    try {
+      r = await waitForAgents(svc, sessions, { any: ctx.flags.any === true, timeoutMs: seconds * 1000, signal: detacher.signal });
+    } finally {
+      detacher.dispose();
+    }
+    const infos = await Promise.all(r.finished.map(async (s) => ({ s, info: await completionOf(logPathOf(svc, s)) })));
+    for (const x of infos) if (!x.info.ended || x.info.status !== x.s.status) x.info.status = x.s.status;
+    if (ctx.flags.json === true) {
+      ctx.stdout.write(
+        `${JSON.stringify({
+          finished: infos.map(({ s, info }) => ({ id: s.id, shortId: shortId(s.id), type: s.type, ...info })),
+          running: r.running.map((s) => ({ id: s.id, shortId: shortId(s.id), type: s.type, status: s.status })),
+          timedOut: r.timedOut,
+        })}\n`,
+      );
+    } else {
+      for (const { s, info } of infos) ctx.stdout.write(formatSummary(info, { label: agentLabel(s), moreHint: `klaude logs ${shortId(s.id)}` }));
+      if (r.running.length > 0 && (r.timedOut || detacher.reason || ctx.flags.any === true)) {
+        ctx.stdout.write(`still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status})`).join(', ')}\n`);
+      }
+    }
+    const again = `klaude wait ${r.running.map((s) => shortId(s.id)).join(' ')}`;
+    if (r.timedOut) {
+      throw new KlaudeError('E_TIMEOUT', `timed out after ${seconds}s; ${r.running.length} agent(s) still running`, {
+        hint: `they keep working: run \`${again}\` again`,
+      });
+    }
+    if (detacher.reason) {
+      ctx.stdout.write(`stopped waiting (${detacher.reason}); to wait again: ${again}\n`);
+      return 130;
+    }
+    return infos.every((x) => x.info.status === 'done') ? 0 : 1;
+  } finally {
+    svc.db.close();
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * Claude Code `-p --output-format stream-json --verbose` lines → AgentEvents (docs/cli-facts.md §2.2).
+ *
+ *   system/init              → init (once per native session id; claude repeats it every turn)
+ *   assistant text block     → text, plus one `update` per `[UPDATE] …` line
+ *   assistant tool_use       → tool_call with the key argument as summary
+ *   user tool_result         → tool_result (output clipped); Write/Edit/MultiEdit successes feed the
+ *                              files edited/created lists
+ *   user "[Request interrupted by user]" → the current turn ends interrupted
+ *   result                   → usage (this turn's tokens and cost) + done (status, final text,
+ *                              the process's cumulative cost, files)
+ *   control_response         → hooks.onControlResponse (interrupt acknowledgement)
+ * Lines of sub-agents (parent_tool_use_id set), stream_event, hook and status lines, and anything
+ * unknown or malformed give nothing.
+ */
+import { extractUpdates, type AgentEventInput, type TerminalStatus } from '../core/events.js';
+import type { Normaliser, NormaliserHooks } from './adapter.js';
+import { clip, fileChange, FileTracker, toolSummary } from './tool-summary.js';
+
+const INTERRUPTED_MARK = '[Request interrupted by user';
+
+type Json = Record<string, unknown>;
+const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
+const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+
+/** Flatten tool_result / message content (string or blocks) to text. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : isObj(b) && b.type === 'image' ? '[image]' : ''))
+    .filter((s) => s !== '')
+    .join('\n');
+}
+
+export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser {
+  let nativeId: string | null = null;
+  const toolNames = new Map<string, string>();
+  const pendingFiles = new Map<string, { path: string; kind: 'write' | 'edit' }>();
+  const files = new FileTracker();
+  let lastText: string | undefined;
+  let interrupted = false;
+  let lastWasResult = false;
+  let lastTotalCost = 0;
+
+  const onSystem = (o: Json): AgentEventInput[] => {
+    if (o.subtype !== 'init') return [];
+    const id = str(o.session_id);
+    if (!id || id === nativeId) return [];
+    nativeId = id;
+    const model = str(o.model);
+    const cwd = str(o.cwd);
+    return [{ type: 'init', runtime: 'claude', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) }];
+  };
+
+  const onAssistant = (o: Json): AgentEventInput[] => {
+    const msg = o.message;
+    if (!isObj(msg) || !Array.isArray(msg.content)) return [];
+    const out: AgentEventInput[] = [];
+    for (const b of msg.content) {
+      if (!isObj(b)) continue;
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
+        lastText = b.text;
+        out.push({ type: 'text', text: b.text });
+        for (const u of extractUpdates(b.text)) out.push({ type: 'update', text: u });
+      } else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
+        toolNames.set(b.id, b.name);
+        const change = fileChange(b.name, b.input);
+        if (change) pendingFiles.set(b.id, change);
+        out.push({ type: 'tool_call', id: b.id, name: b.name, summary: toolSummary(b.name, b.input), input: b.input });
+      }
+    }
+    return out;
+  };
+
+  const onUser = (o: Json): AgentEventInput[] => {
+    const msg = o.message;
+    if (!isObj(msg)) return [];
+    const content = msg.content;
+    if (typeof content === 'string') {
+      if (content.startsWith(INTERRUPTED_MARK)) interrupted = true;
+      return [];
+    }
+    if (!Array.isArray(content)) return [];
+    const out: AgentEventInput[] = [];
+    const meta = isObj(o.tool_use_result) ? o.tool_use_result : undefined;
+    for (const b of content) {
+      if (!isObj(b)) continue;
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.startsWith(INTERRUPTED_MARK)) interrupted = true;
+      if (b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+      const id = b.tool_use_id;
+      const isError = b.is_error === true;
+      const name = toolNames.get(id);
+      const change = pendingFiles.get(id);
+      pendingFiles.delete(id);
+      if (change && !isError) {
+        const created = change.kind === 'write' && (meta?.type === 'create' || meta?.type === undefined);
+        files.record(change.path, created ? 'created' : 'edited');
+      }
+      out.push({ type: 'tool_result', id, ...(name ? { name } : {}), isError, output: clip(contentText(b.content)) });
+    }
+    return out;
+  };
+
+  const onResult = (o: Json): AgentEventInput[] => {
+    const usage = isObj(o.usage) ? o.usage : {};
+    const total = num(o.total_cost_usd);
+    const turnCost = total !== undefined ? Math.max(0, total - lastTotalCost) : undefined;
+    if (total !== undefined) lastTotalCost = total;
+    const input = (num(usage.input_tokens) ?? 0) + (num(usage.cache_creation_input_tokens) ?? 0);
+    const events: AgentEventInput[] = [
+      {
+        type: 'usage',
+        inputTokens: input,
+        outputTokens: num(usage.output_tokens) ?? 0,
+        cacheReadTokens: num(usage.cache_read_input_tokens) ?? 0,
+        ...(turnCost !== undefined ? { costUsd: turnCost } : {}),
+      },
+    ];
+    const subtype = str(o.subtype);
+    const isError = o.is_error === true || (subtype !== undefined && subtype !== 'success');
+    const aborted = /^aborted/.test(str(o.terminal_reason) ?? '');
+    const status: TerminalStatus = interrupted || (isError && aborted) ? 'interrupted' : isError ? 'failed' : 'done';
+    const resultText = str(o.result);
+    const errors = Array.isArray(o.errors) ? o.errors.filter((e): e is string => typeof e === 'string') : [];
+    const finalText = resultText && resultText !== '' ? resultText : lastText;
+    const error =
+      status === 'failed' ? (errors.length ? errors.join('; ') : resultText || subtype || 'the turn failed') : undefined;
+    events.push({
+      type: 'done',
+      status,
+      ...(finalText !== undefined && status !== 'failed' ? { finalText } : {}),
+      ...(total !== undefined ? { costUsd: total } : {}),
+      ...(num(o.duration_ms) !== undefined ? { durationMs: num(o.duration_ms) } : {}),
+      ...(num(o.num_turns) !== undefined ? { numTurns: num(o.num_turns) } : {}),
+      ...files.snapshot(),
+      ...(error ? { error } : {}),
+    });
+    interrupted = false;
+    lastText = undefined;
+    return events;
+  };
+
+  return {
+    line(raw) {
+      let o: unknown;
+      try {
+        o = JSON.parse(raw);
+      } catch {
+        return [];
+      }
+      if (!isObj(o) || typeof o.type !== 'string') return [];
+      try {
+        if (o.type === 'control_response' && isObj(o.response)) {
+          const id = str(o.response.request_id);
+          if (id) hooks.onControlResponse?.(id, o.response.subtype === 'success');
+          return [];
+        }
+        // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.
+        if ((o.type === 'assistant' || o.type === 'user') && o.parent_tool_use_id != null) return [];
+        let out: AgentEventInput[] = [];
+        if (o.type === 'system') out = onSystem(o);
+        else if (o.type === 'assistant') out = onAssistant(o);
+        else if (o.type === 'user') out = onUser(o);
+        else if (o.type === 'result') out = onResult(o);
+        else return [];
+        lastWasResult = o.type === 'result' ? true : o.type === 'system' ? lastWasResult : false;
+        return out;
+      } catch {
+        return [];
+      }
+    },
+    noteInterrupt() {
+      interrupted = true;
+    },
+    end(exit) {
+      if (lastWasResult) return [];
+      lastWasResult = true;
+      const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
+      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+      const status: TerminalStatus = interrupted ? 'interrupted' : 'failed';
+      return [
+        {
+          type: 'done',
+          status,
+          ...(lastText && status === 'interrupted' ? { finalText: lastText } : {}),
+          ...(lastTotalCost ? { costUsd: lastTotalCost } : {}),
+          ...files.snapshot(),
+          ...(status === 'failed' ? { error: `claude exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` } : {}),
+        },
+      ];
+    },
+  };
+}

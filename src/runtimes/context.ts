@@ -1,0 +1,43 @@
+/**
+ * What the agent services (start, message, interrupt, wait) need, built the same way in a
+ * short-lived command and in the supervisor: home, config, DB, project, environment, and the
+ * klaude invocation that runtimes are started with.
+ */
+import { realpathSync } from 'node:fs';
+import { loadConfig } from '../config/config.js';
+import { ensurePrivateDir, klaudeHome, projectHash, projectRoot } from '../config/paths.js';
+import type { Config } from '../config/schema.js';
+import { openDb, type Db } from '../db/client.js';
+import { ensureProject } from '../db/repos/projects.js';
+import type { KlaudeInvocation } from '../hooks/settings.js';
+import { currentInvocation } from '../supervisor/shim.js';
+
+export interface AgentServices {
+  home: string;
+  config: Config;
+  db: Db;
+  projectRoot: string;
+  projectHash: string;
+  /** The caller's environment: runtimes inherit it. */
+  env: NodeJS.ProcessEnv;
+  /** node + entry script used to start `klaude __runtime <id>`. */
+  inv: KlaudeInvocation;
+  /** The supervisor instance starting agents (recorded on sessions and processes), if any. */
+  instanceId: string | null;
+}
+
+/** Services for a command run in `cwd` (opens the DB; the caller closes `db`). */
+export function openAgentServices(o: { env: NodeJS.ProcessEnv; cwd: string; inv?: KlaudeInvocation }): AgentServices {
+  const home = ensurePrivateDir(klaudeHome(o.env));
+  const { config } = loadConfig(home);
+  const root = projectRoot(realpathSync(o.cwd));
+  const hash = projectHash(root);
+  const db = openDb(home);
+  try {
+    ensureProject(db, { hash, rootPath: root });
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return { home, config, db, projectRoot: root, projectHash: hash, env: o.env, inv: o.inv ?? currentInvocation(), instanceId: null };
+}

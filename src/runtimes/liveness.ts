@@ -1,0 +1,56 @@
+/**
+ * Is an agent's runtime alive, and what to do when it died without saying so (SIGKILL, OOM,
+ * power loss): mark the session failed and append a closing `done` to its log, so followers and
+ * `klaude wait` end instead of waiting forever. Only headless sessions are judged: a session with
+ * a foreground `claude` (TUI) process belongs to its supervisor.
+ */
+import { isTerminal } from '../core/status.js';
+import { tx, type Db } from '../db/client.js';
+import { currentProcesses, endProcess, type ProcessRow } from '../db/repos/processes.js';
+import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { appendSessionEvent } from '../logs/writer.js';
+import { isAlive } from '../lib/process.js';
+
+/** A session with no runtime process yet is given this long (since its last update) to get one. */
+export const START_GRACE_MS = 30_000;
+
+/** The session's current runtime process, if its pid is alive. */
+export function liveRuntime(db: Db, sessionId: string): ProcessRow | null {
+  return currentProcesses(db, sessionId, 'runtime').find((p) => isAlive(p.pid)) ?? null;
+}
+
+/** The session is open in a supervisor's foreground (a TUI claude runs it). */
+export function inForeground(db: Db, sessionId: string): ProcessRow | null {
+  return currentProcesses(db, sessionId, 'claude').find((p) => isAlive(p.pid)) ?? null;
+}
+
+/**
+ * If `session` claims to be live but no runtime runs it (dead pid, or none started within
+ * START_GRACE_MS), end it as failed. Returns the updated row when it did; undefined otherwise.
+ */
+export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()): SessionRow | undefined {
+  const s = getSession(db, sessionId);
+  if (!s || isTerminal(s.status) || inForeground(db, s.id)) return undefined;
+  const rows = currentProcesses(db, s.id, 'runtime');
+  if (rows.some((p) => isAlive(p.pid))) return undefined;
+  if (rows.length === 0 && now - s.updatedAt < START_GRACE_MS) return undefined;
+  if (rows.length === 0 && s.type === 'tui') return undefined;
+  const dead = rows[0];
+  const reason = dead
+    ? `the agent runtime (pid ${dead.pid}) ended without finishing`
+    : 'the agent runtime never started';
+  const updated = tx(db, () => {
+    const cur = getSession(db, s.id);
+    if (!cur || isTerminal(cur.status)) return undefined;
+    for (const p of rows) endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
+    return updateSession(db, s.id, { status: 'failed', endedAt: now });
+  });
+  if (updated?.logPath) {
+    try {
+      appendSessionEvent(updated.logPath, { type: 'done', status: 'failed', error: reason });
+    } catch {
+      /* the DB says failed; a missing log is not worse */
+    }
+  }
+  return updated;
+}

@@ -1,0 +1,557 @@
+/**
+ * The agent runtime: one detached process per running agent (`klaude __runtime <sessionId>`, its
+ * launch request as JSON on stdin; see launch.ts). It drives the agent's CLI through its adapter,
+ * appends the normalised events to the session log, keeps the DB current, and answers `message`,
+ * `interrupt`, `stop` and `ping` on its own control socket (`<runDir>/<hash>/a/<id>.sock`).
+ *
+ * Lifecycle — one runtime per burst of work, not per agent lifetime:
+ *
+ *   spawn ─▶ claim (runtime_process row; refuse if another live runtime has the session)
+ *        ─▶ listen on the socket ─▶ start the CLI (`--session-id <uuid>` the first time,
+ *           `--resume <uuid>` once a transcript exists) ─▶ status running ─▶ send the first message
+ *        ─▶ turns: messages that arrive during a turn are queued HERE and sent together when the
+ *           turn's `result` comes (claude would merge queued stdin messages into one turn anyway,
+ *           which makes "is the agent finished?" unknowable from outside; queuing here keeps it exact)
+ *        ─▶ last turn done with nothing queued: status + `done` written at once, socket closed,
+ *           CLI stdin closed, CLI exits, process row ended, runtime exits.
+ *
+ * Why exit when idle rather than linger: nothing to supervise between turns, no idle processes
+ * piling up, and a crash between turns cannot leave a "running" agent behind. A later
+ * `klaude message` finds no socket and starts a new runtime that resumes the same native session
+ * (claude `--resume` continues in place: same id, same transcript), so the conversation goes on.
+ *
+ * Interrupt: stream-json `control_request` {subtype: interrupt}; if the CLI has not acknowledged it
+ * within INTERRUPT_ACK_MS, SIGINT (claude then ends the turn with a result, exit 0). The turn ends
+ * `interrupted`. SIGTERM (checkout stopping a headless agent, `stop`) records `interrupted` at once,
+ * then stops the CLI (SIGTERM, SIGKILL after a grace).
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AgentEventInput, EventOf } from '../core/events.js';
+import { shortId } from '../core/ids.js';
+import { applyTransition, isTerminal } from '../core/status.js';
+import { loadConfig } from '../config/config.js';
+import { klaudeHome, sessionLogPath } from '../config/paths.js';
+import type { Config } from '../config/schema.js';
+import { controlRequest } from '../control/client.js';
+import { startControlServer, type ControlServer } from '../control/server.js';
+import { PROTOCOL_VERSION } from '../control/protocol.js';
+import { openDb, tx, type Db } from '../db/client.js';
+import { addEvent } from '../db/repos/events.js';
+import { linkClaudeSession } from '../db/repos/links.js';
+import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
+import { getProject } from '../db/repos/projects.js';
+import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { addUpdate } from '../db/repos/updates.js';
+import { KlaudeError } from '../lib/errors.js';
+import { createFileLogger, type Logger } from '../lib/logger.js';
+import { isAlive } from '../lib/process.js';
+import { VERSION } from '../lib/version.js';
+import { openSessionLog, type SessionLogWriter } from '../logs/writer.js';
+import { currentInvocation, ensureShim, prependPath } from '../supervisor/shim.js';
+import { hookSettings } from '../hooks/settings.js';
+import { getAdapter, type Normaliser, type RuntimeAdapter } from './adapter.js';
+import { plainAgentType } from './agent-type.js';
+import { CliProcess, type CliExit } from './cli-process.js';
+import { agentPreamble, systemPromptAddition } from './instructions.js';
+import { readRuntimeRequest, type RuntimeRequest } from './launch.js';
+import { agentSocketPath } from './paths.js';
+import { launchMetadata, type AgentLaunchMetadata } from './start.js';
+import { clip } from './tool-summary.js';
+
+export const INTERRUPT_ACK_MS = 2000;
+const STOP_GRACE_MS = 3000;
+/** After the last turn, how long the CLI may take to exit once its stdin is closed. */
+const EXIT_AFTER_EOF_MS = 15_000;
+const LAST_TEXT_MAX = 500;
+
+/**
+ * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
+ * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
+ * hooks (SessionStart → idle, Stop → idle, …) are left out.
+ */
+function headlessHookSettings(): string {
+  return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
+}
+
+interface Deps {
+  home: string;
+  config: Config;
+  db: Db;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  session: SessionRow;
+  meta: AgentLaunchMetadata;
+  adapter: RuntimeAdapter;
+  writer: SessionLogWriter;
+}
+
+class AgentRuntime {
+  private cli: CliProcess | null = null;
+  private normaliser: Normaliser;
+  private server: ControlServer | null = null;
+  private processRowId: number | null = null;
+  private readonly queue: string[] = [];
+  private turnActive = true; // the first message is pending from the start
+  private finalized = false;
+  private stopping = false;
+  private interruptTimer: NodeJS.Timeout | null = null;
+  private interruptSeq = 0;
+  private nativeId: string | null;
+  private readonly base: { cost: number; tokensIn: number; tokensOut: number };
+  private processCost = 0;
+  private tokensIn = 0;
+  private tokensOut = 0;
+
+  constructor(private readonly d: Deps) {
+    this.nativeId = d.session.nativeSessionId;
+    this.base = { cost: d.session.costUsd ?? 0, tokensIn: d.session.tokensIn ?? 0, tokensOut: d.session.tokensOut ?? 0 };
+    this.normaliser = this.newNormaliser();
+  }
+
+  private newNormaliser(): Normaliser {
+    return this.d.adapter.createNormaliser({
+      onControlResponse: (id) => {
+        if (id.startsWith('klaude_int_') && this.interruptTimer) {
+          clearTimeout(this.interruptTimer);
+          this.interruptTimer = null;
+        }
+      },
+    });
+  }
+
+  private get id(): string {
+    return this.d.session.id;
+  }
+
+  /** Record our pid as the session's runtime, unless another live runtime already has it. */
+  private claim(): number | null {
+    const { db } = this.d;
+    return tx(db, () => {
+      const other = currentProcesses(db, this.id, 'runtime').find((p) => p.pid !== process.pid && isAlive(p.pid));
+      if (other) return null;
+      const row = recordProcess(db, {
+        klaudeSessionId: this.id,
+        instanceId: this.d.session.instanceId,
+        pid: process.pid,
+        kind: 'runtime',
+      });
+      return row.id;
+    });
+  }
+
+  async run(request: RuntimeRequest): Promise<number> {
+    const { d } = this;
+    this.processRowId = this.claim();
+    if (this.processRowId === null) return this.forwardToOther(request);
+    try {
+      this.server = await startControlServer({
+        socketPath: agentSocketPath(d.home, d.session.projectId, this.id, d.env),
+        handlers: {
+          ping: () => ({ pong: true, instanceId: this.id, pid: process.pid, version: VERSION, protocol: PROTOCOL_VERSION }),
+          message: (p) => this.onMessage(p.prompt),
+          interrupt: () => this.onInterrupt(),
+          stop: () => {
+            setImmediate(() => void this.stop('stop requested'));
+            return { stopping: true };
+          },
+        },
+        log: (level, msg, data) => d.log[level](msg, data),
+      });
+    } catch (e) {
+      d.log.warn('agent control socket unavailable: message/interrupt will not reach this run', { err: e });
+    }
+
+    if (this.stopping) return this.shutdown(null);
+    try {
+      this.launch(request);
+    } catch (e) {
+      d.log.error('cannot start the agent CLI', { err: e });
+      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
+      return this.shutdown(null);
+    }
+    for (;;) {
+      const exit = await this.cli!.exited;
+      if (!this.relaunchForQueued(exit)) return this.shutdown(exit);
+    }
+  }
+
+  /**
+   * CLIs without streaming input (codex, gemini, opencode, cursor) run one turn per process:
+   * messages that arrived during the turn are sent by resuming the native session in a new
+   * process once this one has exited. The finished turn's `done` is not written (as with claude,
+   * whose queued messages continue the run); the run goes on. False: nothing to resume.
+   */
+  private relaunchForQueued(exit: CliExit): boolean {
+    const { d } = this;
+    if (d.adapter.supportsStreamingInput || this.stopping || this.finalized || this.queue.length === 0) return false;
+    d.log.info('agent CLI exited with messages queued: resuming its session in a new process', { code: exit.code, signal: exit.signal });
+    for (const e of this.normaliser.end(exit)) if (e.type !== 'done') this.write(e);
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    this.interruptTimer = null;
+    const texts = this.queue.splice(0);
+    this.normaliser = this.newNormaliser();
+    this.turnActive = true;
+    try {
+      this.launch({ prompt: texts.join('\n\n'), source: 'message' });
+    } catch (e) {
+      d.log.error('cannot restart the agent CLI', { err: e });
+      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
+      return false;
+    }
+    return true;
+  }
+
+  /** Another runtime runs this session: hand it the message instead of starting a second CLI. */
+  private async forwardToOther(request: RuntimeRequest): Promise<number> {
+    const { d } = this;
+    try {
+      await controlRequest(agentSocketPath(d.home, d.session.projectId, this.id, d.env), 'message', { sessionId: this.id, prompt: request.prompt });
+      d.log.info('another runtime has the session; message forwarded');
+      return 0;
+    } catch (e) {
+      d.log.error('another runtime has the session and did not take the message', { err: e });
+      return 3;
+    }
+  }
+
+  private launch(request: RuntimeRequest): void {
+    const { d } = this;
+    const { adapter, config, meta, session } = d;
+    const binary = adapter.resolveBinary(config, d.env);
+    let resume = false;
+    if (this.nativeId) {
+      const transcript = adapter.transcriptPath?.(meta.cwd, this.nativeId, d.env);
+      resume = transcript ? existsSync(transcript) : true;
+    } else if (adapter.choosesSessionIdUpFront) {
+      this.nativeId = adapter.newSessionId();
+    }
+    if (this.nativeId) this.recordNativeId(this.nativeId);
+    const first = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
+    const cmd = adapter.buildCommand({
+      binary,
+      cwd: meta.cwd,
+      nativeSessionId: this.nativeId,
+      resume,
+      prompt: adapter.supportsStreamingInput ? undefined : first,
+      model: session.model,
+      permissionMode: meta.agent.permissionMode ?? config['agents.permissionMode'],
+      allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
+      tools: meta.agent.tools ?? null,
+      disallowedTools: meta.agent.disallowedTools ?? [],
+      appendSystemPrompt: systemPromptAddition(
+        meta.agent.instructions,
+        agentPreamble({ sessionId: this.id, type: session.type, parentId: session.parentId }),
+      ),
+      mcpConfig: meta.agent.mcpConfig,
+      mcpStrict: meta.agent.mcpStrict ?? true,
+      effort: meta.agent.effort,
+      settings: session.runtime === 'claude' ? headlessHookSettings() : null,
+    });
+    const shimDir = ensureShim(d.home, currentInvocation());
+    const env: NodeJS.ProcessEnv = {
+      ...d.env,
+      KLAUDE_HOME: d.home,
+      KLAUDE_PROJECT_HASH: session.projectId,
+      KLAUDE_SESSION_ID: this.id,
+      PATH: prependPath(shimDir, d.env.PATH),
+    };
+    d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId: this.nativeId, cwd: meta.cwd });
+
+    const cur = getSession(d.db, this.id);
+    if (cur && applyTransition(cur.status, 'running', { resume: true }).allowed) {
+      updateSession(d.db, this.id, { status: 'running', endedAt: null });
+    }
+    this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
+    this.write({ type: 'user', text: request.prompt, source: request.source });
+    if (request.share) this.write({ type: 'user', text: request.share, source: 'share' });
+
+    this.cli = new CliProcess(cmd, {
+      cwd: meta.cwd,
+      env,
+      onLine: (line) => this.handle(this.normaliser.line(line)),
+      onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
+    });
+    if (this.cli.canWrite) {
+      const queued = this.queue.splice(0);
+      this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));
+      for (const q of queued) this.write({ type: 'user', text: q, source: 'message' });
+    }
+  }
+
+  private recordNativeId(id: string): void {
+    const { d } = this;
+    if (d.session.runtime === 'claude') {
+      linkClaudeSession(d.db, {
+        klaudeSessionId: this.id,
+        claudeSessionId: id,
+        transcriptPath: d.adapter.transcriptPath?.(d.meta.cwd, id, d.env) ?? null,
+        source: 'headless',
+      });
+    } else {
+      updateSession(d.db, this.id, { nativeSessionId: id });
+    }
+  }
+
+  private write(e: AgentEventInput): void {
+    try {
+      this.d.writer.append(e);
+    } catch (err) {
+      this.d.log.error('cannot append to the session log', { err });
+    }
+  }
+
+  private handle(events: AgentEventInput[]): void {
+    const { d } = this;
+    for (const e of events) {
+      try {
+        switch (e.type) {
+          case 'init':
+            if (e.nativeSessionId !== this.nativeId) {
+              this.nativeId = e.nativeSessionId;
+              this.recordNativeId(e.nativeSessionId);
+            }
+            this.write(e);
+            break;
+          case 'text':
+            this.write(e);
+            updateSession(d.db, this.id, { lastText: clip(e.text.trim(), LAST_TEXT_MAX) });
+            break;
+          case 'update':
+            this.write(e);
+            if (d.session.parentId) addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: e.text });
+            break;
+          case 'usage':
+            this.tokensIn += (e.inputTokens ?? 0) + (e.cacheReadTokens ?? 0);
+            this.tokensOut += e.outputTokens ?? 0;
+            if (e.costUsd !== undefined) this.processCost += e.costUsd;
+            this.write(e);
+            updateSession(d.db, this.id, this.totals());
+            break;
+          case 'done':
+            this.onTurnDone(e);
+            break;
+          default:
+            this.write(e);
+        }
+      } catch (err) {
+        d.log.error('handling an agent event failed', { err, type: e.type });
+      }
+    }
+  }
+
+  private totals(): { costUsd: number; tokensIn: number; tokensOut: number } {
+    return {
+      costUsd: this.base.cost + this.processCost,
+      tokensIn: this.base.tokensIn + this.tokensIn,
+      tokensOut: this.base.tokensOut + this.tokensOut,
+    };
+  }
+
+  private onTurnDone(done: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
+    this.turnActive = false;
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    this.interruptTimer = null;
+    if (this.queue.length > 0 && !this.stopping && this.cli?.canWrite) {
+      this.sendQueued();
+      return;
+    }
+    if (this.queue.length > 0 && !this.stopping && !this.d.adapter.supportsStreamingInput) {
+      // One turn per process: the queued messages resume the session once this process exits.
+      const cli = this.cli;
+      if (cli) {
+        const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
+        void cli.exited.then(() => clearTimeout(t));
+      }
+      return;
+    }
+    this.finalize(done);
+    void this.server?.close().catch(() => undefined);
+    this.server = null;
+    this.cli?.closeInput();
+    const cli = this.cli;
+    if (cli) {
+      const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
+      void cli.exited.then(() => clearTimeout(t));
+    }
+  }
+
+  private sendQueued(): void {
+    const texts = this.queue.splice(0);
+    for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
+    this.turnActive = true;
+    this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
+  }
+
+  /** The run's ending: DB first (so a follower woken by the log line reads the final state), then the log. */
+  private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+    if (this.finalized) return;
+    this.finalized = true;
+    const { d } = this;
+    const totals = this.totals();
+    const event = { ...done, costUsd: totals.costUsd };
+    try {
+      const cur = getSession(d.db, this.id);
+      if (cur && !isTerminal(cur.status)) {
+        updateSession(d.db, this.id, {
+          status: done.status,
+          endedAt: Date.now(),
+          ...totals,
+          ...(done.finalText ? { lastText: clip(done.finalText.trim(), LAST_TEXT_MAX) } : {}),
+        });
+      }
+      addEvent(d.db, {
+        projectId: d.session.projectId,
+        klaudeSessionId: this.id,
+        kind: 'agent.done',
+        payload: { status: done.status, ...(done.error ? { error: done.error } : {}) },
+      });
+    } catch (err) {
+      d.log.error('recording the end of the run failed', { err });
+    }
+    // Saved before the `done` line, so whoever is woken by that line finds the file.
+    if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
+    this.write(event);
+  }
+
+  /** Agent definitions with `outputDir` keep each final text under `<project>/.claude/<outputDir>/`. */
+  private saveOutput(text: string): void {
+    const dir = this.d.meta.agent.outputDir;
+    if (!dir) return;
+    try {
+      const target = path.join(this.d.meta.projectRoot, '.claude', dir);
+      mkdirSync(target, { recursive: true });
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      writeFileSync(path.join(target, `${stamp}-${this.d.session.type}-${shortId(this.id)}.md`), `${text.trimEnd()}\n`);
+    } catch (err) {
+      this.d.log.warn('saving the agent output failed', { err, dir });
+    }
+  }
+
+  private onMessage(prompt: string): { delivered: 'stdin' | 'queued'; pid: number } {
+    const streaming = this.d.adapter.supportsStreamingInput;
+    if (this.finalized || this.stopping || (this.cli && (streaming ? !this.cli.canWrite : !this.cli.running))) {
+      throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is finishing its run`, {
+        hint: 'send the message again: it will resume the agent',
+      });
+    }
+    this.queue.push(prompt);
+    if (!streaming) return { delivered: 'queued', pid: process.pid };
+    if (!this.turnActive && this.cli) this.sendQueued();
+    return { delivered: 'stdin', pid: process.pid };
+  }
+
+  onInterrupt(): { results: { sessionId: string; ok: boolean; code?: string }[] } {
+    const cli = this.cli;
+    if (this.finalized || this.stopping || !this.turnActive || !cli?.running) {
+      throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is not in a turn`);
+    }
+    this.normaliser.noteInterrupt();
+    const line = this.d.adapter.encodeInterrupt(`klaude_int_${++this.interruptSeq}`);
+    if (line && cli.write(line)) {
+      if (this.interruptTimer) clearTimeout(this.interruptTimer);
+      this.interruptTimer = setTimeout(() => {
+        this.interruptTimer = null;
+        if (this.turnActive) cli.signal('SIGINT');
+      }, INTERRUPT_ACK_MS);
+    } else {
+      cli.signal('SIGINT');
+    }
+    this.d.log.info('interrupt requested');
+    return { results: [{ sessionId: this.id, ok: true }] };
+  }
+
+  /** SIGTERM / `stop`: the run ends interrupted now; the CLI is stopped after. */
+  async stop(reason: string): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.d.log.info('stopping', { reason });
+    this.normaliser.noteInterrupt();
+    for (const e of this.normaliser.end({ code: null, signal: 'SIGTERM', stderr: '' })) {
+      if (e.type === 'done') this.finalize({ ...e, status: 'interrupted', error: undefined });
+    }
+    this.finalize({ type: 'done', status: 'interrupted' });
+    void this.server?.close().catch(() => undefined);
+    this.server = null;
+    await this.cli?.stop(STOP_GRACE_MS);
+  }
+
+  private async shutdown(exit: CliExit | null): Promise<number> {
+    const { d } = this;
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    if (exit) {
+      d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
+      for (const e of this.normaliser.end(exit)) {
+        if (e.type === 'done') this.finalize(e);
+        else this.write(e);
+      }
+      if (!this.finalized) {
+        const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
+        this.finalize({ type: 'done', status: 'failed', error: `${d.adapter.name} exited with ${exit.signal ?? `code ${exit.code}`}${tail ? `: ${tail}` : ''}` });
+      }
+    }
+    if (this.queue.length > 0) {
+      this.write({ type: 'error', message: `${this.queue.length} queued message(s) were not delivered: the agent stopped first` });
+    }
+    try {
+      if (this.processRowId !== null) endProcess(d.db, this.processRowId, { exitCode: exit?.code ?? null, signal: exit?.signal ?? null });
+    } catch (err) {
+      d.log.error('ending the process row failed', { err });
+    }
+    await this.server?.close().catch(() => undefined);
+    d.writer.close();
+    d.db.close();
+    return 0;
+  }
+}
+
+/** `klaude __runtime <sessionId>` (hidden): runs until the agent's work is done, then exits. */
+export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const sessionId = argv[0];
+  if (!sessionId) throw new KlaudeError('E_USAGE', 'usage: klaude __runtime <sessionId> (internal; request JSON on stdin)');
+  const home = klaudeHome(env);
+  const log = createFileLogger(home, 'runtime', env).child(shortId(sessionId));
+  const request = await readRuntimeRequest();
+  const { config } = loadConfig(home);
+  const db = openDb(home);
+  const session = getSession(db, sessionId);
+  if (!session) {
+    log.error('no such session');
+    db.close();
+    return 1;
+  }
+  const root = getProject(db, session.projectId)?.rootPath ?? process.cwd();
+  const meta: AgentLaunchMetadata = launchMetadata(session) ?? {
+    cwd: root,
+    projectRoot: root,
+    agent: (({ type: _t, runtime: _r, model: _m, ...rest }) => rest)(plainAgentType(session.type)),
+  };
+  const adapter = await getAdapter(session.runtime);
+  const logPath = session.logPath ?? sessionLogPath(home, session.projectId, session.id, config['logs.dir']);
+  if (!session.logPath) updateSession(db, session.id, { logPath });
+  const writer = openSessionLog(logPath);
+  const rt = new AgentRuntime({ home, config, db, env, log, session, meta, adapter, writer });
+
+  process.on('SIGTERM', () => void rt.stop('SIGTERM'));
+  process.on('SIGHUP', () => void rt.stop('SIGHUP'));
+  process.on('SIGINT', () => {
+    try {
+      rt.onInterrupt();
+    } catch {
+      /* not in a turn */
+    }
+  });
+  const crash = (err: unknown): void => {
+    log.error('runtime crashed', { err });
+    try {
+      void rt.stop('crash');
+    } finally {
+      setTimeout(() => process.exit(70), STOP_GRACE_MS + 500).unref();
+    }
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+  const code = await rt.run(request);
+  log.info('runtime exiting', { code });
+  process.exit(code);
+}

@@ -1,0 +1,119 @@
+/**
+ * The supervisor's control actions for sub-agents: `start`, `message`, `interrupt`. They run the
+ * same services as the commands do without a supervisor (src/runtimes), with this supervisor's
+ * instance id on the new rows and its socket in the agents' environment (so an agent's own
+ * `klaude start` comes back here), and they publish session events for subscribers (dashboard).
+ * `start` with `checkout` switches the foreground to the first new agent once its conversation
+ * exists (its first message is in the Claude transcript); the headless run is stopped by the
+ * checkout and the person continues the conversation in the foreground.
+ *
+ * Wire into supervisorHandlers: `{ ...agentHandlers(deps), ping, status, … }`.
+ */
+import { readFile } from 'node:fs/promises';
+import { clearAgentDefinitionCache } from '../agents/index.js';
+import { shortId } from '../core/ids.js';
+import type { ControlHandlers } from '../control/server.js';
+import { resolveSession } from '../db/repos/resolve.js';
+import { getSession, type SessionRow } from '../db/repos/sessions.js';
+import { isKlaudeError } from '../lib/errors.js';
+import { sleep } from '../lib/process.js';
+import type { AgentServices } from '../runtimes/context.js';
+import { launchMetadata, startAgents } from '../runtimes/start.js';
+import { deliverMessage, interruptAgent } from '../runtimes/talk.js';
+import type { HandlerDeps } from './handlers.js';
+import { claudeTranscriptPath } from './transcript.js';
+
+const TRANSCRIPT_POLL_MS = 200;
+
+export function agentServicesOf(d: HandlerDeps): AgentServices {
+  const { ctx } = d;
+  return {
+    home: ctx.home,
+    config: ctx.config,
+    db: ctx.db,
+    projectRoot: ctx.projectRoot,
+    projectHash: ctx.projectHash,
+    env: { ...ctx.env, KLAUDE_SOCKET: ctx.socketPath, KLAUDE_INSTANCE_ID: ctx.instanceId, KLAUDE_PROJECT_HASH: ctx.projectHash },
+    inv: ctx.inv,
+    instanceId: ctx.instanceId,
+  };
+}
+
+export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | 'message' | 'interrupt'> {
+  const { ctx } = d;
+  return {
+    start: async (p) => {
+      // A long-lived process: pick up agent files added or edited since the last start.
+      clearAgentDefinitionCache();
+      const svc = agentServicesOf(d);
+      const out = await startAgents(svc, {
+        type: p.type,
+        prompt: p.prompt,
+        count: p.count,
+        runtime: p.runtime,
+        model: p.model,
+        share: p.share,
+        parentId: p.parentId ?? null,
+        defaultParentId: d.switcher.foreground?.spec.sessionId ?? d.rootSessionId(),
+        cwd: p.cwd ?? ctx.cwd,
+      });
+      for (const s of out.sessions) {
+        d.publish({ type: 'session.created', sessionId: s.id, parentId: s.parentId, agentType: s.type, runtime: s.runtime, status: s.status });
+      }
+      const first = out.sessions[0];
+      if (p.checkout && first) void checkoutWhenReady(d, first);
+      return { sessionIds: out.sessions.map((s) => s.id), ...(out.notes.length ? { notes: out.notes } : {}) };
+    },
+    message: async (p) => {
+      const s = resolveSession(ctx.db, p.sessionId, { projectId: ctx.projectHash });
+      const r = await deliverMessage(agentServicesOf(d), s.id, p.prompt);
+      d.publish({ type: 'session.changed', sessionId: s.id, status: 'running', pid: r.pid });
+      return { delivered: r.delivered, pid: r.pid };
+    },
+    interrupt: async (p) => {
+      const svc = agentServicesOf(d);
+      const results: { sessionId: string; ok: boolean; code?: string }[] = [];
+      for (const input of p.sessionIds) {
+        try {
+          const s = resolveSession(ctx.db, input, { projectId: ctx.projectHash });
+          await interruptAgent(svc, s.id);
+          results.push({ sessionId: s.id, ok: true });
+        } catch (e) {
+          results.push({ sessionId: input, ok: false, code: isKlaudeError(e) ? e.code : 'E_INTERNAL' });
+        }
+      }
+      return { results };
+    },
+  };
+}
+
+/** Once the agent's first message is in its Claude transcript, check it out (bounded by switch.targetTimeoutSeconds). */
+async function checkoutWhenReady(d: HandlerDeps, s: SessionRow): Promise<void> {
+  const { ctx } = d;
+  const deadline = Date.now() + ctx.config['switch.targetTimeoutSeconds'] * 1000;
+  try {
+    for (;;) {
+      const cur = getSession(ctx.db, s.id);
+      const native = cur?.nativeSessionId;
+      if (native) {
+        const file = cur.transcriptPath ?? claudeTranscriptPath(launchMetadata(cur)?.cwd ?? ctx.cwd, native, ctx.env);
+        const text = await readFile(file, 'utf8').catch(() => '');
+        if (text.includes('"type":"user"')) break;
+      }
+      if (Date.now() > deadline) {
+        ctx.log.warn('checkout of a new agent: its conversation did not appear in time', { sessionId: s.id });
+        break;
+      }
+      await sleep(TRANSCRIPT_POLL_MS);
+    }
+    d.publish({ type: 'instance.switching', switching: true, targetSessionId: s.id });
+    try {
+      await d.switcher.checkout({ target: s.id });
+    } finally {
+      d.publish({ type: 'instance.switching', switching: false });
+    }
+  } catch (err) {
+    ctx.log.error('checkout of a new agent failed', { err, sessionId: s.id });
+    process.stderr.write(`\r\nklaude: could not check out agent ${shortId(s.id)}: ${(err as Error).message}\r\n`);
+  }
+}

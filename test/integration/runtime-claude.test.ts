@@ -1,0 +1,245 @@
+// The agent runtime driving the real `claude -p` (stream-json) against the Messages-API stand-in:
+// log + DB lifecycle, tool calls, follow-ups (queued during a turn, resumed after it), interrupt,
+// SIGTERM, and a runtime that dies without a word.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/core/events.js';
+import { activeLink, latestLink } from '../../src/db/repos/links.js';
+import { currentProcesses } from '../../src/db/repos/processes.js';
+import { getSession } from '../../src/db/repos/sessions.js';
+import { createSession } from '../../src/db/repos/sessions.js';
+import { pendingUpdates } from '../../src/db/repos/updates.js';
+import { KlaudeError } from '../../src/lib/errors.js';
+import { isAlive, waitForPidExit } from '../../src/lib/process.js';
+import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
+import { waitForAgents } from '../../src/runtimes/follow-agents.js';
+import { liveRuntime } from '../../src/runtimes/liveness.js';
+import { agentSocketPath } from '../../src/runtimes/paths.js';
+import { startAgents } from '../../src/runtimes/start.js';
+import { deliverMessage, interruptAgent } from '../../src/runtimes/talk.js';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+let svc: AgentServices;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({
+    responder: (r) => {
+      if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => t.content).join(' ')}` };
+      if (r.prompt.startsWith('run: ')) return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+      if (r.prompt.startsWith('hang')) return { hang: true };
+      if (r.prompt.startsWith('slow')) return { text: `Slowly: ${r.prompt}`, chunks: 6, delayMs: 150 };
+      if (r.prompt.startsWith('report')) return { text: 'Working.\n[UPDATE] half way there\nDone.' };
+      return { text: `Reply to: ${r.prompt}` };
+    },
+  });
+  home = makeTempHome({ baseUrl: mock.url });
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+  svc = openAgentServices({ env: home.env, cwd: home.projectDir, inv: { node: process.execPath, cli: KLAUDE_CLI } });
+});
+
+afterAll(async () => {
+  // No runtime may outlive the tests.
+  for (const s of svc?.db ? svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() : []) {
+    const pid = (s as { pid: number }).pid;
+    if (isAlive(pid)) process.kill(-pid, 'SIGKILL');
+  }
+  svc?.db.close();
+  await mock?.close();
+  home?.cleanup();
+});
+
+const events = (id: string): AgentEvent[] =>
+  readFileSync(getSession(svc.db, id)!.logPath!, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AgentEvent);
+
+async function start(prompt: string, extra: { parentId?: string } = {}): Promise<string> {
+  const out = await startAgents(svc, { type: 'general', prompt, cwd: home.projectDir, ...extra });
+  expect(out.sessions).toHaveLength(1);
+  return out.sessions[0]!.id;
+}
+
+/** The run's process itself has exited (it records the end in the DB first, then stops its CLI and exits). */
+async function runtimeGone(id: string): Promise<void> {
+  const pids = (svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime'").all(id) as { pid: number }[]).map((r) => r.pid);
+  for (const pid of pids) expect(await waitForPidExit(pid, 20_000)).toBe(true);
+}
+
+async function finished(id: string, timeoutMs = 60_000) {
+  const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs });
+  expect(r.timedOut).toBe(false);
+  return getSession(svc.db, id)!;
+}
+
+describe('agent runtime with the real claude', () => {
+  it('runs a prompt to done: log events, final text and cost in the DB, headless link, process row closed', async () => {
+    const id = await start('say hello');
+    // Linked before the runtime even ran: the id was chosen up front.
+    const link = activeLink(svc.db, id);
+    expect(link).toMatchObject({ source: 'headless' });
+    const s = await finished(id);
+    expect(s).toMatchObject({ status: 'done', lastText: 'Reply to: say hello', nativeSessionId: link!.claudeSessionId });
+    expect(s.costUsd).toBeGreaterThan(0);
+    expect(s.tokensIn).toBeGreaterThan(0);
+    expect(s.endedAt).not.toBeNull();
+
+    const ev = events(id);
+    expect(ev.map((e) => e.type)).toEqual(['status', 'user', 'init', 'text', 'usage', 'done']);
+    expect(ev[1]).toMatchObject({ type: 'user', text: 'say hello', source: 'start' });
+    expect(ev[2]).toMatchObject({ type: 'init', runtime: 'claude', nativeSessionId: link!.claudeSessionId, cwd: home.projectDir });
+    expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'done', finalText: 'Reply to: say hello', costUsd: s.costUsd });
+
+    // The runtime is gone and said so; its socket with it.
+    await runtimeGone(id);
+    const rows = svc.db.sqlite.prepare("SELECT * FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime'").all(id) as {
+      exited_at: number | null;
+      exit_code: number | null;
+      is_current: number;
+    }[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ exit_code: 0, is_current: 0 });
+    expect(rows[0]!.exited_at).not.toBeNull();
+    expect(existsSync(agentSocketPath(svc.home, svc.projectHash, id, home.env))).toBe(false);
+    // The agent was told who it is and about [UPDATE] lines.
+    const req = mock.mainRequests().find((r) => r.prompt === 'say hello')!;
+    expect(JSON.stringify(req.body.system)).toContain('klaude sub-agent');
+  });
+
+  it('records a Bash tool call as tool_call + tool_result, and [UPDATE] lines for the parent', async () => {
+    const parent = createSession(svc.db, { projectId: svc.projectHash, type: 'tui', status: 'idle' });
+    const id = await start('run: echo marker-$((6*7))', { parentId: parent.id });
+    const s = await finished(id);
+    expect(s.status).toBe('done');
+    const ev = events(id);
+    const call = ev.find((e) => e.type === 'tool_call');
+    expect(call).toMatchObject({ name: 'Bash', summary: 'echo marker-$((6*7))' });
+    expect(ev.find((e) => e.type === 'tool_result')).toMatchObject({ id: (call as { id: string }).id, name: 'Bash', isError: false, output: 'marker-42' });
+    expect(ev.at(-1)).toMatchObject({ type: 'done', finalText: 'Tool said: marker-42', numTurns: 2 });
+    expect(s.parentId).toBe(parent.id);
+    // The injected PostToolUse hook ran for the agent (how nested agents get their children's updates).
+    const kinds = (svc.db.sqlite.prepare('SELECT kind FROM events WHERE klaude_session_id = ?').all(id) as { kind: string }[]).map((e) => e.kind);
+    expect(kinds).toContain('hook.PostToolUse');
+    expect(kinds).not.toContain('hook.SessionStart');
+
+    const reporter = await start('report progress', { parentId: parent.id });
+    await finished(reporter);
+    expect(events(reporter).filter((e) => e.type === 'update')).toEqual([expect.objectContaining({ text: 'half way there' })]);
+    expect(pendingUpdates(svc.db, parent.id)).toEqual([expect.objectContaining({ sessionId: reporter, text: 'half way there' })]);
+  });
+
+  it('--share appends the parent\'s recent conversation (from its transcript) to the first message', async () => {
+    const transcript = join(home.root, 'parent-transcript.jsonl');
+    writeFileSync(
+      transcript,
+      [
+        { type: 'user', message: { role: 'user', content: 'We decided to rename Foo to Bar.' } },
+        { type: 'assistant', message: { content: [{ type: 'text', text: 'Renamed in three files.' }] } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
+    const parent = createSession(svc.db, { projectId: svc.projectHash, type: 'tui', status: 'idle', transcriptPath: transcript });
+    const out = await startAgents(svc, { type: 'general', prompt: 'continue the rename', share: true, parentId: parent.id, cwd: home.projectDir });
+    expect(out.notes).toEqual([]);
+    const id = out.sessions[0]!.id;
+    await finished(id);
+    const req = mock.mainRequests().find((r) => r.prompt.startsWith('continue the rename'))!;
+    expect(req.prompt).toMatch(/^continue the rename\n\n<parent-context>\n\nRecent conversation of session \w{8}, which started you/);
+    expect(req.prompt).toContain('user: We decided to rename Foo to Bar.\n\nassistant: Renamed in three files.\n\n</parent-context>');
+    // The log keeps the prompt and the shared block apart.
+    expect(events(id).filter((e) => e.type === 'user').map((e) => (e as { source: string }).source)).toEqual(['start', 'share']);
+
+    const none = await startAgents(svc, { type: 'general', prompt: 'nothing to share', share: true, parentId: createSession(svc.db, { projectId: svc.projectHash, type: 'tui' }).id, cwd: home.projectDir });
+    expect(none.notes).toEqual([expect.stringMatching(/^--share: no conversation found for \w{8}; started without shared context$/)]);
+    await finished(none.sessions[0]!.id);
+  });
+
+  it('continues the same Claude session: a message after the run resumes it, and the stand-in sees the earlier turns', async () => {
+    const id = await start('remember the word PAPAYA');
+    await finished(id);
+    const native = getSession(svc.db, id)!.nativeSessionId;
+
+    const d = await deliverMessage(svc, id, 'which word?');
+    expect(d).toMatchObject({ delivered: 'resumed', nativeSessionId: native });
+    const s = await finished(id);
+    expect(s).toMatchObject({ status: 'done', nativeSessionId: native, lastText: 'Reply to: which word?' });
+    const req = mock.mainRequests().find((r) => r.prompt === 'which word?')!;
+    const history = JSON.stringify(req.body.messages);
+    expect(history).toContain('remember the word PAPAYA');
+    expect(history).toContain('Reply to: remember the word PAPAYA');
+    expect(latestLink(svc.db, id)).toMatchObject({ claudeSessionId: native, source: 'headless' });
+
+    const ev = events(id);
+    expect(ev.filter((e) => e.type === 'done')).toHaveLength(2);
+    expect(ev.filter((e) => e.type === 'user').map((e) => (e as { source: string }).source)).toEqual(['start', 'message']);
+    expect(ev.find((e) => e.type === 'status' && e.reason === 'resumed')).toBeDefined();
+    // Cost accumulates over the runs.
+    const dones = ev.filter((e) => e.type === 'done') as { costUsd: number }[];
+    expect(dones[1]!.costUsd).toBeGreaterThan(dones[0]!.costUsd);
+    expect(s.costUsd).toBeCloseTo(dones[1]!.costUsd, 10);
+  });
+
+  it('queues messages sent during a turn and sends them together as the next turn of the same run', async () => {
+    const id = await start('slow story');
+    await mock.waitForRequest((r) => r.prompt === 'slow story');
+    const a = await deliverMessage(svc, id, 'first aside');
+    const b = await deliverMessage(svc, id, 'second aside');
+    expect(a.delivered).toBe('stdin');
+    expect(b.delivered).toBe('stdin');
+    const s = await finished(id);
+    expect(s.status).toBe('done');
+    const next = mock.mainRequests().find((r) => r.prompt.includes('first aside'))!;
+    expect(next.prompt).toBe('first aside\n\nsecond aside');
+    const ev = events(id);
+    // One run, one ending: the queued turn ran before the runtime finished.
+    expect(ev.filter((e) => e.type === 'done')).toHaveLength(1);
+    expect(ev.filter((e) => e.type === 'status')).toHaveLength(1);
+    expect(ev.at(-1)).toMatchObject({ type: 'done', finalText: 'Reply to: first aside\n\nsecond aside' });
+    expect(ev.findIndex((e) => e.type === 'user' && e.text === 'first aside')).toBeGreaterThan(ev.findIndex((e) => e.type === 'text'));
+  });
+
+  it('interrupts a turn that hangs: the run ends interrupted, and a second interrupt is E_AGENT_NOT_RUNNING', async () => {
+    const id = await start('hang here');
+    await mock.waitForRequest((r) => r.prompt === 'hang here');
+    await interruptAgent(svc, id);
+    const s = await finished(id, 30_000);
+    expect(s.status).toBe('interrupted');
+    expect(events(id).at(-1)).toMatchObject({ type: 'done', status: 'interrupted' });
+    const err = await interruptAgent(svc, id).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KlaudeError);
+    expect((err as KlaudeError).code).toBe('E_AGENT_NOT_RUNNING');
+    // An interrupted agent takes messages again (resumed).
+    await expect(deliverMessage(svc, id, 'are you there?')).resolves.toMatchObject({ delivered: 'resumed' });
+    expect((await finished(id)).status).toBe('done');
+  });
+
+  it('records interrupted when the runtime is stopped with SIGTERM to its group (checkout does this)', async () => {
+    const id = await start('hang again');
+    await mock.waitForRequest((r) => r.prompt === 'hang again');
+    const live = liveRuntime(svc.db, id)!;
+    expect(live).not.toBeNull();
+    process.kill(-live.pid, 'SIGTERM');
+    const s = await finished(id, 30_000);
+    expect(s.status).toBe('interrupted');
+    expect(events(id).at(-1)).toMatchObject({ type: 'done', status: 'interrupted' });
+    await runtimeGone(id);
+    expect(currentProcesses(svc.db, id, 'runtime')).toEqual([]);
+  });
+
+  it('ends a run whose runtime was killed outright as failed, with a closing done in the log', async () => {
+    const id = await start('hang forever');
+    await mock.waitForRequest((r) => r.prompt === 'hang forever');
+    const live = liveRuntime(svc.db, id)!;
+    process.kill(-live.pid, 'SIGKILL');
+    const s = await finished(id, 30_000);
+    expect(s.status).toBe('failed');
+    expect(events(id).at(-1)).toMatchObject({ type: 'done', status: 'failed', error: expect.stringContaining(`pid ${live.pid}`) });
+  });
+});
