@@ -22,6 +22,30 @@ export const CONFIG_KEYS = {
     nullable: true,
     doc: 'Claude Code executable (path or command name); unset = `claude` found on PATH',
   },
+  'codex.binary': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'OpenAI Codex CLI executable for runtime codex; unset = `codex` found on PATH',
+  },
+  'gemini.binary': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'Gemini CLI executable for runtime gemini; unset = `gemini` found on PATH',
+  },
+  'opencode.binary': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'opencode executable for runtime opencode; unset = `opencode` found on PATH',
+  },
+  'cursor.binary': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'Cursor CLI executable for runtime cursor; unset = `cursor-agent` (or `agent`) found on PATH',
+  },
   'switch.graceSeconds': {
     type: 'number',
     default: 1.0,

@@ -186,7 +186,10 @@ class AgentRuntime {
     const { d } = this;
     if (d.adapter.supportsStreamingInput || this.stopping || this.finalized || this.queue.length === 0) return false;
     d.log.info('agent CLI exited with messages queued: resuming its session in a new process', { code: exit.code, signal: exit.signal });
-    for (const e of this.normaliser.end(exit)) if (e.type !== 'done') this.write(e);
+    for (const e of this.normaliser.end(exit)) {
+      if (e.type !== 'done') this.write(e);
+      else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
+    }
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
     const texts = this.queue.splice(0);
@@ -358,6 +361,7 @@ class AgentRuntime {
     }
     if (this.queue.length > 0 && !this.stopping && !this.d.adapter.supportsStreamingInput) {
       // One turn per process: the queued messages resume the session once this process exits.
+      if (done.status === 'failed' && done.error) this.write({ type: 'error', message: done.error });
       const cli = this.cli;
       if (cli) {
         const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
