@@ -1,34 +1,98 @@
-// Bundle the CLI with esbuild: one small entry that lazy-loads a chunk per subcommand,
-// production React, native modules left external (they load their .node files).
+// Bundle klaude with esbuild.
+// - dist/cli.js: one small ESM entry that lazy-loads a chunk per subcommand, production React.
+// - dist/hook.cjs: `klaude hook <event>` as one small CommonJS file. Claude Code runs it after
+//   every tool call (ARCHITECTURE.md §7: within 1.5× of `node -e 0`, bench/hook.mjs); CommonJS
+//   skips the ESM loader's per-file cost. It opens the DB without drizzle (db/fast.ts); only a
+//   missing or outdated DB needs the full client, which it imports from dist/db-open.js (an
+//   extra ESM entry) instead of carrying drizzle's 200 kB to parse on every call.
+// node-pty stays external (it loads its .node files itself). better-sqlite3's JS is bundled
+// (a dozen CJS files fewer to load); only its `bindings` lookup is replaced, by a direct
+// require of the addon, with `bindings` itself as the fallback for unusual build layouts.
+// The output is built aside and swapped in, so a test running dist/ never sees it half-built.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 
-const entryPoints = { cli: 'src/cli.ts' };
+const betterSqliteAddon = {
+  name: 'better-sqlite3-addon',
+  setup(b) {
+    b.onResolve({ filter: /^bindings$/ }, (args) =>
+      /[\\/]better-sqlite3[\\/]/.test(args.importer) ? { path: 'bindings', namespace: 'klaude-addon' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'klaude-addon' }, () => ({
+      loader: 'js',
+      contents: `
+        const fallback = 'bindings';
+        module.exports = function bindings(name) {
+          try {
+            return require('better-sqlite3/build/Release/' + name);
+          } catch (e) {
+            if (e && e.code === 'MODULE_NOT_FOUND') return require(fallback)(name);
+            throw e;
+          }
+        };`,
+    }));
+  },
+};
 
-rmSync('dist', { recursive: true, force: true });
-await build({
-  entryPoints,
-  outdir: 'dist',
+/** In the hook bundle, the full DB client (drizzle) is the ESM entry dist/db-open.js. */
+const dbClientFromEsm = {
+  name: 'db-client-from-esm',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/db\/client\.js$/ }, (args) =>
+      /[\\/]src[\\/]hooks[\\/]/.test(args.importer) ? { path: './db-open.js', external: true } : undefined,
+    );
+  },
+};
+
+const out = `dist.build-${process.pid}`;
+rmSync(out, { recursive: true, force: true });
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
   minifySyntax: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  external: ['better-sqlite3', 'node-pty'],
-  define: {
-    'process.env.NODE_ENV': '"production"',
-    __KLAUDE_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version),
-  },
-  banner: {
-    js: [
-      '#!/usr/bin/env node',
-      "import { createRequire as __klaudeCreateRequire } from 'node:module';",
-      'const require = __klaudeCreateRequire(import.meta.url);',
-    ].join('\n'),
-  },
+  // react-devtools-core: Ink imports it only when DEV=true (then the person installs it).
+  external: ['node-pty', 'react-devtools-core'],
+  plugins: [betterSqliteAddon],
   logLevel: 'warning',
-});
-chmodSync('dist/cli.js', 0o755);
+};
+const define = {
+  'process.env.NODE_ENV': '"production"',
+  __KLAUDE_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version),
+};
+try {
+  await build({
+    ...common,
+    entryPoints: { cli: 'src/cli.ts', 'db-open': 'src/db/client.ts' },
+    outdir: out,
+    splitting: true,
+    format: 'esm',
+    chunkNames: 'chunks/[name]-[hash]',
+    define,
+    banner: {
+      js: [
+        '#!/usr/bin/env node',
+        "import { createRequire as __klaudeCreateRequire } from 'node:module';",
+        'const require = __klaudeCreateRequire(import.meta.url);',
+      ].join('\n'),
+    },
+  });
+  await build({
+    ...common,
+    entryPoints: { hook: 'src/hooks/main.ts' },
+    outdir: out,
+    outExtension: { '.js': '.cjs' },
+    format: 'cjs',
+    plugins: [dbClientFromEsm, betterSqliteAddon],
+    define: { ...define, 'import.meta.url': '__klaudeImportMetaUrl' },
+    banner: { js: "const __klaudeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  });
+  chmodSync(`${out}/cli.js`, 0o755);
+  const old = `dist.old-${process.pid}`;
+  if (existsSync('dist')) renameSync('dist', old);
+  renameSync(out, 'dist');
+  rmSync(old, { recursive: true, force: true });
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

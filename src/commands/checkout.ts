@@ -1,3 +1,4 @@
+import { loadConfig } from '../config/config.js';
 import { klaudeHome } from '../config/paths.js';
 import { controlRequest } from '../control/client.js';
 import { locateSupervisor } from '../control/locate.js';
@@ -16,11 +17,25 @@ export async function run(ctx: CommandContext): Promise<number> {
       ...(ctx.env.KLAUDE_SESSION_ID ? { fromSessionId: ctx.env.KLAUDE_SESSION_ID } : {}),
       ...(timeoutSec !== undefined ? { timeoutMs: timeoutSec * 1000 } : {}),
     },
-    // The supervisor may wait for the target's id and for claude's grace period.
-    { timeoutMs: ((timeoutSec ?? 10) + 15) * 1000 },
+    // The supervisor may wait for the target's id, then for claude's grace period.
+    { timeoutMs: replyTimeoutMs(home, timeoutSec) },
   );
   if (ctx.flags.json) ctx.stdout.write(`${JSON.stringify(res)}\n`);
   else if ((res as { unchanged?: boolean }).unchanged) ctx.stdout.write(`already on ${res.sessionId}\n`);
   else ctx.stdout.write(`checked out ${res.sessionId} (claude session ${res.claudeSessionId}, pid ${res.pid})\n`);
   return 0;
+}
+
+/** How long to wait for the supervisor's answer: its wait for the target, the grace, and slack. */
+function replyTimeoutMs(home: string, timeoutSec: number | undefined): number {
+  let wait = timeoutSec ?? 10;
+  let grace = 1;
+  try {
+    const { config } = loadConfig(home);
+    wait = timeoutSec ?? config['switch.targetTimeoutSeconds'];
+    grace = config['switch.graceSeconds'];
+  } catch {
+    // a broken config.yaml is the supervisor's problem to report; keep the defaults here
+  }
+  return (wait + grace + 15) * 1000;
 }

@@ -1,12 +1,21 @@
 /**
- * What each Claude Code hook means for klaude's records. Pure DB work: the caller
- * reads stdin, opens the DB and swallows every failure (a hook must never block Claude).
+ * What each Claude Code hook means for klaude's records. Pure DB work on a drizzle-free
+ * connection, in one write transaction; the caller reads stdin, opens the DB and swallows
+ * every failure (a hook must never block Claude).
+ *
+ * - SessionStart: link the Claude id to the klaude session (startup, resume, and after
+ *   `/clear` or compaction a new id that becomes the session's current one; the tree is
+ *   untouched); the session is idle at its prompt.
+ * - SessionEnd: close that link (the Claude session stays resumable).
+ * - UserPromptSubmit → running; Stop → idle (+ last text); Notification: a permission or
+ *   elicitation prompt → waiting, idle_prompt → idle; PostToolUse: a tool ran → running.
+ * Status changes follow core/status transitions: a finished session is not revived by a
+ * late hook (only SessionStart, which is a resume, may do that).
  */
-import type { SessionStatus } from '../core/status.js';
-import type { Db } from '../db/client.js';
+import { applyTransition, type SessionStatus } from '../core/status.js';
+import type { HasSqlite } from '../db/connection.js';
 import { addEvent } from '../db/repos/events.js';
-import { endClaudeLink, linkClaudeSession } from '../db/repos/links.js';
-import { getSession, updateSession, type SessionPatch } from '../db/repos/sessions.js';
+import { endLink, linkClaude, patchSession, readSession, type HookPatch } from './records.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {
@@ -26,67 +35,74 @@ export interface HookPayload {
   [k: string]: unknown;
 }
 
-const clip = (s: string | undefined, n: number): string | undefined => (s === undefined ? undefined : s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const clip = (s: unknown, n: number): string | undefined =>
+  typeof s !== 'string' ? undefined : s.length > n ? `${s.slice(0, n - 1)}…` : s;
+const str = (s: unknown): string | undefined => (typeof s === 'string' && s !== '' ? s : undefined);
 
 /** Notification types that mean "a person must act" (docs/cli-facts.md §1.3). */
 const NEEDS_PERSON = new Set(['permission_prompt', 'elicitation_dialog']);
 
 export interface HookOutcome {
+  /** The status written, if it changed. */
   status?: SessionStatus;
   /** Text for Claude (stdout of the hook); none for now. */
   stdout?: string;
 }
 
-export function handleHook(db: Db, klaudeSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
-  const session = getSession(db, klaudeSessionId);
+export function handleHook(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
+  return db.sqlite.transaction(() => record(db, klaudeSessionId, event, p)).immediate();
+}
+
+function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
+  const session = readSession(db, klaudeSessionId);
   if (!session) return {};
-  const patch: SessionPatch = {};
-  const claudeId = p.session_id;
+  const now = Date.now();
+  const claudeId = str(p.session_id);
+  let to: SessionStatus | undefined;
+  const patch: HookPatch = {};
   switch (event) {
     case 'SessionStart':
       if (claudeId) {
-        linkClaudeSession(db, {
-          klaudeSessionId,
-          claudeSessionId: claudeId,
-          transcriptPath: p.transcript_path ?? null,
-          source: p.source ?? 'startup',
-        });
+        const source = str(p.source) ?? 'startup';
+        linkClaude(db, { klaudeSessionId, claudeSessionId: claudeId, transcriptPath: str(p.transcript_path) ?? null, source }, now);
       }
-      patch.status = 'idle';
-      if (p.session_title && !session.title) patch.title = clip(p.session_title, 120);
+      to = 'idle';
       break;
     case 'SessionEnd':
-      if (claudeId) endClaudeLink(db, claudeId, p.reason ?? null);
+      if (claudeId) endLink(db, claudeId, str(p.reason) ?? null, now);
       break;
     case 'UserPromptSubmit':
-      patch.status = 'running';
-      if (p.session_title && !session.title) patch.title = clip(p.session_title, 120);
-      if (!session.prompt && p.prompt) patch.prompt = clip(p.prompt, 2000);
+      to = 'running';
+      if (!session.prompt && str(p.prompt)) patch.prompt = clip(p.prompt, 2000);
       break;
     case 'Stop':
-      patch.status = 'idle';
-      if (p.last_assistant_message) patch.lastText = clip(p.last_assistant_message, 500);
+      to = 'idle';
+      if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
       break;
     case 'Notification':
-      if (p.notification_type && NEEDS_PERSON.has(p.notification_type)) patch.status = 'waiting';
-      else if (p.notification_type === 'idle_prompt') patch.status = 'idle';
+      if (typeof p.notification_type === 'string' && NEEDS_PERSON.has(p.notification_type)) to = 'waiting';
+      else if (p.notification_type === 'idle_prompt') to = 'idle';
       break;
     case 'PostToolUse':
       // A tool finished, so any permission prompt before it was answered.
-      if (session.status === 'waiting' || session.status === 'idle') patch.status = 'running';
+      if (session.status === 'waiting' || session.status === 'idle') to = 'running';
       break;
   }
-  if (Object.keys(patch).length) updateSession(db, klaudeSessionId, { ...patch, updatedAt: Date.now() });
+  if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);
+  if (to && to !== session.status && applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed) {
+    patch.status = to;
+  }
+  patchSession(db, klaudeSessionId, patch, now);
   addEvent(db, {
     projectId: session.projectId,
     klaudeSessionId,
     kind: `hook.${event}`,
     payload: {
       claudeSessionId: claudeId,
-      source: p.source,
-      reason: p.reason,
-      notificationType: p.notification_type,
-      tool: p.tool_name,
+      source: str(p.source),
+      reason: str(p.reason),
+      notificationType: str(p.notification_type),
+      tool: str(p.tool_name),
       prompt: clip(p.prompt, 200),
     },
   });

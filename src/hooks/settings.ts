@@ -2,7 +2,8 @@
  * The Claude Code settings klaude injects per launch with `--settings '<json>'`, so the
  * person's own settings files are never edited. Each hook calls the klaude that is
  * running right now by absolute path (node + entry script): it works the same when
- * klaude was started with npx or from a checkout.
+ * klaude was started with npx or from a checkout. A built klaude points them at its
+ * dist/hook.cjs (the same `klaude hook`, minus the CLI's start-up cost).
  */
 import { readFileSync } from 'node:fs';
 import { KlaudeError } from '../lib/errors.js';
@@ -23,6 +24,8 @@ export function eventFromWord(word: string): HookEventName | undefined {
 export interface KlaudeInvocation {
   node: string;
   cli: string;
+  /** dist/hook.cjs next to a built cli.js: the fast hook entry (scripts/build.mjs). */
+  hook?: string;
 }
 
 export function shellQuote(s: string): string {
@@ -35,7 +38,8 @@ export type Settings = { hooks?: Record<string, HookEntry[]>; [k: string]: unkno
 export function hookSettings(inv: KlaudeInvocation): Settings {
   const hooks: Record<string, HookEntry[]> = {};
   for (const event of HOOK_EVENTS) {
-    const command = `${shellQuote(inv.node)} ${shellQuote(inv.cli)} hook ${hookWord(event)}`;
+    const entry = inv.hook ? shellQuote(inv.hook) : `${shellQuote(inv.cli)} hook`;
+    const command = `${shellQuote(inv.node)} ${entry} ${hookWord(event)}`;
     // SessionEnd runs under Claude's own 1.5 s budget unless a timeout raises it.
     const timeout = event === 'SessionEnd' ? 10 : 30;
     hooks[event] = [{ ...(event === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout }] }];

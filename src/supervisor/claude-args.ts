@@ -3,7 +3,7 @@
  *
  * - Session-selection flags are klaude's job (it picks --session-id / --resume on every
  *   launch), so they are refused with a pointer to the klaude way.
- * - A positional prompt and --name only make sense for the first, fresh launch.
+ * - A positional prompt goes with the first launch only, --name with a first, fresh one.
  * - Everything else (--model, --permission-mode, --allowedTools, --add-dir, …) is passed
  *   on every launch, including after checkout.
  * - A user --settings is merged with klaude's hook settings (claude takes only one).
@@ -32,35 +32,61 @@ const SINGLE_VALUE = new Set([
   '--output-format', '--permission-mode', '--plugin-dir', '--plugin-url', '--remote-control-session-name-prefix',
   '--setting-sources', '--settings', '--system-prompt', '--system-prompt-file',
 ]);
+/** `--flag [value]`: claude takes the next word as the value unless it is a flag. */
+const OPTIONAL_VALUE = new Set(['-d', '--debug', '--prompt-suggestions', '--remote-control']);
 const VARIADIC = new Set([
   '--add-dir', '--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools', '--betas', '--file',
   '--mcp-config', '--tools',
 ]);
 const FIRST_LAUNCH_ONLY = new Set(['-n', '--name']);
+/** Short flags that take a value: in a cluster like `-cn foo` the value starts after them. */
+const SHORT_WITH_VALUE = new Set(['-n', '-d', '-r', '-w']);
 
 export interface ClaudePassthrough {
   /** Passed on every launch. */
   persistent: string[];
   /** Passed on the first (fresh) launch only: --name. */
   firstOnly: string[];
-  /** The initial prompt words, first fresh launch only. */
+  /** The initial prompt words, first launch only. */
   prompt: string[];
   /** The person's own --settings value (JSON text or a file path), merged with ours. */
   userSettings?: string;
+}
+
+const refuse = (name: string): never => {
+  throw new KlaudeError('E_USAGE', `claude flag '${name}' can't be passed through klaude`, { hint: REFUSED[name] });
+};
+
+/** `--name=v` → ['--name', 'v']; `-nv` → ['-n', 'v']; a cluster `-ab` is checked letter by letter. */
+function splitFlag(tok: string): [string, string | undefined] {
+  if (tok.startsWith('--')) {
+    const eq = tok.indexOf('=');
+    return eq > 0 ? [tok.slice(0, eq), tok.slice(eq + 1)] : [tok, undefined];
+  }
+  if (/^-[A-Za-z]./.test(tok)) {
+    for (let j = 1; j < tok.length; j++) {
+      const f = `-${tok[j]}`;
+      if (f in REFUSED) refuse(f);
+      if (SHORT_WITH_VALUE.has(f)) return j === 1 ? [f, tok.slice(2)] : [tok, undefined];
+    }
+  }
+  return [tok, undefined];
 }
 
 export function parseClaudePassthrough(args: string[]): ClaudePassthrough {
   const out: ClaudePassthrough = { persistent: [], firstOnly: [], prompt: [] };
   for (let i = 0; i < args.length; i++) {
     const tok = args[i]!;
-    const [name, inline] = tok.startsWith('--') && tok.includes('=') ? [tok.slice(0, tok.indexOf('=')), tok.slice(tok.indexOf('=') + 1)] : [tok, undefined];
-    if (name in REFUSED) {
-      throw new KlaudeError('E_USAGE', `claude flag '${name}' can't be passed through klaude`, { hint: REFUSED[name] });
+    if (tok === '--') {
+      out.prompt.push(...args.slice(i + 1)); // claude's own "end of flags": the rest is the prompt
+      break;
     }
     if (!tok.startsWith('-') || tok === '-') {
       out.prompt.push(tok);
       continue;
     }
+    const [name, inline] = splitFlag(tok);
+    if (name in REFUSED) refuse(name);
     if (name === '--settings') {
       const value = inline ?? args[++i];
       if (value === undefined) throw new KlaudeError('E_USAGE', "claude flag '--settings' needs a value");
@@ -70,10 +96,12 @@ export function parseClaudePassthrough(args: string[]): ClaudePassthrough {
     const target = FIRST_LAUNCH_ONLY.has(name) ? out.firstOnly : out.persistent;
     target.push(tok);
     if (inline !== undefined) continue;
+    const next = args[i + 1];
     if (SINGLE_VALUE.has(name)) {
-      const v = args[++i];
-      if (v === undefined) throw new KlaudeError('E_USAGE', `claude flag '${name}' needs a value`);
-      target.push(v);
+      if (next === undefined) throw new KlaudeError('E_USAGE', `claude flag '${name}' needs a value`);
+      target.push(args[++i]!);
+    } else if (OPTIONAL_VALUE.has(name)) {
+      if (next !== undefined && !next.startsWith('-')) target.push(args[++i]!);
     } else if (VARIADIC.has(name)) {
       while (i + 1 < args.length && !args[i + 1]!.startsWith('-')) target.push(args[++i]!);
     }
@@ -83,10 +111,14 @@ export function parseClaudePassthrough(args: string[]): ClaudePassthrough {
 
 export type LaunchMode = { kind: 'new'; claudeSessionId: string } | { kind: 'resume'; claudeSessionId: string };
 
+/**
+ * claude's argv for one launch. The prompt goes with the supervisor's first launch (fresh or
+ * resumed: `klaude --resume-last -- "keep going"`); --name only with a first, fresh one.
+ */
 export function buildLaunchArgs(p: ClaudePassthrough, mode: LaunchMode, settingsJson: string, first: boolean): string[] {
   const session = mode.kind === 'new' ? ['--session-id', mode.claudeSessionId] : ['--resume', mode.claudeSessionId];
   const fresh = first && mode.kind === 'new';
   // The prompt goes last, after `--`, so a variadic flag before it can't swallow it.
-  const prompt = fresh && p.prompt.length ? ['--', p.prompt.join(' ')] : [];
+  const prompt = first && p.prompt.length ? ['--', p.prompt.join(' ')] : [];
   return [...session, '--settings', settingsJson, ...p.persistent, ...(fresh ? p.firstOnly : []), ...prompt];
 }

@@ -9,11 +9,13 @@ import path from 'node:path';
 import { ensurePrivateDir } from '../config/paths.js';
 import { shellQuote, type KlaudeInvocation } from '../hooks/settings.js';
 
-/** The node binary and entry script of the running klaude. */
+/** The node binary and entry script of the running klaude (and its fast hook entry, if built). */
 export function currentInvocation(): KlaudeInvocation {
   const script = process.argv[1];
   if (!script) throw new Error('cannot tell which script is running');
-  return { node: process.execPath, cli: realpathSync(script) };
+  const cli = realpathSync(script);
+  const hook = path.join(path.dirname(cli), 'hook.cjs');
+  return { node: process.execPath, cli, ...(existsSync(hook) ? { hook } : {}) };
 }
 
 /** `<home>/bin/<key>/klaude`, keyed by node + entry so two klaude checkouts never clash. */

@@ -36,7 +36,10 @@ export interface SupervisorOptions {
   resume?: string;
 }
 
-const IGNORED: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT', 'SIGTSTP'];
+// The terminal sends SIGINT/SIGQUIT to the whole foreground group: they are claude's. SIGTSTP
+// is not ignored: claude suspends itself (ctrl+z) by signalling its process group, and klaude
+// must stop with it, or the shell never gets the terminal back; `fg` continues both.
+const IGNORED: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT'];
 
 export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
   const home = ensurePrivateDir(klaudeHome(opts.env));
@@ -103,7 +106,6 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
     });
     switcher.on('foreground', (s, pid) => publish({ type: 'instance.foreground', sessionId: s.sessionId, pid }));
 
-    // The terminal sends SIGINT/SIGQUIT/SIGTSTP to the whole foreground group: they are claude's.
     const ignore = (): void => {};
     for (const s of IGNORED) process.on(s, ignore);
     const onTerm = (code: number) => () => void switcher.shutdown(code);

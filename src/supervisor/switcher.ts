@@ -43,16 +43,34 @@ export function exitCodeOf(ev: Pick<ForegroundExit, 'code' | 'signal'>): number 
   return 128 + (n ?? 1);
 }
 
-export class Switcher extends EventEmitter<{ finished: [number]; foreground: [LaunchSpec, number] }> {
+export interface SwitcherOptions {
+  /**
+   * What claude exiting with no switch pending means: 'finish' (default, `klaude`) ends the
+   * supervisor ('finished'); 'release' (`klaude ui`) hands the terminal back to the dashboard
+   * ('released'), and the supervisor lives on until `shutdown`.
+   */
+  onIdleExit?: 'finish' | 'release';
+}
+
+export class Switcher extends EventEmitter<{
+  finished: [number];
+  foreground: [LaunchSpec, number];
+  released: [ForegroundExit];
+}> {
   readonly fg: ForegroundClaude;
   private pending: PendingSwitch | null = null;
   private last: LastLaunch | null = null;
   private switching = false;
   private stopping = false;
   private launches = 0;
+  /** Launches between "decided" and "spawned": shutdown() has no child to stop yet. */
+  private inFlight = 0;
   private readonly settingsJson: string;
 
-  constructor(private readonly ctx: SupervisorContext) {
+  constructor(
+    private readonly ctx: SupervisorContext,
+    private readonly opts: SwitcherOptions = {},
+  ) {
     super();
     this.fg = new ForegroundClaude(ctx.log.child('foreground'));
     this.fg.on('exit', (ev) => this.onExit(ev));
@@ -75,6 +93,7 @@ export class Switcher extends EventEmitter<{ finished: [number]; foreground: [La
 
   private async launch(spec: LaunchSpec, fallback: LaunchSpec | null, attempt = 1): Promise<Running> {
     const { ctx } = this;
+    if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
     const first = this.launches++ === 0;
     const args = buildLaunchArgs(ctx.passthrough, { kind: spec.mode, claudeSessionId: spec.claudeSessionId }, this.settingsJson, first);
     const env: NodeJS.ProcessEnv = {
@@ -87,10 +106,18 @@ export class Switcher extends EventEmitter<{ finished: [number]; foreground: [La
       PATH: prependPath(ctx.shimDir, ctx.env.PATH),
     };
     store.beforeLaunch(ctx, spec);
-    const running = await this.fg.launch(spec, { file: ctx.claudeBin, args, env, cwd: ctx.cwd });
+    this.inFlight++;
+    let running: Running;
+    try {
+      running = await this.fg.launch(spec, { file: ctx.claudeBin, args, env, cwd: ctx.cwd });
+    } finally {
+      this.inFlight--;
+    }
     const rowId = store.recordForeground(ctx, spec, running.pid);
     this.last = { spec, attempt, fallback, processRowId: rowId };
     this.emit('foreground', spec, running.pid);
+    // shutdown() came while this child was being spawned: it had nothing to stop then.
+    if (this.stopping) void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
     return running;
   }
 
@@ -118,6 +145,15 @@ export class Switcher extends EventEmitter<{ finished: [number]; foreground: [La
       const claudeSessionId = await store.waitForClaudeId(ctx, target, timeoutMs);
       store.assertNotForegroundElsewhere(ctx, target.id);
       await store.stopHeadlessRuntime(ctx, target.id);
+      // Those waits may have outlived the foreground claude (or the supervisor): then there is
+      // nothing to stop, and waiting for its exit would leave this switch pending forever.
+      if (this.stopping || this.fg.current !== cur) {
+        throw new KlaudeError(
+          'E_SWITCH_FAILED',
+          this.stopping ? 'klaude is shutting down' : 'the foreground claude exited during the checkout',
+          { hint: 'run the checkout again' },
+        );
+      }
       const mode = store.resumable(ctx, target.id, claudeSessionId) ? 'resume' : 'new';
       const spec: LaunchSpec = { sessionId: target.id, claudeSessionId, mode };
       const running = await new Promise<Running>((resolve, reject) => {
@@ -140,7 +176,8 @@ export class Switcher extends EventEmitter<{ finished: [number]; foreground: [La
       this.pending = null;
     }
     if (!this.fg.current) {
-      this.emit('finished', code);
+      // A launch in flight stops its child as soon as it is spawned (see launch).
+      if (this.inFlight === 0) this.emit('finished', code);
       return;
     }
     await this.fg.stop(this.ctx.config['switch.graceSeconds'] * 1000);
@@ -179,19 +216,30 @@ export class Switcher extends EventEmitter<{ finished: [number]; foreground: [La
       this.restore(last.fallback, ev, `claude exited with ${describeExit(ev)} right after starting, twice`);
       return;
     }
-    this.emit('finished', exitCodeOf(ev));
+    this.idleExit(ev);
+  }
+
+  /** Claude is gone and nothing else is coming: end the supervisor, or hand back to the dashboard. */
+  private idleExit(ev: ForegroundExit): void {
+    if (this.opts.onIdleExit === 'release') this.emit('released', ev);
+    else this.emit('finished', exitCodeOf(ev));
   }
 
   /** Go back to the session we switched away from, telling the person why. */
   private restore(fallback: LaunchSpec | null, ev: ForegroundExit, why: string): void {
     const { ctx } = this;
+    if (this.stopping) {
+      // A relaunch failed because (or while) klaude is shutting down: nothing to go back to.
+      this.emit('finished', this.shutdownCode || exitCodeOf(ev));
+      return;
+    }
     ctx.log.error('switch failed; restoring previous session', { why, failed: ev.spec, fallback });
     process.stderr.write(
       `\r\nklaude: could not switch to ${ev.spec.sessionId} (claude ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
         (fallback ? `klaude: returning to ${fallback.sessionId}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
     );
     if (!fallback) {
-      this.emit('finished', exitCodeOf(ev));
+      this.idleExit(ev);
       return;
     }
     const spec: LaunchSpec = {
@@ -200,7 +248,7 @@ export class Switcher extends EventEmitter<{ finished: [number]; foreground: [La
     };
     this.launch(spec, null).catch((err) => {
       ctx.log.error('restore failed', { err });
-      this.emit('finished', exitCodeOf(ev));
+      this.idleExit(ev);
     });
   }
 }

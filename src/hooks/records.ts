@@ -1,0 +1,81 @@
+/**
+ * The few session and link writes a hook makes, in raw SQL over a drizzle-free connection
+ * (db/fast.ts): loading drizzle would cost the hook more than all of its work
+ * (ARCHITECTURE.md §7, bench/hook.mjs). Semantics mirror db/repos/links.ts and
+ * db/repos/sessions.ts; test/integration/hook.test.ts checks the resulting rows.
+ */
+import type { HasSqlite } from '../db/connection.js';
+import type { SessionStatus } from '../core/status.js';
+
+export interface HookSession {
+  id: string;
+  projectId: string;
+  status: SessionStatus;
+  title: string | null;
+  prompt: string | null;
+}
+
+export function readSession(db: HasSqlite, id: string): HookSession | undefined {
+  return db.sqlite
+    .prepare('SELECT id, project_id AS projectId, status, title, prompt FROM sessions WHERE id = ?')
+    .get(id) as HookSession | undefined;
+}
+
+export interface HookPatch {
+  status?: SessionStatus;
+  title?: string;
+  prompt?: string;
+  lastText?: string;
+}
+
+const COLUMN: Record<keyof HookPatch, string> = { status: 'status', title: 'title', prompt: 'prompt', lastText: 'last_text' };
+
+export function patchSession(db: HasSqlite, id: string, patch: HookPatch, now: number): void {
+  const keys = (Object.keys(patch) as (keyof HookPatch)[]).filter((k) => patch[k] !== undefined);
+  if (keys.length === 0) return;
+  const set = keys.map((k) => `${COLUMN[k]} = ?`).join(', ');
+  db.sqlite.prepare(`UPDATE sessions SET ${set}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k]!), now, id);
+}
+
+/**
+ * Klaude session K now runs Claude session C (as linkClaudeSession): upsert the link by
+ * Claude id (a repeat reopens it; an id owned by another session keeps its owner), close
+ * K's other open links as 'superseded', and make C the session's current native id.
+ */
+export function linkClaude(
+  db: HasSqlite,
+  l: { klaudeSessionId: string; claudeSessionId: string; transcriptPath: string | null; source: string },
+  now: number,
+): void {
+  db.sqlite
+    .prepare(
+      `INSERT INTO claude_session_links (klaude_session_id, claude_session_id, transcript_path, source, started_at)
+       VALUES (@k, @c, @t, @source, @now)
+       ON CONFLICT (claude_session_id) DO UPDATE SET
+         source = @source,
+         transcript_path = coalesce(@t, transcript_path),
+         started_at = CASE WHEN ended_at IS NULL THEN started_at ELSE @now END,
+         ended_at = NULL,
+         end_reason = NULL`,
+    )
+    .run({ k: l.klaudeSessionId, c: l.claudeSessionId, t: l.transcriptPath, source: l.source, now });
+  db.sqlite
+    .prepare(
+      `UPDATE claude_session_links SET ended_at = ?, end_reason = 'superseded'
+       WHERE klaude_session_id = ? AND claude_session_id <> ? AND ended_at IS NULL`,
+    )
+    .run(now, l.klaudeSessionId, l.claudeSessionId);
+  db.sqlite
+    .prepare('UPDATE sessions SET native_session_id = ?, transcript_path = coalesce(?, transcript_path), updated_at = ? WHERE id = ?')
+    .run(l.claudeSessionId, l.transcriptPath, now, l.klaudeSessionId);
+}
+
+/** Close a link (SessionEnd); the first end time and reason win. */
+export function endLink(db: HasSqlite, claudeSessionId: string, reason: string | null, now: number): void {
+  db.sqlite
+    .prepare(
+      `UPDATE claude_session_links SET ended_at = coalesce(ended_at, ?), end_reason = coalesce(end_reason, ?)
+       WHERE claude_session_id = ?`,
+    )
+    .run(now, reason, claudeSessionId);
+}

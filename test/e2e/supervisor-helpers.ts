@@ -1,0 +1,153 @@
+// Shared set-up for the supervisor end-to-end tests: a temp home whose PATH finds the real
+// claude, the built klaude under the PTY driver, read-only looks at the DB, and a stand-in
+// that runs `run: <command>` prompts through Claude's Bash tool.
+import Database from 'better-sqlite3';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { vi } from 'vitest';
+import { claudeBin } from '../support/claude-bin.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
+import type { MockAnthropic, Responder } from '../support/mock-anthropic.js';
+import { spawnPty, type PtySession } from '../support/pty-driver.js';
+import { makeTempHome, type TempHome, type TempHomeOptions } from '../support/temp-home.js';
+
+/** The empty input prompt between its two rules, as the idle TUI draws it. */
+export const IDLE_PROMPT = /^❯\s*$/m;
+export const READY = '? for shortcuts';
+
+/**
+ * `run: <command>` → a Bash tool call running it; the tool's output comes back as
+ * `Tool output: <output>`; anything else → `Reply to: <prompt>`.
+ */
+export const runResponder: Responder = (req) => {
+  if (req.isToolResult) return { text: `Tool output: ${req.toolResults.map((t) => t.content).join(' ')}` };
+  const m = /^run: (.+)$/s.exec(req.prompt);
+  if (m) return { bash: { command: m[1]!.trim(), description: 'requested command' } };
+  return undefined;
+};
+
+/** A temp home whose PATH starts with the real claude's directory (how klaude finds it). */
+export function supervisorHome(mock: MockAnthropic, opts: TempHomeOptions = {}): TempHome {
+  const home = makeTempHome({ baseUrl: mock.url, allowBash: true, ...opts });
+  home.env.PATH = `${dirname(claudeBin())}:${home.env.PATH ?? ''}`;
+  return home;
+}
+
+export function writeConfig(home: TempHome, yaml: string): void {
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), yaml);
+}
+
+export function startKlaude(home: TempHome, args: string[] = [], size = { cols: 110, rows: 34 }): PtySession {
+  return spawnPty(process.execPath, [KLAUDE_CLI, ...args], { cwd: home.projectDir, env: home.env, ...size });
+}
+
+/** Run `fn` on a fresh read-only connection to the home's DB (never held across waits). */
+export function readDb<T>(home: TempHome, fn: (db: Database.Database) => T): T {
+  const file = join(home.klaudeHome, 'sessions.db');
+  if (!existsSync(file)) throw new Error(`no DB yet at ${file}`);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+export interface SessionRow {
+  id: string;
+  project_id: string;
+  parent_id: string | null;
+  instance_id: string | null;
+  type: string;
+  status: string;
+  native_session_id: string | null;
+  last_text: string | null;
+  prompt: string | null;
+}
+export interface LinkRow {
+  klaude_session_id: string;
+  claude_session_id: string;
+  source: string;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+export interface ProcessRow {
+  id: number;
+  klaude_session_id: string;
+  instance_id: string | null;
+  pid: number;
+  kind: string;
+  exited_at: number | null;
+  exit_code: number | null;
+  signal: string | null;
+  is_current: number;
+}
+export interface InstanceRow {
+  id: string;
+  pid: number;
+  status: string;
+  socket_path: string;
+  root_session_id: string | null;
+  exit_code: number | null;
+}
+
+export const sessions = (home: TempHome): SessionRow[] =>
+  readDb(home, (db) => db.prepare('SELECT * FROM sessions ORDER BY created_at, id').all() as SessionRow[]);
+export const links = (home: TempHome): LinkRow[] =>
+  readDb(home, (db) => db.prepare('SELECT * FROM claude_session_links ORDER BY id').all() as LinkRow[]);
+export const processes = (home: TempHome): ProcessRow[] =>
+  readDb(home, (db) => db.prepare("SELECT * FROM runtime_process WHERE kind = 'claude' ORDER BY id").all() as ProcessRow[]);
+export const instances = (home: TempHome): InstanceRow[] =>
+  readDb(home, (db) => db.prepare('SELECT * FROM instances ORDER BY started_at, id').all() as InstanceRow[]);
+export const eventKinds = (home: TempHome, sessionId: string): string[] =>
+  readDb(home, (db) =>
+    (db.prepare('SELECT kind FROM events WHERE klaude_session_id = ? ORDER BY id').all(sessionId) as { kind: string }[]).map((e) => e.kind),
+  );
+
+/** Wait until `fn` returns a truthy value (re-reading the DB); returns that value. */
+export async function waitForDb<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  let last: unknown;
+  return vi.waitFor(
+    () => {
+      let v: T | undefined | null | false;
+      try {
+        v = fn();
+      } catch (e) {
+        last = e;
+        v = undefined;
+      }
+      if (!v) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+      return v;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
+}
+
+/**
+ * Type a prompt into the idle TUI and submit it. A slash command waits for claude's command
+ * menu to list it first, as a person would: Enter racing the menu can leave `/clear ` behind
+ * in the input box after the command ran.
+ */
+export async function submit(term: PtySession, text: string): Promise<void> {
+  await term.waitForText(IDLE_PROMPT, { timeoutMs: 45_000 });
+  term.type(text);
+  await term.waitForText(text.slice(0, 60));
+  if (/^\/\w+$/.test(text)) await term.waitForText(new RegExp(`^${text}\\s{2,}\\S`, 'm'));
+  term.press('enter');
+}
+
+/**
+ * Wait until every text shows on screen below the last `anchor` (so text still on screen
+ * from before a relaunch doesn't count).
+ */
+export async function waitBelow(term: PtySession, anchor: string, texts: string[], timeoutMs = 45_000): Promise<void> {
+  await term.waitFor(
+    (s) => {
+      const at = s.lastIndexOf(anchor);
+      return at >= 0 && texts.every((t) => s.indexOf(t, at + anchor.length) >= 0);
+    },
+    `${JSON.stringify(texts)} below ${JSON.stringify(anchor)}`,
+    { timeoutMs },
+  );
+}

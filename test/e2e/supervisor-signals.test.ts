@@ -1,0 +1,214 @@
+// Signals to the supervisor: SIGTERM stops claude (SIGKILL after the grace if it must) and
+// gives the shell back a sane terminal; SIGKILL leaves rows that the next command marks
+// stale; claude's exit code is klaude's.
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { spawnPty, type PtySession } from '../support/pty-driver.js';
+import type { TempHome } from '../support/temp-home.js';
+import { instances, processes, READY, sessions, submit, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
+
+let mock: MockAnthropic | undefined;
+let home: TempHome | undefined;
+let term: PtySession | undefined;
+const strays: number[] = [];
+
+afterEach(async () => {
+  term?.kill('SIGHUP'); // an interactive bash ignores the SIGTERM dispose() starts with
+  await term?.dispose();
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  await mock?.close();
+  home?.cleanup();
+  term = mock = home = undefined;
+});
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function setup(): Promise<TempHome> {
+  mock = await startMockAnthropic();
+  home = supervisorHome(mock);
+  return home;
+}
+
+/**
+ * A stand-in "claude" that takes the terminal like a TUI does (raw mode, hidden cursor,
+ * bracketed paste) and then: 'ignore-term' ignores SIGTERM, 'exit:<n>' exits with n.
+ */
+function stubClaude(h: TempHome, behaviour: string): void {
+  const file = join(h.root, 'stub-claude');
+  writeFileSync(
+    file,
+    `#!${process.execPath}
+const mode = ${JSON.stringify(behaviour)};
+if (mode.startsWith('exit:')) { console.log('STUB EXITING'); process.exit(Number(mode.slice(5))); }
+process.on('SIGTERM', () => process.stdout.write('STUB IGNORES SIGTERM\\r\\n'));
+process.stdin.setRawMode(true);
+process.stdin.resume();
+process.stdout.write('\\x1b[?25l\\x1b[?2004hSTUB READY ' + process.pid + '\\r\\n');
+`,
+  );
+  chmodSync(file, 0o755);
+  writeConfig(h, `claude:\n  binary: ${file}\nswitch:\n  graceSeconds: 1\n`);
+}
+
+/**
+ * The shell's prompt on the screen's last line, not just `^SHELL\$ $`: claude asks the terminal
+ * for its attributes (DA1) and may be gone before the answer comes, which then lands in the
+ * shell's line (`SHELL$ 1;2c`, or echoed before the prompt), as after a plain claude.
+ */
+async function shellPrompt(t: PtySession, timeoutMs = 20_000): Promise<void> {
+  await t.waitFor((s) => /SHELL\$( |$)/.test(s.trimEnd().split('\n').at(-1) ?? ''), 'the shell prompt', { timeoutMs });
+}
+
+/** An interactive bash in the PTY, to see what the shell gets back after klaude. */
+async function shell(h: TempHome): Promise<PtySession> {
+  const t = spawnPty('bash', ['--norc', '--noprofile', '-i'], {
+    cwd: h.projectDir,
+    env: { ...h.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' },
+    cols: 110,
+    rows: 34,
+  });
+  await shellPrompt(t);
+  return t;
+}
+
+/** Run a command at the shell prompt and wait for the marker it prints (Ctrl-U first: see shellPrompt). */
+async function atPrompt(t: PtySession, command: string, marker: RegExp): Promise<void> {
+  t.type(`\x15${command}\r`);
+  await t.waitForText(marker, { timeoutMs: 20_000 });
+}
+
+/** The terminal's icanon/echo flags as the shell sees them after klaude, e.g. 'icanon,echo'. */
+async function ttyModes(t: PtySession): Promise<string> {
+  // "MO""DES" so the echoed command line itself doesn't match.
+  await atPrompt(t, `echo "MO""DES=$(stty -a | tr -s ' ;\\n' '\\n' | grep -xE -- '-?(icanon|echo)' | paste -sd, -)."`, /MODES=[^.]*\./);
+  return /MODES=([^.]*)\./.exec(t.text())![1]!;
+}
+
+describe('klaude: signals and recovery', () => {
+  it('SIGTERM stops the real claude and hands the shell a working terminal', async () => {
+    const h = await setup();
+    term = await shell(h);
+    term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    const [inst] = instances(h);
+    const claudePid = processes(h)[0]!.pid;
+
+    process.kill(inst!.pid, 'SIGTERM');
+    await shellPrompt(term);
+    await atPrompt(term, 'echo "rc=$?"', /rc=\d+/);
+    expect(term.text()).toContain('rc=143');
+    expect(term.cursorVisible()).toBe(true);
+    expect(await ttyModes(term)).toBe('icanon,echo');
+    expect(isAlive(claudePid)).toBe(false);
+    expect(existsSync(inst!.socket_path)).toBe(false);
+    expect(instances(h)).toMatchObject([{ status: 'exited', exit_code: 143 }]);
+    expect(processes(h)).toMatchObject([{ pid: claudePid, exit_code: 143, is_current: 0 }]);
+  });
+
+  it('ctrl+z suspends claude and klaude together (the shell gets the terminal), fg brings both back', async () => {
+    const h = await setup();
+    term = await shell(h);
+    term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    const [inst] = instances(h);
+
+    term.press('ctrl-z');
+    await term.waitForText(/Stopped\s+\S*node \S*cli\.js/, { timeoutMs: 20_000 });
+    await shellPrompt(term);
+    await atPrompt(term, 'echo "jo""bs=$(jobs | wc -l)"', /jobs=\d+/);
+    expect(term.text()).toContain('jobs=1');
+    expect(isAlive(inst!.pid)).toBe(true);
+
+    term.type('\x15fg\r'); // Ctrl-U first: see shellPrompt
+    await term.waitForText(READY, { timeoutMs: 20_000 });
+    await submit(term, 'after fg');
+    await term.waitForText('Reply to: after fg', { timeoutMs: 45_000 });
+    await submit(term, '/exit');
+    await shellPrompt(term);
+    await atPrompt(term, 'echo "rc=$?"', /rc=\d+/);
+    expect(term.text()).toContain('rc=0');
+    expect(instances(h)).toMatchObject([{ status: 'exited', exit_code: 0 }]);
+  });
+
+  it('SIGKILLs a claude that ignores SIGTERM after the grace, and restores raw mode and cursor', async () => {
+    const h = await setup();
+    stubClaude(h, 'ignore-term');
+    term = await shell(h);
+    term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
+    await term.waitForText(/STUB READY \d+/, { timeoutMs: 20_000 });
+    expect(term.cursorVisible()).toBe(false);
+    const stubPid = Number(/STUB READY (\d+)/.exec(term.text())![1]);
+    strays.push(stubPid);
+    const [inst] = instances(h);
+
+    const t0 = Date.now();
+    process.kill(inst!.pid, 'SIGTERM');
+    await term.waitForText('STUB IGNORES SIGTERM');
+    await shellPrompt(term);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900); // the grace (1 s) was given
+    await atPrompt(term, 'echo "rc=$?"', /rc=\d+/);
+    expect(term.text()).toContain('rc=143');
+    expect(isAlive(stubPid)).toBe(false);
+    expect(term.cursorVisible()).toBe(true);
+    expect(await ttyModes(term)).toBe('icanon,echo');
+    expect(processes(h)).toMatchObject([{ pid: stubPid, exit_code: null, signal: 'SIGKILL' }]);
+    expect(instances(h)).toMatchObject([{ status: 'exited', exit_code: 143 }]);
+  });
+
+  it('exits with claude’s exit code', async () => {
+    const h = await setup();
+    stubClaude(h, 'exit:7');
+    const r = await runKlaude([], { env: h.env, cwd: h.projectDir });
+    expect(r.stdout).toContain('STUB EXITING');
+    expect(r.code).toBe(7);
+    expect(instances(h)).toMatchObject([{ status: 'exited', exit_code: 7 }]);
+    expect(processes(h)).toMatchObject([{ exit_code: 7 }]);
+  });
+
+  it('SIGKILL of the supervisor leaves rows that `klaude instances --all` marks stale', async () => {
+    const h = await setup();
+    stubClaude(h, 'ignore-term');
+    term = spawnPty(process.execPath, [KLAUDE_CLI], { cwd: h.projectDir, env: h.env });
+    await term.waitForText(/STUB READY \d+/, { timeoutMs: 20_000 });
+    const stubPid = Number(/STUB READY (\d+)/.exec(term.text())![1]);
+    strays.push(stubPid);
+    const [inst] = instances(h);
+
+    process.kill(inst!.pid, 'SIGKILL');
+    await term.exited;
+    // The orphan loses its terminal (SIGHUP); make sure it is gone either way.
+    try {
+      process.kill(stubPid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+    await waitForDb('the orphaned claude to be gone', () => !isAlive(stubPid));
+    expect(instances(h)).toMatchObject([{ status: 'running' }]); // nobody cleaned up
+
+    const listed = await runKlaude(['instances', '--all'], { env: h.env, cwd: h.projectDir });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`${inst!.id.slice(-8)}\\s+stale\\s+${inst!.pid}`));
+    expect(instances(h)).toMatchObject([{ status: 'stale' }]);
+    expect(processes(h)).toMatchObject([{ pid: stubPid, signal: 'LOST', is_current: 0 }]);
+    expect(sessions(h)).toMatchObject([{ status: 'done' }]);
+
+    const running = await runKlaude(['instances', '--json'], { env: h.env, cwd: h.projectDir });
+    expect(JSON.parse(running.stdout)).toEqual([]);
+  });
+});

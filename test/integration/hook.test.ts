@@ -1,0 +1,220 @@
+// `klaude hook <event>` without claude: captured payload shapes (docs/cli-facts.md §1.3) piped
+// into the built entries with the KLAUDE_* env a supervisor sets, then the rows checked.
+// Both routes: `node dist/hook.cjs <event>` (what klaude injects) and `node dist/cli.js hook`.
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDb } from '../../src/db/client.js';
+import { createInstance } from '../../src/db/repos/instances.js';
+import { ensureProject } from '../../src/db/repos/projects.js';
+import { createSession } from '../../src/db/repos/sessions.js';
+import { KLAUDE_CLI, REPO_ROOT } from '../support/klaude-bin.js';
+import { runProcess, type RunProcessResult } from '../support/run-process.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+const HOOK_CJS = path.join(REPO_ROOT, 'dist', 'hook.cjs');
+const PROJECT = 'c'.repeat(24);
+const ID_A = '4a234254-0000-4000-8000-00000000000a';
+const ID_B = '4a234254-0000-4000-8000-00000000000b';
+
+let home: TempHome;
+let rootId: string;
+let childId: string;
+let env: Record<string, string>;
+
+beforeEach(() => {
+  home = makeTempHome({ prefix: 'klaude-hook-' });
+  const db = openDb(home.klaudeHome);
+  try {
+    ensureProject(db, { hash: PROJECT, rootPath: home.projectDir });
+    const inst = createInstance(db, { projectId: PROJECT, pid: process.pid, socketPath: '/nowhere.sock', cwd: home.projectDir, mode: 'cli' });
+    rootId = createSession(db, { projectId: PROJECT, type: 'tui', status: 'idle', instanceId: inst.id }).id;
+    childId = createSession(db, { projectId: PROJECT, parentId: rootId, type: 'general', status: 'running' }).id;
+    env = {
+      ...home.env,
+      KLAUDE_SESSION_ID: rootId,
+      KLAUDE_PROJECT_HASH: PROJECT,
+      KLAUDE_INSTANCE_ID: inst.id,
+      KLAUDE_SOCKET: '/nowhere.sock',
+    };
+  } finally {
+    db.close();
+  }
+});
+afterEach(() => home.cleanup());
+
+const common = (id: string) => ({
+  session_id: id,
+  transcript_path: `/tmp/transcripts/${id}.jsonl`,
+  cwd: '/home/me/proj',
+  prompt_id: '4b8f999e-0000-4000-8000-000000000000',
+  permission_mode: 'default',
+});
+const P = {
+  start: (id: string, source = 'startup') => ({ ...common(id), hook_event_name: 'SessionStart', source }),
+  end: (id: string, reason: string) => ({ ...common(id), hook_event_name: 'SessionEnd', reason }),
+  prompt: (id: string, prompt: string) => ({ ...common(id), hook_event_name: 'UserPromptSubmit', prompt }),
+  stop: (id: string, text: string) => ({
+    ...common(id),
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+    last_assistant_message: text,
+    background_tasks: [],
+    session_crons: [],
+  }),
+  notification: (id: string, type: string) => ({
+    ...common(id),
+    hook_event_name: 'Notification',
+    message: 'Claude needs your permission to use Bash',
+    notification_type: type,
+  }),
+  postToolUse: (id: string) => ({
+    ...common(id),
+    effort: { level: 'high' },
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'echo tool-ran', description: 'echo' },
+    tool_response: { stdout: 'tool-ran', stderr: '', interrupted: false, isImage: false, noOutputExpected: false },
+    tool_use_id: 'toolu_1',
+    duration_ms: 54,
+  }),
+};
+
+function query<T>(sql: string, ...args: unknown[]): T[] {
+  const db = new Database(path.join(home.klaudeHome, 'sessions.db'), { readonly: true });
+  try {
+    return db.prepare(sql).all(...args) as T[];
+  } finally {
+    db.close();
+  }
+}
+const session = (id: string) =>
+  query<{ status: string; native_session_id: string | null; transcript_path: string | null; prompt: string | null; last_text: string | null; parent_id: string | null }>(
+    'SELECT * FROM sessions WHERE id = ?',
+    id,
+  )[0]!;
+const linksOf = (id: string) =>
+  query<{ claude_session_id: string; source: string; transcript_path: string | null; ended_at: number | null; end_reason: string | null }>(
+    'SELECT * FROM claude_session_links WHERE klaude_session_id = ? ORDER BY id',
+    id,
+  );
+const eventKinds = (id: string) => query<{ kind: string }>('SELECT kind FROM events WHERE klaude_session_id = ? ORDER BY id', id).map((e) => e.kind);
+const logText = () => {
+  const f = path.join(home.klaudeHome, 'klaude.log');
+  return existsSync(f) ? readFileSync(f, 'utf8') : '';
+};
+
+const routes = [
+  { name: 'dist/hook.cjs (injected)', args: (event: string) => [HOOK_CJS, event] },
+  { name: 'dist/cli.js hook', args: (event: string) => [KLAUDE_CLI, 'hook', event] },
+];
+
+describe.each(routes)('klaude hook via $name', ({ args }) => {
+  async function hook(event: string, payload: unknown, e: Record<string, string | undefined> = env): Promise<RunProcessResult> {
+    const input = typeof payload === 'string' ? payload : JSON.stringify(payload);
+    const r = await runProcess(process.execPath, args(event), { env: e, cwd: home.projectDir, input, timeoutMs: 15_000 });
+    expect(r.stdout).toBe(''); // nothing for Claude to read
+    return r;
+  }
+  const ok = async (event: string, payload: unknown): Promise<void> => {
+    const r = await hook(event, payload);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+  };
+
+  it('SessionStart links the Claude id to KLAUDE_SESSION_ID; SessionEnd closes the link', async () => {
+    await ok('session-start', P.start(ID_A));
+    expect(linksOf(rootId)).toMatchObject([{ claude_session_id: ID_A, source: 'startup', transcript_path: `/tmp/transcripts/${ID_A}.jsonl`, ended_at: null }]);
+    expect(session(rootId)).toMatchObject({ native_session_id: ID_A, transcript_path: `/tmp/transcripts/${ID_A}.jsonl`, status: 'idle' });
+
+    await ok('session-end', P.end(ID_A, 'prompt_input_exit'));
+    const [link] = linksOf(rootId);
+    expect(link!.ended_at).toBeGreaterThan(0);
+    expect(link!.end_reason).toBe('prompt_input_exit');
+    expect(session(rootId).native_session_id).toBe(ID_A); // still resumable
+    expect(eventKinds(rootId)).toEqual(['hook.SessionStart', 'hook.SessionEnd']);
+    expect(logText()).toBe('');
+  });
+
+  it('/clear moves the session to the new Claude id and ends the old link; the tree is untouched', async () => {
+    await ok('session-start', P.start(ID_A));
+    // What /clear fires: SessionEnd(clear) for the old id, SessionStart(clear) with a new one.
+    await ok('session-end', P.end(ID_A, 'clear'));
+    await ok('session-start', P.start(ID_B, 'clear'));
+    expect(linksOf(rootId)).toMatchObject([
+      { claude_session_id: ID_A, end_reason: 'clear' },
+      { claude_session_id: ID_B, source: 'clear', ended_at: null },
+    ]);
+    expect(session(rootId)).toMatchObject({ native_session_id: ID_B, parent_id: null });
+    expect(session(childId).parent_id).toBe(rootId);
+    expect(query('SELECT id FROM sessions')).toHaveLength(2);
+  });
+
+  it('records prompt → running, Stop → idle with the last text, a permission prompt → waiting, a tool → running', async () => {
+    await ok('user-prompt-submit', P.prompt(ID_A, 'fix the bug'));
+    expect(session(rootId)).toMatchObject({ status: 'running', prompt: 'fix the bug' });
+    await ok('notification', P.notification(ID_A, 'permission_prompt'));
+    expect(session(rootId).status).toBe('waiting');
+    await ok('post-tool-use', P.postToolUse(ID_A));
+    expect(session(rootId).status).toBe('running');
+    await ok('stop', P.stop(ID_A, 'Done: the bug is fixed.'));
+    expect(session(rootId)).toMatchObject({ status: 'idle', last_text: 'Done: the bug is fixed.' });
+    await ok('notification', P.notification(ID_A, 'idle_prompt'));
+    expect(session(rootId).status).toBe('idle');
+    await ok('user-prompt-submit', P.prompt(ID_A, 'and another thing'));
+    expect(session(rootId).prompt).toBe('fix the bug'); // the first prompt names the session
+    expect(eventKinds(rootId)).toEqual([
+      'hook.UserPromptSubmit',
+      'hook.Notification',
+      'hook.PostToolUse',
+      'hook.Stop',
+      'hook.Notification',
+      'hook.UserPromptSubmit',
+    ]);
+  });
+
+  it('does not revive a finished session with a late hook', async () => {
+    const db = openDb(home.klaudeHome);
+    db.sqlite.prepare("UPDATE sessions SET status = 'done' WHERE id = ?").run(rootId);
+    db.close();
+    await ok('stop', P.stop(ID_A, 'late'));
+    expect(session(rootId)).toMatchObject({ status: 'done', last_text: 'late' });
+  });
+
+  it('outside klaude (no KLAUDE_SESSION_ID) does nothing: exit 0, no DB, no log', async () => {
+    const fresh = path.join(home.root, 'fresh-home');
+    mkdirSync(fresh);
+    const { KLAUDE_SESSION_ID: _drop, ...rest } = env;
+    const r = await hook('post-tool-use', P.postToolUse(ID_A), { ...rest, KLAUDE_HOME: fresh });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(readdirSync(fresh)).toEqual([]);
+  });
+
+  it('creates and migrates a missing DB before recording (and ignores an unknown session)', async () => {
+    const fresh = path.join(home.root, 'fresh-home');
+    const r = await hook('session-start', P.start(ID_A), { ...env, KLAUDE_HOME: fresh });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(path.join(fresh, 'sessions.db'))).toBe(true);
+    expect(existsSync(path.join(fresh, 'klaude.log'))).toBe(false);
+  });
+
+  it('never fails Claude: garbage on stdin or an unusable DB → exit 0 and a line in klaude.log', async () => {
+    let r = await hook('post-tool-use', '{"session_id": "x", garbage');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(logText()).toMatch(/ERROR \[hook \d+\] hook PostToolUse failed .*JSON/);
+
+    const broken = path.join(home.root, 'broken-home');
+    mkdirSync(path.join(broken, 'sessions.db'), { recursive: true }); // a directory where the DB should be
+    r = await hook('stop', P.stop(ID_A, 'x'), { ...env, KLAUDE_HOME: broken });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(readFileSync(path.join(broken, 'klaude.log'), 'utf8')).toMatch(/ERROR \[hook \d+\] hook Stop failed .*E_DB|ERROR \[hook \d+\] hook Stop failed .*sessions\.db/);
+  });
+
+  it('names an unknown event in one line (exit 2)', async () => {
+    const r = await hook('pre-frobnicate', {});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^klaude: unknown hook event 'pre-frobnicate' \[E_USAGE\] — hint: one of: session-start, .*post-tool-use\n$/);
+  });
+});

@@ -1,0 +1,150 @@
+// The checkout state machine's edges that the real claude can't hit on cue: a shutdown while
+// a relaunch is being spawned, and a foreground that exits while a checkout waits for its
+// target. Real Switcher, real DB, real processes (a shell stand-in for claude).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { openDb, type Db } from '../../src/db/client.js';
+import { createInstance } from '../../src/db/repos/instances.js';
+import { linkClaudeSession } from '../../src/db/repos/links.js';
+import { currentProcesses, recordProcess } from '../../src/db/repos/processes.js';
+import { ensureProject } from '../../src/db/repos/projects.js';
+import { createSession } from '../../src/db/repos/sessions.js';
+import { nullLogger } from '../../src/lib/logger.js';
+import { parseClaudePassthrough } from '../../src/supervisor/claude-args.js';
+import type { SupervisorContext } from '../../src/supervisor/context.js';
+import type { ForegroundExit } from '../../src/supervisor/foreground.js';
+import { Switcher } from '../../src/supervisor/switcher.js';
+
+let root: string;
+let db: Db;
+let ctx: SupervisorContext;
+const spawned: number[] = [];
+const switchers: Switcher[] = [];
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-switcher-')));
+  const home = path.join(root, 'klaude');
+  // Dies on SIGTERM (exit 143 as claude, via the signal here); no children left behind.
+  const stub = path.join(root, 'claude-stub');
+  writeFileSync(stub, "#!/bin/sh\nexec sleep 600\n");
+  chmodSync(stub, 0o755);
+  db = openDb(home);
+  ensureProject(db, { hash: 'p'.repeat(24), rootPath: root });
+  const instance = createInstance(db, { projectId: 'p'.repeat(24), pid: process.pid, socketPath: path.join(root, 'x.sock'), cwd: root, mode: 'cli' });
+  ctx = {
+    home,
+    config: loadConfig(home).config,
+    cwd: root,
+    projectRoot: root,
+    projectHash: 'p'.repeat(24),
+    db,
+    log: nullLogger,
+    instanceId: instance.id,
+    socketPath: path.join(root, 'x.sock'),
+    shimDir: path.join(root, 'bin'),
+    inv: { node: process.execPath, cli: path.join(root, 'cli.js') },
+    claudeBin: stub,
+    passthrough: parseClaudePassthrough([]),
+    env: { PATH: process.env.PATH, HOME: root },
+  };
+});
+afterEach(async () => {
+  for (const sw of switchers.splice(0)) {
+    const done = once(sw, 'finished');
+    await sw.shutdown(0); // a no-op when the test already shut it down
+    if (sw.fg.current) await done;
+  }
+  for (const pid of spawned.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  db.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function session(claudeId?: string): string {
+  const s = createSession(db, { projectId: 'p'.repeat(24), type: 'tui', status: 'idle' });
+  if (claudeId) linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: claudeId, source: 'startup' });
+  return s.id;
+}
+
+async function started(): Promise<{ switcher: Switcher; a: string }> {
+  const switcher = new Switcher(ctx);
+  switchers.push(switcher);
+  switcher.on('foreground', (_spec, pid) => spawned.push(pid));
+  const a = session();
+  await switcher.start({ sessionId: a, claudeSessionId: '00000000-0000-4000-8000-00000000000a', mode: 'new' });
+  return { switcher, a };
+}
+
+describe('Switcher', () => {
+  it('a shutdown while the checked-out claude is being spawned stops that claude, then finishes once', async () => {
+    const { switcher } = await started();
+    const b = session('00000000-0000-4000-8000-00000000000b');
+    const finished: number[] = [];
+    switcher.on('finished', (code) => finished.push(code));
+    const exits: ForegroundExit[] = [];
+    // Runs right after the switcher's own exit handler, which has just begun launching B.
+    switcher.fg.on('exit', (ev) => {
+      exits.push(ev);
+      if (exits.length === 1) void switcher.shutdown(143);
+    });
+
+    const checkout = switcher.checkout({ target: b }).catch((e: unknown) => e);
+    await once(switcher, 'finished');
+    expect(finished).toEqual([143]);
+    expect(exits.map((e) => e.spec.sessionId)[1]).toBe(b); // B was spawned and stopped again
+    expect(spawned).toHaveLength(2);
+    expect(spawned.every((pid) => !isAlive(pid))).toBe(true);
+    await checkout;
+    expect(switcher.fg.current).toBeNull();
+  });
+
+  it('stops a headless runtime driving the target’s Claude session before resuming it', async () => {
+    const { switcher } = await started();
+    const b = session('00000000-0000-4000-8000-00000000000b');
+    // A runtime runs detached as its own process-group leader (ARCHITECTURE.md §1).
+    const runtime = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+    spawned.push(runtime.pid!);
+    const exited = once(runtime, 'exit');
+    const row = recordProcess(db, { klaudeSessionId: b, pid: runtime.pid!, kind: 'runtime' });
+
+    const res = await switcher.checkout({ target: b });
+    const [, signal] = await exited;
+    expect(signal).toBe('SIGTERM');
+    expect(currentProcesses(db, b, 'runtime')).toEqual([]);
+    expect(db.sqlite.prepare('SELECT signal FROM runtime_process WHERE id = ?').get(row.id)).toEqual({ signal: 'SIGTERM' });
+    expect(currentProcesses(db, b, 'claude')).toMatchObject([{ pid: res.pid }]);
+  });
+
+  it('a checkout whose foreground exits while it waits for the target fails instead of hanging, and frees the switcher', async () => {
+    const { switcher } = await started();
+    const c = session(); // no Claude id yet
+    const first = switcher.fg.current!;
+    const checkout = switcher.checkout({ target: c, timeoutMs: 20_000 }).catch((e: unknown) => e);
+    expect(switcher.isSwitching).toBe(true);
+
+    process.kill(first.pid, 'SIGTERM'); // the person quits claude meanwhile
+    await first.exited;
+    linkClaudeSession(db, { klaudeSessionId: c, claudeSessionId: '00000000-0000-4000-8000-00000000000c', source: 'headless' });
+    expect(await checkout).toMatchObject({ code: 'E_SWITCH_FAILED', message: 'the foreground claude exited during the checkout' });
+    expect(switcher.isSwitching).toBe(false);
+  });
+});
