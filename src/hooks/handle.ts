@@ -8,13 +8,15 @@
  *   untouched); the session is idle at its prompt.
  * - SessionEnd: close that link (the Claude session stays resumable).
  * - UserPromptSubmit → running; Stop → idle (+ last text); Notification: a permission or
- *   elicitation prompt → waiting, idle_prompt → idle; PostToolUse: a tool ran → running.
+ *   elicitation prompt → waiting, idle_prompt → idle; PostToolUse: a tool ran → running, and
+ *   pending [UPDATE] notes of its sub-agents are handed to Claude as additionalContext.
  * Status changes follow core/status transitions: a finished session is not revived by a
  * late hook (only SessionStart, which is a resume, may do that).
  */
 import { applyTransition, type SessionStatus } from '../core/status.js';
 import type { HasSqlite } from '../db/connection.js';
 import { addEvent } from '../db/repos/events.js';
+import { updatesForHook } from '../logs/updates.js';
 import { endLink, linkClaude, patchSession, readSession, type HookPatch } from './records.js';
 import type { HookEventName } from './settings.js';
 
@@ -45,7 +47,7 @@ const NEEDS_PERSON = new Set(['permission_prompt', 'elicitation_dialog']);
 export interface HookOutcome {
   /** The status written, if it changed. */
   status?: SessionStatus;
-  /** Text for Claude (stdout of the hook); none for now. */
+  /** Text for Claude (stdout of the hook): sub-agents' [UPDATE] notes after a tool call. */
   stdout?: string;
 }
 
@@ -93,6 +95,8 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
     patch.status = to;
   }
   patchSession(db, klaudeSessionId, patch, now);
+  // Children's [UPDATE] notes reach the parent Claude right after its next tool call.
+  const updates = event === 'PostToolUse' ? updatesForHook(db, klaudeSessionId) : null;
   addEvent(db, {
     projectId: session.projectId,
     klaudeSessionId,
@@ -106,5 +110,10 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       prompt: clip(p.prompt, 200),
     },
   });
-  return { status: patch.status };
+  return {
+    status: patch.status,
+    ...(updates
+      ? { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: updates } }) }
+      : {}),
+  };
 }

@@ -111,9 +111,12 @@ const routes = [
 ];
 
 describe.each(routes)('klaude hook via $name', ({ args }) => {
-  async function hook(event: string, payload: unknown, e: Record<string, string | undefined> = env): Promise<RunProcessResult> {
+  async function run(event: string, payload: unknown, e: Record<string, string | undefined> = env): Promise<RunProcessResult> {
     const input = typeof payload === 'string' ? payload : JSON.stringify(payload);
-    const r = await runProcess(process.execPath, args(event), { env: e, cwd: home.projectDir, input, timeoutMs: 15_000 });
+    return runProcess(process.execPath, args(event), { env: e, cwd: home.projectDir, input, timeoutMs: 15_000 });
+  }
+  async function hook(event: string, payload: unknown, e: Record<string, string | undefined> = env): Promise<RunProcessResult> {
+    const r = await run(event, payload, e);
     expect(r.stdout).toBe(''); // nothing for Claude to read
     return r;
   }
@@ -172,6 +175,27 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
       'hook.Notification',
       'hook.UserPromptSubmit',
     ]);
+  });
+
+  it("PostToolUse hands sub-agents' pending [UPDATE] notes to Claude once, as additionalContext", async () => {
+    const db = new Database(path.join(home.klaudeHome, 'sessions.db'));
+    try {
+      const add = db.prepare('INSERT INTO agent_updates (session_id, parent_session_id, text, created_at) VALUES (?, ?, ?, ?)');
+      add.run(childId, rootId, 'tests pass (42/42)', Date.now());
+      add.run(childId, rootId, 'starting the refactor', Date.now());
+    } finally {
+      db.close();
+    }
+    const first = await run('post-tool-use', P.postToolUse(ID_A));
+    expect(first.code, first.stderr).toBe(0);
+    const out = JSON.parse(first.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(out.hookSpecificOutput.hookEventName).toBe('PostToolUse');
+    expect(out.hookSpecificOutput.additionalContext).toContain('tests pass (42/42)');
+    expect(out.hookSpecificOutput.additionalContext).toContain('starting the refactor');
+    expect(out.hookSpecificOutput.additionalContext).toContain(childId.slice(-8));
+    const pending = query<{ n: number }>('SELECT count(*) AS n FROM agent_updates WHERE acknowledged_at IS NULL')[0]!.n;
+    expect(pending).toBe(0);
+    await ok('post-tool-use', P.postToolUse(ID_A)); // already delivered: nothing the second time
   });
 
   it('does not revive a finished session with a late hook', async () => {
