@@ -10,8 +10,13 @@ import type { Logger } from '../lib/logger.js';
 
 export interface LaunchSpec {
   sessionId: string;
+  /** The native session to open: a Claude session id, or the runtime's own id (Codex thread…). */
   claudeSessionId: string;
   mode: 'new' | 'resume';
+  /** The agent's runtime when it isn't claude: its own interactive resume is launched instead. */
+  runtime?: string;
+  /** Where the session was started (resume is scoped to it); default: the supervisor's cwd. */
+  cwd?: string;
 }
 
 export interface ForegroundExit {

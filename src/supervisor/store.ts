@@ -13,6 +13,7 @@ import { isAlive, sleep, terminatePid } from '../lib/process.js';
 import type { SupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
 import { transcriptExists } from './transcript.js';
+import { existsSync } from 'node:fs';
 
 /** Which session checkout goes to: the given id, or the parent of `fromSessionId`. */
 export function resolveCheckoutTarget(ctx: SupervisorContext, target: string | undefined, fromSessionId: string): SessionRow {
@@ -31,22 +32,21 @@ export function resolveCheckoutTarget(ctx: SupervisorContext, target: string | u
 }
 
 /**
- * The target's current Claude session id. A just-started agent may not have one yet:
- * wait (bounded, short sleeps — the DB offers no change notification) for its link.
+ * The target's current native session id (its Claude session id for claude agents). A
+ * just-started agent may not have one yet: wait (bounded, short sleeps — the DB offers
+ * no change notification) for its link.
  */
 export async function waitForClaudeId(ctx: SupervisorContext, target: SessionRow, timeoutMs: number): Promise<string> {
-  if (target.runtime !== 'claude') {
-    throw new KlaudeError('E_BAD_REQUEST', `${shortId(target.id)} runs on ${target.runtime}; checkout opens Claude sessions only`, {
-      hint: `follow it with \`klaude logs -f ${shortId(target.id)}\``,
-    });
-  }
   const deadline = Date.now() + timeoutMs;
+  const isClaude = target.runtime === 'claude';
   for (;;) {
     const row = getSession(ctx.db, target.id);
-    const id = row?.nativeSessionId ?? activeLink(ctx.db, target.id)?.claudeSessionId ?? latestLink(ctx.db, target.id)?.claudeSessionId;
+    const id =
+      row?.nativeSessionId ??
+      (isClaude ? (activeLink(ctx.db, target.id)?.claudeSessionId ?? latestLink(ctx.db, target.id)?.claudeSessionId) : undefined);
     if (id) return id;
     if (Date.now() >= deadline) {
-      throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(target.id)} has no Claude session yet`, {
+      throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(target.id)} has no ${isClaude ? 'Claude' : target.runtime} session yet`, {
         hint: `it may still be starting: retry with a longer --timeout, or check \`klaude logs ${shortId(target.id)}\``,
       });
     }
@@ -54,8 +54,27 @@ export async function waitForClaudeId(ctx: SupervisorContext, target: SessionRow
   }
 }
 
-/** Never let two supervisors drive one Claude session. */
+/**
+ * How to open the target in the foreground: in the directory it was started from (resume
+ * is scoped to it), claude's `--resume` when a transcript exists (else the same
+ * `--session-id`), another runtime's own interactive resume.
+ */
+export function launchSpecFor(ctx: SupervisorContext, target: SessionRow, nativeId: string): LaunchSpec {
+  const meta = (target.metadata ?? {}) as { cwd?: unknown };
+  const cwd = typeof meta.cwd === 'string' && existsSync(meta.cwd) ? meta.cwd : undefined;
+  if (target.runtime !== 'claude') return { sessionId: target.id, claudeSessionId: nativeId, mode: 'resume', runtime: target.runtime, ...(cwd ? { cwd } : {}) };
+  const mode = transcriptExists(target.transcriptPath, cwd ?? ctx.cwd, nativeId, ctx.env) ? 'resume' : 'new';
+  return { sessionId: target.id, claudeSessionId: nativeId, mode, ...(cwd ? { cwd } : {}) };
+}
+
+/** Never let two supervisors (or a supervisor and a `klaude talk` PTY session) drive one Claude session. */
 export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: string): void {
+  const pty = currentProcesses(ctx.db, sessionId, 'pty').find((p) => isAlive(p.pid));
+  if (pty) {
+    throw new KlaudeError('E_SESSION_BUSY', `${shortId(sessionId)} is open in a PTY session (klaude talk; host pid ${pty.pid})`, {
+      hint: `talk to it with \`klaude talk ${shortId(sessionId)}\`, or exit its claude first`,
+    });
+  }
   for (const p of currentProcesses(ctx.db, sessionId, 'claude')) {
     if (p.instanceId !== ctx.instanceId && isAlive(p.pid)) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(sessionId)} is open in another klaude (claude pid ${p.pid})`, {
@@ -83,7 +102,7 @@ export function resumable(ctx: SupervisorContext, sessionId: string, claudeSessi
 
 export function beforeLaunch(ctx: SupervisorContext, spec: LaunchSpec): void {
   // Knowing the id up front means the link exists before any hook fires.
-  linkClaudeSession(ctx.db, {
+  if (!spec.runtime || spec.runtime === 'claude') linkClaudeSession(ctx.db, {
     klaudeSessionId: spec.sessionId,
     claudeSessionId: spec.claudeSessionId,
     source: spec.mode === 'new' ? 'startup' : 'resume',

@@ -18,6 +18,7 @@ import { hookSettings, mergeSettings } from '../hooks/settings.js';
 import { buildLaunchArgs } from './claude-args.js';
 import type { SupervisorContext } from './context.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
+import { getAdapter } from '../runtimes/adapter.js';
 import { prependPath } from './shim.js';
 import * as store from './store.js';
 
@@ -95,7 +96,6 @@ export class Switcher extends EventEmitter<{
     const { ctx } = this;
     if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
     const first = this.launches++ === 0;
-    const args = buildLaunchArgs(ctx.passthrough, { kind: spec.mode, claudeSessionId: spec.claudeSessionId }, this.settingsJson, first);
     const env: NodeJS.ProcessEnv = {
       ...ctx.env,
       KLAUDE_HOME: ctx.home,
@@ -105,11 +105,15 @@ export class Switcher extends EventEmitter<{
       KLAUDE_SOCKET: ctx.socketPath,
       PATH: prependPath(ctx.shimDir, ctx.env.PATH),
     };
-    store.beforeLaunch(ctx, spec);
+    // In flight from here: a shutdown meanwhile leaves stopping the new child to us.
     this.inFlight++;
     let running: Running;
     try {
-      running = await this.fg.launch(spec, { file: ctx.claudeBin, args, env, cwd: ctx.cwd });
+      // claude's command is built synchronously: no gap in which a shutdown could slip by.
+      const plan = isClaude(spec) ? this.claudeCommand(spec, first) : await this.otherRuntimeCommand(spec);
+      if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
+      store.beforeLaunch(ctx, spec);
+      running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd });
     } finally {
       this.inFlight--;
     }
@@ -119,6 +123,18 @@ export class Switcher extends EventEmitter<{
     // shutdown() came while this child was being spawned: it had nothing to stop then.
     if (this.stopping) void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
     return running;
+  }
+
+  private claudeCommand(spec: LaunchSpec, first: boolean): { file: string; args: string[] } {
+    const { ctx } = this;
+    const args = buildLaunchArgs(ctx.passthrough, { kind: spec.mode, claudeSessionId: spec.claudeSessionId }, this.settingsJson, first);
+    return { file: ctx.claudeBin, args };
+  }
+
+  /** Another runtime's own interactive resume (`codex resume <id>`, `gemini --resume <id>`…). */
+  private async otherRuntimeCommand(spec: LaunchSpec): Promise<{ file: string; args: string[] }> {
+    const adapter = await getAdapter(spec.runtime!);
+    return adapter.interactiveResume(adapter.resolveBinary(this.ctx.config, this.ctx.env), spec.claudeSessionId);
   }
 
   async checkout(req: { target?: string; fromSessionId?: string; timeoutMs?: number }): Promise<{
@@ -154,8 +170,7 @@ export class Switcher extends EventEmitter<{
           { hint: 'run the checkout again' },
         );
       }
-      const mode = store.resumable(ctx, target.id, claudeSessionId) ? 'resume' : 'new';
-      const spec: LaunchSpec = { sessionId: target.id, claudeSessionId, mode };
+      const spec = store.launchSpecFor(ctx, target, claudeSessionId);
       const running = await new Promise<Running>((resolve, reject) => {
         this.pending = { spec, fallback: cur.spec, resolve, reject };
         void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
@@ -235,7 +250,7 @@ export class Switcher extends EventEmitter<{
     }
     ctx.log.error('switch failed; restoring previous session', { why, failed: ev.spec, fallback });
     process.stderr.write(
-      `\r\nklaude: could not switch to ${ev.spec.sessionId} (claude ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+      `\r\nklaude: could not switch to ${ev.spec.sessionId} (${ev.spec.runtime ?? 'claude'} ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
         (fallback ? `klaude: returning to ${fallback.sessionId}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
     );
     if (!fallback) {
@@ -251,6 +266,10 @@ export class Switcher extends EventEmitter<{
       this.idleExit(ev);
     });
   }
+}
+
+function isClaude(spec: LaunchSpec): boolean {
+  return !spec.runtime || spec.runtime === 'claude';
 }
 
 function describeExit(ev: ForegroundExit): string {

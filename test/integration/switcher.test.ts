@@ -3,7 +3,7 @@
 // target. Real Switcher, real DB, real processes (a shell stand-in for claude).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -147,4 +147,40 @@ describe('Switcher', () => {
     expect(await checkout).toMatchObject({ code: 'E_SWITCH_FAILED', message: 'the foreground claude exited during the checkout' });
     expect(switcher.isSwitching).toBe(false);
   });
+
+  it("checks a non-Claude agent out with its runtime's own interactive resume, in the agent's directory", async () => {
+    const { switcher } = await started();
+    const agentDir = path.join(root, 'sub');
+    mkdirSync(agentDir);
+    const record = path.join(root, 'codex-args.txt');
+    const codexStub = path.join(root, 'codex-stub');
+    writeFileSync(codexStub, `#!/bin/sh\n[ "$1" = --version ] && { echo 'codex-cli 0.169.0'; exit 0; }\necho "$PWD $*" > '${record}'\nexec sleep 600\n`);
+    chmodSync(codexStub, 0o755);
+    ctx.config['codex.binary'] = codexStub;
+    const thread = '01a202c8-f774-7931-90aa-cdd5395af93a';
+    const agent = createSession(db, {
+      projectId: 'p'.repeat(24),
+      type: 'general',
+      runtime: 'codex',
+      status: 'done',
+      nativeSessionId: thread,
+      metadata: { cwd: agentDir },
+    });
+
+    const res = await switcher.checkout({ target: agent.id });
+    expect(res.claudeSessionId).toBe(thread);
+    await waitFor(() => existsSync(record) && readFileSync(record, 'utf8').includes(thread));
+    expect(readFileSync(record, 'utf8').trim()).toBe(`${agentDir} resume ${thread}`);
+    // No Claude link is invented for a codex thread.
+    expect(db.sqlite.prepare('SELECT count(*) AS n FROM claude_session_links WHERE claude_session_id = ?').get(thread)).toEqual({ n: 0 });
+    expect(currentProcesses(db, agent.id, 'claude')).toMatchObject([{ pid: res.pid }]);
+  });
 });
+
+async function waitFor(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the stub to record its arguments');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
