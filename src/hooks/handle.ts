@@ -17,7 +17,7 @@ import { applyTransition, type SessionStatus } from '../core/status.js';
 import type { HasSqlite } from '../db/connection.js';
 import { addEvent } from '../db/repos/events.js';
 import { updatesForHook } from '../logs/updates.js';
-import { endLink, linkClaude, patchSession, readSession, type HookPatch } from './records.js';
+import { endLink, linkClaude, linkOwner, patchSession, readSession, type HookPatch } from './records.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {
@@ -51,8 +51,20 @@ export interface HookOutcome {
   stdout?: string;
 }
 
-export function handleHook(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
-  return db.sqlite.transaction(() => record(db, klaudeSessionId, event, p)).immediate();
+export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
+  return db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p)).immediate();
+}
+
+/**
+ * Which klaude session the event belongs to: the one the payload's Claude session id is
+ * linked to, else KLAUDE_SESSION_ID. The env is per launch; the link is the record of
+ * which conversation is which, so it wins (e.g. a claude whose env went stale). SessionStart
+ * is where a new Claude id (after /clear) gets linked, so it always goes by the env.
+ */
+function owner(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload): string {
+  const claudeId = str(p.session_id);
+  if (event === 'SessionStart' || !claudeId) return envSessionId;
+  return linkOwner(db, claudeId) ?? envSessionId;
 }
 
 function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {

@@ -79,3 +79,11 @@ export function endLink(db: HasSqlite, claudeSessionId: string, reason: string |
     )
     .run(now, reason, claudeSessionId);
 }
+
+/** The klaude session a Claude session id is linked to, if any. */
+export function linkOwner(db: HasSqlite, claudeSessionId: string): string | undefined {
+  const row = db.sqlite
+    .prepare('SELECT klaude_session_id AS id FROM claude_session_links WHERE claude_session_id = ?')
+    .get(claudeSessionId) as { id: string } | undefined;
+  return row?.id;
+}

@@ -198,6 +198,14 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     await ok('post-tool-use', P.postToolUse(ID_A)); // already delivered: nothing the second time
   });
 
+  it('goes by the Claude session id’s link over KLAUDE_SESSION_ID', async () => {
+    const r = await hook('session-start', P.start(ID_B), { ...env, KLAUDE_SESSION_ID: childId });
+    expect(r.code).toBe(0);
+    await ok('post-tool-use', P.postToolUse(ID_B)); // env still names the root
+    expect(eventKinds(childId)).toEqual(['hook.SessionStart', 'hook.PostToolUse']);
+    expect(eventKinds(rootId)).toEqual([]);
+  });
+
   it('does not revive a finished session with a late hook', async () => {
     const db = openDb(home.klaudeHome);
     db.sqlite.prepare("UPDATE sessions SET status = 'done' WHERE id = ?").run(rootId);

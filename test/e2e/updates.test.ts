@@ -1,0 +1,62 @@
+// The [UPDATE] channel end to end: a parent agent (real claude, headless under klaude) starts a
+// child from its Bash tool; the child reports `[UPDATE] …`; the note is stored, and the parent's
+// PostToolUse hook hands it to the parent Claude with that tool call's result — the stand-in sees
+// it in the parent's next request. `klaude watch --once` shows what is still pending.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+const NOTE = 'child-progress-7f3a';
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({
+    responder: (r) => {
+      if (r.prompt.includes('CHILD-TASK')) return { text: `Working on it.\n[UPDATE] ${NOTE}\nChild done.` };
+      if (r.prompt.includes('PARENT-TASK')) {
+        return { text: 'Delegating.', bash: { command: 'klaude start general "CHILD-TASK"', description: 'start a child agent' } };
+      }
+      if (r.isToolResult) return { text: 'Parent done.' };
+      return undefined;
+    },
+  });
+  home = makeTempHome({ baseUrl: mock.url });
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+});
+
+afterAll(async () => {
+  await mock?.close();
+  home?.cleanup();
+});
+
+it("a child's [UPDATE] reaches the parent Claude with its next tool result, once", async () => {
+  const parent = await runKlaude(['start', 'general', 'PARENT-TASK'], { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+  expect(parent.code, parent.stderr).toBe(0);
+  expect(parent.stdout).toContain('Parent done.');
+
+  // The parent's request that answers the Bash call carries the child's note as hook context.
+  const answer = await mock.waitForRequest((r) => r.isToolResult && JSON.stringify(r.body).includes('Delegating.'), 30_000);
+  // (The Bash output itself also shows the child's text; the hook's context is a separate reminder.)
+  const body = JSON.stringify(answer.body);
+  const reminder = /PostToolUse:Bash hook additional context: (.*?)<\/system-reminder>/.exec(body);
+  expect(reminder, 'no PostToolUse context in the parent request').not.toBeNull();
+  expect(reminder![1]).toContain(NOTE);
+
+  const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT text, acknowledged_at FROM agent_updates').all() as { text: string; acknowledged_at: number | null }[];
+    expect(rows).toEqual([{ text: NOTE, acknowledged_at: expect.any(Number) }]);
+  } finally {
+    db.close();
+  }
+  // Delivered once: nothing is left pending for watch.
+  const watch = await runKlaude(['watch', '--once'], { env: home.env, cwd: home.projectDir });
+  expect(watch.code).toBe(0);
+  expect(watch.stdout).not.toContain(NOTE);
+});
