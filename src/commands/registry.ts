@@ -67,6 +67,28 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./checkout.js'),
   },
   {
+    name: 'talk',
+    summary: "talk to a session in a PTY that keeps running in the background (Ctrl-] detaches)",
+    usage: 'klaude talk <id> [--view]',
+    description: [
+      "Opens the session's interactive CLI (`claude --resume <its conversation>`, or its runtime's own)",
+      'in a PTY owned by a small background process, and puts this terminal through to it: keys,',
+      'Ctrl-C and resizes go to the session. Ctrl-] (config talk.detachKey), Ctrl-Z, or typing the line',
+      '///detach and Enter, returns to the shell while the session keeps running; `klaude talk <id>`',
+      'again re-attaches and shows its current screen at once. When the CLI exits the PTY session ends.',
+      'One terminal talks at a time: a second one gets E_SESSION_BUSY; --view watches read-only',
+      '(q, Ctrl-C or the detach key stop watching). A session open in a klaude foreground or running',
+      'headless is refused (never two processes on one conversation).',
+    ].join('\n'),
+    flags: {
+      view: { type: 'boolean', description: 'watch the running PTY session read-only (keys are not sent)' },
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: ['klaude talk 7XQ2', 'klaude talk 7XQ2 --view'],
+    load: () => import('./talk.js'),
+  },
+  {
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage: 'klaude start <type> "<prompt>" [count] [-d] [-c] [-s] [--runtime <name>] [--model <name>] [--json]',

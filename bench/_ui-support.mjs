@@ -1,0 +1,143 @@
+// Shared by the bench/ui-*.mjs benches: a temp home with a project of sessions (written straight
+// into the DB the built CLI created, and their NDJSON logs), and `klaude ui` under a real PTY.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const cli = path.join(repo, 'dist', 'cli.js');
+const require = createRequire(path.join(repo, 'package.json'));
+const pty = require('node-pty');
+const { ulid } = require('ulid');
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+export const stripAnsi = (s) => s.replace(ANSI, '');
+
+export function claudeBinary() {
+  return path.join(path.dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin', 'claude.exe');
+}
+
+/**
+ * A temp home whose project has `agents` agent sessions (status `status`), each with a short log;
+ * the last one created is the newest root, so the dashboard selects it first.
+ */
+export function makeUiHome({ agents = 10, status = 'running' } = {}) {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-bench-ui-')));
+  const home = path.join(root, 'klaude');
+  const project = path.join(root, 'project');
+  mkdirSync(project, { recursive: true });
+  mkdirSync(path.join(root, 'home'), { recursive: true });
+  const env = { ...process.env, HOME: path.join(root, 'home'), KLAUDE_HOME: home, TERM: 'xterm-256color' };
+  for (const k of Object.keys(env)) if ((k.startsWith('KLAUDE_') && k !== 'KLAUDE_HOME') || k === 'CI') delete env[k];
+  const made = spawnSync(process.execPath, [cli, 'instances'], { cwd: project, env, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`klaude instances failed: ${made.stderr}`);
+  writeFileSync(path.join(home, 'config.yaml'), `claude:\n  binary: ${claudeBinary()}\n`);
+  const hash = createHash('sha256').update(realpathSync(project)).digest('hex').slice(0, 24);
+  const Database = require('better-sqlite3');
+  const db = new Database(path.join(home, 'sessions.db'));
+  db.prepare('INSERT OR IGNORE INTO projects (id, root_path) VALUES (?, ?)').run(hash, realpathSync(project));
+  const insert = db.prepare(
+    'INSERT INTO sessions (id, project_id, type, runtime, status, prompt, log_path, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const sessions = [];
+  const now = Date.now();
+  for (let i = 0; i < agents; i++) {
+    const id = ulid();
+    const logPath = path.join(home, 'projects', hash, 'logs', `${id}.ndjson`);
+    mkdirSync(path.dirname(logPath), { recursive: true });
+    const t = now - (agents - i) * 1000;
+    insert.run(id, hash, `agent-${i}`, 'claude', status, `task ${i}`, logPath, t, t);
+    appendFileSync(
+      logPath,
+      [
+        { ts: t, type: 'user', text: `task ${i}`, source: 'start' },
+        { ts: t + 1, type: 'tool_call', id: 'a', name: 'Bash', summary: 'npm test' },
+        { ts: t + 2, type: 'tool_result', id: 'a', isError: false, output: 'ok\n12 passed' },
+        { ts: t + 3, type: 'text', text: `working on task ${i}` },
+      ]
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join(''),
+    );
+    sessions.push({ id, logPath });
+  }
+  db.close();
+  return { root, home, project, env, hash, sessions, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Spawn a command under a PTY; `waitFor(re)` resolves with ms since spawn when the (ANSI-stripped) output matches. */
+export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
+  const t0 = process.hrtime.bigint();
+  const p = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd, env });
+  let raw = '';
+  let waiters = [];
+  let exited = false;
+  const exit = new Promise((resolve) =>
+    p.onExit((e) => {
+      exited = true;
+      resolve(e);
+    }),
+  );
+  p.onData((d) => {
+    raw += d;
+    const now = process.hrtime.bigint();
+    for (const w of [...waiters]) w(now);
+  });
+  return {
+    pid: p.pid,
+    write: (s) => p.write(s),
+    raw: () => raw,
+    /** Resolves with the elapsed ms (since spawn, or since `from` in hrtime ns) when `re` shows up in output after `offset`. */
+    waitFor(re, { offset = 0, from = t0, timeoutMs = 20_000 } = {}) {
+      return new Promise((resolve, reject) => {
+        const check = (now) => {
+          if (re.test(stripAnsi(raw.slice(offset)))) {
+            done();
+            resolve(Number(now - from) / 1e6);
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out waiting for ${re}; output:\n${stripAnsi(raw).slice(-2000)}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          waiters = waiters.filter((w) => w !== check);
+        };
+        waiters.push(check);
+        check(process.hrtime.bigint());
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (!exited) p.kill(signal);
+      await Promise.race([exit, new Promise((r) => setTimeout(r, 5000))]);
+    },
+  };
+}
+
+/** utime + stime of a process in clock ticks (Linux /proc). */
+export function cpuTicks(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+export function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+export function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { median: q(0.5), p90: q(0.9), min: s[0] };
+}
+
+export const fmt = (n, d = 1) => n.toFixed(d);
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,70 @@
+// `klaude ui` first full frame (spawn → the footer of the first frame on the terminal) against its
+// floor: an Ink hello-world bundled the same way (esbuild, NODE_ENV=production), both under a real
+// PTY. ARCHITECTURE.md §7: within 1.2× of the floor; RSS ≤ 80 MiB.
+//   node bench/ui-first-frame.mjs        (after `npm run build`; BENCH_N=30 for more runs)
+import { build } from 'esbuild';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cli, fmt, makeUiHome, repo, rssMiB, sleep, spawnTerm, stats } from './_ui-support.mjs';
+
+const N = Number(process.env.BENCH_N ?? 15);
+const WARMUP = 2;
+
+const dir = mkdtempSync(path.join(tmpdir(), 'klaude-bench-ink-'));
+const h = makeUiHome({ agents: 10 });
+try {
+  // The floor: Ink's hello world, bundled like dist/cli.js.
+  const entry = path.join(dir, 'hello.mjs');
+  writeFileSync(entry, "import React from 'react';\nimport { render, Text } from 'ink';\nrender(React.createElement(Text, null, 'hello world'));\n");
+  const hello = path.join(dir, 'out', 'hello.js');
+  await build({
+    entryPoints: [entry],
+    outdir: path.join(dir, 'out'),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minifySyntax: true,
+    nodePaths: [path.join(repo, 'node_modules')],
+    external: ['react-devtools-core'],
+    define: { 'process.env.NODE_ENV': '"production"' },
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: 'warning',
+  });
+
+  // Wall-clock time to the frame (runs interleaved, so load on the machine hits both alike).
+  const floor = [];
+  const ui = [];
+  const rss = [];
+  const floorRss = [];
+  for (let i = 0; i < N + WARMUP; i++) {
+    const a = spawnTerm(process.execPath, [hello], { cwd: h.project, env: h.env });
+    const fa = await a.waitFor(/hello world/);
+    const ma = rssMiB(a.pid);
+    await a.stop();
+    const b = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+    const fb = await b.waitFor(/\? help\s+q quit/);
+    await sleep(300); // settle, then how much memory the dashboard holds
+    const mem = rssMiB(b.pid);
+    await b.stop();
+    if (i >= WARMUP) {
+      floor.push(fa);
+      ui.push(fb);
+      rss.push(mem);
+      floorRss.push(ma);
+    }
+  }
+  const f = stats(floor);
+  const u = stats(ui);
+  const r = stats(rss);
+  console.log(
+    `ui first frame (10 agents, 120x34): median ${fmt(u.median)} ms (p90 ${fmt(u.p90)}) vs bundled Ink hello-world ${fmt(f.median)} ms (p90 ${fmt(f.p90)}) ` +
+      `→ ${fmt(u.median / f.median, 2)}× (goal ≤ 1.2×); ` +
+      `RSS median ${fmt(r.median)} MiB (hello-world ${fmt(stats(floorRss).median)}; goal ≤ 80)`,
+  );
+} finally {
+  h.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,146 @@
+/**
+ * The dashboard frame: header, tree and log panes (or a dialog / the help), footer. It reads
+ * the stores, derives the view, and routes keys; all state lives in the stores, so a remount
+ * comes back exactly as it was.
+ */
+import { Box, Text } from 'ink';
+import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { shortId } from '../core/ids.js';
+import { DialogPane, dialogTitle } from './components/dialog-pane.js';
+import { Footer } from './components/footer.js';
+import { Header } from './components/header.js';
+import { HelpOverlay, helpLines } from './components/help-overlay.js';
+import { LogPane } from './components/log-pane.js';
+import { Pane } from './components/pane.js';
+import { TreePane } from './components/tree-pane.js';
+import type { DashboardDeps } from './deps.js';
+import { useKeyRouter } from './input/use-key-router.js';
+import { LogLayout, type LogLine } from './log/event-lines.js';
+import { sessionInfoLines } from './log/session-info.js';
+import { MIN_COLUMNS, MIN_ROWS } from './layout.js';
+import { truncate } from './text.js';
+import { activeScope, geometry, logWindow, treeView } from './view.js';
+
+export interface AppProps {
+  deps: DashboardDeps;
+  /** False while the terminal is handed over (no input is read). */
+  active?: boolean;
+}
+
+export function App({ deps, active = true }: AppProps) {
+  const { theme } = deps;
+  const sessions = useSyncExternalStore(deps.sessions.subscribe, deps.sessions.getSnapshot);
+  const log = useSyncExternalStore(deps.log.subscribe, deps.log.getSnapshot);
+  const ui = useSyncExternalStore(deps.ui.subscribe, deps.ui.getSnapshot);
+  const size = useSyncExternalStore(deps.size.subscribe, deps.size.getSnapshot);
+  // Ages are as of the last tree or UI change: a streaming log does not redraw the tree.
+  const now = useMemo(() => (deps.now ? deps.now() : Date.now()), [deps, sessions, ui]);
+
+  const { layout, treeInner, logInner } = useMemo(() => geometry(size), [size]);
+  const tree = useMemo(() => treeView(sessions.sessions, ui, layout.narrow), [sessions, ui, layout.narrow]);
+  const sel = tree.selected;
+
+  // Follow the selected session's log.
+  useEffect(() => {
+    deps.log.select(sel?.id ?? null, sel ? deps.logPathOf(sel) : null);
+  }, [deps, sel?.id, sel ? deps.logPathOf(sel) : null]);
+
+  const layoutCache = useRef(new LogLayout());
+  const logLines = useMemo((): LogLine[] => {
+    if (!sel) return [];
+    const lines = layoutCache.current.lines(log.sessionId === sel.id ? log.events : [], logInner, { expandResults: ui.expandResults });
+    const head: LogLine[] = log.dropped > 0 ? [{ text: `… ${log.dropped} earlier events not shown (klaude logs ${shortId(sel.id)})`, tone: 'meta' }] : [];
+    if (lines.length > 0) return head.concat(lines);
+    return sessionInfoLines(sel, log, logInner);
+    // log.version covers appends to the same events array.
+  }, [sel, log, log.version, logInner, ui.expandResults]);
+  const logWin = logWindow(logLines, ui, layout.paneRows, logInner);
+
+  // Only while the help is open (it is the one place that lists every binding).
+  const helpOpen = ui.modal?.kind === 'help';
+  const help = useMemo(() => (helpOpen ? helpLines(tree.ctx, layout.columns - 4, theme) : []), [helpOpen, tree.ctx, layout.columns, theme]);
+  const scope = activeScope(ui);
+  useKeyRouter(
+    {
+      ui,
+      dispatch: deps.ui.dispatch,
+      tree,
+      log: logWin,
+      help: { height: layout.paneRows, lines: help.length },
+      sessions: sessions.sessions,
+      actions: deps.actions,
+    },
+    deps.ui.getSnapshot,
+    active,
+  );
+
+  if (layout.tooSmall) {
+    return (
+      <Box width={layout.columns} height={layout.frameRows}>
+        <Text {...theme.ui.warn}>{truncate(`terminal too small (${size.columns}×${size.rows}; need ${MIN_COLUMNS}×${MIN_ROWS}) · q quits`, layout.columns)}</Text>
+      </Box>
+    );
+  }
+
+  const modal = ui.modal;
+  const dialog = modal && modal.kind !== 'help' ? modal : null;
+  const filterNote = ui.filter && !ui.filterEditing ? ` · /${ui.filter}` : '';
+  const treeTitle = `sessions ${tree.rows.length}${ui.showArchived ? ' (with archived)' : ''}${filterNote}`;
+  const emptyText = ui.filter ? `nothing matches "${ui.filter}" (/ then Esc clears)` : 'no sessions yet: n opens claude, s starts an agent';
+  const logTitle = sel ? `log · ${sel.type === 'tui' ? 'claude' : sel.type} ${shortId(sel.id)}` : 'log';
+  const below = logLines.length - (logWin.top + logWin.height);
+  const logStatus = ui.follow ? 'following' : `paused${below > 0 ? ` · ${below} more ↓` : ''}`;
+
+  const treePane = (focused: boolean) => (
+    <Pane title={treeTitle} width={layout.treeWidth} rows={layout.paneRows} focused={focused} theme={theme}>
+      <TreePane rows={tree.rows} selected={tree.selectedIndex} focused={focused} width={treeInner} height={layout.paneRows} theme={theme} now={now} emptyText={emptyText} />
+    </Pane>
+  );
+  const rightPane = (focused: boolean) =>
+    dialog ? (
+      <Pane title={dialogTitle(dialog)} width={layout.logWidth} rows={layout.paneRows} focused theme={theme}>
+        <DialogPane modal={dialog} sessionsById={tree.byId} width={logInner} height={layout.paneRows} theme={theme} />
+      </Pane>
+    ) : (
+      <Pane title={logTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
+        <LogPane lines={logLines} top={logWin.top} height={logWin.height} theme={theme} />
+      </Pane>
+    );
+
+  let body;
+  if (modal?.kind === 'help') {
+    body = (
+      <Pane title="keys" status="Esc closes" width={layout.columns} rows={layout.paneRows} focused theme={theme}>
+        <HelpOverlay lines={help} scroll={modal.scroll} height={layout.paneRows} />
+      </Pane>
+    );
+  } else if (layout.narrow) {
+    body = dialog || ui.focus === 'log' ? rightPane(true) : treePane(true);
+  } else {
+    body = (
+      <Box flexDirection="row">
+        {treePane(ui.focus === 'tree' && !dialog)}
+        {rightPane(ui.focus === 'log' || dialog !== null)}
+      </Box>
+    );
+  }
+
+  return (
+    <Box flexDirection="column" width={layout.columns} height={layout.frameRows}>
+      <Header project={deps.info.project} instanceId={deps.info.instanceId} counts={tree.counts} width={layout.columns} theme={theme} />
+      <Box height={layout.bodyRows} flexDirection="column">
+        {body}
+      </Box>
+      <Footer
+        scope={scope}
+        ctx={tree.ctx}
+        notice={ui.notice ?? (sessions.error ? { text: sessions.error, tone: 'error' } : log.error ? { text: log.error, tone: 'error' } : null)}
+        busy={ui.busy}
+        filterEditing={ui.filterEditing}
+        filter={ui.filter}
+        width={layout.columns}
+        theme={theme}
+      />
+    </Box>
+  );
+}

@@ -1,0 +1,114 @@
+/** Dialogs shown in place of the log pane: confirm, start an agent, message an agent. */
+import { Box, Text } from 'ink';
+import { shortId } from '../../core/ids.js';
+import type { Modal } from '../state/ui-state.js';
+import type { SessionView } from '../state/tree.js';
+import { truncate, wrapText } from '../text.js';
+import type { Theme } from '../theme.js';
+
+export interface DialogProps {
+  modal: Exclude<Modal, { kind: 'help' }>;
+  sessionsById: ReadonlyMap<string, SessionView>;
+  width: number;
+  height: number;
+  theme: Theme;
+}
+
+export function dialogTitle(modal: Exclude<Modal, { kind: 'help' }>): string {
+  switch (modal.kind) {
+    case 'confirm':
+      return modal.dangerous ? 'confirm (dangerous)' : 'confirm';
+    case 'start':
+      return modal.step === 'type' ? 'start an agent · 1/2 type' : 'start an agent · 2/2 prompt';
+    case 'message':
+      return 'message';
+  }
+}
+
+const name = (s: SessionView | undefined, id: string): string => (s ? `${s.type === 'tui' ? 'claude' : s.type} ${shortId(id)}` : shortId(id));
+
+/** The text being typed, wrapped, with a cursor at the end; the last `rows` lines. */
+function InputBox({ text, width, rows, theme }: { text: string; width: number; rows: number; theme: Theme }) {
+  const lines = wrapText(`${text}▏`, Math.max(1, width - 2));
+  const shown = lines.slice(Math.max(0, lines.length - rows));
+  return (
+    <Box flexDirection="column">
+      {shown.map((l, i) => (
+        <Text key={i}>
+          <Text {...theme.ui.key}>{i === 0 && shown.length === lines.length ? '› ' : '  '}</Text>
+          {l}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+export function DialogPane({ modal, sessionsById, width, height, theme }: DialogProps) {
+  if (modal.kind === 'confirm') {
+    const lines = wrapText(modal.message, width);
+    return (
+      <Box flexDirection="column">
+        {lines.slice(0, Math.max(1, height - 2)).map((l, i) => (
+          <Text key={i} {...(modal.dangerous ? theme.ui.danger : {})}>
+            {l}
+          </Text>
+        ))}
+        <Text> </Text>
+        <Text>
+          <Text {...theme.ui.key}>y</Text> yes   <Text {...theme.ui.key}>n</Text>/<Text {...theme.ui.key}>Esc</Text> no
+        </Text>
+      </Box>
+    );
+  }
+  if (modal.kind === 'message') {
+    const target = sessionsById.get(modal.sessionId);
+    return (
+      <Box flexDirection="column">
+        <Text {...theme.ui.muted}>{truncate(`to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`, width)}</Text>
+        <Text> </Text>
+        <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
+        <Text> </Text>
+        <Text {...theme.ui.muted}>{truncate('⏎ send · Esc cancel', width)}</Text>
+      </Box>
+    );
+  }
+  // start
+  const parent = modal.parentId ? sessionsById.get(modal.parentId) : undefined;
+  const under = modal.parentId ? `under ${name(parent, modal.parentId)}` : 'as a top-level agent';
+  if (modal.step === 'prompt') {
+    const type = modal.choices?.[modal.index]?.name ?? '?';
+    return (
+      <Box flexDirection="column">
+        <Text>{truncate(`${type} agent, ${under}`, width)}</Text>
+        <Text> </Text>
+        <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
+        <Text> </Text>
+        <Text {...theme.ui.muted}>{truncate('⏎ start · S-Tab back · Esc cancel', width)}</Text>
+      </Box>
+    );
+  }
+  if (modal.choices === null) return <Text {...theme.ui.muted}>reading agent definitions…</Text>;
+  const listRows = Math.max(1, height - 3 - Math.min(2, modal.problems.length));
+  const top = Math.max(0, Math.min(modal.index - Math.floor(listRows / 2), modal.choices.length - listRows));
+  return (
+    <Box flexDirection="column">
+      <Text {...theme.ui.muted}>{truncate(`agent type, ${under}:`, width)}</Text>
+      {modal.choices.slice(top, top + listRows).map((c, i) => {
+        const sel = top + i === modal.index;
+        const text = truncate(`${sel ? '▸' : ' '} ${c.name}${c.description ? ` — ${c.description}` : ''}`, width);
+        return (
+          <Text key={c.name} {...(sel ? theme.ui.selected : {})}>
+            {text}
+          </Text>
+        );
+      })}
+      {modal.choices.length === 0 ? <Text {...theme.ui.warn}>no agent types found</Text> : null}
+      {modal.problems.slice(0, 2).map((p, i) => (
+        <Text key={`p${i}`} {...theme.ui.warn}>
+          {truncate(`! ${p}`, width)}
+        </Text>
+      ))}
+      <Text {...theme.ui.muted}>{truncate('↑↓ choose · ⏎ next · Esc cancel', width)}</Text>
+    </Box>
+  );
+}

@@ -1,0 +1,41 @@
+/** Top line: project, instance, and how many sessions are in each state. */
+import { Text } from 'ink';
+import { memo } from 'react';
+import { shortId } from '../../core/ids.js';
+import { SESSION_STATUSES } from '../../core/status.js';
+import type { StatusCounts } from '../state/tree.js';
+import { cellWidth, truncate } from '../text.js';
+import { STATUS_GLYPH, type Theme } from '../theme.js';
+import { Line, type Segment } from './segments.js';
+
+export interface HeaderProps {
+  project: string;
+  instanceId: string;
+  counts: StatusCounts;
+  width: number;
+  theme: Theme;
+}
+
+function countSegments(counts: StatusCounts, theme: Theme, compact: boolean): Segment[] {
+  const parts: Segment[] = [];
+  for (const st of SESSION_STATUSES) {
+    const n = counts[st];
+    if (n === 0) continue;
+    parts.push({ text: compact ? ' ' : '  ' }, { text: compact ? `${STATUS_GLYPH[st]}${n}` : `${STATUS_GLYPH[st]} ${n} ${st}`, style: theme.status[st] });
+  }
+  if (parts.length === 0) parts.push({ text: '  no sessions yet', style: theme.ui.muted });
+  return parts;
+}
+
+const widthOf = (segs: Segment[]): number => cellWidth(segs.map((p) => p.text).join(''));
+
+export const Header = memo(function Header({ project, instanceId, counts, width, theme }: HeaderProps) {
+  const left = `klaude · ${project} · ${shortId(instanceId)}`;
+  // Full labels when they fit beside the title, else glyph + number only.
+  let parts = countSegments(counts, theme, false);
+  if (cellWidth(left) + widthOf(parts) > width) parts = countSegments(counts, theme, true);
+  const rightWidth = widthOf(parts);
+  const l = truncate(left, Math.max(8, width - rightWidth));
+  if (cellWidth(l) + rightWidth > width) return <Text {...theme.ui.title}>{truncate(left, width)}</Text>;
+  return <Line segments={[{ text: l, style: theme.ui.title }, { text: ' '.repeat(width - cellWidth(l) - rightWidth) }, ...parts]} />;
+});

@@ -1,0 +1,111 @@
+/** The agent tree: one row per session, the selection kept in view. */
+import { Box, Text } from 'ink';
+import { memo } from 'react';
+import { shortId } from '../../core/ids.js';
+import type { TreeRow } from '../state/tree.js';
+import { cellWidth, fit, formatAge, formatCost, formatCount, truncate, wrapText } from '../text.js';
+import { STATUS_GLYPH, type Theme } from '../theme.js';
+import { Line, type Segment } from './segments.js';
+
+export interface TreePaneProps {
+  rows: readonly TreeRow[];
+  selected: number;
+  focused: boolean;
+  /** Inner width and height. */
+  width: number;
+  height: number;
+  theme: Theme;
+  now: number;
+  emptyText: string;
+}
+
+/** The window of rows to show so the selection stays in view (kept near the middle). */
+export function treeWindow(count: number, selected: number, height: number): { top: number; end: number } {
+  if (count <= height) return { top: 0, end: count };
+  const top = Math.max(0, Math.min(selected - Math.floor(height / 2), count - height));
+  return { top, end: top + height };
+}
+
+/** Cells of the right-hand columns: short id, runtime, age, tokens, cost. */
+const META_WIDTHS = [8, 6, 3, 5, 6];
+
+/** How many right-hand columns a tree of this width shows (the same for every row, so they align). */
+export function metaColumnCount(width: number): number {
+  let n = META_WIDTHS.length;
+  const used = (k: number): number => META_WIDTHS.slice(0, k).reduce((a, w) => a + w + 1, 0);
+  while (n > 0 && width - used(n) < 22) n--;
+  return n;
+}
+
+function metaColumns(row: TreeRow, now: number, count: number): string {
+  if (count === 0) return '';
+  const s = row.session;
+  const tokens = (s.tokensIn ?? 0) + (s.tokensOut ?? 0);
+  const parts = [
+    shortId(s.id).padEnd(8),
+    s.runtime.padEnd(6),
+    formatAge(now - s.createdAt).padStart(3),
+    (tokens > 0 ? formatCount(tokens) : '').padStart(5),
+    (s.costUsd != null && s.costUsd > 0 ? formatCost(s.costUsd) : '').padStart(6),
+  ];
+  return ` ${parts.slice(0, count).join(' ')}`;
+}
+
+export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: number): Segment[] {
+  const s = row.session;
+  const indent = '  '.repeat(Math.min(row.depth, 12));
+  const fold = row.hasChildren ? (row.collapsed ? '▸' : '▾') : ' ';
+  const head = `${indent}${fold} `;
+  const glyph = STATUS_GLYPH[s.status];
+  const meta = metaColumns(row, now, metaColumnCount(width));
+  const labelRoom = Math.max(0, width - cellWidth(head) - 2 - cellWidth(meta));
+  const type = s.type === 'tui' ? 'claude' : s.type;
+  const detail = (s.title ?? s.prompt ?? '').replace(/\s+/g, ' ').trim();
+  const typeText = truncate(type, labelRoom);
+  // The title/prompt only when a useful part of it fits.
+  const detailRoom = labelRoom - cellWidth(typeText);
+  const detailText = detail && detailRoom >= 12 ? truncate(` · ${detail}`, detailRoom) : '';
+  const pad = ' '.repeat(Math.max(0, labelRoom - cellWidth(typeText) - cellWidth(detailText)));
+  const dim = !row.match || s.archivedAt !== null;
+  const text = dim ? theme.ui.muted : {};
+  return [
+    { text: head, style: theme.ui.muted },
+    { text: glyph, style: theme.status[s.status] },
+    { text: ' ' },
+    { text: typeText, style: row.match && s.archivedAt === null ? { bold: true } : text },
+    { text: detailText, style: theme.ui.muted },
+    { text: pad },
+    { text: meta, style: theme.ui.muted },
+  ];
+}
+
+export const TreePane = memo(function TreePane({ rows, selected, focused, width, height, theme, now, emptyText }: TreePaneProps) {
+  if (rows.length === 0) {
+    return (
+      <Box flexDirection="column">
+        {wrapText(emptyText, width)
+          .slice(0, height)
+          .map((l, i) => (
+            <Text key={i} {...theme.ui.muted}>
+              {l}
+            </Text>
+          ))}
+      </Box>
+    );
+  }
+  const { top, end } = treeWindow(rows.length, selected, height);
+  return (
+    <Box flexDirection="column">
+      {rows.slice(top, end).map((row, i) => {
+        const isSel = top + i === selected;
+        const segs = treeRowSegments(row, width, theme, now);
+        if (!isSel) return <Line key={row.session.id} segments={segs} />;
+        // The selected row: the selection style over every piece (inverse when the tree has focus).
+        const sel = focused ? theme.ui.selected : theme.ui.selectedUnfocused;
+        const used = cellWidth(segs.map((x) => x.text).join(''));
+        const all = [...segs, { text: fit('', Math.max(0, width - used)) }].map((x) => ({ text: x.text, style: { ...x.style, ...sel } }));
+        return <Line key={row.session.id} segments={all} />;
+      })}
+    </Box>
+  );
+});

@@ -1,0 +1,119 @@
+/**
+ * The selected session's log, live: the last events of its NDJSON file, then every appended
+ * line as it is written (file notifications through `followLog`, never timers). Selecting
+ * another session stops the old follower.
+ */
+import type { AgentEvent } from '../../core/events.js';
+import { followLog, type FollowOptions, type FollowEnd } from '../../logs/follow.js';
+import { readTail, type TailResult } from '../../logs/reader.js';
+import { Emitter, type Source } from '../state/store.js';
+
+export interface LogSnapshot {
+  sessionId: string | null;
+  file: string | null;
+  /** Oldest first; older events beyond the cap are dropped (`dropped` counts them). */
+  events: readonly AgentEvent[];
+  dropped: number;
+  /** Bumped on every change. */
+  version: number;
+  /** The initial tail has been read. */
+  loaded: boolean;
+  /** The file does not exist (yet). */
+  missing: boolean;
+  error: string | null;
+}
+
+export type FollowFn = (file: string, opts: FollowOptions) => Promise<FollowEnd>;
+export type TailFn = (file: string, n: number) => Promise<Pick<TailResult, 'events' | 'offset' | 'missing'>>;
+
+export interface LogFeedOptions {
+  /** Events read back from the end when a session is selected. Default 400. */
+  tail?: number;
+  /** Events kept in memory. Default 2000. */
+  max?: number;
+  follow?: FollowFn;
+  readTail?: TailFn;
+  /** Called for every event appended (bench: time to screen). */
+  onAppend?: (e: AgentEvent) => void;
+}
+
+const EMPTY: LogSnapshot = { sessionId: null, file: null, events: [], dropped: 0, version: 0, loaded: true, missing: false, error: null };
+
+export class LogFeed extends Emitter implements Source<LogSnapshot> {
+  private snapshot: LogSnapshot = EMPTY;
+  private events: AgentEvent[] = [];
+  private abort: AbortController | undefined;
+  private notifyQueued = false;
+  private readonly tail: number;
+  private readonly max: number;
+  private readonly follow: FollowFn;
+  private readonly readTail: TailFn;
+
+  constructor(private readonly opts: LogFeedOptions = {}) {
+    super();
+    this.tail = opts.tail ?? 400;
+    this.max = opts.max ?? 2000;
+    this.follow = opts.follow ?? followLog;
+    this.readTail = opts.readTail ?? readTail;
+  }
+
+  getSnapshot = (): LogSnapshot => this.snapshot;
+
+  /** Follow this session's log (`file` null: it has none). Re-selecting the same one is a no-op. */
+  select(sessionId: string | null, file: string | null): void {
+    if (sessionId === this.snapshot.sessionId && file === this.snapshot.file) return;
+    this.abort?.abort();
+    this.abort = undefined;
+    this.events = [];
+    this.snapshot = { sessionId, file, events: this.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
+    this.emit();
+    if (!file) return;
+    const ac = new AbortController();
+    this.abort = ac;
+    const fail = (err: unknown): void => {
+      if (!ac.signal.aborted) this.update({ error: `cannot read ${file}: ${(err as Error).message}`, loaded: true });
+    };
+    // The tail first (so "loaded" is a known moment), then everything after it as it is written.
+    this.readTail(file, this.tail).then((t) => {
+      if (ac.signal.aborted) return;
+      this.events.push(...t.events);
+      this.update({ loaded: true, missing: t.missing, events: this.events });
+      this.follow(file, {
+        fromOffset: t.offset,
+        signal: ac.signal,
+        onEvent: (e) => {
+          if (ac.signal.aborted) return;
+          this.events.push(e);
+          this.opts.onAppend?.(e);
+          this.queueNotify();
+        },
+      }).catch(fail);
+    }, fail);
+  }
+
+  close(): void {
+    this.abort?.abort();
+    this.abort = undefined;
+  }
+
+  private queueNotify(): void {
+    if (this.notifyQueued) return;
+    this.notifyQueued = true;
+    queueMicrotask(() => {
+      this.notifyQueued = false;
+      let dropped = this.snapshot.dropped;
+      if (this.events.length > this.max) {
+        const cut = this.events.length - Math.floor(this.max * 0.75);
+        this.events.splice(0, cut);
+        dropped += cut;
+      }
+      this.snapshot = { ...this.snapshot, events: this.events, dropped, missing: false, version: this.snapshot.version + 1 };
+      this.emit();
+    });
+  }
+
+  private update(patch: Partial<LogSnapshot>): void {
+    this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
+    this.emit();
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The project's sessions, live, without polling. Any process that changes the DB (hooks,
+ * agent runtimes, other supervisors, `klaude` commands) writes the SQLite WAL, so a file
+ * notification on the DB's directory says "something changed"; the supervisor's own events
+ * call `poke()` too. Each notification asks for a re-query, and re-queries run at most once
+ * per frame: a burst of writes costs one query. No notification, no timer, no work.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { HasSqlite } from '../../db/connection.js';
+import { listSessionRows } from '../../db/repos/listing.js';
+import { Emitter, type Source } from '../state/store.js';
+import type { SessionView } from '../state/tree.js';
+
+export interface SessionsSnapshot {
+  sessions: readonly SessionView[];
+  /** Bumped on every change. */
+  version: number;
+  /** Last query error (the previous sessions stay shown). */
+  error: string | null;
+}
+
+export interface SessionsFeedOptions {
+  /** Any open connection (the drizzle-free one is enough); `path` is the DB file, or ':memory:'. */
+  db: HasSqlite & { path: string };
+  projectId: string;
+  /** Minimum time between two queries (one frame). */
+  frameMs: number;
+  /** Watch the DB files (off in tests that poke by hand). Default true for file DBs. */
+  watchFiles?: boolean;
+  onError?: (err: unknown) => void;
+}
+
+export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
+  private snapshot: SessionsSnapshot = { sessions: [], version: 0, error: null };
+  private signature = '';
+  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private lastQueryAt = 0;
+  private watcher: FSWatcher | undefined;
+  private closed = false;
+  /** Queries run (diagnostics, bench). */
+  queries = 0;
+
+  constructor(private readonly opts: SessionsFeedOptions) {
+    super();
+    this.query();
+    if (opts.watchFiles ?? opts.db.path !== ':memory:') this.watchDb();
+  }
+
+  getSnapshot = (): SessionsSnapshot => this.snapshot;
+
+  /** Something may have changed: re-query within a frame. */
+  poke = (): void => {
+    if (this.closed || this.scheduled) return;
+    this.scheduled = true;
+    const wait = this.lastQueryAt + this.opts.frameMs - Date.now();
+    const run = (): void => {
+      this.timer = undefined;
+      this.immediate = undefined;
+      this.scheduled = false;
+      this.query();
+    };
+    if (wait <= 0) this.immediate = setImmediate(run);
+    else this.timer = setTimeout(run, wait);
+  };
+
+  /** Query now (after the dashboard's own writes, so the change shows in the same frame). */
+  refresh(): void {
+    this.query();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  private query(): void {
+    if (this.closed) return;
+    this.lastQueryAt = Date.now();
+    this.queries++;
+    let rows: SessionView[];
+    try {
+      rows = listSessionRows(this.opts.db, { projectId: this.opts.projectId, includeArchived: true });
+    } catch (err) {
+      this.opts.onError?.(err);
+      const msg = `cannot read sessions: ${(err as Error).message}`;
+      if (this.snapshot.error !== msg) {
+        this.snapshot = { ...this.snapshot, error: msg, version: this.snapshot.version + 1 };
+        this.emit();
+      }
+      return;
+    }
+    const sig = rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n');
+    if (sig === this.signature && this.snapshot.error === null) return;
+    this.signature = sig;
+    this.snapshot = { sessions: rows, version: this.snapshot.version + 1, error: null };
+    this.emit();
+  }
+
+  /**
+   * Watch the directory holding the DB (not the -wal file itself: SQLite deletes and recreates
+   * it), and react to writes of the DB and its WAL only.
+   */
+  private watchDb(): void {
+    const file = this.opts.db.path;
+    const dir = path.dirname(file);
+    const names = new Set([path.basename(file), `${path.basename(file)}-wal`]);
+    try {
+      this.watcher = watch(dir, { persistent: false }, (_type, name) => {
+        if (name === null || names.has(String(name))) this.poke();
+      });
+      this.watcher.on('error', (err) => this.opts.onError?.(err));
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * What the dashboard is given. The UI reads snapshots from sources and calls actions; it never
+ * spawns processes or writes the DB itself (the supervisor implements the actions).
+ */
+import type { LogSnapshot } from './data/log-feed.js';
+import type { SessionsSnapshot } from './data/sessions-feed.js';
+import type { TermSize } from './layout.js';
+import type { ReducerStore, Source } from './state/store.js';
+import type { SessionView } from './state/tree.js';
+import type { AgentChoice, UiAction, UiState } from './state/ui-state.js';
+import type { Theme } from './theme.js';
+
+export interface DashboardActions {
+  /** Hand the terminal to claude on this session's conversation (returns when it took over, or throws why not). */
+  open(sessionId: string): Promise<void>;
+  /** Hand the terminal to a fresh claude in a new root session. */
+  newSession(): Promise<void>;
+  /** Start agents the way `klaude start` does (the supervisor's `start` action). */
+  start(req: { type: string; prompt: string; parentId: string | null }): Promise<{ sessionIds: string[] }>;
+  message(sessionId: string, prompt: string): Promise<{ delivered: string }>;
+  interrupt(sessionIds: string[]): Promise<{ results: { sessionId: string; ok: boolean; code?: string }[] }>;
+  /** Set or clear archived_at; refuses live sessions (nothing running is stopped). */
+  archive(sessionIds: string[], archived: boolean): Promise<void>;
+  agentTypes(): Promise<{ choices: AgentChoice[]; problems: string[] }>;
+  quit(): void;
+  /** Clear the screen and paint the frame again. */
+  redraw(): void;
+  /** Stop to the shell (Ctrl-Z); `fg` brings the dashboard back. */
+  suspend(): void;
+}
+
+export interface LogSource extends Source<LogSnapshot> {
+  select(sessionId: string | null, file: string | null): void;
+}
+
+export interface DashboardDeps {
+  sessions: Source<SessionsSnapshot>;
+  log: LogSource;
+  ui: ReducerStore<UiState, UiAction>;
+  size: Source<TermSize>;
+  theme: Theme;
+  actions: DashboardActions;
+  info: { project: string; instanceId: string };
+  /** Where a session's log is (null: it has none). */
+  logPathOf(s: SessionView): string | null;
+  /** Clock for ages (tests pin it). */
+  now?: () => number;
+}

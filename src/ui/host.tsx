@@ -1,0 +1,152 @@
+/**
+ * The dashboard on a real terminal: mounts the Ink app in the alternate screen and owns the one
+ * suspend/resume path used to hand the terminal to claude.
+ *
+ *   show()     enter the alternate screen (cursor hidden, stdin read again), mount Ink
+ *   suspend()  unmount Ink (its input hook lets go: raw mode off, listener removed), leave the
+ *              alternate screen with the cursor shown, stop reading stdin
+ *   resume()   = show(): a fresh mount on a cleared screen is a full repaint; all state lives in
+ *              the stores, so selection, folds, filter and scroll are as they were
+ *
+ * Resizes: clear the screen, then re-render once with the new size (the frame is always one row
+ * shorter than the terminal, so Ink never takes its clear-everything path).
+ */
+import { render, type Instance } from 'ink';
+import { App } from './app.js';
+import type { DashboardDeps } from './deps.js';
+import type { TermSize } from './layout.js';
+import { Emitter, type Source } from './state/store.js';
+import { InkOutput } from './terminal/ink-output.js';
+import { TerminalScreen } from './terminal/screen.js';
+
+export class SizeStore extends Emitter implements Source<TermSize> {
+  constructor(private size: TermSize) {
+    super();
+  }
+
+  getSnapshot = (): TermSize => this.size;
+
+  set(next: TermSize): boolean {
+    if (next.columns === this.size.columns && next.rows === this.size.rows) return false;
+    this.size = next;
+    this.emit();
+    return true;
+  }
+}
+
+export interface HostOptions {
+  deps: Omit<DashboardDeps, 'size'>;
+  stdout: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
+  stderr: NodeJS.WriteStream;
+  maxFps: number;
+  /** Ink or React failed: the caller restores the terminal and ends. */
+  onCrash: (err: unknown) => void;
+  /** Called after every frame Ink writes (bench, diagnostics). */
+  onRender?: () => void;
+}
+
+export class DashboardHost {
+  readonly size: SizeStore;
+  readonly screen: TerminalScreen;
+  private instance: Instance | null = null;
+  private closed = false;
+  private maxFps: number;
+  private crashHandler: (err: unknown) => void;
+  private readonly out: InkOutput;
+  private readonly deps: DashboardDeps;
+
+  constructor(private readonly opts: HostOptions) {
+    this.size = new SizeStore(this.terminalSize());
+    this.screen = new TerminalScreen(opts.stdout, opts.stdin);
+    this.out = new InkOutput(opts.stdout, this.size.getSnapshot);
+    this.deps = { ...opts.deps, size: this.size };
+    this.maxFps = opts.maxFps;
+    this.crashHandler = opts.onCrash;
+    opts.stdout.on('resize', this.onResize);
+  }
+
+  get mounted(): boolean {
+    return this.instance !== null;
+  }
+
+  /** Take the terminal: alternate screen, then the first frame. */
+  show(): void {
+    if (this.instance || this.closed) return;
+    this.size.set(this.terminalSize());
+    this.screen.enter();
+    const instance = render(<App deps={this.deps} />, {
+      stdout: this.out as unknown as NodeJS.WriteStream,
+      stdin: this.opts.stdin,
+      stderr: this.opts.stderr,
+      exitOnCtrlC: false,
+      patchConsole: false,
+      maxFps: this.maxFps,
+      onRender: this.opts.onRender ? () => this.opts.onRender?.() : undefined,
+    });
+    this.instance = instance;
+    instance.waitUntilExit().catch((err: unknown) => {
+      if (this.instance === instance) this.instance = null;
+      this.crashHandler(err);
+    });
+  }
+
+  /** Give the terminal away (to claude): nothing of the dashboard reads or writes it until show(). */
+  suspend(): void {
+    this.unmount();
+    this.screen.leave();
+  }
+
+  resume(): void {
+    this.show();
+  }
+
+  /** Who handles a render failure from now on. */
+  onCrash(fn: (err: unknown) => void): void {
+    this.crashHandler = fn;
+  }
+
+  /** The frame-rate cap (config ui.maxFps); Ink takes it at mount, so a change remounts. */
+  setMaxFps(fps: number): void {
+    if (fps === this.maxFps) return;
+    this.maxFps = fps;
+    this.redraw();
+  }
+
+  /** Clear and paint everything again (Ctrl-L). */
+  redraw(): void {
+    if (!this.instance) return;
+    this.unmount();
+    this.screen.clear();
+    this.show();
+  }
+
+  /** Leave for good: unmount, normal screen, cursor shown, stdin released. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.opts.stdout.off('resize', this.onResize);
+    this.unmount();
+    this.screen.leave();
+  }
+
+  private unmount(): void {
+    const i = this.instance;
+    if (!i) return;
+    this.instance = null;
+    i.unmount();
+  }
+
+  private terminalSize(): TermSize {
+    return { columns: this.opts.stdout.columns || 80, rows: this.opts.stdout.rows || 24 };
+  }
+
+  private onResize = (): void => {
+    const next = this.terminalSize();
+    const cur = this.size.getSnapshot();
+    if (next.columns === cur.columns && next.rows === cur.rows) return;
+    // The terminal has already reflowed (or cut) the old frame: start from a clean screen.
+    if (this.instance) this.screen.clear();
+    this.size.set(next);
+  };
+}

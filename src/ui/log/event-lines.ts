@@ -1,0 +1,131 @@
+/**
+ * Session-log events → the lines the log pane shows (before wrapping), each with a tone.
+ * Assistant text as is, one line per tool call with its key argument, results folded to a
+ * line (or shown in full), `[UPDATE]` lines highlighted. Pure.
+ */
+import { extractUpdates, type AgentEvent } from '../../core/events.js';
+import { sanitize, wrapText } from '../text.js';
+import type { Tone } from '../theme.js';
+
+export interface LogLine {
+  text: string;
+  tone: Tone;
+  /** Continuation lines of a wrapped line are indented by this many cells. */
+  indent?: number;
+}
+
+export interface FormatOptions {
+  /** Show tool results in full instead of one folded line. */
+  expandResults: boolean;
+}
+
+const MAX_EXPANDED_RESULT_LINES = 200;
+
+const oneLine = (s: string): string => sanitize(s).replace(/\s*\n\s*/g, ' ⏎ ').trim();
+
+function textLines(text: string): LogLine[] {
+  return sanitize(text)
+    .split('\n')
+    .map((line) => ({ text: line, tone: /^\s*\[UPDATE\]/.test(line) ? 'update' : 'text' }) as LogLine);
+}
+
+function fmtDuration(ms: number): string {
+  const s = ms / 1000;
+  return s < 60 ? `${s.toFixed(1)}s` : `${Math.floor(s / 60)}m${Math.round(s % 60)}s`;
+}
+
+export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
+  switch (e.type) {
+    case 'init':
+      return [{ text: `── ${e.runtime} session ${e.nativeSessionId}${e.model ? ` · ${e.model}` : ''}`, tone: 'meta' }];
+    case 'user': {
+      const tag = e.source === 'message' ? '(message) ' : e.source === 'share' ? '(shared) ' : '';
+      const [first = '', ...rest] = sanitize(e.text).split('\n');
+      return [{ text: `› ${tag}${first}`, tone: 'user', indent: 2 }, ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'user', indent: 2 }))];
+    }
+    case 'text':
+      return textLines(e.text);
+    case 'tool_call':
+      return [{ text: `→ ${e.name}${e.summary ? `: ${oneLine(e.summary)}` : ''}`, tone: 'tool', indent: 2 }];
+    case 'tool_result': {
+      const body = sanitize(e.output).replace(/\n+$/, '');
+      const lines = body === '' ? [] : body.split('\n');
+      const tone: Tone = e.isError ? 'resultError' : 'result';
+      const mark = e.isError ? '✗' : '✓';
+      if (!opts.expandResults || lines.length <= 1) {
+        const first = lines[0]?.trim() ?? '';
+        const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : '';
+        return [{ text: `  ${mark} ${first === '' ? '(no output)' : first}${more}`, tone, indent: 4 }];
+      }
+      const shown = lines.slice(0, MAX_EXPANDED_RESULT_LINES).map((l) => ({ text: `    ${l}`, tone, indent: 4 }));
+      const cut = lines.length - shown.length;
+      return [{ text: `  ${mark} ${lines.length} lines`, tone }, ...shown, ...(cut > 0 ? [{ text: `    … ${cut} more lines`, tone }] : [])];
+    }
+    case 'usage':
+      return [];
+    case 'update':
+      return [{ text: `[UPDATE] ${oneLine(e.text)}`, tone: 'update', indent: 9 }];
+    case 'status':
+      return [{ text: `· ${e.status}${e.reason ? ` (${oneLine(e.reason)})` : ''}`, tone: 'status' }];
+    case 'error':
+      return [{ text: `✗ ${oneLine(e.message)}`, tone: 'error', indent: 2 }];
+    case 'done': {
+      const bits = [
+        e.status,
+        e.durationMs !== undefined ? fmtDuration(e.durationMs) : '',
+        e.numTurns !== undefined ? `${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}` : '',
+        e.costUsd !== undefined ? `$${e.costUsd.toFixed(4)}` : '',
+      ].filter(Boolean);
+      const lines: LogLine[] = [{ text: `■ ${bits.join(' · ')}`, tone: e.status === 'done' ? 'done' : 'error' }];
+      if (e.error) lines.push({ text: `   ${oneLine(e.error)}`, tone: 'error', indent: 3 });
+      const files = [...(e.filesEdited ?? []).map((f) => `edited ${f}`), ...(e.filesCreated ?? []).map((f) => `created ${f}`)];
+      for (const f of files) lines.push({ text: `   ${f}`, tone: 'meta', indent: 3 });
+      return lines;
+    }
+    default:
+      return [];
+  }
+}
+
+/** Logical lines wrapped to `width` cells (continuations indented). */
+export function wrapLogLines(lines: readonly LogLine[], width: number): LogLine[] {
+  const out: LogLine[] = [];
+  for (const l of lines) {
+    const indent = Math.min(l.indent ?? 0, Math.max(0, width - 10));
+    const parts = wrapText(l.text, width);
+    if (parts.length === 1 || indent === 0) {
+      for (const p of parts) out.push({ text: p, tone: l.tone });
+      continue;
+    }
+    out.push({ text: parts[0]!, tone: l.tone });
+    const rest = wrapText(parts.slice(1).join(' '), width - indent);
+    for (const p of rest) out.push({ text: ' '.repeat(indent) + p, tone: l.tone });
+  }
+  return out;
+}
+
+/**
+ * The wrapped lines of a whole log, cached per event and width so a streaming log re-wraps
+ * only what is new.
+ */
+export class LogLayout {
+  private cache = new WeakMap<AgentEvent, { key: string; lines: LogLine[] }>();
+
+  lines(events: readonly AgentEvent[], width: number, opts: FormatOptions): LogLine[] {
+    const key = `${width}:${opts.expandResults ? 1 : 0}`;
+    const out: LogLine[] = [];
+    // An `update` event repeats an [UPDATE] line of the text just before it: show it once.
+    let shownUpdates = new Set<string>();
+    for (const e of events) {
+      if (e.type === 'text') shownUpdates = new Set(extractUpdates(e.text));
+      else if (e.type === 'update' && shownUpdates.delete(e.text.trim())) continue;
+      let hit = this.cache.get(e);
+      if (!hit || hit.key !== key) {
+        hit = { key, lines: wrapLogLines(eventLines(e, opts), width) };
+        this.cache.set(e, hit);
+      }
+      for (const l of hit.lines) out.push(l);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The dashboard's terminal modes, in one place: the alternate screen, the cursor, and who reads
+ * stdin. Handing the terminal to claude and taking it back go through `leave()` / `enter()`;
+ * `emergencyRestore()` is for exit paths that can't wait (crash, signals).
+ *
+ * Releasing stdin is more than removing listeners: Node's TTY stream keeps reading the
+ * terminal into its buffer while nobody listens, stealing keys typed into the child. So the
+ * handle's read is stopped (and restarted on `enter()`).
+ */
+import { writeSync } from 'node:fs';
+import { RESET_SEQUENCE } from '../../lib/terminal.js';
+
+export const ENTER_ALT = '\x1b[?1049h';
+export const LEAVE_ALT = '\x1b[?1049l';
+export const HIDE_CURSOR = '\x1b[?25l';
+export const SHOW_CURSOR = '\x1b[?25h';
+export const CLEAR_SCREEN = '\x1b[2J\x1b[H';
+
+interface TtyHandle {
+  reading?: boolean;
+  readStart?: () => number;
+  readStop?: () => number;
+}
+
+type Input = NodeJS.ReadStream & { _handle?: TtyHandle };
+
+/** Raw mode off, stop reading the terminal (the next process owns it now). */
+export function releaseStdin(stdin: Input): void {
+  try {
+    if (stdin.isTTY && typeof stdin.setRawMode === 'function') stdin.setRawMode(false);
+  } catch {
+    /* closed */
+  }
+  stdin.pause();
+  const h = stdin._handle;
+  if (h && h.reading && typeof h.readStop === 'function') {
+    h.reading = false;
+    h.readStop();
+  }
+}
+
+/** Undo `releaseStdin`: read the terminal again (Ink sets raw mode when its input hook mounts). */
+export function reclaimStdin(stdin: Input): void {
+  const h = stdin._handle;
+  if (h && h.reading === false && typeof h.readStart === 'function') {
+    h.reading = true;
+    h.readStart();
+  }
+}
+
+export class TerminalScreen {
+  private alt = false;
+  private released = false;
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly input: NodeJS.ReadStream,
+  ) {}
+
+  get inAltScreen(): boolean {
+    return this.alt;
+  }
+
+  /** Alternate screen, cursor hidden, screen cleared, stdin read again. */
+  enter(): void {
+    this.out.write(ENTER_ALT + HIDE_CURSOR + CLEAR_SCREEN);
+    this.alt = true;
+    if (this.released) {
+      reclaimStdin(this.input as Input);
+      this.released = false;
+    }
+  }
+
+  /** Back to the normal screen with the cursor shown; stdin released for the next owner. */
+  leave(): void {
+    if (this.alt) this.out.write(SHOW_CURSOR + LEAVE_ALT);
+    this.alt = false;
+    releaseStdin(this.input as Input);
+    this.released = true;
+  }
+
+  clear(): void {
+    if (this.alt) this.out.write(CLEAR_SCREEN);
+  }
+
+  /** Synchronous best effort for exit paths: raw mode off, modes reset, cursor shown, normal screen. */
+  emergencyRestore(): void {
+    try {
+      if (this.input.isTTY && typeof this.input.setRawMode === 'function') this.input.setRawMode(false);
+    } catch {
+      /* closed */
+    }
+    const seq = RESET_SEQUENCE + (this.alt ? LEAVE_ALT : '');
+    try {
+      // Synchronous on the real terminal: this runs on exit paths where async writes are lost.
+      const fd = (this.out as { fd?: unknown }).fd;
+      if (typeof fd === 'number') writeSync(fd, seq);
+      else this.out.write(seq);
+    } catch {
+      /* terminal gone */
+    }
+    this.alt = false;
+  }
+}

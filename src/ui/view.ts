@@ -1,0 +1,73 @@
+/**
+ * Everything the frame and the key router derive from the snapshots: visible tree rows, the
+ * selection, the key context, the layout, the log window. Pure (memoised by the hook).
+ */
+import type { KeyContext, Scope } from './keymap.js';
+import { computeLayout, innerWidth, type Layout, type TermSize } from './layout.js';
+import type { LogLine } from './log/event-lines.js';
+import { buildRows, countByStatus, runningAgents, subtreeIds, type SessionView, type StatusCounts, type TreeRow } from './state/tree.js';
+import { logWindowTop, selectedRowIndex, type UiState } from './state/ui-state.js';
+
+export interface TreeView {
+  rows: TreeRow[];
+  selectedIndex: number;
+  selected: SessionView | null;
+  byId: Map<string, SessionView>;
+  counts: StatusCounts;
+  ctx: KeyContext;
+}
+
+export function treeView(sessions: readonly SessionView[], ui: UiState, narrow: boolean): TreeView {
+  const rows = buildRows(sessions, { collapsed: ui.collapsed, filter: ui.filter, showArchived: ui.showArchived });
+  const selectedIndex = selectedRowIndex(ui, rows);
+  const selected = rows[selectedIndex]?.session ?? null;
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  const sub = selected ? subtreeIds(sessions, selected.id).map((id) => byId.get(id)!).filter(Boolean) : [];
+  return {
+    rows,
+    selectedIndex,
+    selected,
+    byId,
+    counts: countByStatus(sessions),
+    ctx: {
+      selected,
+      selectedSubtree: sub,
+      filterActive: ui.filter.trim() !== '',
+      narrow,
+      runningAgents: runningAgents(sessions).length,
+    },
+  };
+}
+
+/** Which keymap scope gets keys now. */
+export function activeScope(ui: UiState): Scope {
+  const m = ui.modal;
+  if (m?.kind === 'help') return 'help';
+  if (m?.kind === 'confirm') return 'confirm';
+  if (m?.kind === 'start') return m.step === 'type' ? 'picker' : 'input';
+  if (m?.kind === 'message') return 'input';
+  if (ui.filterEditing) return 'input';
+  return ui.focus;
+}
+
+export interface LogWindow {
+  lines: LogLine[];
+  top: number;
+  height: number;
+  width: number;
+}
+
+export function logWindow(lines: LogLine[], ui: UiState, height: number, width: number): LogWindow {
+  return { lines, top: logWindowTop(ui, lines.length, height), height, width };
+}
+
+export interface FrameGeometry {
+  layout: Layout;
+  treeInner: number;
+  logInner: number;
+}
+
+export function geometry(size: TermSize): FrameGeometry {
+  const layout = computeLayout(size);
+  return { layout, treeInner: innerWidth(layout.treeWidth), logInner: innerWidth(layout.logWidth) };
+}

@@ -1,0 +1,148 @@
+// The keymap is the single declaration of keys: no key means two things in one scope, every
+// command is runnable, footer and help come from it, and keys resolve with reasons.
+import { describe, expect, it } from 'vitest';
+import { bindingFor, displayKey, footerBindings, helpGroups, KEYMAP, scopeChain, type KeyContext, type Scope } from '../../src/ui/keymap.js';
+import { keyName, resolveKey, splitKeys } from '../../src/ui/input/keys.js';
+import { runCommand, type CommandEnv } from '../../src/ui/input/run-command.js';
+import type { SessionView } from '../../src/ui/state/tree.js';
+import { initialUiState } from '../../src/ui/state/ui-state.js';
+import { treeView } from '../../src/ui/view.js';
+
+const SCOPES: Scope[] = ['tree', 'log', 'help', 'confirm', 'picker', 'input'];
+
+function session(p: Partial<SessionView> = {}): SessionView {
+  return {
+    id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+    parentId: null,
+    type: 'reviewer',
+    runtime: 'claude',
+    status: 'running',
+    title: null,
+    prompt: null,
+    lastText: null,
+    model: null,
+    costUsd: null,
+    tokensIn: null,
+    tokensOut: null,
+    archivedAt: null,
+    createdAt: 0,
+    updatedAt: 0,
+    endedAt: null,
+    logPath: null,
+    nativeSessionId: 'c0ffee00-0000-4000-8000-000000000000',
+    ...p,
+  };
+}
+const ctx = (selected: SessionView | null, p: Partial<KeyContext> = {}): KeyContext => ({
+  selected,
+  selectedSubtree: selected ? [selected] : [],
+  filterActive: false,
+  narrow: false,
+  runningAgents: 0,
+  ...p,
+});
+
+describe('keymap', () => {
+  it('has unique ids and no key bound twice in any scope a key can reach', () => {
+    expect(new Set(KEYMAP.map((b) => b.id)).size).toBe(KEYMAP.length);
+    for (const scope of SCOPES) {
+      const seen = new Map<string, string>();
+      for (const s of scopeChain(scope)) {
+        for (const b of KEYMAP.filter((x) => x.scope === s)) {
+          for (const k of b.keys) {
+            expect(seen.get(k), `${scope}: '${k}' is ${seen.get(k)} and ${b.id}`).toBeUndefined();
+            seen.set(k, b.id);
+          }
+        }
+      }
+    }
+  });
+
+  it('describes every binding and lists each in the help once', () => {
+    for (const b of KEYMAP) {
+      expect(b.description.length, b.id).toBeGreaterThan(5);
+      expect(b.label.length, b.id).toBeGreaterThan(0);
+      expect(b.keys.length, b.id).toBeGreaterThan(0);
+    }
+    expect(helpGroups().flatMap((g) => g.bindings)).toHaveLength(KEYMAP.length);
+  });
+
+  it('orders footer hints by their footer rank, pane keys first', () => {
+    const tree = footerBindings('tree').map((b) => b.id);
+    expect(tree.slice(0, 3)).toEqual(['tree.down', 'pane.switch', 'session.open']);
+    expect(tree.at(-1)).toBe('app.quit');
+    expect(footerBindings('confirm').map((b) => b.id)).toEqual(['confirm.yes', 'confirm.no']);
+  });
+
+  it('runs every command without throwing (no id is left unhandled)', () => {
+    const sel = session();
+    const tree = treeView([sel], initialUiState, false);
+    const env: CommandEnv = {
+      ui: initialUiState,
+      dispatch: () => {},
+      tree,
+      log: { lines: [], top: 0, height: 10, width: 40 },
+      help: { height: 10, lines: 40 },
+      sessions: [sel],
+      actions: new Proxy({} as CommandEnv['actions'], { get: () => () => Promise.resolve({ results: [], sessionIds: [], choices: [], problems: [], delivered: 'stdin' }) }),
+    };
+    for (const b of KEYMAP) expect(() => runCommand(b.id, env), b.id).not.toThrow();
+  });
+
+  it('shows keys readably', () => {
+    expect(displayKey('enter')).toBe('⏎');
+    expect(displayKey('ctrl+c')).toBe('C-c');
+    expect(displayKey('shift+tab')).toBe('S-Tab');
+    expect(displayKey('G')).toBe('G');
+  });
+});
+
+describe('key resolution', () => {
+  it('names Ink key events', () => {
+    expect(keyName('', { upArrow: true })).toBe('up');
+    expect(keyName('', { tab: true, shift: true })).toBe('shift+tab');
+    expect(keyName('c', { ctrl: true })).toBe('ctrl+c');
+    expect(keyName('G', { shift: true })).toBe('G');
+    expect(keyName('', { return: true })).toBe('enter');
+    expect(keyName('abc', {})).toBeNull();
+  });
+
+  it('splits a chunk of keys: characters outside text fields, text (split at Enter) inside', () => {
+    expect(splitKeys('jj', {}, false)).toEqual([
+      { name: 'j', input: 'j' },
+      { name: 'j', input: 'j' },
+    ]);
+    expect(splitKeys('hi there\r', {}, true)).toEqual([
+      { name: null, input: 'hi there' },
+      { name: 'enter', input: '' },
+    ]);
+    expect(splitKeys('a\x7fb', {}, true).map((k) => k.name)).toEqual([null, 'backspace', null]);
+  });
+
+  it('resolves a key to a command, text, a reason it is disabled, or why it means nothing here', () => {
+    const tui = session({ type: 'tui', status: 'idle' });
+    expect(resolveKey('j', 'j', 'tree', ctx(tui))).toMatchObject({ kind: 'command', binding: { id: 'tree.down' } });
+    expect(resolveKey('j', 'j', 'log', ctx(tui))).toMatchObject({ kind: 'command', binding: { id: 'log.down' } });
+    expect(resolveKey('pageup', '', 'tree', ctx(tui))).toMatchObject({ kind: 'command', binding: { id: 'log.pageUp' } });
+    expect(resolveKey(null, 'hello', 'input', ctx(tui))).toEqual({ kind: 'text', text: 'hello' });
+    expect(resolveKey('q', 'q', 'input', ctx(tui))).toEqual({ kind: 'text', text: 'q' });
+    const m = resolveKey('m', 'm', 'tree', ctx(tui));
+    expect(m).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is an interactive session') });
+    const done = session({ status: 'done' });
+    expect(resolveKey('i', 'i', 'tree', ctx(done))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is done: nothing to interrupt') });
+    expect(resolveKey('i', 'i', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'agent.interrupt' } });
+    expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex' })))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('runs on codex') });
+    expect(resolveKey('h', 'h', 'log', ctx(tui))).toEqual({ kind: 'unbound', reason: 'h (fold) works in the tree pane: Tab switches panes' });
+    expect(resolveKey('z', 'z', 'tree', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z is not a key here: ? lists the keys' });
+    expect(resolveKey('x', 'x', 'confirm', ctx(tui))).toEqual({ kind: 'unbound', reason: 'x: answer y or n' });
+    expect(bindingFor('escape', 'help')?.id).toBe('help.close');
+  });
+
+  it('refuses to archive anything live in the subtree', () => {
+    const parent = session({ status: 'done' });
+    const child = session({ id: '01JBBBBBBBBBBBBBBBBBBBBBBB', parentId: parent.id, status: 'waiting', type: 'coder' });
+    const r = resolveKey('d', 'd', 'tree', ctx(parent, { selectedSubtree: [parent, child] }));
+    expect(r).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('its sub-agent coder BBBBBBBB is waiting') });
+    expect(resolveKey('d', 'd', 'tree', ctx(parent))).toMatchObject({ kind: 'command' });
+  });
+});
