@@ -76,6 +76,11 @@ async function main(argv: string[]): Promise<number> {
     const { runtimeMain } = await import('./runtimes/runtime-main.js');
     return runtimeMain(rest);
   }
+  // Hidden: the detached PTY host of a talk session (src/pty/launch.ts starts `klaude __ptyhost <id> <cols> <rows>`).
+  if (first === '__ptyhost') {
+    const { ptyHostMain } = await import('./pty/host-main.js');
+    return ptyHostMain(rest);
+  }
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {
     if (!root) {

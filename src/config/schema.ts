@@ -8,6 +8,18 @@ export type RuntimeName = (typeof RUNTIMES)[number];
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'auto'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
+/**
+ * Keys `klaude talk` can detach with (config `talk.detachKey`): Ctrl plus a key that sends one
+ * control byte and that a CLI rarely needs. Ctrl-C, -H, -I, -J, -M (interrupt, backspace, tab,
+ * newline, enter) are left out; `none` leaves only the typed line `///detach`.
+ */
+export const DETACH_KEYS = [
+  'ctrl-]', 'ctrl-\\', 'ctrl-^', 'ctrl-_', 'ctrl-a', 'ctrl-b', 'ctrl-d', 'ctrl-e', 'ctrl-f', 'ctrl-g', 'ctrl-k',
+  'ctrl-l', 'ctrl-n', 'ctrl-o', 'ctrl-p', 'ctrl-q', 'ctrl-r', 'ctrl-s', 'ctrl-t', 'ctrl-u', 'ctrl-v', 'ctrl-w',
+  'ctrl-x', 'ctrl-y', 'ctrl-z', 'none',
+] as const;
+export type DetachKeyName = (typeof DETACH_KEYS)[number];
+
 export type KeySpec =
   | { type: 'string'; default: string | null; nullable?: boolean; doc: string }
   | { type: 'number'; default: number; min?: number; max?: number; doc: string }
@@ -100,6 +112,12 @@ export const CONFIG_KEYS = {
     min: 1,
     max: 86400,
     doc: "default timeout of `klaude wait` (below Claude's 10-minute Bash limit)",
+  },
+  'talk.detachKey': {
+    type: 'enum',
+    values: DETACH_KEYS,
+    default: 'ctrl-]',
+    doc: '`klaude talk`: the key that detaches (the session keeps running); the typed line `///detach` + Enter always works',
   },
   'ui.maxFps': {
     type: 'number',

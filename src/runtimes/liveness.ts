@@ -2,7 +2,7 @@
  * Is an agent's runtime alive, and what to do when it died without saying so (SIGKILL, OOM,
  * power loss): mark the session failed and append a closing `done` to its log, so followers and
  * `klaude wait` end instead of waiting forever. Only headless sessions are judged: a session with
- * a foreground `claude` (TUI) process belongs to its supervisor.
+ * a foreground `claude` (TUI) process belongs to its supervisor, one in a PTY host to `klaude talk`.
  */
 import { isTerminal } from '../core/status.js';
 import { tx, type Db } from '../db/client.js';
@@ -19,9 +19,21 @@ export function liveRuntime(db: Db, sessionId: string): ProcessRow | null {
   return currentProcesses(db, sessionId, 'runtime').find((p) => isAlive(p.pid)) ?? null;
 }
 
-/** The session is open in a supervisor's foreground (a TUI claude runs it). */
+/**
+ * The session is open interactively: in a supervisor's foreground (a TUI claude, kind 'claude') or
+ * in a PTY session of `klaude talk` (its host, kind 'pty'). Either way a person drives it.
+ */
 export function inForeground(db: Db, sessionId: string): ProcessRow | null {
-  return currentProcesses(db, sessionId, 'claude').find((p) => isAlive(p.pid)) ?? null;
+  return (
+    currentProcesses(db, sessionId, 'claude').find((p) => isAlive(p.pid)) ??
+    currentProcesses(db, sessionId, 'pty').find((p) => isAlive(p.pid)) ??
+    null
+  );
+}
+
+/** Where an interactive session is open, for messages: "a klaude foreground (claude pid 12)". */
+export function describeForeground(p: ProcessRow): string {
+  return p.kind === 'pty' ? `a PTY session (klaude talk; host pid ${p.pid})` : `a klaude foreground (claude pid ${p.pid})`;
 }
 
 /**

@@ -14,7 +14,7 @@ import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { sleep } from '../lib/process.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
-import { inForeground, liveRuntime, reapIfDead } from './liveness.js';
+import { describeForeground, inForeground, liveRuntime, reapIfDead } from './liveness.js';
 import { agentSocketPath } from './paths.js';
 import { launchMetadata } from './start.js';
 
@@ -49,8 +49,8 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} no longer exists`);
     const fg = inForeground(svc.db, s.id);
     if (fg) {
-      throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in a klaude foreground (claude pid ${fg.pid})`, {
-        hint: 'type to it there, or exit that claude first',
+      throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in ${describeForeground(fg)}`, {
+        hint: fg.kind === 'pty' ? `type to it there (\`klaude talk ${shortId(s.id)}\`), or exit that claude first` : 'type to it there, or exit that claude first',
       });
     }
     const live = liveRuntime(svc.db, s.id);
@@ -119,8 +119,9 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
       new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(s.id)} is not running (${s.status})`, {
         hint: isTerminal(s.status) ? `\`klaude message ${shortId(s.id)} "…"\` resumes it` : undefined,
       });
-    if (inForeground(svc.db, s.id)) {
-      throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} runs in a klaude foreground: interrupt it there (Esc)`);
+    const fgRow = inForeground(svc.db, s.id);
+    if (fgRow) {
+      throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} runs in ${describeForeground(fgRow)}: interrupt it there (Esc)`);
     }
     const live = liveRuntime(svc.db, s.id);
     if (!live) {

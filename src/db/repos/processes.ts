@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, ne } from 'drizzle-orm';
 import { tx, type Db } from '../client.js';
-import { runtimeProcess, type ProcessKind, type ProcessRow } from '../schema.js';
+import { runtimeProcess, sessions, type ProcessKind, type ProcessRow } from '../schema.js';
 
 export type { ProcessRow };
 
@@ -82,4 +82,23 @@ export function currentProcesses(db: Db, sessionId: string, kind?: ProcessKind):
     )
     .orderBy(desc(runtimeProcess.id))
     .all();
+}
+
+/** Current, not-yet-exited processes of one kind across a project's sessions (e.g. its PTY hosts), oldest first. */
+export function openProcessesOfProject(db: Db, projectId: string, kind: ProcessKind): ProcessRow[] {
+  return db.orm
+    .select({ p: runtimeProcess })
+    .from(runtimeProcess)
+    .innerJoin(sessions, eq(sessions.id, runtimeProcess.klaudeSessionId))
+    .where(
+      and(
+        eq(sessions.projectId, projectId),
+        eq(runtimeProcess.kind, kind),
+        eq(runtimeProcess.isCurrent, 1),
+        isNull(runtimeProcess.exitedAt),
+      ),
+    )
+    .orderBy(runtimeProcess.id)
+    .all()
+    .map((r) => r.p);
 }

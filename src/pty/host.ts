@@ -1,0 +1,255 @@
+/**
+ * The PTY host's server: one CLI in a PTY, its screen, and the clients on its socket.
+ *
+ * - One controller at a time (`klaude talk`): its keys go to the CLI, its terminal size is the
+ *   PTY's. A second controller gets E_SESSION_BUSY. Any number of viewers (`klaude talk --view`,
+ *   the dashboard's preview) get the same output, read-only.
+ * - A client that joins first gets the current screen (rendered from the headless terminal once
+ *   everything before its arrival is parsed), then the output that came after, in order.
+ * - With no controller, the headless terminal answers the CLI's terminal queries; with one, the
+ *   person's terminal does (the queries reach it with the output).
+ * - Nothing runs while the CLI is quiet: no timers, xterm parses only when output arrives.
+ * The host process around it (DB rows, the CLI's command line) is host-main.ts.
+ */
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { clearStaleSocket, checkSocketPathLength, listenPrivate, preparePrivateSocketDir, unlinkOwnSocket } from '../control/socket-file.js';
+import type { Logger } from '../lib/logger.js';
+import {
+  decodeJson,
+  encodeFrame,
+  FRAME,
+  FrameDecoder,
+  PTY_PROTOCOL_VERSION,
+  validSize,
+  type AttachMode,
+  type Hello,
+  type Size,
+  type Welcome,
+  type WireError,
+} from './framing.js';
+import type { PtyChild, PtyExitInfo } from './pty-process.js';
+import type { HeadlessScreen } from './screen.js';
+
+/** A viewer this far behind is dropped rather than buffered without bound. */
+const MAX_CLIENT_BACKLOG = 8 * 1024 * 1024;
+/** Scrollback lines sent ahead of the screen on attach (normal buffer). */
+export const ATTACH_HISTORY_LINES = 500;
+
+interface Client {
+  sock: net.Socket;
+  decoder: FrameDecoder;
+  mode: AttachMode | null;
+  /** Output that arrived while this client's screen was being rendered; null once live. */
+  queue: Buffer[] | null;
+}
+
+export interface PtyHostOptions {
+  sessionId: string;
+  socketPath: string;
+  child: PtyChild;
+  screen: HeadlessScreen;
+  log: Logger;
+  /** For E_SESSION_BUSY hints: how a person names this session. */
+  label?: string;
+}
+
+export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
+  private readonly clients = new Set<Client>();
+  private controller: Client | null = null;
+  private server: net.Server | null = null;
+  private ino: number | null = null;
+  private exitInfo: PtyExitInfo | null = null;
+
+  constructor(private readonly o: PtyHostOptions) {
+    super();
+    const { child, screen } = o;
+    screen.answerQueries((d) => child.write(d));
+    child.onData((data) => {
+      screen.write(data);
+      const frame = encodeFrame(FRAME.output, data);
+      for (const c of this.clients) {
+        if (c.queue) c.queue.push(data);
+        else if (c.mode) this.send(c, frame);
+      }
+    });
+    child.onExit((e) => {
+      // Let the last output reach the screen and the clients first.
+      screen.whenParsed(() => this.finish(e));
+    });
+  }
+
+  get attachedController(): boolean {
+    return this.controller !== null;
+  }
+
+  async listen(): Promise<void> {
+    const { socketPath } = this.o;
+    checkSocketPathLength(socketPath);
+    preparePrivateSocketDir(socketPath);
+    await clearStaleSocket(socketPath);
+    const server = net.createServer((sock) => this.accept(sock));
+    this.ino = await listenPrivate(server, socketPath);
+    this.server = server;
+  }
+
+  /** Ask the CLI to end (SIGTERM, then SIGKILL after `graceMs`); `exit` follows. */
+  stop(graceMs: number): void {
+    const { child } = this.o;
+    if (child.exited) return;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    t.unref();
+    this.once('exit', () => clearTimeout(t));
+  }
+
+  private accept(sock: net.Socket): void {
+    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null };
+    this.clients.add(c);
+    sock.on('data', (chunk) => {
+      try {
+        for (const f of c.decoder.push(chunk)) this.onFrame(c, f.type, f.payload);
+      } catch (err) {
+        this.o.log.warn('bad frame from a PTY client; dropping it', { err });
+        sock.destroy();
+      }
+    });
+    sock.on('error', () => undefined);
+    sock.on('close', () => this.drop(c));
+    if (this.exitInfo) this.sendExit(c, this.exitInfo);
+  }
+
+  private onFrame(c: Client, type: number, payload: Buffer): void {
+    if (c.mode === null) {
+      if (type !== FRAME.hello) return this.refuse(c, { code: 'E_PROTOCOL', message: 'expected hello' });
+      return this.hello(c, decodeJson<Hello>({ type, payload }));
+    }
+    const isController = this.controller === c;
+    switch (type) {
+      case FRAME.input:
+        if (isController) this.o.child.write(payload);
+        break;
+      case FRAME.resize: {
+        const size = validSize(decodeJson<Partial<Size>>({ type, payload }));
+        if (isController && size) this.resize(size);
+        break;
+      }
+      case FRAME.detach:
+        c.sock.end();
+        break;
+      default:
+        break;
+    }
+  }
+
+  private hello(c: Client, h: Hello): void {
+    if (h.v !== PTY_PROTOCOL_VERSION) {
+      return this.refuse(c, { code: 'E_PROTOCOL', message: `PTY protocol ${h.v} is not ${PTY_PROTOCOL_VERSION}`, hint: 'the session was started by another klaude version' });
+    }
+    const mode: AttachMode = h.mode === 'view' ? 'view' : 'control';
+    if (mode === 'control') {
+      if (this.controller) {
+        const label = this.o.label ?? this.o.sessionId;
+        return this.refuse(c, {
+          code: 'E_SESSION_BUSY',
+          message: `${label} is attached in another terminal`,
+          hint: `detach there (Ctrl-] or ///detach), or watch it read-only: \`klaude talk ${label} --view\``,
+        });
+      }
+      this.controller = c;
+      this.o.screen.answerQueries(null);
+      const wanted = validSize(h);
+      if (wanted) this.resize(wanted);
+    }
+    c.mode = mode;
+    c.queue = [];
+    const { screen, child } = this.o;
+    const welcome: Welcome = {
+      v: PTY_PROTOCOL_VERSION,
+      sessionId: this.o.sessionId,
+      pid: child.pid,
+      hostPid: process.pid,
+      // The size the screen will have once the resize above is parsed.
+      ...attachSize(h, mode, screen),
+      mode,
+    };
+    this.send(c, encodeFrame(FRAME.welcome, welcome));
+    screen.whenParsed(() => {
+      if (!this.clients.has(c) || c.queue === null) return; // gone, or the CLI exited meanwhile
+      this.send(c, encodeFrame(FRAME.screen, screen.render({ history: ATTACH_HISTORY_LINES })));
+      for (const data of c.queue ?? []) this.send(c, encodeFrame(FRAME.output, data));
+      c.queue = null;
+    });
+  }
+
+  private resize(s: Size): void {
+    const { child, screen } = this.o;
+    child.resize(s.cols, s.rows);
+    // In order with the output: data the CLI wrote before the resize is parsed at the old size.
+    screen.whenParsed(() => {
+      if (screen.cols === s.cols && screen.rows === s.rows) return;
+      screen.resize(s.cols, s.rows);
+      const frame = encodeFrame(FRAME.resized, s);
+      for (const c of this.clients) if (c.mode === 'view') this.send(c, frame);
+    });
+  }
+
+  private refuse(c: Client, e: WireError): void {
+    this.send(c, encodeFrame(FRAME.error, e));
+    c.sock.end();
+  }
+
+  private send(c: Client, frame: Buffer): void {
+    if (c.sock.destroyed) return;
+    if (c.sock.writableLength > MAX_CLIENT_BACKLOG && c !== this.controller) {
+      this.o.log.warn('PTY viewer too far behind; dropping it');
+      c.sock.destroy();
+      return;
+    }
+    c.sock.write(frame);
+  }
+
+  private drop(c: Client): void {
+    this.clients.delete(c);
+    if (this.controller === c) {
+      this.controller = null;
+      if (!this.o.child.exited) this.o.screen.answerQueries((d) => this.o.child.write(d));
+    }
+  }
+
+  private sendExit(c: Client, e: PtyExitInfo): void {
+    this.send(c, encodeFrame(FRAME.exit, { exitCode: e.exitCode, signal: e.signal }));
+    c.sock.end();
+  }
+
+  private finish(e: PtyExitInfo): void {
+    if (this.exitInfo) return;
+    this.exitInfo = e;
+    this.o.screen.answerQueries(null);
+    for (const c of this.clients) {
+      if (c.queue) {
+        for (const data of c.queue) this.send(c, encodeFrame(FRAME.output, data));
+        c.queue = null;
+      }
+      this.sendExit(c, e);
+    }
+    const server = this.server;
+    this.server = null;
+    if (this.ino !== null) unlinkOwnSocket(this.o.socketPath, this.ino);
+    const done = (): void => {
+      this.emit('exit', e);
+    };
+    if (!server) return done();
+    server.close(() => done());
+    // Clients that don't hang up keep close() waiting: give them a moment, then cut them off.
+    const t = setTimeout(() => {
+      for (const c of this.clients) c.sock.destroy();
+    }, 1000);
+    t.unref();
+  }
+}
+
+function attachSize(h: Hello, mode: AttachMode, screen: HeadlessScreen): Size {
+  const s = mode === 'control' ? validSize(h) : null;
+  return s ?? { cols: screen.cols, rows: screen.rows };
+}

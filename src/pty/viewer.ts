@@ -1,0 +1,145 @@
+/**
+ * Read-only access to live PTY sessions, for the dashboard's preview pane (and anything else that
+ * wants to watch without attaching). No node-pty here: a viewer is a socket client with its own
+ * headless terminal, fed with the host's screen and then its output.
+ *
+ *   const sessions = listPtySessions(db, projectHash);          // which sessions run in a PTY
+ *   const v = await openPtyViewer(home, projectHash, id, {
+ *     onUpdate: () => schedule(render),                           // at most once per parsed write
+ *     onExit: (e) => …,                                           // the CLI exited (then closed)
+ *   });
+ *   v.snapshot()   // { cols, rows, lines (plain), ansiLines (SGR), cursor, bufferType }
+ *   v.close()
+ *
+ * `onUpdate` fires only when output arrived (idle sessions cost nothing); cap the render rate on
+ * the caller's side (the dashboard's frame loop).
+ */
+import type { Db } from '../db/client.js';
+import { openProcessesOfProject } from '../db/repos/processes.js';
+import { isAlive } from '../lib/process.js';
+import { connectPty, type PtyConnection } from './client.js';
+import type { ExitInfo, Size } from './framing.js';
+import { ptySocketPath } from './paths.js';
+import { HeadlessScreen } from './screen.js';
+
+export interface PtySessionInfo {
+  sessionId: string;
+  /** The PTY host's pid (signal it SIGTERM to end the session: it stops the CLI). */
+  hostPid: number;
+  socketPath: string;
+  startedAt: number;
+}
+
+/** Sessions of the project that run in a live PTY host right now. */
+export function listPtySessions(db: Db, projectHash: string, home: string, env: NodeJS.ProcessEnv = process.env): PtySessionInfo[] {
+  return openProcessesOfProject(db, projectHash, 'pty')
+    .filter((r) => isAlive(r.pid))
+    .map((r) => ({
+      sessionId: r.klaudeSessionId,
+      hostPid: r.pid,
+      socketPath: ptySocketPath(home, projectHash, r.klaudeSessionId, env),
+      startedAt: r.startedAt,
+    }));
+}
+
+export interface PtySnapshot {
+  cols: number;
+  rows: number;
+  /** Visible lines, plain text, trailing blanks trimmed. */
+  lines: string[];
+  /** The same lines with colours/attributes as SGR sequences (each styled line ends in a reset). */
+  ansiLines: string[];
+  cursor: { x: number; y: number };
+  bufferType: 'normal' | 'alternate';
+}
+
+export interface PtyViewerHandlers {
+  /** The screen changed (called after the new output is parsed; coalesced per write batch). */
+  onUpdate?(): void;
+  /** The CLI exited. */
+  onExit?(e: ExitInfo): void;
+  /** The connection ended (after onExit, or because the host went away / close() was called). */
+  onClose?(): void;
+}
+
+export interface PtyViewer {
+  /** The CLI's pid. */
+  readonly pid: number;
+  snapshot(): PtySnapshot;
+  close(): void;
+}
+
+/** Connect read-only; resolves once the session's current screen is in the viewer's terminal. */
+export async function openPtyViewer(
+  home: string,
+  projectHash: string,
+  sessionId: string,
+  h: PtyViewerHandlers = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PtyViewer> {
+  let screen: HeadlessScreen | null = null;
+  let pending = false;
+  let closed = false;
+  const changed = (): void => {
+    if (pending || !screen) return;
+    pending = true;
+    screen.whenParsed(() => {
+      pending = false;
+      if (!closed) h.onUpdate?.();
+    });
+  };
+  const feed = (data: Buffer): void => {
+    if (!screen || closed) return;
+    screen.write(data);
+    changed();
+  };
+  let shown: () => void = () => undefined;
+  const firstScreen = new Promise<void>((resolve) => (shown = resolve));
+  const conn: PtyConnection = await connectPty(
+    ptySocketPath(home, projectHash, sessionId, env),
+    { mode: 'view' },
+    {
+      onWelcome: (w) => {
+        screen = new HeadlessScreen({ cols: w.cols, rows: w.rows, scrollback: 0 });
+      },
+      onScreen: (ansi) => {
+        feed(ansi);
+        screen?.whenParsed(shown);
+      },
+      onOutput: feed,
+      onResized: (s: Size) => {
+        if (!screen || closed) return;
+        const sc = screen;
+        sc.whenParsed(() => sc.resize(s.cols, s.rows));
+        changed();
+      },
+      onExit: (e) => h.onExit?.(e),
+      onClose: () => {
+        closed = true;
+        shown();
+        h.onClose?.();
+      },
+    },
+  );
+  // Resolve with the session's screen in place, so the first snapshot() already shows it.
+  await firstScreen;
+  return {
+    pid: conn.welcome.pid,
+    snapshot(): PtySnapshot {
+      const sc = screen!;
+      const buf = sc.term.buffer.active;
+      return {
+        cols: sc.cols,
+        rows: sc.rows,
+        lines: sc.lines(),
+        ansiLines: sc.lines({ ansi: true }),
+        cursor: { x: buf.cursorX, y: buf.cursorY },
+        bufferType: buf.type,
+      };
+    },
+    close(): void {
+      if (closed) return;
+      conn.detach();
+    },
+  };
+}
