@@ -25,11 +25,9 @@
  * `interrupted`. SIGTERM (checkout stopping a headless agent, `stop`) records `interrupted` at once,
  * then stops the CLI (SIGTERM, SIGKILL after a grace).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
-import { applyTransition, isTerminal } from '../core/status.js';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, sessionLogPath } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
@@ -37,12 +35,9 @@ import { controlRequest } from '../control/client.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { PROTOCOL_VERSION } from '../control/protocol.js';
 import { openDb, tx, type Db } from '../db/client.js';
-import { addEvent } from '../db/repos/events.js';
-import { linkClaudeSession } from '../db/repos/links.js';
 import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
 import { getProject } from '../db/repos/projects.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
-import { addUpdate } from '../db/repos/updates.js';
 import { KlaudeError } from '../lib/errors.js';
 import { createFileLogger, type Logger } from '../lib/logger.js';
 import { isAlive } from '../lib/process.js';
@@ -57,13 +52,12 @@ import { agentPreamble, systemPromptAddition } from './instructions.js';
 import { readRuntimeRequest, type RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import { launchMetadata, type AgentLaunchMetadata } from './start.js';
-import { clip } from './tool-summary.js';
+import { RunRecord } from './run-record.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
-const LAST_TEXT_MAX = 500;
 
 /**
  * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
@@ -74,7 +68,7 @@ function headlessHookSettings(): string {
   return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
 }
 
-interface Deps {
+export interface Deps {
   home: string;
   config: Config;
   db: Db;
@@ -93,20 +87,26 @@ class AgentRuntime {
   private processRowId: number | null = null;
   private readonly queue: string[] = [];
   private turnActive = true; // the first message is pending from the start
-  private finalized = false;
   private stopping = false;
   private interruptTimer: NodeJS.Timeout | null = null;
   private interruptSeq = 0;
-  private nativeId: string | null;
-  private readonly base: { cost: number; tokensIn: number; tokensOut: number };
-  private processCost = 0;
-  private tokensIn = 0;
-  private tokensOut = 0;
+  private readonly rec: RunRecord;
 
   constructor(private readonly d: Deps) {
-    this.nativeId = d.session.nativeSessionId;
-    this.base = { cost: d.session.costUsd ?? 0, tokensIn: d.session.tokensIn ?? 0, tokensOut: d.session.tokensOut ?? 0 };
+    this.rec = new RunRecord(d);
     this.normaliser = this.newNormaliser();
+  }
+
+  private get finalized(): boolean {
+    return this.rec.finalized;
+  }
+
+  private write(e: AgentEventInput): void {
+    this.rec.write(e);
+  }
+
+  private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+    this.rec.finalize(done);
   }
 
   private newNormaliser(): Normaliser {
@@ -223,18 +223,19 @@ class AgentRuntime {
     const { adapter, config, meta, session } = d;
     const binary = adapter.resolveBinary(config, d.env);
     let resume = false;
-    if (this.nativeId) {
-      const transcript = adapter.transcriptPath?.(meta.cwd, this.nativeId, d.env);
+    let nativeId = this.rec.nativeId;
+    if (nativeId) {
+      const transcript = adapter.transcriptPath?.(meta.cwd, nativeId, d.env);
       resume = transcript ? existsSync(transcript) : true;
     } else if (adapter.choosesSessionIdUpFront) {
-      this.nativeId = adapter.newSessionId();
+      nativeId = adapter.newSessionId();
     }
-    if (this.nativeId) this.recordNativeId(this.nativeId);
+    if (nativeId) this.rec.setNativeId(nativeId);
     const first = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
     const cmd = adapter.buildCommand({
       binary,
       cwd: meta.cwd,
-      nativeSessionId: this.nativeId,
+      nativeSessionId: nativeId,
       resume,
       prompt: adapter.supportsStreamingInput ? undefined : first,
       model: session.model,
@@ -259,15 +260,8 @@ class AgentRuntime {
       KLAUDE_SESSION_ID: this.id,
       PATH: prependPath(shimDir, d.env.PATH),
     };
-    d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId: this.nativeId, cwd: meta.cwd });
-
-    const cur = getSession(d.db, this.id);
-    if (cur && applyTransition(cur.status, 'running', { resume: true }).allowed) {
-      updateSession(d.db, this.id, { status: 'running', endedAt: null });
-    }
-    this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
-    this.write({ type: 'user', text: request.prompt, source: request.source });
-    if (request.share) this.write({ type: 'user', text: request.share, source: 'share' });
+    d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId, cwd: meta.cwd });
+    this.rec.started(request, resume);
 
     this.cli = new CliProcess(cmd, {
       cwd: meta.cwd,
@@ -282,73 +276,15 @@ class AgentRuntime {
     }
   }
 
-  private recordNativeId(id: string): void {
-    const { d } = this;
-    if (d.session.runtime === 'claude') {
-      linkClaudeSession(d.db, {
-        klaudeSessionId: this.id,
-        claudeSessionId: id,
-        transcriptPath: d.adapter.transcriptPath?.(d.meta.cwd, id, d.env) ?? null,
-        source: 'headless',
-      });
-    } else {
-      updateSession(d.db, this.id, { nativeSessionId: id });
-    }
-  }
-
-  private write(e: AgentEventInput): void {
-    try {
-      this.d.writer.append(e);
-    } catch (err) {
-      this.d.log.error('cannot append to the session log', { err });
-    }
-  }
-
   private handle(events: AgentEventInput[]): void {
-    const { d } = this;
     for (const e of events) {
       try {
-        switch (e.type) {
-          case 'init':
-            if (e.nativeSessionId !== this.nativeId) {
-              this.nativeId = e.nativeSessionId;
-              this.recordNativeId(e.nativeSessionId);
-            }
-            this.write(e);
-            break;
-          case 'text':
-            this.write(e);
-            updateSession(d.db, this.id, { lastText: clip(e.text.trim(), LAST_TEXT_MAX) });
-            break;
-          case 'update':
-            this.write(e);
-            if (d.session.parentId) addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: e.text });
-            break;
-          case 'usage':
-            this.tokensIn += (e.inputTokens ?? 0) + (e.cacheReadTokens ?? 0);
-            this.tokensOut += e.outputTokens ?? 0;
-            if (e.costUsd !== undefined) this.processCost += e.costUsd;
-            this.write(e);
-            updateSession(d.db, this.id, this.totals());
-            break;
-          case 'done':
-            this.onTurnDone(e);
-            break;
-          default:
-            this.write(e);
-        }
+        if (e.type === 'done') this.onTurnDone(e);
+        else this.rec.apply(e);
       } catch (err) {
-        d.log.error('handling an agent event failed', { err, type: e.type });
+        this.d.log.error('handling an agent event failed', { err, type: e.type });
       }
     }
-  }
-
-  private totals(): { costUsd: number; tokensIn: number; tokensOut: number } {
-    return {
-      costUsd: this.base.cost + this.processCost,
-      tokensIn: this.base.tokensIn + this.tokensIn,
-      tokensOut: this.base.tokensOut + this.tokensOut,
-    };
   }
 
   private onTurnDone(done: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
@@ -385,51 +321,6 @@ class AgentRuntime {
     for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
     this.turnActive = true;
     this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
-  }
-
-  /** The run's ending: DB first (so a follower woken by the log line reads the final state), then the log. */
-  private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
-    if (this.finalized) return;
-    this.finalized = true;
-    const { d } = this;
-    const totals = this.totals();
-    const event = { ...done, costUsd: totals.costUsd };
-    try {
-      const cur = getSession(d.db, this.id);
-      if (cur && !isTerminal(cur.status)) {
-        updateSession(d.db, this.id, {
-          status: done.status,
-          endedAt: Date.now(),
-          ...totals,
-          ...(done.finalText ? { lastText: clip(done.finalText.trim(), LAST_TEXT_MAX) } : {}),
-        });
-      }
-      addEvent(d.db, {
-        projectId: d.session.projectId,
-        klaudeSessionId: this.id,
-        kind: 'agent.done',
-        payload: { status: done.status, ...(done.error ? { error: done.error } : {}) },
-      });
-    } catch (err) {
-      d.log.error('recording the end of the run failed', { err });
-    }
-    // Saved before the `done` line, so whoever is woken by that line finds the file.
-    if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
-    this.write(event);
-  }
-
-  /** Agent definitions with `outputDir` keep each final text under `<project>/.claude/<outputDir>/`. */
-  private saveOutput(text: string): void {
-    const dir = this.d.meta.agent.outputDir;
-    if (!dir) return;
-    try {
-      const target = path.join(this.d.meta.projectRoot, '.claude', dir);
-      mkdirSync(target, { recursive: true });
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      writeFileSync(path.join(target, `${stamp}-${this.d.session.type}-${shortId(this.id)}.md`), `${text.trimEnd()}\n`);
-    } catch (err) {
-      this.d.log.warn('saving the agent output failed', { err, dir });
-    }
   }
 
   private onMessage(prompt: string): { delivered: 'stdin' | 'queued'; pid: number } {
