@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    setupFiles: ['test/support/setup-env.ts'],
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,
