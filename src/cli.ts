@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // Hidden: the detached agent runtime (src/runtimes/launch.ts starts `klaude __runtime <id>`).
   if (first === '__runtime') {
-    const { runtimeMain } = await import('./runtimes/runtime-main.js');
+    const { runtimeMain } = await import('./runtimes/runtime-entry.js');
     return runtimeMain(rest);
   }
   // Hidden: the detached PTY host of a talk session (src/pty/launch.ts starts `klaude __ptyhost <id> <cols> <rows>`).

@@ -28,34 +28,30 @@
 import { existsSync } from 'node:fs';
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
-import { loadConfig } from '../config/config.js';
-import { klaudeHome, sessionLogPath } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { controlRequest } from '../control/client.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { PROTOCOL_VERSION } from '../control/protocol.js';
-import { openDb, tx, type Db } from '../db/client.js';
+import { tx, type Db } from '../db/client.js';
 import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
-import { getProject } from '../db/repos/projects.js';
-import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
-import { createFileLogger, type Logger } from '../lib/logger.js';
+import type { Logger } from '../lib/logger.js';
 import { isAlive } from '../lib/process.js';
 import { VERSION } from '../lib/version.js';
-import { openSessionLog, type SessionLogWriter } from '../logs/writer.js';
+import type { SessionLogWriter } from '../logs/writer.js';
 import { currentInvocation, ensureShim, prependPath } from '../supervisor/shim.js';
 import { hookSettings } from '../hooks/settings.js';
-import { getAdapter, type Normaliser, type RuntimeAdapter } from './adapter.js';
-import { plainAgentType } from './agent-type.js';
+import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
 import { agentPreamble, systemPromptAddition } from './instructions.js';
-import { readRuntimeRequest, type RuntimeRequest } from './launch.js';
+import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
-import { launchMetadata, type AgentLaunchMetadata } from './start.js';
+import type { AgentLaunchMetadata } from './start.js';
 import { RunRecord } from './run-record.js';
 
 export const INTERRUPT_ACK_MS = 2000;
-const STOP_GRACE_MS = 3000;
+export const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
 
@@ -80,7 +76,7 @@ export interface Deps {
   writer: SessionLogWriter;
 }
 
-class AgentRuntime {
+export class AgentRuntime {
   private cli: CliProcess | null = null;
   private normaliser: Normaliser;
   private server: ControlServer | null = null;
@@ -398,55 +394,4 @@ class AgentRuntime {
     d.db.close();
     return 0;
   }
-}
-
-/** `klaude __runtime <sessionId>` (hidden): runs until the agent's work is done, then exits. */
-export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const sessionId = argv[0];
-  if (!sessionId) throw new KlaudeError('E_USAGE', 'usage: klaude __runtime <sessionId> (internal; request JSON on stdin)');
-  const home = klaudeHome(env);
-  const log = createFileLogger(home, 'runtime', env).child(shortId(sessionId));
-  const request = await readRuntimeRequest();
-  const { config } = loadConfig(home);
-  const db = openDb(home);
-  const session = getSession(db, sessionId);
-  if (!session) {
-    log.error('no such session');
-    db.close();
-    return 1;
-  }
-  const root = getProject(db, session.projectId)?.rootPath ?? process.cwd();
-  const meta: AgentLaunchMetadata = launchMetadata(session) ?? {
-    cwd: root,
-    projectRoot: root,
-    agent: (({ type: _t, runtime: _r, model: _m, ...rest }) => rest)(plainAgentType(session.type)),
-  };
-  const adapter = await getAdapter(session.runtime);
-  const logPath = session.logPath ?? sessionLogPath(home, session.projectId, session.id, config['logs.dir']);
-  if (!session.logPath) updateSession(db, session.id, { logPath });
-  const writer = openSessionLog(logPath);
-  const rt = new AgentRuntime({ home, config, db, env, log, session, meta, adapter, writer });
-
-  process.on('SIGTERM', () => void rt.stop('SIGTERM'));
-  process.on('SIGHUP', () => void rt.stop('SIGHUP'));
-  process.on('SIGINT', () => {
-    try {
-      rt.onInterrupt();
-    } catch {
-      /* not in a turn */
-    }
-  });
-  const crash = (err: unknown): void => {
-    log.error('runtime crashed', { err });
-    try {
-      void rt.stop('crash');
-    } finally {
-      setTimeout(() => process.exit(70), STOP_GRACE_MS + 500).unref();
-    }
-  };
-  process.on('uncaughtException', crash);
-  process.on('unhandledRejection', crash);
-  const code = await rt.run(request);
-  log.info('runtime exiting', { code });
-  process.exit(code);
 }
