@@ -69,6 +69,35 @@ export function makeUiHome({ agents = 10, status = 'running' } = {}) {
   return { root, home, project, env, hash, sessions, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/** What claude needs to start straight at its prompt in a temp HOME (as test/support/temp-home.ts). */
+export function prepareClaudeHome(h) {
+  const apiKey = 'sk-ant-api03-klaude-bench-key-0000000000000000-AAAA';
+  const home = h.env.HOME;
+  mkdirSync(path.join(home, '.claude'), { recursive: true });
+  const trusted = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, projectOnboardingSeenCount: 1, allowedTools: [] };
+  writeFileSync(
+    path.join(home, '.claude.json'),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      lastOnboardingVersion: '2.1.197',
+      theme: 'dark',
+      numStartups: 1,
+      lastReleaseNotesSeen: '2.1.197',
+      customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
+      projects: { [h.project]: trusted },
+    }),
+  );
+  for (const k of Object.keys(h.env)) if (k.startsWith('ANTHROPIC_') || k.startsWith('CLAUDE_CODE_') || k === 'CLAUDECODE') delete h.env[k];
+  Object.assign(h.env, {
+    ANTHROPIC_API_KEY: apiKey,
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  });
+}
+
 /** Spawn a command under a PTY; `waitFor(re)` resolves with ms since spawn when the (ANSI-stripped) output matches. */
 export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
   const t0 = process.hrtime.bigint();

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, repo, sleep, spawnTerm, stats } from './_ui-support.mjs';
+import { CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, prepareClaudeHome, repo, sleep, spawnTerm, stats } from './_ui-support.mjs';
 
 const N = Number(process.env.BENCH_N ?? 20);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
@@ -20,35 +20,6 @@ const Database = require('better-sqlite3');
 const READY = /\?\s*for\s*shortcuts/; // claude moves the cursor over blanks (no spaces in the stripped text)
 
 const wakeups = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-
-/** What claude needs to start straight at its prompt in a temp HOME (as test/support/temp-home.ts). */
-function prepareClaudeHome(h) {
-  const apiKey = 'sk-ant-api03-klaude-bench-key-0000000000000000-AAAA';
-  const home = h.env.HOME;
-  mkdirSync(path.join(home, '.claude'), { recursive: true });
-  const trusted = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, projectOnboardingSeenCount: 1, allowedTools: [] };
-  writeFileSync(
-    path.join(home, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      lastOnboardingVersion: '2.1.197',
-      theme: 'dark',
-      numStartups: 1,
-      lastReleaseNotesSeen: '2.1.197',
-      customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
-      projects: { [h.project]: trusted },
-    }),
-  );
-  for (const k of Object.keys(h.env)) if (k.startsWith('ANTHROPIC_') || k.startsWith('CLAUDE_CODE_') || k === 'CLAUDECODE') delete h.env[k];
-  Object.assign(h.env, {
-    ANTHROPIC_API_KEY: apiKey,
-    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_ERROR_REPORTING: '1',
-  });
-}
 
 /** hello → the screen frame, over the host's socket (the PTY protocol of src/pty/framing.ts). */
 function screenLatency(socketPath) {

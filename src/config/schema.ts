@@ -20,6 +20,10 @@ export const DETACH_KEYS = [
 ] as const;
 export type DetachKeyName = (typeof DETACH_KEYS)[number];
 
+/** How the dashboard tells the person a session needs them (config `ui.notify`). */
+export const NOTIFY_MODES = ['bell', 'osc9', 'both', 'none'] as const;
+export type NotifyMode = (typeof NOTIFY_MODES)[number];
+
 export type KeySpec =
   | { type: 'string'; default: string | null; nullable?: boolean; doc: string }
   | { type: 'number'; default: number; min?: number; max?: number; doc: string }
@@ -125,6 +129,12 @@ export const CONFIG_KEYS = {
     min: 1,
     max: 120,
     doc: 'frame-rate cap of the dashboard',
+  },
+  'ui.notify': {
+    type: 'enum',
+    values: NOTIFY_MODES,
+    default: 'bell',
+    doc: 'when a session starts waiting for you (permission prompt, question): `bell` rings the terminal bell, `osc9` sends an OSC 9 desktop notification, `both`, or `none`',
   },
 } as const satisfies Record<string, KeySpec>;
 

@@ -61,7 +61,9 @@ export async function attachTerminal(o: AttachOptions): Promise<AttachEnd> {
   };
 
   const matcher = new DetachMatcher({ key: o.detachKey, suspendDetaches: o.mode === 'control' });
-  const onKeys = (chunk: Buffer): void => {
+  const onKeys = (data: Buffer | string): void => {
+    // A stdin that had an encoding set (Ink sets utf8; the dashboard's talk key reuses its stdin).
+    const chunk = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (o.mode === 'view') {
       const r = matcher.push(chunk);
       if (r.detach || chunk.includes(0x03) || chunk.includes(0x71 /* q */)) finish({ reason: 'detached', by: 'view-key' });

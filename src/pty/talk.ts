@@ -40,13 +40,17 @@ function findSession(db: Db, input: string, projectId: string): SessionRow {
   }
 }
 
-interface Plan {
+export interface TalkPlan {
   session: SessionRow;
   /** A live PTY host's pid, when one runs. */
   hostPid: number | null;
 }
 
-function plan(home: string, target: string, cwd: string): Plan {
+/**
+ * Which session, and whether a PTY host already runs it. Throws E_SESSION_BUSY when a klaude
+ * foreground's claude or a headless runtime drives it (never two processes on one conversation).
+ */
+export function planTalk(home: string, target: string, cwd: string): TalkPlan {
   const db = openDb(home);
   try {
     let hash: string | undefined;
@@ -89,7 +93,7 @@ export async function talk(o: TalkOptions): Promise<number> {
   const home = klaudeHome(o.env);
   const { config } = loadConfig(home);
   const detachKey = parseDetachKey(config['talk.detachKey']);
-  const { session, hostPid } = plan(home, o.target, o.cwd);
+  const { session, hostPid } = planTalk(home, o.target, o.cwd);
   const s = shortId(session.id);
   const start = async (): Promise<string> => {
     if (o.view) {

@@ -37,8 +37,21 @@ import * as store from './store.js';
 import { exitCodeOf, QUICK_DEATH_MS } from './switcher.js';
 import type { UiShell } from './ui-supervisor.js';
 import { UiSwitcher } from './ui-switcher.js';
+import { WaitingNotifier } from '../ui/terminal/notify.js';
+import { reclaimStdin } from '../ui/terminal/screen.js';
+import type { LiveProcesses } from '../db/repos/listing.js';
 
-type Face = 'dashboard' | 'switching' | 'claude' | 'closing';
+/** The line printed after the dashboard quits while PTY sessions run. */
+function ptyExitNote(pty: [string, LiveProcesses][], stopped: boolean): string {
+  const n = pty.length;
+  const ids = pty.map(([id]) => shortId(id)).join(', ');
+  return stopped
+    ? `klaude: stopped ${n} PTY session${n === 1 ? '' : 's'} (${ids}); their conversations stay resumable (klaude talk <id>)`
+    : `klaude: ${n} PTY session${n === 1 ? '' : 's'} keep${n === 1 ? 's' : ''} running (${ids}): klaude talk <id> attaches, klaude ui shows them`;
+}
+
+/** 'talk': the terminal is attached to a PTY session (the dashboard's talk key). */
+type Face = 'dashboard' | 'switching' | 'claude' | 'talk' | 'closing';
 
 // The terminal sends SIGINT/SIGQUIT to the whole foreground group: while claude runs they are its.
 // SIGTSTP is handled (suspendToShell), not ignored.
@@ -83,6 +96,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   };
   createInstance(db, { id: instanceId, projectId: hash, pid: process.pid, socketPath: ctx.socketPath, cwd, mode: 'ui', klaudeVersion: VERSION });
   if (config['ui.maxFps'] !== 30) host.setMaxFps(config['ui.maxFps']);
+  shell.preview.setFrameMs(1000 / config['ui.maxFps']);
 
   const switcher = new UiSwitcher(ctx);
   const startedAt = Date.now();
@@ -101,11 +115,27 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   const deps: HandlerDeps = { ctx, switcher, rootSessionId: () => rootSessionId, startedAt, publish };
   const afterwards = <T>(p: Promise<T>): Promise<T> => p.finally(() => sessions.refresh());
 
-  const close = (code: number): void => {
+  /** The session the person is in right now (no bell for it). */
+  let talking: string | null = null;
+  const out = opts.stdout ?? process.stdout;
+  const notifier = new WaitingNotifier({
+    source: sessions,
+    mode: config['ui.notify'],
+    write: (seq) => void out.write(seq),
+    setTitle: (t) => host.screen.setTitle(t),
+    inFront: () => talking ?? switcher.fg.current?.spec.sessionId ?? null,
+  });
+  notifier.start();
+
+  const close = (code: number, o: { stopPtySessions?: boolean } = {}): void => {
     if (face === 'closing') return;
     face = 'closing';
     exitCode = code;
+    notifier.stop();
     host.close();
+    // PTY sessions are their own processes: they outlive the dashboard unless asked to stop.
+    const pty = [...sessions.getSnapshot().processes].filter(([, p]) => p.pty !== undefined);
+    if (pty.length > 0) shell.stderr.write(`${ptyExitNote(pty, o.stopPtySessions === true)}\n`);
     finish(code);
   };
 
@@ -113,7 +143,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   const handOver = async (prepare: () => Promise<LaunchSpec>): Promise<{ spec: LaunchSpec; pid: number }> => {
     if (claudeMissing) throw claudeMissing;
     if (face !== 'dashboard') {
-      throw new KlaudeError('E_SWITCH_IN_PROGRESS', face === 'claude' ? 'claude already has the terminal' : 'a switch is in progress', {
+      throw new KlaudeError('E_SWITCH_IN_PROGRESS', face === 'claude' ? 'claude already has the terminal' : face === 'talk' ? 'the terminal is attached to a PTY session' : 'a switch is in progress', {
         hint: 'use `klaude checkout <id>` inside claude to switch sessions',
       });
     }
@@ -208,7 +238,50 @@ export async function runUiServices(shell: UiShell): Promise<number> {
       sessions.refresh();
     },
     agentTypes: async () => (await import('./ui-agent-types.js')).agentChoices(cwd, opts.env),
-    quit: () => close(0),
+    talk: async (sessionId) => {
+      if (face !== 'dashboard') {
+        throw new KlaudeError('E_SWITCH_IN_PROGRESS', face === 'claude' ? 'claude has the terminal' : 'the terminal is busy (a switch or another talk)');
+      }
+      face = 'talk';
+      talking = sessionId;
+      try {
+        const { talkFromDashboard } = await import('./ui-talk.js');
+        return await talkFromDashboard({
+          home,
+          sessionId,
+          cwd,
+          env: opts.env,
+          inv,
+          stdin: opts.stdin ?? process.stdin,
+          stdout: out,
+          // The dashboard lets go of the terminal, then this process reads it again, for the PTY.
+          suspend: () => {
+            host.suspend();
+            reclaimStdin(opts.stdin ?? process.stdin);
+          },
+          resume: () => {
+            if (face === 'talk') host.resume();
+          },
+        });
+      } finally {
+        talking = null;
+        if (face === 'talk') face = 'dashboard';
+        sessions.refresh();
+      }
+    },
+    quit: (o) => {
+      if (o?.stopPtySessions) {
+        for (const [, p] of sessions.getSnapshot().processes) {
+          if (p.pty === undefined) continue;
+          try {
+            process.kill(p.pty, 'SIGTERM');
+          } catch (err) {
+            log.warn('stopping a PTY host failed', { pid: p.pty, err });
+          }
+        }
+      }
+      close(0, o);
+    },
     redraw: () => host.redraw(),
     suspend: () => suspendToShell(),
   };
@@ -250,6 +323,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
         status: (p, c) => ({ ...(base.status!(p, c) as Awaited<ReturnType<NonNullable<typeof base.status>>>), mode: 'ui' }),
         // From the dashboard (no claude in the foreground), a checkout opens the target; inside claude it switches.
         checkout: async (payload, c) => {
+          if (face === 'talk') throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'the dashboard is attached to a PTY session', { hint: 'detach (Ctrl-]) first' });
           if (face !== 'dashboard') return base.checkout!(payload, c);
           if (!payload.target) {
             throw new KlaudeError('E_SWITCH_TARGET_MISSING', 'the dashboard is showing: name the session to open', { hint: '`klaude checkout <id>`' });

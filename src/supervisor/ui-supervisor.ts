@@ -13,6 +13,7 @@ import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, sessionLogPath 
 import { openFastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
 import { LogFeed } from '../ui/data/log-feed.js';
+import { PtyPreviewFeed } from '../ui/data/pty-preview.js';
 import { SessionsFeed } from '../ui/data/sessions-feed.js';
 import type { DashboardActions } from '../ui/deps.js';
 import { DashboardHost } from '../ui/host.js';
@@ -42,6 +43,7 @@ export interface UiShell {
   host: DashboardHost;
   sessions: SessionsFeed;
   logFeed: LogFeed;
+  preview: PtyPreviewFeed;
   ui: ReducerStore<UiState, UiAction>;
   /** Plug the real actions in (until then keys say klaude is starting). */
   attach(actions: DashboardActions): void;
@@ -70,7 +72,8 @@ function lateActions(host: () => DashboardHost, quit: () => void): { actions: Da
     interrupt: async (ids) => (await later()).interrupt(ids),
     archive: async (ids, a) => (await later()).archive(ids, a),
     agentTypes: async () => (await later()).agentTypes(),
-    quit: () => (real ? real.quit() : quit()),
+    talk: async (id) => (await later()).talk(id),
+    quit: (o) => (real ? real.quit(o) : quit()),
     redraw: () => (real ? real.redraw() : host().redraw()),
     suspend: () => (real ? real.suspend() : process.kill(process.pid, 'SIGTSTP')),
   };
@@ -104,6 +107,11 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
   let logsDir: string | null = null;
   const sessions = new SessionsFeed({ db, projectId: hash, frameMs: 33 });
   const logFeed = new LogFeed();
+  // The PTY client and its headless terminal load only when a PTY session is first shown.
+  const preview = new PtyPreviewFeed({
+    frameMs: 33,
+    open: async (sessionId, h) => (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, opts.env),
+  });
   const ui = new ReducerStore<UiState, UiAction>(uiReducer, initialUiState);
   let stopCode: number | null = null;
   const quitEarly = (code: number): void => {
@@ -114,6 +122,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
     deps: {
       sessions,
       log: logFeed,
+      preview,
       ui,
       theme: themeFor(opts.env),
       actions: late.actions,
@@ -164,6 +173,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
       host,
       sessions,
       logFeed,
+      preview,
       ui,
       attach: late.attach,
       stopRequested: () => stopCode,
@@ -179,6 +189,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
     host.close();
     sessions.close();
     logFeed.close();
+    preview.close();
     db.close();
     process.off('exit', restore);
     stdin.unref();

@@ -11,8 +11,10 @@ import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
 import { HelpOverlay, helpLines } from './components/help-overlay.js';
 import { LogPane } from './components/log-pane.js';
+import { PreviewPane } from './components/preview-pane.js';
 import { Pane } from './components/pane.js';
 import { TreePane } from './components/tree-pane.js';
+import type { PreviewSnapshot } from './data/pty-preview.js';
 import type { DashboardDeps } from './deps.js';
 import { useKeyRouter } from './input/use-key-router.js';
 import { LogLayout, type LogLine } from './log/event-lines.js';
@@ -20,6 +22,10 @@ import { sessionInfoLines } from './log/session-info.js';
 import { MIN_COLUMNS, MIN_ROWS } from './layout.js';
 import { truncate } from './text.js';
 import { activeScope, geometry, logWindow, treeView } from './view.js';
+
+const noSubscribe = (): (() => void) => () => undefined;
+const OFF_PREVIEW: PreviewSnapshot = { sessionId: null, state: 'off', screen: null, version: 0, error: null };
+const noPreview = (): PreviewSnapshot => OFF_PREVIEW;
 
 export interface AppProps {
   deps: DashboardDeps;
@@ -32,13 +38,24 @@ export function App({ deps, active = true }: AppProps) {
   const sessions = useSyncExternalStore(deps.sessions.subscribe, deps.sessions.getSnapshot);
   const log = useSyncExternalStore(deps.log.subscribe, deps.log.getSnapshot);
   const ui = useSyncExternalStore(deps.ui.subscribe, deps.ui.getSnapshot);
+  const preview = useSyncExternalStore(deps.preview?.subscribe ?? noSubscribe, deps.preview?.getSnapshot ?? noPreview);
   const size = useSyncExternalStore(deps.size.subscribe, deps.size.getSnapshot);
   // Ages are as of the last tree or UI change: a streaming log does not redraw the tree.
   const now = useMemo(() => (deps.now ? deps.now() : Date.now()), [deps, sessions, ui]);
 
   const { layout, treeInner, logInner } = useMemo(() => geometry(size), [size]);
-  const tree = useMemo(() => treeView(sessions.sessions, ui, layout.narrow), [sessions, ui, layout.narrow]);
+  const tree = useMemo(() => treeView(sessions.sessions, ui, layout.narrow, sessions.processes), [sessions, ui, layout.narrow]);
   const sel = tree.selected;
+  const selHost = sel ? (sessions.processes.get(sel.id)?.pty ?? null) : null;
+
+  // Watch the selected session's PTY screen while it is shown (moving away closes the viewer).
+  const watchScreen = sel !== null && selHost !== null && ui.showScreen;
+  // (and nothing is watched while the dashboard is unmounted: handed over, or talking).
+  useEffect(() => {
+    deps.preview?.select(watchScreen ? sel!.id : null, watchScreen ? selHost : null);
+    return () => deps.preview?.select(null, null);
+  }, [deps, watchScreen, sel?.id, selHost]);
+  const screen = watchScreen && preview.sessionId === sel!.id && preview.screen && preview.state !== 'error' ? preview.screen : null;
 
   // Follow the selected session's log.
   useEffect(() => {
@@ -68,6 +85,7 @@ export function App({ deps, active = true }: AppProps) {
       log: logWin,
       help: { height: layout.paneRows, lines: help.length },
       sessions: sessions.sessions,
+      processes: sessions.processes,
       actions: deps.actions,
     },
     deps.ui.getSnapshot,
@@ -93,13 +111,24 @@ export function App({ deps, active = true }: AppProps) {
 
   const treePane = (focused: boolean) => (
     <Pane title={treeTitle} width={layout.treeWidth} rows={layout.paneRows} focused={focused} theme={theme}>
-      <TreePane rows={tree.rows} selected={tree.selectedIndex} focused={focused} width={treeInner} height={layout.paneRows} theme={theme} now={now} emptyText={emptyText} />
+      <TreePane rows={tree.rows} selected={tree.selectedIndex} focused={focused} width={treeInner} height={layout.paneRows} theme={theme} now={now} emptyText={emptyText} ptyIds={tree.ptyIds} />
     </Pane>
   );
   const rightPane = (focused: boolean) =>
     dialog ? (
       <Pane title={dialogTitle(dialog)} width={layout.logWidth} rows={layout.paneRows} focused theme={theme}>
         <DialogPane modal={dialog} sessionsById={tree.byId} width={logInner} height={layout.paneRows} theme={theme} />
+      </Pane>
+    ) : screen ? (
+      <Pane
+        title={`screen · ${sel!.type === 'tui' ? 'claude' : sel!.type} ${shortId(sel!.id)} · pty`}
+        status={`${preview.state === 'ended' ? 'ended' : 'live'} · ${screen.cols}×${screen.rows} · t talks, v log`}
+        width={layout.logWidth}
+        rows={layout.paneRows}
+        focused={focused}
+        theme={theme}
+      >
+        <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />
       </Pane>
     ) : (
       <Pane title={logTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>

@@ -3,6 +3,7 @@
  * spawns processes or writes the DB itself (the supervisor implements the actions).
  */
 import type { LogSnapshot } from './data/log-feed.js';
+import type { PreviewSnapshot } from './data/pty-preview.js';
 import type { SessionsSnapshot } from './data/sessions-feed.js';
 import type { TermSize } from './layout.js';
 import type { ReducerStore, Source } from './state/store.js';
@@ -22,7 +23,14 @@ export interface DashboardActions {
   /** Set or clear archived_at; refuses live sessions (nothing running is stopped). */
   archive(sessionIds: string[], archived: boolean): Promise<void>;
   agentTypes(): Promise<{ choices: AgentChoice[]; problems: string[] }>;
-  quit(): void;
+  /**
+   * Put the terminal through to the session's PTY (starting a PTY host when none runs) until the
+   * person detaches; the dashboard is suspended meanwhile and comes back as it was. Resolves with
+   * what happened (detached, the CLI exited, …) to show in the footer.
+   */
+  talk(sessionId: string): Promise<{ ok: boolean; message: string }>;
+  /** Leave. PTY sessions keep running unless `stopPtySessions` (SIGTERM to each PTY host). */
+  quit(opts?: { stopPtySessions?: boolean }): void;
   /** Clear the screen and paint the frame again. */
   redraw(): void;
   /** Stop to the shell (Ctrl-Z); `fg` brings the dashboard back. */
@@ -33,9 +41,16 @@ export interface LogSource extends Source<LogSnapshot> {
   select(sessionId: string | null, file: string | null): void;
 }
 
+export interface PreviewSource extends Source<PreviewSnapshot> {
+  /** Watch this session's PTY screen (null: none). */
+  select(sessionId: string | null, hostPid: number | null): void;
+}
+
 export interface DashboardDeps {
   sessions: Source<SessionsSnapshot>;
   log: LogSource;
+  /** Live screens of PTY sessions (absent: the right pane always shows the log). */
+  preview?: PreviewSource;
   ui: ReducerStore<UiState, UiAction>;
   size: Source<TermSize>;
   theme: Theme;

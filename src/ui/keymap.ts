@@ -9,8 +9,10 @@
  */
 import { shortId } from '../core/ids.js';
 import { isActive } from '../core/status.js';
+import type { LiveProcesses } from '../db/repos/listing.js';
 import type { SessionView } from './state/tree.js';
 import { isLive } from './state/tree.js';
+import type { ConfirmIntent } from './state/ui-state.js';
 
 export type Scope = 'main' | 'tree' | 'log' | 'help' | 'confirm' | 'picker' | 'input';
 export type Group = 'Move' | 'Sessions' | 'View' | 'App' | 'Dialogs';
@@ -24,6 +26,12 @@ export interface KeyContext {
   narrow: boolean;
   /** Agents running/waiting/pending: what quitting warns about. */
   runningAgents: number;
+  /** The selected session's live processes (PTY host, foreground claude, headless runtime). */
+  selectedProcesses: LiveProcesses;
+  /** PTY sessions of the project running now (they outlive the dashboard). */
+  ptySessions: number;
+  /** The open confirm dialog's kind, if one is open. */
+  confirming: ConfirmIntent['kind'] | null;
 }
 
 export interface Binding {
@@ -86,6 +94,31 @@ function canArchive(c: KeyContext): string | null {
   return null;
 }
 
+function canTalk(c: KeyContext): string | null {
+  const s = c.selected;
+  if (!s) return needSelection(c);
+  const p = c.selectedProcesses;
+  if (p.pty) return null; // attach to the running PTY session
+  if (p.claude) return `${sid(s)} is open in a klaude foreground (claude pid ${p.claude}): talk to it there, or exit that claude first`;
+  if (p.runtime) return `${sid(s)} is running headless: wait until its turn ends (or interrupt it with i), then talk`;
+  if (!s.nativeSessionId && s.runtime !== 'claude') return `${sid(s)} has no ${s.runtime} session yet: there is nothing to talk to`;
+  if (!s.nativeSessionId && !isLive(s)) return `${sid(s)} never started a conversation: there is nothing to talk to`;
+  return null;
+}
+
+function canShowScreen(c: KeyContext): string | null {
+  const s = c.selected;
+  if (!s) return needSelection(c);
+  if (!c.selectedProcesses.pty) return `${sid(s)} is not running in a PTY session: t starts one (its log is on the right)`;
+  return null;
+}
+
+function canStopPty(c: KeyContext): string | null {
+  if (c.confirming !== 'quit') return 'only when quitting (q)';
+  if (c.ptySessions === 0) return 'no PTY sessions are running';
+  return null;
+}
+
 const foldWhen = (c: KeyContext): string | null => (c.filterActive ? 'folds are off while a filter is on (Esc in / clears it)' : needSelection(c));
 
 export const KEYMAP: readonly Binding[] = [
@@ -106,6 +139,7 @@ export const KEYMAP: readonly Binding[] = [
 
   // Sessions
   { id: 'session.open', keys: ['enter'], scope: 'tree', group: 'Sessions', label: 'open', description: "open the session's conversation in claude (the dashboard returns when claude exits)", footer: 3, when: canOpen },
+  { id: 'session.talk', keys: ['t'], scope: 'main', group: 'Sessions', label: 'talk', description: "talk to the session in a PTY that keeps running after you detach (Ctrl-] detaches and comes back here; starts one if none runs)", footer: 8.5, when: canTalk },
   { id: 'session.new', keys: ['n'], scope: 'main', group: 'Sessions', label: 'new', description: 'start a new interactive claude session', footer: 4 },
   { id: 'agent.start', keys: ['s'], scope: 'main', group: 'Sessions', label: 'start', description: 'start an agent (type, then prompt) under the selected session', footer: 5 },
   { id: 'agent.message', keys: ['m'], scope: 'main', group: 'Sessions', label: 'message', description: 'send the selected agent a message', footer: 6, when: canMessage },
@@ -115,12 +149,13 @@ export const KEYMAP: readonly Binding[] = [
   // View
   { id: 'view.filter', keys: ['/'], scope: 'main', group: 'View', label: 'filter', description: 'filter the tree by type, id, status, runtime or title', footer: 9 },
   { id: 'view.follow', keys: ['f'], scope: 'main', group: 'View', label: 'follow', description: 'follow the end of the log on/off', footer: 10 },
+  { id: 'view.screen', keys: ['v'], scope: 'main', group: 'View', label: 'screen', description: 'for a PTY session: its live terminal screen / its log', when: canShowScreen },
   { id: 'view.expand', keys: ['e'], scope: 'main', group: 'View', label: 'results', description: 'show tool results in full / folded' },
   { id: 'view.archived', keys: ['a'], scope: 'main', group: 'View', label: 'archived', description: 'show archived sessions too / hide them' },
   { id: 'view.redraw', keys: ['ctrl+l'], scope: 'main', group: 'View', label: 'redraw', description: 'redraw the screen' },
   { id: 'app.suspend', keys: ['ctrl+z'], scope: 'main', group: 'App', label: 'suspend', description: 'suspend to the shell (fg brings the dashboard back)' },
   { id: 'app.help', keys: ['?'], scope: 'main', group: 'App', label: 'help', description: 'show all keys', footer: 11 },
-  { id: 'app.quit', keys: ['q', 'ctrl+c'], scope: 'main', group: 'App', label: 'quit', description: 'quit the dashboard (agents keep running; asks first while some do)', footer: 12 },
+  { id: 'app.quit', keys: ['q', 'ctrl+c'], scope: 'main', group: 'App', label: 'quit', description: 'quit the dashboard (agents and PTY sessions keep running: they are their own processes, still attachable and resumable; asks first while some run, and offers to stop the PTY sessions)', footer: 12 },
 
   // Dialogs
   { id: 'help.close', keys: ['escape', '?', 'q'], scope: 'help', group: 'Dialogs', label: 'close', description: 'close this help', footer: 1 },
@@ -128,6 +163,7 @@ export const KEYMAP: readonly Binding[] = [
   { id: 'help.down', keys: ['down', 'j'], scope: 'help', group: 'Dialogs', label: 'scroll', description: 'scroll the help down', footer: 2 },
   { id: 'confirm.yes', keys: ['y'], scope: 'confirm', group: 'Dialogs', label: 'yes', description: 'confirm (Ctrl-C also confirms quitting)', footer: 1 },
   { id: 'confirm.no', keys: ['n', 'escape', 'enter'], scope: 'confirm', group: 'Dialogs', label: 'no', description: 'cancel', footer: 2 },
+  { id: 'confirm.stopPty', keys: ['x'], scope: 'confirm', group: 'Dialogs', label: 'stop PTY sessions', description: 'when quitting: stop the PTY sessions too (SIGTERM to each host; their conversations stay resumable)', dangerous: true, footer: 3, when: canStopPty },
   { id: 'picker.up', keys: ['up', 'k'], scope: 'picker', group: 'Dialogs', label: 'up', description: 'previous agent type' },
   { id: 'picker.down', keys: ['down', 'j'], scope: 'picker', group: 'Dialogs', label: 'choose', description: 'next agent type', footer: 1 },
   { id: 'picker.pick', keys: ['enter', 'tab'], scope: 'picker', group: 'Dialogs', label: 'next', description: 'use this agent type and write the prompt', footer: 2 },

@@ -37,6 +37,10 @@ export interface Theme {
     warn: Style;
     error: Style;
     matched: Style;
+    /** A session needs the person (waiting on a permission prompt or a question). */
+    attention: Style;
+    /** Tags in tree rows ("pty"). */
+    tag: Style;
   };
 }
 
@@ -88,6 +92,8 @@ const COLOR: Theme = {
     warn: { color: 'yellow' },
     error: { color: 'red', bold: true },
     matched: { color: 'yellow', bold: true },
+    attention: { color: 'black', backgroundColor: 'yellow', bold: true },
+    tag: { color: 'blue', bold: true },
   },
 };
 
@@ -128,6 +134,8 @@ const NO_COLOR: Theme = {
     warn: { bold: true },
     error: { bold: true },
     matched: { bold: true },
+    attention: { inverse: true, bold: true },
+    tag: { bold: true },
   },
 };
 

@@ -2,6 +2,7 @@
  * Everything the frame and the key router derive from the snapshots: visible tree rows, the
  * selection, the key context, the layout, the log window. Pure (memoised by the hook).
  */
+import type { LiveProcesses } from '../db/repos/listing.js';
 import type { KeyContext, Scope } from './keymap.js';
 import { computeLayout, innerWidth, type Layout, type TermSize } from './layout.js';
 import type { LogLine } from './log/event-lines.js';
@@ -15,15 +16,27 @@ export interface TreeView {
   byId: Map<string, SessionView>;
   counts: StatusCounts;
   ctx: KeyContext;
+  /** Sessions running in a live PTY host. */
+  ptyIds: ReadonlySet<string>;
 }
 
-export function treeView(sessions: readonly SessionView[], ui: UiState, narrow: boolean): TreeView {
+const NO_PROCESSES: ReadonlyMap<string, LiveProcesses> = new Map();
+
+export function treeView(
+  sessions: readonly SessionView[],
+  ui: UiState,
+  narrow: boolean,
+  processes: ReadonlyMap<string, LiveProcesses> = NO_PROCESSES,
+): TreeView {
   const rows = buildRows(sessions, { collapsed: ui.collapsed, filter: ui.filter, showArchived: ui.showArchived });
   const selectedIndex = selectedRowIndex(ui, rows);
   const selected = rows[selectedIndex]?.session ?? null;
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const sub = selected ? subtreeIds(sessions, selected.id).map((id) => byId.get(id)!).filter(Boolean) : [];
+  const ptyIds = new Set<string>();
+  for (const [id, p] of processes) if (p.pty && byId.has(id)) ptyIds.add(id);
   return {
+    ptyIds,
     rows,
     selectedIndex,
     selected,
@@ -35,6 +48,9 @@ export function treeView(sessions: readonly SessionView[], ui: UiState, narrow: 
       filterActive: ui.filter.trim() !== '',
       narrow,
       runningAgents: runningAgents(sessions).length,
+      selectedProcesses: (selected && processes.get(selected.id)) || {},
+      ptySessions: ptyIds.size,
+      confirming: ui.modal?.kind === 'confirm' ? ui.modal.intent.kind : null,
     },
   };
 }

@@ -39,6 +39,9 @@ const ctx = (selected: SessionView | null, p: Partial<KeyContext> = {}): KeyCont
   filterActive: false,
   narrow: false,
   runningAgents: 0,
+  selectedProcesses: {},
+  ptySessions: 0,
+  confirming: null,
   ...p,
 });
 
@@ -71,7 +74,7 @@ describe('keymap', () => {
     const tree = footerBindings('tree').map((b) => b.id);
     expect(tree.slice(0, 3)).toEqual(['tree.down', 'pane.switch', 'session.open']);
     expect(tree.at(-1)).toBe('app.quit');
-    expect(footerBindings('confirm').map((b) => b.id)).toEqual(['confirm.yes', 'confirm.no']);
+    expect(footerBindings('confirm').map((b) => b.id)).toEqual(['confirm.yes', 'confirm.no', 'confirm.stopPty']);
   });
 
   it('runs every command without throwing (no id is left unhandled)', () => {
@@ -84,6 +87,7 @@ describe('keymap', () => {
       log: { lines: [], top: 0, height: 10, width: 40 },
       help: { height: 10, lines: 40 },
       sessions: [sel],
+      processes: new Map(),
       actions: new Proxy({} as CommandEnv['actions'], { get: () => () => Promise.resolve({ results: [], sessionIds: [], choices: [], problems: [], delivered: 'stdin' }) }),
     };
     for (const b of KEYMAP) expect(() => runCommand(b.id, env), b.id).not.toThrow();
@@ -134,8 +138,38 @@ describe('key resolution', () => {
     expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex' })))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('runs on codex') });
     expect(resolveKey('h', 'h', 'log', ctx(tui))).toEqual({ kind: 'unbound', reason: 'h (fold) works in the tree pane: Tab switches panes' });
     expect(resolveKey('z', 'z', 'tree', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z is not a key here: ? lists the keys' });
-    expect(resolveKey('x', 'x', 'confirm', ctx(tui))).toEqual({ kind: 'unbound', reason: 'x: answer y or n' });
+    expect(resolveKey('z', 'z', 'confirm', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z: answer y or n' });
     expect(bindingFor('escape', 'help')?.id).toBe('help.close');
+  });
+
+  it('talk (t) says why it cannot act: busy elsewhere, nothing to talk to', () => {
+    const t = (c: KeyContext) => resolveKey('t', 't', 'tree', c);
+    expect(t(ctx(null))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('no session selected') });
+    expect(t(ctx(session({ status: 'done' })))).toMatchObject({ kind: 'command', binding: { id: 'session.talk' } });
+    expect(t(ctx(session({ status: 'idle' }), { selectedProcesses: { pty: 4242 } }))).toMatchObject({ kind: 'command' });
+    expect(t(ctx(session({ type: 'tui', status: 'idle' }), { selectedProcesses: { claude: 777 } }))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('is open in a klaude foreground (claude pid 777): talk to it there'),
+    });
+    expect(t(ctx(session(), { selectedProcesses: { runtime: 778 } }))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is running headless') });
+    expect(t(ctx(session({ status: 'done', nativeSessionId: null })))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('never started a conversation: there is nothing to talk to'),
+    });
+    expect(t(ctx(session({ status: 'done', nativeSessionId: null, runtime: 'codex' })))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('has no codex session yet'),
+    });
+  });
+
+  it('v toggles the live screen of PTY sessions only; x stops PTY sessions only when quitting with some running', () => {
+    expect(resolveKey('v', 'v', 'tree', ctx(session()))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is not running in a PTY session: t starts one') });
+    expect(resolveKey('v', 'v', 'log', ctx(session(), { selectedProcesses: { pty: 1 } }))).toMatchObject({ kind: 'command', binding: { id: 'view.screen' } });
+    const tui = session({ type: 'tui' });
+    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'interrupt', ptySessions: 2 }))).toMatchObject({ kind: 'disabled', reason: 'only when quitting (q)' });
+    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 0 }))).toMatchObject({ kind: 'disabled', reason: 'no PTY sessions are running' });
+    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 2 }))).toMatchObject({ kind: 'command', binding: { id: 'confirm.stopPty' } });
+    expect(bindingFor('q', 'tree')!.description).toContain('PTY sessions keep running');
   });
 
   it('refuses to archive anything live in the subtree', () => {

@@ -81,6 +81,40 @@ export function hasDeadProcesses(db: HasSqlite, projectId: string): boolean {
   return pids.some((pid) => !isAlive(pid));
 }
 
+/** Pids of a session's live processes, by kind (a kind is absent when none runs). */
+export interface LiveProcesses {
+  /** The PTY host (`klaude talk`): SIGTERM it to end the session's CLI. */
+  pty?: number;
+  /** A klaude foreground's claude. */
+  claude?: number;
+  /** A headless agent runtime. */
+  runtime?: number;
+}
+
+/**
+ * The project's sessions that have a current, live process, by session id. One indexed query and
+ * one signal-0 per open row (rows of dead processes are left for `reconcile`).
+ */
+export function liveProcessesOfProject(db: HasSqlite, projectId: string): Map<string, LiveProcesses> {
+  const rows = db.sqlite
+    .prepare(
+      `SELECT p.klaude_session_id AS sessionId, p.kind, p.pid FROM runtime_process p
+       JOIN sessions s ON s.id = p.klaude_session_id
+       WHERE s.project_id = ? AND p.is_current = 1 AND p.exited_at IS NULL
+       ORDER BY p.id`,
+    )
+    .all(projectId) as { sessionId: string; kind: string; pid: number }[];
+  const out = new Map<string, LiveProcesses>();
+  for (const r of rows) {
+    if (r.kind !== 'pty' && r.kind !== 'claude' && r.kind !== 'runtime') continue;
+    if (!isAlive(r.pid)) continue;
+    const cur = out.get(r.sessionId) ?? {};
+    cur[r.kind] = r.pid;
+    out.set(r.sessionId, cur);
+  }
+  return out;
+}
+
 /** Agent type per session id (ids that do not exist are absent). One query. */
 export function sessionTypes(db: HasSqlite, ids: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();

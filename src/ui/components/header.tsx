@@ -21,7 +21,9 @@ function countSegments(counts: StatusCounts, theme: Theme, compact: boolean): Se
   for (const st of SESSION_STATUSES) {
     const n = counts[st];
     if (n === 0) continue;
-    parts.push({ text: compact ? ' ' : '  ' }, { text: compact ? `${STATUS_GLYPH[st]}${n}` : `${STATUS_GLYPH[st]} ${n} ${st}`, style: theme.status[st] });
+    // Sessions waiting for the person stand out (they also ring the terminal's bell and count in its title).
+    const style = st === 'waiting' ? theme.ui.attention : theme.status[st];
+    parts.push({ text: compact ? ' ' : '  ' }, { text: compact ? `${STATUS_GLYPH[st]}${n}` : `${STATUS_GLYPH[st]} ${n} ${st}`, style });
   }
   if (parts.length === 0) parts.push({ text: '  no sessions yet', style: theme.ui.muted });
   return parts;

@@ -17,6 +17,8 @@ export interface TreePaneProps {
   theme: Theme;
   now: number;
   emptyText: string;
+  /** Sessions running in a PTY host (tagged "pty"). */
+  ptyIds?: ReadonlySet<string>;
 }
 
 /** The window of rows to show so the selection stays in view (kept near the middle). */
@@ -51,7 +53,11 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
   return ` ${parts.slice(0, count).join(' ')}`;
 }
 
-export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: number): Segment[] {
+const NEEDS_YOU = ' needs you';
+const NEEDS_YOU_SHORT = ' !';
+const PTY_TAG = ' pty';
+
+export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: number, pty = false): Segment[] {
   const s = row.session;
   const indent = '  '.repeat(Math.min(row.depth, 12));
   const fold = row.hasChildren ? (row.collapsed ? '▸' : '▾') : ' ';
@@ -62,24 +68,33 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   const type = s.type === 'tui' ? 'claude' : s.type;
   const detail = (s.title ?? s.prompt ?? '').replace(/\s+/g, ' ').trim();
   const typeText = truncate(type, labelRoom);
+  // Marks after the type: the session needs the person; it runs in a PTY (dropped when no room).
+  const waiting = s.status === 'waiting' && s.archivedAt === null;
+  let tagRoom = labelRoom - cellWidth(typeText);
+  const needsText = !waiting ? '' : tagRoom >= NEEDS_YOU.length ? NEEDS_YOU : tagRoom >= NEEDS_YOU_SHORT.length ? NEEDS_YOU_SHORT : '';
+  tagRoom -= needsText.length;
+  const ptyText = pty && tagRoom >= PTY_TAG.length ? PTY_TAG : '';
+  tagRoom -= ptyText.length;
   // The title/prompt only when a useful part of it fits.
-  const detailRoom = labelRoom - cellWidth(typeText);
+  const detailRoom = tagRoom;
   const detailText = detail && detailRoom >= 12 ? truncate(` · ${detail}`, detailRoom) : '';
-  const pad = ' '.repeat(Math.max(0, labelRoom - cellWidth(typeText) - cellWidth(detailText)));
+  const pad = ' '.repeat(Math.max(0, detailRoom - cellWidth(detailText)));
   const dim = !row.match || s.archivedAt !== null;
   const text = dim ? theme.ui.muted : {};
   return [
     { text: head, style: theme.ui.muted },
-    { text: glyph, style: theme.status[s.status] },
+    { text: glyph, style: waiting ? theme.ui.attention : theme.status[s.status] },
     { text: ' ' },
     { text: typeText, style: row.match && s.archivedAt === null ? { bold: true } : text },
+    ...(needsText ? [{ text: ' ' }, { text: needsText.slice(1), style: theme.ui.attention }] : []),
+    ...(ptyText ? [{ text: ' ' }, { text: ptyText.slice(1), style: theme.ui.tag }] : []),
     { text: detailText, style: theme.ui.muted },
     { text: pad },
     { text: meta, style: theme.ui.muted },
   ];
 }
 
-export const TreePane = memo(function TreePane({ rows, selected, focused, width, height, theme, now, emptyText }: TreePaneProps) {
+export const TreePane = memo(function TreePane({ rows, selected, focused, width, height, theme, now, emptyText, ptyIds }: TreePaneProps) {
   if (rows.length === 0) {
     return (
       <Box flexDirection="column">
@@ -98,7 +113,7 @@ export const TreePane = memo(function TreePane({ rows, selected, focused, width,
     <Box flexDirection="column">
       {rows.slice(top, end).map((row, i) => {
         const isSel = top + i === selected;
-        const segs = treeRowSegments(row, width, theme, now);
+        const segs = treeRowSegments(row, width, theme, now, ptyIds?.has(row.session.id) ?? false);
         if (!isSel) return <Line key={row.session.id} segments={segs} />;
         // The selected row: the selection style over every piece (inverse when the tree has focus).
         const sel = focused ? theme.ui.selected : theme.ui.selectedUnfocused;

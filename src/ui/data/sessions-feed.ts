@@ -8,12 +8,16 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { HasSqlite } from '../../db/connection.js';
-import { listSessionRows } from '../../db/repos/listing.js';
+import { listSessionRows, liveProcessesOfProject, type LiveProcesses } from '../../db/repos/listing.js';
 import { Emitter, type Source } from '../state/store.js';
 import type { SessionView } from '../state/tree.js';
 
+export type { LiveProcesses };
+
 export interface SessionsSnapshot {
   sessions: readonly SessionView[];
+  /** Live processes (PTY host, foreground claude, headless runtime) by session id. */
+  processes: ReadonlyMap<string, LiveProcesses>;
   /** Bumped on every change. */
   version: number;
   /** Last query error (the previous sessions stay shown). */
@@ -32,7 +36,7 @@ export interface SessionsFeedOptions {
 }
 
 export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
-  private snapshot: SessionsSnapshot = { sessions: [], version: 0, error: null };
+  private snapshot: SessionsSnapshot = { sessions: [], processes: new Map(), version: 0, error: null };
   private signature = '';
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
@@ -84,8 +88,10 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
     this.lastQueryAt = Date.now();
     this.queries++;
     let rows: SessionView[];
+    let processes: Map<string, LiveProcesses>;
     try {
       rows = listSessionRows(this.opts.db, { projectId: this.opts.projectId, includeArchived: true });
+      processes = liveProcessesOfProject(this.opts.db, this.opts.projectId);
     } catch (err) {
       this.opts.onError?.(err);
       const msg = `cannot read sessions: ${(err as Error).message}`;
@@ -95,10 +101,11 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
       }
       return;
     }
-    const sig = rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n');
+    const procSig = [...processes].map(([id, p]) => `${id}:${p.pty ?? ''}:${p.claude ?? ''}:${p.runtime ?? ''}`).join(',');
+    const sig = `${rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n')}\n${procSig}`;
     if (sig === this.signature && this.snapshot.error === null) return;
     this.signature = sig;
-    this.snapshot = { sessions: rows, version: this.snapshot.version + 1, error: null };
+    this.snapshot = { sessions: rows, processes, version: this.snapshot.version + 1, error: null };
     this.emit();
   }
 

@@ -3,6 +3,7 @@
  * dashboard actions and report the outcome in the footer.
  */
 import { shortId } from '../../core/ids.js';
+import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { DashboardActions } from '../deps.js';
 import { isActive } from '../../core/status.js';
 import { isLive, subtreeIds, type SessionView } from '../state/tree.js';
@@ -18,6 +19,8 @@ export interface CommandEnv {
   help: { height: number; lines: number };
   /** Every session (for archive subtrees). */
   sessions: readonly SessionView[];
+  /** Live processes by session id (PTY hosts: talk, the screen preview, quitting). */
+  processes: ReadonlyMap<string, LiveProcesses>;
   actions: DashboardActions;
 }
 
@@ -173,14 +176,43 @@ export function runCommand(id: string, env: CommandEnv): void {
       return dispatch({ type: 'scrollHelp', by: 1, max: env.help.lines - env.help.height });
     case 'app.quit': {
       const n = tree.ctx.runningAgents;
-      if (n === 0) return actions.quit();
+      const p = tree.ctx.ptySessions;
+      if (n === 0 && p === 0) return actions.quit();
+      const parts: string[] = [];
+      if (n > 0) parts.push(`${n} agent${n === 1 ? ' is' : 's are'} still working. They keep running after the dashboard quits (klaude ui or klaude sessions finds them again).`);
+      if (p > 0) {
+        parts.push(
+          `${p} PTY session${p === 1 ? '' : 's'} ${p === 1 ? 'is' : 'are'} running. They keep running too: they are their own processes (klaude talk <id> attaches, klaude ui shows them; their conversations stay resumable).`,
+        );
+      }
       return dispatch({
         type: 'confirm',
-        intent: { kind: 'quit' },
-        message: `${n} agent${n === 1 ? ' is' : 's are'} still working. They keep running after the dashboard quits (klaude ui or klaude sessions finds them again). Quit?`,
+        intent: { kind: 'quit', ptySessions: p },
+        message: `${parts.join(' ')} Quit?${p > 0 ? ` (x: stop the PTY session${p === 1 ? '' : 's'} and quit)` : ''}`,
         dangerous: false,
       });
     }
+    case 'confirm.stopPty':
+      if (ui.modal?.kind !== 'confirm' || ui.modal.intent.kind !== 'quit') return;
+      dispatch({ type: 'closeModal' });
+      return actions.quit({ stopPtySessions: true });
+    case 'session.talk':
+      if (!sel) return;
+      dispatch({ type: 'busy', text: `talking to ${label(sel)}…` });
+      actions.talk(sel.id).then(
+        (r) => {
+          dispatch({ type: 'busy', text: null });
+          dispatch({ type: 'notice', notice: { text: r.message, tone: r.ok ? 'info' : 'warn' } });
+        },
+        (e: unknown) => {
+          dispatch({ type: 'busy', text: null });
+          dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } });
+        },
+      );
+      return;
+    case 'view.screen':
+      dispatch({ type: 'toggleScreen' });
+      return dispatch({ type: 'notice', notice: { text: ui.showScreen ? 'showing the log (v shows the live screen)' : 'showing the live screen (v shows the log)', tone: 'info' } });
     case 'session.open':
       if (!sel) return;
       if (sel.type !== 'tui' && isActive(sel.status)) {

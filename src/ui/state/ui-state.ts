@@ -18,7 +18,8 @@ export type ConfirmIntent =
   | { kind: 'open'; sessionId: string }
   | { kind: 'interrupt'; sessionIds: string[] }
   | { kind: 'archive'; sessionIds: string[]; archive: boolean }
-  | { kind: 'quit' };
+  /** `ptySessions`: PTY sessions of the project running now (they keep running unless stopped). */
+  | { kind: 'quit'; ptySessions: number };
 
 export type Modal =
   | { kind: 'help'; scroll: number }
@@ -54,6 +55,8 @@ export interface UiState {
   /** First shown log line when not following. */
   logTop: number;
   expandResults: boolean;
+  /** For a session running in a PTY: its live screen in the right pane (else its log). */
+  showScreen: boolean;
   modal: Modal | null;
   notice: Notice | null;
   /** An action is in flight (start, message, …): shown in the footer. */
@@ -71,6 +74,7 @@ export const initialUiState: UiState = {
   follow: true,
   logTop: 0,
   expandResults: false,
+  showScreen: true,
   modal: null,
   notice: null,
   busy: null,
@@ -86,6 +90,7 @@ export type UiAction =
   | { type: 'scrollLog'; by: LogScroll; total: number; height: number }
   | { type: 'toggleFollow'; total: number; height: number }
   | { type: 'toggleExpand' }
+  | { type: 'toggleScreen' }
   | { type: 'toggleArchived' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
@@ -184,6 +189,8 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
         : { ...state, follow: true, logTop: Math.max(0, a.total - a.height) };
     case 'toggleExpand':
       return { ...state, expandResults: !state.expandResults };
+    case 'toggleScreen':
+      return { ...state, showScreen: !state.showScreen };
     case 'toggleArchived':
       return { ...state, showArchived: !state.showArchived };
     case 'filterStart':

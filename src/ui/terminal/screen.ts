@@ -15,6 +15,12 @@ export const LEAVE_ALT = '\x1b[?1049l';
 export const HIDE_CURSOR = '\x1b[?25l';
 export const SHOW_CURSOR = '\x1b[?25h';
 export const CLEAR_SCREEN = '\x1b[2J\x1b[H';
+/** xterm's title stack: save the terminal's title / put it back (ignored where unsupported). */
+export const PUSH_TITLE = '\x1b[22;0t';
+export const POP_TITLE = '\x1b[23;0t';
+export const titleSequence = (title: string): string => `\x1b]0;${title.replace(/[\x00-\x1f\x7f-\x9f]/g, '')}\x07`;
+/** Leaving: clear our title, then pop the saved one (terminals without the stack keep the empty one). */
+const RESTORE_TITLE = `${titleSequence('')}${POP_TITLE}`;
 
 interface TtyHandle {
   reading?: boolean;
@@ -39,7 +45,11 @@ export function releaseStdin(stdin: Input): void {
   }
 }
 
-/** Undo `releaseStdin`: read the terminal again (Ink sets raw mode when its input hook mounts). */
+/**
+ * Undo `releaseStdin`: read the terminal again (Ink sets raw mode when its input hook mounts).
+ * Also for another reader in this process (the talk key's PTY attach): the stream's own
+ * bookkeeping still has a read pending, so it would never restart the handle by itself.
+ */
 export function reclaimStdin(stdin: Input): void {
   const h = stdin._handle;
   if (h && h.reading === false && typeof h.readStart === 'function') {
@@ -51,6 +61,10 @@ export function reclaimStdin(stdin: Input): void {
 export class TerminalScreen {
   private alt = false;
   private released = false;
+  /** The dashboard's title (null: never set one, leave the terminal's alone). */
+  private title: string | null = null;
+  /** The terminal's own title is saved on its stack (we set ours since enter()). */
+  private titlePushed = false;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -61,9 +75,32 @@ export class TerminalScreen {
     return this.alt;
   }
 
+  /**
+   * The terminal title while the dashboard shows (e.g. "klaude (2 waiting)"): written now when the
+   * dashboard is up, else on the next enter(); the terminal's own title comes back on leave().
+   */
+  setTitle(title: string): void {
+    if (title === this.title) return;
+    this.title = title;
+    if (this.alt) this.out.write(this.titleOn());
+  }
+
+  private titleOn(): string {
+    if (this.title === null) return '';
+    const push = this.titlePushed ? '' : PUSH_TITLE;
+    this.titlePushed = true;
+    return push + titleSequence(this.title);
+  }
+
+  private titleOff(): string {
+    if (!this.titlePushed) return '';
+    this.titlePushed = false;
+    return RESTORE_TITLE;
+  }
+
   /** Alternate screen, cursor hidden, screen cleared, stdin read again. */
   enter(): void {
-    this.out.write(ENTER_ALT + HIDE_CURSOR + CLEAR_SCREEN);
+    this.out.write(ENTER_ALT + HIDE_CURSOR + CLEAR_SCREEN + this.titleOn());
     this.alt = true;
     if (this.released) {
       reclaimStdin(this.input as Input);
@@ -73,7 +110,9 @@ export class TerminalScreen {
 
   /** Back to the normal screen with the cursor shown; stdin released for the next owner. */
   leave(): void {
-    if (this.alt) this.out.write(SHOW_CURSOR + LEAVE_ALT);
+    const title = this.titleOff();
+    if (this.alt) this.out.write(title + SHOW_CURSOR + LEAVE_ALT);
+    else if (title) this.out.write(title);
     this.alt = false;
     releaseStdin(this.input as Input);
     this.released = true;
@@ -90,7 +129,7 @@ export class TerminalScreen {
     } catch {
       /* closed */
     }
-    const seq = RESET_SEQUENCE + (this.alt ? LEAVE_ALT : '');
+    const seq = this.titleOff() + RESET_SEQUENCE + (this.alt ? LEAVE_ALT : '');
     try {
       // Synchronous on the real terminal: this runs on exit paths where async writes are lost.
       const fd = (this.out as { fd?: unknown }).fd;

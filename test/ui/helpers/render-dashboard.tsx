@@ -8,7 +8,7 @@ import { render } from 'ink-testing-library';
 import { openMemoryDb, type Db } from '../../../src/db/client.js';
 import { ensureProject } from '../../../src/db/repos/projects.js';
 import { App } from '../../../src/ui/app.js';
-import type { DashboardActions, DashboardDeps } from '../../../src/ui/deps.js';
+import type { DashboardActions, DashboardDeps, PreviewSource } from '../../../src/ui/deps.js';
 import { LogFeed } from '../../../src/ui/data/log-feed.js';
 import { SessionsFeed } from '../../../src/ui/data/sessions-feed.js';
 import { SizeStore } from '../../../src/ui/host.js';
@@ -71,6 +71,8 @@ export interface RenderOptions {
   ui?: Partial<UiState>;
   actions?: Partial<DashboardActions>;
   theme?: Theme;
+  /** Live PTY screens (see PtyPreviewFeed). */
+  preview?: PreviewSource;
 }
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -106,6 +108,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
       ],
       problems: [],
     })),
+    talk: record('talk', async () => ({ ok: true, message: 'detached from it' })),
     quit: record('quit', () => {}),
     redraw: record('redraw', () => {}),
     suspend: record('suspend', () => {}),
@@ -113,6 +116,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
   const deps: DashboardDeps = {
     sessions: feed,
     log,
+    preview: opts.preview,
     ui,
     size,
     theme: opts.theme ?? themes.color,

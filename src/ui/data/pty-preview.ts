@@ -1,0 +1,177 @@
+/**
+ * The selected PTY session's screen, live: a read-only viewer on its PTY host (src/pty/viewer.ts,
+ * opened through the function the supervisor passes in), re-read when output arrived and at most
+ * once per frame. Selecting another session (or none) closes the viewer. An idle session sends
+ * nothing, so it costs nothing: no timer runs unless output is waiting for its frame.
+ */
+import type { PtySnapshot, PtyViewer, PtyViewerHandlers } from '../../pty/viewer.js';
+import { Emitter, type Source } from '../state/store.js';
+
+export type PreviewState = 'off' | 'connecting' | 'live' | 'ended' | 'error';
+
+export interface PreviewSnapshot {
+  sessionId: string | null;
+  state: PreviewState;
+  /** The screen as last read (null until connected). */
+  screen: PtySnapshot | null;
+  /** Bumped on every change. */
+  version: number;
+  error: string | null;
+}
+
+/** Open a read-only viewer on a session's PTY host. */
+export type OpenViewer = (sessionId: string, h: PtyViewerHandlers) => Promise<PtyViewer>;
+
+export interface PtyPreviewOptions {
+  open: OpenViewer;
+  /** Minimum time between two screen reads (one frame). */
+  frameMs: number;
+  /** Called after each screen read that was caused by output (bench: time to screen). */
+  onScreen?: (s: PtySnapshot) => void;
+}
+
+function sameScreen(a: PtySnapshot | null, b: PtySnapshot): boolean {
+  if (!a) return false;
+  if (a.cols !== b.cols || a.rows !== b.rows || a.bufferType !== b.bufferType) return false;
+  if (a.cursor.x !== b.cursor.x || a.cursor.y !== b.cursor.y) return false;
+  if (a.ansiLines.length !== b.ansiLines.length) return false;
+  for (let i = 0; i < a.ansiLines.length; i++) if (a.ansiLines[i] !== b.ansiLines[i]) return false;
+  return true;
+}
+
+/** Connection attempts after the first (50 ms … 1.6 s apart: about 3 s in all). */
+const RETRIES = 6;
+
+const OFF: PreviewSnapshot = { sessionId: null, state: 'off', screen: null, version: 0, error: null };
+
+export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
+  private snapshot: PreviewSnapshot = OFF;
+  private key: string | null = null;
+  private viewer: PtyViewer | null = null;
+  /** Bumped on every select: late results of an older open are dropped. */
+  private token = 0;
+  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private lastReadAt = 0;
+  private closed = false;
+  private frameMs: number;
+
+  constructor(private readonly opts: PtyPreviewOptions) {
+    super();
+    this.frameMs = opts.frameMs;
+  }
+
+  getSnapshot = (): PreviewSnapshot => this.snapshot;
+
+  /** Follow the dashboard's frame-rate cap (config ui.maxFps). */
+  setFrameMs(ms: number): void {
+    this.frameMs = ms;
+  }
+
+  /** Watch this session's PTY host (`hostPid` tells a restarted host apart); null stops watching. */
+  select(sessionId: string | null, hostPid: number | null): void {
+    const key = sessionId && hostPid ? `${sessionId}:${hostPid}` : null;
+    if (key === this.key || this.closed) return;
+    this.key = key;
+    const token = ++this.token;
+    this.stopViewer();
+    if (!sessionId || !key) {
+      this.set({ sessionId: null, state: 'off', screen: null, error: null });
+      return;
+    }
+    this.set({ sessionId, state: 'connecting', screen: null, error: null });
+    this.connect(sessionId, token, 0);
+  }
+
+  /**
+   * A host records its process row a moment before its socket listens: a refused first connection
+   * is tried again a few times (backing off; a timer runs only while connecting fails).
+   */
+  private connect(sessionId: string, token: number, attempt: number): void {
+    const current = (): boolean => token === this.token && !this.closed;
+    this.opts
+      .open(sessionId, {
+        onUpdate: () => {
+          if (current()) this.schedule();
+        },
+        onExit: () => {
+          if (current()) this.set({ state: 'ended' });
+        },
+        onClose: () => {
+          if (!current()) return;
+          this.viewer = null;
+          if (this.snapshot.state !== 'ended') this.set({ state: 'ended' });
+        },
+      })
+      .then(
+        (v) => {
+          if (!current()) {
+            v.close();
+            return;
+          }
+          this.viewer = v;
+          this.read();
+        },
+        (err: unknown) => {
+          if (!current()) return;
+          if (attempt < RETRIES) {
+            this.timer = setTimeout(() => {
+              this.timer = undefined;
+              if (current()) this.connect(sessionId, token, attempt + 1);
+            }, 50 * 2 ** attempt);
+            return;
+          }
+          this.set({ state: 'error', error: (err as Error)?.message ?? String(err) });
+        },
+      );
+  }
+
+  close(): void {
+    this.closed = true;
+    this.token++;
+    this.stopViewer();
+  }
+
+  private stopViewer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+    this.scheduled = false;
+    const v = this.viewer;
+    this.viewer = null;
+    v?.close();
+  }
+
+  /** New output: read the screen within a frame (a burst of output costs one read). */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const wait = this.lastReadAt + this.frameMs - Date.now();
+    const run = (): void => {
+      this.timer = undefined;
+      this.immediate = undefined;
+      this.scheduled = false;
+      this.read();
+      if (this.snapshot.screen) this.opts.onScreen?.(this.snapshot.screen);
+    };
+    if (wait <= 0) this.immediate = setImmediate(run);
+    else this.timer = setTimeout(run, wait);
+  }
+
+  private read(): void {
+    if (!this.viewer || this.closed) return;
+    this.lastReadAt = Date.now();
+    const screen = this.viewer.snapshot();
+    const state = this.snapshot.state === 'ended' ? 'ended' : 'live';
+    // Output that changed nothing visible (a CLI re-sending modes or its title) renders nothing.
+    if (state === this.snapshot.state && sameScreen(this.snapshot.screen, screen)) return;
+    this.set({ state, screen });
+  }
+
+  private set(patch: Partial<PreviewSnapshot>): void {
+    this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
+    this.emit();
+  }
+}
