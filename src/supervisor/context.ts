@@ -1,8 +1,12 @@
+import { socketPath } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
-import type { Db } from '../db/client.js';
+import { openDb, type Db } from '../db/client.js';
+import { ensureProject } from '../db/repos/projects.js';
 import type { KlaudeInvocation } from '../hooks/settings.js';
 import type { Logger } from '../lib/logger.js';
 import type { ClaudePassthrough } from './claude-args.js';
+import { reconcile, type ReconcileResult } from './recovery.js';
+import { currentInvocation, ensureShim } from './shim.js';
 
 /** Everything a running supervisor knows about itself; built once at start-up. */
 export interface SupervisorContext {
@@ -21,4 +25,37 @@ export interface SupervisorContext {
   passthrough: ClaudePassthrough;
   /** The environment klaude was started with; children get it plus KLAUDE_*. */
   env: NodeJS.ProcessEnv;
+}
+
+export interface OpenContextInput {
+  home: string;
+  config: Config;
+  cwd: string;
+  projectRoot: string;
+  projectHash: string;
+  log: Logger;
+  instanceId: string;
+  claudeBin: string;
+  passthrough: ClaudePassthrough;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * What every supervisor (`klaude` and `klaude ui`) does before registering itself: open the
+ * DB, make sure the project row exists, mark rows of dead processes, and put the klaude shim
+ * where its children's PATH will find it.
+ */
+export function openSupervisorContext(i: OpenContextInput): { ctx: SupervisorContext; recovered: ReconcileResult } {
+  const db = openDb(i.home);
+  ensureProject(db, { hash: i.projectHash, rootPath: i.projectRoot });
+  const recovered = reconcile(db, { projectId: i.projectHash });
+  const inv = currentInvocation();
+  const ctx: SupervisorContext = {
+    ...i,
+    db,
+    socketPath: socketPath(i.home, i.projectHash, i.instanceId, i.env),
+    shimDir: ensureShim(i.home, inv),
+    inv,
+  };
+  return { ctx, recovered };
 }

@@ -9,22 +9,18 @@ import { realpathSync } from 'node:fs';
 import { ulid } from 'ulid';
 import { resolveClaudeBinary } from '../config/claude-binary.js';
 import { loadConfig } from '../config/config.js';
-import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, socketPath } from '../config/paths.js';
+import { ensurePrivateDir, klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
-import { openDb } from '../db/client.js';
 import { createInstance, endInstance, setInstanceRoot } from '../db/repos/instances.js';
-import { ensureProject } from '../db/repos/projects.js';
 import { createSession, type SessionRow } from '../db/repos/sessions.js';
 import { createFileLogger } from '../lib/logger.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { VERSION } from '../lib/version.js';
 import { parseClaudePassthrough } from './claude-args.js';
-import type { SupervisorContext } from './context.js';
+import { openSupervisorContext } from './context.js';
 import type { LaunchSpec } from './foreground.js';
 import { supervisorHandlers } from './handlers.js';
-import { reconcile } from './recovery.js';
 import { pickResumeSession } from './resume.js';
-import { currentInvocation, ensureShim } from './shim.js';
 import { resumable } from './store.js';
 import { Switcher } from './switcher.js';
 
@@ -50,29 +46,21 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
   const root = projectRoot(cwd);
   const hash = projectHash(root);
   const log = createFileLogger(home, 'supervisor', opts.env);
-  const db = openDb(home);
-  ensureProject(db, { hash, rootPath: root });
-  const recovered = reconcile(db, { projectId: hash });
-  if (recovered.staleInstances.length) log.info('marked stale rows', { ...recovered });
-
   const instanceId = ulid();
-  const inv = currentInvocation();
-  const ctx: SupervisorContext = {
+  const { ctx, recovered } = openSupervisorContext({
     home,
     config,
     cwd,
     projectRoot: root,
     projectHash: hash,
-    db,
     log,
     instanceId,
-    socketPath: socketPath(home, hash, instanceId, opts.env),
-    shimDir: ensureShim(home, inv),
-    inv,
     claudeBin,
     passthrough,
     env: opts.env,
-  };
+  });
+  const { db } = ctx;
+  if (recovered.staleInstances.length) log.info('marked stale rows', { ...recovered });
 
   // Pick the root before registering, so a bad --resume leaves no rows behind.
   const resumeFrom = opts.resume ? pickResumeSession(ctx, opts.resume) : undefined;

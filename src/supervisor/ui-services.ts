@@ -14,25 +14,20 @@
 import { randomUUID } from 'node:crypto';
 import { resolveClaudeBinary } from '../config/claude-binary.js';
 import { loadConfig } from '../config/config.js';
-import { socketPath } from '../config/paths.js';
 import { controlRequest } from '../control/client.js';
 import type { ControlEvent } from '../control/protocol.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { shortId } from '../core/ids.js';
-import { openDb } from '../db/client.js';
 import { createInstance, endInstance, setInstanceRoot } from '../db/repos/instances.js';
-import { ensureProject } from '../db/repos/projects.js';
 import { createSession, getSession, updateSession } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
 import { VERSION } from '../lib/version.js';
 import type { DashboardActions } from '../ui/deps.js';
 import { isLive } from '../ui/state/tree.js';
-import type { SupervisorContext } from './context.js';
+import { openSupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
 import { supervisorHandlers, type HandlerDeps } from './handlers.js';
-import { reconcile } from './recovery.js';
-import { currentInvocation, ensureShim } from './shim.js';
 import * as store from './store.js';
 import { exitCodeOf, QUICK_DEATH_MS } from './switcher.js';
 import type { UiShell } from './ui-supervisor.js';
@@ -70,30 +65,23 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   } catch (e) {
     claudeMissing = e;
   }
-  const db = openDb(home);
-  ensureProject(db, { hash, rootPath: root });
-  const recovered = reconcile(db, { projectId: hash });
-  if (recovered.staleInstances.length || recovered.sessionsEnded.length) {
-    log.info('marked stale rows', { ...recovered });
-    sessions.refresh();
-  }
-  const inv = currentInvocation();
-  const ctx: SupervisorContext = {
+  const { ctx, recovered } = openSupervisorContext({
     home,
     config,
     cwd,
     projectRoot: root,
     projectHash: hash,
-    db,
     log,
     instanceId,
-    socketPath: socketPath(home, hash, instanceId, opts.env),
-    shimDir: ensureShim(home, inv),
-    inv,
     claudeBin,
     passthrough: shell.passthrough,
     env: opts.env,
-  };
+  });
+  const { db } = ctx;
+  if (recovered.staleInstances.length || recovered.sessionsEnded.length) {
+    log.info('marked stale rows', { ...recovered });
+    sessions.refresh();
+  }
   createInstance(db, { id: instanceId, projectId: hash, pid: process.pid, socketPath: ctx.socketPath, cwd, mode: 'ui', klaudeVersion: VERSION });
   if (config['ui.maxFps'] !== 30) host.setMaxFps(config['ui.maxFps']);
   shell.preview.setFrameMs(1000 / config['ui.maxFps']);
@@ -251,7 +239,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
           sessionId,
           cwd,
           env: opts.env,
-          inv,
+          inv: ctx.inv,
           stdin: opts.stdin ?? process.stdin,
           stdout: out,
           // The dashboard lets go of the terminal, then this process reads it again, for the PTY.
