@@ -26,7 +26,7 @@ export const COMMANDS: CommandSpec[] = [
       '  --name and a prompt: first launch only;',
       '  --settings: merged with the hook settings klaude injects;',
       '  --resume/-r, --continue/-c, --session-id, --fork-session, --print/-p, --worktree/-w: refused',
-      '  (klaude picks the session; use --resume-last, --resume <id> or checkout).',
+      '  (klaude picks the session; use --resume-last, --resume <id> or checkout); --bare and --safe-mode\n  are refused too: they switch off the hooks klaude keeps its records with.',
     ].join('\n'),
     flags: {
       resumeLast: { type: 'boolean', description: 'resume the newest root session of this project instead of starting fresh' },

@@ -24,6 +24,8 @@ const REFUSED: Record<string, string> = {
   '--background': 'klaude runs claude in the foreground',
   '-w': 'a worktree changes the project directory, which breaks resume; run klaude inside the worktree',
   '--worktree': 'a worktree changes the project directory, which breaks resume; run klaude inside the worktree',
+  '--bare': "it skips hooks, and klaude's records of the session come from its hooks; run plain `claude --bare` instead",
+  '--safe-mode': "it suspends hooks, and klaude's records of the session come from its hooks; run plain `claude --safe-mode` instead",
 };
 
 const SINGLE_VALUE = new Set([

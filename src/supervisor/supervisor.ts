@@ -38,10 +38,11 @@ export interface SupervisorOptions {
 const IGNORED: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT'];
 
 export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
+  // Bad arguments are reported before anything is created or looked up.
+  const passthrough = parseClaudePassthrough(opts.claudeArgs);
   const home = ensurePrivateDir(klaudeHome(opts.env));
   const { config } = loadConfig(home);
   const claudeBin = resolveClaudeBinary(config, opts.env);
-  const passthrough = parseClaudePassthrough(opts.claudeArgs);
   const cwd = realpathSync(opts.cwd);
   const root = projectRoot(cwd);
   const hash = projectHash(root);

@@ -48,6 +48,8 @@ describe('parseClaudePassthrough', () => {
     [['--background'], '--background'],
     [['-w'], '-w'],
     [['--worktree=x'], '--worktree'],
+    [['--bare'], '--bare'],
+    [['--model', 'x', '--safe-mode'], '--safe-mode'],
     [['-cp'], '-c'], // a cluster of short flags is checked letter by letter
     [['-vc'], '-c'],
     [['--model', 'x', '-p'], '-p'],
