@@ -88,3 +88,16 @@ export function runDir(home: string, env: NodeJS.ProcessEnv = process.env): stri
 export function socketPath(home: string, hash: string, instanceId: string, env: NodeJS.ProcessEnv = process.env): string {
   return path.join(runDir(home, env), hash, `${instanceId}.sock`);
 }
+
+/**
+ * A per-session socket in a subdirectory of the project's run dir (`a` agent runtimes, `p` PTY
+ * hosts), so supervisor discovery, which pings every `*.sock` in `<runDir>/<hash>/`, never sees
+ * them. When the full id would push the path over the limit, a 12-character hash of it is used;
+ * every side computes the same name.
+ */
+export function sessionSocketPath(home: string, hash: string, sub: 'a' | 'p', sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = path.join(runDir(home, env), hash, sub);
+  const full = path.join(dir, `${sessionId}.sock`);
+  if (Buffer.byteLength(full) <= SOCKET_PATH_MAX) return full;
+  return path.join(dir, `${createHash('sha256').update(sessionId).digest('hex').slice(0, 12)}.sock`);
+}

@@ -1,13 +1,19 @@
 /** Small, stable text formatting shared by listing commands (read by people and by Claude). */
 
+/** Compact age of a timestamp: "3s", "4m", "2h", "5d" (whole units, rounded down). */
 export function age(fromMs: number, now: number = Date.now()): string {
-  const s = Math.max(0, Math.round((now - fromMs) / 1000));
+  return shortSpan(now - fromMs);
+}
+
+/** A span as "3s", "4m", "2h" (up to 47h), "5d"; whole units, rounded down. */
+export function shortSpan(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
-  const m = Math.round(s / 60);
+  const m = Math.floor(s / 60);
   if (m < 60) return `${m}m`;
-  const h = Math.round(m / 60);
+  const h = Math.floor(m / 60);
   if (h < 48) return `${h}h`;
-  return `${Math.round(h / 24)}d`;
+  return `${Math.floor(h / 24)}d`;
 }
 
 /** Left-aligned columns; the last column is not padded. */

@@ -3,6 +3,7 @@
  * sanitised first: ANSI sequences and control characters would move the cursor and break the
  * frame, tabs are expanded.
  */
+import { shortSpan } from '../lib/format.js';
 
 // East Asian wide/fullwidth ranges and emoji: two cells.
 const WIDE =
@@ -118,15 +119,7 @@ export function wrapText(text: string, width: number): string[] {
 }
 
 /** "3s", "4m", "2h", "5d": compact age. */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h`;
-  return `${Math.floor(h / 24)}d`;
-}
+export const formatAge = shortSpan;
 
 /** "950", "12k", "1.2M" */
 export function formatCount(n: number): string {
