@@ -1,0 +1,46 @@
+// House rules from ARCHITECTURE.md §3–4 that the type checker can't see:
+//   - only src/db imports drizzle-orm / better-sqlite3; only src/pty imports node-pty;
+//   - src/core imports nothing of the project;
+//   - src/ui never spawns processes; Ink/React load only in the dashboard's own files;
+//   - files stay small (split above ~400 lines).
+// Prints one line per problem and exits 1 if there is any.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = 'src';
+const MAX_LINES = 400;
+
+function files(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(name) ? [p] : [];
+  });
+}
+
+const importRe = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const imports = (text) => [...text.matchAll(importRe)].map((m) => m[1] ?? m[2]);
+const isTypeOnly = (text, spec) => new RegExp(`import\\s+type\\s[^;]*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`).test(text);
+
+const UI_OWNERS = (f) => f.startsWith('src/ui/') || f === 'src/commands/ui.ts' || /^src\/supervisor\/ui-/.test(f);
+
+const rules = [
+  { what: 'drizzle-orm/better-sqlite3 outside src/db', bad: (f, spec) => /^(drizzle-orm|better-sqlite3)(\/|$)/.test(spec) && !f.startsWith('src/db/') },
+  { what: 'node-pty outside src/pty', bad: (f, spec) => spec === 'node-pty' && !f.startsWith('src/pty/') },
+  { what: 'src/core importing the project', bad: (f, spec) => f.startsWith('src/core/') && spec.startsWith('.') && !path.normalize(path.join(path.dirname(f), spec)).startsWith('src/core/') },
+  { what: 'src/ui spawning processes', bad: (f, spec) => f.startsWith('src/ui/') && /^(node:)?child_process$/.test(spec) },
+  { what: 'Ink/React outside the dashboard', bad: (f, spec) => /^(ink|react)(\/|$)/.test(spec) && !UI_OWNERS(f) },
+];
+
+const problems = [];
+for (const f of files(ROOT).map((p) => p.split(path.sep).join('/'))) {
+  const text = readFileSync(f, 'utf8');
+  for (const spec of imports(text)) {
+    if (isTypeOnly(text, spec)) continue; // erased at build time
+    for (const r of rules) if (r.bad(f, spec)) problems.push(`${f}: ${r.what} ('${spec}')`);
+  }
+  const lines = text.split('\n').length;
+  if (lines > MAX_LINES) problems.push(`${f}: ${lines} lines (split above ${MAX_LINES})`);
+}
+for (const p of problems) console.log(p);
+console.log(problems.length ? `lint: ${problems.length} problem(s)` : 'lint: ok');
+process.exitCode = problems.length ? 1 : 0;
