@@ -1,7 +1,7 @@
 // A loopback stand-in of the Anthropic Messages API for driving the real `claude` binary offline.
 // See docs/cli-facts.md §0: claude POSTs /v1/messages?beta=true with stream:true and reads SSE.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { Loopback, requestLog } from './mock-http.js';
 
 export interface ToolResult {
   toolUseId: string;
@@ -184,25 +184,13 @@ function estimateTokens(body: any): number {
 }
 
 export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promise<MockAnthropic> {
-  const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
   let responder: Responder | null = opts.responder ?? null;
-  const waiters = new Set<{ pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }>();
-  const sockets = new Set<Socket>();
-  const hanging = new Set<ServerResponse>();
-  let closed = false;
+  const net = new Loopback();
   const debug = opts.debug ?? process.env.MOCK_ANTHROPIC_DEBUG === '1';
 
-  const record = (r: RecordedRequest) => {
-    requests.push(r);
-    if (debug) process.stderr.write(`[mock-anthropic] ${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 80))}\n`);
-    for (const w of [...waiters]) {
-      if (w.pred(r)) {
-        waiters.delete(w);
-        w.resolve(r);
-      }
-    }
-  };
+  const log = requestLog<RecordedRequest>('mock-anthropic', (r) => `${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`, debug);
+  const { requests, record } = log;
 
   const sendJson = (res: ServerResponse, status: number, obj: unknown) => {
     const data = JSON.stringify(obj);
@@ -216,8 +204,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
 
   async function answer(req: RecordedRequest, res: ServerResponse, reply: Reply): Promise<void> {
     if ('hang' in reply) {
-      hanging.add(res);
-      res.on('close', () => hanging.delete(res));
+      net.hold(res);
       return; // never answer
     }
     if ('error' in reply) {
@@ -315,18 +302,10 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       else res.destroy();
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { url, port } = await net.listen(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     requests,
     mainRequests: () => requests.filter((r) => r.kind === 'messages' && !r.isSideRequest),
@@ -337,32 +316,8 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       queue.push(...replies);
     },
     queued: () => queue.length,
-    waitForRequest(pred, timeoutMs = 30_000) {
-      const found = requests.find(pred);
-      if (found) return Promise.resolve(found);
-      return new Promise<RecordedRequest>((resolve, reject) => {
-        const w = {
-          pred,
-          resolve: (r: RecordedRequest) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(w);
-          const seen = requests.map((r) => `${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 60))}`);
-          reject(new Error(`mock-anthropic: no matching request within ${timeoutMs} ms; seen:\n${seen.join('\n') || '(none)'}`));
-        }, timeoutMs);
-        waiters.add(w);
-      });
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const res of hanging) res.destroy();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    waitForRequest: log.waitForRequest,
+    close: () => net.close(server),
   };
 }
 

@@ -9,8 +9,8 @@
 // in other modes headless gemini does not register the shell tool) and send a functionResponse.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import { Loopback, requestLog } from './mock-http.js';
 
 export interface GeminiRequest {
   index: number;
@@ -124,24 +124,13 @@ function sideAnswer(body: any): string {
 }
 
 export async function startMockGemini(opts: { responder?: GeminiResponder; debug?: boolean } = {}): Promise<MockGemini> {
-  const requests: GeminiRequest[] = [];
   const queue: GeminiReply[] = [];
   let responder = opts.responder ?? null;
-  const waiters = new Set<{ pred: (r: GeminiRequest) => boolean; resolve: (r: GeminiRequest) => void }>();
-  const sockets = new Set<Socket>();
-  const hanging = new Set<ServerResponse>();
+  const net = new Loopback();
   const debug = opts.debug ?? process.env.MOCK_GEMINI_DEBUG === '1';
 
-  const record = (r: GeminiRequest) => {
-    requests.push(r);
-    if (debug) process.stderr.write(`[mock-gemini] ${r.method} ${r.path} tool=${r.isToolResult} prompt=${JSON.stringify(r.prompt.slice(0, 80))}\n`);
-    for (const w of [...waiters]) {
-      if (w.pred(r)) {
-        waiters.delete(w);
-        w.resolve(r);
-      }
-    }
-  };
+  const log = requestLog<GeminiRequest>('mock-gemini', (r) => `${r.method} ${r.path} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`, debug);
+  const { requests, record } = log;
 
   const usage = (req: GeminiRequest, out: number) => {
     const prompt = Math.max(1, Math.ceil(JSON.stringify(req.body?.contents ?? '').length / 400));
@@ -216,8 +205,7 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
       if (!reply && responder) reply = await responder(rec);
       if (!reply) reply = defaultGeminiReply(rec);
       if ('hang' in reply) {
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
+        net.hold(res);
         return;
       }
       if ('error' in reply) {
@@ -233,18 +221,9 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
       } else res.destroy();
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  let closed = false;
+  const { url, port } = await net.listen(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     requests,
     mainRequests: () => requests.filter((r) => r.kind === 'stream'),
@@ -254,30 +233,7 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
     enqueue(...replies) {
       queue.push(...replies);
     },
-    waitForRequest(pred, timeoutMs = 30_000) {
-      const found = requests.find(pred);
-      if (found) return Promise.resolve(found);
-      return new Promise<GeminiRequest>((resolve, reject) => {
-        const w = {
-          pred,
-          resolve: (r: GeminiRequest) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(w);
-          reject(new Error(`mock-gemini: no matching request within ${timeoutMs} ms; seen:\n${requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.prompt.slice(0, 60))}`).join('\n') || '(none)'}`));
-        }, timeoutMs);
-        waiters.add(w);
-      });
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const r of hanging) r.destroy();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    waitForRequest: log.waitForRequest,
+    close: () => net.close(server),
   };
 }

@@ -10,8 +10,8 @@
 // file_change items), then send the next request with its function_call_output.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import { Loopback, requestLog } from './mock-http.js';
 
 export interface OpenAiRequest {
   index: number;
@@ -146,24 +146,13 @@ function split(text: string, n: number): string[] {
 }
 
 export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug?: boolean } = {}): Promise<MockOpenAi> {
-  const requests: OpenAiRequest[] = [];
   const queue: OpenAiReply[] = [];
   let responder = opts.responder ?? null;
-  const waiters = new Set<{ pred: (r: OpenAiRequest) => boolean; resolve: (r: OpenAiRequest) => void }>();
-  const sockets = new Set<Socket>();
-  const hanging = new Set<ServerResponse>();
+  const net = new Loopback();
   const debug = opts.debug ?? process.env.MOCK_OPENAI_DEBUG === '1';
 
-  const record = (r: OpenAiRequest) => {
-    requests.push(r);
-    if (debug) process.stderr.write(`[mock-openai] ${r.method} ${r.path} tool=${r.isToolResult} prompt=${JSON.stringify(r.prompt.slice(0, 80))}\n`);
-    for (const w of [...waiters]) {
-      if (w.pred(r)) {
-        waiters.delete(w);
-        w.resolve(r);
-      }
-    }
-  };
+  const log = requestLog<OpenAiRequest>('mock-openai', (r) => `${r.method} ${r.path} tool=${r.isToolResult} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`, debug);
+  const { requests, record } = log;
 
   async function stream(req: OpenAiRequest, res: ServerResponse, reply: Exclude<OpenAiReply, { error: unknown } | { hang: true }>): Promise<void> {
     const id = nextId('resp');
@@ -252,8 +241,7 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
       if (!reply && responder) reply = await responder(rec);
       if (!reply) reply = defaultOpenAiReply(rec);
       if ('hang' in reply) {
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
+        net.hold(res);
         return;
       }
       if ('error' in reply) {
@@ -269,18 +257,9 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
       } else res.destroy();
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  let closed = false;
+  const { url, port } = await net.listen(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     requests,
     mainRequests: () => requests.filter((r) => r.kind === 'responses'),
@@ -290,30 +269,7 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
     enqueue(...replies) {
       queue.push(...replies);
     },
-    waitForRequest(pred, timeoutMs = 30_000) {
-      const found = requests.find(pred);
-      if (found) return Promise.resolve(found);
-      return new Promise<OpenAiRequest>((resolve, reject) => {
-        const w = {
-          pred,
-          resolve: (r: OpenAiRequest) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(w);
-          reject(new Error(`mock-openai: no matching request within ${timeoutMs} ms; seen:\n${requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.prompt.slice(0, 60))}`).join('\n') || '(none)'}`));
-        }, timeoutMs);
-        waiters.add(w);
-      });
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const r of hanging) r.destroy();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    waitForRequest: log.waitForRequest,
+    close: () => net.close(server),
   };
 }
