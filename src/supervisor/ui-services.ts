@@ -163,7 +163,8 @@ export async function runUiServices(shell: UiShell): Promise<number> {
     const claudeSessionId = await store.waitForClaudeId(ctx, t, timeoutMs ?? config['switch.targetTimeoutSeconds'] * 1000);
     store.assertNotForegroundElsewhere(ctx, t.id);
     await store.stopHeadlessRuntime(ctx, t.id);
-    return { sessionId: t.id, claudeSessionId, mode: store.resumable(ctx, t.id, claudeSessionId) ? 'resume' : 'new' };
+    // Same as checkout: the agent's own directory, and a non-Claude agent's own CLI.
+    return store.launchSpecFor(ctx, t, claudeSessionId);
   };
 
   const prepareNew = async (): Promise<LaunchSpec> => {
