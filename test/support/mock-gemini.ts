@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { Loopback, requestLog } from './mock-http.js';
+import { failRequest, Loopback, requestLog, sendJson } from './mock-http.js';
 
 export interface GeminiRequest {
   index: number;
@@ -153,8 +153,7 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
     });
     if (req.kind === 'generate') {
       const parts = [...(text !== undefined ? [{ text }] : []), ...(call ? [{ functionCall: call }] : [])];
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(candidate(parts, true)));
+      sendJson(res, 200, candidate(parts, true));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -191,13 +190,11 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
       const rec: GeminiRequest = { index: requests.length, method, path, headers: inReq.headers, body, kind, model: m?.[1] ?? '', ...parsed, receivedAt: Date.now() };
       record(rec);
       if (kind === 'countTokens') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ totalTokens: usage(rec, 0).promptTokenCount }));
+        sendJson(res, 200, { totalTokens: usage(rec, 0).promptTokenCount });
         return;
       }
       if (kind === 'other') {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 404, message: `Not found: ${method} ${path}`, status: 'NOT_FOUND' } }));
+        sendJson(res, 404, { error: { code: 404, message: `Not found: ${method} ${path}`, status: 'NOT_FOUND' } });
         return;
       }
       // Side calls (non-streaming generateContent: routing, next-speaker checks) never use the script.
@@ -209,17 +206,11 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
         return;
       }
       if ('error' in reply) {
-        res.writeHead(reply.error.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: reply.error.status, message: reply.error.message, status: 'INTERNAL' } }));
+        sendJson(res, reply.error.status, { error: { code: reply.error.status, message: reply.error.message, status: 'INTERNAL' } });
         return;
       }
       await answer(rec, res, reply);
-    })().catch((err) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 500, message: String(err?.message ?? err), status: 'INTERNAL' } }));
-      } else res.destroy();
-    });
+    })().catch((err) => failRequest(res, { error: { code: 500, message: String(err?.message ?? err), status: 'INTERNAL' } }));
   });
   const { url, port } = await net.listen(server);
   return {

@@ -79,3 +79,14 @@ export class Loopback {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** A handler that threw: a 500 with the stand-in's error body, or drop a stream already started. */
+export function failRequest(res: ServerResponse, body: unknown): void {
+  if (!res.headersSent) sendJson(res, 500, body);
+  else res.destroy();
+}

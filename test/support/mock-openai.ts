@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { Loopback, requestLog } from './mock-http.js';
+import { failRequest, Loopback, requestLog, sendJson } from './mock-http.js';
 
 export interface OpenAiRequest {
   index: number;
@@ -229,12 +229,10 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
       record(rec);
       if (kind === 'other') {
         if (method === 'GET' && path.startsWith('/v1/models')) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ object: 'list', data: [] }));
+          sendJson(res, 200, { object: 'list', data: [] });
           return;
         }
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `Not found: ${method} ${path}`, type: 'invalid_request_error' } }));
+        sendJson(res, 404, { error: { message: `Not found: ${method} ${path}`, type: 'invalid_request_error' } });
         return;
       }
       let reply = queue.shift();
@@ -245,17 +243,11 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
         return;
       }
       if ('error' in reply) {
-        res.writeHead(reply.error.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: reply.error.message, type: reply.error.type ?? 'server_error', code: null } }));
+        sendJson(res, reply.error.status, { error: { message: reply.error.message, type: reply.error.type ?? 'server_error', code: null } });
         return;
       }
       await stream(rec, res, reply);
-    })().catch((err) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: String(err?.message ?? err), type: 'server_error' } }));
-      } else res.destroy();
-    });
+    })().catch((err) => failRequest(res, { error: { message: String(err?.message ?? err), type: 'server_error' } }));
   });
   const { url, port } = await net.listen(server);
   return {

@@ -1,23 +1,12 @@
 // The claude stream-json normaliser against real captured lines (test/fixtures/claude/*.ndjson).
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AgentEventInput } from '../../src/core/events.js';
 import { createClaudeNormaliser } from '../../src/runtimes/claude-normaliser.js';
+import { fixtureLines, runFixture } from '../support/normalise-fixture.js';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'claude');
-const lines = (name: string): string[] => readFileSync(join(fixtures, name), 'utf8').split('\n').filter((l) => l.trim() !== '');
-
-function run(name: string, opts: { interruptAfter?: number } = {}): AgentEventInput[] {
-  const n = createClaudeNormaliser();
-  const out: AgentEventInput[] = [];
-  lines(name).forEach((l, i) => {
-    out.push(...n.line(l));
-    if (opts.interruptAfter === i) n.noteInterrupt();
-  });
-  return out;
-}
+const lines = (name: string): string[] => fixtureLines('claude', name);
+const run = (name: string, opts: { interruptAfter?: number } = {}): AgentEventInput[] =>
+  runFixture(createClaudeNormaliser(), lines(name), opts);
 
 /** A compact view: type plus the fields a case cares about. */
 function brief(e: AgentEventInput): string {
