@@ -21,7 +21,7 @@ const importRe = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|i
 const imports = (text) => [...text.matchAll(importRe)].map((m) => m[1] ?? m[2]);
 const isTypeOnly = (text, spec) => new RegExp(`import\\s+type\\s[^;]*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`).test(text);
 
-const UI_OWNERS = (f) => f.startsWith('src/ui/') || f === 'src/commands/ui.ts' || /^src\/supervisor\/ui-/.test(f);
+const UI_OWNERS = (f) => f.startsWith('src/ui/') || f.startsWith('src/dashboard/') || f === 'src/commands/ui.ts';
 
 const rules = [
   { what: 'drizzle-orm/better-sqlite3 outside src/db', bad: (f, spec) => /^(drizzle-orm|better-sqlite3)(\/|$)/.test(spec) && !f.startsWith('src/db/') },

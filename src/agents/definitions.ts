@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { projectAgentsDir, tildify, userAgentsDir } from './claude-paths.js';
+import { projectAgentsDir, tildify, userAgentsDir } from '../claude/paths.js';
 import { FrontmatterError, parseFrontmatter, type Frontmatter } from './frontmatter.js';
 import { formatProblem, type AgentDefinition, type AgentDefinitions, type AgentLookupOptions, type AgentProblem, type AgentSource } from './types.js';
 import { FieldError, toDefinition } from './validate.js';

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { claudeJsonPath, tildify } from './claude-paths.js';
+import { claudeJsonPath, tildify } from '../claude/paths.js';
 import type { AgentDefinition, AgentLookupOptions, McpServerConfig } from './types.js';
 
 export { agentClaudeArgs, type AgentClaudeArgsOptions } from './claude-args.js';

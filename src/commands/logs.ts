@@ -15,7 +15,7 @@ import { followLog } from '../logs/follow.js';
 import { createFormatter, formatOptionsFor } from '../logs/format.js';
 import { readAll, readTail } from '../logs/reader.js';
 import { collectCompletionInfo, formatSummary } from '../logs/summary.js';
-import { reconcile } from '../supervisor/recovery.js';
+import { reconcile } from '../recovery/reconcile.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 

@@ -27,7 +27,7 @@ async function openForListing(home: string, hash: string): Promise<{ db: HasSqli
   if (fast && !hasDeadProcesses(fast, hash)) return { db: fast };
   fast?.close();
   // Missing or old DB, or a process died: the full client migrates and reconcile marks the dead.
-  const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../supervisor/recovery.js')]);
+  const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../recovery/reconcile.js')]);
   const db = openDb(home);
   try {
     reconcile(db, { projectId: hash });

@@ -24,6 +24,6 @@ async function loadInteractive<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv
 
 export async function run(ctx: CommandContext): Promise<number> {
   const env = { ...ctx.env };
-  const { runUiSupervisor } = await loadInteractive(() => import('../supervisor/ui-supervisor.js'), process.env, Boolean(process.stdout.isTTY));
+  const { runUiSupervisor } = await loadInteractive(() => import('../dashboard/supervisor.js'), process.env, Boolean(process.stdout.isTTY));
   return runUiSupervisor({ cwd: ctx.cwd, env, claudeArgs: [...ctx.input, ...ctx.passthrough] });
 }

@@ -18,7 +18,7 @@ import { projectPendingUpdates, sessionExists } from '../db/repos/listing.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { formatTime } from '../logs/format.js';
 import { claimUpdates, describeUpdates, formatUpdateLine, pendingUpdatesFor, type UpdateView } from '../logs/updates.js';
-import { reconcile } from '../supervisor/recovery.js';
+import { reconcile } from '../recovery/reconcile.js';
 import { findSession } from './logs.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';

@@ -3,7 +3,7 @@
  * everything at a temp home with KLAUDE_HOME / HOME.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync, chmodSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -17,14 +17,7 @@ export function klaudeHome(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Create a private directory (0700) if missing; tighten it if it exists with wider bits we created. */
-export function ensurePrivateDir(dir: string): string {
-  if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // mkdir honours umask; make the mode exact.
-    chmodSync(dir, 0o700);
-  }
-  return dir;
-}
+export { ensurePrivateDir } from '../lib/private-dir.js';
 
 /**
  * The project a command runs in: the git top level above cwd when there is one

@@ -5,7 +5,7 @@
  * tool call: it loads no drizzle (db/fast.ts) and reads stdin without a stream.
  */
 import { fstatSync, read } from 'node:fs';
-import { klaudeHome } from '../config/paths.js';
+import { klaudeHome, logFilePath } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { HookPayload } from './handle.js';
 import { eventFromWord, HOOK_EVENTS, hookWord } from './settings.js';
@@ -90,7 +90,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     }
   } catch (err) {
     const { createFileLogger } = await import('../lib/logger.js');
-    createFileLogger(home, 'hook', env).error(`hook ${event} failed`, { err, sessionId, stdin: stdin.text.slice(0, 200) });
+    createFileLogger(logFilePath(home), 'hook', env).error(`hook ${event} failed`, { err, sessionId, stdin: stdin.text.slice(0, 200) });
   }
   return 0;
 }

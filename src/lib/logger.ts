@@ -5,7 +5,7 @@
  */
 import { appendFileSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir, logFilePath } from '../config/paths.js';
+import { ensurePrivateDir } from './private-dir.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -35,8 +35,8 @@ function errorData(data: Record<string, unknown> | undefined): Record<string, un
   return out;
 }
 
-export function createFileLogger(home: string, component: string, env: NodeJS.ProcessEnv = process.env): Logger {
-  const file = logFilePath(home);
+/** `file` is usually config/paths' logFilePath(home). */
+export function createFileLogger(file: string, component: string, env: NodeJS.ProcessEnv = process.env): Logger {
   const threshold = minLevel(env);
   let ready = false;
   const write = (level: LogLevel, comp: string, msg: string, data?: Record<string, unknown>): void => {

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, writeSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { loadConfig } from '../config/config.js';
-import { klaudeHome } from '../config/paths.js';
+import { klaudeHome, logFilePath } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import { openDb, tx, type Db } from '../db/client.js';
 import { addEvent } from '../db/repos/events.js';
@@ -30,8 +30,8 @@ import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { createFileLogger, type Logger } from '../lib/logger.js';
 import { isAlive } from '../lib/process.js';
 import { getAdapter } from '../runtimes/adapter.js';
-import { currentInvocation, ensureShim, prependPath } from '../supervisor/shim.js';
-import { transcriptExists } from '../supervisor/transcript.js';
+import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
+import { transcriptExists } from '../claude/transcript.js';
 import { validSize } from './framing.js';
 import { PtyHost } from './host.js';
 import type { HostReady } from './launch.js';
@@ -103,7 +103,7 @@ export async function ptyHostMain(argv: string[], env: NodeJS.ProcessEnv = proce
   if (!sessionId) throw new KlaudeError('E_USAGE', '`klaude __ptyhost` is internal: `klaude talk` runs it', { hint: 'use `klaude talk <id>`' });
   const size = validSize({ cols: Number(colsArg), rows: Number(rowsArg) }) ?? { cols: 80, rows: 24 };
   const home = klaudeHome(env);
-  const log = createFileLogger(home, 'ptyhost', env).child(shortId(sessionId));
+  const log = createFileLogger(logFilePath(home), 'ptyhost', env).child(shortId(sessionId));
   // Nothing after the ready line may write to stdout (the starter has stopped reading).
   process.stdout.on('error', () => undefined);
   let db: Db | null = null;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { resolveClaudeBinary } from '../config/claude-binary.js';
-import { claudeTranscriptPath } from '../supervisor/transcript.js';
+import { claudeTranscriptPath } from '../claude/transcript.js';
 import type { LaunchCommand, LaunchInput, RuntimeAdapter } from './adapter.js';
 import { createClaudeNormaliser } from './claude-normaliser.js';
 

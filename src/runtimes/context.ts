@@ -10,7 +10,7 @@ import type { Config } from '../config/schema.js';
 import { openDb, type Db } from '../db/client.js';
 import { ensureProject } from '../db/repos/projects.js';
 import type { KlaudeInvocation } from '../hooks/settings.js';
-import { currentInvocation } from '../supervisor/shim.js';
+import { currentInvocation } from '../claude/shim.js';
 
 export interface AgentServices {
   home: string;

@@ -4,7 +4,7 @@
  * AgentRuntime (runtime-main.ts) until the agent's work is done.
  */
 import { loadConfig } from '../config/config.js';
-import { klaudeHome, sessionLogPath } from '../config/paths.js';
+import { klaudeHome, logFilePath, sessionLogPath } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import { openDb } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
@@ -23,7 +23,7 @@ export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = proce
   const sessionId = argv[0];
   if (!sessionId) throw new KlaudeError('E_USAGE', 'usage: klaude __runtime <sessionId> (internal; request JSON on stdin)');
   const home = klaudeHome(env);
-  const log = createFileLogger(home, 'runtime', env).child(shortId(sessionId));
+  const log = createFileLogger(logFilePath(home), 'runtime', env).child(shortId(sessionId));
   const request = await readRuntimeRequest();
   const { config } = loadConfig(home);
   const db = openDb(home);

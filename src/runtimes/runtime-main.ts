@@ -40,7 +40,7 @@ import type { Logger } from '../lib/logger.js';
 import { isAlive } from '../lib/process.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
-import { currentInvocation, ensureShim, prependPath } from '../supervisor/shim.js';
+import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
 import { hookSettings } from '../hooks/settings.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';

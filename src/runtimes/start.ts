@@ -17,7 +17,7 @@ import { resolveAgentType, type AgentTypeConfig } from './agent-type.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { shareContextFrom } from './share.js';
-import { claudeTranscriptPath } from '../supervisor/transcript.js';
+import { claudeTranscriptPath } from '../claude/transcript.js';
 
 export const MAX_COUNT = 20;
 

@@ -21,7 +21,7 @@ import type { AgentServices } from '../runtimes/context.js';
 import { launchMetadata, startAgents } from '../runtimes/start.js';
 import { deliverMessage, interruptAgent } from '../runtimes/talk.js';
 import type { HandlerDeps } from './handlers.js';
-import { claudeTranscriptPath } from './transcript.js';
+import { claudeTranscriptPath } from '../claude/transcript.js';
 
 const TRANSCRIPT_POLL_MS = 200;
 

@@ -5,8 +5,8 @@ import { ensureProject } from '../db/repos/projects.js';
 import type { KlaudeInvocation } from '../hooks/settings.js';
 import type { Logger } from '../lib/logger.js';
 import type { ClaudePassthrough } from './claude-args.js';
-import { reconcile, type ReconcileResult } from './recovery.js';
-import { currentInvocation, ensureShim } from './shim.js';
+import { reconcile, type ReconcileResult } from '../recovery/reconcile.js';
+import { currentInvocation, ensureShim } from '../claude/shim.js';
 
 /** Everything a running supervisor knows about itself; built once at start-up. */
 export interface SupervisorContext {

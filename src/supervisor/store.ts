@@ -12,7 +12,7 @@ import { KlaudeError } from '../lib/errors.js';
 import { isAlive, sleep, terminatePid } from '../lib/process.js';
 import type { SupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
-import { transcriptExists } from './transcript.js';
+import { transcriptExists } from '../claude/transcript.js';
 import { existsSync } from 'node:fs';
 
 /** Which session checkout goes to: the given id, or the parent of `fromSessionId`. */

@@ -9,7 +9,7 @@ import { realpathSync } from 'node:fs';
 import { ulid } from 'ulid';
 import { resolveClaudeBinary } from '../config/claude-binary.js';
 import { loadConfig } from '../config/config.js';
-import { ensurePrivateDir, klaudeHome, projectHash, projectRoot } from '../config/paths.js';
+import { ensurePrivateDir, klaudeHome, logFilePath, projectHash, projectRoot } from '../config/paths.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { createInstance, endInstance, setInstanceRoot } from '../db/repos/instances.js';
 import { createSession, type SessionRow } from '../db/repos/sessions.js';
@@ -46,7 +46,7 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
   const cwd = realpathSync(opts.cwd);
   const root = projectRoot(cwd);
   const hash = projectHash(root);
-  const log = createFileLogger(home, 'supervisor', opts.env);
+  const log = createFileLogger(logFilePath(home), 'supervisor', opts.env);
   const instanceId = ulid();
   const { ctx, recovered } = openSupervisorContext({
     home,

@@ -19,7 +19,7 @@ import { buildLaunchArgs } from './claude-args.js';
 import type { SupervisorContext } from './context.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
 import { getAdapter } from '../runtimes/adapter.js';
-import { prependPath } from './shim.js';
+import { prependPath } from '../claude/shim.js';
 import * as store from './store.js';
 
 export const QUICK_DEATH_MS = 3000;

@@ -10,7 +10,7 @@ import { controlRequest } from '../../src/control/client.js';
 import { openDb } from '../../src/db/client.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { createSession } from '../../src/db/repos/sessions.js';
-import { claudeTranscriptPath } from '../../src/supervisor/transcript.js';
+import { claudeTranscriptPath } from '../../src/claude/transcript.js';
 import { claudeBin, runClaude } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';

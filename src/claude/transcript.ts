@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { claudeConfigDir } from './paths.js';
 
 function javaStringHash(s: string): number {
   let h = 0;
@@ -16,10 +17,6 @@ export function claudeProjectSlug(cwd: string): string {
   const slug = cwd.replace(/[^a-zA-Z0-9]/g, '-');
   if (slug.length <= 200) return slug;
   return `${slug.slice(0, 200)}-${Math.abs(javaStringHash(cwd)).toString(36)}`;
-}
-
-export function claudeConfigDir(env: NodeJS.ProcessEnv): string {
-  return env.CLAUDE_CONFIG_DIR || path.join(env.HOME || '', '.claude');
 }
 
 export function claudeTranscriptPath(cwd: string, claudeSessionId: string, env: NodeJS.ProcessEnv): string {

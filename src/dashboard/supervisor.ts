@@ -20,7 +20,7 @@ import { DashboardHost } from '../ui/host.js';
 import { ReducerStore } from '../ui/state/store.js';
 import { initialUiState, uiReducer, type UiAction, type UiState } from '../ui/state/ui-state.js';
 import { themeFor } from '../ui/theme.js';
-import { parseClaudePassthrough } from './claude-args.js';
+import { parseClaudePassthrough } from '../supervisor/claude-args.js';
 
 export interface UiSupervisorOptions {
   cwd: string;
@@ -159,7 +159,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
 
   try {
     host.show();
-    const { runUiServices } = await import('./ui-services.js');
+    const { runUiServices } = await import('./services.js');
     process.off('SIGTERM', term);
     process.off('SIGHUP', hup);
     const shell: UiShell = {

@@ -6,9 +6,9 @@
  * Built on the Switcher's public surface (its events, `fg`, `shutdown`), so the state machine in
  * switcher.ts stays the one `klaude` runs.
  */
-import type { SupervisorContext } from './context.js';
-import type { ForegroundExit } from './foreground.js';
-import { Switcher } from './switcher.js';
+import type { SupervisorContext } from '../supervisor/context.js';
+import type { ForegroundExit } from '../supervisor/foreground.js';
+import { Switcher } from '../supervisor/switcher.js';
 
 export class UiSwitcher extends Switcher {
   private closing = false;

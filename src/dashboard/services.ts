@@ -22,16 +22,17 @@ import { createInstance, endInstance, setInstanceRoot } from '../db/repos/instan
 import { createSession, getSession, updateSession } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
+import { logFilePath } from '../config/paths.js';
 import { VERSION } from '../lib/version.js';
 import type { DashboardActions } from '../ui/deps.js';
 import { isLive } from '../ui/state/tree.js';
-import { openSupervisorContext } from './context.js';
-import type { ForegroundExit, LaunchSpec } from './foreground.js';
-import { supervisorHandlers, type HandlerDeps } from './handlers.js';
-import * as store from './store.js';
-import { exitCodeOf, QUICK_DEATH_MS } from './switcher.js';
-import type { UiShell } from './ui-supervisor.js';
-import { UiSwitcher } from './ui-switcher.js';
+import { openSupervisorContext } from '../supervisor/context.js';
+import type { ForegroundExit, LaunchSpec } from '../supervisor/foreground.js';
+import { supervisorHandlers, type HandlerDeps } from '../supervisor/handlers.js';
+import * as store from '../supervisor/store.js';
+import { exitCodeOf, QUICK_DEATH_MS } from '../supervisor/switcher.js';
+import type { UiShell } from './supervisor.js';
+import { UiSwitcher } from './switcher.js';
 import { WaitingNotifier } from '../ui/terminal/notify.js';
 import { reclaimStdin } from '../ui/terminal/screen.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
@@ -56,7 +57,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   const { opts, home, cwd, root, hash, instanceId, host, sessions, ui } = shell;
   const { config } = loadConfig(home);
   shell.setLogsDir(config['logs.dir']);
-  const log = createFileLogger(home, 'ui', opts.env);
+  const log = createFileLogger(logFilePath(home), 'ui', opts.env);
   // No claude is not fatal here: the dashboard still shows and follows agents; opening one says why.
   let claudeBin = '';
   let claudeMissing: unknown = null;
@@ -226,7 +227,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
       for (const s of rows) publish({ type: 'session.changed', sessionId: s.id, status: s.status });
       sessions.refresh();
     },
-    agentTypes: async () => (await import('./ui-agent-types.js')).agentChoices(cwd, opts.env),
+    agentTypes: async () => (await import('./agent-types.js')).agentChoices(cwd, opts.env),
     talk: async (sessionId) => {
       if (face !== 'dashboard') {
         throw new KlaudeError('E_SWITCH_IN_PROGRESS', face === 'claude' ? 'claude has the terminal' : 'the terminal is busy (a switch or another talk)');
@@ -234,7 +235,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
       face = 'talk';
       talking = sessionId;
       try {
-        const { talkFromDashboard } = await import('./ui-talk.js');
+        const { talkFromDashboard } = await import('./talk.js');
         return await talkFromDashboard({
           home,
           sessionId,
