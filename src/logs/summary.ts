@@ -94,6 +94,9 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
         // A new turn: the previous turn's ending no longer describes the agent.
         if (lastDone) lastStatus = 'running';
         break;
+      default:
+        // 'init' and any other event say nothing about what the run did or how it ended.
+        break;
     }
   }
 
