@@ -296,17 +296,19 @@ export class AgentRuntime {
       if (done.status === 'failed' && done.error) this.write({ type: 'error', message: done.error });
       const cli = this.cli;
       if (cli) {
+        // Fire and forget: the CLI's exit is handled where it is awaited (run); stop() and exited never reject.
         const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
-        void cli.exited.then(() => clearTimeout(t));
+        void cli.exited.then(() => clearTimeout(t)); // exited never rejects
       }
       return;
     }
     this.finalize(done);
-    void this.server?.close().catch(() => undefined);
+    this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
     this.server = null;
     this.cli?.closeInput();
     const cli = this.cli;
     if (cli) {
+      // As above: a last resort for a CLI that ignores EOF; neither promise rejects.
       const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
       void cli.exited.then(() => clearTimeout(t));
     }
@@ -362,7 +364,7 @@ export class AgentRuntime {
       if (e.type === 'done') this.finalize({ ...e, status: 'interrupted', error: undefined });
     }
     this.finalize({ type: 'done', status: 'interrupted' });
-    void this.server?.close().catch(() => undefined);
+    this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
     this.server = null;
     await this.cli?.stop(STOP_GRACE_MS);
   }

@@ -61,6 +61,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         d.publish({ type: 'session.created', sessionId: s.id, parentId: s.parentId, agentType: s.type, runtime: s.runtime, status: s.status });
       }
       const first = out.sessions[0];
+      // The reply must not wait for the agent's first turn; checkoutWhenReady logs its own failures.
       if (p.checkout && first) void checkoutWhenReady(d, first);
       return { sessionIds: out.sessions.map((s) => s.id), ...(out.notes.length ? { notes: out.notes } : {}) };
     },

@@ -121,6 +121,7 @@ export class Switcher extends EventEmitter<{
     this.last = { spec, attempt, fallback, processRowId: rowId };
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
+    // Its exit reaches onExit → 'finished'; stop() itself never rejects (it waits on the exit).
     if (this.stopping) void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
     return running;
   }
@@ -173,6 +174,7 @@ export class Switcher extends EventEmitter<{
       const spec = store.launchSpecFor(ctx, target, claudeSessionId);
       const running = await new Promise<Running>((resolve, reject) => {
         this.pending = { spec, fallback: cur.spec, resolve, reject };
+        // The old child's exit (onExit) launches the target and settles `pending`; stop() never rejects.
         void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
       });
       return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };

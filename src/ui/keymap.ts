@@ -34,8 +34,9 @@ export interface KeyContext {
   confirming: ConfirmIntent['kind'] | null;
 }
 
-export interface Binding {
-  id: string;
+export interface Binding<Id extends string = CommandId> {
+  /** A command id (`CommandId`, the union of every id below): a renamed or mistyped id fails tsc. */
+  id: Id;
   /** Key names as `keyName()` produces them: 'j', 'up', 'enter', 'ctrl+c', 'shift+tab', '?'. */
   keys: readonly string[];
   scope: Scope;
@@ -121,7 +122,7 @@ function canStopPty(c: KeyContext): string | null {
 
 const foldWhen = (c: KeyContext): string | null => (c.filterActive ? 'folds are off while a filter is on (Esc in / clears it)' : needSelection(c));
 
-export const KEYMAP: readonly Binding[] = [
+const BINDINGS = [
   // Move
   { id: 'tree.up', keys: ['up', 'k'], scope: 'tree', group: 'Move', label: 'up', description: 'select the previous session' },
   { id: 'tree.down', keys: ['down', 'j'], scope: 'tree', group: 'Move', label: 'down', description: 'select the next session', footer: 1 },
@@ -174,7 +175,11 @@ export const KEYMAP: readonly Binding[] = [
   { id: 'input.backspace', keys: ['backspace', 'delete'], scope: 'input', group: 'Dialogs', label: 'erase', description: 'delete the last character' },
   { id: 'input.deleteWord', keys: ['ctrl+w'], scope: 'input', group: 'Dialogs', label: 'word', description: 'delete the last word' },
   { id: 'input.clear', keys: ['ctrl+u'], scope: 'input', group: 'Dialogs', label: 'clear', description: 'clear the line' },
-];
+] as const satisfies readonly Binding<string>[];
+
+/** Every command a key can run. */
+export type CommandId = (typeof BINDINGS)[number]['id'];
+export const KEYMAP: readonly Binding[] = BINDINGS;
 
 
 /** The scopes whose bindings apply in `scope` (a pane sees its own and the main ones). */
@@ -190,7 +195,7 @@ export function bindingFor(key: string, scope: Scope, keymap: readonly Binding[]
   return undefined;
 }
 
-export function bindingById(id: string, keymap: readonly Binding[] = KEYMAP): Binding {
+export function bindingById(id: CommandId, keymap: readonly Binding[] = KEYMAP): Binding {
   const b = keymap.find((x) => x.id === id);
   if (!b) throw new Error(`no binding ${id}`);
   return b;

@@ -5,6 +5,7 @@
 import { shortId } from '../../core/ids.js';
 import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { DashboardActions } from '../deps.js';
+import type { CommandId } from '../keymap.js';
 import { isActive } from '../../core/status.js';
 import { isLive, subtreeIds, type SessionView } from '../state/tree.js';
 import type { ConfirmIntent, UiAction, UiState } from '../state/ui-state.js';
@@ -120,7 +121,7 @@ function submit(env: CommandEnv): void {
   if (ui.filterEditing) dispatch({ type: 'filterEnd', keep: true });
 }
 
-export function runCommand(id: string, env: CommandEnv): void {
+export function runCommand(id: CommandId, env: CommandEnv): void {
   const { ui, dispatch, tree, log, actions } = env;
   const rows = tree.rows;
   const sel = tree.selected;
