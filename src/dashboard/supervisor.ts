@@ -2,7 +2,7 @@
  * `klaude ui`: a supervisor whose home face is the dashboard.
  *
  * Startup paints first: this module loads only what the first frame needs (Ink, the stores, a
- * drizzle-free read of the sessions) and shows the dashboard; then ui-services.ts loads the rest
+ * drizzle-free read of the sessions) and shows the dashboard; then services.ts loads the rest
  * (config, the ORM, the instance record, the Switcher, the control socket) and plugs the actions
  * in. A key pressed in between is told that klaude is still starting.
  */

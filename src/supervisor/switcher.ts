@@ -216,7 +216,7 @@ export class Switcher extends EventEmitter<{
       this.pending = null;
       this.launch(p.spec, p.fallback).then(p.resolve, (err) => {
         p.reject(err);
-        this.restore(p.fallback, ev, `could not start claude for ${p.spec.sessionId}: ${(err as Error).message}`);
+        this.restore(p.spec, p.fallback, ev, `could not start ${p.spec.runtime ?? 'claude'}: ${(err as Error).message}`);
       });
       return;
     }
@@ -226,11 +226,11 @@ export class Switcher extends EventEmitter<{
       if (last.attempt < 2) {
         ctx.log.warn('relaunch died at once; retrying', { ...ev });
         this.launch(last.spec, last.fallback, last.attempt + 1).catch((err) =>
-          this.restore(last.fallback, ev, (err as Error).message),
+          this.restore(last.spec, last.fallback, ev, (err as Error).message),
         );
         return;
       }
-      this.restore(last.fallback, ev, `claude exited with ${describeExit(ev)} right after starting, twice`);
+      this.restore(last.spec, last.fallback, ev, `claude exited with ${describeExit(ev)} right after starting, twice`);
       return;
     }
     this.idleExit(ev);
@@ -242,17 +242,20 @@ export class Switcher extends EventEmitter<{
     else this.emit('finished', exitCodeOf(ev));
   }
 
-  /** Go back to the session we switched away from, telling the person why. */
-  private restore(fallback: LaunchSpec | null, ev: ForegroundExit, why: string): void {
+  /**
+   * Go back to the session we switched away from, telling the person why. `target` is the session
+   * the switch was for (`ev` may be the exit of the session switched away from).
+   */
+  private restore(target: LaunchSpec, fallback: LaunchSpec | null, ev: ForegroundExit, why: string): void {
     const { ctx } = this;
     if (this.stopping) {
       // A relaunch failed because (or while) klaude is shutting down: nothing to go back to.
       this.emit('finished', this.shutdownCode || exitCodeOf(ev));
       return;
     }
-    ctx.log.error('switch failed; restoring previous session', { why, failed: ev.spec, fallback });
+    ctx.log.error('switch failed; restoring previous session', { why, failed: target, fallback });
     process.stderr.write(
-      `\r\nklaude: could not switch to ${ev.spec.sessionId} (${ev.spec.runtime ?? 'claude'} ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+      `\r\nklaude: could not switch to ${target.sessionId} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
         (fallback ? `klaude: returning to ${fallback.sessionId}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
     );
     if (!fallback) {

@@ -59,8 +59,8 @@ const needSelection = (c: KeyContext): string | null => (c.selected ? null : 'no
 function canOpen(c: KeyContext): string | null {
   const s = c.selected;
   if (!s) return needSelection(c);
-  if (s.runtime !== 'claude') return `${sid(s)} runs on ${s.runtime}: only Claude conversations open in the terminal (its log is on the right)`;
-  if (!s.nativeSessionId && !isLive(s)) return `${sid(s)} never started a Claude conversation: there is nothing to open`;
+  // Any runtime opens: claude resumes a Claude conversation, another agent opens in its own CLI.
+  if (!s.nativeSessionId && !isLive(s)) return `${sid(s)} never started a ${s.runtime === 'claude' ? 'Claude conversation' : `${s.runtime} session`}: there is nothing to open`;
   return null;
 }
 
@@ -139,7 +139,7 @@ const BINDINGS = [
   { id: 'pane.switch', keys: ['tab', 'shift+tab'], scope: 'main', group: 'Move', label: 'pane', description: 'switch between the tree and the log', footer: 2 },
 
   // Sessions
-  { id: 'session.open', keys: ['enter'], scope: 'tree', group: 'Sessions', label: 'open', description: "open the session's conversation in claude (the dashboard returns when claude exits)", footer: 3, when: canOpen },
+  { id: 'session.open', keys: ['enter'], scope: 'tree', group: 'Sessions', label: 'open', description: "open the session's conversation in its CLI: claude, or a codex/gemini/… agent's own (the dashboard returns when it exits)", footer: 3, when: canOpen },
   { id: 'session.talk', keys: ['t'], scope: 'main', group: 'Sessions', label: 'talk', description: "talk to the session in a PTY that keeps running after you detach (Ctrl-] detaches and comes back here; starts one if none runs)", footer: 8.5, when: canTalk },
   { id: 'session.new', keys: ['n'], scope: 'main', group: 'Sessions', label: 'new', description: 'start a new interactive claude session', footer: 4 },
   { id: 'agent.start', keys: ['s'], scope: 'main', group: 'Sessions', label: 'start', description: 'start an agent (type, then prompt) under the selected session', footer: 5 },

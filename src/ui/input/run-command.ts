@@ -50,7 +50,7 @@ function track<T>(env: CommandEnv, busy: string, p: Promise<T>, done: (r: T) => 
 function openSession(env: CommandEnv, id: string): void {
   const s = env.tree.byId.get(id);
   const what = s ? label(s) : shortId(id);
-  env.dispatch({ type: 'busy', text: s?.nativeSessionId ? `opening ${what}…` : `opening ${what}: waiting for its Claude session…` });
+  env.dispatch({ type: 'busy', text: s?.nativeSessionId ? `opening ${what}…` : `opening ${what}: waiting for its ${s?.runtime === 'claude' || !s ? 'Claude' : s.runtime} session…` });
   env.actions.open(id).then(
     () => env.dispatch({ type: 'busy', text: null }),
     (e: unknown) => {
@@ -221,7 +221,7 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
         return dispatch({
           type: 'confirm',
           intent: { kind: 'open', sessionId: sel.id },
-          message: `${label(sel)} is ${sel.status}. Opening it stops its headless run first (the current turn is cut off); you continue its conversation in claude. Open it?`,
+          message: `${label(sel)} is ${sel.status}. Opening it stops its headless run first (the current turn is cut off); you continue its conversation in ${sel.runtime === 'claude' ? 'claude' : `${sel.runtime}'s own CLI`}. Open it?`,
           dangerous: true,
         });
       }
