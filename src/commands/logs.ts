@@ -14,6 +14,7 @@ import { KlaudeError, usageError } from '../lib/errors.js';
 import { followLog } from '../logs/follow.js';
 import { createFormatter, formatOptionsFor } from '../logs/format.js';
 import { readAll, readTail } from '../logs/reader.js';
+import { createStreamPrinter } from '../logs/stream-print.js';
 import { collectCompletionInfo, formatSummary } from '../logs/summary.js';
 import { reconcile } from '../recovery/reconcile.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
@@ -62,14 +63,18 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
   const timestamps = config['stream.timestamp'];
-  const formatter = createFormatter(formatOptionsFor(ctx.stdout, ctx.env, { timestamps }));
+  const printer = createStreamPrinter(createFormatter(formatOptionsFor(ctx.stdout, ctx.env, { timestamps })));
   const write = (event: AgentEvent, line: string): void => {
     if (raw) {
       ctx.stdout.write(`${line}\n`);
       return;
     }
-    const s = formatter.format(event);
-    if (s !== null) ctx.stdout.write(`${s}\n`);
+    const s = printer.print(event);
+    if (s !== '') ctx.stdout.write(s);
+  };
+  const closeLine = (): void => {
+    const s = raw ? '' : printer.finish();
+    if (s) ctx.stdout.write(s);
   };
 
   if (summaryOnly) {
@@ -96,6 +101,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         write(l.event, l.line);
       }
     }
+    closeLine();
     if (!any && !raw) {
       const why =
         session.type === 'tui'
@@ -118,6 +124,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       signal: abort.signal,
       onEvent: write,
     });
+    closeLine();
     if (end.reason === 'aborted') {
       ctx.stderr.write(`stopped following; the agent keeps running (klaude logs -f ${shortId(session.id)} to follow again)\n`);
       return 130;

@@ -49,6 +49,7 @@ import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import type { AgentLaunchMetadata } from './start.js';
 import { RunRecord } from './run-record.js';
+import { DeltaCoalescer } from './delta-coalescer.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
@@ -87,9 +88,12 @@ export class AgentRuntime {
   private interruptTimer: NodeJS.Timeout | null = null;
   private interruptSeq = 0;
   private readonly rec: RunRecord;
+  /** Token deltas, batched to one log line per ~100 ms (see delta-coalescer.ts). */
+  private readonly deltas: DeltaCoalescer;
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
+    this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.normaliser = this.newNormaliser();
   }
 
@@ -98,10 +102,12 @@ export class AgentRuntime {
   }
 
   private write(e: AgentEventInput): void {
+    this.deltas.flush();
     this.rec.write(e);
   }
 
   private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+    this.deltas.flush();
     this.rec.finalize(done);
   }
 
@@ -275,6 +281,11 @@ export class AgentRuntime {
   private handle(events: AgentEventInput[]): void {
     for (const e of events) {
       try {
+        if (e.type === 'text_delta' || e.type === 'thinking_delta') {
+          this.deltas.push(e);
+          continue;
+        }
+        this.deltas.flush();
         if (e.type === 'done') this.onTurnDone(e);
         else this.rec.apply(e);
       } catch (err) {
@@ -369,6 +380,7 @@ export class AgentRuntime {
 
   private async shutdown(exit: CliExit | null): Promise<number> {
     const { d } = this;
+    this.deltas.dispose();
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     if (exit) {
       d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });

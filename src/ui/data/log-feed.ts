@@ -5,13 +5,17 @@
  */
 import type { AgentEvent } from '../../core/events.js';
 import { followLog, type FollowOptions, type FollowEnd } from '../../logs/follow.js';
+import { pushMerged } from '../../logs/merge-deltas.js';
 import { readTail, type TailResult } from '../../logs/reader.js';
 import { Emitter, type Source } from '../state/store.js';
 
 export interface LogSnapshot {
   sessionId: string | null;
   file: string | null;
-  /** Oldest first; older events beyond the cap are dropped (`dropped` counts them). */
+  /**
+   * Oldest first; older events beyond the cap are dropped (`dropped` counts them). Streamed text
+   * pieces are folded (logs/merge-deltas.ts). A new frozen array on every change: React may keep it.
+   */
   events: readonly AgentEvent[];
   dropped: number;
   /** Bumped on every change. */
@@ -37,7 +41,7 @@ export interface LogFeedOptions {
   onAppend?: (e: AgentEvent) => void;
 }
 
-const EMPTY: LogSnapshot = { sessionId: null, file: null, events: [], dropped: 0, version: 0, loaded: true, missing: false, error: null };
+const EMPTY: LogSnapshot = { sessionId: null, file: null, events: Object.freeze([]), dropped: 0, version: 0, loaded: true, missing: false, error: null };
 
 export class LogFeed extends Emitter implements Source<LogSnapshot> {
   private snapshot: LogSnapshot = EMPTY;
@@ -65,7 +69,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     this.abort?.abort();
     this.abort = undefined;
     this.events = [];
-    this.snapshot = { sessionId, file, events: this.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
+    this.snapshot = { sessionId, file, events: EMPTY.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
     this.emit();
     if (!file) return;
     const ac = new AbortController();
@@ -76,14 +80,14 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     // The tail first (so "loaded" is a known moment), then everything after it as it is written.
     this.readTail(file, this.tail).then((t) => {
       if (ac.signal.aborted) return;
-      this.events.push(...t.events);
-      this.update({ loaded: true, missing: t.missing, events: this.events });
+      for (const e of t.events) pushMerged(this.events, e);
+      this.update({ loaded: true, missing: t.missing, events: Object.freeze(this.events.slice()) });
       this.follow(file, {
         fromOffset: t.offset,
         signal: ac.signal,
         onEvent: (e) => {
           if (ac.signal.aborted) return;
-          this.events.push(e);
+          pushMerged(this.events, e);
           this.opts.onAppend?.(e);
           this.queueNotify();
         },
@@ -107,7 +111,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
         this.events.splice(0, cut);
         dropped += cut;
       }
-      this.snapshot = { ...this.snapshot, events: this.events, dropped, missing: false, version: this.snapshot.version + 1 };
+      this.snapshot = { ...this.snapshot, events: Object.freeze(this.events.slice()), dropped, missing: false, version: this.snapshot.version + 1 };
       this.emit();
     });
   }
