@@ -41,7 +41,7 @@ import { isAlive } from '../lib/process.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
-import { hookSettings } from '../hooks/settings.js';
+import { headlessHookSettings } from '../hooks/settings.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
 import { agentPreamble, systemPromptAddition } from './instructions.js';
@@ -55,15 +55,6 @@ export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
-
-/**
- * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
- * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
- * hooks (SessionStart → idle, Stop → idle, …) are left out.
- */
-function headlessHookSettings(): string {
-  return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
-}
 
 export interface Deps {
   home: string;
@@ -252,7 +243,7 @@ export class AgentRuntime {
       mcpConfig: meta.agent.mcpConfig,
       mcpStrict: meta.agent.mcpStrict ?? true,
       effort: meta.agent.effort,
-      settings: session.runtime === 'claude' ? headlessHookSettings() : null,
+      settings: session.runtime === 'claude' ? headlessHookSettings(currentInvocation()) : null,
     });
     const shimDir = ensureShim(d.home, currentInvocation());
     const env: NodeJS.ProcessEnv = {
