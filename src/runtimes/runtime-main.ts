@@ -79,8 +79,7 @@ export class AgentRuntime {
   private interruptTimer: NodeJS.Timeout | null = null;
   private interruptSeq = 0;
   private readonly rec: RunRecord;
-  /** Token deltas, batched to one log line per ~100 ms (see delta-coalescer.ts). */
-  private readonly deltas: DeltaCoalescer;
+  private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
