@@ -7,6 +7,7 @@ import type { AgentEvent } from '../../core/events.js';
 import { followLog, type FollowOptions, type FollowEnd } from '../../logs/follow.js';
 import { pushMerged } from '../../logs/merge-deltas.js';
 import { readTail, type TailResult } from '../../logs/reader.js';
+import { followTranscripts, mergeByTime, readTranscripts } from '../../runtimes/timeline.js';
 import { Emitter, type Source } from '../state/store.js';
 
 export interface LogSnapshot {
@@ -39,6 +40,11 @@ export interface LogFeedOptions {
   readTail?: TailFn;
   /** Called for every event appended (bench: time to screen). */
   onAppend?: (e: AgentEvent) => void;
+  /**
+   * Claude's transcripts of a session's interactive turns (runtimes/timeline.ts), shown merged
+   * in time order with its log; asked again when a new transcript appears (/clear).
+   */
+  transcripts?: (sessionId: string) => string[];
 }
 
 const EMPTY: LogSnapshot = { sessionId: null, file: null, events: Object.freeze([]), dropped: 0, version: 0, loaded: true, missing: false, error: null };
@@ -77,20 +83,24 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     const fail = (err: unknown): void => {
       if (!ac.signal.aborted) this.update({ error: `cannot read ${file}: ${(err as Error).message}`, loaded: true });
     };
-    // The tail first (so "loaded" is a known moment), then everything after it as it is written.
-    this.readTail(file, this.tail).then((t) => {
+    const onEvent = (e: AgentEvent): void => {
       if (ac.signal.aborted) return;
-      for (const e of t.events) pushMerged(this.events, e);
-      this.update({ loaded: true, missing: t.missing, events: Object.freeze(this.events.slice()) });
+      pushMerged(this.events, e);
+      this.opts.onAppend?.(e);
+      this.queueNotify();
+    };
+    const listTranscripts = (): string[] => (sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : []);
+    // The tail first (so "loaded" is a known moment), then everything after it as it is written.
+    Promise.all([this.readTail(file, this.tail), readTranscripts(listTranscripts())]).then(([t, history]) => {
+      if (ac.signal.aborted) return;
+      const first = mergeByTime(t.events, history.events).slice(-this.tail);
+      for (const e of first) pushMerged(this.events, e);
+      this.update({ loaded: true, missing: t.missing && history.events.length === 0, events: Object.freeze(this.events.slice()) });
+      if (history.offsets.size > 0) followTranscripts({ history, list: listTranscripts, onEvent, signal: ac.signal });
       this.follow(file, {
         fromOffset: t.offset,
         signal: ac.signal,
-        onEvent: (e) => {
-          if (ac.signal.aborted) return;
-          pushMerged(this.events, e);
-          this.opts.onAppend?.(e);
-          this.queueNotify();
-        },
+        onEvent,
       }).catch(fail);
     }, fail);
   }
@@ -111,13 +121,13 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
         this.events.splice(0, cut);
         dropped += cut;
       }
-      this.snapshot = { ...this.snapshot, events: Object.freeze(this.events.slice()), dropped, missing: false, version: this.snapshot.version + 1 };
+      this.snapshot = Object.freeze({ ...this.snapshot, events: Object.freeze(this.events.slice()), dropped, missing: false, version: this.snapshot.version + 1 });
       this.emit();
     });
   }
 
   private update(patch: Partial<LogSnapshot>): void {
-    this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
+    this.snapshot = Object.freeze({ ...this.snapshot, ...patch, version: this.snapshot.version + 1 });
     this.emit();
   }
 }
