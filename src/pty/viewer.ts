@@ -159,26 +159,7 @@ export async function openPtyViewer(
       };
     },
     grid(): ScreenGrid {
-      const sc = screen!;
-      const buf = (): ReturnType<typeof activeBuffer> => activeBuffer(sc);
-      return {
-        get cols() {
-          return sc.cols;
-        },
-        get rows() {
-          return sc.rows;
-        },
-        get cursor() {
-          const b = buf();
-          return { x: b.cursorX, y: b.cursorY };
-        },
-        get bufferType() {
-          return buf().type;
-        },
-        stamp: (y) => rowStamp(buf(), buf().viewportY + y),
-        text: (y) => rowText(buf(), buf().viewportY + y),
-        cells: (y, width, colour) => readRow(buf(), buf().viewportY + y, width, colour, scratch(sc)),
-      };
+      return screenGrid(screen!);
     },
     close(): void {
       if (closed) return;
@@ -188,10 +169,28 @@ export async function openPtyViewer(
 }
 
 const activeBuffer = (sc: HeadlessScreen) => sc.term.buffer.active;
-const scratches = new WeakMap<HeadlessScreen, ReturnType<ReturnType<typeof activeBuffer>['getNullCell']>>();
-/** One reusable cell per screen (reading a row allocates no cell objects). */
-function scratch(sc: HeadlessScreen): ReturnType<ReturnType<typeof activeBuffer>['getNullCell']> {
-  let c = scratches.get(sc);
-  if (!c) scratches.set(sc, (c = activeBuffer(sc).getNullCell()));
-  return c;
+
+/** Row-at-a-time access to a headless screen (the rows of whichever buffer is active). */
+export function screenGrid(sc: HeadlessScreen): ScreenGrid {
+  const buf = (): ReturnType<typeof activeBuffer> => activeBuffer(sc);
+  // One reusable cell: reading a row allocates no cell objects.
+  const scratch = buf().getNullCell();
+  return {
+    get cols() {
+      return sc.cols;
+    },
+    get rows() {
+      return sc.rows;
+    },
+    get cursor() {
+      const b = buf();
+      return { x: b.cursorX, y: b.cursorY };
+    },
+    get bufferType() {
+      return buf().type;
+    },
+    stamp: (y) => rowStamp(buf(), buf().viewportY + y),
+    text: (y) => rowText(buf(), buf().viewportY + y),
+    cells: (y, width, colour) => readRow(buf(), buf().viewportY + y, width, colour, scratch),
+  };
 }

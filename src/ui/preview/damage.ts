@@ -4,7 +4,7 @@
  * cells changed since the last frame. A screen row that did not change costs one comparison of
  * its cell array, not a new string.
  */
-import type { RowCells } from '../../pty/cells.js';
+import { sameStamp, type RowCells } from '../../pty/cells.js';
 import type { ScreenGrid } from '../../pty/viewer.js';
 import { previewRows } from './crop.js';
 
@@ -36,18 +36,12 @@ export class PreviewFrames {
   private row(grid: ScreenGrid, y: number, width: number, colour: boolean): RowCells {
     const stamp = grid.stamp(y);
     const hit = this.cache[y];
-    if (hit && stamp && hit.stamp && sameCells(hit.stamp, stamp)) return hit.cells;
+    if (hit && sameStamp(hit.stamp, stamp)) return hit.cells;
     this.reads++;
     const cells = grid.cells(y, width, colour);
     this.cache[y] = { stamp: stamp ? stamp.slice() : null, cells };
     return cells;
   }
-}
-
-function sameCells(a: Uint32Array, b: Uint32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
