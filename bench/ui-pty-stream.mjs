@@ -58,6 +58,8 @@ const treeTicks = (pid) => {
   for (const c of childrenOf(pid)) t += treeTicks(c);
   return t;
 };
+/** Proportional set size: shared pages (the node binary, libraries) split between the processes using them. */
+const pssMiB = (pid) => Number(/\nPss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? NaN) / 1024;
 /** RSS of a bare node process, in MiB (the floor for one process). */
 const bareNode = () => {
   const r = spawnSync(process.execPath, ['-e', "setTimeout(()=>{console.log(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1])},300)"], { encoding: 'utf8' });
@@ -101,6 +103,7 @@ try {
   const own = () => [ui.pid, ...hosts];
   const rssBefore = rssMiB(ui.pid);
   const memIdle = own().reduce((a, p) => a + rssMiB(p), 0);
+  const pssIdle = own().reduce((a, p) => a + pssMiB(p), 0);
 
   // Type the prompt through a controlling talk, detach, and watch with a view-only talk.
   mock.enqueue(reply());
@@ -152,7 +155,7 @@ try {
   );
   console.log(
     `memory with 3 live PTY sessions: dashboard + 3 PTY hosts ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +
-      `(goal ≤ 128 MiB) = ${fmt(memIdle / node, 2)}× a bare node process (${fmt(node)} MiB; 4 processes can't go below ${fmt(4 * node)}) · ` +
+      `(goal ≤ 128 MiB; PSS ${fmt(pssIdle)} MiB idle) = ${fmt(memIdle / node, 2)}× a bare node process (${fmt(node)} MiB; 4 processes can't go below ${fmt(4 * node)}) · ` +
       `per host ${hosts.map((p) => fmt(rssMiB(p))).join(' / ')} MiB · dashboard ${fmt(rssBefore)} MiB before the stream, ${fmt(rssAfter)} right after, ${fmt(rssLater)} ${AFTER_S} s later (goal: no growth)`,
   );
 } finally {
