@@ -87,9 +87,17 @@ export const sessions = sqliteTable(
     createdAt: createdAt(),
     updatedAt: createdAt('updated_at'),
     endedAt: integer('ended_at'),
+    /** What a live session is doing now: "thinking", "writing", "Bash: npm test", a retry line… (null when idle/ended). */
+    activity: text('activity'),
+    /** When the current run (turn or burst of turns) began: the tree's elapsed time counts from here. */
+    runStartedAt: integer('run_started_at'),
+    /** Why the session failed, one line (null unless failed). */
+    error: text('error'),
   },
   (t) => [
     index('sessions_project_created_idx').on(t.projectId, t.createdAt),
+    /** The dashboard's change probe: count and max(updated_at) of one project from the index alone. */
+    index('sessions_project_updated_idx').on(t.projectId, t.updatedAt),
     index('sessions_parent_idx').on(t.parentId),
     index('sessions_native_idx').on(t.nativeSessionId),
     index('sessions_instance_idx').on(t.instanceId),

@@ -54,6 +54,9 @@ function continuesAfterDone(e: AgentEvent): boolean {
     case 'user':
     case 'init':
     case 'text':
+    case 'text_delta':
+    case 'thinking_delta':
+    case 'retry':
     case 'tool_call':
     case 'tool_result':
     case 'update':

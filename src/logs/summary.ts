@@ -50,6 +50,8 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
   let lastDone: EventOf<'done'> | undefined;
   let lastStatus: SessionStatus | undefined;
   let lastText: string | null = null;
+  /** Text pieces not (yet) closed by a whole `text`: what a run cut off mid-message had written. */
+  let partial = '';
   let lastError: string | null = null;
   let usageCost: number | null = null;
   let any = false;
@@ -72,6 +74,10 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
         break;
       case 'text':
         if (e.text?.trim()) lastText = e.text.trim();
+        partial = '';
+        break;
+      case 'text_delta':
+        partial += e.text ?? '';
         break;
       case 'update':
         updates.push(e.text);
@@ -121,7 +127,7 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
     status: lastStatus ?? (any ? 'running' : 'pending'),
     filesEdited: edited,
     filesCreated: created,
-    finalText: lastDone?.finalText?.trim() || lastText,
+    finalText: lastDone?.finalText?.trim() || lastText || partial.trim() || null,
     error: lastDone?.error ?? lastError,
     costUsd: lastDone?.costUsd ?? usageCost,
     durationMs: lastDone?.durationMs ?? null,

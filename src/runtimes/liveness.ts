@@ -55,7 +55,7 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
     const cur = getSession(db, s.id);
     if (!cur || isTerminal(cur.status)) return undefined;
     for (const p of rows) endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
-    return updateSession(db, s.id, { status: 'failed', endedAt: now });
+    return updateSession(db, s.id, { status: 'failed', endedAt: now, activity: null, error: reason });
   });
   if (updated?.logPath) {
     try {

@@ -41,7 +41,7 @@ import { isAlive } from '../lib/process.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
-import { hookSettings } from '../hooks/settings.js';
+import { headlessHookSettings } from '../hooks/settings.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
 import { agentPreamble, systemPromptAddition } from './instructions.js';
@@ -49,20 +49,12 @@ import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import type { AgentLaunchMetadata } from './start.js';
 import { RunRecord } from './run-record.js';
+import { DeltaCoalescer } from './delta-coalescer.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
-
-/**
- * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
- * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
- * hooks (SessionStart → idle, Stop → idle, …) are left out.
- */
-function headlessHookSettings(): string {
-  return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
-}
 
 export interface Deps {
   home: string;
@@ -87,9 +79,11 @@ export class AgentRuntime {
   private interruptTimer: NodeJS.Timeout | null = null;
   private interruptSeq = 0;
   private readonly rec: RunRecord;
+  private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
+    this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.normaliser = this.newNormaliser();
   }
 
@@ -98,10 +92,12 @@ export class AgentRuntime {
   }
 
   private write(e: AgentEventInput): void {
+    this.deltas.flush();
     this.rec.write(e);
   }
 
   private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+    this.deltas.flush();
     this.rec.finalize(done);
   }
 
@@ -246,7 +242,7 @@ export class AgentRuntime {
       mcpConfig: meta.agent.mcpConfig,
       mcpStrict: meta.agent.mcpStrict ?? true,
       effort: meta.agent.effort,
-      settings: session.runtime === 'claude' ? headlessHookSettings() : null,
+      settings: session.runtime === 'claude' ? headlessHookSettings(currentInvocation()) : null,
     });
     const shimDir = ensureShim(d.home, currentInvocation());
     const env: NodeJS.ProcessEnv = {
@@ -275,6 +271,11 @@ export class AgentRuntime {
   private handle(events: AgentEventInput[]): void {
     for (const e of events) {
       try {
+        if (e.type === 'text_delta' || e.type === 'thinking_delta') {
+          this.deltas.push(e);
+          continue;
+        }
+        this.deltas.flush();
         if (e.type === 'done') this.onTurnDone(e);
         else this.rec.apply(e);
       } catch (err) {
@@ -371,6 +372,7 @@ export class AgentRuntime {
 
   private async shutdown(exit: CliExit | null): Promise<number> {
     const { d } = this;
+    this.deltas.dispose();
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     if (exit) {
       d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
