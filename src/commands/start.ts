@@ -65,6 +65,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const json = ctx.flags.json === true;
   const detach = ctx.flags.detach === true || checkout || json;
   if (checkout && count > 1) throw usageError('--checkout starts one agent (count must be 1)');
+  const now = ctx.flags.now === true;
+  if (now && !checkout) throw usageError('--now goes with -c/--checkout');
 
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
@@ -95,6 +97,7 @@ export async function run(ctx: CommandContext): Promise<number> {
           ...(req.model ? { model: req.model } : {}),
           ...(req.share ? { share: true } : {}),
           ...(checkout ? { checkout: true } : {}),
+          ...(now ? { checkoutNow: true } : {}),
           ...(req.parentId ? { parentId: req.parentId } : {}),
           cwd: ctx.cwd,
         },
@@ -130,7 +133,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     for (const s of sessions) ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})\n`);
     const shorts = sessions.map((s) => shortId(s.id)).join(' ');
     if (checkout) {
-      ctx.stdout.write(`checking out ${shorts}: the foreground Claude switches to its conversation once it has begun\n`);
+      ctx.stdout.write(
+        now
+          ? `switching to ${shorts} now: the foreground Claude takes over its conversation as soon as it has begun (its first turn is stopped)\n`
+          : `switching to ${shorts} when its turn ends: the foreground Claude then continues its conversation\n`,
+      );
       return 0;
     }
     if (detach) {

@@ -162,8 +162,9 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   const prepareExisting = (target: string, timeoutMs?: number) => async (): Promise<LaunchSpec> => {
     const t = store.resolveCheckoutTarget(ctx, target, target);
     const claudeSessionId = await store.waitForClaudeId(ctx, t, timeoutMs ?? config['switch.targetTimeoutSeconds'] * 1000);
-    store.assertNotForegroundElsewhere(ctx, t.id);
-    await store.stopHeadlessRuntime(ctx, t.id);
+    // The dashboard has asked before opening a running agent: its run may be stopped. The claim
+    // taken here is released once claude is launched (Switcher.launch).
+    await store.prepareTarget(ctx, t, { force: true });
     // Same as checkout: the agent's own directory, and a non-Claude agent's own CLI.
     return store.launchSpecFor(ctx, t, claudeSessionId);
   };
