@@ -83,8 +83,9 @@ export class HandOver {
     return async () => {
       const t = store.resolveCheckoutTarget(ctx, target, target);
       const nativeId = await store.waitForClaudeId(ctx, t, timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000);
-      store.assertNotForegroundElsewhere(ctx, t.id);
-      await store.stopHeadlessRuntime(ctx, t.id);
+      // The dashboard has asked before opening a running agent: its run may be stopped. The claim
+      // taken here is released once claude is launched (Switcher.launch).
+      await store.prepareTarget(ctx, t, { force: true });
       return store.launchSpecFor(ctx, t, nativeId);
     };
   }

@@ -16,7 +16,8 @@ export const INSTANCE_MODES = ['cli', 'ui'] as const;
 export type InstanceMode = (typeof INSTANCE_MODES)[number];
 export const INSTANCE_STATUSES = ['running', 'exited', 'stale'] as const;
 export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
-export const PROCESS_KINDS = ['supervisor', 'claude', 'runtime', 'pty'] as const;
+/** 'cli': an agent runtime's CLI child (`claude -p`…), owned by its runtime's row (parent_process_id). */
+export const PROCESS_KINDS = ['supervisor', 'claude', 'runtime', 'pty', 'cli'] as const;
 export type ProcessKind = (typeof PROCESS_KINDS)[number];
 /** Claude's SessionStart `source` values plus klaude's own ('headless' for `claude -p` runtimes). */
 export type LinkSource = 'startup' | 'resume' | 'clear' | 'compact' | 'headless' | (string & {});
@@ -130,6 +131,10 @@ export const runtimeProcess = sqliteTable(
       .references(() => sessions.id, { onDelete: 'cascade' }),
     instanceId: text('instance_id').references(() => instances.id, { onDelete: 'set null' }),
     pid: integer('pid').notNull(),
+    /** /proc/<pid>/stat field 22 at record time: pid + start time name the process for good (null: unknown). */
+    pidStart: integer('pid_start'),
+    /** The row of the process that owns this one (a 'cli' child's runtime); null: owned by its instance or none. */
+    parentProcessId: integer('parent_process_id'),
     kind: text('kind', { enum: PROCESS_KINDS }).notNull(),
     startedAt: createdAt('started_at'),
     exitedAt: integer('exited_at'),
@@ -142,6 +147,23 @@ export const runtimeProcess = sqliteTable(
     index('process_instance_idx').on(t.instanceId),
   ],
 );
+
+/**
+ * One writer per conversation: whoever is about to stop or start the process that writes a
+ * session's conversation (checkout, dashboard Enter, talk, message/resume, start -c) holds its
+ * claim first, taken in one IMMEDIATE transaction. A claim whose holder process is gone (pid +
+ * start time) is void, so a crash never leaves a session locked.
+ */
+export const sessionClaims = sqliteTable('session_claims', {
+  klaudeSessionId: text('klaude_session_id')
+    .primaryKey()
+    .references(() => sessions.id, { onDelete: 'cascade' }),
+  /** Who holds it, as told to a second taker: "a checkout in klaude pid 123". */
+  holder: text('holder').notNull(),
+  holderPid: integer('holder_pid').notNull(),
+  holderStart: integer('holder_start'),
+  createdAt: createdAt(),
+});
 
 export const events = sqliteTable(
   'events',
@@ -187,5 +209,6 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type NewSessionRow = typeof sessions.$inferInsert;
 export type ClaudeLinkRow = typeof claudeSessionLinks.$inferSelect;
 export type ProcessRow = typeof runtimeProcess.$inferSelect;
+export type ClaimRow = typeof sessionClaims.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type UpdateRow = typeof agentUpdates.$inferSelect;

@@ -32,12 +32,12 @@ import type { Config } from '../config/schema.js';
 import { controlRequest } from '../control/client.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { PROTOCOL_VERSION } from '../control/protocol.js';
-import { tx, type Db } from '../db/client.js';
-import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
+import type { Db } from '../db/client.js';
+import { endProcess } from '../db/repos/processes.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
-import { isAlive } from '../lib/process.js';
+import { claimRun, recordCli } from './run-claim.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
@@ -116,26 +116,18 @@ export class AgentRuntime {
     return this.d.session.id;
   }
 
-  /** Record our pid as the session's runtime, unless another live runtime already has it. */
-  private claim(): number | null {
-    const { db } = this.d;
-    return tx(db, () => {
-      const other = currentProcesses(db, this.id, 'runtime').find((p) => p.pid !== process.pid && isAlive(p.pid));
-      if (other) return null;
-      const row = recordProcess(db, {
-        klaudeSessionId: this.id,
-        instanceId: this.d.session.instanceId,
-        pid: process.pid,
-        kind: 'runtime',
-      });
-      return row.id;
-    });
-  }
-
   async run(request: RuntimeRequest): Promise<number> {
     const { d } = this;
-    this.processRowId = this.claim();
-    if (this.processRowId === null) return this.forwardToOther(request);
+    const claimed = claimRun(d.db, this.id, d.session.instanceId);
+    if (claimed === null) return this.forwardToOther(request);
+    if (typeof claimed === 'object') {
+      d.log.error('the conversation is claimed by someone else: not starting the agent CLI', { holder: claimed.busy });
+      this.write({ type: 'error', message: `not started: ${shortId(this.id)} is taken by ${claimed.busy} [E_SESSION_BUSY]` });
+      d.writer.close();
+      d.db.close();
+      return 3;
+    }
+    this.processRowId = claimed;
     try {
       this.server = await startControlServer({
         socketPath: agentSocketPath(d.home, d.session.projectId, this.id, d.env),
@@ -261,6 +253,7 @@ export class AgentRuntime {
       onLine: (line) => this.handle(this.normaliser.line(line)),
       onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
     });
+    recordCli(d, this.id, this.processRowId, this.cli);
     if (this.cli.canWrite) {
       const queued = this.queue.splice(0);
       this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));

@@ -21,6 +21,7 @@ import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } 
 import { getAdapter } from '../runtimes/adapter.js';
 import { prependPath } from '../claude/shim.js';
 import * as store from './store.js';
+import { releaseConversation } from '../recovery/claim.js';
 
 export const QUICK_DEATH_MS = 3000;
 
@@ -113,11 +114,22 @@ export class Switcher extends EventEmitter<{
       const plan = isClaude(spec) ? this.claudeCommand(spec, first) : await this.otherRuntimeCommand(spec);
       if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
       store.beforeLaunch(ctx, spec);
-      running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd });
+      running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd, graceMs: ctx.config['switch.graceSeconds'] * 1000 });
+    } catch (e) {
+      releaseConversation(ctx.db, spec.sessionId);
+      throw e;
     } finally {
       this.inFlight--;
     }
-    const rowId = store.recordForeground(ctx, spec, running.pid);
+    // Bookkeeping never makes us abandon a live child: a failure here (DB busy, disk full) is
+    // logged and the child stays ours (its exit is still handled; the watchdog still guards it).
+    let rowId: number | null = null;
+    try {
+      rowId = store.recordForeground(ctx, spec, running.pid);
+    } catch (err) {
+      ctx.log.error('recording the foreground launch failed; claude keeps running', { err, pid: running.pid });
+    }
+    releaseConversation(ctx.db, spec.sessionId);
     this.last = { spec, attempt, fallback, processRowId: rowId };
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
@@ -138,7 +150,7 @@ export class Switcher extends EventEmitter<{
     return adapter.interactiveResume(adapter.resolveBinary(this.ctx.config, this.ctx.env), spec.claudeSessionId);
   }
 
-  async checkout(req: { target?: string; fromSessionId?: string; timeoutMs?: number }): Promise<{
+  async checkout(req: { target?: string; fromSessionId?: string; timeoutMs?: number; force?: boolean }): Promise<{
     sessionId: string;
     claudeSessionId: string;
     pid: number;
@@ -152,6 +164,7 @@ export class Switcher extends EventEmitter<{
     const cur = this.fg.current;
     if (!cur) throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'claude is between launches', { hint: 'try again in a moment' });
     this.switching = true;
+    let claimed: string | null = null;
     try {
       const { ctx } = this;
       const target = store.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
@@ -160,8 +173,10 @@ export class Switcher extends EventEmitter<{
       }
       const timeoutMs = req.timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000;
       const claudeSessionId = await store.waitForClaudeId(ctx, target, timeoutMs);
-      store.assertNotForegroundElsewhere(ctx, target.id);
-      await store.stopHeadlessRuntime(ctx, target.id);
+      // The claim makes this checkout the conversation's one writer-to-be: a `klaude message`
+      // during the old claude's grace period gets E_SESSION_BUSY instead of resuming it too.
+      await store.prepareTarget(ctx, target, { force: req.force === true });
+      claimed = target.id;
       // Those waits may have outlived the foreground claude (or the supervisor): then there is
       // nothing to stop, and waiting for its exit would leave this switch pending forever.
       if (this.stopping || this.fg.current !== cur) {
@@ -179,6 +194,7 @@ export class Switcher extends EventEmitter<{
       });
       return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
     } finally {
+      if (claimed) releaseConversation(this.ctx.db, claimed);
       this.switching = false;
     }
   }
