@@ -20,14 +20,14 @@ export function resolveCheckoutTarget(ctx: SupervisorContext, target: string | u
   const projectId = ctx.projectHash;
   if (target) return resolveSession(ctx.db, target, { projectId });
   const from = getSession(ctx.db, fromSessionId);
-  if (!from) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${fromSessionId} not found`);
+  if (!from) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(fromSessionId)} not found`);
   if (!from.parentId) {
     throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(from.id)} is a root session: it has no parent to go back to`, {
       hint: 'name a session: `klaude checkout <id>` (`klaude sessions` lists them)',
     });
   }
   const parent = getSession(ctx.db, from.parentId);
-  if (!parent) throw new KlaudeError('E_SESSION_NOT_FOUND', `parent ${from.parentId} of ${shortId(from.id)} is gone`);
+  if (!parent) throw new KlaudeError('E_SESSION_NOT_FOUND', `parent ${shortId(from.parentId!)} of ${shortId(from.id)} is gone`);
   return parent;
 }
 

@@ -12,6 +12,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { constants as osConstants } from 'node:os';
+import { shortId } from '../core/ids.js';
 import { KlaudeError } from '../lib/errors.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { hookSettings, mergeSettings } from '../hooks/settings.js';
@@ -214,7 +215,7 @@ export class Switcher extends EventEmitter<{
       this.pending = null;
       this.launch(p.spec, p.fallback).then(p.resolve, (err) => {
         p.reject(err);
-        this.restore(p.fallback, ev, `could not start claude for ${p.spec.sessionId}: ${(err as Error).message}`);
+        this.restore(p.fallback, ev, `could not start claude for ${shortId(p.spec.sessionId)}: ${(err as Error).message}`);
       });
       return;
     }
@@ -250,8 +251,8 @@ export class Switcher extends EventEmitter<{
     }
     ctx.log.error('switch failed; restoring previous session', { why, failed: ev.spec, fallback });
     process.stderr.write(
-      `\r\nklaude: could not switch to ${ev.spec.sessionId} (${ev.spec.runtime ?? 'claude'} ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
-        (fallback ? `klaude: returning to ${fallback.sessionId}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
+      `\r\nklaude: could not switch to ${shortId(ev.spec.sessionId)} (${ev.spec.runtime ?? 'claude'} ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+        (fallback ? `klaude: returning to ${shortId(fallback.sessionId)}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
     );
     if (!fallback) {
       this.idleExit(ev);
