@@ -16,6 +16,7 @@ const INSTANCE_FLAG: FlagSpec = {
 export const COMMANDS: CommandSpec[] = [
   {
     name: '',
+    passthrough: true,
     summary: 'run Claude Code in this project under klaude (foreground claude, checkout, agents)',
     usage: 'klaude [--resume-last | --resume <id>] [-- <claude args>]',
     description: [
@@ -31,12 +32,14 @@ export const COMMANDS: CommandSpec[] = [
     flags: {
       resumeLast: { type: 'boolean', description: 'resume the newest root session of this project instead of starting fresh' },
       resume: { type: 'string', valueName: 'id', description: 'resume this session (klaude id, prefix/suffix, or Claude id)' },
+      continue: { type: 'boolean', shortFlag: 'c', description: "same as --resume-last (claude's spelling)" },
     },
     examples: ['klaude', 'klaude -- --model sonnet', 'klaude --resume-last'],
     load: () => import('./root.js'),
   },
   {
     name: 'ui',
+    passthrough: true,
     summary: 'full-screen dashboard: agent tree, live logs; Enter opens a session in claude',
     usage: 'klaude ui [-- <claude args>]',
     description: [
@@ -269,6 +272,27 @@ export const COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude logs 7XQ2', 'klaude logs 7XQ2 -f', 'klaude logs 7XQ2 -n 20', 'klaude logs 7XQ2 -s'],
+    load: () => import('./logs.js'),
+  },
+  {
+    name: 'read',
+    summary: 'the same as `klaude logs` (the design notes\' name), -t/--tail = -f',
+    usage: 'klaude read <id> [-t|-f] [-s] [--raw] [-n <N>]',
+    description: [
+      'Assistant text as is, one line per tool call (→ Bash: npm test), results folded (✓ 12 lines),',
+      '[UPDATE] lines marked. The id may be a klaude id, a unique prefix/suffix (4+ chars) or a Claude session id.',
+      '-f prints the log and follows it until the agent is done (Ctrl-C stops following; the agent keeps running).',
+    ].join('\n'),
+    flags: {
+      follow: { type: 'boolean', shortFlag: 'f', description: 'follow the log live until the agent is done' },
+      tail: { type: 'boolean', shortFlag: 't', description: 'the same as -f' },
+      summary: { type: 'boolean', shortFlag: 's', description: 'only the completion summary: status, files edited/created, final text, cost' },
+      raw: { type: 'boolean', description: 'the NDJSON event lines as written' },
+      lines: { type: 'number', shortFlag: 'n', valueName: 'N', description: 'only the last N events (read from the end of the file)' },
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: ['klaude read 7XQ2', 'klaude read 7XQ2 -t', 'klaude read 7XQ2 -s'],
     load: () => import('./logs.js'),
   },
   {
