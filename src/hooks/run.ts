@@ -60,6 +60,12 @@ function readStdin(): Promise<Stdin> {
   });
 }
 
+/** KLAUDE_SWITCHED_FROM is `<session>:<label>`; it is about this session only. */
+function switchedFrom(env: NodeJS.ProcessEnv, sessionId: string): string | undefined {
+  const v = env.KLAUDE_SWITCHED_FROM;
+  return v?.startsWith(`${sessionId}:`) ? v.slice(sessionId.length + 1) : undefined;
+}
+
 export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const word = args[0];
   const event = word ? eventFromWord(word) : undefined;
@@ -83,7 +89,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     // The fast open is null only when the DB is missing or behind: then create/migrate it.
     const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
     try {
-      const out = handleHook(db, sessionId, event, payload as HookPayload);
+      const out = handleHook(db, sessionId, event, payload as HookPayload, { switchedFrom: switchedFrom(env, sessionId) });
       if (out.stdout) process.stdout.write(out.stdout);
     } finally {
       db.close();
