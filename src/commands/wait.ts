@@ -32,7 +32,11 @@ export async function run(ctx: CommandContext): Promise<number> {
       detacher.dispose();
     }
     const infos = await Promise.all(r.finished.map(async (s) => ({ s, info: await completionOf(logPathOf(svc, s)) })));
-    for (const x of infos) if (!x.info.ended || x.info.status !== x.s.status) x.info.status = x.s.status;
+    for (const x of infos) {
+      if (!x.info.ended || x.info.status !== x.s.status) x.info.status = x.s.status;
+      // An interactive session has no agent log: its last text comes from the Stop hook.
+      if (!x.info.finalText && x.s.lastText) x.info.finalText = x.s.lastText;
+    }
     if (ctx.flags.json === true) {
       ctx.stdout.write(
         `${JSON.stringify({

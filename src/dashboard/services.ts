@@ -33,7 +33,7 @@ import * as store from '../supervisor/store.js';
 import { exitCodeOf, QUICK_DEATH_MS } from '../supervisor/switcher.js';
 import type { UiShell } from './supervisor.js';
 import { UiSwitcher } from './switcher.js';
-import { WaitingNotifier } from '../ui/terminal/notify.js';
+import { osc52, WaitingNotifier } from '../ui/terminal/notify.js';
 import { reclaimStdin } from '../ui/terminal/screen.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
 
@@ -273,6 +273,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
       close(0, o);
     },
     redraw: () => host.redraw(),
+    copy: (text) => out.write(osc52(text)),
     suspend: () => suspendToShell(),
   };
 
