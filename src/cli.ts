@@ -6,21 +6,17 @@
 import { KlaudeError, isKlaudeError } from './lib/errors.js';
 import { VERSION } from './lib/version.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
-import { checkUnknownFlags, closestCommand } from './commands/argv.js';
-import { parseFlags } from './commands/parse-flags.js';
+import { closestCommand } from './commands/argv.js';
+import { parseCommandLine } from './commands/parse-flags.js';
 import { commandHelp, overviewHelp } from './commands/help.js';
 import type { CommandContext, CommandSpec } from './commands/types.js';
 
 async function parseAndRun(spec: CommandSpec, args: string[]): Promise<number> {
-  const dd = args.indexOf('--');
-  const own = dd === -1 ? args : args.slice(0, dd);
-  const passthrough = dd === -1 ? [] : args.slice(dd + 1);
-  if (own.includes('--help') || own.includes('-h')) {
+  const { help, flags, input, passthrough } = parseCommandLine(spec, args);
+  if (help) {
     process.stdout.write(commandHelp(spec));
     return 0;
   }
-  checkUnknownFlags(spec, own);
-  const { flags, input } = parseFlags(spec, own);
   for (const [name, f] of Object.entries(spec.flags)) {
     const v = flags[name];
     if (f.type === 'number' && typeof v === 'number' && Number.isNaN(v)) {
@@ -32,7 +28,9 @@ async function parseAndRun(spec: CommandSpec, args: string[]): Promise<number> {
   }
   if (spec.maxArgs !== undefined && input.length > spec.maxArgs) {
     throw new KlaudeError('E_USAGE', `unexpected argument '${input[spec.maxArgs]}' for '${spec.name}'`, {
-      hint: `usage: ${spec.usage}`,
+      hint: input[spec.maxArgs]!.startsWith('-')
+        ? `flags go before the arguments (or quote text after \`--\`); usage: ${spec.usage}`
+        : `usage: ${spec.usage}`,
     });
   }
   const ctx: CommandContext = {

@@ -1,45 +1,5 @@
-import { KlaudeError } from '../lib/errors.js';
+/** Did-you-mean for commands, flags, agent types and runtimes. */
 import type { CommandSpec } from './types.js';
-
-const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-/**
- * meow would print its own multi-line message and exit; we want one line with a code
- * and a hint, so unknown flags are found here first.
- */
-export function checkUnknownFlags(spec: CommandSpec, argv: string[]): void {
-  const longs = new Map<string, string>();
-  const shorts = new Set<string>();
-  for (const [name, f] of Object.entries(spec.flags)) {
-    longs.set(kebab(name), f.type);
-    longs.set(name, f.type);
-    if (f.shortFlag) shorts.add(f.shortFlag);
-  }
-  const where = spec.name ? `'klaude ${spec.name}'` : "'klaude'";
-  const hint = `run \`klaude ${spec.name ? `${spec.name} ` : ''}--help\` for its flags`;
-  for (let i = 0; i < argv.length; i++) {
-    const tok = argv[i]!;
-    if (tok === '-' || !tok.startsWith('-') || /^-\d/.test(tok)) continue;
-    if (tok.startsWith('--')) {
-      const name = tok.slice(2).split('=')[0]!;
-      const bare = name.startsWith('no-') ? name.slice(3) : name;
-      const type = longs.get(name) ?? (longs.get(bare) === 'boolean' ? 'boolean' : undefined);
-      if (!type) throw new KlaudeError('E_UNKNOWN_FLAG', `unknown flag '--${name}' for ${where}`, { hint });
-      if (type !== 'boolean' && !tok.includes('=')) i++;
-      continue;
-    }
-    const letters = tok.slice(1);
-    for (let j = 0; j < letters.length; j++) {
-      const ch = letters[j]!;
-      if (!shorts.has(ch)) throw new KlaudeError('E_UNKNOWN_FLAG', `unknown flag '-${ch}' for ${where}`, { hint });
-      const entry = Object.values(spec.flags).find((f) => f.shortFlag === ch);
-      if (entry && entry.type !== 'boolean') {
-        if (j === letters.length - 1) i++;
-        break;
-      }
-    }
-  }
-}
 
 function distance(a: string, b: string): number {
   const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
@@ -52,12 +12,17 @@ function distance(a: string, b: string): number {
   return dp[a.length]![b.length]!;
 }
 
-export function closestCommand(name: string, commands: CommandSpec[]): string | undefined {
+/** The name nearest to `name` (a prefix of it, or at most 2 edits away), for did-you-mean hints. */
+export function closestName(name: string, names: readonly string[]): string | undefined {
   let best: { name: string; d: number } | undefined;
-  for (const c of commands) {
-    if (!c.name) continue;
-    const d = c.name.startsWith(name) ? 0 : distance(name, c.name);
-    if (d <= 2 && (!best || d < best.d)) best = { name: c.name, d };
+  for (const n of names) {
+    if (!n) continue;
+    const d = n.startsWith(name) ? 0 : distance(name.toLowerCase(), n.toLowerCase());
+    if (d <= 2 && (!best || d < best.d)) best = { name: n, d };
   }
   return best?.name;
+}
+
+export function closestCommand(name: string, commands: CommandSpec[]): string | undefined {
+  return closestName(name, commands.map((c) => c.name));
 }

@@ -2,6 +2,7 @@ import { loadConfig } from '../config/config.js';
 import { klaudeHome } from '../config/paths.js';
 import { controlRequest } from '../control/client.js';
 import { locateSupervisor } from '../control/locate.js';
+import { shortId } from '../core/ids.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -22,8 +23,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     { timeoutMs: replyTimeoutMs(home, timeoutSec) },
   );
   if (ctx.flags.json) ctx.stdout.write(`${JSON.stringify(res)}\n`);
-  else if ((res as { unchanged?: boolean }).unchanged) ctx.stdout.write(`already on ${res.sessionId}\n`);
-  else ctx.stdout.write(`checked out ${res.sessionId} (claude session ${res.claudeSessionId}, pid ${res.pid})\n`);
+  else if ((res as { unchanged?: boolean }).unchanged) ctx.stdout.write(`already on ${shortId(res.sessionId)}\n`);
+  else ctx.stdout.write(`checked out ${shortId(res.sessionId)} (claude session ${res.claudeSessionId}, pid ${res.pid})\n`);
   return 0;
 }
 

@@ -12,12 +12,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   const loaded = loadConfig(home);
+  for (const w of loaded.warnings) ctx.stderr.write(`klaude: warning: ${w}\n`);
   if (ctx.flags.path) {
     ctx.stdout.write(`${loaded.path}\n`);
     return 0;
   }
   if (ctx.flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ path: loaded.path, exists: loaded.exists, home, config: loaded.config }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ path: loaded.path, exists: loaded.exists, home, config: loaded.config, warnings: loaded.warnings }, null, 2)}\n`);
     return 0;
   }
   ctx.stdout.write(`# ${loaded.path}${loaded.exists ? '' : ' (not present: all defaults)'}\n`);

@@ -43,7 +43,8 @@ function flagLine(name: string, f: FlagSpec): [string, string] {
 
 export function commandHelp(spec: CommandSpec): string {
   const rows = Object.entries(spec.flags).map(([n, f]) => flagLine(n, f));
-  rows.push(['-h, --help', 'show this help']);
+  rows.push(['-h, --help', 'show this help (before any argument; after one it is text)']);
+  rows.push(['--', spec.passthrough ? 'the rest goes to claude' : 'the rest are arguments even if they start with -']);
   const width = Math.max(...rows.map((r) => r[0].length)) + 2;
   return [
     spec.name ? `klaude ${spec.name} — ${spec.summary}` : `klaude — ${spec.summary}`,

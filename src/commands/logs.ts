@@ -43,7 +43,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const [input] = ctx.input;
   if (!input) throw usageError('missing session id', 'usage: klaude logs <id> [-f] [-s] [--raw] [-n N]');
-  const follow = ctx.flags.follow === true;
+  const follow = ctx.flags.follow === true || ctx.flags.tail === true; // -t: `klaude read`'s spelling
   const summaryOnly = ctx.flags.summary === true;
   const raw = ctx.flags.raw === true;
   const n = ctx.flags.lines;

@@ -1,14 +1,18 @@
 /**
- * Flag parsing for subcommands with node's built-in `util.parseArgs` (replacing meow, whose import
- * alone cost ≈15–30 ms per command: it evaluates normalize-package-data and the SPDX license lists).
- * Run after `checkUnknownFlags` (argv.ts), which rejects unknown flags with a one-line error.
- *
- * Same results as the meow setup it replaces: camelCase flag names (`--resume-last` → resumeLast),
- * `--no-<flag>` for booleans, numbers converted (NaN left for the caller to report), defaults
- * applied, absent booleans undefined, `isMultiple` collected into arrays.
+ * A command's arguments, parsed by node's `util.parseArgs` in strict mode (meow's import alone cost
+ * ≈15–30 ms per command). The rules people and Claude rely on:
+ * - `--` ends flags: everything after it is a positional (for `klaude` and `klaude ui`, whose
+ *   positionals are claude's arguments, everything after it goes to claude);
+ * - a token that cannot be a flag is a positional even if it starts with `-`: `-` alone, or one
+ *   containing whitespace (`klaude start general "- list item"`: prompts are written like that);
+ * - `--help`/`-h` counts only before the first positional (`start general "-h"` is a prompt);
+ * - unknown flags are one-line errors with a did-you-mean.
+ * Also: camelCase spellings (`--resumeLast`), `--no-<boolean>`, numbers converted (NaN left for
+ * the caller to report), defaults applied, `isMultiple` collected into arrays.
  */
 import { parseArgs } from 'node:util';
 import { KlaudeError } from '../lib/errors.js';
+import { closestName } from './argv.js';
 import type { CommandSpec, Flags } from './types.js';
 
 const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -18,8 +22,31 @@ export interface ParsedFlags {
   input: string[];
 }
 
+export interface ParsedCommandLine extends ParsedFlags {
+  help: boolean;
+  /** After `--`, for commands that pass arguments on (`klaude`, `klaude ui`); else empty. */
+  passthrough: string[];
+}
+
+/** A token that can't be a flag: `-` alone, or text with whitespace in it. */
+const cannotBeFlag = (tok: string): boolean => tok === '-' || /\s/.test(tok);
+
+export function parseCommandLine(spec: CommandSpec, argv: readonly string[]): ParsedCommandLine {
+  const dd = spec.passthrough ? argv.indexOf('--') : -1;
+  const own = dd === -1 ? argv : argv.slice(0, dd);
+  const passthrough = dd === -1 ? [] : argv.slice(dd + 1);
+  return { ...parse(spec, own), passthrough };
+}
+
+/** Flags and positionals of `argv` (no help handling: `--help` is an unknown flag here). */
 export function parseFlags(spec: CommandSpec, argv: readonly string[]): ParsedFlags {
-  type Opt = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
+  const { flags, input } = parse(spec, argv, false);
+  return { flags, input };
+}
+
+type Opt = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
+
+function parse(spec: CommandSpec, argv: readonly string[], withHelp = true): { help: boolean } & ParsedFlags {
   const options: Record<string, Opt> = {};
   const byLong = new Map<string, string>(); // kebab or camel long name → flag name
   for (const [name, f] of Object.entries(spec.flags)) {
@@ -32,12 +59,29 @@ export function parseFlags(spec: CommandSpec, argv: readonly string[]): ParsedFl
     byLong.set(long, name);
     byLong.set(name, name);
   }
-  // `--no-<boolean>` and camelCase spellings (`--resumeLast`) are rewritten to what parseArgs knows.
+  if (withHelp) options.help = { type: 'boolean', short: 'h' };
+
+  // Tokens that can't be flags are swapped for placeholders parseArgs reads as plain positionals
+  // (or option values) and swapped back afterwards; `--no-<boolean>` and camelCase spellings are
+  // rewritten to what parseArgs knows.
+  const held: string[] = [];
+  const placeholder = (tok: string): string => `\u0000${held.push(tok) - 1}`;
+  const unhold = (v: string): string => (v.startsWith('\u0000') ? (held[Number(v.slice(1))] ?? v) : v);
   const negated = new Set<string>();
   const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const tok = argv[i]!;
-    if (!tok.startsWith('--') || tok === '--') {
+  let ended = false;
+  for (const tok of argv) {
+    if (ended || !tok.startsWith('-')) {
+      args.push(tok);
+      if (tok === '--') ended = true;
+      continue;
+    }
+    if (cannotBeFlag(tok)) {
+      args.push(placeholder(tok));
+      continue;
+    }
+    if (tok === '--' || !tok.startsWith('--')) {
+      if (tok === '--') ended = true;
       args.push(tok);
       continue;
     }
@@ -56,26 +100,63 @@ export function parseFlags(spec: CommandSpec, argv: readonly string[]): ParsedFl
     args.push(tok);
   }
 
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: false });
-  } catch (e) {
-    throw new KlaudeError('E_USAGE', (e as Error).message, { hint: `usage: ${spec.usage}` });
+  let parsed = run(spec, args, options);
+  // `--help` after the first positional is text, not a request for help: parse again with it held.
+  if (withHelp) {
+    const tokens = parsed.tokens ?? [];
+    const firstPositional = tokens.find((t) => t.kind === 'positional')?.index ?? Infinity;
+    const late = tokens.filter((t) => t.kind === 'option' && t.name === 'help' && t.index > firstPositional);
+    if (late.length) {
+      for (const t of late) args[t.index] = placeholder(args[t.index]!);
+      parsed = run(spec, args, options);
+    }
   }
 
   const flags: Flags = {};
   for (const [name, f] of Object.entries(spec.flags)) {
     let v: unknown = parsed.values[kebab(name)];
+    if (typeof v === 'string') v = unhold(v);
+    if (Array.isArray(v)) v = v.map((x) => (typeof x === 'string' ? unhold(x) : x));
     if (negated.has(name)) v = false;
-    if (f.type === 'string' && typeof v === 'boolean') {
-      // `--flag` given without its value (strict: false lets it through as `true`).
-      throw new KlaudeError('E_USAGE', `--${kebab(name)} needs a value`, { hint: `usage: ${spec.usage}` });
-    }
     if (f.type === 'number' && v !== undefined) {
-      v = Array.isArray(v) ? v.map((x) => Number(x)) : typeof v === 'boolean' ? Number.NaN : Number(v);
+      v = Array.isArray(v) ? v.map((x) => Number(x)) : Number(v);
     }
     if (v === undefined && f.default !== undefined) v = f.isMultiple ? [f.default] : f.default;
     if (v !== undefined) flags[name] = v as Flags[string];
   }
-  return { flags, input: parsed.positionals.map(String) };
+  return { help: parsed.values.help === true, flags, input: parsed.positionals.map(unhold) };
+}
+
+function run(spec: CommandSpec, args: string[], options: Record<string, Opt>): ReturnType<typeof parseArgs> {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
+  } catch (e) {
+    throw usageError(spec, e as Error & { code?: string }, options);
+  }
+}
+
+/** parseArgs' multi-sentence errors → one line with a code and a hint. */
+function usageError(spec: CommandSpec, e: Error & { code?: string }, options: Record<string, Opt>): KlaudeError {
+  const where = spec.name ? `'klaude ${spec.name}'` : "'klaude'";
+  const helpHint = `run \`klaude ${spec.name ? `${spec.name} ` : ''}--help\` for its flags`;
+  const quoted = /'(-[^']*)'/.exec(e.message)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) {
+    const name = quoted.replace(/^-+/, '');
+    const near = quoted.startsWith('--') ? closestName(name, Object.keys(options).filter((o) => o !== 'help')) : undefined;
+    const asText = `to pass '${quoted}' as text, put it after \`--\``;
+    return new KlaudeError('E_UNKNOWN_FLAG', `unknown flag '${quoted}' for ${where}`, {
+      hint: near ? `did you mean \`--${near}\`? (${helpHint})` : `${helpHint}; ${asText}`,
+    });
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const long = /'--([a-z0-9-]+)/.exec(e.message)?.[1];
+    const opt = long ? options[long] : undefined;
+    if (long && opt?.type === 'string') {
+      return new KlaudeError('E_USAGE', `--${long} needs a value`, {
+        hint: `usage: ${spec.usage}; a value starting with '-' goes as --${long}=<value>`,
+      });
+    }
+    if (long) return new KlaudeError('E_USAGE', `--${long} takes no value`, { hint: `usage: ${spec.usage}` });
+  }
+  return new KlaudeError('E_USAGE', e.message.split('. ')[0]!, { hint: `usage: ${spec.usage}` });
 }

@@ -16,6 +16,7 @@ const INSTANCE_FLAG: FlagSpec = {
 export const COMMANDS: CommandSpec[] = [
   {
     name: '',
+    passthrough: true,
     summary: 'run Claude Code in this project under klaude (foreground claude, checkout, agents)',
     usage: 'klaude [--resume-last | --resume <id>] [-- <claude args>]',
     description: [
@@ -31,12 +32,14 @@ export const COMMANDS: CommandSpec[] = [
     flags: {
       resumeLast: { type: 'boolean', description: 'resume the newest root session of this project instead of starting fresh' },
       resume: { type: 'string', valueName: 'id', description: 'resume this session (klaude id, prefix/suffix, or Claude id)' },
+      continue: { type: 'boolean', shortFlag: 'c', description: "same as --resume-last (claude's spelling)" },
     },
     examples: ['klaude', 'klaude -- --model sonnet', 'klaude --resume-last'],
     load: () => import('./root.js'),
   },
   {
     name: 'ui',
+    passthrough: true,
     summary: 'full-screen dashboard: agent tree, live logs; Enter opens a session in claude',
     usage: 'klaude ui [-- <claude args>]',
     description: [
@@ -94,10 +97,11 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage: 'klaude start <type> "<prompt>" [count] [-d] [-c [--now]] [-s] [--runtime <name>] [--model <name>] [--json]',
     description: [
-      'Creates child session(s) of this Claude ($KLAUDE_SESSION_ID; outside klaude: of the newest root session)',
-      'and runs each agent headless in its own process, which survives this command, the supervisor and',
-      "Claude's Bash-tool timeout. <type> names an agent definition (.claude/agents/<type>.md); `general`",
-      'is a plain agent. count (1-20) starts that many agents with the same prompt.',
+      'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
+      'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
+      "own process, which survives this command, the supervisor and Claude's Bash-tool timeout.",
+      '<type> names an agent definition (.claude/agents/<type>.md); `general` is a plain agent.',
+      'count (1-20) starts that many agents with the same prompt.',
       'Attached (default): prints the agent\'s text and one line per tool call as they happen, then a',
       'summary (status, files edited/created, final text, cost); exit 0 when done, 1 when it failed or was',
       'interrupted. Ctrl-C (or the Bash tool timing out) only detaches: the agent keeps running; follow it',
@@ -270,6 +274,27 @@ export const COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude logs 7XQ2', 'klaude logs 7XQ2 -f', 'klaude logs 7XQ2 -n 20', 'klaude logs 7XQ2 -s'],
+    load: () => import('./logs.js'),
+  },
+  {
+    name: 'read',
+    summary: 'the same as `klaude logs` (the design notes\' name), -t/--tail = -f',
+    usage: 'klaude read <id> [-t|-f] [-s] [--raw] [-n <N>]',
+    description: [
+      'Assistant text as is, one line per tool call (→ Bash: npm test), results folded (✓ 12 lines),',
+      '[UPDATE] lines marked. The id may be a klaude id, a unique prefix/suffix (4+ chars) or a Claude session id.',
+      '-f prints the log and follows it until the agent is done (Ctrl-C stops following; the agent keeps running).',
+    ].join('\n'),
+    flags: {
+      follow: { type: 'boolean', shortFlag: 'f', description: 'follow the log live until the agent is done' },
+      tail: { type: 'boolean', shortFlag: 't', description: 'the same as -f' },
+      summary: { type: 'boolean', shortFlag: 's', description: 'only the completion summary: status, files edited/created, final text, cost' },
+      raw: { type: 'boolean', description: 'the NDJSON event lines as written' },
+      lines: { type: 'number', shortFlag: 'n', valueName: 'N', description: 'only the last N events (read from the end of the file)' },
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: ['klaude read 7XQ2', 'klaude read 7XQ2 -t', 'klaude read 7XQ2 -s'],
     load: () => import('./logs.js'),
   },
   {

@@ -39,6 +39,8 @@ export interface CommandSpec {
   examples?: string[];
   /** Shown under "Plumbing" in the overview (called by Claude Code, not people). */
   plumbing?: boolean;
+  /** `--` ends this command's own arguments: what follows goes to claude (`klaude`, `klaude ui`). */
+  passthrough?: boolean;
   /** Positional argument count bounds (checked before the module loads). */
   minArgs?: number;
   maxArgs?: number;

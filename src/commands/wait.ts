@@ -36,6 +36,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       if (!x.info.ended || x.info.status !== x.s.status) x.info.status = x.s.status;
       // Why it failed, in one line, even when the log does not say (a runtime that died).
       if (x.s.status === 'failed' && !x.info.error && x.s.error) x.info.error = x.s.error;
+      // An interactive session has no agent log: its last text comes from the Stop hook.
+      if (!x.info.finalText && x.s.lastText) x.info.finalText = x.s.lastText;
     }
     if (ctx.flags.json === true) {
       ctx.stdout.write(

@@ -15,7 +15,19 @@ export interface LoadedConfig {
   exists: boolean;
   /** Keys set by the file (the rest are defaults). */
   fromFile: Set<ConfigKey>;
+  /** Old spellings that still work, with what to write instead (`klaude config` prints them). */
+  warnings: string[];
 }
+
+/**
+ * The design notes' keys (the first config sketch): mapped to today's key, or accepted and
+ * ignored where klaude decides the place itself. Each use gets a deprecation warning.
+ */
+const RENAMED: Record<string, { to?: ConfigKey; why?: string }> = {
+  'wrapper.claudeBinary': { to: 'claude.binary' },
+  'wrapper.socketDir': { why: 'klaude puts sockets under <home>/run (or the temp dir when that path is too long)' },
+  'db.path': { why: 'the database is always <home>/sessions.db (set KLAUDE_HOME to move everything)' },
+};
 
 function configError(file: string, message: string, hint?: string): KlaudeError {
   return new KlaudeError('E_CONFIG', `${file}: ${message}`, {
@@ -70,7 +82,7 @@ export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): un
   }
 }
 
-export function parseConfig(text: string, file: string): { config: Config; fromFile: Set<ConfigKey> } {
+export function parseConfig(text: string, file: string): { config: Config; fromFile: Set<ConfigKey>; warnings: string[] } {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -81,22 +93,39 @@ export function parseConfig(text: string, file: string): { config: Config; fromF
   }
   const config = defaultConfig();
   const fromFile = new Set<ConfigKey>();
-  if (doc === null || doc === undefined) return { config, fromFile };
+  const warnings: string[] = [];
+  if (doc === null || doc === undefined) return { config, fromFile, warnings };
   if (typeof doc !== 'object' || Array.isArray(doc)) throw configError(file, 'must be a mapping of keys to values');
-  for (const [key, value] of Object.entries(flatten(doc as Record<string, unknown>))) {
-    if (!(key in CONFIG_KEYS)) {
-      const near = closestKey(key);
-      throw configError(file, `unknown key '${key}'${near ? ` (did you mean '${near}'?)` : ''}`);
+  // Every problem of the file at once: fixing them one run at a time is tedious.
+  const problems: string[] = [];
+  const entries = Object.entries(flatten(doc as Record<string, unknown>));
+  for (const [key, value] of entries) {
+    const old = RENAMED[key];
+    if (old) {
+      if (old.to && entries.some(([k]) => k === old.to)) {
+        warnings.push(`${file}: '${key}' is ignored: '${old.to}' is set too; remove '${key}'`);
+        continue;
+      }
+      warnings.push(old.to ? `${file}: '${key}' is deprecated: write '${old.to}' instead` : `${file}: '${key}' is deprecated and ignored: ${old.why}`);
+      if (!old.to) continue;
     }
-    const k = key as ConfigKey;
+    const k = (old?.to ?? key) as ConfigKey;
+    if (!(k in CONFIG_KEYS)) {
+      const near = closestKey(key);
+      problems.push(`unknown key '${key}'${near ? ` (did you mean '${near}'?)` : ''}`);
+      continue;
+    }
     try {
       (config as Record<string, unknown>)[k] = validateValue(k, CONFIG_KEYS[k], value);
     } catch (e) {
-      throw configError(file, (e as Error).message);
+      problems.push((e as Error).message);
+      continue;
     }
     fromFile.add(k);
   }
-  return { config, fromFile };
+  if (problems.length === 1) throw configError(file, problems[0]!);
+  if (problems.length > 1) throw configError(file, `${problems.length} problems: ${problems.join('; ')}`);
+  return { config, fromFile, warnings };
 }
 
 export function loadConfig(home: string): LoadedConfig {
@@ -106,10 +135,10 @@ export function loadConfig(home: string): LoadedConfig {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { config: defaultConfig(), path: file, exists: false, fromFile: new Set() };
+      return { config: defaultConfig(), path: file, exists: false, fromFile: new Set(), warnings: [] };
     }
     throw new KlaudeError('E_CONFIG', `${file}: cannot read: ${(e as Error).message}`);
   }
-  const { config, fromFile } = parseConfig(text, file);
-  return { config, path: file, exists: true, fromFile };
+  const { config, fromFile, warnings } = parseConfig(text, file);
+  return { config, path: file, exists: true, fromFile, warnings };
 }

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { projectHash, projectRoot } from '../config/paths.js';
+import { shortId } from '../core/ids.js';
 import { KlaudeError } from '../lib/errors.js';
 import { findLiveSupervisors } from './discovery.js';
 
@@ -20,7 +21,7 @@ export async function locateSupervisor(opts: {
   const live = await findLiveSupervisors(opts.home, hash, { env });
   if (opts.instance) {
     const wanted = opts.instance.toUpperCase();
-    const hit = live.filter((l) => l.instanceId.startsWith(wanted) || l.instanceId.endsWith(wanted));
+    const hit = live.filter((l) => l.instanceId.startsWith(wanted) || l.instanceId.endsWith(wanted) || shortId(l.instanceId).startsWith(wanted));
     if (hit.length === 1) return hit[0]!.socketPath;
     throw new KlaudeError('E_NO_SUPERVISOR', `no single running klaude matches instance '${opts.instance}'`, {
       hint: '`klaude instances` lists them',
@@ -33,6 +34,6 @@ export async function locateSupervisor(opts: {
     });
   }
   throw new KlaudeError('E_USAGE', `${live.length} klaude supervisors run in this project`, {
-    hint: `pick one with --instance <id>: ${live.map((l) => l.instanceId.slice(-6)).join(', ')}`,
+    hint: `pick one with --instance <id>: ${live.map((l) => shortId(l.instanceId)).join(', ')}`,
   });
 }

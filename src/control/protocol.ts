@@ -258,8 +258,9 @@ export function parseRequestLine(line: string): RequestCheck {
 export function checkRequest(value: unknown): RequestCheck {
   if (!isObject(value)) return bad(null, 'malformed request: expected a JSON object');
   const id = typeof value.id === 'string' && value.id !== '' ? value.id : null;
-  if (value.v !== PROTOCOL_VERSION) {
-    const theirs = value.v === undefined ? 'no version (v missing)' : `v${JSON.stringify(value.v)}`;
+  // A request without `v` (the design notes' sketch, hand-written scripts) is read as version 1.
+  if (value.v !== PROTOCOL_VERSION && !(value.v === undefined && PROTOCOL_VERSION === 1)) {
+    const theirs = `v${JSON.stringify(value.v)}`;
     return {
       ok: false,
       id,

@@ -4,6 +4,8 @@
  * A session is named by its klaude ULID or by any of its runtime-native ids (current and past
  * Claude UUIDs, Codex thread id, opencode ses_…). Accepted input, case-insensitive:
  * - the full ULID or a full native id (an exact match wins over partial ones);
+ * - a prefix of at least MIN_ID_CHARS characters of the displayed id (`shortId`, the last 8), which
+ *   wins over the partial matches below: people type what they see;
  * - a prefix or a suffix of at least MIN_ID_CHARS characters of either, if it names one session.
  */
 export const MIN_ID_CHARS = 4;
@@ -15,7 +17,7 @@ export interface IdCandidate {
   nativeIds: readonly string[];
 }
 
-export type MatchKind = 'id' | 'id-prefix' | 'id-suffix' | 'native' | 'native-prefix' | 'native-suffix';
+export type MatchKind = 'id' | 'short-prefix' | 'id-prefix' | 'id-suffix' | 'native' | 'native-prefix' | 'native-suffix';
 
 export type IdMatch =
   | { kind: 'matched'; id: string; how: MatchKind }
@@ -26,9 +28,12 @@ export function isUlid(s: string): boolean {
   return ULID_RE.test(s);
 }
 
-/** Last 8 characters of a ULID: the random part, what listings show. */
+/** How many characters of an id human output shows (everywhere: lists, notices, hints). */
+export const SHORT_ID_LENGTH = 8;
+
+/** Last 8 characters of a ULID: the random part, what human output shows. */
 export function shortId(id: string): string {
-  return id.length > 8 ? id.slice(-8) : id;
+  return id.length > SHORT_ID_LENGTH ? id.slice(-SHORT_ID_LENGTH) : id;
 }
 
 /**
@@ -40,10 +45,12 @@ export function matchIds(input: string, candidates: readonly IdCandidate[]): IdM
   if (q.length < MIN_ID_CHARS) return { kind: 'none', reason: 'too-short' };
 
   const exact = new Map<string, MatchKind>();
+  const shown = new Map<string, MatchKind>();
   const partial = new Map<string, MatchKind>();
   for (const c of candidates) {
     const id = c.id.toLowerCase();
     if (id === q) exact.set(c.id, 'id');
+    else if (shortId(id).startsWith(q)) setOnce(shown, c.id, 'short-prefix');
     else if (id.startsWith(q)) setOnce(partial, c.id, 'id-prefix');
     else if (id.endsWith(q)) setOnce(partial, c.id, 'id-suffix');
     for (const n of c.nativeIds) {
@@ -53,7 +60,7 @@ export function matchIds(input: string, candidates: readonly IdCandidate[]): IdM
       else if (native.endsWith(q)) setOnce(partial, c.id, 'native-suffix');
     }
   }
-  const pick = exact.size > 0 ? exact : partial;
+  const pick = exact.size > 0 ? exact : shown.size > 0 ? shown : partial;
   if (pick.size === 0) return { kind: 'none', reason: 'no-match' };
   if (pick.size > 1) return { kind: 'ambiguous', ids: [...pick.keys()] };
   const [[id, how]] = [...pick.entries()] as [[string, MatchKind]];

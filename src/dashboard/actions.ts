@@ -11,6 +11,7 @@ import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from '../supervisor/context.js';
 import type { DashboardActions } from '../ui/deps.js';
 import { isLive } from '../ui/state/tree.js';
+import { osc52 } from '../lib/escapes.js';
 import { reclaimStdin } from '../ui/terminal/screen.js';
 import type { HandOver } from './hand-over.js';
 import type { UiShell } from './supervisor.js';
@@ -97,6 +98,7 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       d.close(0, o);
     },
     redraw: () => host.redraw(),
+    copy: (text) => (shell.opts.stdout ?? process.stdout).write(osc52(text)),
     suspend: () => d.suspendToShell(),
   };
 }

@@ -76,6 +76,7 @@ function lateActions(host: () => DashboardHost, quit: () => void): { actions: Da
     talk: async (id) => (await later()).talk(id),
     quit: (o) => (real ? real.quit(o) : quit()),
     redraw: () => (real ? real.redraw() : host().redraw()),
+    copy: (text) => void later().then((a) => a.copy(text)),
     suspend: () => (real ? real.suspend() : process.kill(process.pid, 'SIGTSTP')),
   };
   return {

@@ -51,8 +51,26 @@ export interface HookOutcome {
   stdout?: string;
 }
 
-export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
-  return db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p)).immediate();
+export interface HookEnv {
+  /** KLAUDE_SWITCHED_FROM: this claude was launched by a checkout from that session (`BNX8ZG33 (helper)`). */
+  switchedFrom?: string;
+}
+
+export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload, env: HookEnv = {}): HookOutcome {
+  const out = db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p)).immediate();
+  const source = str(p.source) ?? 'startup';
+  if (event === 'SessionStart' && env.switchedFrom && (source === 'resume' || source === 'startup')) {
+    out.stdout = JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) } });
+  }
+  return out;
+}
+
+/** What a Claude opened by a checkout is told, so a cut-off `klaude checkout` Bash call makes sense to it. */
+export function switchContext(from: string): string {
+  return (
+    `You were opened by klaude checkout from session ${from}: the person's terminal switched to this conversation. ` +
+    'If a Bash call of yours ran `klaude checkout`, it ended because of that switch, not because of an error.'
+  );
 }
 
 /**

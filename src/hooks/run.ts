@@ -68,6 +68,12 @@ function parsePayload(text: string | null): HookPayload | string {
 /** Exit code for a payload klaude could not use: non-blocking for Claude (2 would block the action). */
 export const HOOK_BAD_PAYLOAD_EXIT = 1;
 
+/** KLAUDE_SWITCHED_FROM is `<session>:<label>`; it is about this session only. */
+function switchedFrom(env: NodeJS.ProcessEnv, sessionId: string): string | undefined {
+  const v = env.KLAUDE_SWITCHED_FROM;
+  return v?.startsWith(`${sessionId}:`) ? v.slice(sessionId.length + 1) : undefined;
+}
+
 export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const word = args[0];
   const event = word ? eventFromWord(word) : undefined;
@@ -96,7 +102,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     // The fast open is null only when the DB is missing or behind: then create/migrate it.
     const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
     try {
-      const out = handleHook(db, sessionId, event, payload);
+      const out = handleHook(db, sessionId, event, payload, { switchedFrom: switchedFrom(env, sessionId) });
       if (out.stdout) process.stdout.write(out.stdout);
     } finally {
       db.close();

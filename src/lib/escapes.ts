@@ -14,6 +14,8 @@ export const HIDE_CURSOR = '\x1b[?25l';
 export const SHOW_CURSOR = '\x1b[?25h';
 export const CLEAR_SCREEN = '\x1b[2J\x1b[H';
 export const RESET_PEN = '\x1b[0m';
+/** OSC 52: put `text` on the terminal's clipboard (tmux and most terminals honour it). */
+export const osc52 = (text: string): string => `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
 /** xterm's title stack: save the terminal's title / put it back (ignored where unsupported). */
 export const PUSH_TITLE = '\x1b[22;0t';
 export const POP_TITLE = '\x1b[23;0t';

@@ -111,7 +111,7 @@ export async function ptyHostMain(argv: string[], env: NodeJS.ProcessEnv = proce
   try {
     db = openDb(home);
     const session = getSession(db, sessionId);
-    if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} not found`);
+    if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} not found`);
     const launch = await buildLaunch(db, session, env);
     const claimDb = db;
     rowId = tx(claimDb, () => {

@@ -8,7 +8,7 @@ import { shortId } from '../core/ids.js';
 import { sessionLogPath } from '../config/paths.js';
 import { addEvent } from '../db/repos/events.js';
 import { linkClaudeSession } from '../db/repos/links.js';
-import { createSession, getSession, listSessions, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { createSession, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { appendSessionEvent, touchSessionLog } from '../logs/writer.js';
 import { getAdapter } from './adapter.js';
@@ -28,10 +28,12 @@ export interface StartRequest {
   runtime?: string;
   model?: string;
   share?: boolean;
-  /** The parent klaude session (KLAUDE_SESSION_ID); absent → `defaultParentId`, else the newest root. */
+  /**
+   * The parent klaude session: the session of the klaude in this terminal (KLAUDE_SESSION_ID, set
+   * in every claude klaude launches) or the dashboard's choice; absent → a top-level session. Never
+   * guessed (an unrelated "newest root" made shell-started agents nest under strangers' sessions).
+   */
   parentId?: string | null;
-  /** Used when `parentId` is absent (the supervisor passes its foreground session). */
-  defaultParentId?: string | null;
   /** Directory the agent works in (default: the project root). */
   cwd?: string;
 }
@@ -56,18 +58,12 @@ export function launchMetadata(s: SessionRow): AgentLaunchMetadata | null {
 }
 
 function pickParent(svc: AgentServices, req: StartRequest): { parent: SessionRow | null; note?: string } {
-  const wanted = req.parentId ?? req.defaultParentId ?? null;
-  if (wanted) {
-    const p = getSession(svc.db, wanted);
-    if (p && p.projectId === svc.projectHash) return { parent: p };
-    if (req.parentId) {
-      throw new KlaudeError('E_SESSION_NOT_FOUND', `parent session ${req.parentId} is not a session of this project`, {
-        hint: 'unset KLAUDE_SESSION_ID, or run klaude start from the project the session belongs to',
-      });
-    }
-  }
-  const roots = listSessions(svc.db, { projectId: svc.projectHash }).filter((s) => s.parentId === null);
-  return { parent: roots.at(-1) ?? null };
+  if (!req.parentId) return { parent: null };
+  const p = getSession(svc.db, req.parentId);
+  if (p && p.projectId === svc.projectHash) return { parent: p };
+  throw new KlaudeError('E_SESSION_NOT_FOUND', `parent session ${shortId(req.parentId)} is not a session of this project`, {
+    hint: 'unset KLAUDE_SESSION_ID, or run klaude start from the project the session belongs to',
+  });
 }
 
 /** Parent's transcript for --share: its recorded path, else where Claude keeps it for the parent's cwd. */

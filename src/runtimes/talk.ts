@@ -47,7 +47,7 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
   const deadline = Date.now() + TRANSITION_WAIT_MS;
   for (;;) {
     const s = getSession(svc.db, sessionId);
-    if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} no longer exists`);
+    if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
     const fg = inForeground(svc.db, s.id);
     if (fg) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in ${describeForeground(fg)}`, {
@@ -136,7 +136,7 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
   const deadline = Date.now() + 5000;
   for (;;) {
     const s = getSession(svc.db, sessionId);
-    if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} no longer exists`);
+    if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
     const notRunning = (): KlaudeError =>
       new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(s.id)} is not running (${s.status})`, {
         hint: isTerminal(s.status) ? `\`klaude message ${shortId(s.id)} "…"\` resumes it` : undefined,

@@ -56,7 +56,6 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         model: p.model,
         share: p.share,
         parentId: p.parentId ?? null,
-        defaultParentId: d.switcher.foreground?.spec.sessionId ?? d.rootSessionId(),
         cwd: p.cwd ?? ctx.cwd,
       });
       for (const s of out.sessions) {

@@ -7,7 +7,7 @@ import { addEvent } from '../db/repos/events.js';
 import { activeLink, latestLink, linkClaudeSession } from '../db/repos/links.js';
 import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
 import { resolveSession } from '../db/repos/resolve.js';
-import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { childrenOf, deleteSession, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isAlive, isSameProcess, sleep, terminatePid } from '../lib/process.js';
 import { claimConversation, releaseConversation } from '../recovery/claim.js';
@@ -21,14 +21,14 @@ export function resolveCheckoutTarget(ctx: SupervisorContext, target: string | u
   const projectId = ctx.projectHash;
   if (target) return resolveSession(ctx.db, target, { projectId });
   const from = getSession(ctx.db, fromSessionId);
-  if (!from) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${fromSessionId} not found`);
+  if (!from) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(fromSessionId)} not found`);
   if (!from.parentId) {
     throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(from.id)} is a root session: it has no parent to go back to`, {
       hint: 'name a session: `klaude checkout <id>` (`klaude sessions` lists them)',
     });
   }
   const parent = getSession(ctx.db, from.parentId);
-  if (!parent) throw new KlaudeError('E_SESSION_NOT_FOUND', `parent ${from.parentId} of ${shortId(from.id)} is gone`);
+  if (!parent) throw new KlaudeError('E_SESSION_NOT_FOUND', `parent ${shortId(from.parentId!)} of ${shortId(from.id)} is gone`);
   return parent;
 }
 
@@ -66,6 +66,43 @@ export function launchSpecFor(ctx: SupervisorContext, target: SessionRow, native
   if (target.runtime !== 'claude') return { sessionId: target.id, claudeSessionId: nativeId, mode: 'resume', runtime: target.runtime, ...(cwd ? { cwd } : {}) };
   const mode = transcriptExists(target.transcriptPath, cwd ?? ctx.cwd, nativeId, ctx.env) ? 'resume' : 'new';
   return { sessionId: target.id, claudeSessionId: nativeId, mode, ...(cwd ? { cwd } : {}) };
+}
+
+/** How a session is named in the terminal: `BNX8ZG33 (helper)`; the foreground claude is `claude`. */
+export function sessionLabel(s: Pick<SessionRow, 'id' | 'type'>): string {
+  return `${shortId(s.id)} (${s.type === 'tui' ? 'claude' : s.type})`;
+}
+
+/**
+ * What a checkout from `from` to `target` tells the person (one line, printed on a cleared screen
+ * before the relaunch) and the relaunched Claude (env KLAUDE_SWITCHED_FROM, turned into
+ * SessionStart additionalContext by the hook).
+ */
+export function switchNotice(ctx: SupervisorContext, fromSessionId: string, target: SessionRow): { line: string; from: string } {
+  const from = getSession(ctx.db, fromSessionId);
+  const fromLabel = from ? sessionLabel(from) : shortId(fromSessionId);
+  const back = target.parentId === fromSessionId ? '`klaude checkout`' : `\`klaude checkout ${shortId(fromSessionId)}\``;
+  return { line: `klaude: switched to ${sessionLabel(target)} — ${back} to go back`, from: fromLabel };
+}
+
+/**
+ * When the supervisor ends: drop its fresh root if no prompt was ever sent in it (nothing to
+ * resume; it would only pile up in listings and attract `--resume-last`), and say how to come
+ * back to the last conversation with klaude (claude's own line resumes without klaude's hooks).
+ */
+export function finishSupervisor(ctx: SupervisorContext, rootId: string, freshRoot: boolean, last: LaunchSpec | null): string | null {
+  const root = getSession(ctx.db, rootId);
+  if (freshRoot && root && !root.prompt && !hasChildren(ctx, rootId)) {
+    deleteSession(ctx.db, rootId);
+    if (!last || last.sessionId === rootId) return null;
+  }
+  if (!last || (last.runtime && last.runtime !== 'claude')) return null;
+  if (!resumable(ctx, last.sessionId, last.claudeSessionId)) return null;
+  return `klaude: resume this session with klaude: klaude --resume ${shortId(last.sessionId)}`;
+}
+
+function hasChildren(ctx: SupervisorContext, id: string): boolean {
+  return childrenOf(ctx.db, id).length > 0;
 }
 
 /** Never let two supervisors (or a supervisor and a `klaude talk` PTY session) drive one Claude session. */

@@ -21,7 +21,7 @@ import { openSupervisorContext } from './context.js';
 import type { LaunchSpec } from './foreground.js';
 import { supervisorHandlers } from './handlers.js';
 import { pickResumeSession } from './resume.js';
-import { resumable } from './store.js';
+import { finishSupervisor, resumable } from './store.js';
 import { Switcher } from './switcher.js';
 
 export interface SupervisorOptions {
@@ -127,12 +127,16 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
   } finally {
     for (const c of cleanups) c();
     await server?.close().catch((err: unknown) => log.warn('closing control socket failed', { err }));
+    let hint: string | null = null;
     try {
       endInstance(db, instanceId, { status: 'exited', exitCode });
+      hint = finishSupervisor(ctx, rootSession.id, !resumeFrom, switcher.lastSpec);
     } catch (err) {
       log.error('ending instance failed', { err });
     }
     db.close();
     restoreTerminal();
+    // After claude's own "claude --resume <uuid>" line, which would resume without klaude.
+    if (hint) process.stdout.write(`${hint}\n`);
   }
 }

@@ -12,6 +12,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { constants as osConstants } from 'node:os';
+import { shortId } from '../core/ids.js';
 import { KlaudeError } from '../lib/errors.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { hookSettings, mergeSettings } from '../hooks/settings.js';
@@ -27,6 +28,8 @@ export const QUICK_DEATH_MS = 3000;
 
 interface PendingSwitch {
   spec: LaunchSpec;
+  /** The klaude line for the cleared screen, and who we came from (for the relaunched Claude). */
+  notice: { line: string; from: string };
   fallback: LaunchSpec | null;
   resolve: (r: Running) => void;
   reject: (e: unknown) => void;
@@ -93,7 +96,12 @@ export class Switcher extends EventEmitter<{
     return this.launch(spec, null);
   }
 
-  private async launch(spec: LaunchSpec, fallback: LaunchSpec | null, attempt = 1): Promise<Running> {
+  /** What had the terminal last (klaude's exit hint names it). */
+  get lastSpec(): LaunchSpec | null {
+    return this.last?.spec ?? null;
+  }
+
+  private async launch(spec: LaunchSpec, fallback: LaunchSpec | null, attempt = 1, switchedFrom?: string): Promise<Running> {
     const { ctx } = this;
     if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
     const first = this.launches++ === 0;
@@ -106,6 +114,10 @@ export class Switcher extends EventEmitter<{
       KLAUDE_SOCKET: ctx.socketPath,
       PATH: prependPath(ctx.shimDir, ctx.env.PATH),
     };
+    // `<session>:<label>`: only this session's own hooks act on it (agents started from this
+    // claude's Bash tool inherit the variable, with another KLAUDE_SESSION_ID).
+    if (switchedFrom) env.KLAUDE_SWITCHED_FROM = `${spec.sessionId}:${switchedFrom}`;
+    else delete env.KLAUDE_SWITCHED_FROM;
     // In flight from here: a shutdown meanwhile leaves stopping the new child to us.
     this.inFlight++;
     let running: Running;
@@ -187,8 +199,9 @@ export class Switcher extends EventEmitter<{
         );
       }
       const spec = store.launchSpecFor(ctx, target, claudeSessionId);
+      const notice = store.switchNotice(ctx, cur.spec.sessionId, target);
       const running = await new Promise<Running>((resolve, reject) => {
-        this.pending = { spec, fallback: cur.spec, resolve, reject };
+        this.pending = { spec, notice, fallback: cur.spec, resolve, reject };
         // The old child's exit (onExit) launches the target and settles `pending`; stop() never rejects.
         void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
       });
@@ -230,9 +243,12 @@ export class Switcher extends EventEmitter<{
     if (this.pending) {
       const p = this.pending;
       this.pending = null;
-      this.launch(p.spec, p.fallback).then(p.resolve, (err) => {
+      // The stopped claude's last frame (and its "claude --resume" line, which bypasses klaude)
+      // would stay above the new one: clear the screen, say what happened in one line.
+      process.stdout.write(`\x1b[H\x1b[2J${p.notice.line}\r\n`);
+      this.launch(p.spec, p.fallback, 1, p.notice.from).then(p.resolve, (err) => {
         p.reject(err);
-        this.restore(p.spec, p.fallback, ev, `could not start ${p.spec.runtime ?? 'claude'}: ${(err as Error).message}`);
+        this.restore(p.spec, p.fallback, ev, `could not start ${p.spec.runtime ?? 'claude'} for ${shortId(p.spec.sessionId)}: ${(err as Error).message}`);
       });
       return;
     }
@@ -271,8 +287,8 @@ export class Switcher extends EventEmitter<{
     }
     ctx.log.error('switch failed; restoring previous session', { why, failed: target, fallback });
     process.stderr.write(
-      `\r\nklaude: could not switch to ${target.sessionId} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
-        (fallback ? `klaude: returning to ${fallback.sessionId}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
+      `\r\nklaude: could not switch to ${shortId(target.sessionId)} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+        (fallback ? `klaude: returning to ${shortId(fallback.sessionId)}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
     );
     if (!fallback) {
       this.idleExit(ev);

@@ -34,6 +34,8 @@ export interface DashboardActions {
   quit(opts?: { stopPtySessions?: boolean }): void;
   /** Clear the screen and paint the frame again. */
   redraw(): void;
+  /** Put text on the terminal's clipboard (OSC 52; terminals that don't support it ignore it). */
+  copy(text: string): void;
   /** Stop to the shell (Ctrl-Z); `fg` brings the dashboard back. */
   suspend(): void;
 }

@@ -11,6 +11,7 @@ import { openDb } from '../../src/db/client.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { claudeTranscriptPath } from '../../src/claude/transcript.js';
+import { shortId } from '../../src/core/ids.js';
 import { claudeBin, runClaude } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
@@ -102,9 +103,16 @@ describe('klaude checkout', () => {
     const rootClaude = sessions(home)[0]!.native_session_id!;
     const child = childSession(childClaude);
 
-    await submit(term, `run: klaude checkout ${child.slice(-6)}`);
-    // The child's own conversation, resumed in the foreground.
-    await waitBelow(term, `Bash(klaude checkout ${child.slice(-6)})`, ['Reply to: child-marker-41', READY]);
+    // As lists show it: a 4-character prefix of the displayed id.
+    const typed = shortId(child).slice(0, 4);
+    await submit(term, `run: klaude checkout ${typed}`);
+    // A cleared screen, klaude's one line, then the child's own conversation resumed below it.
+    const switched = `klaude: switched to ${shortId(child)} (general) — \`klaude checkout\` to go back`;
+    await waitBelow(term, switched, ['Reply to: child-marker-41', READY]);
+    const screen = term.text();
+    expect(screen).not.toContain('root-marker-17'); // the old conversation is off the visible screen
+    expect(screen).not.toContain(`klaude checkout ${typed}`);
+    expect(screen).not.toMatch(/claude --resume/);
     await waitForDb('the child’s SessionStart(resume)', () =>
       links(home).find((l) => l.claude_session_id === childClaude && l.source === 'resume' && l.ended_at === null),
     );
@@ -122,11 +130,14 @@ describe('klaude checkout', () => {
     const req = mock.mainRequests().at(-1)!;
     expect(req.body.model).toBe(MODEL);
     expect(JSON.stringify(req.body.messages)).toContain('child-marker-41');
+    // The relaunched Claude was told why it is here (SessionStart additionalContext).
+    expect(JSON.stringify(req.body.messages)).toContain(`You were opened by klaude checkout from session ${shortId(rootId)} (claude)`);
     expect(sessions(home).find((s) => s.id === child)).toMatchObject({ native_session_id: childClaude, parent_id: rootId });
 
     // `klaude checkout` with no id, from inside the child: back to the parent.
     await submit(term, 'run: klaude checkout');
-    await waitBelow(term, 'Reply to: hello child', ['Reply to: root-marker-17', READY]);
+    await waitBelow(term, `klaude: switched to ${shortId(rootId)} (claude) — \`klaude checkout ${shortId(child)}\` to go back`, ['Reply to: root-marker-17', READY]);
+    expect(term.text()).not.toContain('hello child');
     await waitForDb('the root’s SessionStart(resume)', () =>
       links(home).find((l) => l.claude_session_id === rootClaude && l.source === 'resume' && l.ended_at === null),
     );
@@ -156,7 +167,7 @@ describe('klaude checkout', () => {
     link(late, lateClaude); // the agent's Claude session shows up
     const res = await first;
     expect(res).toMatchObject({ sessionId: late, claudeSessionId: lateClaude });
-    await waitBelow(term, 'Reply to: back in the root?', ['Reply to: late-marker-23', READY]);
+    await waitBelow(term, `klaude: switched to ${shortId(late)} (explore)`, ['Reply to: late-marker-23', READY]);
     expect(currentClaude()).toMatchObject([{ klaude_session_id: late, pid: res.pid }]);
   });
 
@@ -185,11 +196,11 @@ describe('klaude checkout', () => {
     expect(res.sessionId).toBe(broken); // answered once the relaunch spawned
 
     // The diagnostics, then the previous conversation back below them.
-    await waitBelow(term, `could not switch to ${broken}`, ['Reply to: late-marker-23', READY]);
+    await waitBelow(term, `could not switch to ${shortId(broken)}`, ['Reply to: late-marker-23', READY]);
     const raw = term.rawOutput();
     expect(raw).toContain(`wrapper: no conversation ${BROKEN}`);
-    expect(raw).toMatch(new RegExp(`klaude: could not switch to ${broken} \\(claude --resume ${BROKEN}\\): claude exited with code 1 right after starting, twice \\[E_SWITCH_FAILED\\]`));
-    expect(raw).toContain(`klaude: returning to ${previous.klaude_session_id}`);
+    expect(raw).toMatch(new RegExp(`klaude: could not switch to ${shortId(broken)} \\(claude --resume ${BROKEN}\\): claude exited with code 1 right after starting, twice \\[E_SWITCH_FAILED\\]`));
+    expect(raw).toContain(`klaude: returning to ${shortId(previous.klaude_session_id)}`);
 
     const rows = processes(home).slice(rowsBefore);
     expect(rows).toMatchObject([
@@ -205,6 +216,11 @@ describe('klaude checkout', () => {
     // Still a working supervisor: exit ends it with claude's code.
     await submit(term, '/exit');
     expect((await term.exited).exitCode).toBe(0);
+    // klaude's own resume hint comes after claude's (which would resume without klaude's hooks).
+    const out = term.rawOutput();
+    expect(out.lastIndexOf(`klaude: resume this session with klaude: klaude --resume ${shortId(previous.klaude_session_id)}`)).toBeGreaterThan(
+      Math.max(0, out.lastIndexOf('claude --resume')),
+    );
     expect(instances(home)).toMatchObject([{ status: 'exited', exit_code: 0 }]);
   });
 });

@@ -174,9 +174,9 @@ describe('klaude: signals and recovery', () => {
   it('exits with claude’s exit code', async () => {
     const h = await setup();
     stubClaude(h, 'exit:7');
-    const r = await runKlaude([], { env: h.env, cwd: h.projectDir });
-    expect(r.stdout).toContain('STUB EXITING');
-    expect(r.code).toBe(7);
+    term = spawnPty(process.execPath, [KLAUDE_CLI], { cwd: h.projectDir, env: h.env });
+    expect((await term.exited).exitCode).toBe(7);
+    expect(term.text()).toContain('STUB EXITING');
     expect(instances(h)).toMatchObject([{ status: 'exited', exit_code: 7 }]);
     expect(processes(h)).toMatchObject([{ exit_code: 7 }]);
   });

@@ -55,7 +55,7 @@ function setup(mode: NotifyMode, inFront: () => string | null = () => null) {
   const out = new FakeOut();
   const screen = new TerminalScreen(out as unknown as NodeJS.WriteStream, new FakeIn() as unknown as NodeJS.ReadStream);
   const notifier = new WaitingNotifier({ source: feed, mode, write: (s) => out.write(s), setTitle: (t) => screen.setTitle(t), inFront });
-  const set = (id: string, status: 'running' | 'waiting' | 'idle'): void => {
+  const set = (id: string, status: 'running' | 'waiting' | 'idle' | 'done' | 'failed'): void => {
     updateSession(db!, id, { status });
     feed!.refresh();
   };
@@ -133,6 +133,39 @@ describe('waiting notifications', () => {
     r.notifier.start();
     front = r.a.id;
     r.set(r.a.id, 'waiting');
+    expect(bells(r.out.take())).toBe(0);
+    r.notifier.stop();
+  });
+});
+
+describe('finish notifications', () => {
+  it('rings once when a sub-agent finishes, per ui.notify, not for interactive sessions or the one in front', () => {
+    let r = setup('osc9');
+    r.notifier.start();
+    r.out.take();
+    r.set(r.a.id, 'done');
+    expect(r.out.take()).toMatch(/^\x1b\]9;klaude: coder \w{8} finished: done\x07$/);
+    r.set(r.a.id, 'done'); // no second ring for the same ending
+    expect(r.out.take()).toBe('');
+    r.set(r.b.id, 'idle'); // the interactive claude going idle is not "finished"
+    expect(r.out.take()).not.toContain('\x1b]9;');
+    r.notifier.stop();
+    feed!.close();
+    db!.close();
+
+    r = setup('bell');
+    r.notifier.start();
+    r.out.take();
+    r.set(r.a.id, 'failed');
+    expect(bells(r.out.take())).toBe(1);
+    r.notifier.stop();
+    feed!.close();
+    db!.close();
+
+    r = setup('bell', () => r.a.id);
+    r.notifier.start();
+    r.out.take();
+    r.set(r.a.id, 'done');
     expect(bells(r.out.take())).toBe(0);
     r.notifier.stop();
   });

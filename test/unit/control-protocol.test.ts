@@ -35,6 +35,10 @@ describe('checkRequest', () => {
     }
   });
 
+  it('reads a request without a version as version 1 (the design notes\' requests)', () => {
+    expect(checkRequest({ id: 'q', action: 'ping' })).toMatchObject({ ok: true, request: { v: 1, id: 'q', action: 'ping' } });
+  });
+
   it('names both versions on a mismatch and keeps the id', () => {
     const r = checkRequest({ v: 3, id: 'q', action: 'ping' });
     expect(r).toMatchObject({ ok: false, id: 'q', error: { code: 'E_PROTOCOL', details: { expected: 1, received: 3 } } });

@@ -35,6 +35,9 @@ const TABLE: [string, string, Partial<IdMatch>][] = [
   ['empty', '', { kind: 'none', reason: 'too-short' }],
   ['no match', 'QQQQ', { kind: 'none', reason: 'no-match' }],
   ['infix is not a match', 'Z5K3', { kind: 'none', reason: 'no-match' }],
+  ['prefix of the displayed id (last 8)', 'aaaaw', matched(C, 'short-prefix')],
+  ['4-char prefix of the displayed id', 'AAAA', matched(C, 'short-prefix')],
+  ['displayed prefix shared by two is ambiguous', 'Y8Z0', { kind: 'ambiguous', ids: [A, B] }],
 ];
 
 describe('matchIds', () => {
@@ -49,6 +52,12 @@ describe('matchIds', () => {
     ];
     expect(matchIds('abcd1234', cands)).toEqual({ kind: 'matched', id: A, how: 'native' });
     expect(matchIds('abcd12', cands)).toEqual({ kind: 'ambiguous', ids: [A, B] });
+  });
+
+  it('a prefix of the displayed id wins over a prefix of the hidden full id', () => {
+    const E = '01JDQAAAAAAAAAAAAA01JDQ8ZZ';
+    expect(shortId(E)).toBe('01JDQ8ZZ');
+    expect(matchIds('01JDQ8', [...CANDS, { id: E, nativeIds: [] }])).toEqual({ kind: 'matched', id: E, how: 'short-prefix' });
   });
 
   it('a native id current on two sessions is ambiguous', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFlags } from '../../src/commands/parse-flags.js';
+import { parseCommandLine, parseFlags } from '../../src/commands/parse-flags.js';
 import type { CommandSpec } from '../../src/commands/types.js';
 
 const spec: CommandSpec = {
@@ -37,11 +37,62 @@ describe('parseFlags', () => {
     expect(parseFlags(spec, argv)).toEqual({ flags, input });
   });
 
+  it('a bad string flag value is a usage error, not a crash', () => {
+    expect(() => parseFlags(spec, ['--filter', '--json'])).toThrow(/--filter needs a value/);
+  });
+
   it('leaves a bad number as NaN for the caller to report', () => {
     expect(Number.isNaN(parseFlags(spec, ['-n', 'many']).flags.lines)).toBe(true);
   });
 
   it('a string flag without its value is a usage error', () => {
     expect(() => parseFlags(spec, ['--filter'])).toThrow(/--filter needs a value/);
+  });
+});
+
+const start: CommandSpec = {
+  name: 'start',
+  summary: '',
+  usage: 'klaude start <type> "<prompt>"',
+  flags: {
+    detach: { type: 'boolean', shortFlag: 'd', description: '' },
+    model: { type: 'string', description: '' },
+  },
+  load: async () => ({ run: async () => 0 }),
+};
+const root: CommandSpec = { ...start, name: '', passthrough: true, flags: { resumeLast: { type: 'boolean', description: '' } } };
+
+describe('parseCommandLine', () => {
+  it.each<[string, string[], { help?: boolean; flags?: Record<string, unknown>; input?: string[] }]>([
+    ['a prompt starting with "- "', ['general', '- list item'], { input: ['general', '- list item'] }],
+    ['a prompt with whitespace before a flag', ['general', '-x y', '-d'], { flags: { detach: true }, input: ['general', '-x y'] }],
+    ['`-` alone', ['general', '-'], { input: ['general', '-'] }],
+    ['`--` ends flags', ['general', '--', '-h'], { help: false, input: ['general', '-h'] }],
+    ['`--` then a flag-like prompt', ['general', '--', '--detach'], { flags: {}, input: ['general', '--detach'] }],
+    ['-h after a positional is text', ['general', '-h'], { help: false, input: ['general', '-h'] }],
+    ['--help after a positional is text', ['general', 'x', '--help'], { help: false, input: ['general', 'x', '--help'] }],
+    ['-h before positionals asks for help', ['-h', 'general'], { help: true, input: ['general'] }],
+    ['--help alone', ['--help'], { help: true, input: [] }],
+    ['a flag value with whitespace and a dash', ['--model', '-a b', 'general'], { flags: { model: '-a b' }, input: ['general'] }],
+  ])('%s', (_name, argv, want) => {
+    expect(parseCommandLine(start, argv)).toMatchObject({ passthrough: [], ...want });
+  });
+
+  it('for klaude itself, what follows `--` goes to claude', () => {
+    expect(parseCommandLine(root, ['--resume-last', '--', '--model', 'x', '-h'])).toEqual({
+      help: false,
+      flags: { resumeLast: true },
+      input: [],
+      passthrough: ['--model', 'x', '-h'],
+    });
+  });
+
+  it('an unknown flag is one line with a did-you-mean', () => {
+    expect(() => parseCommandLine(start, ['general', 'x', '--detatch'])).toThrow(
+      expect.objectContaining({ code: 'E_UNKNOWN_FLAG', message: "unknown flag '--detatch' for 'klaude start'", hint: expect.stringContaining('did you mean `--detach`?') }),
+    );
+    expect(() => parseCommandLine(start, ['general', '-q'])).toThrow(
+      expect.objectContaining({ code: 'E_UNKNOWN_FLAG', hint: expect.stringContaining("to pass '-q' as text, put it after `--`") }),
+    );
   });
 });

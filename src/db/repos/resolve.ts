@@ -1,6 +1,6 @@
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { escapeLike, isUlid, matchIds, MIN_ID_CHARS, shortId, type IdCandidate } from '../../core/ids.js';
+import { escapeLike, isUlid, matchIds, MIN_ID_CHARS, SHORT_ID_LENGTH, shortId, type IdCandidate } from '../../core/ids.js';
 import { KlaudeError } from '../../lib/errors.js';
 import type { Db } from '../client.js';
 import { claudeSessionLinks, sessions, type SessionRow } from '../schema.js';
@@ -22,8 +22,9 @@ export interface AmbiguousCandidate {
 
 /**
  * The session an id typed by a person or Claude names: a full ULID, a full native id (current
- * native_session_id or any linked Claude session id, so pre-/clear ids still resolve), or a unique
- * prefix/suffix of ≥4 characters of either; case-insensitive.
+ * native_session_id or any linked Claude session id, so pre-/clear ids still resolve), a unique
+ * prefix of ≥4 characters of the displayed id (the last 8), or a unique prefix/suffix of ≥4
+ * characters of either full id; case-insensitive (see matchIds).
  * Cost: one primary-key lookup for a full ULID; otherwise one scan of sessions and one of links
  * (LIKE, no N+1), plus one read of the result.
  * Throws E_SESSION_NOT_FOUND (also for input under 4 characters) or E_AMBIGUOUS_ID with
@@ -68,7 +69,7 @@ export function resolveSession(db: Db, input: string, opts: ResolveOptions = {})
   throw new KlaudeError('E_SESSION_NOT_FOUND', `no session matches "${q}"`, { hint: LIST_HINT });
 }
 
-/** Sessions and links whose ids contain the input as prefix or suffix: one scan of each table. */
+/** Sessions and links whose ids (or displayed ids) start or end with the input: one scan of each table. */
 function candidates(db: Db, q: string, projectId: string | undefined): IdCandidate[] {
   const prefix = `${escapeLike(q)}%`;
   const suffix = `%${escapeLike(q)}`;
@@ -85,7 +86,7 @@ function candidates(db: Db, q: string, projectId: string | undefined): IdCandida
   const own = db.orm
     .select({ id: sessions.id, native: sessions.nativeSessionId })
     .from(sessions)
-    .where(and(scope, or(likes(sessions.id), likes(sessions.nativeSessionId))))
+    .where(and(scope, or(likes(sessions.id), sql`substr(${sessions.id}, -${SHORT_ID_LENGTH}) LIKE ${prefix} ESCAPE '\\'`, likes(sessions.nativeSessionId))))
     .all();
   for (const r of own) add(r.id, r.native);
   const linked = db.orm

@@ -69,6 +69,14 @@ export function setArchived(db: Db, ids: readonly string[], archived: boolean, c
   });
 }
 
+/**
+ * Remove a session row; its links, processes and updates go with it (ON DELETE CASCADE), its
+ * events and children stay (their reference is cleared). The caller removes the log file.
+ */
+export function deleteSession(db: Db, id: string): boolean {
+  return db.orm.delete(sessions).where(eq(sessions.id, id)).run().changes > 0;
+}
+
 /** A project's sessions, oldest first (the tree is built from parent_id by the caller). */
 export function listSessions(db: Db, f: { projectId: string; includeArchived?: boolean }): SessionRow[] {
   return db.orm

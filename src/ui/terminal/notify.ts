@@ -6,16 +6,22 @@
  *
  * It reads the sessions feed (subscribe/getSnapshot), so it costs nothing until the DB changes.
  * Sessions already waiting when it starts count in the title but do not ring.
+ *
+ * Also "an agent finished": a sub-agent going from working (pending, running, waiting) to done,
+ * failed or interrupted rings the same way, once, so nobody has to sit in `klaude wait`.
  */
 import type { NotifyMode } from '../../config/schema.js';
 import { shortId } from '../../core/ids.js';
 import { BEL, osc9 } from '../../lib/escapes.js';
+import { isTerminal } from '../../core/status.js';
 import type { SessionsSnapshot } from '../data/sessions-feed.js';
 import type { Source } from '../state/store.js';
 import type { SessionView } from '../state/tree.js';
 
 export type { NotifyMode };
 
+
+/** OSC 52: set the clipboard (`c`) to this text, base64; through tmux/ssh where they pass it on. */
 
 export interface WaitingNotifierOptions {
   source: Source<SessionsSnapshot>;
@@ -36,6 +42,8 @@ const who = (s: SessionView): string => `${s.type === 'tui' ? 'claude' : s.type}
 
 export class WaitingNotifier {
   private waiting = new Set<string>();
+  /** Sub-agents at work, to notice when one finishes. */
+  private working = new Set<string>();
   private unsubscribe: (() => void) | null = null;
   private lastVersion = -1;
   /** Notifications sent (diagnostics, tests). */
@@ -46,6 +54,7 @@ export class WaitingNotifier {
   start(): void {
     if (this.unsubscribe) return;
     this.waiting = this.waitingNow(this.opts.source.getSnapshot());
+    this.working = this.workingNow(this.opts.source.getSnapshot());
     this.lastVersion = this.opts.source.getSnapshot().version;
     this.opts.setTitle(titleFor(this.waiting.size));
     this.unsubscribe = this.opts.source.subscribe(this.update);
@@ -60,6 +69,18 @@ export class WaitingNotifier {
     return new Set(snap.sessions.filter((s) => s.status === 'waiting' && s.archivedAt === null).map((s) => s.id));
   }
 
+  private workingNow(snap: SessionsSnapshot): Set<string> {
+    return new Set(snap.sessions.filter((s) => s.type !== 'tui' && !isTerminal(s.status)).map((s) => s.id));
+  }
+
+  private ring(text: string): void {
+    let seq = '';
+    if (this.opts.mode === 'bell' || this.opts.mode === 'both') seq += BEL;
+    if (this.opts.mode === 'osc9' || this.opts.mode === 'both') seq += osc9(text);
+    this.rung++;
+    this.opts.write(seq);
+  }
+
   private update = (): void => {
     const snap = this.opts.source.getSnapshot();
     if (snap.version === this.lastVersion) return;
@@ -70,15 +91,18 @@ export class WaitingNotifier {
     const changed = now.size !== this.waiting.size || fresh.length > 0;
     this.waiting = now;
     if (changed) this.opts.setTitle(titleFor(now.size));
+    const working = this.workingNow(snap);
+    const finished = snap.sessions.filter((s) => this.working.has(s.id) && !working.has(s.id) && isTerminal(s.status));
+    this.working = working;
     if (this.opts.mode === 'none') return;
     for (const id of fresh) {
       if (id === front) continue;
       const s = snap.sessions.find((x) => x.id === id)!;
-      let seq = '';
-      if (this.opts.mode === 'bell' || this.opts.mode === 'both') seq += BEL;
-      if (this.opts.mode === 'osc9' || this.opts.mode === 'both') seq += osc9(`klaude: ${who(s)} needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`);
-      this.rung++;
-      this.opts.write(seq);
+      this.ring(`klaude: ${who(s)} needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`);
+    }
+    for (const s of finished) {
+      if (s.id === front) continue;
+      this.ring(`klaude: ${who(s)} finished: ${s.status}`);
     }
   };
 }

@@ -111,6 +111,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     talk: record('talk', async () => ({ ok: true, message: 'detached from it' })),
     quit: record('quit', () => {}),
     redraw: record('redraw', () => {}),
+    copy: record('copy', () => {}),
     suspend: record('suspend', () => {}),
   };
   const deps: DashboardDeps = {

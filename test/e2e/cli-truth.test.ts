@@ -1,0 +1,102 @@
+// What a new user (or Claude in its Bash tool) types, taken literally: prompts that start with `-`,
+// ids as lists show them, `read` from the design notes, and `klaude` without a terminal. The built
+// CLI, the real claude underneath, the Messages-API stand-in answering.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
+  home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-cli-truth-' });
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+});
+
+afterAll(async () => {
+  await mock?.close();
+  home?.cleanup();
+});
+
+const klaude = (args: string[], opts: { input?: string } = {}) =>
+  runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 60_000, ...opts });
+const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
+
+function sessionCount(): number {
+  const file = join(home.klaudeHome, 'sessions.db');
+  if (!existsSync(file)) return 0;
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+describe('prompts as written', () => {
+  it('a prompt starting with "- " is the prompt, flags after it still count', async () => {
+    const r = await klaude(['start', 'general', '- item', '-d']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const w = await klaude(['wait', idFrom(r.stdout)]);
+    expect(w.stdout).toContain('final text:\nReply to: - item\n');
+    expect(mock.mainRequests().some((q) => q.prompt === '- item')).toBe(true);
+  });
+
+  it('after `--`, "-h" is the prompt, not a request for help', async () => {
+    const r = await klaude(['start', 'general', '--', '-h']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('Usage');
+    expect(r.stdout).toContain('Reply to: -h\n');
+    expect(mock.mainRequests().some((q) => q.prompt === '-h')).toBe(true);
+  });
+
+  it('an unknown flag gets one line with a did-you-mean', async () => {
+    const r = await klaude(['start', 'general', 'x', '--detatch']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("klaude: unknown flag '--detatch' for 'klaude start' [E_UNKNOWN_FLAG] — hint: did you mean `--detach`? (run `klaude start --help` for its flags)\n");
+  });
+});
+
+describe('ids as shown', () => {
+  it('a 4-character prefix of the displayed id resolves in logs, read and message', async () => {
+    const s = await klaude(['start', 'general', 'first words', '-d']);
+    const shown = idFrom(s.stdout);
+    await klaude(['wait', shown]);
+    const listed = await klaude(['sessions']);
+    expect(listed.stdout).toContain(shown);
+    const prefix = shown.slice(0, 4);
+
+    const logs = await klaude(['logs', prefix]);
+    expect(logs.stderr).toBe('');
+    expect(logs.stdout).toContain('Reply to: first words');
+
+    const read = await klaude(['read', prefix.toLowerCase(), '-s']);
+    expect(read.stderr).toBe('');
+    expect(read.stdout).toMatch(new RegExp(`── general ${shown}: done`));
+
+    const m = await klaude(['message', prefix, 'second words', '-w']);
+    expect(m.stderr).toBe('');
+    expect(m.code).toBe(0);
+    expect(m.stdout).toContain('Reply to: second words');
+  });
+});
+
+describe('klaude without a terminal', () => {
+  it('exits 2 with one E_USAGE line and records nothing', async () => {
+    const before = sessionCount();
+    const r = await klaude([], { input: '' });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^klaude: klaude needs a terminal .*\[E_USAGE\] — hint: /);
+    expect(sessionCount()).toBe(before);
+  });
+});
