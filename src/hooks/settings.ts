@@ -65,3 +65,12 @@ export function mergeSettings(userValue: string | undefined, ours: Settings): Se
   }
   return merged;
 }
+
+/**
+ * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
+ * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
+ * hooks (SessionStart → idle, Stop → idle, …) are left out.
+ */
+export function headlessHookSettings(inv: KlaudeInvocation): string {
+  return JSON.stringify({ hooks: { PostToolUse: hookSettings(inv).hooks?.PostToolUse ?? [] } });
+}

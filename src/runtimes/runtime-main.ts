@@ -41,9 +41,10 @@ import { isAlive } from '../lib/process.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
-import { hookSettings } from '../hooks/settings.js';
+import { headlessHookSettings } from '../hooks/settings.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
+import { ApprovalDesk, permissionModeFor } from './approval-desk.js';
 import { agentPreamble, systemPromptAddition } from './instructions.js';
 import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
@@ -54,15 +55,6 @@ export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
-
-/**
- * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
- * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
- * hooks (SessionStart → idle, Stop → idle, …) are left out.
- */
-function headlessHookSettings(): string {
-  return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
-}
 
 export interface Deps {
   home: string;
@@ -87,9 +79,11 @@ export class AgentRuntime {
   private interruptTimer: NodeJS.Timeout | null = null;
   private interruptSeq = 0;
   private readonly rec: RunRecord;
+  private readonly desk: ApprovalDesk;
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
+    this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
   }
 
@@ -102,6 +96,7 @@ export class AgentRuntime {
   }
 
   private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+    if (!this.finalized) this.desk.closeAll('the run ended');
     this.rec.finalize(done);
   }
 
@@ -113,6 +108,7 @@ export class AgentRuntime {
           this.interruptTimer = null;
         }
       },
+      onControlCancel: (id) => this.desk.onCancel(id),
     });
   }
 
@@ -147,6 +143,7 @@ export class AgentRuntime {
           ping: () => ({ pong: true, instanceId: this.id, pid: process.pid, version: VERSION, protocol: PROTOCOL_VERSION }),
           message: (p) => this.onMessage(p.prompt),
           interrupt: () => this.onInterrupt(),
+          answer: (p) => this.desk.answer(p),
           stop: () => {
             setImmediate(() => void this.stop('stop requested'));
             return { stopping: true };
@@ -235,7 +232,8 @@ export class AgentRuntime {
       resume,
       prompt: adapter.supportsStreamingInput ? undefined : first,
       model: session.model,
-      permissionMode: meta.agent.permissionMode ?? config['agents.permissionMode'],
+      permissionMode: permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']),
+      approvals: adapter.encodeApproval !== undefined,
       allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
       tools: meta.agent.tools ?? null,
       disallowedTools: meta.agent.disallowedTools ?? [],
@@ -246,7 +244,7 @@ export class AgentRuntime {
       mcpConfig: meta.agent.mcpConfig,
       mcpStrict: meta.agent.mcpStrict ?? true,
       effort: meta.agent.effort,
-      settings: session.runtime === 'claude' ? headlessHookSettings() : null,
+      settings: session.runtime === 'claude' ? headlessHookSettings(currentInvocation()) : null,
     });
     const shimDir = ensureShim(d.home, currentInvocation());
     const env: NodeJS.ProcessEnv = {
@@ -276,6 +274,7 @@ export class AgentRuntime {
     for (const e of events) {
       try {
         if (e.type === 'done') this.onTurnDone(e);
+        else if (e.type === 'approval_request') this.desk.onRequest(e);
         else this.rec.apply(e);
       } catch (err) {
         this.d.log.error('handling an agent event failed', { err, type: e.type });
@@ -285,6 +284,7 @@ export class AgentRuntime {
 
   private onTurnDone(done: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
     this.turnActive = false;
+    this.desk.closeAll('the turn ended');
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
     if (this.queue.length > 0 && !this.stopping && this.cli?.canWrite) {
