@@ -36,6 +36,8 @@ import { UiSwitcher } from './switcher.js';
 import { WaitingNotifier } from '../ui/terminal/notify.js';
 import { reclaimStdin } from '../ui/terminal/screen.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
+import { answerRequest, localSettingsPath } from '../runtimes/approvals.js';
+import { agentServicesOf } from '../supervisor/agent-handlers.js';
 
 /** The line printed after the dashboard quits while PTY sessions run. */
 function ptyExitNote(pty: [string, LiveProcesses][], stopped: boolean): string {
@@ -227,6 +229,9 @@ export async function runUiServices(shell: UiShell): Promise<number> {
       for (const s of rows) publish({ type: 'session.changed', sessionId: s.id, status: s.status });
       sessions.refresh();
     },
+    // The dashboard is the person, even when klaude ui was started from a Claude's shell.
+    answer: (sessionId, a) => afterwards(answerRequest({ ...agentServicesOf(deps), env: { ...ctx.env, CLAUDECODE: undefined } }, sessionId, a)),
+    rulePath: (sessionId) => localSettingsPath(agentServicesOf(deps), sessionId),
     agentTypes: async () => (await import('./agent-types.js')).agentChoices(cwd, opts.env),
     talk: async (sessionId) => {
       if (face !== 'dashboard') {

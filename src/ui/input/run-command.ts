@@ -3,12 +3,14 @@
  * dashboard actions and report the outcome in the footer.
  */
 import { shortId } from '../../core/ids.js';
+import type { ApprovalRow } from '../../db/repos/approvals.js';
 import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { DashboardActions } from '../deps.js';
 import { isActive } from '../../core/status.js';
 import { isLive, subtreeIds, type SessionView } from '../state/tree.js';
 import type { ConfirmIntent, UiAction, UiState } from '../state/ui-state.js';
 import type { LogWindow, TreeView } from '../view.js';
+import { confirmAllowAlways, runApprovalCommand, submitDeny } from './approval-commands.js';
 
 export interface CommandEnv {
   ui: UiState;
@@ -21,6 +23,8 @@ export interface CommandEnv {
   sessions: readonly SessionView[];
   /** Live processes by session id (PTY hosts: talk, the screen preview, quitting). */
   processes: ReadonlyMap<string, LiveProcesses>;
+  /** Pending permission requests by session id. */
+  approvals?: ReadonlyMap<string, readonly ApprovalRow[]>;
   actions: DashboardActions;
 }
 
@@ -69,6 +73,9 @@ function confirmed(env: CommandEnv, intent: ConfirmIntent): void {
     case 'quit':
       actions.quit();
       return;
+    case 'allowAlways':
+      confirmAllowAlways(env, intent);
+      return;
     case 'interrupt':
       track(env, 'interrupting…', actions.interrupt(intent.sessionIds), (r) => {
         const bad = r.results.filter((x) => !x.ok);
@@ -97,6 +104,7 @@ function submit(env: CommandEnv): void {
     track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) => `sent to ${shortId(m.sessionId)} (${r.delivered})`);
     return;
   }
+  if (m?.kind === 'deny') return submitDeny(env, m);
   if (m?.kind === 'start') {
     const text = m.text.trim();
     const type = m.choices?.[m.index]?.name;
@@ -125,6 +133,7 @@ export function runCommand(id: string, env: CommandEnv): void {
   const rows = tree.rows;
   const sel = tree.selected;
   const page = Math.max(1, log.height - 1);
+  if (id.startsWith('approval.')) return runApprovalCommand(id, env);
   switch (id) {
     case 'tree.up':
       return dispatch({ type: 'move', rows, to: { by: -1 } });
