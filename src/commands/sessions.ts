@@ -8,6 +8,7 @@ import { isTerminal } from '../core/status.js';
 import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.js';
 import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
+import { pendingApprovalsOf, type ApprovalRow } from '../db/repos/approvals.js';
 import { hasDeadProcesses, listSessionRows, type SessionListRow } from '../db/repos/listing.js';
 import { age } from '../lib/format.js';
 import { formatCost, truncate } from '../logs/format.js';
@@ -17,8 +18,25 @@ import type { CommandContext } from './types.js';
 /** Without --all, sessions that ended longer ago than this are hidden (unless a shown session is under them). */
 export const HIDE_ENDED_AFTER_MS = 7 * 24 * 3600 * 1000;
 
+/** A pending permission request as `sessions --json` shows it. */
+export interface ApprovalJson {
+  id: number;
+  requestId: string;
+  tool: string;
+  /** The command, file path… */
+  summary: string;
+  input: unknown;
+  reason: string | null;
+  /** What `klaude approve --always` adds, e.g. `Bash(npm test)`. */
+  rule: string | null;
+  createdAt: number;
+}
+
 export interface SessionJson extends SessionListRow {
   shortId: string;
+  /** The oldest pending permission request (the session is `waiting` on it), else null. */
+  approval: ApprovalJson | null;
+  pendingApprovals: number;
   children: SessionJson[];
 }
 
@@ -63,8 +81,26 @@ function renderRows(rows: string[][]): string[] {
   });
 }
 
-function toJson(n: TreeNode<SessionListRow>): SessionJson {
-  return { ...n.item, shortId: shortId(n.item.id), children: n.children.map(toJson) };
+const approvalJson = (a: ApprovalRow): ApprovalJson => ({
+  id: a.id,
+  requestId: a.requestId,
+  tool: a.toolName,
+  summary: a.summary,
+  input: a.input,
+  reason: a.reason,
+  rule: a.suggestedRule,
+  createdAt: a.createdAt,
+});
+
+function toJson(n: TreeNode<SessionListRow>, approvals: Map<string, ApprovalRow[]>): SessionJson {
+  const mine = approvals.get(n.item.id) ?? [];
+  return {
+    ...n.item,
+    shortId: shortId(n.item.id),
+    approval: mine[0] ? approvalJson(mine[0]) : null,
+    pendingApprovals: mine.length,
+    children: n.children.map((c) => toJson(c, approvals)),
+  };
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -75,8 +111,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   const verbose = ctx.flags.verbose === true;
   const { db } = await openForListing(home, hash);
   let rows: SessionListRow[];
+  let approvals: Map<string, ApprovalRow[]>;
   try {
     rows = listSessionRows(db, { projectId: hash, includeArchived: all, detail: verbose || ctx.flags.json ? 'full' : 'brief' });
+    approvals = pendingApprovalsOf(db, rows.filter((r) => r.status === 'waiting').map((r) => r.id));
   } finally {
     db.close();
   }
@@ -88,7 +126,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { roots, dropped } = all ? { roots: full, dropped: 0 } : pruneTree(full, recent);
 
   if (ctx.flags.json) {
-    ctx.stdout.write(`${JSON.stringify(roots.map(toJson), null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify(roots.map((n) => toJson(n, approvals)), null, 2)}\n`);
     return 0;
   }
   const hidden = dropped > 0 ? `${dropped} session${dropped === 1 ? '' : 's'} ended over 7 days ago hidden (--all shows them)\n` : '';
@@ -100,7 +138,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const flat = flattenTree(roots);
   const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'FIRST → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
-    out.push([`${prefix}${shortId(r.id)}`, r.status, r.type, r.runtime, age(r.createdAt, now), message(r)]);
+    const asks = approvals.get(r.id)?.[0];
+    const what = asks ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})` : message(r);
+    out.push([`${prefix}${shortId(r.id)}`, r.status, r.type, r.runtime, age(r.createdAt, now), what]);
   }
   const rendered = renderRows(out);
   const lines: string[] = [rendered[0]!];

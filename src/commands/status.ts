@@ -3,6 +3,8 @@ import { controlRequest } from '../control/client.js';
 import { findLiveSupervisors } from '../control/discovery.js';
 import type { StatusResult } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
+import { projectPendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
+import { openFastDb } from '../db/fast.js';
 import { age, table } from '../lib/format.js';
 import type { CommandContext } from './types.js';
 
@@ -17,8 +19,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
     return 0;
   }
+  const waiting = pendingOf(home, projectHash(root));
   if (statuses.length === 0) {
-    ctx.stdout.write(`no klaude running in ${root}\n`);
+    ctx.stdout.write(`no klaude running in ${root}\n${waiting}`);
     return 0;
   }
   const rows = [['INSTANCE', 'PID', 'MODE', 'UP', 'ROOT', 'FOREGROUND', 'CLAUDE PID']];
@@ -33,6 +36,21 @@ export async function run(ctx: CommandContext): Promise<number> {
       s.foregroundPid ? String(s.foregroundPid) : '-',
     ]);
   }
-  ctx.stdout.write(`project ${root}\n${table(rows)}`);
+  ctx.stdout.write(`project ${root}\n${table(rows)}${waiting}`);
   return 0;
+}
+
+/** Agents waiting for a permission answer, one line each ('' when none). */
+function pendingOf(home: string, hash: string): string {
+  const db = openFastDb(home);
+  if (!db) return '';
+  let rows: ApprovalRow[];
+  try {
+    rows = projectPendingApprovals(db, hash);
+  } finally {
+    db.close();
+  }
+  if (rows.length === 0) return '';
+  const lines = rows.map((r) => `  ${shortId(r.sessionId)} request ${r.id}  ${r.toolName}: ${r.summary}  (klaude approve|deny ${shortId(r.sessionId)})`);
+  return `needs you — permission requests:\n${lines.join('\n')}\n`;
 }

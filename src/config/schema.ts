@@ -24,6 +24,10 @@ export type DetachKeyName = (typeof DETACH_KEYS)[number];
 export const NOTIFY_MODES = ['bell', 'osc9', 'both', 'none'] as const;
 export type NotifyMode = (typeof NOTIFY_MODES)[number];
 
+/** Who may answer a headless agent's permission request (config `agents.approvals`). */
+export const APPROVERS = ['person', 'parent'] as const;
+export type Approver = (typeof APPROVERS)[number];
+
 export type KeySpec =
   | { type: 'string'; default: string | null; nullable?: boolean; doc: string }
   | { type: 'number'; default: number; min?: number; max?: number; doc: string }
@@ -96,8 +100,21 @@ export const CONFIG_KEYS = {
   'agents.permissionMode': {
     type: 'enum',
     values: PERMISSION_MODES,
-    default: 'acceptEdits',
-    doc: 'Claude Code --permission-mode for headless agents',
+    default: 'default',
+    doc: 'Claude Code --permission-mode for headless agents; `default` asks (klaude holds the request until someone answers: `klaude approve`/`deny`, the dashboard)',
+  },
+  'agents.approvals': {
+    type: 'enum',
+    values: APPROVERS,
+    default: 'person',
+    doc: "who may answer agents' permission requests: `person` (dashboard, or `klaude approve`/`deny` from a shell) or `parent` (also the parent Claude, through its Bash tool)",
+  },
+  'agents.approvalTimeoutSeconds': {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 604800,
+    doc: 'deny a permission request nobody answered after this many seconds; 0 = wait until answered',
   },
   'agents.allowedTools': {
     type: 'string[]',

@@ -103,6 +103,29 @@ export interface InterruptResult {
   results: { sessionId: string; ok: boolean; code?: string }[];
 }
 
+/** The answer to an agent's permission request (runtime socket). */
+export interface AnswerPayload {
+  sessionId: string;
+  /** klaude's approval number or a prefix of the CLI's request id; absent = the oldest pending. */
+  request?: string;
+  behavior: 'allow' | 'deny';
+  /** allow: also add the CLI's suggested rule (claude writes it to .claude/settings.local.json). */
+  always?: boolean;
+  /** deny: the reason shown to the model. */
+  message?: string;
+  /** Who answers: person (default) or parent. */
+  by?: string;
+}
+export interface AnswerResult {
+  approvalId: number;
+  requestId: string;
+  tool: string;
+  summary: string;
+  rule?: string;
+  /** Requests of this session still pending after this answer. */
+  pending: number;
+}
+
 export const TOPICS = ['sessions', 'instance', 'updates'] as const;
 export type Topic = (typeof TOPICS)[number];
 
@@ -128,6 +151,7 @@ export interface ActionMap {
   interrupt: { payload: InterruptPayload; result: InterruptResult };
   subscribe: { payload: SubscribePayload; result: SubscribeResult };
   stop: { payload: EmptyPayload; result: StopResult };
+  answer: { payload: AnswerPayload; result: AnswerResult };
 }
 
 export type Action = keyof ActionMap;
@@ -143,6 +167,7 @@ export const ACTIONS: readonly Action[] = [
   'interrupt',
   'subscribe',
   'stop',
+  'answer',
 ];
 
 // ── events ─────────────────────────────────────────────────────────────────
@@ -321,6 +346,15 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
     Array.isArray(p.sessionIds) && p.sessionIds.length > 0 && p.sessionIds.every((s) => typeof s === 'string' && s !== '')
       ? null
       : '"sessionIds" must be a non-empty array of strings',
+  answer: (p) =>
+    first(
+      reqStr(p, 'sessionId'),
+      p.behavior === 'allow' || p.behavior === 'deny' ? null : '"behavior" must be "allow" or "deny"',
+      optStr(p, 'request'),
+      optBool(p, 'always'),
+      optStr(p, 'message'),
+      optStr(p, 'by'),
+    ),
   subscribe: (p) => {
     if (p.topics === undefined) return null;
     if (!Array.isArray(p.topics)) return '"topics" must be an array';

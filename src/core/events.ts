@@ -40,6 +40,32 @@ export type AgentEvent = Base &
     | { type: 'update'; text: string }
     | { type: 'status'; status: SessionStatus; reason?: string }
     | { type: 'error'; message: string }
+    /**
+     * The agent asks permission for a tool call (claude `can_use_tool`); the session is `waiting`
+     * until an `approval_answer` with the same requestId. `approvalId` is klaude's row id (set by
+     * the runtime); `rule` is what "allow always" would add, e.g. `Bash(npm test)`.
+     */
+    | {
+        type: 'approval_request';
+        requestId: string;
+        approvalId?: number;
+        tool: string;
+        summary: string;
+        input?: unknown;
+        reason?: string;
+        rule?: string;
+        suggestions?: unknown;
+      }
+    /** How a permission request was answered; `by`: person, parent, timeout, or runtime (cancelled). */
+    | {
+        type: 'approval_answer';
+        requestId: string;
+        approvalId?: number;
+        behavior: 'allow' | 'deny' | 'cancelled';
+        always?: boolean;
+        message?: string;
+        by?: string;
+      }
     | {
         type: 'done';
         status: TerminalStatus;

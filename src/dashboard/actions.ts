@@ -4,6 +4,8 @@
  * `klaude start`); talk attaches the terminal to a PTY session.
  */
 import { controlRequest } from '../control/client.js';
+import { answerRequest, localSettingsPath } from '../runtimes/approvals.js';
+import { agentServicesOf } from '../supervisor/agent-handlers.js';
 import type { ControlEvent } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
 import { setArchived } from '../db/repos/sessions.js';
@@ -53,6 +55,9 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       for (const s of rows) d.publish({ type: 'session.changed', sessionId: s.id, status: s.status });
       sessions.refresh();
     },
+    // The dashboard is the person, even when klaude ui was started from a Claude's shell.
+    answer: (sessionId, a) => afterwards(answerRequest({ ...agentServicesOf({ ctx }), env: { ...ctx.env, CLAUDECODE: undefined } }, sessionId, a)),
+    rulePath: (sessionId) => localSettingsPath(agentServicesOf({ ctx }), sessionId),
     agentTypes: async () => (await import('./agent-types.js')).agentChoices(cwd, shell.opts.env),
     talk: async (sessionId) => {
       if (handOver.face !== 'dashboard') throw handOver.busy();

@@ -72,6 +72,8 @@ function lateActions(host: () => DashboardHost, quit: () => void): { actions: Da
     message: async (id, p) => (await later()).message(id, p),
     interrupt: async (ids) => (await later()).interrupt(ids),
     archive: async (ids, a) => (await later()).archive(ids, a),
+    answer: async (id, a) => (await later()).answer(id, a),
+    rulePath: (id) => (real ? real.rulePath(id) : '.claude/settings.local.json'),
     agentTypes: async () => (await later()).agentTypes(),
     talk: async (id) => (await later()).talk(id),
     quit: (o) => (real ? real.quit(o) : quit()),

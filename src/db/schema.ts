@@ -194,6 +194,8 @@ export const agentUpdates = sqliteTable(
       .notNull()
       .references(() => sessions.id, { onDelete: 'cascade' }),
     text: text('text').notNull(),
+    /** null: an `[UPDATE]` the agent wrote; 'approval' / 'approval_parent': klaude's `[NEEDS APPROVAL]` note (who may answer). */
+    kind: text('kind'),
     createdAt: createdAt(),
     acknowledgedAt: integer('acknowledged_at'),
   },
@@ -201,6 +203,44 @@ export const agentUpdates = sqliteTable(
     index('updates_parent_ack_idx').on(t.parentSessionId, t.acknowledgedAt),
     index('updates_session_idx').on(t.sessionId),
   ],
+);
+
+/** How a permission request ended: allowed (once or always), denied, or never answered. */
+export const APPROVAL_ANSWERS = ['allow', 'allow_always', 'deny', 'timeout', 'cancelled'] as const;
+export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
+
+/**
+ * Permission requests of headless agents (claude `--permission-prompt-tool stdio`: a control_request
+ * `can_use_tool`), pending until someone answers. The runtime inserts the row and writes the answer;
+ * `answer IS NULL` = pending (the session is `waiting` meanwhile).
+ */
+export const approvals = sqliteTable(
+  'approvals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    /** The CLI's own request id (claude's control_request request_id). */
+    requestId: text('request_id').notNull(),
+    toolName: text('tool_name').notNull(),
+    /** One line: the command, file path, pattern… (as in the log's tool lines). */
+    summary: text('summary').notNull(),
+    input: text('input', { mode: 'json' }).$type<unknown>(),
+    /** The CLI's suggested permission updates, sent back as-is for "allow always". */
+    suggestions: text('suggestions', { mode: 'json' }).$type<unknown>(),
+    /** The rule "allow always" adds, readable: `Bash(npm test)`. */
+    suggestedRule: text('suggested_rule'),
+    reason: text('reason'),
+    createdAt: createdAt(),
+    answer: text('answer', { enum: APPROVAL_ANSWERS }),
+    /** Deny reason shown to the model, or why it was cancelled. */
+    answerMessage: text('answer_message'),
+    /** 'person', 'parent', 'timeout' or 'runtime'. */
+    answeredBy: text('answered_by'),
+    answeredAt: integer('answered_at'),
+  },
+  (t) => [index('approvals_session_pending_idx').on(t.sessionId, t.answeredAt)],
 );
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -212,3 +252,4 @@ export type ProcessRow = typeof runtimeProcess.$inferSelect;
 export type ClaimRow = typeof sessionClaims.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type UpdateRow = typeof agentUpdates.$inferSelect;
+export type ApprovalRow = typeof approvals.$inferSelect;

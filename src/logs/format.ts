@@ -184,12 +184,20 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
         }
         case 'status': {
           if (e.status !== 'waiting' && e.status !== 'failed' && e.status !== 'interrupted') return null;
+          if (e.status === 'waiting' && !e.reason) return null; // an approval_request line says why
           return oneLine(e.ts, e.status === 'waiting' ? 'magenta' : 'red', `· ${e.status}${e.reason ? `: ${e.reason}` : ''}`);
         }
         case 'error':
           return oneLine(e.ts, 'red', `✗ error: ${firstLine(e.message ?? '')}`);
         case 'retry':
           return oneLine(e.ts, 'yellow', `↻ ${describeRetry(e)}`);
+        case 'approval_request': {
+          const what = `${e.tool}${e.summary ? `: ${firstLine(e.summary)}` : ''}`;
+          const n = e.approvalId !== undefined ? ` ${e.approvalId}` : '';
+          return oneLine(e.ts, 'magenta', `? needs approval${n}: ${what} — \`klaude approve <id>\` [--always] or \`klaude deny <id>\` [--reason …]`);
+        }
+        case 'approval_answer':
+          return oneLine(e.ts, e.behavior === 'allow' ? 'green' : e.behavior === 'deny' ? 'red' : 'dim', approvalAnswerText(e));
         case 'done': {
           const parts: string[] = [e.status];
           if (typeof e.durationMs === 'number') parts.push(formatDuration(e.durationMs));
@@ -204,6 +212,14 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
       }
     },
   };
+}
+
+/** `allowed always by person`, `denied by parent: use node`, `request cancelled: the turn ended`. */
+export function approvalAnswerText(e: { behavior: string; always?: boolean; by?: string; message?: string }): string {
+  const by = e.by && e.by !== 'runtime' ? ` by ${e.by}` : '';
+  if (e.behavior === 'allow') return `✓ allowed${e.always ? ' always' : ''}${by}`;
+  if (e.behavior === 'deny') return `✗ denied${by}${e.message ? `: ${firstLine(e.message)}` : ''}`;
+  return `· request withdrawn${e.message ? `: ${firstLine(e.message)}` : ''}`;
 }
 
 /** One event, no state (tests, one-offs). */

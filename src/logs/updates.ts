@@ -21,6 +21,11 @@ export interface UpdateView {
   /** The session it is for. */
   parentSessionId: string;
   text: string;
+  /**
+   * null: the agent's `[UPDATE]`; 'approval': it waits for the person to answer a permission
+   * request; 'approval_parent': the parent may answer it (agents.approvals: parent).
+   */
+  kind: string | null;
   createdAt: number;
 }
 
@@ -34,12 +39,17 @@ export function describeUpdates(db: HasSqlite, rows: readonly UpdateRow[]): Upda
     agentType: types.get(r.sessionId) ?? null,
     parentSessionId: r.parentSessionId,
     text: r.text,
+    kind: r.kind ?? null,
     createdAt: r.createdAt,
   }));
 }
 
-/** `[UPDATE] 8HJ2KD0P (reviewer): tests pass` */
+/**
+ * `[UPDATE] 8HJ2KD0P (reviewer): tests pass`, or for a permission request
+ * `[NEEDS APPROVAL] 8HJ2KD0P Bash: npm test`.
+ */
 export function formatUpdateLine(u: UpdateView): string {
+  if (u.kind?.startsWith('approval')) return `[NEEDS APPROVAL] ${u.shortId} ${u.text.replace(/\s*\n\s*/g, ' ').trim()}`;
   const who = u.agentType ? `${u.shortId} (${u.agentType})` : u.shortId;
   return `[UPDATE] ${who}: ${u.text.replace(/\s*\n\s*/g, ' ').trim()}`;
 }
@@ -70,7 +80,17 @@ export function claimUpdates(db: HasSqlite, views: readonly UpdateView[]): Updat
 export function updatesForHook(db: HasSqlite, klaudeSessionId: string): string | null {
   const rows = takePendingUpdates(db, klaudeSessionId);
   if (rows.length === 0) return null;
-  const lines = describeUpdates(db, rows).map(formatUpdateLine);
+  const views = describeUpdates(db, rows);
+  const lines = views.map(formatUpdateLine);
   const head = rows.length === 1 ? 'klaude: an update from a sub-agent' : `klaude: ${rows.length} updates from sub-agents`;
-  return `${head} (\`klaude logs <id>\` shows its log):\n${lines.join('\n')}`;
+  const text = `${head} (\`klaude logs <id>\` shows its log):\n${lines.join('\n')}`;
+  if (!views.some((v) => v.kind?.startsWith('approval'))) return text;
+  return `${text}\n${approvalHint(views.some((v) => v.kind === 'approval_parent') ? 'parent' : 'person')}`;
+}
+
+/** What the parent Claude may do about `[NEEDS APPROVAL]` (config agents.approvals). */
+export function approvalHint(approver: 'person' | 'parent'): string {
+  return approver === 'parent'
+    ? '[NEEDS APPROVAL]: the sub-agent waits for a permission answer. Answer it: `klaude approve <id>` (once), `klaude approve <id> --always` (also adds the rule), or `klaude deny <id> --reason "<why>"`.'
+    : '[NEEDS APPROVAL]: the sub-agent waits for the person to answer a permission request (klaude dashboard, or `klaude approve`/`deny` in their shell); you cannot answer it (config agents.approvals: person).';
 }

@@ -25,6 +25,8 @@ export interface LaunchInput {
   prompt?: string;
   model?: string | null;
   permissionMode?: string | null;
+  /** Ask klaude about tool calls the permission mode does not allow (claude `--permission-prompt-tool stdio`). */
+  approvals?: boolean;
   /** Pre-approved tool rules (`Bash(npm test:*)`, `mcp__server__tool`): a headless agent cannot ask. */
   allowedTools?: readonly string[];
   /** The built-in tools the agent has (agent definition `tools:`); null/absent = the CLI's default set. */
@@ -71,7 +73,14 @@ export interface Normaliser {
 export interface NormaliserHooks {
   /** A control response for a request the runtime sent (e.g. the interrupt acknowledgement). */
   onControlResponse?(requestId: string, ok: boolean): void;
+  /** The CLI withdrew a request it had sent (a permission request whose turn was interrupted). */
+  onControlCancel?(requestId: string): void;
 }
+
+/** The answer to a permission request (`approval_request` event). */
+export type ApprovalDecision =
+  | { behavior: 'allow'; input: unknown; /** the CLI's suggestions, to add as rules ("allow always") */ permanent?: unknown }
+  | { behavior: 'deny'; message: string };
 
 export interface RuntimeAdapter {
   readonly name: RuntimeName;
@@ -89,6 +98,11 @@ export interface RuntimeAdapter {
   encodeMessage(text: string): string;
   /** One stdin line asking the CLI to stop the current turn, or null when it has none (signals only). */
   encodeInterrupt(requestId: string): string | null;
+  /**
+   * One stdin line answering a permission request. Absent: the CLI has no approval channel (it
+   * never emits `approval_request`; its own non-interactive policy decides, see docs/approvals.md).
+   */
+  encodeApproval?(requestId: string, decision: ApprovalDecision): string;
   /** Where the CLI keeps the native session's transcript, if it is a file klaude can check. */
   transcriptPath?(cwd: string, nativeSessionId: string, env: NodeJS.ProcessEnv): string;
   /** The command that opens the native session interactively (checkout of this agent). */

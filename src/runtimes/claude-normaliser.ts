@@ -14,8 +14,11 @@
  *                            → text_delta / thinking_delta, one per delta (the runtime coalesces them);
  *                              the `assistant` line that follows still gives the whole `text`
  *   system/api_retry         → retry (attempt, max, delay, why: unreachable / rate limit / overloaded)
- * Lines of sub-agents (parent_tool_use_id set), other stream_events, hook and status lines, and
- * anything unknown or malformed give nothing.
+ *   control_request can_use_tool → approval_request (`--permission-prompt-tool stdio`, §2.4): the
+ *                              runtime holds it until someone answers
+ *   control_cancel_request   → hooks.onControlCancel (the CLI gave up on a request it sent)
+ * Lines of sub-agents (parent_tool_use_id set), other stream_events, hook and status lines, and anything
+ * unknown or malformed give nothing.
  */
 import { extractUpdates, type AgentEventInput, type TerminalStatus } from '../core/events.js';
 import { retryFromClaude, streamDelta } from './claude-stream.js';
@@ -38,6 +41,40 @@ export function contentText(content: unknown): string {
     .filter((s) => s !== '')
     .join('\n');
 }
+
+/** `Bash(npm test)` for each rule claude suggests adding (permission_suggestions of type addRules). */
+export function suggestedRule(suggestions: unknown): string | undefined {
+  if (!Array.isArray(suggestions)) return undefined;
+  const rules: string[] = [];
+  for (const s of suggestions) {
+    if (!isObj(s) || s.type !== 'addRules' || s.behavior !== 'allow' || !Array.isArray(s.rules)) continue;
+    for (const r of s.rules) {
+      if (!isObj(r) || typeof r.toolName !== 'string') continue;
+      rules.push(typeof r.ruleContent === 'string' && r.ruleContent !== '' ? `${r.toolName}(${r.ruleContent})` : r.toolName);
+    }
+  }
+  return rules.length ? rules.join(', ') : undefined;
+}
+
+const onControlRequest = (o: Json): AgentEventInput[] => {
+  const id = str(o.request_id);
+  const req = o.request;
+  if (!id || !isObj(req) || req.subtype !== 'can_use_tool' || typeof req.tool_name !== 'string') return [];
+  const rule = suggestedRule(req.permission_suggestions);
+  const reason = str(req.decision_reason);
+  return [
+    {
+      type: 'approval_request',
+      requestId: id,
+      tool: req.tool_name,
+      summary: toolSummary(req.tool_name, req.input),
+      input: req.input,
+      ...(reason ? { reason } : {}),
+      ...(rule ? { rule } : {}),
+      ...(req.permission_suggestions !== undefined ? { suggestions: req.permission_suggestions } : {}),
+    },
+  ];
+};
 
 export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser {
   let nativeId: string | null = null;
@@ -161,6 +198,12 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
         if (o.type === 'control_response' && isObj(o.response)) {
           const id = str(o.response.request_id);
           if (id) hooks.onControlResponse?.(id, o.response.subtype === 'success');
+          return [];
+        }
+        if (o.type === 'control_request') return onControlRequest(o);
+        if (o.type === 'control_cancel_request') {
+          const id = str(o.request_id);
+          if (id) hooks.onControlCancel?.(id);
           return [];
         }
         // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.

@@ -29,6 +29,8 @@ export function buildClaudeCommand(input: LaunchInput): LaunchCommand {
   const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
   if (input.nativeSessionId) args.push(input.resume ? '--resume' : '--session-id', input.nativeSessionId);
   if (input.permissionMode) args.push('--permission-mode', input.permissionMode);
+  // Permission requests come to klaude as control_requests on stdout (cli-facts §2.4), answered on stdin.
+  if (input.approvals) args.push('--permission-prompt-tool', 'stdio');
   if (input.model) args.push('--model', input.model);
   if (input.effort) args.push('--effort', input.effort);
   if (input.appendSystemPrompt) args.push('--append-system-prompt', input.appendSystemPrompt);
@@ -58,6 +60,18 @@ export const claudeAdapter: RuntimeAdapter = {
   encodeMessage: (text) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null })}\n`,
   encodeInterrupt: (requestId) =>
     `${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } })}\n`,
+  encodeApproval: (requestId, d) =>
+    `${JSON.stringify({
+      type: 'control_response',
+      response: {
+        subtype: 'success',
+        request_id: requestId,
+        response:
+          d.behavior === 'allow'
+            ? { behavior: 'allow', updatedInput: d.input, ...(d.permanent !== undefined ? { updatedPermissions: d.permanent } : {}) }
+            : { behavior: 'deny', message: d.message },
+      },
+    })}\n`,
   transcriptPath: (cwd, id, env) => claudeTranscriptPath(cwd, id, env),
   interactiveResume: (binary, id) => ({ file: binary, args: ['--resume', id] }),
 };

@@ -44,6 +44,7 @@ import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
 import { headlessHookSettings } from '../hooks/settings.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
+import { ApprovalDesk, permissionModeFor } from './approval-desk.js';
 import { agentPreamble, systemPromptAddition } from './instructions.js';
 import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
@@ -80,10 +81,12 @@ export class AgentRuntime {
   private interruptSeq = 0;
   private readonly rec: RunRecord;
   private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
+  private readonly desk: ApprovalDesk;
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
     this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
+    this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
   }
 
@@ -98,6 +101,7 @@ export class AgentRuntime {
 
   private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
     this.deltas.flush();
+    if (!this.finalized) this.desk.closeAll('the run ended');
     this.rec.finalize(done);
   }
 
@@ -109,6 +113,7 @@ export class AgentRuntime {
           this.interruptTimer = null;
         }
       },
+      onControlCancel: (id) => this.desk.onCancel(id),
     });
   }
 
@@ -135,6 +140,7 @@ export class AgentRuntime {
           ping: () => ({ pong: true, instanceId: this.id, pid: process.pid, version: VERSION, protocol: PROTOCOL_VERSION }),
           message: (p) => this.onMessage(p.prompt),
           interrupt: () => this.onInterrupt(),
+          answer: (p) => this.desk.answer(p),
           stop: () => {
             setImmediate(() => void this.stop('stop requested'));
             return { stopping: true };
@@ -223,7 +229,8 @@ export class AgentRuntime {
       resume,
       prompt: adapter.supportsStreamingInput ? undefined : first,
       model: session.model,
-      permissionMode: meta.agent.permissionMode ?? config['agents.permissionMode'],
+      permissionMode: permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']),
+      approvals: adapter.encodeApproval !== undefined,
       allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
       tools: meta.agent.tools ?? null,
       disallowedTools: meta.agent.disallowedTools ?? [],
@@ -270,6 +277,7 @@ export class AgentRuntime {
         }
         this.deltas.flush();
         if (e.type === 'done') this.onTurnDone(e);
+        else if (e.type === 'approval_request') this.desk.onRequest(e);
         else this.rec.apply(e);
       } catch (err) {
         this.d.log.error('handling an agent event failed', { err, type: e.type });
@@ -279,6 +287,7 @@ export class AgentRuntime {
 
   private onTurnDone(done: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
     this.turnActive = false;
+    this.desk.closeAll('the turn ended');
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
     if (this.queue.length > 0 && !this.stopping && this.cli?.canWrite) {

@@ -27,7 +27,7 @@ import { claudeTranscriptPath } from '../claude/transcript.js';
 
 const TRANSCRIPT_POLL_MS = 200;
 
-export function agentServicesOf(d: HandlerDeps): AgentServices {
+export function agentServicesOf(d: Pick<HandlerDeps, 'ctx'>): AgentServices {
   const { ctx } = d;
   return {
     home: ctx.home,

@@ -17,6 +17,7 @@ import { TreePane } from './components/tree-pane.js';
 import type { PreviewSnapshot } from './data/pty-preview.js';
 import type { DashboardDeps } from './deps.js';
 import { useKeyRouter } from './input/use-key-router.js';
+import { approvalLines } from './log/approval-lines.js';
 import { LogLayout, type LogLine } from './log/event-lines.js';
 import { sessionInfoLines } from './log/session-info.js';
 import { MIN_COLUMNS, MIN_ROWS } from './layout.js';
@@ -44,7 +45,7 @@ export function App({ deps, active = true }: AppProps) {
   const now = useMemo(() => (deps.now ? deps.now() : Date.now()), [deps, sessions, ui]);
 
   const { layout, treeInner, logInner } = useMemo(() => geometry(size), [size]);
-  const tree = useMemo(() => treeView(sessions.sessions, ui, layout.narrow, sessions.processes), [sessions, ui, layout.narrow]);
+  const tree = useMemo(() => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals), [sessions, ui, layout.narrow]);
   const sel = tree.selected;
   const selHost = sel ? (sessions.processes.get(sel.id)?.pty ?? null) : null;
 
@@ -82,7 +83,13 @@ export function App({ deps, active = true }: AppProps) {
     return sessionInfoLines(sel, log, logInner);
     // log.version covers appends to the same events array.
   }, [sel, log, log.version, logInner, ui.expandResults]);
-  const logWin = logWindow(logLines, ui, layout.paneRows, logInner);
+  // A pending permission request is pinned above the log (at most half the pane).
+  const ask = tree.ctx.selectedApproval ?? null;
+  const askLines = useMemo(
+    () => (ask && sel ? approvalLines(ask, sessions.approvals.get(sel.id)?.length ?? 1, logInner, Math.max(4, Math.floor(layout.paneRows / 2))) : []),
+    [ask, sel?.id, sessions.approvals, logInner, layout.paneRows],
+  );
+  const logWin = logWindow(logLines, ui, Math.max(1, layout.paneRows - askLines.length), logInner);
 
   // Only while the help is open (it is the one place that lists every binding).
   const helpOpen = ui.modal?.kind === 'help';
@@ -97,6 +104,7 @@ export function App({ deps, active = true }: AppProps) {
       help: { height: layout.paneRows, lines: help.length },
       sessions: sessions.sessions,
       processes: sessions.processes,
+      approvals: sessions.approvals,
       actions: deps.actions,
     },
     deps.ui.getSnapshot,
@@ -141,6 +149,7 @@ export function App({ deps, active = true }: AppProps) {
       </Pane>
     ) : (
       <Pane title={logTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
+        {askLines.length > 0 ? <LogPane lines={askLines} top={0} height={askLines.length} theme={theme} /> : null}
         <LogPane lines={logLines} top={logWin.top} height={logWin.height} theme={theme} />
       </Pane>
     );

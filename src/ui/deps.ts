@@ -23,6 +23,10 @@ export interface DashboardActions {
   interrupt(sessionIds: string[]): Promise<{ results: { sessionId: string; ok: boolean; code?: string }[] }>;
   /** Set or clear archived_at; refuses live sessions (nothing running is stopped). */
   archive(sessionIds: string[], archived: boolean): Promise<void>;
+  /** Answer the session's pending permission request (`request`: its approval number). */
+  answer(sessionId: string, a: { request: string; behavior: 'allow' | 'deny'; always?: boolean; message?: string }): Promise<{ approvalId: number; tool: string; summary: string; rule?: string }>;
+  /** Where "allow always" has claude write the rule (the agent's .claude/settings.local.json). */
+  rulePath(sessionId: string): string;
   agentTypes(): Promise<{ choices: AgentChoice[]; problems: string[] }>;
   /**
    * Put the terminal through to the session's PTY (starting a PTY host when none runs) until the

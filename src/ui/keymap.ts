@@ -9,6 +9,7 @@
  */
 import { shortId } from '../core/ids.js';
 import { isActive } from '../core/status.js';
+import type { ApprovalRow } from '../db/repos/approvals.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
 import type { SessionView } from './state/tree.js';
 import { isLive } from './state/tree.js';
@@ -32,6 +33,8 @@ export interface KeyContext {
   ptySessions: number;
   /** The open confirm dialog's kind, if one is open. */
   confirming: ConfirmIntent['kind'] | null;
+  /** The selected agent's oldest pending permission request (it is `waiting` on it). */
+  selectedApproval?: ApprovalRow | null;
 }
 
 export interface Binding<Id extends string = CommandId> {
@@ -120,6 +123,13 @@ function canStopPty(c: KeyContext): string | null {
   return null;
 }
 
+function canAnswer(c: KeyContext): string | null {
+  const s = c.selected;
+  if (!s) return needSelection(c);
+  if (!c.selectedApproval) return `${sid(s)} has no pending permission request`;
+  return null;
+}
+
 const foldWhen = (c: KeyContext): string | null => (c.filterActive ? 'folds are off while a filter is on (Esc in / clears it)' : needSelection(c));
 
 const BINDINGS = [
@@ -145,6 +155,9 @@ const BINDINGS = [
   { id: 'agent.start', keys: ['s'], scope: 'main', group: 'Sessions', label: 'start', description: 'start an agent (type, then prompt) under the selected session', footer: 5 },
   { id: 'agent.message', keys: ['m'], scope: 'main', group: 'Sessions', label: 'message', description: 'send the selected agent a message', footer: 6, when: canMessage },
   { id: 'agent.interrupt', keys: ['i'], scope: 'main', group: 'Sessions', label: 'interrupt', description: 'interrupt the selected agent', dangerous: true, footer: 7, when: canInterrupt },
+  { id: 'approval.allow', keys: ['A'], scope: 'main', group: 'Sessions', label: 'allow', description: "allow the selected agent's pending permission request, once", when: canAnswer },
+  { id: 'approval.always', keys: ['W'], scope: 'main', group: 'Sessions', label: 'allow always', description: 'allow it and write the suggested rule to .claude/settings.local.json, so it is not asked again (asks first)', when: canAnswer },
+  { id: 'approval.deny', keys: ['D'], scope: 'main', group: 'Sessions', label: 'deny', description: 'deny the pending permission request, with an optional reason the agent is shown', dangerous: true, when: canAnswer },
   { id: 'session.archive', keys: ['d'], scope: 'main', group: 'Sessions', label: 'archive', description: 'archive the selected finished session and its sub-agents, or bring an archived one back (nothing is stopped or deleted)', footer: 8, when: canArchive },
 
   // View

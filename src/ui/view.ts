@@ -2,6 +2,7 @@
  * Everything the frame and the key router derive from the snapshots: visible tree rows, the
  * selection, the key context, the layout, the log window. Pure (memoised by the hook).
  */
+import type { ApprovalRow } from '../db/repos/approvals.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
 import type { KeyContext, Scope } from './keymap.js';
 import { computeLayout, innerWidth, type Layout, type TermSize } from './layout.js';
@@ -21,12 +22,14 @@ export interface TreeView {
 }
 
 const NO_PROCESSES: ReadonlyMap<string, LiveProcesses> = new Map();
+const NO_APPROVALS: ReadonlyMap<string, readonly ApprovalRow[]> = new Map();
 
 export function treeView(
   sessions: readonly SessionView[],
   ui: UiState,
   narrow: boolean,
   processes: ReadonlyMap<string, LiveProcesses> = NO_PROCESSES,
+  approvals: ReadonlyMap<string, readonly ApprovalRow[]> = NO_APPROVALS,
 ): TreeView {
   const rows = buildRows(sessions, { collapsed: ui.collapsed, filter: ui.filter, showArchived: ui.showArchived });
   const selectedIndex = selectedRowIndex(ui, rows);
@@ -51,6 +54,7 @@ export function treeView(
       selectedProcesses: (selected && processes.get(selected.id)) || {},
       ptySessions: ptyIds.size,
       confirming: ui.modal?.kind === 'confirm' ? ui.modal.intent.kind : null,
+      selectedApproval: (selected && approvals.get(selected.id)?.[0]) || null,
     },
   };
 }
@@ -61,7 +65,7 @@ export function activeScope(ui: UiState): Scope {
   if (m?.kind === 'help') return 'help';
   if (m?.kind === 'confirm') return 'confirm';
   if (m?.kind === 'start') return m.step === 'type' ? 'picker' : 'input';
-  if (m?.kind === 'message') return 'input';
+  if (m?.kind === 'message' || m?.kind === 'deny') return 'input';
   if (ui.filterEditing) return 'input';
   return ui.focus;
 }

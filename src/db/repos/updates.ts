@@ -7,16 +7,16 @@ import type { UpdateRow } from '../schema.js';
 
 export type { UpdateRow };
 
-const COLUMNS = `id, session_id AS sessionId, parent_session_id AS parentSessionId, text,
+const COLUMNS = `id, session_id AS sessionId, parent_session_id AS parentSessionId, text, kind,
   created_at AS createdAt, acknowledged_at AS acknowledgedAt`;
 
-/** Store an update a child reported for its parent. */
-export function addUpdate(db: HasSqlite, u: { sessionId: string; parentSessionId: string; text: string }): UpdateRow {
+/** Store an update a child reported for its parent (kind 'approval'/'approval_parent': klaude's note that the child waits for a permission answer). */
+export function addUpdate(db: HasSqlite, u: { sessionId: string; parentSessionId: string; text: string; kind?: 'approval' | 'approval_parent' }): UpdateRow {
   return db.sqlite
     .prepare(
-      `INSERT INTO agent_updates (session_id, parent_session_id, text, created_at) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      `INSERT INTO agent_updates (session_id, parent_session_id, text, kind, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     )
-    .get(u.sessionId, u.parentSessionId, u.text, Date.now()) as UpdateRow;
+    .get(u.sessionId, u.parentSessionId, u.text, u.kind ?? null, Date.now()) as UpdateRow;
 }
 
 /** Unacknowledged updates for a parent, oldest first. */

@@ -22,6 +22,8 @@ export function dialogTitle(modal: Exclude<Modal, { kind: 'help' }>): string {
       return modal.step === 'type' ? 'start an agent · 1/2 type' : 'start an agent · 2/2 prompt';
     case 'message':
       return 'message';
+    case 'deny':
+      return 'deny a permission request';
   }
 }
 
@@ -69,6 +71,18 @@ export function DialogPane({ modal, sessionsById, width, height, theme }: Dialog
         <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
         <Text> </Text>
         <Text {...theme.ui.muted}>{truncate('⏎ send · Esc cancel', width)}</Text>
+      </Box>
+    );
+  }
+  if (modal.kind === 'deny') {
+    const target = sessionsById.get(modal.sessionId);
+    return (
+      <Box flexDirection="column">
+        <Text>{truncate(`deny ${name(target, modal.sessionId)} request ${modal.approvalId}: ${modal.what}`, width)}</Text>
+        <Text {...theme.ui.muted}>{truncate('reason for the agent (optional; it sees it as the tool result):', width)}</Text>
+        <InputBox text={modal.text} width={width} rows={Math.max(1, height - 5)} theme={theme} />
+        <Text> </Text>
+        <Text {...theme.ui.muted}>{truncate('⏎ deny · Esc cancel', width)}</Text>
       </Box>
     );
   }

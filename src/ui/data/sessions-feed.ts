@@ -8,16 +8,19 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { HasSqlite } from '../../db/connection.js';
+import { projectPendingApprovals, type ApprovalRow } from '../../db/repos/approvals.js';
 import { listSessionRows, liveProcessesOfProject, type LiveProcesses } from '../../db/repos/listing.js';
 import { Emitter, type Source } from '../state/store.js';
 import type { SessionView } from '../state/tree.js';
 
-export type { LiveProcesses };
+export type { ApprovalRow, LiveProcesses };
 
 export interface SessionsSnapshot {
   sessions: readonly SessionView[];
   /** Live processes (PTY host, foreground claude, headless runtime) by session id. */
   processes: ReadonlyMap<string, LiveProcesses>;
+  /** Pending permission requests by session id, oldest first. */
+  approvals: ReadonlyMap<string, readonly ApprovalRow[]>;
   /** Bumped on every change. */
   version: number;
   /** Last query error (the previous sessions stay shown). */
@@ -36,7 +39,7 @@ export interface SessionsFeedOptions {
 }
 
 export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
-  private snapshot: SessionsSnapshot = { sessions: [], processes: new Map(), version: 0, error: null };
+  private snapshot: SessionsSnapshot = { sessions: [], processes: new Map(), approvals: new Map(), version: 0, error: null };
   private signature = '';
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
@@ -89,9 +92,11 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
     this.queries++;
     let rows: SessionView[];
     let processes: Map<string, LiveProcesses>;
+    const approvals = new Map<string, ApprovalRow[]>();
     try {
       rows = listSessionRows(this.opts.db, { projectId: this.opts.projectId, includeArchived: true });
       processes = liveProcessesOfProject(this.opts.db, this.opts.projectId);
+      for (const a of projectPendingApprovals(this.opts.db, this.opts.projectId)) approvals.set(a.sessionId, [...(approvals.get(a.sessionId) ?? []), a]);
     } catch (err) {
       this.opts.onError?.(err);
       const msg = `cannot read sessions: ${(err as Error).message}`;
@@ -102,10 +107,11 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
       return;
     }
     const procSig = [...processes].map(([id, p]) => `${id}:${p.pty ?? ''}:${p.claude ?? ''}:${p.runtime ?? ''}`).join(',');
-    const sig = `${rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n')}\n${procSig}`;
+    const askSig = [...approvals.values()].flat().map((a) => a.id).join(',');
+    const sig = `${rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n')}\n${procSig}\n${askSig}`;
     if (sig === this.signature && this.snapshot.error === null) return;
     this.signature = sig;
-    this.snapshot = { sessions: rows, processes, version: this.snapshot.version + 1, error: null };
+    this.snapshot = { sessions: rows, processes, approvals, version: this.snapshot.version + 1, error: null };
     this.emit();
   }
 

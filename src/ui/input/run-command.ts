@@ -3,6 +3,7 @@
  * dashboard actions and report the outcome in the footer.
  */
 import { shortId } from '../../core/ids.js';
+import type { ApprovalRow } from '../../db/repos/approvals.js';
 import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { DashboardActions } from '../deps.js';
 import type { CommandId } from '../keymap.js';
@@ -10,6 +11,7 @@ import { isActive } from '../../core/status.js';
 import { isLive, subtreeIds, type SessionView } from '../state/tree.js';
 import type { ConfirmIntent, UiAction, UiState } from '../state/ui-state.js';
 import type { LogWindow, TreeView } from '../view.js';
+import { confirmAllowAlways, runApprovalCommand, submitDeny } from './approval-commands.js';
 
 export interface CommandEnv {
   ui: UiState;
@@ -22,6 +24,8 @@ export interface CommandEnv {
   sessions: readonly SessionView[];
   /** Live processes by session id (PTY hosts: talk, the screen preview, quitting). */
   processes: ReadonlyMap<string, LiveProcesses>;
+  /** Pending permission requests by session id. */
+  approvals?: ReadonlyMap<string, readonly ApprovalRow[]>;
   actions: DashboardActions;
 }
 
@@ -70,6 +74,9 @@ function confirmed(env: CommandEnv, intent: ConfirmIntent): void {
     case 'quit':
       actions.quit();
       return;
+    case 'allowAlways':
+      confirmAllowAlways(env, intent);
+      return;
     case 'interrupt':
       track(env, 'interrupting…', actions.interrupt(intent.sessionIds), (r) => {
         const bad = r.results.filter((x) => !x.ok);
@@ -98,6 +105,7 @@ function submit(env: CommandEnv): void {
     track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) => `sent to ${shortId(m.sessionId)} (${r.delivered})`);
     return;
   }
+  if (m?.kind === 'deny') return submitDeny(env, m);
   if (m?.kind === 'start') {
     const text = m.text.trim();
     const type = m.choices?.[m.index]?.name;
@@ -126,6 +134,7 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
   const rows = tree.rows;
   const sel = tree.selected;
   const page = Math.max(1, log.height - 1);
+  if (id.startsWith('approval.')) return runApprovalCommand(id, env);
   switch (id) {
     case 'tree.up':
       return dispatch({ type: 'move', rows, to: { by: -1 } });

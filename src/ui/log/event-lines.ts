@@ -4,6 +4,7 @@
  * line (or shown in full), `[UPDATE]` lines highlighted. Pure.
  */
 import { describeRetry, extractUpdates, type AgentEvent } from '../../core/events.js';
+import { approvalAnswerText } from '../../logs/format.js';
 import { sanitize, wrapText } from '../text.js';
 import type { Tone } from '../theme.js';
 
@@ -82,6 +83,10 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
       return [{ text: `· ${e.status}${e.reason ? ` (${oneLine(e.reason)})` : ''}`, tone: 'status' }];
     case 'error':
       return [{ text: `✗ ${oneLine(e.message)}`, tone: 'error', indent: 2 }];
+    case 'approval_request':
+      return [{ text: `? needs approval${e.approvalId !== undefined ? ` ${e.approvalId}` : ''}: ${e.tool}${e.summary ? `: ${oneLine(e.summary)}` : ''}`, tone: 'status', indent: 2 }];
+    case 'approval_answer':
+      return [{ text: `  ${approvalAnswerText(e)}`, tone: e.behavior === 'deny' ? 'error' : 'status', indent: 4 }];
     case 'done': {
       const bits = [
         e.status,

@@ -18,6 +18,8 @@ export type ConfirmIntent =
   | { kind: 'open'; sessionId: string }
   | { kind: 'interrupt'; sessionIds: string[] }
   | { kind: 'archive'; sessionIds: string[]; archive: boolean }
+  /** Allow a permission request and add its suggested rule to .claude/settings.local.json. */
+  | { kind: 'allowAlways'; sessionId: string; approvalId: number }
   /** `ptySessions`: PTY sessions of the project running now (they keep running unless stopped). */
   | { kind: 'quit'; ptySessions: number };
 
@@ -34,7 +36,9 @@ export type Modal =
       parentId: string | null;
       text: string;
     }
-  | { kind: 'message'; sessionId: string; text: string };
+  | { kind: 'message'; sessionId: string; text: string }
+  /** Deny a permission request; `text` is the optional reason shown to the agent. */
+  | { kind: 'deny'; sessionId: string; approvalId: number; what: string; text: string };
 
 export interface Notice {
   text: string;
@@ -102,6 +106,7 @@ export type UiAction =
   | { type: 'pick'; by: number }
   | { type: 'startStep'; step: 'type' | 'prompt' }
   | { type: 'openMessage'; sessionId: string }
+  | { type: 'openDeny'; sessionId: string; approvalId: number; what: string }
   | { type: 'closeModal' }
   | { type: 'edit'; op: 'insert'; text: string }
   | { type: 'edit'; op: 'backspace' | 'clear' | 'deleteWord' }
@@ -219,11 +224,13 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
       return { ...state, modal: { ...state.modal, step: a.step } };
     case 'openMessage':
       return { ...state, modal: { kind: 'message', sessionId: a.sessionId, text: '' } };
+    case 'openDeny':
+      return { ...state, modal: { kind: 'deny', sessionId: a.sessionId, approvalId: a.approvalId, what: a.what, text: '' } };
     case 'closeModal':
       return state.modal ? { ...state, modal: null } : state;
     case 'edit': {
       const m = state.modal;
-      if (m?.kind === 'message' || (m?.kind === 'start' && m.step === 'prompt')) {
+      if (m?.kind === 'message' || m?.kind === 'deny' || (m?.kind === 'start' && m.step === 'prompt')) {
         return { ...state, modal: { ...m, text: editText(m.text, a) } };
       }
       if (state.filterEditing) return { ...state, filter: editText(state.filter, a) };

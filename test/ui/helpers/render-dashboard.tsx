@@ -101,6 +101,8 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     message: record('message', async () => ({ delivered: 'stdin' })),
     interrupt: record('interrupt', async (ids: string[]) => ({ results: ids.map((sessionId) => ({ sessionId, ok: true })) })),
     archive: record('archive', async () => {}),
+    answer: record('answer', async () => ({ approvalId: 1, tool: 'Bash', summary: 'npm test' })),
+    rulePath: record('rulePath', () => '/p/.claude/settings.local.json'),
     agentTypes: record('agentTypes', async () => ({
       choices: [
         { name: 'general', description: 'plain Claude Code agent', source: 'builtin' },

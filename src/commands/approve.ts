@@ -1,0 +1,46 @@
+/**
+ * `klaude approve <id> [--always] [--request <n>]` and (deny.ts) `klaude deny <id> [--reason …]`:
+ * answer an agent's pending permission request (the oldest unless --request names one). The answer
+ * goes to the agent's runtime, which replies to its CLI; see src/runtimes/approvals.ts.
+ */
+import { shortId } from '../core/ids.js';
+import { answerRequest, localSettingsPath, pendingRequest } from '../runtimes/approvals.js';
+import { openAgentServices } from '../runtimes/context.js';
+import { findAgent } from '../runtimes/follow-agents.js';
+import type { CommandContext } from './types.js';
+
+export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): Promise<number> {
+  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+  try {
+    const s = findAgent(svc, ctx.input[0]!);
+    const request = typeof ctx.flags.request === 'string' ? ctx.flags.request : undefined;
+    const always = behavior === 'allow' && ctx.flags.always === true;
+    const json = ctx.flags.json === true;
+    const row = pendingRequest(svc, s.id, request);
+    if (always && !json) {
+      // Said before it happens: claude writes the rule into the project's local settings.
+      ctx.stdout.write(
+        row.suggestedRule
+          ? `allow always: claude adds the rule ${row.suggestedRule} to ${localSettingsPath(svc, s.id)}\n`
+          : 'allow always: claude suggested no rule for this request; allowing it once\n',
+      );
+    }
+    const reason = typeof ctx.flags.reason === 'string' ? ctx.flags.reason : undefined;
+    const r = await answerRequest(svc, s.id, { request: String(row.id), behavior, always, ...(reason ? { message: reason } : {}) });
+    if (json) {
+      ctx.stdout.write(`${JSON.stringify({ sessionId: s.id, behavior, always, ...r })}\n`);
+    } else {
+      const what = `${r.tool}${r.summary ? `: ${r.summary}` : ''}`;
+      const verb = behavior === 'allow' ? (always && r.rule ? 'allowed always' : 'allowed') : 'denied';
+      ctx.stdout.write(`${verb} ${shortId(s.id)} request ${r.approvalId}: ${what}${reason && behavior === 'deny' ? ` (reason: ${reason})` : ''}\n`);
+      if (r.pending > 0) ctx.stdout.write(`${r.pending} more request(s) of ${shortId(s.id)} pending\n`);
+    }
+    return 0;
+  } finally {
+    svc.db.close();
+  }
+}
+
+export function run(ctx: CommandContext): Promise<number> {
+  return answer(ctx, 'allow');
+}

@@ -1,0 +1,63 @@
+/**
+ * The dashboard's answers to permission requests (keys A, W, D on an agent that is `waiting` on
+ * one): allow once at once; allow always after saying where the rule is written; deny with an
+ * optional reason typed in a dialog. The answer goes through `actions.answer` (the agent's runtime).
+ */
+import { shortId } from '../../core/ids.js';
+import type { ApprovalRow } from '../../db/repos/approvals.js';
+import type { ConfirmIntent, Modal } from '../state/ui-state.js';
+import type { CommandEnv } from './run-command.js';
+
+const what = (a: ApprovalRow): string => `${a.toolName}${a.summary ? `: ${a.summary}` : ''}`;
+
+function send(env: CommandEnv, sessionId: string, approvalId: number, a: { behavior: 'allow' | 'deny'; always?: boolean; message?: string }, done: string): void {
+  const { dispatch } = env;
+  dispatch({ type: 'busy', text: `answering ${shortId(sessionId)}…` });
+  env.actions.answer(sessionId, { request: String(approvalId), ...a }).then(
+    () => {
+      dispatch({ type: 'busy', text: null });
+      dispatch({ type: 'notice', notice: { text: done, tone: 'info' } });
+    },
+    (e: unknown) => {
+      const err = e as { message?: string; code?: string };
+      dispatch({ type: 'busy', text: null });
+      dispatch({ type: 'notice', notice: { text: `${err.message ?? String(e)}${err.code ? ` [${err.code}]` : ''}`, tone: 'error' } });
+    },
+  );
+}
+
+/** approval.allow / approval.always / approval.deny. */
+export function runApprovalCommand(id: string, env: CommandEnv): void {
+  const sel = env.tree.selected;
+  const ask = env.tree.ctx.selectedApproval;
+  if (!sel || !ask) return;
+  switch (id) {
+    case 'approval.allow':
+      return send(env, sel.id, ask.id, { behavior: 'allow' }, `allowed ${shortId(sel.id)} ${what(ask)}`);
+    case 'approval.always': {
+      if (!ask.suggestedRule) {
+        return env.dispatch({ type: 'notice', notice: { text: `claude suggested no rule for ${what(ask)}: A allows it once`, tone: 'warn' } });
+      }
+      return env.dispatch({
+        type: 'confirm',
+        intent: { kind: 'allowAlways', sessionId: sel.id, approvalId: ask.id },
+        message: `Allow always: claude adds the rule ${ask.suggestedRule} to ${env.actions.rulePath(sel.id)}, so the agents of this project run it without asking. Allow and write the rule?`,
+        dangerous: false,
+      });
+    }
+    case 'approval.deny':
+      return env.dispatch({ type: 'openDeny', sessionId: sel.id, approvalId: ask.id, what: what(ask) });
+  }
+}
+
+/** The person said yes to "allow always". */
+export function confirmAllowAlways(env: CommandEnv, intent: Extract<ConfirmIntent, { kind: 'allowAlways' }>): void {
+  send(env, intent.sessionId, intent.approvalId, { behavior: 'allow', always: true }, `allowed always ${shortId(intent.sessionId)} (rule written)`);
+}
+
+/** Enter in the deny dialog. */
+export function submitDeny(env: CommandEnv, m: Extract<Modal, { kind: 'deny' }>): void {
+  env.dispatch({ type: 'closeModal' });
+  const reason = m.text.trim();
+  send(env, m.sessionId, m.approvalId, { behavior: 'deny', ...(reason ? { message: reason } : {}) }, `denied ${shortId(m.sessionId)} ${m.what}`);
+}

@@ -1,0 +1,194 @@
+// Permission approvals with the real claude (`--permission-prompt-tool stdio`) against the
+// Messages-API stand-in, whose reply asks for a Bash command no setting allows (python3 -c …):
+// the agent goes `waiting` with the command in `sessions --json`; `klaude approve` lets it run to
+// `done`; `klaude deny --reason` shows the reason to the model; `--always` writes the rule and the
+// next identical call is not asked; the parent Claude gets `[NEEDS APPROVAL]` through PostToolUse.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/core/events.js';
+import { createSession, getSession } from '../../src/db/repos/sessions.js';
+import { isAlive } from '../../src/lib/process.js';
+import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
+import { waitForAgents } from '../../src/runtimes/follow-agents.js';
+import { startAgents } from '../../src/runtimes/start.js';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { runProcess } from '../support/run-process.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let mock: MockAnthropic;
+const opened: { home: TempHome; svc: AgentServices }[] = [];
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({
+    responder: (r) => {
+      if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}` };
+      if (r.prompt.startsWith('run: ')) return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+      return { text: `Reply to: ${r.prompt}` };
+    },
+  });
+});
+
+afterEach(() => {
+  for (const { svc } of opened) {
+    for (const s of svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
+      if (isAlive(s.pid)) process.kill(-s.pid, 'SIGKILL');
+    }
+    svc.db.close();
+  }
+  for (const { home } of opened.splice(0)) home.cleanup();
+});
+
+afterAll(async () => {
+  await mock?.close();
+});
+
+/** A fresh temp home + project for each test (its own settings.local.json, its own DB). */
+function setup(config = ''): { home: TempHome; svc: AgentServices; klaude: (args: string[], env?: Record<string, string>) => ReturnType<typeof runKlaude> } {
+  const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-approve-' });
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n${config}`);
+  const svc = openAgentServices({ env: home.env, cwd: home.projectDir, inv: { node: process.execPath, cli: KLAUDE_CLI } });
+  opened.push({ home, svc });
+  const klaude = (args: string[], env: Record<string, string> = {}) =>
+    runKlaude(args, { env: { ...home.env, ...env }, cwd: home.projectDir, timeoutMs: 60_000 });
+  return { home, svc, klaude };
+}
+
+const events = (svc: AgentServices, id: string): AgentEvent[] =>
+  readFileSync(getSession(svc.db, id)!.logPath!, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AgentEvent);
+
+/** `klaude sessions --json` until the agent is waiting on a request (a text condition, generous limit). */
+async function waitingInSessions(klaude: ReturnType<typeof setup>['klaude'], id: string, timeoutMs = 60_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    const r = await klaude(['sessions', '--json']);
+    last = r.stdout;
+    const flat = (ns: any[]): any[] => ns.flatMap((n) => [n, ...flat(n.children)]);
+    const row = flat(JSON.parse(r.stdout)).find((n) => n.id === id);
+    if (row?.status === 'waiting' && row.approval) return row;
+    if (row && ['done', 'failed', 'interrupted'].includes(row.status)) throw new Error(`agent ended ${row.status} without asking: ${last}`);
+    if (Date.now() > deadline) throw new Error(`agent never waited for approval; last sessions --json: ${last}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+async function start(svc: AgentServices, home: TempHome, prompt: string, parentId?: string): Promise<string> {
+  const out = await startAgents(svc, { type: 'general', prompt, cwd: home.projectDir, ...(parentId ? { parentId } : {}) });
+  return out.sessions[0]!.id;
+}
+
+async function finished(svc: AgentServices, id: string) {
+  const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 60_000 });
+  expect(r.timedOut).toBe(false);
+  return getSession(svc.db, id)!;
+}
+
+const CMD = 'python3 -c "print(6*7)"';
+
+describe('permission approvals (real claude)', () => {
+  it('waits with the command in sessions --json; klaude approve runs it and the agent ends done with its output', async () => {
+    const { home, svc, klaude } = setup();
+    const id = await start(svc, home, `run: ${CMD}`);
+    const row = await waitingInSessions(klaude, id);
+    expect(row.approval).toMatchObject({ tool: 'Bash', summary: CMD, rule: `Bash(${CMD})`, reason: 'This command requires approval' });
+    expect(row.approval.input).toMatchObject({ command: CMD });
+    expect(row.pendingApprovals).toBe(1);
+    // The readable listing and status say so too.
+    expect((await klaude(['sessions'])).stdout).toContain(`needs approval: Bash: ${CMD}`);
+    expect((await klaude(['status'])).stdout).toContain(`Bash: ${CMD}`);
+
+    const ok = await klaude(['approve', id.slice(-8)]);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`allowed ${id.slice(-8)} request ${row.approval.id}: Bash: ${CMD}`);
+    const s = await finished(svc, id);
+    expect(s.status).toBe('done');
+    expect(s.lastText).toBe('Tool said: ok:42');
+    const ev = events(svc, id);
+    expect(ev.find((e) => e.type === 'tool_result')).toMatchObject({ isError: false, output: '42' });
+    expect(ev.find((e) => e.type === 'approval_request')).toMatchObject({ tool: 'Bash', summary: CMD, approvalId: row.approval.id });
+    expect(ev.find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'allow', by: 'person' });
+    expect(ev.filter((e) => e.type === 'status').map((e) => (e as { status: string }).status)).toEqual(['running', 'waiting', 'running']);
+    // Nothing left to answer.
+    const again = await klaude(['approve', id.slice(-8)]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('E_NO_PENDING_APPROVAL');
+  }, 120_000);
+
+  it('klaude deny --reason: the model is shown the reason as the tool result and the turn ends', async () => {
+    const { home, svc, klaude } = setup();
+    const id = await start(svc, home, `run: ${CMD}`);
+    await waitingInSessions(klaude, id);
+    const before = mock.requests.length;
+    const r = await klaude(['deny', id.slice(-8), '--reason', 'no python today, use node']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('denied');
+    const s = await finished(svc, id);
+    expect(s.status).toBe('done');
+    const req = await mock.waitForRequest((q) => q.index >= before && q.isToolResult, 10_000);
+    expect(req.toolResults[0]).toMatchObject({ isError: true, content: 'no python today, use node' });
+    expect(s.lastText).toBe('Tool said: error:no python today, use node');
+    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'deny', message: 'no python today, use node' });
+  }, 120_000);
+
+  it('approve --always says where the rule goes, claude writes it, and the same call is not asked again', async () => {
+    const { home, svc, klaude } = setup();
+    const settings = join(home.projectDir, '.claude', 'settings.local.json');
+    const id = await start(svc, home, `run: ${CMD}`);
+    await waitingInSessions(klaude, id);
+    expect(existsSync(settings)).toBe(false);
+    const r = await klaude(['approve', id.slice(-8), '--always']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe(`allow always: claude adds the rule Bash(${CMD}) to ${settings}`);
+    expect((await finished(svc, id)).status).toBe('done');
+    expect(JSON.parse(readFileSync(settings, 'utf8')).permissions.allow).toEqual(['Bash(python3 -c "print\\(6*7\\)")']);
+    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'allow', always: true });
+
+    const second = await start(svc, home, `run: ${CMD}`);
+    const s2 = await finished(svc, second);
+    expect(s2).toMatchObject({ status: 'done', lastText: 'Tool said: ok:42' });
+    expect(events(svc, second).some((e) => e.type === 'approval_request')).toBe(false);
+  }, 150_000);
+
+  it('the parent Claude gets [NEEDS APPROVAL] through PostToolUse; with approvals: person Claude may not answer', async () => {
+    const { home, svc, klaude } = setup();
+    const parent = createSession(svc.db, { projectId: svc.projectHash, type: 'tui', status: 'idle' });
+    const id = await start(svc, home, `run: ${CMD}`, parent.id);
+    await waitingInSessions(klaude, id);
+    const hookEnv = { ...home.env, KLAUDE_SESSION_ID: parent.id, KLAUDE_PROJECT_HASH: svc.projectHash };
+    const payload = JSON.stringify({ session_id: 'c0ffee00-0000-4000-8000-000000000001', hook_event_name: 'PostToolUse', tool_name: 'Bash' });
+    const hook = await runProcess(process.execPath, [join(REPO_ROOT, 'dist', 'hook.cjs'), 'post-tool-use'], { env: hookEnv, cwd: home.projectDir, input: payload, timeoutMs: 15_000 });
+    const ctx = JSON.parse(hook.stdout).hookSpecificOutput.additionalContext as string;
+    expect(ctx).toContain(`[NEEDS APPROVAL] ${id.slice(-8)} Bash: ${CMD}`);
+    expect(ctx).toContain('agents.approvals: person');
+
+    // Claude's Bash tool (CLAUDECODE=1) is refused; the request stays pending.
+    const refused = await klaude(['approve', id.slice(-8)], { CLAUDECODE: '1' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('E_APPROVAL_BY_PERSON');
+    expect(getSession(svc.db, id)!.status).toBe('waiting');
+    expect((await klaude(['deny', id.slice(-8)])).code).toBe(0);
+    expect((await finished(svc, id)).status).toBe('done');
+  }, 120_000);
+
+  it('agents.approvals: parent lets Claude answer; approvalTimeoutSeconds denies an unanswered request', async () => {
+    const { home, svc, klaude } = setup('agents:\n  approvals: parent\n  approvalTimeoutSeconds: 2\n');
+    const id = await start(svc, home, `run: ${CMD}`);
+    await waitingInSessions(klaude, id);
+    const ok = await klaude(['approve', id.slice(-8)], { CLAUDECODE: '1' });
+    expect(ok.code).toBe(0);
+    expect((await finished(svc, id)).status).toBe('done');
+    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'allow', by: 'parent' });
+
+    const late = await start(svc, home, 'run: python3 -c "print(1+1)"');
+    const s = await finished(svc, late);
+    expect(s.lastText).toMatch(/^Tool said: error:Nobody answered this permission request within 2 s/);
+    expect(events(svc, late).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'deny', by: 'timeout' });
+  }, 150_000);
+});
