@@ -6,7 +6,7 @@
  */
 import type { SessionStatus } from './status.js';
 
-export type TerminalStatus = 'done' | 'failed' | 'interrupted';
+export type TerminalStatus = 'done' | 'failed' | 'interrupted' | 'cancelled';
 
 interface Base {
   /** Epoch ms when klaude wrote the line. */
@@ -17,7 +17,7 @@ export type AgentEvent = Base &
   (
     | { type: 'init'; runtime: string; nativeSessionId: string; model?: string; cwd?: string }
     /** A prompt or follow-up message sent to the agent. */
-    | { type: 'user'; text: string; source?: 'start' | 'message' | 'share' }
+    | { type: 'user'; text: string; source?: 'start' | 'message' | 'share' | 'onStop' | 'recover' }
     /** Assistant text: one complete block (not a token delta). */
     | { type: 'text'; text: string }
     /** `summary` is the key argument shown on one line (command, file path, pattern, url…). */
@@ -28,6 +28,15 @@ export type AgentEvent = Base &
     | { type: 'update'; text: string }
     | { type: 'status'; status: SessionStatus; reason?: string }
     | { type: 'error'; message: string }
+    /** An on-stop prompt's answer (config `agents.onStop`), stored as a named artifact; `costUsd` is that turn's. */
+    | { type: 'artifact'; name: string; text: string; costUsd?: number }
+    /**
+     * The run died mid-turn and klaude resumed the same conversation with a resume prompt built
+     * from the checkpoint (`mode: 'auto'`), or marked it for the person (`mode: 'ask'`).
+     */
+    | { type: 'recovered'; cause: string; mode: 'auto' | 'ask' }
+    /** Started later: the session waited in the run queue (position when it was queued). */
+    | { type: 'queued'; position: number; reason?: string }
     | {
         type: 'done';
         status: TerminalStatus;

@@ -9,6 +9,8 @@ import { controlRequest } from '../control/client.js';
 import type { Action, PayloadOf, ResultOf } from '../control/protocol.js';
 import { tx } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
+import { cancelQueued } from '../db/repos/queue.js';
+import { appendSessionEvent } from '../logs/writer.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { sleep } from '../lib/process.js';
@@ -16,6 +18,7 @@ import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { describeForeground, inForeground, liveRuntime, reapIfDead } from './liveness.js';
 import { agentSocketPath } from './paths.js';
+import { queuedRequestOf } from './queue.js';
 import { launchMetadata } from './start.js';
 
 /** How long to keep trying a runtime that is starting up or finishing its run. */
@@ -47,6 +50,7 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
   for (;;) {
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} no longer exists`);
+    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt)) return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
     const fg = inForeground(svc.db, s.id);
     if (fg) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in ${describeForeground(fg)}`, {
@@ -73,6 +77,17 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
     }
     await sleep(RETRY_MS);
   }
+}
+
+/** A message to an agent still in the run queue joins its first prompt. False: it left the queue. */
+function addToQueuedRequest(svc: AgentServices, id: string, prompt: string): boolean {
+  return tx(svc.db, () => {
+    const s = getSession(svc.db, id);
+    const req = s?.status === 'queued' ? queuedRequestOf(s.metadata) : null;
+    if (!s || !req) return false;
+    updateSession(svc.db, id, { metadata: { ...s.metadata, queuedRequest: { ...req, prompt: `${req.prompt}\n\n${prompt}` } } });
+    return true;
+  });
 }
 
 /**
@@ -119,6 +134,13 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
       new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(s.id)} is not running (${s.status})`, {
         hint: isTerminal(s.status) ? `\`klaude message ${shortId(s.id)} "…"\` resumes it` : undefined,
       });
+    if (s.status === 'queued') {
+      if (cancelQueued(svc.db, s.id)) {
+        if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'cancelled', error: 'interrupted while queued: it never ran' });
+        return;
+      }
+      continue; // it left the queue meanwhile: interrupt what it became
+    }
     const fgRow = inForeground(svc.db, s.id);
     if (fgRow) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} runs in ${describeForeground(fgRow)}: interrupt it there (Esc)`);

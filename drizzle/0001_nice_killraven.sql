@@ -1,0 +1,34 @@
+CREATE TABLE `artifacts` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`session_id` text NOT NULL,
+	`name` text NOT NULL,
+	`text` text NOT NULL,
+	`cost_usd` real,
+	`created_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
+	FOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `artifacts_session_name_idx` ON `artifacts` (`session_id`,`name`);--> statement-breakpoint
+CREATE TABLE `checkpoints` (
+	`session_id` text PRIMARY KEY NOT NULL,
+	`turn` integer DEFAULT 0 NOT NULL,
+	`in_turn` integer DEFAULT 0 NOT NULL,
+	`prompt` text,
+	`tool_calls` text,
+	`partial_text` text,
+	`recovered_turn` integer,
+	`ask_cause` text,
+	`updated_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
+	FOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `runtime_limits` (
+	`runtime` text PRIMARY KEY NOT NULL,
+	`max_running` integer NOT NULL,
+	`until` integer NOT NULL,
+	`reason` text,
+	`updated_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE `sessions` ADD `queued_at` integer;--> statement-breakpoint
+CREATE INDEX `sessions_status_queued_idx` ON `sessions` (`status`,`queued_at`);
