@@ -1,5 +1,5 @@
 /** What an agent type is, once its `.claude/agents/<name>.md` file has been read and checked. */
-import type { RuntimeName } from '../config/schema.js';
+import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
 
 export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
@@ -48,6 +48,8 @@ export interface AgentDefinition {
   disallowedTools?: string[];
   /** Claude Code's `permissionMode` (passed on by the runtime; it owns `--permission-mode`). */
   permissionMode?: string;
+  /** On-stop prompts of this agent type (added to config `agents.onStop`; same artifact name: this one wins). */
+  onStop?: OnStopPrompt[];
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

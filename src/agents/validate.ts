@@ -4,7 +4,8 @@
  * Code's own agent files keep working and typos still get noticed.
  */
 import path from 'node:path';
-import { PERMISSION_MODES, RUNTIMES, type RuntimeName } from '../config/schema.js';
+import { parseOnStop } from '../config/config.js';
+import { PERMISSION_MODES, RUNTIMES, type OnStopPrompt, type RuntimeName } from '../config/schema.js';
 import type { Frontmatter } from './frontmatter.js';
 import { REASONING_EFFORTS, type AgentDefinition, type AgentMcpServers, type AgentSource, type McpServerConfig, type ReasoningEffort } from './types.js';
 
@@ -19,7 +20,7 @@ export class FieldError extends Error {
 
 const KLAUDE_FIELDS = [
   'name', 'description', 'model', 'reasoningEffort', 'runtime', 'allowedAgents', 'mcpServers',
-  'inheritProjectMcps', 'inheritParentMcps', 'outputDir', 'color', 'tools', 'disallowedTools', 'permissionMode',
+  'inheritProjectMcps', 'inheritParentMcps', 'outputDir', 'color', 'tools', 'disallowedTools', 'permissionMode', 'onStop',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
 const CLAUDE_CODE_FIELDS = ['maxTurns', 'skills', 'hooks', 'memory', 'background', 'isolation', 'disabled', 'effort', 'initialPrompt'];
@@ -147,6 +148,15 @@ function mcpServers(data: Record<string, unknown>): AgentMcpServers | undefined 
   return { pick, inline };
 }
 
+function onStop(data: Record<string, unknown>): OnStopPrompt[] | undefined {
+  if (data.onStop === undefined) return undefined;
+  try {
+    return parseOnStop(data.onStop, 'the list');
+  } catch (e) {
+    throw new FieldError('onStop', (e as Error).message);
+  }
+}
+
 function outputDir(data: Record<string, unknown>): string | undefined {
   const v = nonEmpty(data, 'outputDir');
   if (v === undefined) return undefined;
@@ -212,6 +222,7 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
     tools: toolList(data, 'tools'),
     disallowedTools: toolList(data, 'disallowedTools'),
     permissionMode: oneOf(data, 'permissionMode', PERMISSION_MODES),
+    onStop: onStop(data),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

@@ -7,6 +7,7 @@ import { shortId } from '../core/ids.js';
 import { controlRequest } from '../control/client.js';
 import { findLiveSupervisors } from '../control/discovery.js';
 import { locateSupervisor } from '../control/locate.js';
+import { queuePosition } from '../db/repos/queue.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
 import { openAgentServices, type AgentServices } from '../runtimes/context.js';
@@ -125,12 +126,18 @@ export async function run(ctx: CommandContext): Promise<number> {
         parentId: s.parentId,
         nativeSessionId: s.nativeSessionId,
         logPath: logPathOf(svc, s),
+        status: s.status,
+        ...(s.status === 'queued' ? { queuePosition: queuePosition(svc.db, s.id) } : {}),
         via,
       }));
       ctx.stdout.write(`${JSON.stringify({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
       return 0;
     }
-    for (const s of sessions) ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})\n`);
+    for (const s of sessions) {
+      const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
+      const wait = pos > 0 ? `: queued #${pos}, starts when a run slot frees (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
+      ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wait}\n`);
+    }
     const shorts = sessions.map((s) => shortId(s.id)).join(' ');
     if (checkout) {
       ctx.stdout.write(

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { KlaudeError } from '../lib/errors.js';
 import { configPath } from './paths.js';
-import { CONFIG_KEYS, type Config, type ConfigKey, type KeySpec, defaultConfig, describeType } from './schema.js';
+import { CONFIG_KEYS, type Config, type ConfigKey, type KeySpec, type OnStopPrompt, defaultConfig, describeType } from './schema.js';
 
 export interface LoadedConfig {
   config: Config;
@@ -56,6 +56,27 @@ function closestKey(key: string): string | undefined {
   );
 }
 
+const ARTIFACT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+
+/** `[{prompt, artifact}]`, shared by the config key and the agent definition field `onStop`. */
+export function parseOnStop(value: unknown, where: string): OnStopPrompt[] {
+  if (!Array.isArray(value)) throw new Error(`${where} must be a list of {prompt, artifact} mappings (got ${JSON.stringify(value)})`);
+  const seen = new Set<string>();
+  return value.map((item, i) => {
+    const o = item as Record<string, unknown> | null;
+    if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new Error(`${where} item ${i + 1} must be a mapping with prompt and artifact`);
+    const extra = Object.keys(o).filter((k) => k !== 'prompt' && k !== 'artifact');
+    if (extra.length) throw new Error(`${where} item ${i + 1}: unknown field '${extra[0]}' (only prompt and artifact)`);
+    if (typeof o.prompt !== 'string' || o.prompt.trim() === '') throw new Error(`${where} item ${i + 1}: prompt must be a non-empty string`);
+    if (typeof o.artifact !== 'string' || !ARTIFACT_NAME.test(o.artifact)) {
+      throw new Error(`${where} item ${i + 1}: artifact must be a name of letters, digits, '_', '.', '-' (got ${JSON.stringify(o.artifact)})`);
+    }
+    if (seen.has(o.artifact)) throw new Error(`${where}: artifact '${o.artifact}' is named twice`);
+    seen.add(o.artifact);
+    return { prompt: o.prompt.trim(), artifact: o.artifact };
+  });
+}
+
 export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): unknown {
   const bad = (): never => {
     throw new Error(`${key} must be ${describeType(spec)} (got ${JSON.stringify(value)})`);
@@ -79,6 +100,8 @@ export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): un
     case 'string[]':
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) bad();
       return value;
+    case 'onStop':
+      return parseOnStop(value, key);
   }
 }
 

@@ -28,12 +28,33 @@ export type NotifyMode = (typeof NOTIFY_MODES)[number];
 export const APPROVERS = ['person', 'parent'] as const;
 export type Approver = (typeof APPROVERS)[number];
 
+/** How a run that died mid-turn is handled (config `agents.recover`). */
+export const RECOVER_MODES = ['auto', 'ask', 'off'] as const;
+export type RecoverMode = (typeof RECOVER_MODES)[number];
+
+/** One on-stop prompt: run in the agent's conversation when its work ends, answer kept as `artifact`. */
+export interface OnStopPrompt {
+  prompt: string;
+  artifact: string;
+}
+
 export type KeySpec =
   | { type: 'string'; default: string | null; nullable?: boolean; doc: string }
   | { type: 'number'; default: number; min?: number; max?: number; doc: string }
   | { type: 'boolean'; default: boolean; doc: string }
   | { type: 'enum'; values: readonly string[]; default: string; doc: string }
-  | { type: 'string[]'; default: string[]; doc: string };
+  | { type: 'string[]'; default: string[]; doc: string }
+  | { type: 'onStop'; default: OnStopPrompt[]; doc: string };
+
+/** `runtimes.<name>.maxRunning`, one key per runtime. */
+const maxRunningSpec = (name: string) =>
+  ({
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 1000,
+    doc: `most ${name} agents running at once (0 = only agents.maxRunning limits them); more starts wait queued`,
+  }) as const;
 
 export const CONFIG_KEYS = {
   'claude.binary': {
@@ -127,6 +148,29 @@ export const CONFIG_KEYS = {
     nullable: true,
     doc: 'default model for agents; unset = the CLI default',
   },
+  'agents.maxRunning': {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 1000,
+    doc: 'most headless agents running at once, all runtimes together (0 = no limit); a start beyond it waits queued, first in first out',
+  },
+  'runtimes.claude.maxRunning': maxRunningSpec('claude'),
+  'runtimes.codex.maxRunning': maxRunningSpec('codex'),
+  'runtimes.gemini.maxRunning': maxRunningSpec('gemini'),
+  'runtimes.cursor.maxRunning': maxRunningSpec('cursor'),
+  'runtimes.opencode.maxRunning': maxRunningSpec('opencode'),
+  'agents.onStop': {
+    type: 'onStop',
+    default: [],
+    doc: 'prompts run in the agent\'s conversation when its work ends, each answer stored as a named artifact: a list of {prompt, artifact} (agent definitions may add their own `onStop`)',
+  },
+  'agents.recover': {
+    type: 'enum',
+    values: RECOVER_MODES,
+    default: 'auto',
+    doc: 'a headless agent whose run died mid-turn: `auto` resumes its conversation with a resume prompt (once per turn), `ask` marks it as needing you, `off` leaves it interrupted',
+  },
   'wait.timeoutSeconds': {
     type: 'number',
     default: 540,
@@ -169,7 +213,9 @@ type ValueOf<S> = S extends { type: 'string'; nullable: true }
           ? V
           : S extends { type: 'string[]' }
             ? string[]
-            : never;
+            : S extends { type: 'onStop' }
+              ? OnStopPrompt[]
+              : never;
 
 /** Flat, fully-resolved config: `config['switch.graceSeconds']`. */
 export type Config = { -readonly [K in ConfigKey]: ValueOf<(typeof CONFIG_KEYS)[K]> };
@@ -177,7 +223,7 @@ export type Config = { -readonly [K in ConfigKey]: ValueOf<(typeof CONFIG_KEYS)[
 export function defaultConfig(): Config {
   const out: Record<string, unknown> = {};
   for (const [k, spec] of Object.entries(CONFIG_KEYS)) {
-    out[k] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+    out[k] = Array.isArray(spec.default) ? structuredClone(spec.default) : spec.default;
   }
   return out as Config;
 }
@@ -201,5 +247,7 @@ export function describeType(spec: KeySpec): string {
       return `one of ${spec.values.join(', ')}`;
     case 'string[]':
       return 'a list of strings';
+    case 'onStop':
+      return 'a list of {prompt, artifact} mappings';
   }
 }

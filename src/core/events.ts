@@ -6,7 +6,7 @@
  */
 import type { SessionStatus } from './status.js';
 
-export type TerminalStatus = 'done' | 'failed' | 'interrupted';
+export type TerminalStatus = 'done' | 'failed' | 'interrupted' | 'cancelled';
 
 /** Why a model request is retried: no connection, 429, 529/overloaded, or another server error. */
 export type RetryKind = 'unreachable' | 'rate_limit' | 'overloaded' | 'server';
@@ -20,7 +20,7 @@ export type AgentEvent = Base &
   (
     | { type: 'init'; runtime: string; nativeSessionId: string; model?: string; cwd?: string }
     /** A prompt or follow-up message sent to the agent. */
-    | { type: 'user'; text: string; source?: 'start' | 'message' | 'share' }
+    | { type: 'user'; text: string; source?: 'start' | 'message' | 'share' | 'onStop' | 'recover' }
     /** Assistant text: one complete block. It closes (and replaces) the `text_delta`s before it. */
     | { type: 'text'; text: string }
     /**
@@ -66,6 +66,15 @@ export type AgentEvent = Base &
         message?: string;
         by?: string;
       }
+    /** An on-stop prompt's answer (config `agents.onStop`), stored as a named artifact; `costUsd` is that turn's. */
+    | { type: 'artifact'; name: string; text: string; costUsd?: number }
+    /**
+     * The run died mid-turn and klaude resumed the same conversation with a resume prompt built
+     * from the checkpoint (`mode: 'auto'`), or marked it for the person (`mode: 'ask'`).
+     */
+    | { type: 'recovered'; cause: string; mode: 'auto' | 'ask' }
+    /** Started later: the session waited in the run queue (position when it was queued). */
+    | { type: 'queued'; position: number; reason?: string }
     | {
         type: 'done';
         status: TerminalStatus;

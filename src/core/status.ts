@@ -2,22 +2,25 @@
  * Session statuses and the transitions between them. Pure: imports nothing of the project.
  *
  * - pending: created, nothing started yet.
+ * - queued: created beyond the run limit (`agents.maxRunning`, `runtimes.<name>.maxRunning`); it
+ *   becomes pending, first in first out, when a run ends and frees a slot.
  * - running: the runtime is working on a turn.
  * - waiting: mid-turn but blocked on someone (permission prompt, question to the person).
  * - idle: alive, between turns (a TUI at its prompt, an agent awaiting a message).
  * - done / failed / interrupted: terminal; the process is gone. Only a resume brings one back.
+ * - cancelled: terminal; a queued agent interrupted before it ever ran.
  */
-export const SESSION_STATUSES = ['pending', 'running', 'waiting', 'idle', 'done', 'failed', 'interrupted'] as const;
+export const SESSION_STATUSES = ['pending', 'queued', 'running', 'waiting', 'idle', 'done', 'failed', 'interrupted', 'cancelled'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-const TERMINAL: ReadonlySet<SessionStatus> = new Set(['done', 'failed', 'interrupted']);
+const TERMINAL: ReadonlySet<SessionStatus> = new Set(['done', 'failed', 'interrupted', 'cancelled']);
 const ACTIVE: ReadonlySet<SessionStatus> = new Set(['running', 'waiting']);
 
 export function isSessionStatus(s: unknown): s is SessionStatus {
   return typeof s === 'string' && (SESSION_STATUSES as readonly string[]).includes(s);
 }
 
-/** done, failed, interrupted: no process behind the session any more. */
+/** done, failed, interrupted, cancelled: no process behind the session any more. */
 export function isTerminal(s: SessionStatus): boolean {
   return TERMINAL.has(s);
 }
@@ -44,7 +47,8 @@ export type TransitionResult = { allowed: true } | { allowed: false; reason: str
  */
 export function applyTransition(from: SessionStatus, to: SessionStatus, opts: TransitionOptions = {}): TransitionResult {
   if (from === to) return { allowed: true };
-  if (to === 'pending') return { allowed: false, reason: `cannot go back to pending from ${from}` };
+  if (to === 'pending' && from !== 'queued') return { allowed: false, reason: `cannot go back to pending from ${from}` };
+  if (to === 'queued' && from !== 'pending') return { allowed: false, reason: `only a new session can be queued (it is ${from})` };
   if (!isTerminal(from)) return { allowed: true };
   if (isTerminal(to)) return { allowed: false, reason: `${from} is final; it cannot become ${to}` };
   if (opts.resume) return { allowed: true };

@@ -7,7 +7,7 @@
  * - JSON columns are TEXT with drizzle's json mode.
  */
 import { sql } from 'drizzle-orm';
-import { index, integer, real, sqliteTable, text, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { SESSION_STATUSES } from '../core/status.js';
 
 export const RUNTIMES = ['claude', 'codex', 'gemini', 'cursor', 'opencode'] as const;
@@ -94,8 +94,11 @@ export const sessions = sqliteTable(
     runStartedAt: integer('run_started_at'),
     /** Why the session failed, one line (null unless failed). */
     error: text('error'),
+    /** When the session entered the run queue (status queued): its FIFO order. */
+    queuedAt: integer('queued_at'),
   },
   (t) => [
+    index('sessions_status_queued_idx').on(t.status, t.queuedAt),
     index('sessions_project_created_idx').on(t.projectId, t.createdAt),
     /** The dashboard's change probe: count and max(updated_at) of one project from the index alone. */
     index('sessions_project_updated_idx').on(t.projectId, t.updatedAt),
@@ -243,6 +246,56 @@ export const approvals = sqliteTable(
   (t) => [index('approvals_session_pending_idx').on(t.sessionId, t.answeredAt)],
 );
 
+/** Named answers to on-stop prompts (`agents.onStop`): one per session and name, the newest kept. */
+export const artifacts = sqliteTable(
+  'artifacts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    text: text('text').notNull(),
+    /** Cost of the extra turn that produced it. */
+    costUsd: real('cost_usd'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('artifacts_session_name_idx').on(t.sessionId, t.name)],
+);
+
+/**
+ * One row per headless agent, kept current while a turn runs: what a resume prompt needs if the
+ * run dies mid-turn (`agents.recover`).
+ */
+export const checkpoints = sqliteTable('checkpoints', {
+  sessionId: text('session_id')
+    .primaryKey()
+    .references(() => sessions.id, { onDelete: 'cascade' }),
+  /** Counts the turns of the session (each prompt sent). */
+  turn: integer('turn').notNull().default(0),
+  /** 1 while a turn runs (its `done` not yet seen). */
+  inTurn: integer('in_turn').notNull().default(0),
+  prompt: text('prompt'),
+  /** One-line summaries of the tool calls made in this turn ("Bash: npm test"). */
+  toolCalls: text('tool_calls', { mode: 'json' }).$type<string[]>(),
+  /** Assistant text of this turn so far. */
+  partialText: text('partial_text'),
+  /** The turn already recovered once (recovery happens at most once per turn). */
+  recoveredTurn: integer('recovered_turn'),
+  /** `agents.recover: ask`: the run died mid-turn and waits for the person. */
+  askCause: text('ask_cause'),
+  updatedAt: createdAt('updated_at'),
+});
+
+/** A runtime's lowered run limit after it reported rate limiting (429, overloaded), until `until`. */
+export const runtimeLimits = sqliteTable('runtime_limits', {
+  runtime: text('runtime').primaryKey(),
+  maxRunning: integer('max_running').notNull(),
+  until: integer('until').notNull(),
+  reason: text('reason'),
+  updatedAt: createdAt('updated_at'),
+});
+
 export type ProjectRow = typeof projects.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
@@ -253,3 +306,6 @@ export type ClaimRow = typeof sessionClaims.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type UpdateRow = typeof agentUpdates.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
+export type ArtifactRow = typeof artifacts.$inferSelect;
+export type CheckpointRow = typeof checkpoints.$inferSelect;
+export type RuntimeLimitRow = typeof runtimeLimits.$inferSelect;

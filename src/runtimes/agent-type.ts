@@ -6,7 +6,7 @@
  */
 import { isAgentAllowed, resolveAgentMcp, resolveAgentType as resolveDefinition } from '../agents/index.js';
 import type { AgentDefinition } from '../agents/types.js';
-import type { RuntimeName } from '../config/schema.js';
+import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
 import { KlaudeError } from '../lib/errors.js';
 
 export interface AgentTypeConfig {
@@ -30,6 +30,8 @@ export interface AgentTypeConfig {
   mcpServers: Record<string, unknown>;
   /** Save the final text under `<project>/.claude/<outputDir>/`. */
   outputDir: string | null;
+  /** The definition's on-stop prompts (config `agents.onStop` is added at the end of the run). */
+  onStop?: OnStopPrompt[];
 }
 
 export interface AgentTypeContext {
@@ -101,5 +103,6 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     mcpStrict: mcp.strict,
     mcpServers: mcp.servers,
     outputDir: def.outputDir ?? null,
+    ...(def.onStop ? { onStop: def.onStop } : {}),
   };
 }

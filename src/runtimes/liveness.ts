@@ -65,7 +65,8 @@ export function describeForeground(p: ProcessRow): string {
  */
 export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()): SessionRow | undefined {
   const s = getSession(db, sessionId);
-  if (!s || isTerminal(s.status) || inForeground(db, s.id)) return undefined;
+  // A queued agent has no runtime yet by design; it starts when a run slot frees.
+  if (!s || isTerminal(s.status) || s.status === 'queued' || inForeground(db, s.id)) return undefined;
   const rows = currentProcesses(db, s.id, 'runtime');
   if (rows.some((p) => isAlive(p.pid))) return undefined;
   if (rows.length === 0 && now - s.updatedAt < START_GRACE_MS) return undefined;

@@ -11,6 +11,8 @@ import { linkClaudeSession } from '../db/repos/links.js';
 import { createSession, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { appendSessionEvent, touchSessionLog } from '../logs/writer.js';
+import { admit, queueInForce, queuePosition } from '../db/repos/queue.js';
+import { runLimits, startQueued, type QueuedRequest } from './queue.js';
 import { getAdapter } from './adapter.js';
 import { chooseRuntime } from './select.js';
 import { resolveAgentType, type AgentTypeConfig } from './agent-type.js';
@@ -43,6 +45,8 @@ export interface StartOutcome {
   pids: number[];
   /** Things the caller should tell the person (e.g. nothing to share). */
   notes: string[];
+  /** Sessions that wait in the run queue, by id: their 1-based position. */
+  queued: Record<string, number>;
 }
 
 /** What the runtime reads from `sessions.metadata` on every launch (start and resume). */
@@ -111,6 +115,8 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
   const metadata: AgentLaunchMetadata = { cwd, projectRoot: svc.projectRoot, agent: agentRest };
   const sessions: SessionRow[] = [];
   const pids: number[] = [];
+  const queued: Record<string, number> = {};
+  const limits = runLimits(svc.config);
   for (let i = 0; i < count; i++) {
     const nativeId = adapter.choosesSessionIdUpFront ? adapter.newSessionId() : null;
     let s = createSession(svc.db, {
@@ -140,6 +146,17 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
       s = updateSession(svc.db, s.id, { nativeSessionId: nativeId })!;
     }
     addEvent(svc.db, { projectId: svc.projectHash, klaudeSessionId: s.id, kind: 'agent.start', payload: { type: req.type, runtime, count } });
+    if (queueInForce(svc.db, limits, Date.now())) {
+      const request: QueuedRequest = { prompt: req.prompt, share };
+      s = updateSession(svc.db, s.id, { metadata: { ...metadata, queuedRequest: request } as unknown as Record<string, unknown> })!;
+      const place = admit(svc.db, s.id, runtime, limits);
+      if (place.queued) {
+        appendSessionEvent(logPath, { type: 'queued', position: place.position });
+        queued[s.id] = place.position;
+        sessions.push(getSession(svc.db, s.id)!);
+        continue;
+      }
+    }
     try {
       pids.push(
         await spawnRuntime({
@@ -158,5 +175,14 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
     }
     sessions.push(s);
   }
-  return { sessions, pids, notes };
+  if (Object.keys(queued).length > 0) {
+    // A slot may have freed between the count and now: start whoever is first (maybe these).
+    await startQueued({ ...svc, log: undefined });
+    for (const id of Object.keys(queued)) {
+      const pos = queuePosition(svc.db, id);
+      if (pos > 0) queued[id] = pos;
+      else delete queued[id];
+    }
+  }
+  return { sessions: sessions.map((x) => getSession(svc.db, x.id) ?? x), pids, notes, queued };
 }

@@ -8,6 +8,8 @@ import { isTerminal } from '../core/status.js';
 import { controlRequest } from '../control/client.js';
 import type { Action, PayloadOf, ResultOf } from '../control/protocol.js';
 import { getProject } from '../db/repos/projects.js';
+import { cancelQueued } from '../db/repos/queue.js';
+import { appendSessionEvent } from '../logs/writer.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { isAlive, sleep } from '../lib/process.js';
@@ -17,6 +19,7 @@ import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { describeForeground, endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
 import { agentSocketPath } from './paths.js';
+import { queuedRequestOf } from './queue.js';
 import { launchMetadata } from './start.js';
 
 /** How long to keep trying a runtime that is starting up or finishing its run. */
@@ -48,6 +51,7 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
   for (;;) {
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
+    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt)) return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
     const fg = inForeground(svc.db, s.id);
     if (fg) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in ${describeForeground(fg)}`, {
@@ -80,6 +84,17 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
 
 /** Thrown inside the claim transaction when the session is not stopped (yet): roll back, retry. */
 const NOT_STOPPED = new Error('not stopped');
+
+/** A message to an agent still in the run queue joins its first prompt. False: it left the queue. */
+function addToQueuedRequest(svc: AgentServices, id: string, prompt: string): boolean {
+  return tx(svc.db, () => {
+    const s = getSession(svc.db, id);
+    const req = s?.status === 'queued' ? queuedRequestOf(s.metadata) : null;
+    if (!s || !req) return false;
+    updateSession(svc.db, id, { metadata: { ...s.metadata, queuedRequest: { ...req, prompt: `${req.prompt}\n\n${prompt}` } } });
+    return true;
+  });
+}
 
 /**
  * Atomically take a stopped session for a resume (its conversation claim + status → running), so
@@ -141,6 +156,13 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
       new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(s.id)} is not running (${s.status})`, {
         hint: isTerminal(s.status) ? `\`klaude message ${shortId(s.id)} "…"\` resumes it` : undefined,
       });
+    if (s.status === 'queued') {
+      if (cancelQueued(svc.db, s.id)) {
+        if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'cancelled', error: 'interrupted while queued: it never ran' });
+        return;
+      }
+      continue; // it left the queue meanwhile: interrupt what it became
+    }
     const fgRow = inForeground(svc.db, s.id);
     if (fgRow) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} runs in ${describeForeground(fgRow)}: interrupt it there (Esc)`);

@@ -47,24 +47,28 @@ export interface Theme {
 /** Status glyphs: distinct shapes, so status reads without colour too. */
 export const STATUS_GLYPH: Record<SessionStatus, string> = {
   pending: '◌',
+  queued: '⋯',
   running: '●',
   waiting: '◆',
   idle: '○',
   done: '✓',
   failed: '✗',
   interrupted: '⊘',
+  cancelled: '⊝',
 };
 
 const COLOR: Theme = {
   name: 'color',
   status: {
     pending: { dimColor: true },
+    queued: { color: 'blue' },
     running: { color: 'green', bold: true },
     waiting: { color: 'yellow', bold: true },
     idle: { color: 'cyan' },
     done: { color: 'green' },
     failed: { color: 'red', bold: true },
     interrupted: { color: 'magenta' },
+    cancelled: { dimColor: true },
   },
   tone: {
     text: {},
@@ -101,12 +105,14 @@ const NO_COLOR: Theme = {
   name: 'no-color',
   status: {
     pending: { dimColor: true },
+    queued: { dimColor: true },
     running: { bold: true },
     waiting: { bold: true },
     idle: {},
     done: {},
     failed: { bold: true },
     interrupted: {},
+    cancelled: { dimColor: true },
   },
   tone: {
     text: {},

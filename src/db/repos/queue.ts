@@ -1,0 +1,147 @@
+/**
+ * The run queue (config `agents.maxRunning`, `runtimes.<name>.maxRunning`) in SQL: which headless
+ * agents hold a run slot, which queued ones may start now (first in, first out, taken in one
+ * IMMEDIATE transaction so two processes ending runs at once never start the same one twice), and
+ * a runtime's lowered limit after it reported rate limiting. Starting the taken ones is the
+ * caller's (src/runtimes/queue.ts).
+ */
+import { tx, type Db } from '../client.js';
+import type { HasSqlite } from '../connection.js';
+
+/** Configured limits; 0 = no limit. */
+export interface RunLimits {
+  global: number;
+  perRuntime: Record<string, number>;
+}
+
+export interface LoweredLimit {
+  runtime: string;
+  maxRunning: number;
+  until: number;
+  reason: string | null;
+}
+
+/**
+ * Headless agents holding a slot: started (pending), in a turn (running, waiting), by runtime. A
+ * run that died and waits for the person (`agents.recover: ask`) holds none.
+ */
+function slotsInUse(db: HasSqlite): Map<string, number> {
+  const rows = db.sqlite
+    .prepare(
+      `SELECT s.runtime, COUNT(*) AS n FROM sessions s
+       WHERE s.type != 'tui' AND s.status IN ('pending', 'running', 'waiting')
+         AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.session_id = s.id AND c.ask_cause IS NOT NULL)
+       GROUP BY s.runtime`,
+    )
+    .all() as { runtime: string; n: number }[];
+  return new Map(rows.map((r) => [r.runtime, r.n]));
+}
+
+/** Lowered limits still in force at `now`, by runtime. */
+export function loweredLimits(db: HasSqlite, now: number): Map<string, LoweredLimit> {
+  const rows = db.sqlite
+    .prepare('SELECT runtime, max_running AS maxRunning, until, reason FROM runtime_limits WHERE until > ?')
+    .all(now) as LoweredLimit[];
+  return new Map(rows.map((r) => [r.runtime, r]));
+}
+
+/** Whether any limit applies at all (no limit configured and none lowered: the queue is skipped). */
+export function queueInForce(db: HasSqlite, limits: RunLimits, now: number): boolean {
+  if (limits.global > 0 || Object.values(limits.perRuntime).some((n) => n > 0)) return true;
+  if (loweredLimits(db, now).size > 0) return true;
+  return db.sqlite.prepare("SELECT 1 FROM sessions WHERE status = 'queued' LIMIT 1").get() !== undefined;
+}
+
+function runtimeLimit(limits: RunLimits, lowered: Map<string, LoweredLimit>, runtime: string): number {
+  const configured = limits.perRuntime[runtime] ?? 0;
+  const low = lowered.get(runtime)?.maxRunning;
+  const a = configured > 0 ? configured : Infinity;
+  return Math.min(a, low ?? Infinity);
+}
+
+/**
+ * Take the queued sessions that fit now, oldest first: each becomes `pending` (the caller starts
+ * its runtime). The global limit is strict FIFO (nobody passes the head); a runtime at its own
+ * limit lets queued agents of other runtimes go by.
+ */
+export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()): string[] {
+  return tx(db, () => {
+    const queued = db.sqlite
+      .prepare("SELECT id, runtime FROM sessions WHERE status = 'queued' ORDER BY queued_at, id")
+      .all() as { id: string; runtime: string }[];
+    if (queued.length === 0) return [];
+    const used = slotsInUse(db);
+    const lowered = loweredLimits(db, now);
+    let total = [...used.values()].reduce((a, b) => a + b, 0);
+    const globalMax = limits.global > 0 ? limits.global : Infinity;
+    const taken: string[] = [];
+    const take = db.sqlite.prepare("UPDATE sessions SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'queued'");
+    for (const q of queued) {
+      if (total >= globalMax) break;
+      if ((used.get(q.runtime) ?? 0) >= runtimeLimit(limits, lowered, q.runtime)) continue;
+      if (take.run(now, q.id).changes === 1) {
+        taken.push(q.id);
+        total++;
+        used.set(q.runtime, (used.get(q.runtime) ?? 0) + 1);
+      }
+    }
+    return taken;
+  });
+}
+
+/**
+ * Admit a new session: `pending` when a slot is free and nobody queued is ahead of it (it may
+ * start now), else `queued` with its FIFO position. One transaction with the count.
+ */
+export function admit(db: Db, sessionId: string, runtime: string, limits: RunLimits, now: number = Date.now()): { queued: boolean; position: number } {
+  return tx(db, () => {
+    const ahead = db.sqlite.prepare("SELECT COUNT(*) FROM sessions WHERE status = 'queued'").pluck().get() as number;
+    const used = slotsInUse(db);
+    const total = [...used.values()].reduce((a, b) => a + b, 0) - 1; // this session is pending already
+    const globalMax = limits.global > 0 ? limits.global : Infinity;
+    const mine = (used.get(runtime) ?? 1) - 1;
+    const fits = ahead === 0 && total < globalMax && mine < runtimeLimit(limits, loweredLimits(db, now), runtime);
+    if (fits) return { queued: false, position: 0 };
+    db.sqlite.prepare("UPDATE sessions SET status = 'queued', queued_at = ?, updated_at = ? WHERE id = ?").run(now, now, sessionId);
+    return { queued: true, position: ahead + 1 };
+  });
+}
+
+/** 1-based place in the queue (0 when not queued). */
+export function queuePosition(db: HasSqlite, sessionId: string): number {
+  const row = db.sqlite.prepare("SELECT queued_at AS at FROM sessions WHERE id = ? AND status = 'queued'").get(sessionId) as { at: number } | undefined;
+  if (!row) return 0;
+  return (
+    (db.sqlite
+      .prepare("SELECT COUNT(*) FROM sessions WHERE status = 'queued' AND (queued_at < ? OR (queued_at = ? AND id <= ?))")
+      .pluck()
+      .get(row.at, row.at, sessionId) as number) ?? 0
+  );
+}
+
+/** Cancel a session still queued (interrupt before it ran). False when it already left the queue. */
+export function cancelQueued(db: Db, sessionId: string, now: number = Date.now()): boolean {
+  return (
+    db.sqlite.prepare("UPDATE sessions SET status = 'cancelled', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now, now, sessionId)
+      .changes === 1
+  );
+}
+
+/**
+ * The runtime reported rate limiting: its limit drops to half of what it runs now (at least 1)
+ * until `until`. A second report while lowered halves again and extends the window.
+ */
+export function lowerLimit(db: Db, runtime: string, limits: RunLimits, until: number, reason: string, now: number = Date.now()): LoweredLimit {
+  return tx(db, () => {
+    const running = slotsInUse(db).get(runtime) ?? 1;
+    const base = Math.min(running, runtimeLimit(limits, loweredLimits(db, now), runtime), limits.global > 0 ? limits.global : Infinity);
+    const maxRunning = Math.max(1, Math.floor(base / 2));
+    db.sqlite
+      .prepare(
+        `INSERT INTO runtime_limits (runtime, max_running, until, reason, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(runtime) DO UPDATE SET max_running = excluded.max_running, until = excluded.until, reason = excluded.reason, updated_at = excluded.updated_at`,
+      )
+      .run(runtime, maxRunning, until, reason, now);
+    return { runtime, maxRunning, until, reason };
+  });
+}

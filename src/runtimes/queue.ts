@@ -1,0 +1,79 @@
+/**
+ * Starting queued agents (the queue itself is src/db/repos/queue.ts). No polling: whoever frees a
+ * slot calls `startQueued` — the runtime that ends its run, recovery that reclaims a dead
+ * runtime's slot, and `start` itself (so a start never passes the head of the queue).
+ */
+import { shortId } from '../core/ids.js';
+import type { Config } from '../config/schema.js';
+import { RUNTIMES } from '../config/schema.js';
+import type { Db } from '../db/client.js';
+import { takeRunnable, type RunLimits } from '../db/repos/queue.js';
+import { getSession, updateSession } from '../db/repos/sessions.js';
+import type { KlaudeInvocation } from '../hooks/settings.js';
+import type { Logger } from '../lib/logger.js';
+import { appendSessionEvent } from '../logs/writer.js';
+import { spawnRuntime } from './launch.js';
+
+/** How long a runtime's limit stays lowered after it reported rate limiting. */
+export const RATE_LIMIT_BACKOFF_MS = 5 * 60_000;
+
+export function runLimits(config: Config): RunLimits {
+  const perRuntime: Record<string, number> = {};
+  for (const r of RUNTIMES) perRuntime[r] = config[`runtimes.${r}.maxRunning`];
+  return { global: config['agents.maxRunning'], perRuntime };
+}
+
+/** What a queued start keeps in the session's metadata until it runs. */
+export interface QueuedRequest {
+  prompt: string;
+  share: string | null;
+}
+
+export function queuedRequestOf(metadata: Record<string, unknown> | null): QueuedRequest | null {
+  const q = metadata?.queuedRequest as Partial<QueuedRequest> | undefined;
+  return q && typeof q.prompt === 'string' ? { prompt: q.prompt, share: typeof q.share === 'string' ? q.share : null } : null;
+}
+
+export interface QueueServices {
+  db: Db;
+  config: Config;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  inv: KlaudeInvocation;
+  log?: Logger;
+}
+
+/** Start every queued agent that fits now (FIFO); returns their ids. Never throws: a failed spawn fails that agent. */
+export async function startQueued(svc: QueueServices): Promise<string[]> {
+  let ids: string[];
+  try {
+    ids = takeRunnable(svc.db, runLimits(svc.config));
+  } catch (err) {
+    svc.log?.error('taking queued agents failed', { err });
+    return [];
+  }
+  for (const id of ids) {
+    const s = getSession(svc.db, id);
+    const req = s ? queuedRequestOf(s.metadata) : null;
+    const cwd = (s?.metadata as { cwd?: unknown } | null)?.cwd;
+    if (!s || !req || typeof cwd !== 'string') {
+      updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
+      continue;
+    }
+    try {
+      const pid = await spawnRuntime({
+        home: svc.home,
+        sessionId: id,
+        request: { prompt: req.prompt, source: 'start', share: req.share },
+        inv: svc.inv,
+        env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+        cwd,
+      });
+      svc.log?.info('queued agent started', { session: shortId(id), pid });
+    } catch (e) {
+      updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
+      if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'failed', error: (e as Error).message });
+    }
+  }
+  return ids;
+}
