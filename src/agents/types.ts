@@ -48,6 +48,8 @@ export interface AgentDefinition {
   disallowedTools?: string[];
   /** Claude Code's `permissionMode` (passed on by the runtime; it owns `--permission-mode`). */
   permissionMode?: string;
+  /** Run in a git worktree of its own (`klaude start --worktree`); undefined = config agents.worktree. */
+  worktree?: boolean;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

@@ -52,6 +52,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       runtime: ctx.flags.runtime as string | undefined,
       model: ctx.flags.model as string | undefined,
       share: ctx.flags.share === true,
+      worktree: ctx.flags.worktree === true,
       parentId: ctx.env.KLAUDE_SESSION_ID || null,
       cwd: ctx.cwd,
     };
@@ -71,6 +72,7 @@ export async function run(ctx: CommandContext): Promise<number> {
           ...(req.runtime ? { runtime: req.runtime } : {}),
           ...(req.model ? { model: req.model } : {}),
           ...(req.share ? { share: true } : {}),
+          ...(req.worktree ? { worktree: true } : {}),
           ...(checkout ? { checkout: true } : {}),
           ...(req.parentId ? { parentId: req.parentId } : {}),
           cwd: ctx.cwd,
@@ -99,12 +101,16 @@ export async function run(ctx: CommandContext): Promise<number> {
         parentId: s.parentId,
         nativeSessionId: s.nativeSessionId,
         logPath: logPathOf(svc, s),
+        worktree: s.worktreePath ? { path: s.worktreePath, branch: s.worktreeBranch, base: s.worktreeBase } : null,
         via,
       }));
       ctx.stdout.write(`${JSON.stringify({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
       return 0;
     }
-    for (const s of sessions) ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})\n`);
+    for (const s of sessions) {
+      const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
+      ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}\n`);
+    }
     const shorts = sessions.map((s) => shortId(s.id)).join(' ');
     if (checkout) {
       ctx.stdout.write(`checking out ${shorts}: the foreground Claude switches to its conversation once it has begun\n`);

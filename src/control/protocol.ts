@@ -69,6 +69,8 @@ export interface StartPayload {
   model?: string;
   share?: boolean;
   checkout?: boolean;
+  /** Give each agent a git worktree of its own. */
+  worktree?: boolean;
   /** Directory the agent works in (the caller's cwd); default: the supervisor's. */
   cwd?: string;
 }
@@ -307,6 +309,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       optStr(p, 'model'),
       optBool(p, 'share'),
       optBool(p, 'checkout'),
+      optBool(p, 'worktree'),
       optStr(p, 'cwd'),
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),

@@ -30,6 +30,8 @@ export interface AgentTypeConfig {
   mcpServers: Record<string, unknown>;
   /** Save the final text under `<project>/.claude/<outputDir>/`. */
   outputDir: string | null;
+  /** The definition's `worktree:`; null = not said (the flag or config agents.worktree decides). */
+  worktree: boolean | null;
 }
 
 export interface AgentTypeContext {
@@ -54,6 +56,7 @@ export function plainAgentType(type: string): AgentTypeConfig {
     mcpStrict: false,
     mcpServers: {},
     outputDir: null,
+    worktree: null,
   };
 }
 
@@ -101,5 +104,6 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     mcpStrict: mcp.strict,
     mcpServers: mcp.servers,
     outputDir: def.outputDir ?? null,
+    worktree: def.worktree ?? null,
   };
 }

@@ -53,6 +53,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         runtime: p.runtime,
         model: p.model,
         share: p.share,
+        worktree: p.worktree,
         parentId: p.parentId ?? null,
         defaultParentId: d.switcher.foreground?.spec.sessionId ?? d.rootSessionId(),
         cwd: p.cwd ?? ctx.cwd,
