@@ -3,6 +3,7 @@
  * import so `klaude hook …` (run by Claude Code after every tool call) loads nothing
  * it doesn't need.
  */
+import { REVIEW_COMMANDS } from './registry-review.js';
 import type { CommandSpec, FlagSpec } from './types.js';
 
 export const JSON_FLAG: FlagSpec = { type: 'boolean', description: 'print machine-readable JSON' };
@@ -282,6 +283,7 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['klaude logs 7XQ2', 'klaude logs 7XQ2 -f', 'klaude logs 7XQ2 -n 20', 'klaude logs 7XQ2 -s'],
     load: () => import('./logs.js'),
   },
+  ...REVIEW_COMMANDS,
   {
     name: 'watch',
     summary: 'print [UPDATE] notes from sub-agents as they arrive (acknowledging them)',

@@ -65,10 +65,11 @@ export function changesSince(before: TreeSnapshot): FileChanges | null {
 }
 
 /**
- * Run `git diff --cached <base> <args…>` in a worktree with everything in it staged, in a scratch
- * index (a copy of the real one, so unchanged files are not hashed again).
+ * Call `fn` with a `git diff --cached <base> …` runner for a tree with everything in it (or in
+ * `paths`) staged, in a scratch index: a copy of the real one, so unchanged files are not hashed
+ * again and the real index is never touched.
  */
-export function diffWithAllStaged(top: string, base: string, args: string[], paths?: string[]): string {
+export function withAllStaged<T>(top: string, base: string, fn: (diff: (args: string[]) => string) => T, paths?: string[]): T {
   const scratch = mkdtempSync(path.join(tmpdir(), 'klaude-index-'));
   try {
     const index = path.join(scratch, 'index');
@@ -77,25 +78,32 @@ export function diffWithAllStaged(top: string, base: string, args: string[], pat
     const env = { ...process.env, GIT_INDEX_FILE: index };
     const spec = paths ? ['--', ...paths] : [];
     if (!paths || paths.length > 0) gitOk(top, ['add', '-A', ...spec], { env });
-    return gitOk(top, ['diff', '--cached', '--no-color', '--no-ext-diff', base, ...args, ...spec], { env });
+    return fn((args) => gitOk(top, ['diff', '--cached', '--no-color', '--no-ext-diff', '--no-renames', base, ...args, ...spec], { env }));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
+/** `git diff --name-status -z` output → created (A) and other changed paths, relative. */
+export function parseNameStatus(out: string): { created: string[]; edited: string[]; status: Map<string, string> } {
+  const parts = out.split('\0');
+  const created: string[] = [];
+  const edited: string[] = [];
+  const status = new Map<string, string>();
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const [st, rel] = [parts[i]!, parts[i + 1]!];
+    if (!rel) continue;
+    status.set(rel, st);
+    (st === 'A' ? created : edited).push(rel);
+  }
+  return { created, edited, status };
+}
+
 /** A worktree agent's files: its branch and uncommitted work against its base. */
 export function worktreeChanges(worktree: string, base: string): FileChanges | null {
   try {
-    const out = diffWithAllStaged(worktree, base, ['--name-status', '--no-renames', '-z']);
-    const parts = out.split('\0');
-    const created: string[] = [];
-    const edited: string[] = [];
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const [status, rel] = [parts[i]!, parts[i + 1]!];
-      if (!rel) continue;
-      (status === 'A' ? created : edited).push(path.join(worktree, rel));
-    }
-    return { created, edited };
+    const r = parseNameStatus(withAllStaged(worktree, base, (diff) => diff(['--name-status', '-z'])));
+    return { created: r.created.map((f) => path.join(worktree, f)), edited: r.edited.map((f) => path.join(worktree, f)) };
   } catch {
     return null;
   }
