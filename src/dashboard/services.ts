@@ -103,6 +103,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   };
   const deps: HandlerDeps = { ctx, switcher, rootSessionId: () => rootSessionId, startedAt, publish };
   const afterwards = <T>(p: Promise<T>): Promise<T> => p.finally(() => sessions.refresh());
+  const review = { db, home, projectRoot: root, logsDir: config['logs.dir'] };
 
   /** The session the person is in right now (no bell for it). */
   let talking: string | null = null;
@@ -226,7 +227,10 @@ export async function runUiServices(shell: UiShell): Promise<number> {
       for (const s of rows) updateSession(db, s.id, { archivedAt: archived ? now : null });
       for (const s of rows) publish({ type: 'session.changed', sessionId: s.id, status: s.status });
       sessions.refresh();
+      const note = archived ? await (await import('./review.js')).pruneArchived(review, rows) : undefined;
+      return note ? { note } : undefined;
     },
+    diff: async (id) => (await import('./review.js')).agentDiff(review, id),
     agentTypes: async () => (await import('./agent-types.js')).agentChoices(cwd, opts.env),
     talk: async (sessionId) => {
       if (face !== 'dashboard') {

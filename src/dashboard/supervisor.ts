@@ -71,6 +71,7 @@ function lateActions(host: () => DashboardHost, quit: () => void): { actions: Da
     message: async (id, p) => (await later()).message(id, p),
     interrupt: async (ids) => (await later()).interrupt(ids),
     archive: async (ids, a) => (await later()).archive(ids, a),
+    diff: async (id) => (await later()).diff(id),
     agentTypes: async () => (await later()).agentTypes(),
     talk: async (id) => (await later()).talk(id),
     quit: (o) => (real ? real.quit(o) : quit()),

@@ -101,6 +101,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     message: record('message', async () => ({ delivered: 'stdin' })),
     interrupt: record('interrupt', async (ids: string[]) => ({ results: ids.map((sessionId) => ({ sessionId, ok: true })) })),
     archive: record('archive', async () => {}),
+    diff: record('diff', async () => ({ heading: 'no diff in this test', patch: '', files: 0 })),
     agentTypes: record('agentTypes', async () => ({
       choices: [
         { name: 'general', description: 'plain Claude Code agent', source: 'builtin' },
