@@ -50,6 +50,8 @@ export interface AgentDefinition {
   permissionMode?: string;
   /** On-stop prompts of this agent type (added to config `agents.onStop`; same artifact name: this one wins). */
   onStop?: OnStopPrompt[];
+  /** Run in a git worktree of its own (`klaude start --worktree`); undefined = config agents.worktree. */
+  worktree?: boolean;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

@@ -21,6 +21,7 @@ export class FieldError extends Error {
 const KLAUDE_FIELDS = [
   'name', 'description', 'model', 'reasoningEffort', 'runtime', 'allowedAgents', 'mcpServers',
   'inheritProjectMcps', 'inheritParentMcps', 'outputDir', 'color', 'tools', 'disallowedTools', 'permissionMode', 'onStop',
+  'worktree',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
 const CLAUDE_CODE_FIELDS = ['maxTurns', 'skills', 'hooks', 'memory', 'background', 'isolation', 'disabled', 'effort', 'initialPrompt'];
@@ -223,6 +224,8 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
     disallowedTools: toolList(data, 'disallowedTools'),
     permissionMode: oneOf(data, 'permissionMode', PERMISSION_MODES),
     onStop: onStop(data),
+    // Claude Code's own spelling (`isolation: worktree`) means the same.
+    worktree: data.worktree === undefined ? (data.isolation === 'worktree' ? true : undefined) : bool(data, 'worktree', false),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

@@ -3,6 +3,7 @@
  * import so `klaude hook …` (run by Claude Code after every tool call) loads nothing
  * it doesn't need.
  */
+import { REVIEW_COMMANDS } from './registry-review.js';
 import type { CommandSpec, FlagSpec } from './types.js';
 
 export const JSON_FLAG: FlagSpec = { type: 'boolean', description: 'print machine-readable JSON' };
@@ -95,7 +96,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
-    usage: 'klaude start <type> "<prompt>" [count] [-d] [-c [--now]] [-s] [--runtime <name>] [--model <name>] [--json]',
+    usage: 'klaude start <type> "<prompt>" [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
@@ -110,6 +111,10 @@ export const COMMANDS: CommandSpec[] = [
       "of the parent's Claude transcript (tool calls and results left out, each message cut at 2,000",
       'characters, newest kept within 12,000), in a <parent-context> block after the prompt.',
       'Agents report progress to you with lines `[UPDATE] <text>` (see `klaude watch`).',
+      '--worktree gives each agent a git worktree on a new branch `klaude/<shortid>-<type>` from the current',
+      'HEAD, in <KLAUDE_HOME>/projects/<project-hash>/worktrees/<shortid> (outside your tree); the agent works',
+      'there and your tree is untouched. `klaude diff <id>` shows what it changed, `klaude merge <id>` brings',
+      'its branch into your current branch, `klaude worktree prune` removes finished worktrees.',
     ].join('\n'),
     flags: {
       detach: { type: 'boolean', shortFlag: 'd', description: 'print the new id(s) and return at once; the agent runs on' },
@@ -120,6 +125,11 @@ export const COMMANDS: CommandSpec[] = [
       },
       now: { type: 'boolean', description: 'with -c: switch as soon as the conversation has begun, stopping the first turn (the foreground continues it)' },
       share: { type: 'boolean', shortFlag: 's', description: 'append your recent conversation to the prompt (see above)' },
+      worktree: {
+        type: 'boolean',
+        shortFlag: 'w',
+        description: 'run each agent in a git worktree of its own (see above; also `worktree: true` in the definition, or config agents.worktree)',
+      },
       runtime: { type: 'string', valueName: 'name', description: "CLI that runs the agent: claude, codex, gemini, opencode or cursor (default: the definition's runtime, else the model's (gpt-*/o3/codex* → codex, gemini-* → gemini, provider/model → opencode), else config agents.defaultRuntime)" },
       model: { type: 'string', valueName: 'name', description: "model for the agent (default: the definition's model, else config agents.model)" },
       instance: INSTANCE_FLAG,
@@ -132,6 +142,7 @@ export const COMMANDS: CommandSpec[] = [
       'klaude start reviewer "review src/db" -d',
       'klaude start general "try approach A" 3 -d',
       'klaude start planner "plan the refactor we discussed" --share',
+      'klaude start general "try the new parser" --worktree',
     ],
     load: () => import('./start.js'),
   },
@@ -254,7 +265,9 @@ export const COMMANDS: CommandSpec[] = [
       '              map {name: config}: servers added to the inherited ones),',
       '  inheritProjectMcps (default true: MCP servers of the local > project > user scopes),',
       '  inheritParentMcps (default false: the parent session\'s servers),',
-      '  outputDir (final text saved under .claude/<outputDir>/), color, permissionMode.',
+      '  outputDir (final text saved under .claude/<outputDir>/), color, permissionMode,',
+      '  worktree (true: run in a git worktree of its own, as `klaude start --worktree`; Claude Code\'s',
+      '            `isolation: worktree` means the same).',
       'The markdown body is appended to Claude Code\'s system prompt.',
       'Bad files are listed on stderr with path, line and problem; the exit code stays 0.',
     ].join('\n'),
@@ -315,6 +328,7 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['klaude logs 7XQ2', 'klaude logs 7XQ2 -f', 'klaude logs 7XQ2 -n 20', 'klaude logs 7XQ2 -s'],
     load: () => import('./logs.js'),
   },
+  ...REVIEW_COMMANDS,
   {
     name: 'read',
     summary: 'the same as `klaude logs` (the design notes\' name), -t/--tail = -f',

@@ -78,6 +78,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       runtime: ctx.flags.runtime as string | undefined,
       model: ctx.flags.model as string | undefined,
       share: ctx.flags.share === true,
+      worktree: ctx.flags.worktree === true,
       parentId: ctx.env.KLAUDE_SESSION_ID || null,
       cwd: ctx.cwd,
     };
@@ -97,6 +98,7 @@ export async function run(ctx: CommandContext): Promise<number> {
           ...(req.runtime ? { runtime: req.runtime } : {}),
           ...(req.model ? { model: req.model } : {}),
           ...(req.share ? { share: true } : {}),
+          ...(req.worktree ? { worktree: true } : {}),
           ...(checkout ? { checkout: true } : {}),
           ...(now ? { checkoutNow: true } : {}),
           ...(req.parentId ? { parentId: req.parentId } : {}),
@@ -128,6 +130,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         logPath: logPathOf(svc, s),
         status: s.status,
         ...(s.status === 'queued' ? { queuePosition: queuePosition(svc.db, s.id) } : {}),
+        worktree: s.worktreePath ? { path: s.worktreePath, branch: s.worktreeBranch, base: s.worktreeBase } : null,
         via,
       }));
       ctx.stdout.write(`${JSON.stringify({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
@@ -136,7 +139,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     for (const s of sessions) {
       const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
       const wait = pos > 0 ? `: queued #${pos}, starts when a run slot frees (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
-      ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wait}\n`);
+      const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
+      ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
     }
     const shorts = sessions.map((s) => shortId(s.id)).join(' ');
     if (checkout) {

@@ -3,7 +3,7 @@
  * everything at a temp home with KLAUDE_HOME / HOME.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -28,10 +28,33 @@ export function projectRoot(cwd: string = process.cwd()): string {
   const real = realpathSync(cwd);
   let dir = real;
   for (;;) {
-    if (existsSync(path.join(dir, '.git'))) return dir;
+    const dotGit = path.join(dir, '.git');
+    if (existsSync(dotGit)) return agentWorktreeOwner(dotGit) ?? dir;
     const parent = path.dirname(dir);
     if (parent === dir) return real;
     dir = parent;
+  }
+}
+
+/** Name of the file in a klaude-made worktree's git dir that names the project it belongs to. */
+export const WORKTREE_OWNER_FILE = 'klaude-project';
+
+/**
+ * A `--worktree` agent's directory belongs to the project it was made from (so an agent there,
+ * or a claude opened there, records into the same project). klaude marks its worktrees with a
+ * file in the worktree's own git dir (`<repo>/.git/worktrees/<name>/klaude-project`, never in
+ * the work tree); other worktrees stay projects of their own.
+ */
+function agentWorktreeOwner(dotGit: string): string | null {
+  try {
+    if (!statSync(dotGit).isFile()) return null;
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (!m) return null;
+    const gitDir = path.resolve(path.dirname(dotGit), m[1]!.trim());
+    const owner = readFileSync(path.join(gitDir, WORKTREE_OWNER_FILE), 'utf8').trim();
+    return owner && existsSync(owner) ? owner : null;
+  } catch {
+    return null;
   }
 }
 

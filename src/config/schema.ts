@@ -142,6 +142,11 @@ export const CONFIG_KEYS = {
     default: [],
     doc: 'extra Claude Code --allowedTools rules for headless agents (e.g. "Bash(npm test:*)")',
   },
+  'agents.worktree': {
+    type: 'boolean',
+    default: false,
+    doc: 'run agents in a git worktree of their own unless their definition says `worktree: false` (as `klaude start --worktree`)',
+  },
   'agents.model': {
     type: 'string',
     default: null,

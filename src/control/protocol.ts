@@ -74,6 +74,8 @@ export interface StartPayload {
   checkout?: boolean;
   /** With checkout: switch as soon as its conversation has begun (its first turn is stopped). */
   checkoutNow?: boolean;
+  /** Give each agent a git worktree of its own. */
+  worktree?: boolean;
   /** Directory the agent works in (the caller's cwd); default: the supervisor's. */
   cwd?: string;
 }
@@ -339,6 +341,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       optBool(p, 'share'),
       optBool(p, 'checkout'),
       optBool(p, 'checkoutNow'),
+      optBool(p, 'worktree'),
       optStr(p, 'cwd'),
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),

@@ -33,6 +33,7 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
   const { ctx, shell, handOver } = d;
   const { sessions, host } = shell;
   const cwd = shell.cwd;
+  const review = { db: ctx.db, home: ctx.home, projectRoot: ctx.projectRoot, logsDir: ctx.config['logs.dir'] };
   const afterwards = <T>(p: Promise<T>): Promise<T> => p.finally(() => sessions.refresh());
 
   return {
@@ -54,7 +55,11 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       });
       for (const s of rows) d.publish({ type: 'session.changed', sessionId: s.id, status: s.status });
       sessions.refresh();
+      // Archiving also removes the worktrees of agents whose branches are merged or empty.
+      const note = archived ? await (await import('./review.js')).pruneArchived(review, rows) : undefined;
+      return note ? { note } : undefined;
     },
+    diff: async (id) => (await import('./review.js')).agentDiff(review, id),
     // The dashboard is the person, even when klaude ui was started from a Claude's shell.
     answer: (sessionId, a) => afterwards(answerRequest({ ...agentServicesOf({ ctx }), env: { ...ctx.env, CLAUDECODE: undefined } }, sessionId, a)),
     rulePath: (sessionId) => localSettingsPath(agentServicesOf({ ctx }), sessionId),

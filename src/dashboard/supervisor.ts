@@ -74,6 +74,7 @@ function lateActions(host: () => DashboardHost, quit: () => void): { actions: Da
     archive: async (ids, a) => (await later()).archive(ids, a),
     answer: async (id, a) => (await later()).answer(id, a),
     rulePath: (id) => (real ? real.rulePath(id) : '.claude/settings.local.json'),
+    diff: async (id) => (await later()).diff(id),
     agentTypes: async () => (await later()).agentTypes(),
     talk: async (id) => (await later()).talk(id),
     quit: (o) => (real ? real.quit(o) : quit()),

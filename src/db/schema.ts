@@ -84,6 +84,10 @@ export const sessions = sqliteTable(
     tokensIn: integer('tokens_in'),
     tokensOut: integer('tokens_out'),
     metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
+    /** `--worktree` agents: the git worktree the agent works in, its branch, and the commit it started from. */
+    worktreePath: text('worktree_path'),
+    worktreeBranch: text('worktree_branch'),
+    worktreeBase: text('worktree_base'),
     archivedAt: integer('archived_at'),
     createdAt: createdAt(),
     updatedAt: createdAt('updated_at'),

@@ -31,6 +31,11 @@ export type ErrorCode =
   | 'E_INSECURE_RUNDIR'
   | 'E_LOCK'
   | 'E_IO'
+  | 'E_GIT'
+  | 'E_NOT_GIT_REPO'
+  | 'E_DIRTY_TREE'
+  | 'E_MERGE_CONFLICT'
+  | 'E_NO_WORKTREE'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

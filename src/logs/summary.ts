@@ -9,9 +9,13 @@ import { formatCost, formatDuration } from './format.js';
 export interface CompletionInfo {
   /** From the last `done` event; else the last `status` event; else 'running' when the log has events, 'pending' when empty. */
   status: SessionStatus;
-  /** Files changed by successful Edit/MultiEdit/NotebookEdit calls (and Write over a file already touched), in first-touch order. */
+  /**
+   * Files changed: what git saw change during the runs (the `done` events' lists, so Bash-written
+   * files count), plus successful Edit/MultiEdit/NotebookEdit calls (and Write over a file already
+   * touched), in first-touch order.
+   */
   filesEdited: string[];
-  /** Files written by successful Write calls that were not edited before. */
+  /** Files created: new in git's view during a run, plus Write calls on files not touched before. Where git and the tool calls disagree, git wins. */
   filesCreated: string[];
   /** The last `done` event's final text, else the last assistant text; null when none. */
   finalText: string | null;
@@ -56,6 +60,8 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
   let usageCost: number | null = null;
   let any = false;
   const updates: string[] = [];
+  const gitCreated = new Set<string>();
+  const gitEdited = new Set<string>();
 
   for (const e of events) {
     any = true;
@@ -92,6 +98,8 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
         lastError = e.message;
         break;
       case 'done':
+        for (const f of e.filesCreated ?? []) gitCreated.add(f);
+        for (const f of e.filesEdited ?? []) if (!gitCreated.has(f)) gitEdited.add(f);
         lastDone = e;
         lastStatus = e.status;
         lastError = null;
@@ -119,9 +127,11 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
       edited.push(c.path);
     }
   }
-  // The runtime may know better (e.g. from the CLI's own file tracking): merge its lists in.
-  for (const f of lastDone?.filesCreated ?? []) if (!created.includes(f)) created.push(f);
-  for (const f of lastDone?.filesEdited ?? []) if (!edited.includes(f) && !created.includes(f)) edited.push(f);
+  // The runtime knows better (git status before/after each run): its lists win where they disagree.
+  const toolCreated = created.splice(0).filter((f) => !gitEdited.has(f));
+  const toolEdited = edited.splice(0).filter((f) => !gitCreated.has(f));
+  for (const f of [...toolCreated, ...gitCreated]) if (!created.includes(f)) created.push(f);
+  for (const f of [...toolEdited, ...gitEdited]) if (!created.includes(f) && !edited.includes(f)) edited.push(f);
 
   return {
     status: lastStatus ?? (any ? 'running' : 'pending'),

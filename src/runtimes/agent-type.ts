@@ -32,6 +32,8 @@ export interface AgentTypeConfig {
   outputDir: string | null;
   /** The definition's on-stop prompts (config `agents.onStop` is added at the end of the run). */
   onStop?: OnStopPrompt[];
+  /** The definition's `worktree:`; null = not said (the flag or config agents.worktree decides). */
+  worktree: boolean | null;
 }
 
 export interface AgentTypeContext {
@@ -56,6 +58,7 @@ export function plainAgentType(type: string): AgentTypeConfig {
     mcpStrict: false,
     mcpServers: {},
     outputDir: null,
+    worktree: null,
   };
 }
 
@@ -104,5 +107,6 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     mcpServers: mcp.servers,
     outputDir: def.outputDir ?? null,
     ...(def.onStop ? { onStop: def.onStop } : {}),
+    worktree: def.worktree ?? null,
   };
 }

@@ -4,7 +4,7 @@
  * parent, status and the run's end). The runtime (runtime-main.ts) decides *when*; this
  * decides *what is written where*.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeRetry, type AgentEventInput, type EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
@@ -16,6 +16,7 @@ import { addUpdate } from '../db/repos/updates.js';
 import type { RuntimeRequest } from './launch.js';
 import type { Deps } from './runtime-main.js';
 import { clip, oneLine } from './tool-summary.js';
+import { changesSince, snapshotTree, worktreeChanges, type FileChanges, type TreeSnapshot } from './changes.js';
 
 const LAST_TEXT_MAX = 500;
 const ACTIVITY_MAX = 120;
@@ -50,6 +51,9 @@ export class RunRecord {
   private tokensIn = 0;
   private tokensOut = 0;
   private activity: string | null | undefined;
+  /** The shared tree's dirty files when this run began (null: not a git tree, or a worktree agent). */
+  private before: TreeSnapshot | null = null;
+  private snapshotTaken = false;
 
   constructor(private readonly d: Deps) {
     this.nativeId = d.session.nativeSessionId;
@@ -106,6 +110,8 @@ export class RunRecord {
   /** A CLI is starting on the request: the session runs again, and the log says with what. */
   started(request: RuntimeRequest, resume: boolean): void {
     const { d } = this;
+    if (!this.snapshotTaken && !d.session.worktreePath) this.before = snapshotTree(d.meta.cwd);
+    this.snapshotTaken = true;
     const cur = getSession(d.db, this.id);
     if (cur && applyTransition(cur.status, 'running', { resume: true }).allowed) {
       this.activity = 'starting';
@@ -169,7 +175,12 @@ export class RunRecord {
     this.done = true;
     const { d } = this;
     const totals = this.totals();
-    const event = { ...done, costUsd: totals.costUsd };
+    const files = this.fileChanges();
+    const event = {
+      ...done,
+      costUsd: totals.costUsd,
+      ...(files ? { filesCreated: union(done.filesCreated, files.created), filesEdited: union(done.filesEdited, files.edited) } : {}),
+    };
     try {
       const cur = getSession(d.db, this.id);
       if (cur && !isTerminal(cur.status)) {
@@ -196,6 +207,18 @@ export class RunRecord {
     this.write(event);
   }
 
+  /** What the run changed in the working tree, from git (see changes.ts); null when git can't say. */
+  private fileChanges(): FileChanges | null {
+    const s = this.d.session;
+    try {
+      if (s.worktreePath && s.worktreeBase) return existsSync(s.worktreePath) ? worktreeChanges(s.worktreePath, s.worktreeBase) : null;
+      return this.before ? changesSince(this.before) : null;
+    } catch (err) {
+      this.d.log.warn('reading the changed files from git failed', { err });
+      return null;
+    }
+  }
+
   /** Agent definitions with `outputDir` keep each final text under `<project>/.claude/<outputDir>/`. */
   private saveOutput(text: string): void {
     const dir = this.d.meta.agent.outputDir;
@@ -209,4 +232,8 @@ export class RunRecord {
       this.d.log.warn('saving the agent output failed', { err, dir });
     }
   }
+}
+
+function union(a: string[] | undefined, b: string[]): string[] {
+  return [...new Set([...(a ?? []), ...b])];
 }

@@ -3,6 +3,7 @@
  * it, and spawn one detached runtime per agent. Runs in the supervisor (control action `start`) or
  * in the `klaude start` command itself when no supervisor runs: same code, same records.
  */
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
 import { sessionLogPath } from '../config/paths.js';
@@ -20,6 +21,7 @@ import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { shareContextFrom } from './share.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
+import { createAgentWorktree, worktreeSource, type AgentWorktree } from './worktree.js';
 
 export const MAX_COUNT = 20;
 
@@ -38,6 +40,8 @@ export interface StartRequest {
   parentId?: string | null;
   /** Directory the agent works in (default: the project root). */
   cwd?: string;
+  /** Give each agent a git worktree of its own (else the definition's `worktree:`, else config agents.worktree). */
+  worktree?: boolean;
 }
 
 export interface StartOutcome {
@@ -111,6 +115,9 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
     }
   }
 
+  const useWorktree = req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']);
+  const source = useWorktree ? worktreeSource(cwd) : null; // outside a repository: one line, nothing created
+
   const { type: _t, runtime: _r, model: _m, ...agentRest } = agent;
   const metadata: AgentLaunchMetadata = { cwd, projectRoot: svc.projectRoot, agent: agentRest };
   const sessions: SessionRow[] = [];
@@ -134,11 +141,29 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
     const logPath = sessionLogPath(svc.home, svc.projectHash, s.id, svc.config['logs.dir']);
     touchSessionLog(logPath);
     s = updateSession(svc.db, s.id, { logPath })!;
+    let agentCwd = cwd;
+    if (source) {
+      let wt: AgentWorktree;
+      try {
+        wt = createAgentWorktree({ home: svc.home, projectHash: svc.projectHash, sessionId: s.id, type: req.type, ...source, cwd: realpathSync(cwd) });
+      } catch (e) {
+        updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
+        appendSessionEvent(logPath, { type: 'done', status: 'failed', error: (e as Error).message });
+        throw e;
+      }
+      agentCwd = wt.cwd;
+      s = updateSession(svc.db, s.id, {
+        worktreePath: wt.path,
+        worktreeBranch: wt.branch,
+        worktreeBase: wt.base,
+        metadata: { ...metadata, cwd: wt.cwd } as unknown as Record<string, unknown>,
+      })!;
+    }
     if (nativeId && runtime === 'claude') {
       linkClaudeSession(svc.db, {
         klaudeSessionId: s.id,
         claudeSessionId: nativeId,
-        transcriptPath: adapter.transcriptPath?.(cwd, nativeId, svc.env) ?? null,
+        transcriptPath: adapter.transcriptPath?.(agentCwd, nativeId, svc.env) ?? null,
         source: 'headless',
       });
       s = getSession(svc.db, s.id)!;
@@ -165,7 +190,7 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
           request: { prompt: req.prompt, source: 'start', share },
           inv: svc.inv,
           env: { ...svc.env, KLAUDE_PROJECT_HASH: svc.projectHash },
-          cwd,
+          cwd: agentCwd,
         }),
       );
     } catch (e) {

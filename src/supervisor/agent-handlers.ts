@@ -55,6 +55,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         runtime: p.runtime,
         model: p.model,
         share: p.share,
+        worktree: p.worktree,
         parentId: p.parentId ?? null,
         cwd: p.cwd ?? ctx.cwd,
       });

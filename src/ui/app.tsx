@@ -18,6 +18,7 @@ import type { PreviewSnapshot } from './data/pty-preview.js';
 import type { DashboardDeps } from './deps.js';
 import { useKeyRouter } from './input/use-key-router.js';
 import { approvalLines } from './log/approval-lines.js';
+import { diffLines } from './log/diff-lines.js';
 import { LogLayout, type LogLine } from './log/event-lines.js';
 import { sessionInfoLines } from './log/session-info.js';
 import { MIN_COLUMNS, MIN_ROWS } from './layout.js';
@@ -89,7 +90,16 @@ export function App({ deps, active = true }: AppProps) {
     () => (ask && sel ? approvalLines(ask, sessions.approvals.get(sel.id)?.length ?? 1, logInner, Math.max(4, Math.floor(layout.paneRows / 2))) : []),
     [ask, sel?.id, sessions.approvals, logInner, layout.paneRows],
   );
-  const logWin = logWindow(logLines, ui, Math.max(1, layout.paneRows - askLines.length), logInner);
+  // The diff view (c) takes the log's place: same window, same scroll keys.
+  const diff = sel && ui.diff?.sessionId === sel.id ? ui.diff : null;
+  const diffView = useMemo((): LogLine[] | null => {
+    if (!diff) return null;
+    if (diff.state === 'loading') return [{ text: 'reading the diff…', tone: 'meta' }];
+    if (diff.state === 'error') return [{ text: diff.error ?? 'the diff could not be read', tone: 'error' }];
+    return diffLines(diff.heading, diff.patch);
+  }, [diff]);
+  const paneLines = diffView ?? logLines;
+  const logWin = logWindow(paneLines, ui, Math.max(1, layout.paneRows - askLines.length), logInner);
 
   // Only while the help is open (it is the one place that lists every binding).
   const helpOpen = ui.modal?.kind === 'help';
@@ -123,8 +133,13 @@ export function App({ deps, active = true }: AppProps) {
   const treeTitle = `sessions ${tree.rows.length}${ui.showArchived ? ' (with archived)' : ''}${filterNote}`;
   const emptyText = ui.filter ? `nothing matches "${ui.filter}" (/ then Esc clears)` : 'no sessions yet: n opens claude, s starts an agent';
   const logTitle = sel ? `log · ${sel.type === 'tui' ? 'claude' : sel.type} ${shortId(sel.id)}` : 'log';
-  const below = logLines.length - (logWin.top + logWin.height);
-  const logStatus = ui.follow ? 'following' : `paused${below > 0 ? ` · ${below} more ↓` : ''}`;
+  const below = paneLines.length - (logWin.top + logWin.height);
+  const logStatus = diff
+    ? `${diff.state === 'ready' ? `${diff.files} file${diff.files === 1 ? '' : 's'} · ` : ''}${below > 0 ? `${below} more ↓ · ` : ''}c: log`
+    : ui.follow
+      ? 'following'
+      : `paused${below > 0 ? ` · ${below} more ↓` : ''}`;
+  const paneTitle = diff && sel ? `diff · ${sel.type} ${shortId(sel.id)}` : logTitle;
 
   const treePane = (focused: boolean) => (
     <Pane title={treeTitle} width={layout.treeWidth} rows={layout.paneRows} focused={focused} theme={theme}>
@@ -136,7 +151,7 @@ export function App({ deps, active = true }: AppProps) {
       <Pane title={dialogTitle(dialog)} width={layout.logWidth} rows={layout.paneRows} focused theme={theme}>
         <DialogPane modal={dialog} sessionsById={tree.byId} width={logInner} height={layout.paneRows} theme={theme} />
       </Pane>
-    ) : screen ? (
+    ) : screen && !diff ? (
       <Pane
         title={`screen · ${sel!.type === 'tui' ? 'claude' : sel!.type} ${shortId(sel!.id)} · pty`}
         status={`${preview.state === 'ended' ? 'ended' : 'live'} · ${screen.cols}×${screen.rows} · t talks, v log`}
@@ -148,9 +163,9 @@ export function App({ deps, active = true }: AppProps) {
         {paint ? <Box height={layout.paneRows} /> : <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />}
       </Pane>
     ) : (
-      <Pane title={logTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
+      <Pane title={paneTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
         {askLines.length > 0 ? <LogPane lines={askLines} top={0} height={askLines.length} theme={theme} /> : null}
-        <LogPane lines={logLines} top={logWin.top} height={logWin.height} theme={theme} />
+        <LogPane lines={paneLines} top={logWin.top} height={logWin.height} theme={theme} />
       </Pane>
     );
 
@@ -174,7 +189,7 @@ export function App({ deps, active = true }: AppProps) {
 
   return (
     <Box flexDirection="column" width={layout.columns} height={layout.frameRows}>
-      <Header project={deps.info.project} instanceId={deps.info.instanceId} counts={tree.counts} width={layout.columns} theme={theme} />
+      <Header project={deps.info.project} instanceId={deps.info.instanceId} counts={tree.counts} usage={tree.usage} width={layout.columns} theme={theme} />
       <Box height={layout.bodyRows} flexDirection="column">
         {body}
       </Box>

@@ -12,6 +12,15 @@ import type { AgentChoice, UiAction, UiState } from './state/ui-state.js';
 import type { PaintRegion } from './terminal/preview-painter.js';
 import type { Theme } from './theme.js';
 
+/** What an agent changed, for the diff view (see runtimes/session-diff.ts). */
+export interface AgentDiff {
+  /** One line: what it is a diff of (worktree branch vs base, or approximate). */
+  heading: string;
+  /** The unified diff ('' when nothing changed). */
+  patch: string;
+  files: number;
+}
+
 export interface DashboardActions {
   /** Hand the terminal to claude on this session's conversation (returns when it took over, or throws why not). */
   open(sessionId: string): Promise<void>;
@@ -21,12 +30,18 @@ export interface DashboardActions {
   start(req: { type: string; prompt: string; parentId: string | null }): Promise<{ sessionIds: string[] }>;
   message(sessionId: string, prompt: string): Promise<{ delivered: string }>;
   interrupt(sessionIds: string[]): Promise<{ results: { sessionId: string; ok: boolean; code?: string }[] }>;
-  /** Set or clear archived_at; refuses live sessions (nothing running is stopped). */
-  archive(sessionIds: string[], archived: boolean): Promise<void>;
+  /**
+   * Set or clear archived_at; refuses live sessions (nothing running is stopped). Archiving also
+   * removes the worktrees of those agents whose branches are merged or empty; `note` says which
+   * were kept (unmerged work).
+   */
+  archive(sessionIds: string[], archived: boolean): Promise<void | { note?: string }>;
   /** Answer the session's pending permission request (`request`: its approval number). */
   answer(sessionId: string, a: { request: string; behavior: 'allow' | 'deny'; always?: boolean; message?: string }): Promise<{ approvalId: number; tool: string; summary: string; rule?: string }>;
   /** Where "allow always" has claude write the rule (the agent's .claude/settings.local.json). */
   rulePath(sessionId: string): string;
+  /** What the agent changed (its worktree branch, or the files it touched in the shared tree). */
+  diff(sessionId: string): Promise<AgentDiff>;
   agentTypes(): Promise<{ choices: AgentChoice[]; problems: string[] }>;
   /**
    * Put the terminal through to the session's PTY (starting a PTY host when none runs) until the

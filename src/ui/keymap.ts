@@ -130,6 +130,13 @@ function canAnswer(c: KeyContext): string | null {
   return null;
 }
 
+function canDiff(c: KeyContext): string | null {
+  const s = c.selected;
+  if (!s) return needSelection(c);
+  if (s.type === 'tui') return `${sid(s)} is an interactive session: diffs are kept for agents (klaude start)`;
+  return null;
+}
+
 const foldWhen = (c: KeyContext): string | null => (c.filterActive ? 'folds are off while a filter is on (Esc in / clears it)' : needSelection(c));
 
 const BINDINGS = [
@@ -164,6 +171,7 @@ const BINDINGS = [
   { id: 'view.filter', keys: ['/'], scope: 'main', group: 'View', label: 'filter', description: 'filter the tree by type, id, status, runtime or title', footer: 9 },
   { id: 'view.follow', keys: ['f'], scope: 'main', group: 'View', label: 'follow', description: 'follow the end of the log on/off', footer: 10 },
   { id: 'view.screen', keys: ['v'], scope: 'main', group: 'View', label: 'screen', description: 'for a PTY session: its live terminal screen / its log', when: canShowScreen },
+  { id: 'view.diff', keys: ['c'], scope: 'main', group: 'View', label: 'diff', description: "show what the selected agent changed (its worktree branch with uncommitted work; in the shared tree: the files it touched, approximate) in the right pane; again: back to its log", footer: 9.5, when: canDiff },
   { id: 'view.expand', keys: ['e'], scope: 'main', group: 'View', label: 'results', description: 'show tool results in full / folded' },
   { id: 'view.archived', keys: ['a'], scope: 'main', group: 'View', label: 'archived', description: 'show archived sessions too / hide them' },
   { id: 'view.redraw', keys: ['ctrl+l'], scope: 'main', group: 'View', label: 'redraw', description: 'redraw the screen' },

@@ -16,7 +16,22 @@ export interface Style {
 }
 
 /** Kinds of log-pane and message text. */
-export type Tone = 'text' | 'user' | 'tool' | 'result' | 'resultError' | 'update' | 'status' | 'error' | 'done' | 'meta';
+export type Tone =
+  | 'text'
+  | 'user'
+  | 'tool'
+  | 'result'
+  | 'resultError'
+  | 'update'
+  | 'status'
+  | 'error'
+  | 'done'
+  | 'meta'
+  /** The diff view: file headers, hunk headers, added and removed lines. */
+  | 'diffFile'
+  | 'diffHunk'
+  | 'diffAdd'
+  | 'diffDel';
 
 export interface Theme {
   name: 'color' | 'no-color';
@@ -81,6 +96,10 @@ const COLOR: Theme = {
     error: { color: 'red', bold: true },
     done: { color: 'green', bold: true },
     meta: { dimColor: true },
+    diffFile: { bold: true, color: 'white' },
+    diffHunk: { color: 'cyan' },
+    diffAdd: { color: 'green' },
+    diffDel: { color: 'red' },
   },
   ui: {
     title: { bold: true, color: 'cyan' },
@@ -125,6 +144,11 @@ const NO_COLOR: Theme = {
     error: { bold: true },
     done: { bold: true },
     meta: { dimColor: true },
+    // The +/- in front of each line tells added from removed without colour.
+    diffFile: { bold: true, inverse: true },
+    diffHunk: { dimColor: true },
+    diffAdd: {},
+    diffDel: {},
   },
   ui: {
     title: { bold: true },

@@ -7,7 +7,7 @@ import type { LiveProcesses } from '../db/repos/listing.js';
 import type { KeyContext, Scope } from './keymap.js';
 import { computeLayout, innerWidth, type Layout, type TermSize } from './layout.js';
 import type { LogLine } from './log/event-lines.js';
-import { buildRows, countByStatus, runningAgents, subtreeIds, type SessionView, type StatusCounts, type TreeRow } from './state/tree.js';
+import { buildRows, countByStatus, runningAgents, subtreeIds, totalUsage, type SessionView, type StatusCounts, type TreeRow, type Usage } from './state/tree.js';
 import { logWindowTop, selectedRowIndex, type UiState } from './state/ui-state.js';
 
 export interface TreeView {
@@ -16,6 +16,8 @@ export interface TreeView {
   selected: SessionView | null;
   byId: Map<string, SessionView>;
   counts: StatusCounts;
+  /** The project's cost and tokens (every listed session). */
+  usage: Usage;
   ctx: KeyContext;
   /** Sessions running in a live PTY host. */
   ptyIds: ReadonlySet<string>;
@@ -45,6 +47,7 @@ export function treeView(
     selected,
     byId,
     counts: countByStatus(sessions),
+    usage: totalUsage(sessions),
     ctx: {
       selected,
       selectedSubtree: sub,

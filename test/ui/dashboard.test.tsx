@@ -23,7 +23,8 @@ describe('dashboard', () => {
     const s = d.sessions;
     expect(f).toContain('klaude · demo · 00000000');
     expect(f).toMatch(/● 1 running\s+◆ 1 waiting\s+○ 1 idle\s+✓ 2 done\s+✗ 1 failed\s+⊘ 1 interrupted/);
-    expect(row(f, s.rev!.id)).toMatch(/▾ ● reviewer .*claude 12m\s+21k\s+\$0\.07/);
+    // A parent's row shows its subtree: the reviewer (20.6k, $0.07) plus its coder (4.7k, $0.01).
+    expect(row(f, s.rev!.id)).toMatch(/▾ ● reviewer .*claude 12m\s+25k\s+\$0\.08/);
     expect(row(f, s.fix!.id)).toMatch(/◆ coder/);
     expect(row(f, s.docs!.id)).toMatch(/✗ docs-writer .*codex/);
     expect(row(f, s.mig!.id)).toMatch(/⊘ general/);

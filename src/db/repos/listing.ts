@@ -25,6 +25,8 @@ export interface SessionListRow {
   costUsd: number | null;
   tokensIn: number | null;
   tokensOut: number | null;
+  /** A `--worktree` agent's branch (null: it works in the shared tree). */
+  worktreeBranch: string | null;
   archivedAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -48,6 +50,7 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   substr(s.title, 1, ${cut}) AS title, substr(s.prompt, 1, ${cut}) AS prompt, substr(s.last_text, 1, ${cut}) AS lastText,
   ${col('s.model', 'model')}, ${col('s.native_session_id', 'nativeSessionId')}, ${col('s.log_path', 'logPath')},
   ${col('s.cost_usd', 'costUsd')}, ${col('s.tokens_in', 'tokensIn')}, ${col('s.tokens_out', 'tokensOut')},
+  ${col('s.worktree_branch', 'worktreeBranch')},
   s.archived_at AS archivedAt, s.created_at AS createdAt, s.updated_at AS updatedAt, s.ended_at AS endedAt,
   ${col(`(SELECT p.pid FROM runtime_process p
      WHERE p.klaude_session_id = s.id AND p.is_current = 1 AND p.exited_at IS NULL

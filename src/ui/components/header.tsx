@@ -3,8 +3,8 @@ import { Text } from 'ink';
 import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
 import { SESSION_STATUSES } from '../../core/status.js';
-import type { StatusCounts } from '../state/tree.js';
-import { cellWidth, truncate } from '../text.js';
+import type { StatusCounts, Usage } from '../state/tree.js';
+import { cellWidth, formatCost, formatCount, truncate } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
 
@@ -12,6 +12,8 @@ export interface HeaderProps {
   project: string;
   instanceId: string;
   counts: StatusCounts;
+  /** The project's total (every session listed, agents and interactive ones). */
+  usage?: Usage;
   width: number;
   theme: Theme;
 }
@@ -31,8 +33,13 @@ function countSegments(counts: StatusCounts, theme: Theme, compact: boolean): Se
 
 const widthOf = (segs: Segment[]): number => cellWidth(segs.map((p) => p.text).join(''));
 
-export const Header = memo(function Header({ project, instanceId, counts, width, theme }: HeaderProps) {
-  const left = `klaude · ${project} · ${shortId(instanceId)}`;
+function usageText(u: Usage | undefined): string {
+  if (!u || (u.costUsd <= 0 && u.tokens <= 0)) return '';
+  return ` · ${[u.costUsd > 0 ? formatCost(u.costUsd) : '', u.tokens > 0 ? `${formatCount(u.tokens)} tok` : ''].filter(Boolean).join(' ')}`;
+}
+
+export const Header = memo(function Header({ project, instanceId, counts, usage, width, theme }: HeaderProps) {
+  const left = `klaude · ${project} · ${shortId(instanceId)}${usageText(usage)}`;
   // Full labels when they fit beside the title, else glyph + number only.
   let parts = countSegments(counts, theme, false);
   if (cellWidth(left) + widthOf(parts) > width) parts = countSegments(counts, theme, true);

@@ -28,7 +28,7 @@ export function treeWindow(count: number, selected: number, height: number): { t
   return { top, end: top + height };
 }
 
-/** Cells of the right-hand columns: short id, runtime, age, tokens, cost. */
+/** Cells of the right-hand columns: short id, runtime, age, tokens, cost (tokens and cost of the row's subtree). */
 const META_WIDTHS = [8, 6, 3, 5, 6];
 
 /** How many right-hand columns a tree of this width shows (the same for every row, so they align). */
@@ -42,13 +42,14 @@ export function metaColumnCount(width: number): number {
 function metaColumns(row: TreeRow, now: number, count: number): string {
   if (count === 0) return '';
   const s = row.session;
-  const tokens = (s.tokensIn ?? 0) + (s.tokensOut ?? 0);
+  // A parent shows what its whole subtree cost (itself and every agent under it).
+  const { tokens, costUsd } = row.subtree;
   const parts = [
     shortId(s.id).padEnd(8),
     s.runtime.padEnd(6),
     formatAge(now - s.createdAt).padStart(3),
     (tokens > 0 ? formatCount(tokens) : '').padStart(5),
-    (s.costUsd != null && s.costUsd > 0 ? formatCost(s.costUsd) : '').padStart(6),
+    (costUsd > 0 ? formatCost(costUsd) : '').padStart(6),
   ];
   return ` ${parts.slice(0, count).join(' ')}`;
 }

@@ -87,8 +87,8 @@ function confirmed(env: CommandEnv, intent: ConfirmIntent): void {
       const first = tree.byId.get(intent.sessionIds[0]!);
       const what = first ? label(first) : shortId(intent.sessionIds[0]!);
       const more = intent.sessionIds.length > 1 ? ` and ${intent.sessionIds.length - 1} sub-agent${intent.sessionIds.length > 2 ? 's' : ''}` : '';
-      track(env, intent.archive ? 'archiving…' : 'restoring…', actions.archive(intent.sessionIds, intent.archive), () =>
-        intent.archive ? `archived ${what}${more} (a shows archived sessions)` : `${what}${more} back in the tree`,
+      track(env, intent.archive ? 'archiving…' : 'restoring…', actions.archive(intent.sessionIds, intent.archive), (r) =>
+        intent.archive ? `archived ${what}${more} (a shows archived sessions)${r?.note ? `; ${r.note}` : ''}` : `${what}${more} back in the tree`,
       );
       return;
     }
@@ -220,6 +220,17 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
         },
       );
       return;
+    case 'view.diff': {
+      if (!sel) return;
+      if (ui.diff) return dispatch({ type: 'showDiff', sessionId: null });
+      const id = sel.id;
+      dispatch({ type: 'showDiff', sessionId: id });
+      actions.diff(id).then(
+        (d) => dispatch({ type: 'diffLoaded', sessionId: id, diff: d }),
+        (e: unknown) => dispatch({ type: 'diffLoaded', sessionId: id, diff: { error: errText(e) } }),
+      );
+      return;
+    }
     case 'view.screen':
       dispatch({ type: 'toggleScreen' });
       return dispatch({ type: 'notice', notice: { text: ui.showScreen ? 'showing the log (v shows the live screen)' : 'showing the live screen (v shows the log)', tone: 'info' } });

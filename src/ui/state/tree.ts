@@ -41,6 +41,46 @@ export interface TreeRow {
   collapsed: boolean;
   /** Matches the filter (false: shown only as the ancestor of a match). True when no filter. */
   match: boolean;
+  /** Cost and tokens of the session and all its descendants (archived ones included). */
+  subtree: Usage;
+}
+
+export interface Usage {
+  costUsd: number;
+  tokens: number;
+}
+
+const ownUsage = (s: SessionView): Usage => ({ costUsd: s.costUsd ?? 0, tokens: (s.tokensIn ?? 0) + (s.tokensOut ?? 0) });
+
+/** Cost and tokens of every session given (the project's total in the header). */
+export function totalUsage(sessions: readonly SessionView[]): Usage {
+  const t = { costUsd: 0, tokens: 0 };
+  for (const s of sessions) {
+    const u = ownUsage(s);
+    t.costUsd += u.costUsd;
+    t.tokens += u.tokens;
+  }
+  return t;
+}
+
+/** Each session's subtree usage (itself plus descendants), from the full list. */
+function subtreeUsage(sessions: readonly SessionView[]): Map<string, Usage> {
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  const out = new Map<string, Usage>();
+  for (const s of sessions) {
+    const u = ownUsage(s);
+    if (u.costUsd === 0 && u.tokens === 0) continue;
+    // Add to itself and every ancestor (guarding against a parent cycle).
+    const seen = new Set<string>();
+    for (let cur: SessionView | undefined = s; cur && !seen.has(cur.id); cur = cur.parentId ? byId.get(cur.parentId) : undefined) {
+      seen.add(cur.id);
+      const acc = out.get(cur.id) ?? { costUsd: 0, tokens: 0 };
+      acc.costUsd += u.costUsd;
+      acc.tokens += u.tokens;
+      out.set(cur.id, acc);
+    }
+  }
+  return out;
 }
 
 export interface TreeOptions {
@@ -87,6 +127,7 @@ function buildForest(sessions: readonly SessionView[]): Node[] {
 export function buildRows(sessions: readonly SessionView[], opts: TreeOptions): TreeRow[] {
   const visible = opts.showArchived ? sessions : sessions.filter((s) => s.archivedAt === null);
   const forest = buildForest(visible);
+  const usage = subtreeUsage(sessions);
   const filtering = opts.filter.trim() !== '';
   const out: TreeRow[] = [];
 
@@ -109,6 +150,7 @@ export function buildRows(sessions: readonly SessionView[], opts: TreeOptions): 
       hasChildren: n.children.length > 0,
       collapsed,
       match: !filtering || matchesFilter(n.s, opts.filter),
+      subtree: usage.get(n.s.id) ?? { costUsd: 0, tokens: 0 },
     });
     if (!collapsed) for (const c of n.children) walk(c, depth + 1);
   };

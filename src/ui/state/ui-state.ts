@@ -40,6 +40,16 @@ export type Modal =
   /** Deny a permission request; `text` is the optional reason shown to the agent. */
   | { kind: 'deny'; sessionId: string; approvalId: number; what: string; text: string };
 
+/** The right pane shows an agent's diff instead of its log (`c`). */
+export interface DiffState {
+  sessionId: string;
+  state: 'loading' | 'ready' | 'error';
+  heading: string;
+  patch: string;
+  files: number;
+  error: string | null;
+}
+
 export interface Notice {
   text: string;
   tone: 'info' | 'warn' | 'error';
@@ -61,6 +71,8 @@ export interface UiState {
   expandResults: boolean;
   /** For a session running in a PTY: its live screen in the right pane (else its log). */
   showScreen: boolean;
+  /** The selected agent's diff in the right pane (null: its log). Selecting another session closes it. */
+  diff: DiffState | null;
   modal: Modal | null;
   notice: Notice | null;
   /** An action is in flight (start, message, …): shown in the footer. */
@@ -79,6 +91,7 @@ export const initialUiState: UiState = {
   logTop: 0,
   expandResults: false,
   showScreen: true,
+  diff: null,
   modal: null,
   notice: null,
   busy: null,
@@ -95,6 +108,9 @@ export type UiAction =
   | { type: 'toggleFollow'; total: number; height: number }
   | { type: 'toggleExpand' }
   | { type: 'toggleScreen' }
+  /** Show this session's diff (loading until diffLoaded), or back to the log when null. */
+  | { type: 'showDiff'; sessionId: string | null }
+  | { type: 'diffLoaded'; sessionId: string; diff: { heading: string; patch: string; files: number } | { error: string } }
   | { type: 'toggleArchived' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
@@ -138,7 +154,7 @@ function selectIndex(state: UiState, rows: readonly TreeRow[], index: number): U
   if (id === state.selectedId && i === state.selectedIndex) return state;
   // A new selection shows its log from the end.
   const changed = id !== state.selectedId;
-  return { ...state, selectedId: id, selectedIndex: i, ...(changed ? { follow: true, logTop: 0 } : {}) };
+  return { ...state, selectedId: id, selectedIndex: i, ...(changed ? { follow: true, logTop: 0, diff: null } : {}) };
 }
 
 function editText(text: string, a: Extract<UiAction, { type: 'edit' }>): string {
@@ -163,7 +179,7 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     }
     case 'select':
       if (a.id === state.selectedId) return state;
-      return { ...state, selectedId: a.id, selectedIndex: a.index ?? state.selectedIndex, follow: true, logTop: 0 };
+      return { ...state, selectedId: a.id, selectedIndex: a.index ?? state.selectedIndex, follow: true, logTop: 0, diff: null };
     case 'fold': {
       const i = selectedRowIndex(state, a.rows);
       const row = a.rows[i];
@@ -196,6 +212,17 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
       return { ...state, expandResults: !state.expandResults };
     case 'toggleScreen':
       return { ...state, showScreen: !state.showScreen };
+    case 'showDiff':
+      if (a.sessionId === null) return state.diff ? { ...state, diff: null, follow: true, logTop: 0 } : state;
+      // A diff is read from the top.
+      return { ...state, follow: false, logTop: 0, diff: { sessionId: a.sessionId, state: 'loading', heading: '', patch: '', files: 0, error: null } };
+    case 'diffLoaded': {
+      if (state.diff?.sessionId !== a.sessionId) return state; // closed, or another one asked for since
+      const d = a.diff;
+      return 'error' in d
+        ? { ...state, diff: { ...state.diff, state: 'error', error: d.error } }
+        : { ...state, diff: { ...state.diff, state: 'ready', heading: d.heading, patch: d.patch, files: d.files, error: null } };
+    }
     case 'toggleArchived':
       return { ...state, showArchived: !state.showArchived };
     case 'filterStart':

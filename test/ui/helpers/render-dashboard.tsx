@@ -103,6 +103,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     archive: record('archive', async () => {}),
     answer: record('answer', async () => ({ approvalId: 1, tool: 'Bash', summary: 'npm test' })),
     rulePath: record('rulePath', () => '/p/.claude/settings.local.json'),
+    diff: record('diff', async () => ({ heading: 'no diff in this test', patch: '', files: 0 })),
     agentTypes: record('agentTypes', async () => ({
       choices: [
         { name: 'general', description: 'plain Claude Code agent', source: 'builtin' },

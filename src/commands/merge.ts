@@ -1,0 +1,26 @@
+/** `klaude merge <id> [--json]`: bring a worktree agent's branch into the current branch (runtimes/worktree-merge.ts). */
+import { shortId } from '../core/ids.js';
+import { openAgentServices } from '../runtimes/context.js';
+import { findAgent } from '../runtimes/follow-agents.js';
+import { mergeAgentBranch } from '../runtimes/worktree-merge.js';
+import type { CommandContext } from './types.js';
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+  try {
+    const s = findAgent(svc, ctx.input[0]!);
+    const r = mergeAgentBranch(s, ctx.cwd);
+    if (ctx.flags.json === true) {
+      ctx.stdout.write(`${JSON.stringify({ sessionId: s.id, shortId: shortId(s.id), ...r })}\n`);
+      return 0;
+    }
+    const into = r.into ?? 'HEAD (detached)';
+    if (r.committedWork) ctx.stdout.write(`committed the uncommitted work of ${s.type} ${shortId(s.id)} on ${r.branch} first\n`);
+    if (r.result === 'up-to-date') ctx.stdout.write(`${r.branch} has nothing ${into} lacks: already merged\n`);
+    else ctx.stdout.write(`merged ${r.branch} into ${into} (${r.files.length} file${r.files.length === 1 ? '' : 's'}: ${r.files.slice(0, 8).join(', ')}${r.files.length > 8 ? ', …' : ''})\n`);
+    ctx.stdout.write(`klaude worktree prune removes its worktree once you are done with it\n`);
+    return 0;
+  } finally {
+    svc.db.close();
+  }
+}

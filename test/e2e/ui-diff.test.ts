@@ -1,0 +1,78 @@
+// The dashboard's diff key end to end: a real `--worktree` agent (the real claude against the
+// stand-in) writes a file through Bash; `klaude ui` under a PTY shows its diff on `c` (file header,
+// hunk, the added line, in colour) and its log again on the next `c`.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { spawnPty, type PtySession } from '../support/pty-driver.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+let term: PtySession | undefined;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({
+    responder: (r) => {
+      if (r.isToolResult) return { text: 'Ran it.' };
+      const m = /^run: (.+)$/s.exec(r.prompt);
+      if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
+      return { text: `Reply to: ${r.prompt}` };
+    },
+  });
+  home = makeTempHome({ baseUrl: mock.url });
+  delete home.env.CI; // Ink must run interactive in the PTY
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { cwd: home.projectDir, env: home.env });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(home.projectDir, 'base.txt'), 'base\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+});
+
+afterAll(async () => {
+  await term?.dispose();
+  await mock?.close();
+  home?.cleanup();
+});
+
+describe('klaude ui diff key', () => {
+  it('c shows the worktree agent diff in the right pane, c again its log', async () => {
+    const start = await runKlaude(['start', 'general', 'run: printf "line one\\nline two\\n" > from-agent.txt', '--worktree'], { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+    expect(start.code, start.stderr).toBe(0);
+    const id = /started (\w{8})/.exec(start.stdout)![1]!;
+
+    term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env: home.env, cols: 120, rows: 30 });
+    await term.waitForText(`log · general ${id}`, { timeoutMs: 30_000 });
+    await term.waitForText('c diff');
+    term.write('c');
+    await term.waitForText(`diff · general ${id}`, { timeoutMs: 15_000 });
+    await term.waitForText('▌ from-agent.txt', { timeoutMs: 15_000 });
+    const screen = term.text();
+    expect(screen).toContain(`branch klaude/${id.toLowerCase()}-general`);
+    expect(screen).toContain('@@ -0,0 +1,2 @@');
+    expect(screen).toContain('+line one');
+    expect(screen).toContain('+line two');
+    expect(screen).toMatch(/1 file · c: log/);
+    expect(term.rawOutput()).toMatch(/\x1b\[32m\+line one/); // added lines in green
+    term.write('c');
+    await term.waitForText(`log · general ${id}`);
+    await term.waitForText('→ Bash: printf');
+    term.write('q');
+    const exit = await term.exited;
+    expect(exit.exitCode).toBe(0);
+    // The person's tree never saw the file.
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: home.projectDir, encoding: 'utf8' })).toBe('');
+    const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM sessions WHERE worktree_branch IS NOT NULL').get()).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  }, 180_000);
+});

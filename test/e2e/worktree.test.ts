@@ -1,0 +1,178 @@
+// `--worktree` agents end to end: the real claude (Bash allowed) against the stand-in writes files
+// through its Bash tool; klaude keeps them out of the person's tree, shows them with `klaude diff`,
+// brings them in with `klaude merge` (or refuses, changing nothing), and prunes the worktree.
+// Also: a Bash-created file counts in "files created" for an agent in the shared tree.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+
+/** Prompts of the form `run: <shell command>` make the agent run it through Bash, then finish. */
+beforeAll(async () => {
+  mock = await startMockAnthropic({
+    responder: (r) => {
+      if (r.isToolResult) return { text: 'Ran it.' };
+      const m = /^run: (.+)$/s.exec(r.prompt);
+      if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
+      return { text: `Reply to: ${r.prompt}` };
+    },
+  });
+  home = makeTempHome({ baseUrl: mock.url });
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  const p = home.projectDir;
+  gitIn(p, 'init', '-q', '-b', 'main');
+  writeFileSync(join(p, 'base.txt'), 'base line\n');
+  gitIn(p, 'add', '-A');
+  gitIn(p, 'commit', '-q', '-m', 'base');
+});
+
+afterAll(async () => {
+  try {
+    const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
+    for (const { pid } of db.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    db.close();
+  } catch {
+    /* no DB */
+  }
+  await mock?.close();
+  home?.cleanup();
+});
+
+function gitIn(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=person@example.com', ...args], { cwd, encoding: 'utf8', env: home.env });
+}
+
+const klaude = (args: string[], cwd = home.projectDir) => runKlaude(args, { env: home.env, cwd, timeoutMs: 120_000 });
+const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
+
+function sessionRow(short: string): { worktree_path: string | null; worktree_branch: string | null; worktree_base: string | null } {
+  const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT worktree_path, worktree_branch, worktree_base FROM sessions WHERE id LIKE ?').get(`%${short}`) as never;
+  } finally {
+    db.close();
+  }
+}
+
+/** Everything that says what state the person's tree is in. */
+const treeState = () => ({
+  head: gitIn(home.projectDir, 'rev-parse', 'HEAD').trim(),
+  status: gitIn(home.projectDir, 'status', '--porcelain', '--untracked-files=all'),
+  base: readFileSync(join(home.projectDir, 'base.txt'), 'utf8'),
+  merging: existsSync(join(home.projectDir, '.git', 'MERGE_HEAD')),
+});
+
+describe('klaude start --worktree', () => {
+  it('keeps a Bash-created file out of the tree; diff shows it, merge brings it in, prune removes the worktree', async () => {
+    const before = treeState();
+    const start = await klaude(['start', 'general', 'run: echo hello-from-agent > made.txt', '--worktree']);
+    expect(start.code, start.stderr).toBe(0);
+    const id = idFrom(start.stdout);
+    const row = sessionRow(id);
+    expect(row.worktree_branch).toBe(`klaude/${id.toLowerCase()}-general`);
+    expect(row.worktree_path).toMatch(new RegExp(`^${home.klaudeHome}/projects/[0-9a-f]{24}/worktrees/${id.toLowerCase()}$`));
+    expect(row.worktree_base).toBe(before.head);
+    expect(start.stdout).toContain(`in worktree ${row.worktree_path} (branch ${row.worktree_branch})`);
+    // The file was made in the worktree (and the summary says so), not in the person's tree.
+    expect(start.stdout).toContain(`files created: ${join(row.worktree_path!, 'made.txt')}`);
+    expect(readFileSync(join(row.worktree_path!, 'made.txt'), 'utf8')).toBe('hello-from-agent\n');
+    expect(existsSync(join(home.projectDir, 'made.txt'))).toBe(false);
+    expect(treeState()).toEqual(before);
+
+    const diff = await klaude(['diff', id]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('+++ b/made.txt');
+    expect(diff.stdout).toContain('+hello-from-agent');
+    expect(diff.stderr).toContain(`branch ${row.worktree_branch}`);
+    const stat = await klaude(['diff', id, '--stat']);
+    expect(stat.stdout).toMatch(/ made\.txt \| \+1 -0 \(added\)\n 1 file changed, 1 insertion\(\+\), 0 deletions\(-\)\n/);
+    const json = JSON.parse((await klaude(['diff', id, '--json'])).stdout);
+    expect(json).toMatchObject({ kind: 'worktree', approximate: false, branch: row.worktree_branch, files: [{ path: 'made.txt', status: 'added', added: 1, deleted: 0 }] });
+
+    const merge = await klaude(['merge', id]);
+    expect(merge.code, merge.stderr).toBe(0);
+    expect(merge.stdout).toContain(`committed the uncommitted work of general ${id} on ${row.worktree_branch} first`);
+    expect(merge.stdout).toContain(`merged ${row.worktree_branch} into main (1 file: made.txt)`);
+    expect(readFileSync(join(home.projectDir, 'made.txt'), 'utf8')).toBe('hello-from-agent\n');
+    expect(gitIn(home.projectDir, 'status', '--porcelain')).toBe('');
+
+    const list = JSON.parse((await klaude(['worktree', 'list', '--json'])).stdout);
+    expect(list.worktrees).toMatchObject([{ shortId: id, state: 'merged' }]);
+    const prune = await klaude(['worktree', 'prune']);
+    expect(prune.code, prune.stderr).toBe(0);
+    expect(prune.stdout).toBe(`removed ${id}'s worktree and branch (merged)\n`);
+    expect(existsSync(row.worktree_path!)).toBe(false);
+    expect(gitIn(home.projectDir, 'branch', '--list', row.worktree_branch!)).toBe('');
+    expect(gitIn(home.projectDir, 'worktree', 'list')).not.toContain(row.worktree_path!);
+  }, 180_000);
+
+  it('refuses a conflicting merge and a dirty tree, changing nothing; prune keeps unmerged work without --force', async () => {
+    const start = await klaude(['start', 'general', 'run: echo agent version > base.txt', '--worktree']);
+    expect(start.code, start.stderr).toBe(0);
+    const id = idFrom(start.stdout);
+    const row = sessionRow(id);
+    // Meanwhile the person changed the same line.
+    writeFileSync(join(home.projectDir, 'base.txt'), 'person version\n');
+    const dirty = treeState();
+    const refusedDirty = await klaude(['merge', id]);
+    expect(refusedDirty.code).toBe(1);
+    expect(refusedDirty.stderr).toMatch(/has uncommitted changes: nothing was merged/);
+    expect(refusedDirty.stderr).toContain('E_DIRTY_TREE');
+    expect(treeState()).toEqual(dirty);
+
+    gitIn(home.projectDir, 'commit', '-q', '-am', 'person edit');
+    const before = treeState();
+    const refused = await klaude(['merge', id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')[0]).toMatch(new RegExp(`would conflict in base\\.txt: nothing was changed \\[E_MERGE_CONFLICT\\]|would conflict in base\\.txt: nothing was changed`));
+    expect(refused.stderr).toContain('E_MERGE_CONFLICT');
+    expect(treeState()).toEqual(before);
+
+    const prune = await klaude(['worktree', 'prune']);
+    expect(prune.code).toBe(1);
+    expect(prune.stdout).toContain(`kept ${id}'s worktree: unmerged commits on ${row.worktree_branch}`);
+    expect(existsSync(row.worktree_path!)).toBe(true);
+    const forced = await klaude(['worktree', 'prune', id, '--force']);
+    expect(forced.code, forced.stdout).toBe(0);
+    expect(existsSync(row.worktree_path!)).toBe(false);
+  }, 180_000);
+
+  it('outside a git repository fails with one line and starts nothing', async () => {
+    const plain = join(home.root, 'plain');
+    mkdirSync(plain, { recursive: true });
+    home.trustDir(plain);
+    const r = await klaude(['start', 'general', 'anything', '--worktree'], plain);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')[0]).toMatch(/--worktree needs a git repository, and .*plain is not in one/);
+    expect(r.stderr).toContain('E_NOT_GIT_REPO');
+  });
+});
+
+describe('files from git', () => {
+  it('counts a file created through Bash in the shared tree, and klaude diff shows it as approximate', async () => {
+    const start = await klaude(['start', 'general', 'run: echo shared > shared-made.txt']);
+    expect(start.code, start.stderr).toBe(0);
+    const id = idFrom(start.stdout);
+    expect(start.stdout).toContain(`files created: ${join(home.projectDir, 'shared-made.txt')}`);
+    const diff = await klaude(['diff', id]);
+    expect(diff.stderr).toContain('approximate');
+    expect(diff.stdout).toContain('+shared');
+    gitIn(home.projectDir, 'add', '-A');
+    gitIn(home.projectDir, 'commit', '-q', '-m', 'keep');
+  }, 180_000);
+});
