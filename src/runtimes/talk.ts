@@ -7,6 +7,7 @@ import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
 import { controlRequest } from '../control/client.js';
 import type { Action, PayloadOf, ResultOf } from '../control/protocol.js';
+import { tx } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
 import { cancelQueued } from '../db/repos/queue.js';
 import { appendSessionEvent } from '../logs/writer.js';

@@ -134,8 +134,11 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
   const rows = tree.rows;
   const sel = tree.selected;
   const page = Math.max(1, log.height - 1);
-  if (id.startsWith('approval.')) return runApprovalCommand(id, env);
   switch (id) {
+    case 'approval.allow':
+    case 'approval.always':
+    case 'approval.deny':
+      return runApprovalCommand(id, env);
     case 'tree.up':
       return dispatch({ type: 'move', rows, to: { by: -1 } });
     case 'tree.down':
