@@ -4,7 +4,7 @@
  * The child stays in the runtime's process group, so signalling the group stops both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineDecoder } from '../control/framing.js';
+import { LineDecoder } from '../lib/line-decoder.js';
 import type { LaunchCommand } from './adapter.js';
 
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
