@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { fromSerialized, KlaudeError } from '../lib/errors.js';
-import { LineDecoder } from './framing.js';
+import { LineDecoder } from '../lib/line-decoder.js';
 import {
   encodeFrame,
   isEventFrame,

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { KlaudeError } from '../lib/errors.js';
 import type { SerializedError } from '../lib/errors.js';
-import { LineDecoder } from './framing.js';
+import { LineDecoder } from '../lib/line-decoder.js';
 import {
   encodeFrame,
   parseRequestLine,

@@ -9,14 +9,13 @@
  */
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dbPath, ensurePrivateDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { asDbError, assertNotTooNew, connect, createPrivateFile, journalLength, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
-import { withMigrateLock } from './lock.js';
+import { asDbError, assertNotTooNew, BUSY_TIMEOUT_MS, connect, createPrivateFile, isBusy, journalLength, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
 import * as schema from './schema.js';
 
 export { BUSY_TIMEOUT_MS, SCHEMA_VERSION, userVersion } from './connection.js';
@@ -36,11 +35,17 @@ export interface Db {
 export interface OpenDbOptions {
   /** Use this migrations folder instead of the shipped one (tests of future migrations). */
   migrationsFolder?: string;
-  /** How long to wait for another process's migration lock (default 15 s) before E_LOCK. */
+  /** How long to wait for SQLite's write lock when migrating (default 15 s) before E_LOCK. */
   lockTimeoutMs?: number;
 }
 
-/** Open (creating and migrating as needed) `<home>/sessions.db`. Throws E_DB or E_LOCK. */
+export const MIGRATE_TIMEOUT_MS = 15_000;
+
+/**
+ * Open (creating and migrating as needed) `<home>/sessions.db`. Throws E_DB or E_LOCK. Processes
+ * that open a DB behind its migrations at the same time are serialised by SQLite's own write lock
+ * (see runMigrations): no lock file, no wait of our own.
+ */
 export function openDb(home: string, opts: OpenDbOptions = {}): Db {
   const file = dbPath(home);
   let sqlite: Sqlite | undefined;
@@ -51,16 +56,7 @@ export function openDb(home: string, opts: OpenDbOptions = {}): Db {
     const db = wrap(conn, file);
     const target = opts.migrationsFolder ? journalLength(opts.migrationsFolder) : SCHEMA_VERSION;
     assertNotTooNew(conn, target, file);
-    if (userVersion(conn) < target) {
-      withMigrateLock(
-        home,
-        () => {
-          // Re-check under the lock: another process may have migrated while we waited.
-          if (userVersion(conn) < target) runMigrations(db, opts.migrationsFolder ?? findMigrationsFolder());
-        },
-        { timeoutMs: opts.lockTimeoutMs },
-      );
-    }
+    if (userVersion(conn) < target) runMigrations(db, opts.migrationsFolder ?? findMigrationsFolder(), opts.lockTimeoutMs ?? MIGRATE_TIMEOUT_MS);
     return db;
   } catch (e) {
     sqlite?.close();
@@ -74,7 +70,7 @@ export function openMemoryDb(opts: Pick<OpenDbOptions, 'migrationsFolder'> = {})
   sqlite.pragma('foreign_keys = ON');
   const db = wrap(sqlite, ':memory:');
   try {
-    runMigrations(db, opts.migrationsFolder ?? findMigrationsFolder());
+    runMigrations(db, opts.migrationsFolder ?? findMigrationsFolder(), 0);
   } catch (e) {
     sqlite.close();
     throw asDbError(e, 'cannot create the in-memory klaude database');
@@ -122,26 +118,56 @@ function wrap(sqlite: Sqlite, file: string): Db {
 }
 
 /**
- * Apply pending migrations (caller holds the migrate lock for file DBs). Foreign keys are off
- * meanwhile: drizzle-kit rebuilds tables (`INSERT INTO __new_x …; DROP TABLE x`) inside one
- * transaction, where `PRAGMA foreign_keys=OFF` is a no-op, and a DROP with keys on would cascade
- * into child rows. Violations are checked before the new user_version is stored.
+ * Apply the pending migrations in ONE `BEGIN IMMEDIATE` transaction: SQLite's write lock is the
+ * migration lock. Concurrent openers wait for it on the busy handler (up to `timeoutMs`, then
+ * E_LOCK) and, once they hold it, find user_version up to date and apply nothing. A crash midway
+ * rolls back everything: the DB is either at its old version or at the new one.
+ *
+ * Pending = the journal entries newer than the newest row of drizzle's `__drizzle_migrations`
+ * (drizzle's own rule, so DBs migrated by drizzle's migrator carry on), however many there are;
+ * user_version = the journal's length afterwards. Foreign keys are off meanwhile (set outside the
+ * transaction: inside one the pragma is a no-op): drizzle-kit rebuilds tables with
+ * `INSERT INTO __new_x …; DROP TABLE x`, where a DROP with keys on would cascade into child rows.
+ * Violations are checked before committing.
  */
-function runMigrations(db: Db, folder: string): void {
+function runMigrations(db: Db, folder: string, timeoutMs: number): void {
   const { sqlite } = db;
-  const count = journalLength(folder);
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
   sqlite.pragma('foreign_keys = OFF');
+  sqlite.pragma(`busy_timeout = ${timeoutMs}`);
   try {
-    migrate(db.orm, { migrationsFolder: folder });
-    const violations = sqlite.pragma('foreign_key_check') as unknown[];
-    if (violations.length > 0) {
-      throw new KlaudeError('E_DB', `migration left ${violations.length} foreign-key violation(s)`, {
-        details: { violations: violations.slice(0, 20) },
+    db.migrated = sqlite.transaction(() => applyPending(sqlite, migrations)).immediate();
+  } catch (e) {
+    if (isBusy(e)) {
+      throw new KlaudeError('E_LOCK', `timed out after ${Math.round(timeoutMs / 1000)} s waiting for another klaude to finish migrating the database`, {
+        hint: 'try again; if it persists, look for a stuck klaude process holding the database',
+        cause: e,
       });
     }
-    sqlite.pragma(`user_version = ${count}`);
-    db.migrated = true;
+    throw e;
   } finally {
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('foreign_keys = ON');
   }
+}
+
+/** Inside the write transaction: false when another process already migrated. */
+function applyPending(sqlite: Sqlite, migrations: MigrationMeta[]): boolean {
+  if (userVersion(sqlite) >= migrations.length) return false;
+  sqlite.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)');
+  const last = sqlite.prepare('SELECT max(created_at) AS at FROM "__drizzle_migrations"').get() as { at: number | null };
+  const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)');
+  for (const m of migrations) {
+    if (last.at !== null && Number(last.at) >= m.folderMillis) continue;
+    for (const stmt of m.sql) if (stmt.trim()) sqlite.exec(stmt);
+    record.run(m.hash, m.folderMillis);
+  }
+  const violations = sqlite.pragma('foreign_key_check') as unknown[];
+  if (violations.length > 0) {
+    throw new KlaudeError('E_DB', `migration left ${violations.length} foreign-key violation(s)`, {
+      details: { violations: violations.slice(0, 20) },
+    });
+  }
+  sqlite.pragma(`user_version = ${migrations.length}`);
+  return true;
 }

@@ -7,7 +7,6 @@ import { closeSync, constants as fsc, existsSync, fchmodSync, openSync, readFile
 import path from 'node:path';
 import journal from '../../drizzle/meta/_journal.json' with { type: 'json' };
 import { KlaudeError } from '../lib/errors.js';
-import { sleepSync } from './lock.js';
 
 export type Sqlite = Database.Database;
 /** What the drizzle-free repos need: both Db (client.ts) and FastDb (fast.ts) qualify. */
@@ -91,11 +90,12 @@ export function createPrivateFile(file: string): void {
 /**
  * Switch to WAL. journal_mode is persistent, so this is one read once the file is in WAL. The
  * switch itself skips the busy handler (it fails at once with SQLITE_BUSY while another connection
- * holds a lock), so retry with backoff for up to busy_timeout.
+ * holds a lock, e.g. two processes opening a fresh home), so on BUSY we wait for the other
+ * connection the way SQLite waits: an exclusive transaction, which goes through busy_timeout, then
+ * try again. Only a brand-new file gets here more than once.
  */
 function enableWal(sqlite: Sqlite): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  let delay = 2;
   for (;;) {
     try {
       if (String(sqlite.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
@@ -104,8 +104,12 @@ function enableWal(sqlite: Sqlite): void {
       if (!isBusy(e)) throw e;
     }
     if (Date.now() >= deadline) throw new KlaudeError('E_DB', 'timed out switching the database to WAL mode');
-    sleepSync(delay + Math.random() * delay);
-    delay = Math.min(delay * 2, 100);
+    try {
+      sqlite.exec('BEGIN EXCLUSIVE');
+      sqlite.exec('COMMIT');
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+    }
   }
 }
 

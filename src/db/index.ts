@@ -6,7 +6,6 @@ export * from './client.js';
 export * from './connection.js';
 export * from './fast.js';
 export * from './ids.js';
-export * from './lock.js';
 export * from './schema.js';
 export * from './repos/projects.js';
 export * from './repos/instances.js';

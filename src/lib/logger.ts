@@ -35,26 +35,36 @@ function errorData(data: Record<string, unknown> | undefined): Record<string, un
   return out;
 }
 
-/** `file` is usually config/paths' logFilePath(home). */
-export function createFileLogger(file: string, component: string, env: NodeJS.ProcessEnv = process.env): Logger {
+/**
+ * `file` is usually config/paths' logFilePath(home). Before each line, a file that would pass
+ * `rotateBytes` (5 MB) becomes `<file>.1` (replacing the previous one): so a long-lived process
+ * rotates as often as needed, and lines other processes append to the same file count too (one
+ * stat per line; diagnostics are low volume).
+ */
+export function createFileLogger(file: string, component: string, env: NodeJS.ProcessEnv = process.env, opts: { rotateBytes?: number } = {}): Logger {
   const threshold = minLevel(env);
+  const rotateBytes = opts.rotateBytes ?? ROTATE_BYTES;
   let ready = false;
+  const rotateIfFull = (adding: number): void => {
+    let size = 0;
+    try {
+      size = statSync(file).size;
+    } catch {
+      return; // no file yet
+    }
+    if (size > 0 && size + adding > rotateBytes) renameSync(file, `${file}.1`);
+  };
   const write = (level: LogLevel, comp: string, msg: string, data?: Record<string, unknown>): void => {
     if (RANK[level] < threshold) return;
     try {
       if (!ready) {
         ensurePrivateDir(path.dirname(file));
-        try {
-          if (statSync(file).size > ROTATE_BYTES) renameSync(file, `${file}.1`);
-        } catch {
-          /* no file yet */
-        }
         ready = true;
       }
       const extra = data ? ` ${JSON.stringify(errorData(data))}` : '';
-      appendFileSync(file, `${new Date().toISOString()} ${level.toUpperCase()} [${comp} ${process.pid}] ${msg}${extra}\n`, {
-        mode: 0o600,
-      });
+      const line = `${new Date().toISOString()} ${level.toUpperCase()} [${comp} ${process.pid}] ${msg}${extra}\n`;
+      rotateIfFull(Buffer.byteLength(line));
+      appendFileSync(file, line, { mode: 0o600 });
     } catch {
       // Logging must never be the reason a command fails.
     }

@@ -9,6 +9,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { AgentEvent } from '../core/events.js';
+import { LineDecoder } from '../lib/line-decoder.js';
 
 const NL = 0x0a;
 
@@ -39,58 +40,40 @@ export function parseEventLine(line: string): AgentEvent | null {
 }
 
 /**
- * Incremental NDJSON decoder: push byte chunks, get complete lines back. Holds the bytes of an
- * unterminated last line until its newline arrives.
+ * Incremental NDJSON decoder of a session log: push byte chunks, get the complete lines that are
+ * events back (the splitting, offsets and held torn line are lib/line-decoder's).
  */
 export class NdjsonDecoder {
-  private held: Buffer[] = [];
-  private heldBytes = 0;
+  private readonly lines: LineDecoder;
   /** Lines skipped because they were not events (diagnostics). */
   skipped = 0;
 
   /** `offset`: byte offset in the file of the first byte that will be pushed. */
-  constructor(private offset = 0) {}
+  constructor(offset = 0) {
+    this.lines = new LineDecoder(Number.POSITIVE_INFINITY, offset);
+  }
 
   /** Bytes of an unterminated line held back. */
   get pending(): number {
-    return this.heldBytes;
+    return this.lines.pendingBytes;
   }
 
   /** Byte offset just past the last complete line returned (where a reader would resume). */
   get position(): number {
-    return this.offset;
+    return this.lines.position;
   }
 
   reset(offset = 0): void {
-    this.held = [];
-    this.heldBytes = 0;
-    this.offset = offset;
+    this.lines.reset(offset);
   }
 
   push(chunk: Buffer): LogLine[] {
     const out: LogLine[] = [];
-    let from = 0;
-    for (let nl = chunk.indexOf(NL); nl !== -1; nl = chunk.indexOf(NL, from)) {
-      let bytes = chunk.subarray(from, nl);
-      if (this.heldBytes > 0) {
-        bytes = Buffer.concat([...this.held, bytes]);
-        this.held = [];
-        this.heldBytes = 0;
-      }
-      const start = this.offset;
-      this.offset += bytes.length + 1;
-      from = nl + 1;
-      const line = bytes.toString('utf8').replace(/\r$/, '');
-      const event = parseEventLine(line);
-      if (event) out.push({ line, event, start, end: this.offset });
-      else if (line.trim() !== '') this.skipped++;
-    }
-    if (from < chunk.length) {
-      // Copy: the caller may reuse its read buffer.
-      const rest = Buffer.from(chunk.subarray(from));
-      this.held.push(rest);
-      this.heldBytes += rest.length;
-    }
+    this.lines.split(chunk, ({ text, start, end }) => {
+      const event = parseEventLine(text);
+      if (event) out.push({ line: text, event, start, end });
+      else if (text.trim() !== '') this.skipped++;
+    });
     return out;
   }
 }

@@ -7,7 +7,10 @@
  * The result paints the session's screen on a terminal of the same size:
  * - normal buffer (claude's TUI): up to `history` lines of scrollback then the screen, printed as
  *   lines from the bottom row, so the person's shell scrolls up into their scrollback (as if the
- *   session had been printing there all along) and the screen ends up exactly in the viewport;
+ *   session had been printing there all along) and the screen ends up exactly in the viewport.
+ *   A soft-wrapped line is printed the way it was written — full rows, no line break, the terminal
+ *   wraps it — so the person's terminal knows it is one line and re-wraps it when its width
+ *   changes (a re-attach at another width, a resize while attached);
  * - alternate buffer (full-screen CLIs): enter the alternate screen, clear it, paint each row.
  */
 import type xterm from '@xterm/headless';
@@ -55,13 +58,16 @@ function blank(cell: Cell): boolean {
   return (ch === '' || ch === ' ') && cell.isBgDefault() && !cell.isInverse() && !cell.isUnderline() && !cell.isStrikethrough();
 }
 
-/** One buffer line as text, with SGR when `ansi` (trailing blanks dropped; ends in a reset when styled). */
-export function renderLine(buf: Buffer, y: number, cols: number, ansi: boolean, scratch?: Cell): string {
+/**
+ * One buffer line as text, with SGR when `ansi` (ends in a reset when styled). Trailing blanks are
+ * dropped unless `full`: a row that continues on the next one is printed to its last column.
+ */
+export function renderLine(buf: Buffer, y: number, cols: number, ansi: boolean, scratch?: Cell, full = false): string {
   const line = buf.getLine(y);
   if (!line) return '';
-  if (!ansi) return line.translateToString(true);
-  let last = -1;
-  for (let x = Math.min(cols, line.length) - 1; x >= 0; x--) {
+  if (!ansi) return line.translateToString(!full);
+  let last = full ? Math.min(cols, line.length) - 1 : -1;
+  for (let x = Math.min(cols, line.length) - 1; x >= 0 && !full; x--) {
     const cell = line.getCell(x, scratch);
     if (cell && !blank(cell)) {
       last = x + (cell.getWidth() === 2 ? 1 : 0);
@@ -123,7 +129,12 @@ export function renderScreen(term: Terminal, state: RenderState, opts: { history
   } else {
     const from = Math.max(0, buf.baseY - Math.max(0, opts.history ?? 0));
     out += `${CSI}${rows};1H`;
-    for (let y = from; y < buf.baseY + rows; y++) out += `\r\n${renderLine(buf, y, cols, true, scratch)}`;
+    const end = buf.baseY + rows;
+    for (let y = from; y < end; y++) {
+      const continues = y + 1 < end && buf.getLine(y + 1)?.isWrapped === true;
+      const continuation = y > from && buf.getLine(y)?.isWrapped === true;
+      out += `${continuation ? '' : '\r\n'}${renderLine(buf, y, cols, true, scratch, continues)}`;
+    }
   }
   if (state.scrollRegion) out += `${CSI}${state.scrollRegion.top};${state.scrollRegion.bottom || rows}r`;
   out += `${CSI}${buf.cursorY + 1};${buf.cursorX + 1}H`;

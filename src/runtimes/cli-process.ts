@@ -7,7 +7,7 @@
  * closed, whatever still holds them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineDecoder } from '../control/framing.js';
+import { LineDecoder } from '../lib/line-decoder.js';
 import { processGroupId } from '../lib/process.js';
 import { guardChild, type Watchdog } from '../lib/watchdog.js';
 import type { LaunchCommand } from './adapter.js';

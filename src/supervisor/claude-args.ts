@@ -4,6 +4,8 @@
  * - Session-selection flags are klaude's job (it picks --session-id / --resume on every
  *   launch), so they are refused with a pointer to the klaude way.
  * - A positional prompt goes with the first launch only, --name with a first, fresh one.
+ * - The root's persona (--agent, --system-prompt, --append-system-prompt and their -file forms)
+ *   goes with launches of an interactive root session only: a checked-out sub-agent keeps its own.
  * - Everything else (--model, --permission-mode, --allowedTools, --add-dir, …) is passed
  *   on every launch, including after checkout.
  * - A user --settings is merged with klaude's hook settings (claude takes only one).
@@ -41,6 +43,7 @@ const VARIADIC = new Set([
   '--mcp-config', '--tools',
 ]);
 const FIRST_LAUNCH_ONLY = new Set(['-n', '--name']);
+const ROOT_ONLY = new Set(['--agent', '--system-prompt', '--system-prompt-file', '--append-system-prompt', '--append-system-prompt-file']);
 /** Short flags that take a value: in a cluster like `-cn foo` the value starts after them. */
 const SHORT_WITH_VALUE = new Set(['-n', '-d', '-r', '-w']);
 
@@ -115,12 +118,32 @@ export type LaunchMode = { kind: 'new'; claudeSessionId: string } | { kind: 'res
 
 /**
  * claude's argv for one launch. The prompt goes with the supervisor's first launch (fresh or
- * resumed: `klaude --resume-last -- "keep going"`); --name only with a first, fresh one.
+ * resumed: `klaude --resume-last -- "keep going"`); --name only with a first, fresh one; the
+ * root-only flags only when `root` (the launch is of an interactive root session, not an agent).
  */
-export function buildLaunchArgs(p: ClaudePassthrough, mode: LaunchMode, settingsJson: string, first: boolean): string[] {
+export function buildLaunchArgs(p: ClaudePassthrough, mode: LaunchMode, settingsJson: string, first: boolean, opts: { root?: boolean } = {}): string[] {
   const session = mode.kind === 'new' ? ['--session-id', mode.claudeSessionId] : ['--resume', mode.claudeSessionId];
   const fresh = first && mode.kind === 'new';
   // The prompt goes last, after `--`, so a variadic flag before it can't swallow it.
   const prompt = first && p.prompt.length ? ['--', p.prompt.join(' ')] : [];
-  return [...session, '--settings', settingsJson, ...p.persistent, ...(fresh ? p.firstOnly : []), ...prompt];
+  const persistent = opts.root === false ? withoutRootOnly(p.persistent) : p.persistent;
+  return [...session, '--settings', settingsJson, ...persistent, ...(fresh ? p.firstOnly : []), ...prompt];
+}
+
+/** `persistent` minus the root-only flags and their values (walked with the parser's own arity rules). */
+function withoutRootOnly(tokens: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i]!;
+    const [name, inline] = tok.startsWith('--') ? splitFlag(tok) : [tok, undefined];
+    let end = i;
+    if (inline === undefined) {
+      if (SINGLE_VALUE.has(name)) end = i + 1;
+      else if (OPTIONAL_VALUE.has(name) && tokens[i + 1] !== undefined && !tokens[i + 1]!.startsWith('-')) end = i + 1;
+      else if (VARIADIC.has(name)) while (end + 1 < tokens.length && !tokens[end + 1]!.startsWith('-')) end++;
+    }
+    if (!ROOT_ONLY.has(name)) out.push(...tokens.slice(i, end + 1));
+    i = end;
+  }
+  return out;
 }

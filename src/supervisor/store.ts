@@ -158,6 +158,11 @@ export async function stopHeadlessRuntime(ctx: SupervisorContext, sessionId: str
   }
 }
 
+/** An interactive root session (type 'tui'), as opposed to an agent someone checked out. */
+export function isInteractiveRoot(ctx: SupervisorContext, sessionId: string): boolean {
+  return (getSession(ctx.db, sessionId)?.type ?? 'tui') === 'tui';
+}
+
 export function resumable(ctx: SupervisorContext, sessionId: string, claudeSessionId: string): boolean {
   const s = getSession(ctx.db, sessionId);
   return transcriptExists(s?.transcriptPath, ctx.cwd, claudeSessionId, ctx.env);

@@ -152,7 +152,9 @@ export class Switcher extends EventEmitter<{
 
   private claudeCommand(spec: LaunchSpec, first: boolean): { file: string; args: string[] } {
     const { ctx } = this;
-    const args = buildLaunchArgs(ctx.passthrough, { kind: spec.mode, claudeSessionId: spec.claudeSessionId }, this.settingsJson, first);
+    // The person's --agent / --system-prompt are the root's persona, not a checked-out agent's.
+    const root = store.isInteractiveRoot(ctx, spec.sessionId);
+    const args = buildLaunchArgs(ctx.passthrough, { kind: spec.mode, claudeSessionId: spec.claudeSessionId }, this.settingsJson, first, { root });
     return { file: ctx.claudeBin, args };
   }
 

@@ -2,7 +2,7 @@
 // supervisor all call openDb. The children run the client bundled by esbuild the way dist/ ships it
 // (better-sqlite3 external, drizzle/ found by walking up from dist/chunks/).
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -70,11 +70,11 @@ function runChild(args: string[]): Promise<ChildResult> {
   });
 }
 
-/** Start N children that all call openDb at the same wall-clock instant. */
-async function openAtOnce(home: string, folder?: string): Promise<{ migrated: boolean; userVersion: number }[]> {
+/** Start n children (N by default) that all call openDb at the same wall-clock instant. */
+async function openAtOnce(home: string, folder?: string, n = N): Promise<{ migrated: boolean; userVersion: number }[]> {
   const startAt = Date.now() + 1500;
   const results = await Promise.all(
-    Array.from({ length: N }, () => runChild([home, String(startAt), ...(folder ? [folder] : [])])),
+    Array.from({ length: n }, () => runChild([home, String(startAt), ...(folder ? [folder] : [])])),
   );
   for (const r of results) expect(r.code, r.stderr).toBe(0);
   return results.map((r) => JSON.parse(r.stdout) as { migrated: boolean; userVersion: number });
@@ -132,6 +132,43 @@ describe('concurrent openDb', () => {
     expect(s.userVersion).toBe(SCHEMA_VERSION + 1);
     expect(s.migrations).toBe(SCHEMA_VERSION + 1);
     expect(s.sessionColumns.filter((c) => c === 'test_note')).toHaveLength(1);
+  });
+
+  // The race the old lock file lost: three openers of a DB one migration behind. SQLite's write lock
+  // (BEGIN IMMEDIATE around the whole migration, user_version re-read inside) lets exactly one apply it.
+  it.each([1, 2, 3])('three processes on a DB one migration behind: exactly one migrates, once, with no lock file (trial %i)', async (trial) => {
+    const home = path.join(root, `three-${trial}`);
+    openDb(home).close();
+    const folder = migrationsWithAddColumn();
+    const results = await openAtOnce(home, folder, 3);
+    expect(results).toHaveLength(3);
+    expect(results.filter((r) => r.migrated)).toHaveLength(1);
+    expect(results.every((r) => r.userVersion === SCHEMA_VERSION + 1)).toBe(true);
+    const s = inspect(home);
+    expect(s.userVersion).toBe(SCHEMA_VERSION + 1);
+    expect(s.migrations).toBe(SCHEMA_VERSION + 1); // the new migration recorded once
+    expect(s.sessionColumns.filter((c) => c === 'test_note')).toHaveLength(1); // and run once (a second ADD would fail)
+    expect(s.projects).toBe(3);
+    expect(existsSync(path.join(home, '.migrate.lock'))).toBe(false);
+  });
+
+  it('three processes on a DB two migrations behind apply both, in order, in one go', async () => {
+    const home = path.join(root, 'two-behind');
+    openDb(home).close();
+    const folder = migrationsWithAddColumn();
+    // A second new migration that needs the first (it indexes the new column).
+    const journalPath = path.join(folder, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number; when: number; tag: string }[] };
+    const last = journal.entries.at(-1)!;
+    const tag = `${String(journal.entries.length).padStart(4, '0')}_test_index`;
+    writeFileSync(path.join(folder, `${tag}.sql`), 'CREATE INDEX `sessions_test_note_idx` ON `sessions` (`test_note`);');
+    journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1000, tag });
+    writeFileSync(journalPath, JSON.stringify(journal, null, 2));
+    const results = await openAtOnce(home, folder, 3);
+    expect(results.filter((r) => r.migrated)).toHaveLength(1);
+    const s = inspect(home);
+    expect(s.userVersion).toBe(SCHEMA_VERSION + 2);
+    expect(s.migrations).toBe(SCHEMA_VERSION + 2);
   });
 
   it('six processes on a DB whose user_version lags its applied migrations re-sync without re-running them', async () => {

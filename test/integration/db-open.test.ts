@@ -2,9 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findMigrationsFolder, openDb, openMemoryDb, SCHEMA_VERSION, tx, userVersion } from '../../src/db/client.js';
+import { BUSY_TIMEOUT_MS, findMigrationsFolder, openDb, openMemoryDb, SCHEMA_VERSION, tx, userVersion } from '../../src/db/client.js';
 import { openFastDb } from '../../src/db/fast.js';
-import { LOCK_FILE } from '../../src/db/lock.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
 import { linkClaudeSession, findLinkByClaudeId } from '../../src/db/repos/links.js';
@@ -12,6 +11,19 @@ import { recordProcess, currentProcesses } from '../../src/db/repos/processes.js
 import { addUpdate, pendingUpdates } from '../../src/db/repos/updates.js';
 import { addEvent } from '../../src/db/repos/events.js';
 import { isKlaudeError } from '../../src/lib/errors.js';
+import Database from 'better-sqlite3';
+
+/** Another connection holding SQLite's write lock (what a migrating process holds). */
+function holdWriteLock(home: string): { release(): void } {
+  const other = new Database(path.join(home, 'sessions.db'));
+  other.exec('BEGIN IMMEDIATE');
+  return {
+    release: () => {
+      other.exec('ROLLBACK');
+      other.close();
+    },
+  };
+}
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const TABLES = ['agent_updates', 'claude_session_links', 'events', 'instances', 'projects', 'runtime_process', 'sessions'];
@@ -70,7 +82,7 @@ describe('openDb on a fresh home', () => {
       expect(SCHEMA_VERSION).toBe(journal.entries.length); // the embedded count matches the shipped journal
       expect(userVersion(db.sqlite)).toBe(SCHEMA_VERSION);
       expect(migrationRows(db)).toBe(SCHEMA_VERSION);
-      expect(existsSync(path.join(root, 'k', LOCK_FILE))).toBe(false); // released
+      expect(existsSync(path.join(root, 'k', '.migrate.lock'))).toBe(false); // no lock file: SQLite's lock does it
     } finally {
       db.close();
     }
@@ -79,9 +91,10 @@ describe('openDb on a fresh home', () => {
   it('a second open takes the fast path: no migration, no lock', () => {
     const home = path.join(root, 'k');
     openDb(home).close();
-    // A lock held by a live process (this one): taking it would wait and fail with E_LOCK.
-    writeFileSync(path.join(home, LOCK_FILE), `${process.pid}\n`);
+    // The write lock held elsewhere: taking it would wait and fail with E_LOCK.
+    const held = holdWriteLock(home);
     const db = openDb(home, { lockTimeoutMs: 200 });
+    held.release();
     try {
       expect(db.migrated).toBe(false);
       expect(migrationRows(db)).toBe(SCHEMA_VERSION);
@@ -91,36 +104,48 @@ describe('openDb on a fresh home', () => {
     }
   });
 
-  it('a DB behind its migrations waits for a live lock and fails with E_LOCK', () => {
+  it('a DB behind its migrations waits for the write lock and fails with E_LOCK, changing nothing', () => {
     const home = path.join(root, 'k');
     const first = openDb(home);
     first.sqlite.pragma('user_version = 0');
     first.close();
-    writeFileSync(path.join(home, LOCK_FILE), `${process.pid}\n`);
+    const held = holdWriteLock(home);
     let err: unknown;
+    const started = Date.now();
     try {
       openDb(home, { lockTimeoutMs: 300 }).close();
     } catch (e) {
       err = e;
+    } finally {
+      held.release();
     }
     expect(isKlaudeError(err) && err.code).toBe('E_LOCK');
-    expect(readFileSync(path.join(home, LOCK_FILE), 'utf8').trim()).toBe(String(process.pid)); // not ours to remove
+    expect(Date.now() - started).toBeLessThan(3000); // waits the timeout given, not more
+    const after = openDb(home, { lockTimeoutMs: 2000 });
+    try {
+      expect(after.migrated).toBe(true); // the failed open wrote nothing
+      expect(after.sqlite.pragma('busy_timeout', { simple: true })).toBe(BUSY_TIMEOUT_MS); // back to normal after migrating
+    } finally {
+      after.close();
+    }
   });
 
-  it('breaks a stale lock left by a dead process and re-migrates idempotently', async () => {
+  it('a lock held by a process that died is gone with it; re-migrates idempotently', async () => {
     const home = path.join(root, 'k');
     const first = openDb(home);
     first.sqlite.pragma('user_version = 0');
     first.close();
     const { spawnSync } = await import('node:child_process');
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    writeFileSync(path.join(home, LOCK_FILE), `${dead}\n`);
+    // A process that takes the write lock and dies holding it (SIGKILL: no rollback of its own).
+    const script = `const D=require('better-sqlite3');const d=new D(${JSON.stringify(path.join(home, 'sessions.db'))});d.exec('BEGIN IMMEDIATE');d.exec("CREATE TABLE half_done(x)");process.kill(process.pid,'SIGKILL');`;
+    const dead = spawnSync(process.execPath, ['-e', script], { cwd: REPO });
+    expect(dead.signal).toBe('SIGKILL');
     const db = openDb(home, { lockTimeoutMs: 2000 });
     try {
       expect(db.migrated).toBe(true);
       expect(userVersion(db.sqlite)).toBe(SCHEMA_VERSION);
-      expect(migrationRows(db)).toBe(SCHEMA_VERSION); // drizzle skipped what was applied
-      expect(existsSync(path.join(home, LOCK_FILE))).toBe(false);
+      expect(migrationRows(db)).toBe(SCHEMA_VERSION); // what was applied is skipped
+      expect(tables(db)).not.toContain('half_done'); // the dead writer's transaction was rolled back
     } finally {
       db.close();
     }

@@ -198,6 +198,31 @@ describe('Switcher', () => {
     expect(text).toContain(`klaude: returning to ${a}`);
     expect(text).not.toContain(`could not switch to ${a}`);
   });
+
+  it("gives the person's --agent / --system-prompt to the root only, not to a checked-out agent", async () => {
+    const record = path.join(root, 'claude-args.txt');
+    const recorder = path.join(root, 'claude-recorder');
+    writeFileSync(recorder, `#!/bin/sh\necho "$KLAUDE_SESSION_ID $*" >> '${record}'\nexec sleep 600\n`);
+    chmodSync(recorder, 0o755);
+    ctx.claudeBin = recorder;
+    ctx.passthrough = parseClaudePassthrough(['--agent', 'planner', '--append-system-prompt', 'be the root', '--model', 'opus']);
+    const recorded = (n: number): Promise<void> => waitFor(() => existsSync(record) && readFileSync(record, 'utf8').trim().split('\n').length >= n);
+    const { switcher, a } = await started();
+    const child = createSession(db, { projectId: 'p'.repeat(24), type: 'general', parentId: a, status: 'done' });
+    linkClaudeSession(db, { klaudeSessionId: child.id, claudeSessionId: '00000000-0000-4000-8000-0000000000c1', source: 'headless' });
+    await recorded(1); // each stand-in records its argv before the next checkout stops it
+    await switcher.checkout({ target: child.id });
+    await recorded(2);
+    await switcher.checkout({ target: a }); // and back to the root
+    await recorded(3);
+    const [rootArgs, childArgs, backArgs] = readFileSync(record, 'utf8').trim().split('\n');
+    expect(rootArgs).toMatch(new RegExp(`^${a} .*--agent planner --append-system-prompt be the root --model opus`));
+    expect(childArgs).toMatch(new RegExp(`^${child.id} `));
+    expect(childArgs).toContain('--model opus');
+    expect(childArgs).not.toContain('--agent');
+    expect(childArgs).not.toContain('be the root');
+    expect(backArgs).toMatch(new RegExp(`^${a} .*--agent planner --append-system-prompt be the root`));
+  });
 });
 
 async function waitFor(pred: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -87,3 +87,21 @@ describe('buildLaunchArgs', () => {
     expect(args.slice(-4)).toEqual(['--allowedTools', 'Bash', '--', 'go']);
   });
 });
+
+describe('root-only flags (the root persona is not a checked-out agent’s)', () => {
+  const S = '{}';
+  const p = parseClaudePassthrough([
+    '--agent', 'reviewer', '--model', 'opus', '--append-system-prompt', '-be brief-', '--system-prompt-file=p.md',
+    '--add-dir', 'a', 'b', '--debug', '--system-prompt', 'you are root', '--verbose',
+  ]);
+  const resume = { kind: 'resume', claudeSessionId: 'u' } as const;
+
+  it('go with launches of the root', () => {
+    expect(buildLaunchArgs(p, resume, S, false, { root: true }).slice(4)).toEqual(p.persistent);
+    expect(buildLaunchArgs(p, resume, S, false).slice(4)).toEqual(p.persistent); // root unless told otherwise
+  });
+
+  it('are left out, with their values, for a checked-out agent; everything else stays', () => {
+    expect(buildLaunchArgs(p, resume, S, false, { root: false }).slice(4)).toEqual(['--model', 'opus', '--add-dir', 'a', 'b', '--debug', '--verbose']);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineDecoder } from '../../src/control/framing.js';
+import { LineDecoder } from '../../src/lib/line-decoder.js';
 import { checkRequest, isEventFrame, isResponseFrame, parseRequestLine, topicOf } from '../../src/control/protocol.js';
 
 describe('checkRequest', () => {
