@@ -12,7 +12,7 @@ import { getSession, updateSession, type SessionRow } from '../db/repos/sessions
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { isAlive, sleep } from '../lib/process.js';
 import { currentProcesses } from '../db/repos/processes.js';
-import { claimConversation, releaseConversation } from '../recovery/claim.js';
+import { claimConversation, releaseConversation, RESUME_PURPOSE } from '../recovery/claim.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { describeForeground, endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
@@ -89,7 +89,7 @@ const NOT_STOPPED = new Error('not stopped');
  */
 function claimForResume(svc: AgentServices, id: string): boolean {
   try {
-    claimConversation(svc.db, id, `a resume by klaude message`, () => {
+    claimConversation(svc.db, id, RESUME_PURPOSE, () => {
       const s = getSession(svc.db, id);
       if (!s) throw NOT_STOPPED;
       const idleTui = s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
@@ -127,7 +127,7 @@ async function resume(svc: AgentServices, id: string, prompt: string): Promise<D
     updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
     throw e;
   } finally {
-    releaseConversation(svc.db, id);
+    releaseConversation(svc.db, id, RESUME_PURPOSE);
   }
 }
 

@@ -21,7 +21,7 @@ import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } 
 import { getAdapter } from '../runtimes/adapter.js';
 import { prependPath } from '../claude/shim.js';
 import * as store from './store.js';
-import { releaseConversation } from '../recovery/claim.js';
+import { checkoutPurpose, releaseConversation } from '../recovery/claim.js';
 
 export const QUICK_DEATH_MS = 3000;
 
@@ -116,7 +116,7 @@ export class Switcher extends EventEmitter<{
       store.beforeLaunch(ctx, spec);
       running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd, graceMs: ctx.config['switch.graceSeconds'] * 1000 });
     } catch (e) {
-      releaseConversation(ctx.db, spec.sessionId);
+      releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
       throw e;
     } finally {
       this.inFlight--;
@@ -129,7 +129,7 @@ export class Switcher extends EventEmitter<{
     } catch (err) {
       ctx.log.error('recording the foreground launch failed; claude keeps running', { err, pid: running.pid });
     }
-    releaseConversation(ctx.db, spec.sessionId);
+    releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
     this.last = { spec, attempt, fallback, processRowId: rowId };
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
@@ -192,7 +192,7 @@ export class Switcher extends EventEmitter<{
       });
       return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
     } finally {
-      if (claimed) releaseConversation(this.ctx.db, claimed);
+      if (claimed) releaseConversation(this.ctx.db, claimed, checkoutPurpose(this.ctx.instanceId));
       this.switching = false;
     }
   }
