@@ -17,6 +17,7 @@ import { restoreTerminal } from '../lib/terminal.js';
 import { hookSettings, mergeSettings } from '../hooks/settings.js';
 import { buildLaunchArgs } from './claude-args.js';
 import type { SupervisorContext } from './context.js';
+import { HookWatch } from './hook-watch.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
 import { getAdapter } from '../runtimes/adapter.js';
 import { prependPath } from '../claude/shim.js';
@@ -58,6 +59,8 @@ export class Switcher extends EventEmitter<{
   finished: [number];
   foreground: [LaunchSpec, number];
   released: [ForegroundExit];
+  /** A launched claude's SessionStart never arrived (told once; stderr when nobody listens). */
+  hookTimeout: [KlaudeError];
 }> {
   readonly fg: ForegroundClaude;
   private pending: PendingSwitch | null = null;
@@ -68,6 +71,8 @@ export class Switcher extends EventEmitter<{
   /** Launches between "decided" and "spawned": shutdown() has no child to stop yet. */
   private inFlight = 0;
   private readonly settingsJson: string;
+  /** Warns once when a launched claude's SessionStart hook never arrives (hooks disabled). */
+  private readonly hookWatch: HookWatch;
 
   constructor(
     private readonly ctx: SupervisorContext,
@@ -77,6 +82,10 @@ export class Switcher extends EventEmitter<{
     this.fg = new ForegroundClaude(ctx.log.child('foreground'));
     this.fg.on('exit', (ev) => this.onExit(ev));
     this.settingsJson = JSON.stringify(mergeSettings(ctx.passthrough.userSettings, hookSettings(ctx.inv)));
+    this.hookWatch = new HookWatch(ctx, (e) => {
+      this.emit('hookTimeout', e);
+      if (this.listenerCount('hookTimeout') === 0) process.stderr.write(`\r\nklaude: warning: ${e.message} [${e.code}]\r\nklaude: hint: ${e.hint}\r\n`);
+    });
   }
 
   get isSwitching(): boolean {
@@ -131,6 +140,7 @@ export class Switcher extends EventEmitter<{
     }
     releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
     this.last = { spec, attempt, fallback, processRowId: rowId };
+    this.hookWatch.watch(spec, () => this.fg.current === running);
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
     if (this.stopping) void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
@@ -202,6 +212,7 @@ export class Switcher extends EventEmitter<{
     if (this.stopping) return;
     this.stopping = true;
     this.shutdownCode = code;
+    this.hookWatch.stop();
     if (this.pending) {
       this.pending.reject(new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down'));
       this.pending = null;
