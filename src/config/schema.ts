@@ -101,6 +101,13 @@ export const CONFIG_KEYS = {
     max: 600,
     doc: "seconds checkout waits for a starting target's Claude session id",
   },
+  'hooks.startWarnSeconds': {
+    type: 'number',
+    default: 20,
+    min: 1,
+    max: 600,
+    doc: "seconds after launching claude before klaude warns (once) that its SessionStart hook never arrived (hooks disabled?)",
+  },
   'stream.timestamp': {
     type: 'boolean',
     default: false,

@@ -3,6 +3,7 @@
  * no dependencies beyond node:net.
  */
 import net from 'node:net';
+import { assertOwnSocket } from '../lib/secure-dir.js';
 import { fromSerialized, KlaudeError } from '../lib/errors.js';
 import { LineDecoder } from '../lib/line-decoder.js';
 import {
@@ -78,6 +79,7 @@ function exchange(
   onEnd?: (error?: KlaudeError) => void,
 ): Exchange {
   const id = newId();
+  assertOwnSocket(socketPath);
   const socket = net.createConnection(socketPath);
   const decoder = new LineDecoder(MAX_RESPONSE_BYTES);
   let answered = false;

@@ -3,7 +3,9 @@
  * `<runDir(home)>/<projectHash>/` that answer `ping`. Files nobody listens on any more
  * (connection refused) are removed on the way. The DB's instance registry is the other view.
  */
+import { existsSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
+import { outsideRunDirOf, secureRunDir } from '../lib/secure-dir.js';
 import path from 'node:path';
 import { runDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
@@ -48,6 +50,10 @@ export async function findLiveSupervisors(
   opts: DiscoveryOptions = {},
 ): Promise<LiveSupervisor[]> {
   const dir = path.join(runDir(home, opts.env), projectHash);
+  // An outside-home run dir someone else made (or a symlink, or 0777) is refused, loudly: a
+  // supervisor found there could be anyone's.
+  const outside = outsideRunDirOf(dir);
+  if (outside && existsSync(outside)) secureRunDir(outside);
   const sockets = await listSocketFiles(dir);
   const probed = await Promise.all(
     sockets.map(async (socketPath): Promise<LiveSupervisor | null> => {

@@ -50,6 +50,11 @@ export interface ControlServerOptions {
   maxSubscriberBufferBytes?: number;
   /** How long close() lets in-flight requests finish and clients hang up before destroying connections. */
   closeGraceMs?: number;
+  /**
+   * Connections served at once (default MAX_CONNECTIONS). One more is answered with one error
+   * frame and closed: each connection may buffer up to maxFrameBytes, so memory stays bounded.
+   */
+  maxConnections?: number;
   log?: ControlLog;
 }
 
@@ -75,12 +80,14 @@ interface Conn {
 }
 
 export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
+export const MAX_CONNECTIONS = 128;
 
 export async function startControlServer(opts: ControlServerOptions): Promise<ControlServer> {
   const { socketPath, handlers, log } = opts;
   const maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   const maxSubscriberBuffer = opts.maxSubscriberBufferBytes ?? 1024 * 1024;
   const closeGraceMs = opts.closeGraceMs ?? 2000;
+  const maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
 
   checkSocketPathLength(socketPath);
   preparePrivateSocketDir(socketPath);
@@ -163,6 +170,20 @@ export async function startControlServer(opts: ControlServerOptions): Promise<Co
   };
 
   const onConnection = (socket: net.Socket): void => {
+    if (conns.size >= maxConnections) {
+      log?.('warn', `control: ${conns.size} connections open; refusing another`);
+      socket.on('error', () => undefined);
+      socket.end(
+        encodeFrame({
+          v: PROTOCOL_VERSION,
+          id: null,
+          ok: false,
+          error: { code: 'E_IO', message: `the supervisor is serving ${maxConnections} connections already`, hint: 'try again in a moment' },
+        }),
+      );
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
     const conn: Conn = {
       id: nextConnId++,
       socket,
@@ -181,6 +202,8 @@ export async function startControlServer(opts: ControlServerOptions): Promise<Co
     socket.on('close', () => {
       conns.delete(conn);
       conn.subscriptions.clear();
+      // A half-received frame (up to maxFrameBytes) is not kept alive by handlers still running.
+      conn.decoder = new LineDecoder(1);
       conn.abort.abort();
       if (conns.size === 0 && onDrained) {
         const drained = onDrained;

@@ -7,13 +7,19 @@ import net from 'node:net';
 import path from 'node:path';
 import { ensurePrivateDir, SOCKET_PATH_MAX } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
+import { outsideRunDirOf, secureRunDir } from '../lib/secure-dir.js';
 
 /** Create the socket's directory 0700 (tightening one we own that is wider); refuse one we don't own. */
 export function preparePrivateSocketDir(socketPath: string): void {
   const dir = path.dirname(socketPath);
   try {
+    // Outside the home (a predictable /tmp name), the run dir itself must pass tmux's rule;
+    // the directories below it are ours to create (nobody else can write in a 0700 dir).
+    const outside = outsideRunDirOf(dir);
+    if (outside) secureRunDir(outside);
     ensurePrivateDir(dir);
     const st = lstatSync(dir);
+    if (st.isSymbolicLink()) throw new KlaudeError('E_INSECURE_RUNDIR', `socket directory ${dir} is a symlink`, { hint: 'remove it; klaude creates its own' });
     if (!st.isDirectory()) throw new KlaudeError('E_IO', `socket directory ${dir} is not a directory`);
     const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
     if (st.uid !== uid) {

@@ -4,6 +4,7 @@
  * same read as the welcome, and must not be missed.
  */
 import net from 'node:net';
+import { assertOwnSocket } from '../lib/secure-dir.js';
 import { fromSerialized, KlaudeError } from '../lib/errors.js';
 import {
   decodeJson,
@@ -52,6 +53,12 @@ export interface ConnectOptions {
 /** Connect and say hello; resolves once welcomed. E_SESSION_BUSY (etc.) from the host, E_IO when nothing listens. */
 export function connectPty(socketPath: string, opts: ConnectOptions, h: PtyClientHandlers = {}): Promise<PtyConnection> {
   return new Promise((resolve, reject) => {
+    try {
+      assertOwnSocket(socketPath);
+    } catch (e) {
+      reject(e);
+      return;
+    }
     const sock = net.createConnection(socketPath);
     const decoder = new FrameDecoder();
     let welcomed = false;

@@ -206,7 +206,32 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       c.sock.destroy();
       return;
     }
-    c.sock.write(frame);
+    // The controller is never dropped: while its socket is backed up (Ctrl-S, a slow SSH link)
+    // the PTY is not read, so the CLI blocks on its full PTY buffer instead of the host
+    // buffering its output without bound; reading resumes on 'drain'.
+    if (!c.sock.write(frame) && c === this.controller) this.pauseFor(c);
+  }
+
+  private paused: Client | null = null;
+
+  private pauseFor(c: Client): void {
+    if (this.paused || this.o.child.exited) return;
+    this.paused = c;
+    this.o.child.pause();
+    const resume = (): void => {
+      c.sock.off('drain', resume);
+      c.sock.off('close', resume);
+      if (this.paused !== c) return;
+      this.paused = null;
+      this.o.child.resume();
+    };
+    c.sock.on('drain', resume);
+    c.sock.on('close', resume);
+  }
+
+  /** Whether output is held back for a lagging controller (diagnostics, tests). */
+  get outputPaused(): boolean {
+    return this.paused !== null;
   }
 
   private drop(c: Client): void {

@@ -19,6 +19,9 @@ export interface PtyChild {
   /** False when the CLI has exited (nothing to resize). */
   resize(cols: number, rows: number): boolean;
   kill(signal?: NodeJS.Signals): void;
+  /** Stop reading the PTY (the CLI blocks on a full PTY buffer) / read again. */
+  pause(): void;
+  resume(): void;
   onData(cb: (data: Buffer) => void): void;
   onExit(cb: (e: PtyExitInfo) => void): void;
 }
@@ -73,6 +76,12 @@ export function spawnInPty(file: string, args: string[], o: PtySpawnOptions): Pt
       } catch {
         /* already gone */
       }
+    },
+    pause() {
+      if (!exited) p.pause();
+    },
+    resume() {
+      if (!exited) p.resume();
     },
     onData(cb) {
       // With `encoding: null` node-pty hands out Buffers (its typings say string).

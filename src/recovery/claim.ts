@@ -36,13 +36,17 @@ export function claimConversation(db: Db, sessionId: string, what: string, check
   }
 }
 
-export function releaseConversation(db: Db, sessionId: string): void {
+export function releaseConversation(db: Db, sessionId: string, what: string): void {
   try {
-    releaseClaim(db, sessionId, self(''));
+    releaseClaim(db, sessionId, self(what));
   } catch {
     /* a claim left behind is void once this process is gone */
   }
 }
+
+/** What a checkout in this supervisor calls itself (taken and released by different modules). */
+export const checkoutPurpose = (instanceId: string): string => `a checkout in klaude ${shortId(instanceId)}`;
+export const RESUME_PURPOSE = 'a resume by klaude message';
 
 /**
  * A live claim on the session held by someone other than this process and `also` (a spawner

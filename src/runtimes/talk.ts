@@ -3,6 +3,7 @@
  * agent's native session in a new runtime when none runs) and interrupt the current turn.
  * Used by `klaude message` / `klaude interrupt` directly and by the supervisor's handlers.
  */
+import { statSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
 import { controlRequest } from '../control/client.js';
@@ -15,7 +16,7 @@ import { getSession, updateSession, type SessionRow } from '../db/repos/sessions
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { isAlive, sleep } from '../lib/process.js';
 import { currentProcesses } from '../db/repos/processes.js';
-import { claimConversation, releaseConversation } from '../recovery/claim.js';
+import { claimConversation, releaseConversation, RESUME_PURPOSE } from '../recovery/claim.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { describeForeground, endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
@@ -40,6 +41,9 @@ export interface Delivery {
   pid: number;
   /** The native session the agent continues (resumed deliveries). */
   nativeSessionId: string | null;
+  /** Resumed deliveries: the status the agent had stopped with, and its log's size just before the new run. */
+  previousStatus?: string;
+  logOffset?: number;
 }
 
 /**
@@ -71,7 +75,8 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
       reapIfDead(svc.db, s.id);
       // A CLI left by a runtime that died (SIGKILL) may still be writing the conversation: it is
       // ended first (its watchdog is already on it), so the resume is the only writer.
-      if (!endOrphanedClis(svc.db, s.id) && claimForResume(svc, s.id)) return resume(svc, s.id, prompt);
+      const previous = endOrphanedClis(svc.db, s.id) ? null : claimForResume(svc, s.id);
+      if (previous !== null) return { ...(await resume(svc, s.id, prompt)), previousStatus: previous };
     }
     // A runtime is starting (no socket yet) or finishing (socket closed, process still there).
     if (Date.now() > deadline) {
@@ -103,19 +108,29 @@ function addToQueuedRequest(svc: AgentServices, id: string, prompt: string): boo
  * someone else throws E_SESSION_BUSY naming it. Stopped: a terminal status, or a TUI session
  * nobody has in the foreground. The claim passes to the runtime started (see resume).
  */
-function claimForResume(svc: AgentServices, id: string): boolean {
+function claimForResume(svc: AgentServices, id: string): string | null {
+  let previous: string | null = null;
   try {
-    claimConversation(svc.db, id, `a resume by klaude message`, () => {
+    claimConversation(svc.db, id, RESUME_PURPOSE, () => {
       const s = getSession(svc.db, id);
       if (!s) throw NOT_STOPPED;
       const idleTui = s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
       if (!isTerminal(s.status) && !idleTui) throw NOT_STOPPED;
+      previous = s.status;
       updateSession(svc.db, id, { status: 'running', endedAt: null });
     });
-    return true;
+    return previous;
   } catch (e) {
-    if (e === NOT_STOPPED) return false;
+    if (e === NOT_STOPPED) return null;
     throw e;
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }
 
@@ -125,6 +140,8 @@ const HANDOFF_MS = 15_000;
 async function resume(svc: AgentServices, id: string, prompt: string): Promise<Delivery> {
   const s = getSession(svc.db, id)!;
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
+  // Where the new run's events start: after anything written for the previous run (a reaper's `done`).
+  const logOffset = s.logPath ? sizeOf(s.logPath) : undefined;
   try {
     const pid = await spawnRuntime({
       home: svc.home,
@@ -138,12 +155,12 @@ async function resume(svc: AgentServices, id: string, prompt: string): Promise<D
     // writes the conversation (a checkout sees a live runtime), so there is no gap to race.
     const deadline = Date.now() + HANDOFF_MS;
     while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, id, 'runtime').some((p) => p.pid === pid)) await sleep(RETRY_MS);
-    return { delivered: 'resumed', pid, nativeSessionId: s.nativeSessionId };
+    return { delivered: 'resumed', pid, nativeSessionId: s.nativeSessionId, logOffset };
   } catch (e) {
     updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
     throw e;
   } finally {
-    releaseConversation(svc.db, id);
+    releaseConversation(svc.db, id, RESUME_PURPOSE);
   }
 }
 

@@ -10,7 +10,7 @@ import { resolveSession } from '../db/repos/resolve.js';
 import { childrenOf, deleteSession, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isAlive, isSameProcess, sleep, terminatePid } from '../lib/process.js';
-import { claimConversation, releaseConversation } from '../recovery/claim.js';
+import { checkoutPurpose, claimConversation, releaseConversation } from '../recovery/claim.js';
 import type { SupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
 import { transcriptExists } from '../claude/transcript.js';
@@ -130,7 +130,7 @@ export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: 
  * claim is released by the launch (Switcher.launch) or by the caller on failure.
  */
 export async function prepareTarget(ctx: SupervisorContext, target: SessionRow, opts: { force: boolean }): Promise<void> {
-  claimConversation(ctx.db, target.id, `a checkout in klaude ${shortId(ctx.instanceId)}`, () => {
+  claimConversation(ctx.db, target.id, checkoutPurpose(ctx.instanceId), () => {
     assertNotForegroundElsewhere(ctx, target.id);
     const live = currentProcesses(ctx.db, target.id, 'runtime').find((p) => isSameProcess(p.pid, p.pidStart));
     if (live && !opts.force) {
@@ -142,7 +142,7 @@ export async function prepareTarget(ctx: SupervisorContext, target: SessionRow, 
   try {
     await stopHeadlessRuntime(ctx, target.id);
   } catch (e) {
-    releaseConversation(ctx.db, target.id);
+    releaseConversation(ctx.db, target.id, checkoutPurpose(ctx.instanceId));
     throw e;
   }
 }

@@ -18,11 +18,12 @@ import { restoreTerminal } from '../lib/terminal.js';
 import { hookSettings, mergeSettings } from '../hooks/settings.js';
 import { buildLaunchArgs } from './claude-args.js';
 import type { SupervisorContext } from './context.js';
+import { HookWatch } from './hook-watch.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
 import { getAdapter } from '../runtimes/adapter.js';
 import { prependPath } from '../claude/shim.js';
 import * as store from './store.js';
-import { releaseConversation } from '../recovery/claim.js';
+import { checkoutPurpose, releaseConversation } from '../recovery/claim.js';
 
 export const QUICK_DEATH_MS = 3000;
 
@@ -61,6 +62,8 @@ export class Switcher extends EventEmitter<{
   finished: [number];
   foreground: [LaunchSpec, number];
   released: [ForegroundExit];
+  /** A launched claude's SessionStart never arrived (told once; stderr when nobody listens). */
+  hookTimeout: [KlaudeError];
 }> {
   readonly fg: ForegroundClaude;
   private pending: PendingSwitch | null = null;
@@ -71,6 +74,8 @@ export class Switcher extends EventEmitter<{
   /** Launches between "decided" and "spawned": shutdown() has no child to stop yet. */
   private inFlight = 0;
   private readonly settingsJson: string;
+  /** Warns once when a launched claude's SessionStart hook never arrives (hooks disabled). */
+  private readonly hookWatch: HookWatch;
 
   constructor(
     private readonly ctx: SupervisorContext,
@@ -80,6 +85,10 @@ export class Switcher extends EventEmitter<{
     this.fg = new ForegroundClaude(ctx.log.child('foreground'));
     this.fg.on('exit', (ev) => this.onExit(ev));
     this.settingsJson = JSON.stringify(mergeSettings(ctx.passthrough.userSettings, hookSettings(ctx.inv)));
+    this.hookWatch = new HookWatch(ctx, (e) => {
+      this.emit('hookTimeout', e);
+      if (this.listenerCount('hookTimeout') === 0) process.stderr.write(`\r\nklaude: warning: ${e.message} [${e.code}]\r\nklaude: hint: ${e.hint}\r\n`);
+    });
   }
 
   get isSwitching(): boolean {
@@ -128,7 +137,7 @@ export class Switcher extends EventEmitter<{
       store.beforeLaunch(ctx, spec);
       running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd, graceMs: ctx.config['switch.graceSeconds'] * 1000 });
     } catch (e) {
-      releaseConversation(ctx.db, spec.sessionId);
+      releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
       throw e;
     } finally {
       this.inFlight--;
@@ -141,8 +150,9 @@ export class Switcher extends EventEmitter<{
     } catch (err) {
       ctx.log.error('recording the foreground launch failed; claude keeps running', { err, pid: running.pid });
     }
-    releaseConversation(ctx.db, spec.sessionId);
+    releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
     this.last = { spec, attempt, fallback, processRowId: rowId };
+    this.hookWatch.watch(spec, () => this.fg.current === running);
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
     // Its exit reaches onExit → 'finished'; stop() itself never rejects (it waits on the exit).
@@ -209,7 +219,7 @@ export class Switcher extends EventEmitter<{
       });
       return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
     } finally {
-      if (claimed) releaseConversation(this.ctx.db, claimed);
+      if (claimed) releaseConversation(this.ctx.db, claimed, checkoutPurpose(this.ctx.instanceId));
       this.switching = false;
     }
   }
@@ -219,6 +229,7 @@ export class Switcher extends EventEmitter<{
     if (this.stopping) return;
     this.stopping = true;
     this.shutdownCode = code;
+    this.hookWatch.stop();
     if (this.pending) {
       this.pending.reject(new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down'));
       this.pending = null;

@@ -45,7 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // No runtime may outlive the tests.
-  for (const s of svc?.db ? svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() : []) {
+  for (const s of svc?.db ? svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE exited_at IS NULL AND kind = 'runtime'").all() : []) {
     const pid = (s as { pid: number }).pid;
     if (isAlive(pid)) process.kill(-pid, 'SIGKILL');
   }

@@ -13,7 +13,10 @@ import { createInstance } from '../../src/db/repos/instances.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { currentProcesses, recordProcess } from '../../src/db/repos/processes.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
-import { createSession } from '../../src/db/repos/sessions.js';
+import { createSession, getSession, updateSession } from '../../src/db/repos/sessions.js';
+import { getClaim } from '../../src/db/repos/claims.js';
+import type { AgentServices } from '../../src/runtimes/context.js';
+import { deliverMessage } from '../../src/runtimes/talk.js';
 import { nullLogger } from '../../src/lib/logger.js';
 import { parseClaudePassthrough } from '../../src/supervisor/claude-args.js';
 import type { SupervisorContext } from '../../src/supervisor/context.js';
@@ -117,7 +120,7 @@ describe('Switcher', () => {
     expect(switcher.fg.current).toBeNull();
   });
 
-  it('stops a headless runtime driving the target’s Claude session before resuming it', async () => {
+  it('refuses to stop a running agent without --force; with it, stops its runtime before resuming', async () => {
     const { switcher } = await started();
     const b = session('00000000-0000-4000-8000-00000000000b');
     // A runtime runs detached as its own process-group leader (ARCHITECTURE.md §1).
@@ -126,12 +129,55 @@ describe('Switcher', () => {
     const exited = once(runtime, 'exit');
     const row = recordProcess(db, { klaudeSessionId: b, pid: runtime.pid!, kind: 'runtime' });
 
-    const res = await switcher.checkout({ target: b });
+    // A running agent is not stopped silently: refused with a hint, the run untouched.
+    const refused = await switcher.checkout({ target: b }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'E_SESSION_BUSY', hint: expect.stringMatching(/klaude wait \S+.*--force/) });
+    expect(runtime.exitCode).toBeNull();
+    expect(switcher.isSwitching).toBe(false);
+
+    const res = await switcher.checkout({ target: b, force: true });
     const [, signal] = await exited;
     expect(signal).toBe('SIGTERM');
     expect(currentProcesses(db, b, 'runtime')).toEqual([]);
     expect(db.sqlite.prepare('SELECT signal FROM runtime_process WHERE id = ?').get(row.id)).toEqual({ signal: 'SIGTERM' });
     expect(currentProcesses(db, b, 'claude')).toMatchObject([{ pid: res.pid }]);
+  });
+
+  it('a message during a checkout’s grace period gets E_SESSION_BUSY naming the checkout, and starts nothing', async () => {
+    // A claude that takes the whole grace to die: the checkout waits it out holding the claim.
+    const slow = path.join(root, 'claude-slow');
+    writeFileSync(slow, "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 0.2; done\n");
+    chmodSync(slow, 0o755);
+    ctx.claudeBin = slow;
+    ctx.config = { ...ctx.config, 'switch.graceSeconds': 3 };
+    const { switcher } = await started();
+    const b = session('00000000-0000-4000-8000-00000000000b');
+    updateSession(db, b, { type: 'general', status: 'done' }); // a stopped agent: message would resume it
+    const checkout = switcher.checkout({ target: b });
+    const t0 = Date.now();
+    while (!getClaim(db, b)) {
+      if (Date.now() - t0 > 5000) throw new Error('the checkout never took its claim');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const svc: AgentServices = {
+      home: ctx.home,
+      config: ctx.config,
+      db,
+      projectRoot: root,
+      projectHash: 'p'.repeat(24),
+      env: ctx.env,
+      inv: ctx.inv,
+      instanceId: null,
+    };
+    const err = await deliverMessage(svc, b, 'hello').catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_SESSION_BUSY', message: expect.stringMatching(/is taken by a checkout in klaude \S+ \(pid \d+\)$/) });
+    expect(Date.now() - t0).toBeLessThan(3000); // answered during the grace, not after it
+    expect(currentProcesses(db, b, 'runtime')).toEqual([]);
+    expect(getSession(db, b)!.status).toBe('done');
+
+    const res = await checkout;
+    expect(currentProcesses(db, b, 'claude')).toMatchObject([{ pid: res.pid }]);
+    expect(getClaim(db, b)).toBeUndefined(); // released once the foreground row says who writes
   });
 
   it('a checkout whose foreground exits while it waits for the target fails instead of hanging, and frees the switcher', async () => {

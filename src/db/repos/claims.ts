@@ -27,7 +27,9 @@ export type Alive = (pid: number, start: number | null) => boolean;
 export function takeClaim(db: Db, sessionId: string, who: ClaimHolder, alive: Alive, check?: () => void): ClaimRow | null {
   return tx(db, () => {
     const cur = db.orm.select().from(sessionClaims).where(eq(sessionClaims.klaudeSessionId, sessionId)).get();
-    const mine = cur && cur.holderPid === who.pid && cur.holderStart === who.start;
+    // The same process may hold claims for different purposes (a supervisor's checkout and its
+    // message handler): only the same purpose re-takes its own claim.
+    const mine = cur && cur.holderPid === who.pid && cur.holderStart === who.start && cur.holder === who.holder;
     if (cur && !mine && alive(cur.holderPid, cur.holderStart)) return cur;
     check?.();
     db.orm
@@ -42,11 +44,11 @@ export function takeClaim(db: Db, sessionId: string, who: ClaimHolder, alive: Al
   });
 }
 
-/** Release `who`'s claim on the session (someone else's is left alone). */
-export function releaseClaim(db: Db, sessionId: string, who: Pick<ClaimHolder, 'pid' | 'start'>): void {
+/** Release `who`'s claim on the session (someone else's, or another purpose's, is left alone). */
+export function releaseClaim(db: Db, sessionId: string, who: Pick<ClaimHolder, 'pid' | 'holder'>): void {
   db.orm
     .delete(sessionClaims)
-    .where(and(eq(sessionClaims.klaudeSessionId, sessionId), eq(sessionClaims.holderPid, who.pid)))
+    .where(and(eq(sessionClaims.klaudeSessionId, sessionId), eq(sessionClaims.holderPid, who.pid), eq(sessionClaims.holder, who.holder)))
     .run();
 }
 

@@ -1,0 +1,134 @@
+// A supervisor owns its processes, with the real claude against the stand-in: SIGKILL of klaude
+// ends its claude within seconds (the watchdog) and the shell gets a sane terminal; hooks that
+// never fire are reported within seconds (E_HOOK_TIMEOUT); `start` whose agent is not in the DB
+// it reads (deleted under the supervisor) exits non-zero; `start -c` lets the first turn finish.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic, type Responder } from '../support/mock-anthropic.js';
+import { spawnPty, type PtySession } from '../support/pty-driver.js';
+import type { TempHome } from '../support/temp-home.js';
+import { eventKinds, instances, processes, READY, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb, writeConfig } from './supervisor-helpers.js';
+
+let mock: MockAnthropic | undefined;
+let home: TempHome | undefined;
+let term: PtySession | undefined;
+const strays: number[] = [];
+
+afterEach(async () => {
+  term?.kill('SIGHUP');
+  await term?.dispose();
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  await mock?.close();
+  home?.cleanup();
+  term = mock = home = undefined;
+});
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const slowAnswer = 'Slow answer line one.\nSlow answer line two.\nSlow answer, the end.';
+const responder: Responder = (req) => {
+  if (req.prompt === 'take your time') return { text: slowAnswer, chunks: 3, delayMs: 1500 };
+  if (req.isToolResult) return { text: `Tool output: ${req.toolResults.map((t) => t.content).join(' ').slice(0, 2000)}` };
+  const m = /^run: (.+)$/s.exec(req.prompt);
+  if (m) return { bash: { command: m[1]!.trim(), description: 'requested command' } };
+  return undefined;
+};
+
+async function setup(opts: { settings?: Record<string, unknown>; config?: string } = {}): Promise<TempHome> {
+  mock = await startMockAnthropic({ responder });
+  home = supervisorHome(mock, opts.settings ? { settings: opts.settings } : {});
+  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n${opts.config ?? ''}`);
+  return home;
+}
+
+async function shellPrompt(t: PtySession, timeoutMs = 20_000): Promise<void> {
+  await t.waitFor((s) => /SHELL\$( |$)/.test(s.trimEnd().split('\n').at(-1) ?? ''), 'the shell prompt', { timeoutMs });
+}
+
+describe('klaude owns its processes', () => {
+  it('SIGKILL of the supervisor: its claude is gone within 5 s and the shell gets a sane terminal', async () => {
+    const h = await setup();
+    term = spawnPty('bash', ['--norc', '--noprofile', '-i'], { cwd: h.projectDir, env: { ...h.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' }, cols: 110, rows: 34 });
+    await shellPrompt(term);
+    term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    const [inst] = instances(h);
+    const claudePid = processes(h)[0]!.pid;
+    strays.push(claudePid);
+
+    const t0 = Date.now();
+    process.kill(inst!.pid, 'SIGKILL');
+    await waitForDb('claude to be gone', () => !isAlive(claudePid), 5000);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    // bash reports the job killed and prints its prompt where the cursor is (claude's last frame
+    // may stay drawn below it; a DA1 answer of the terminal may land in the line: Ctrl-U first).
+    await term.waitForText(/Killed\s*\nSHELL\$/, { timeoutMs: 20_000 });
+    term.type('\x15echo "MO""DES=$(stty -a | tr -s \' ;\\n\' \'\\n\' | grep -xE -- \'-?(icanon|echo)\' | paste -sd, -)."\r');
+    await term.waitForText(/MODES=[^.]*\./, { timeoutMs: 20_000 });
+    expect(/MODES=([^.]*)\./.exec(term.text())![1]).toBe('icanon,echo');
+
+    // The next command's reconcile marks what the dead supervisor left.
+    const listed = await runKlaude(['instances', '--all'], { env: h.env, cwd: h.projectDir });
+    expect(listed.code).toBe(0);
+    expect(instances(h)).toMatchObject([{ status: 'stale' }]);
+    expect(processes(h)).toMatchObject([{ pid: claudePid, is_current: 0 }]);
+  });
+
+  it('hooks disabled: a warning with the likely cause within seconds (E_HOOK_TIMEOUT)', async () => {
+    const h = await setup({ settings: { disableAllHooks: true }, config: 'hooks:\n  startWarnSeconds: 3\n' });
+    term = startKlaude(h);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    await term.waitForText('E_HOOK_TIMEOUT', { timeoutMs: 20_000 });
+    expect(term.text()).toMatch(/SessionStart hook has not reached klaude 3s after launch/);
+    expect(term.text()).toContain('disableAllHooks');
+    expect(eventKinds(h, sessions(h)[0]!.id)).not.toContain('hook.SessionStart');
+  });
+
+  it('start exits non-zero with the reason when the agent is not in the DB it reads (deleted under the supervisor)', async () => {
+    const h = await setup();
+    term = startKlaude(h);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    for (const f of ['sessions.db', 'sessions.db-wal', 'sessions.db-shm']) rmSync(join(h.klaudeHome, f), { force: true });
+    const r = await runKlaude(['start', 'general', 'where am I', '-d'], { env: h.env, cwd: h.projectDir, timeoutMs: 60_000 });
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toMatch(/follow:/);
+    expect(r.stderr).toMatch(/^klaude: agent \w{8} was started supervisor but is not in .*sessions\.db \[E_DB\].*hint: the running klaude uses another \(or a deleted\) database/);
+  });
+
+  it('start -c on a slow reply: the agent’s first turn finishes (done, full answer), then the foreground shows it', async () => {
+    const h = await setup();
+    term = startKlaude(h);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    await submit(term, 'run: klaude start general "take your time" -c');
+    await term.waitForText(/Tool output: started \w{8} \(general, claude\)/, { timeoutMs: 60_000 });
+    expect(term.text()).toMatch(/switching to \w{8} when its turn ends/);
+    const agent = await waitForDb('the agent', () => sessions(h).find((s) => s.prompt === 'take your time'));
+    const done = await waitForDb('the agent’s turn to end', () => sessions(h).find((s) => s.id === agent.id && s.status !== 'running' && s.status !== 'pending'), 60_000);
+    expect(done).toMatchObject({ status: 'done', last_text: slowAnswer });
+    await waitForDb(
+      'the foreground on the agent',
+      () => processes(h).find((p) => p.klaude_session_id === agent.id && p.exited_at === null && p.kind === 'claude'),
+      60_000,
+    );
+    await waitBelow(term, 'Bash(klaude start general "take your time" -c)', ['❯ take your time', 'Slow answer, the end.', READY]);
+    const logs = await runKlaude(['logs', agent.id, '--raw'], { env: h.env, cwd: h.projectDir });
+    const last = logs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string }).filter((e) => e.type === 'done');
+    expect(last).toMatchObject([{ status: 'done' }]); // one run, not interrupted
+  });
+});
