@@ -11,6 +11,8 @@ import { open } from 'node:fs/promises';
 import type { AgentEvent } from '../core/events.js';
 
 const NL = 0x0a;
+/** The largest read readTail makes (when a line is longer than its read size, reads double up to this). */
+const MAX_STEP = 8 * 1024 * 1024;
 
 /** One complete log line that parsed as an event. */
 export interface LogLine {
@@ -144,8 +146,12 @@ export async function readTail(file: string, n: number, opts: TailOptions = {}):
     let carry: Buffer[] = [];
     let carryEnd = -1;
     const want = Math.max(0, Math.floor(n));
+    let step = chunkSize;
     while (pos > 0 && (found.length < want || end < 0)) {
-      const len = Math.min(chunkSize, pos);
+      // Inside a long line (or a long torn tail), read bigger steps: few reads for a huge line.
+      if (carry.length > 0 || end < 0) step = Math.min(step * 2, MAX_STEP);
+      else step = chunkSize;
+      const len = Math.min(pos === size ? chunkSize : step, pos);
       pos -= len;
       const buf = Buffer.allocUnsafe(len);
       let got = 0;
