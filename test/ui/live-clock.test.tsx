@@ -23,10 +23,10 @@ describe('the running rows’ clock', () => {
     }).id;
     d.db.sqlite.prepare('UPDATE sessions SET run_started_at = ?, activity = ? WHERE id = ?').run(NOW - 65_000, 'Bash: npm test', id);
     d.feed.refresh();
-    await d.waitForText('1m05s Bash: npm test');
+    await d.waitForText('1m05s Bash');
     expect(clock.running).toBe(true);
     t += 3000; // no key, no DB write: only the clock
-    await d.waitForText('1m08s Bash: npm test');
+    await d.waitForText('1m08s Bash');
     d.cleanup();
     d = undefined;
     expect(clock.running).toBe(false);
@@ -49,6 +49,6 @@ describe('the running rows’ clock', () => {
     const id = createSession(d.db, { projectId: PROJECT, type: 'builder', status: 'failed' }).id;
     d.db.sqlite.prepare('UPDATE sessions SET error = ? WHERE id = ?').run('API unreachable after 10 retries', id);
     d.feed.refresh();
-    await d.waitForText('✗ API unreachable after 10 retries');
+    await d.waitForText('✗ API unreach');
   });
 });
