@@ -90,7 +90,8 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   tagRoom -= ptyText.length;
   // The title/prompt only when a useful part of it fits.
   const detailRoom = tagRoom;
-  const detailText = detail && detailRoom >= 12 ? truncate(` · ${detail}`, detailRoom) : '';
+  // (a running row's clock needs less room than a title to be of use)
+  const detailText = detail && detailRoom >= (isWorking(s) ? 7 : 12) ? truncate(` · ${detail}`, detailRoom) : '';
   const pad = ' '.repeat(Math.max(0, detailRoom - cellWidth(detailText)));
   const dim = !row.match || s.archivedAt !== null;
   const text = dim ? theme.ui.muted : {};
