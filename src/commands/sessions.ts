@@ -10,7 +10,7 @@ import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
 import { pendingApprovalsOf, type ApprovalRow } from '../db/repos/approvals.js';
 import { hasDeadProcesses, listSessionRows, type SessionListRow } from '../db/repos/listing.js';
-import { age } from '../lib/format.js';
+import { age, elapsed } from '../lib/format.js';
 import { formatCost, truncate } from '../logs/format.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
@@ -68,6 +68,17 @@ function message(r: SessionListRow): string {
   const last = oneLine(r.lastText);
   if (first && last) return `${truncate(first, 48)} → ${truncate(last, 64)}`;
   return truncate(first || last, 100);
+}
+
+/**
+ * What a session is doing: a running one's elapsed time and activity ("1m12s Bash: npm test"),
+ * a failed one's reason. Empty otherwise.
+ */
+export function activityCell(r: Pick<SessionListRow, 'status' | 'activity' | 'runStartedAt' | 'updatedAt' | 'error'>, now: number): string {
+  if (r.status === 'failed') return truncate(oneLine(r.error) || 'failed', 60);
+  if (r.status !== 'running' && r.status !== 'waiting') return '';
+  const since = elapsed(now - (r.runStartedAt ?? r.updatedAt));
+  return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 60);
 }
 
 /** Pad every column but the last (cells are ids, statuses, types: one UTF-16 unit per character). */
@@ -136,11 +147,11 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
 
   const flat = flattenTree(roots);
-  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'FIRST → LAST MESSAGE']];
+  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'FIRST → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
     const asks = approvals.get(r.id)?.[0];
     const what = asks ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})` : message(r);
-    out.push([`${prefix}${shortId(r.id)}`, r.status, r.type, r.runtime, age(r.createdAt, now), what]);
+    out.push([`${prefix}${shortId(r.id)}`, r.status, r.type, r.runtime, age(r.createdAt, now), activityCell(r, now), what]);
   }
   const rendered = renderRows(out);
   const lines: string[] = [rendered[0]!];

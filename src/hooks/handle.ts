@@ -102,13 +102,17 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       break;
     case 'SessionEnd':
       if (claudeId) endLink(db, claudeId, str(p.reason) ?? null, now);
+      patch.activity = null;
       break;
     case 'UserPromptSubmit':
       to = 'running';
+      patch.activity = 'thinking';
+      patch.runStartedAt = now;
       if (!session.prompt && str(p.prompt)) patch.prompt = clip(p.prompt, 2000);
       break;
     case 'Stop':
       to = 'idle';
+      patch.activity = null;
       if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
       break;
     case 'Notification':
@@ -118,6 +122,8 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
     case 'PostToolUse':
       // A tool finished, so any permission prompt before it was answered.
       if (session.status === 'waiting' || session.status === 'idle') to = 'running';
+      // Headless runtimes get this hook too but keep their own activity: only the root's here.
+      if (session.type === 'tui') patch.activity = 'thinking';
       break;
   }
   if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);

@@ -10,6 +10,7 @@ import type { SessionStatus } from '../core/status.js';
 export interface HookSession {
   id: string;
   projectId: string;
+  type: string;
   status: SessionStatus;
   title: string | null;
   prompt: string | null;
@@ -17,7 +18,7 @@ export interface HookSession {
 
 export function readSession(db: HasSqlite, id: string): HookSession | undefined {
   return db.sqlite
-    .prepare('SELECT id, project_id AS projectId, status, title, prompt FROM sessions WHERE id = ?')
+    .prepare('SELECT id, project_id AS projectId, type, status, title, prompt FROM sessions WHERE id = ?')
     .get(id) as HookSession | undefined;
 }
 
@@ -26,15 +27,25 @@ export interface HookPatch {
   title?: string;
   prompt?: string;
   lastText?: string;
+  /** What an interactive session does now (null clears it: between turns). */
+  activity?: string | null;
+  runStartedAt?: number;
 }
 
-const COLUMN: Record<keyof HookPatch, string> = { status: 'status', title: 'title', prompt: 'prompt', lastText: 'last_text' };
+const COLUMN: Record<keyof HookPatch, string> = {
+  status: 'status',
+  title: 'title',
+  prompt: 'prompt',
+  lastText: 'last_text',
+  activity: 'activity',
+  runStartedAt: 'run_started_at',
+};
 
 export function patchSession(db: HasSqlite, id: string, patch: HookPatch, now: number): void {
   const keys = (Object.keys(patch) as (keyof HookPatch)[]).filter((k) => patch[k] !== undefined);
   if (keys.length === 0) return;
   const set = keys.map((k) => `${COLUMN[k]} = ?`).join(', ');
-  db.sqlite.prepare(`UPDATE sessions SET ${set}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k]!), now, id);
+  db.sqlite.prepare(`UPDATE sessions SET ${set}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k] ?? null), now, id);
 }
 
 /**

@@ -16,6 +16,15 @@ export function shortSpan(ms: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
+/** A running time to the second: "7s", "1m05s", "1h02m" (whole units, rounded down). */
+export function elapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
 /** Left-aligned columns; the last column is not padded. */
 export function table(rows: string[][]): string {
   if (rows.length === 0) return '';

@@ -157,6 +157,8 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
           const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
           if (text === '') return null;
           shownUpdates = new Set();
+          // The common case as is: no line to mark, no stamp (a 32 MiB text costs no split/join).
+          if (!text.includes('[UPDATE]') && !opts.timestamps) return text;
           const lines = text.split('\n').map((l) => {
             if (!UPDATE_LINE.test(l)) return l;
             shownUpdates.add(l.replace(UPDATE_LINE, '').trim());

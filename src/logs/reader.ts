@@ -12,6 +12,8 @@ import type { AgentEvent } from '../core/events.js';
 import { LineDecoder } from '../lib/line-decoder.js';
 
 const NL = 0x0a;
+/** The largest read readTail makes (when a line is longer than its read size, reads double up to this). */
+const MAX_STEP = 8 * 1024 * 1024;
 
 /** One complete log line that parsed as an event. */
 export interface LogLine {
@@ -122,10 +124,17 @@ export async function readTail(file: string, n: number, opts: TailOptions = {}):
     let pos = size;
     let bytesRead = 0;
     let end = -1; // just past the last newline in the file, once found
-    let rest: Buffer = Buffer.alloc(0); // bytes from `pos` up to the earliest line start processed
+    // The line being put together across chunks: its parts newest first, joined once when its
+    // start is found (so a 32 MiB line costs one copy, not one per chunk), and where it ends.
+    let carry: Buffer[] = [];
+    let carryEnd = -1;
     const want = Math.max(0, Math.floor(n));
+    let step = chunkSize;
     while (pos > 0 && (found.length < want || end < 0)) {
-      const len = Math.min(chunkSize, pos);
+      // Inside a long line (or a long torn tail), read bigger steps: few reads for a huge line.
+      if (carry.length > 0 || end < 0) step = Math.min(step * 2, MAX_STEP);
+      else step = chunkSize;
+      const len = Math.min(pos === size ? chunkSize : step, pos);
       pos -= len;
       const buf = Buffer.allocUnsafe(len);
       let got = 0;
@@ -135,28 +144,36 @@ export async function readTail(file: string, n: number, opts: TailOptions = {}):
         got += r.bytesRead;
       }
       bytesRead += got;
-      let data = rest.length ? Buffer.concat([buf.subarray(0, got), rest]) : buf.subarray(0, got);
+      let stop: number; // index in buf of the newline that ends the current line (got: it goes on in `carry`)
+      let lineEnd: number; // file offset just past that newline
       if (end < 0) {
-        const last = data.lastIndexOf(NL);
-        if (last === -1) {
-          rest = Buffer.from(data);
-          continue;
-        }
+        const last = buf.lastIndexOf(NL, got - 1);
+        if (last === -1) continue; // still inside a torn last line: not shown, not kept
         end = pos + last + 1;
-        data = data.subarray(0, last + 1);
+        stop = last;
+        lineEnd = end;
+      } else {
+        stop = got;
+        lineEnd = carryEnd;
       }
-      // `data` covers [pos, pos + data.length) and ends with a newline (or is empty).
-      let stop = data.length - 1; // index of the newline ending the current line
-      while (stop >= 0 && found.length < want) {
-        const prev = stop === 0 ? -1 : data.lastIndexOf(NL, stop - 1);
-        if (prev === -1 && pos > 0) break; // line starts before this chunk
-        const line = data.subarray(prev + 1, stop).toString('utf8').replace(/\r$/, '');
+      while (found.length < want) {
+        const prev = stop === 0 ? -1 : buf.lastIndexOf(NL, stop - 1);
+        if (prev === -1 && pos > 0) {
+          // The line starts in an earlier chunk.
+          carry.push(buf.subarray(0, stop));
+          carryEnd = lineEnd;
+          break;
+        }
+        const head = buf.subarray(prev + 1, stop);
+        const bytes = carry.length ? Buffer.concat([head, ...carry.reverse()]) : head;
+        carry = [];
+        const line = bytes.toString('utf8').replace(/\r$/, '');
         const event = parseEventLine(line);
-        if (event) found.push({ line, event, end: pos + stop + 1 });
+        if (event) found.push({ line, event, end: lineEnd });
+        if (prev < 0) break;
         stop = prev;
+        lineEnd = pos + prev + 1;
       }
-      rest = stop >= 0 ? Buffer.from(data.subarray(0, stop + 1)) : Buffer.alloc(0);
-      if (found.length >= want) break;
     }
     found.reverse();
     return {

@@ -13,7 +13,9 @@ import { HelpOverlay, helpLines } from './components/help-overlay.js';
 import { LogPane } from './components/log-pane.js';
 import { PreviewPane } from './components/preview-pane.js';
 import { Pane } from './components/pane.js';
-import { TreePane } from './components/tree-pane.js';
+import { TreePane, treeWindow } from './components/tree-pane.js';
+import { Clock } from './data/clock.js';
+import { isWorking } from './state/tree.js';
 import type { PreviewSnapshot } from './data/pty-preview.js';
 import type { DashboardDeps } from './deps.js';
 import { useKeyRouter } from './input/use-key-router.js';
@@ -42,11 +44,22 @@ export function App({ deps, active = true }: AppProps) {
   const ui = useSyncExternalStore(deps.ui.subscribe, deps.ui.getSnapshot);
   const preview = useSyncExternalStore(deps.preview?.subscribe ?? noSubscribe, deps.preview?.getSnapshot ?? noPreview);
   const size = useSyncExternalStore(deps.size.subscribe, deps.size.getSnapshot);
-  // Ages are as of the last tree or UI change: a streaming log does not redraw the tree.
-  const now = useMemo(() => (deps.now ? deps.now() : Date.now()), [deps, sessions, ui]);
+  const ownClock = useRef<Clock | null>(null);
+  const clock = deps.clock ?? (ownClock.current ??= new Clock());
+  const tick = useSyncExternalStore(clock.subscribe, clock.getSnapshot);
+  // Ages are as of the last tree or UI change or clock tick: a streaming log does not redraw the tree.
+  const now = useMemo(() => (deps.now ? deps.now() : Date.now()), [deps, sessions, ui, tick]);
 
   const { layout, treeInner, logInner } = useMemo(() => geometry(size), [size]);
   const tree = useMemo(() => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals), [sessions, ui, layout.narrow]);
+  // The clock ticks only while a row on screen is running (else no timer: an idle dashboard sleeps).
+  const treeShown = active && ui.modal?.kind !== 'help' && (!layout.narrow || ui.focus === 'tree');
+  const win = treeWindow(tree.rows.length, tree.selectedIndex, layout.paneRows);
+  const clockOn = treeShown && tree.rows.slice(win.top, win.end).some((r) => isWorking(r.session));
+  useEffect(() => {
+    clock.setRunning(clockOn);
+  }, [clock, clockOn]);
+  useEffect(() => () => clock.setRunning(false), [clock]);
   const sel = tree.selected;
   const selHost = sel ? (sessions.processes.get(sel.id)?.pty ?? null) : null;
 

@@ -2,6 +2,7 @@
  * What the dashboard is given. The UI reads snapshots from sources and calls actions; it never
  * spawns processes or writes the DB itself (the supervisor implements the actions).
  */
+import type { Clock } from './data/clock.js';
 import type { LogSnapshot } from './data/log-feed.js';
 import type { PreviewSnapshot } from './data/pty-preview.js';
 import type { SessionsSnapshot } from './data/sessions-feed.js';
@@ -90,4 +91,6 @@ export interface DashboardDeps {
   logPathOf(s: SessionView): string | null;
   /** Clock for ages (tests pin it). */
   now?: () => number;
+  /** The ≤ 1 Hz tick for running rows' elapsed times (default: one per dashboard, 1 s). */
+  clock?: Clock;
 }

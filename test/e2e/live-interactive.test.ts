@@ -14,7 +14,10 @@ let home: TempHome;
 let term: PtySession;
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: (r) => runResponder(r) ?? { text: `Reply to: ${r.prompt}` } });
+  // (after /clear claude sends the command's caveat text with the next prompt: match on the marker)
+  mock = await startMockAnthropic({
+    responder: (r) => runResponder(r) ?? (r.prompt.includes('after-clear-3') ? { text: 'Reply after clear 3' } : { text: `Reply to: ${r.prompt}` }),
+  });
   home = supervisorHome(mock);
 });
 afterAll(async () => {
@@ -84,5 +87,23 @@ describe('interactive conversations in the log', () => {
     expect(out.split('Reply to: child-task-5').length - 1, out).toBe(1);
     const link = links(home).find((l) => l.klaude_session_id === child)!;
     keep(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'checked-out-agent.jsonl');
+  });
+
+  it('after /clear (a new Claude id) the root’s log goes on in the same timeline', async () => {
+    const root = sessions(home).find((s) => s.parent_id === null)!;
+    await submit(term, 'run: klaude checkout');
+    await waitBelow(term, 'Bash(klaude checkout)', ['Reply to: root-hello-31', READY]);
+    const before = links(home).filter((l) => l.klaude_session_id === root.id).length;
+    await submit(term, '/clear');
+    await waitForDb('the new Claude id after /clear', () => links(home).filter((l) => l.klaude_session_id === root.id).length > before);
+    await submit(term, 'after-clear-3');
+    await term.waitForText('Reply after clear 3', { timeoutMs: 60_000 });
+    const r = await klaude(['logs', root.id.slice(-8)]);
+    expect(r.code, r.stderr).toBe(0);
+    const first = r.stdout.indexOf('Reply to: root-hello-31');
+    expect(first, r.stdout).toBeGreaterThanOrEqual(0);
+    expect(r.stdout.indexOf('> after-clear-3'), r.stdout).toBeGreaterThan(first);
+    expect(r.stdout.indexOf('Reply after clear 3'), r.stdout).toBeGreaterThan(first);
+    expect(r.stdout, r.stdout).toContain('> /clear');
   });
 });

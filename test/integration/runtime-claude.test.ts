@@ -91,8 +91,13 @@ describe('agent runtime with the real claude', () => {
     expect(s.endedAt).not.toBeNull();
 
     const ev = events(id);
-    expect(ev.map((e) => e.type)).toEqual(['status', 'user', 'init', 'text', 'usage', 'done']);
+    // Streamed pieces (--include-partial-messages) come before the whole text that closes them.
+    expect(ev.map((e) => e.type).filter((t, i, all) => t !== 'text_delta' || all[i - 1] !== 'text_delta')).toEqual(['status', 'user', 'init', 'text_delta', 'text', 'usage', 'done']);
+    expect(ev.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toBe('Reply to: say hello');
+    expect(s.activity).toBeNull();
+    expect(s.runStartedAt).toBeGreaterThan(0);
     expect(ev[1]).toMatchObject({ type: 'user', text: 'say hello', source: 'start' });
+    expect(ev.find((e) => e.type === 'init')).toMatchObject({ nativeSessionId: link!.claudeSessionId });
     expect(ev[2]).toMatchObject({ type: 'init', runtime: 'claude', nativeSessionId: link!.claudeSessionId, cwd: home.projectDir });
     expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'done', finalText: 'Reply to: say hello', costUsd: s.costUsd });
 

@@ -53,9 +53,9 @@ describe('klaude sessions', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+RUNTIME\s+AGE\s+FIRST → LAST MESSAGE$/);
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+RUNTIME\s+AGE\s+ACTIVITY\s+FIRST → LAST MESSAGE$/);
     expect(lines[1]).toMatch(new RegExp(`^${shortId(s.root.id)}\\s+idle\\s+tui\\s+claude\\s+3h\\s+fix the flaky test in src/db → Done: the test now waits for the event\\.$`));
-    expect(lines[2]).toMatch(new RegExp(`^└─ ${shortId(s.coder.id)}\\s+running\\s+coder\\s+claude\\s+\\d+s\\s+rewrite the wait helper$`));
+    expect(lines[2]).toMatch(new RegExp(`^└─ ${shortId(s.coder.id)}\\s+running\\s+coder\\s+claude\\s+\\d+s\\s+\\d+s working\\s+rewrite the wait helper$`));
     expect(lines[3]).toMatch(new RegExp(`^   └─ ${shortId(s.reviewer.id)}\\s+done\\s+reviewer\\s+claude\\s+\\d+s\\s+review it → LGTM$`));
     expect(lines[4]).toBe('1 session ended over 7 days ago hidden (--all shows them)');
     expect(lines).toHaveLength(5);

@@ -71,9 +71,35 @@ describe('SessionsFeed', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(feed.queries).toBe(q);
     expect(notified).toBe(0);
-    feed.poke(); // a notification with no change: one query, no re-render
-    await until(() => (feed.queries > q ? true : undefined));
+    const probes = feed.probes;
+    feed.poke(); // a notification with no change: the cheap probe, no query, no re-render
+    await until(() => (feed.probes > probes ? true : undefined));
+    expect(feed.queries).toBe(q);
     expect(notified).toBe(0);
+  });
+
+  it('re-queries for writes to this project’s rows only: another project’s writes cost a probe', async () => {
+    const { mine, other } = twoConnections();
+    const Q = 'q0000000000000000000000c';
+    ensureProject(other, { hash: Q, rootPath: path.join(dir, 'elsewhere') });
+    const theirs = createSession(other, { projectId: Q, type: 'coder', status: 'running' });
+    const feed = new SessionsFeed({ db: mine, projectId: P, frameMs: 5 });
+    open.push(feed);
+    const q = feed.queries;
+    const probes = feed.probes;
+    for (let i = 0; i < 20; i++) {
+      updateSession(other, theirs.id, { activity: `step ${i}`, lastText: `text ${i}` });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await until(() => (feed.probes > probes ? true : undefined));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(feed.queries).toBe(q);
+    const s = createSession(other, { projectId: P, type: 'reviewer', status: 'running' });
+    await until(() => (feed.getSnapshot().sessions.some((x) => x.id === s.id) ? true : undefined));
+    expect(feed.queries).toBe(q + 1);
+    updateSession(other, s.id, { activity: 'writing' });
+    await until(() => (feed.getSnapshot().sessions.find((x) => x.id === s.id)?.activity === 'writing' ? true : undefined));
+    expect(Object.isFrozen(feed.getSnapshot().sessions)).toBe(true);
   });
 });
 

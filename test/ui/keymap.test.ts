@@ -30,6 +30,9 @@ function session(p: Partial<SessionView> = {}): SessionView {
     endedAt: null,
     logPath: null,
     nativeSessionId: 'c0ffee00-0000-4000-8000-000000000000',
+    activity: null,
+    runStartedAt: null,
+    error: null,
     ...p,
   };
 }

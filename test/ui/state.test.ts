@@ -23,6 +23,9 @@ function s(p: Partial<SessionView> & { id: string }): SessionView {
     endedAt: null,
     logPath: null,
     nativeSessionId: null,
+    activity: null,
+    runStartedAt: null,
+    error: null,
     ...p,
   };
 }

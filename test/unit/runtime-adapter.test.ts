@@ -15,7 +15,7 @@ describe('claude adapter: command line', () => {
     expect(cmd.file).toBe('/bin/claude');
     expect(cmd.stdin).toBe('stream-json');
     expect(cmd.args).toEqual([
-      '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose',
+      '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
       '--session-id', base.nativeSessionId,
       '--permission-mode', 'acceptEdits',
     ]);
@@ -31,7 +31,7 @@ describe('claude adapter: command line', () => {
       allowedTools: ['Bash(npm test:*)', 'Read'],
       effort: 'high',
     });
-    expect(cmd.args.slice(6)).toEqual([
+    expect(cmd.args.slice(7)).toEqual([
       '--resume', base.nativeSessionId,
       '--model', 'sonnet',
       '--effort', 'high',
@@ -43,7 +43,7 @@ describe('claude adapter: command line', () => {
 
   it('limits built-in tools and adds MCP servers without strictness when asked', () => {
     const cmd = buildClaudeCommand({ ...base, tools: ['Read', 'Grep'], disallowedTools: ['WebFetch'], mcpConfig: '{"mcpServers":{"x":{}}}', mcpStrict: false });
-    expect(cmd.args.slice(8)).toEqual(['--mcp-config={"mcpServers":{"x":{}}}', '--tools=Read,Grep', '--disallowedTools=WebFetch']);
+    expect(cmd.args.slice(9)).toEqual(['--mcp-config={"mcpServers":{"x":{}}}', '--tools=Read,Grep', '--disallowedTools=WebFetch']);
     expect(buildClaudeCommand({ ...base, tools: [] }).args.at(-1)).toBe('--tools=');
   });
 

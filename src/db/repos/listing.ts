@@ -31,6 +31,12 @@ export interface SessionListRow {
   createdAt: number;
   updatedAt: number;
   endedAt: number | null;
+  /** What it is doing now ("writing", "Bash: npm test", a retry…), while live. */
+  activity: string | null;
+  /** When the current run began (elapsed time counts from here). */
+  runStartedAt: number | null;
+  /** Why it failed, one line. */
+  error: string | null;
   /** Pid of the session's newest current, not exited process (runtime, claude or pty), if any. */
   pid: number | null;
 }
@@ -52,6 +58,7 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   ${col('s.cost_usd', 'costUsd')}, ${col('s.tokens_in', 'tokensIn')}, ${col('s.tokens_out', 'tokensOut')},
   ${col('s.worktree_branch', 'worktreeBranch')},
   s.archived_at AS archivedAt, s.created_at AS createdAt, s.updated_at AS updatedAt, s.ended_at AS endedAt,
+  substr(s.activity, 1, 120) AS activity, s.run_started_at AS runStartedAt, substr(s.error, 1, ${cut}) AS error,
   ${col(`(SELECT p.pid FROM runtime_process p
      WHERE p.klaude_session_id = s.id AND p.is_current = 1 AND p.exited_at IS NULL
      ORDER BY p.id DESC LIMIT 1)`, 'pid')}

@@ -2,7 +2,8 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
-import type { TreeRow } from '../state/tree.js';
+import { elapsed } from '../../lib/format.js';
+import { isWorking, type TreeRow } from '../state/tree.js';
 import { cellWidth, fit, formatAge, formatCost, formatCount, truncate, wrapText } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
@@ -54,6 +55,18 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
   return ` ${parts.slice(0, count).join(' ')}`;
 }
 
+/**
+ * What follows the type: for a running row its elapsed time and what it does now ("1m05s Bash:
+ * npm test"; it moves with the clock), for a failed one why, else its title or prompt.
+ */
+export function rowDetail(row: TreeRow, now: number): string {
+  const s = row.session;
+  const flat = (x: string | null | undefined): string => (x ?? '').replace(/\s+/g, ' ').trim();
+  if (isWorking(s)) return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
+  if (s.status === 'failed' && s.error) return `✗ ${flat(s.error)}`;
+  return flat(s.title ?? s.prompt);
+}
+
 const NEEDS_YOU = ' needs you';
 const NEEDS_YOU_SHORT = ' !';
 const PTY_TAG = ' pty';
@@ -67,7 +80,7 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   const meta = metaColumns(row, now, metaColumnCount(width));
   const labelRoom = Math.max(0, width - cellWidth(head) - 2 - cellWidth(meta));
   const type = s.type === 'tui' ? 'claude' : s.type;
-  const detail = (s.title ?? s.prompt ?? '').replace(/\s+/g, ' ').trim();
+  const detail = rowDetail(row, now);
   const typeText = truncate(type, labelRoom);
   // Marks after the type: the session needs the person; it runs in a PTY (dropped when no room).
   const waiting = s.status === 'waiting' && s.archivedAt === null;
@@ -78,7 +91,8 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   tagRoom -= ptyText.length;
   // The title/prompt only when a useful part of it fits.
   const detailRoom = tagRoom;
-  const detailText = detail && detailRoom >= 12 ? truncate(` · ${detail}`, detailRoom) : '';
+  // (a running row's clock needs less room than a title to be of use)
+  const detailText = detail && detailRoom >= (isWorking(s) ? 7 : 12) ? truncate(` · ${detail}`, detailRoom) : '';
   const pad = ' '.repeat(Math.max(0, detailRoom - cellWidth(detailText)));
   const dim = !row.match || s.archivedAt !== null;
   const text = dim ? theme.ui.muted : {};

@@ -47,6 +47,12 @@ export interface LogFeedOptions {
   transcripts?: (sessionId: string) => string[];
 }
 
+/**
+ * Streamed text pieces redraw the pane at most this often (other events at once): text still
+ * appears as it is written, and an agent streaming 20 pieces a second costs a few frames a second.
+ */
+export const DELTA_FRAME_MS = 200;
+
 const EMPTY: LogSnapshot = { sessionId: null, file: null, events: Object.freeze([]), dropped: 0, version: 0, loaded: true, missing: false, error: null };
 
 export class LogFeed extends Emitter implements Source<LogSnapshot> {
@@ -54,6 +60,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
   private events: AgentEvent[] = [];
   private abort: AbortController | undefined;
   private notifyQueued = false;
+  private deltaTimer: NodeJS.Timeout | undefined;
   private readonly tail: number;
   private readonly max: number;
   private readonly follow: FollowFn;
@@ -74,6 +81,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     if (sessionId === this.snapshot.sessionId && file === this.snapshot.file) return;
     this.abort?.abort();
     this.abort = undefined;
+    this.clearDeltaTimer();
     this.events = [];
     this.snapshot = { sessionId, file, events: EMPTY.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
     this.emit();
@@ -87,7 +95,8 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
       if (ac.signal.aborted) return;
       pushMerged(this.events, e);
       this.opts.onAppend?.(e);
-      this.queueNotify();
+      if (e.type === 'text_delta' || e.type === 'thinking_delta') this.queueDeltaNotify();
+      else this.queueNotify();
     };
     const listTranscripts = (): string[] => (sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : []);
     // The tail first (so "loaded" is a known moment), then everything after it as it is written.
@@ -108,6 +117,20 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
   close(): void {
     this.abort?.abort();
     this.abort = undefined;
+    this.clearDeltaTimer();
+  }
+
+  private clearDeltaTimer(): void {
+    if (this.deltaTimer) clearTimeout(this.deltaTimer);
+    this.deltaTimer = undefined;
+  }
+
+  private queueDeltaNotify(): void {
+    if (this.deltaTimer || this.notifyQueued) return;
+    this.deltaTimer = setTimeout(() => {
+      this.deltaTimer = undefined;
+      this.queueNotify();
+    }, DELTA_FRAME_MS);
   }
 
   private queueNotify(): void {
@@ -115,6 +138,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     this.notifyQueued = true;
     queueMicrotask(() => {
       this.notifyQueued = false;
+      this.clearDeltaTimer();
       let dropped = this.snapshot.dropped;
       if (this.events.length > this.max) {
         const cut = this.events.length - Math.floor(this.max * 0.75);

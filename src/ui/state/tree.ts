@@ -32,6 +32,9 @@ export type SessionView = Pick<
   | 'endedAt'
   | 'logPath'
   | 'nativeSessionId'
+  | 'activity'
+  | 'runStartedAt'
+  | 'error'
 >;
 
 export interface TreeRow {
@@ -192,4 +195,9 @@ export function countByStatus(sessions: readonly SessionView[]): StatusCounts {
 /** Agents (not interactive TUI sessions) that are doing something: what `q` warns about. */
 export function runningAgents(sessions: readonly SessionView[]): SessionView[] {
   return sessions.filter((s) => s.type !== 'tui' && s.archivedAt === null && (s.status === 'pending' || isActive(s.status)));
+}
+
+/** Running (or waiting) now: its row shows a clock that moves. */
+export function isWorking(s: Pick<SessionView, 'status' | 'archivedAt'>): boolean {
+  return isActive(s.status) && s.archivedAt === null;
 }

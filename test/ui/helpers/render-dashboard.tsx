@@ -9,6 +9,7 @@ import { openMemoryDb, type Db } from '../../../src/db/client.js';
 import { ensureProject } from '../../../src/db/repos/projects.js';
 import { App } from '../../../src/ui/app.js';
 import type { DashboardActions, DashboardDeps, PreviewSource } from '../../../src/ui/deps.js';
+import type { Clock } from '../../../src/ui/data/clock.js';
 import { LogFeed } from '../../../src/ui/data/log-feed.js';
 import { SessionsFeed } from '../../../src/ui/data/sessions-feed.js';
 import { SizeStore } from '../../../src/ui/host.js';
@@ -73,6 +74,10 @@ export interface RenderOptions {
   theme?: Theme;
   /** Live PTY screens (see PtyPreviewFeed). */
   preview?: PreviewSource;
+  /** The running rows' clock (default: the dashboard's own, 1 s). */
+  clock?: Clock;
+  /** The time the dashboard reads (default: pinned at NOW). */
+  now?: () => number;
 }
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -127,7 +132,8 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     actions,
     info: { project: 'demo', instanceId: '01JINSTANCE000000000000000' },
     logPathOf: (s) => s.logPath,
-    now: () => NOW,
+    now: opts.now ?? (() => NOW),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   };
   const r = render(<App deps={deps} />);
   // Armed: Ink has attached its stdin listener (raw mode on) in the passive effect.

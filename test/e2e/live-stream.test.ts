@@ -1,0 +1,117 @@
+// Live means live, with the real claude: a slow streamed reply shows in `klaude logs -f` and in
+// the dashboard's log pane while the message is still streaming (checked against the log: no
+// whole `text` yet), then once whole; an agent whose API is a closed port shows a retry line
+// within 5 s, on its log and on its row in `klaude sessions`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { spawnPty, type PtySession } from '../support/pty-driver.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+const WORDS = Array.from({ length: 16 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`).join(' ');
+const FULL = `${WORDS} THE-END`;
+
+let mock: MockAnthropic;
+let home: TempHome;
+let offline: TempHome;
+let ui: PtySession | undefined;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({
+    responder: (r) => (r.prompt.startsWith('slow') ? { text: FULL, chunks: 17, delayMs: 450 } : { text: `Reply to: ${r.prompt}` }),
+  });
+  home = makeTempHome({ baseUrl: mock.url });
+  offline = makeTempHome(); // ANTHROPIC_BASE_URL: a closed loopback port
+  for (const h of [home, offline]) writeFileSync(join(h.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+});
+
+afterAll(async () => {
+  await ui?.dispose();
+  for (const h of [home, offline]) {
+    try {
+      const db = new Database(join(h.klaudeHome, 'sessions.db'), { readonly: true });
+      for (const { pid } of db.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      db.close();
+    } catch {
+      /* no DB */
+    }
+  }
+  await mock?.close();
+  home?.cleanup();
+  offline?.cleanup();
+});
+
+const klaude = (h: TempHome, args: string[]) => runKlaude(args, { env: h.env, cwd: h.projectDir, timeoutMs: 60_000 });
+
+async function startDetached(h: TempHome, prompt: string): Promise<{ id: string; log: string }> {
+  const r = await klaude(h, ['start', 'general', prompt, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  const s = JSON.parse(r.stdout).sessions[0];
+  return { id: s.id, log: s.logPath };
+}
+
+function follow(h: TempHome, args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [KLAUDE_CLI, ...args], { cwd: h.projectDir, env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exit = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  return { child, out: () => out, exit };
+}
+
+/** The log has the message's closing `text` event (the stream is over). */
+const closed = (log: string): boolean => readFileSync(log, 'utf8').includes('"type":"text"');
+
+describe('token streaming', () => {
+  it('klaude logs -f shows the reply while it streams, then the whole text once', async () => {
+    const { id, log } = await startDetached(home, 'slow one');
+    const f = follow(home, ['logs', '-f', id]);
+    await vi.waitFor(() => expect(f.out()).toMatch(/w0[1-4]/), { timeout: 60_000, interval: 20 });
+    // Partial text is out, and the message is still streaming.
+    expect(f.out()).not.toContain('THE-END');
+    expect(closed(log)).toBe(false);
+    const deltas = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"type":"text_delta"')).length;
+    expect(deltas).toBeGreaterThan(0);
+    expect(await f.exit).toBe(0);
+    expect(f.out()).toContain(`${FULL}\n`);
+    expect(f.out().split('THE-END').length - 1).toBe(1);
+    // Coalesced: never more than one piece per stream chunk (17), usually fewer.
+    const all = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"type":"text_delta"')).length;
+    expect(all).toBeLessThanOrEqual(17);
+  });
+
+  it('the dashboard’s log pane shows the reply while it streams', async () => {
+    ui = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env: home.env, cols: 140, rows: 40 });
+    await ui.waitForText(/\? help/, { timeoutMs: 45_000 });
+    const { log } = await startDetached(home, 'slow two');
+    await ui.waitForText(/w0[1-6]/, { timeoutMs: 60_000 });
+    expect(closed(log)).toBe(false);
+    expect(ui.text()).not.toContain('THE-END');
+    await ui.waitForText('THE-END', { timeoutMs: 60_000 });
+    expect(ui.text()).not.toContain('▍'); // the whole text replaced the pieces
+  });
+});
+
+describe('failures show at once', () => {
+  it('an agent whose API is unreachable shows a retry line within 5 s, in its log and its row', async () => {
+    const t0 = Date.now();
+    const { id } = await startDetached(offline, 'anyone there?');
+    const f = follow(offline, ['logs', '-f', id]);
+    await vi.waitFor(() => expect(f.out()).toMatch(/↻ API unreachable — retry \d+\/10 in [\d.]+ m?s: no connection to the API/), { timeout: 20_000, interval: 20 });
+    const took = Date.now() - t0;
+    f.child.kill('SIGINT');
+    expect(took, `retry line after ${took} ms`).toBeLessThan(5000 + 3000); // 5 s once claude is up; claude's own start-up under load on top
+    const s = await klaude(offline, ['sessions']);
+    expect(s.stdout).toMatch(new RegExp(`${id.slice(-8)}\\s+running.*API unreachable — retry \\d+/10`));
+  });
+});
