@@ -4,7 +4,7 @@
  * comes back exactly as it was.
  */
 import { Box, Text } from 'ink';
-import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { shortId } from '../core/ids.js';
 import { DialogPane, dialogTitle } from './components/dialog-pane.js';
 import { Footer } from './components/footer.js';
@@ -63,10 +63,11 @@ export function App({ deps, active = true }: AppProps) {
   const paint = deps.previewPaint;
   const painted = Boolean(paint && screen && !dialog && modal?.kind !== 'help' && !layout.tooSmall && (!layout.narrow || ui.focus === 'log'));
   const colour = theme.name === 'color';
-  useEffect(() => {
+  // A layout effect: in place before anything paints after this frame (see PreviewPainter.inkWrote).
+  useLayoutEffect(() => {
     paint?.place(painted ? { x: (layout.narrow ? 0 : layout.treeWidth) + 2, y: 2, width: logInner, height: layout.paneRows, colour } : null);
   }, [paint, painted, layout.narrow, layout.treeWidth, logInner, layout.paneRows, colour]);
-  useEffect(() => () => paint?.place(null), [paint]);
+  useLayoutEffect(() => () => paint?.place(null), [paint]);
 
   // Follow the selected session's log.
   useEffect(() => {

@@ -111,6 +111,7 @@ describe('PreviewPainter', () => {
     // Ink rewrote its frame (the inside is blank on the terminal): painted again.
     t.term.write(`\x1b[${REGION.y + 1};1H\x1b[2K`);
     t.painter.inkWrote();
+    await turn();
     await t.term.parsed();
     expect(t.paneRow(0)).toBe('line 1 of the reply');
     expect(t.take().writes).toBe(1);

@@ -33,6 +33,7 @@ export class PreviewPainter {
   private region: PaintRegion | null = null;
   private shown: RowCells[] = [];
   private frames = new PreviewFrames();
+  private pending: NodeJS.Immediate | undefined;
   /** Bytes and writes so far (tests, benches). */
   bytes = 0;
   writes = 0;
@@ -50,17 +51,26 @@ export class PreviewPainter {
     const same =
       region && this.region && region.x === this.region.x && region.y === this.region.y && region.width === this.region.width && region.height === this.region.height && region.colour === this.region.colour;
     if (same) return;
+    if (this.pending) clearImmediate(this.pending);
+    this.pending = undefined;
     this.region = region;
     this.frames = new PreviewFrames();
     this.blank();
     if (region) this.paint();
   }
 
-  /** Ink rewrote its frame: the inside shows blanks now. */
+  /**
+   * Ink rewrote its frame: the inside shows blanks now. Repainted on the next turn, not here: Ink
+   * writes a frame while React commits it, before the app's layout effects say whether that frame
+   * still has the pane (a dialog may have taken its place).
+   */
   inkWrote(): void {
     if (!this.region) return;
     this.blank();
-    this.paint();
+    this.pending ??= setImmediate(() => {
+      this.pending = undefined;
+      this.paint();
+    });
   }
 
   /** Forget what is on the terminal (it was cleared): the next paint draws every non-blank cell. */
