@@ -10,7 +10,7 @@ import { screenGrid, type PtyViewer, type PtyViewerHandlers } from '../../src/pt
 import { PtyPreviewFeed } from '../../src/ui/data/pty-preview.js';
 import { PreviewPainter, type PaintRegion } from '../../src/ui/terminal/preview-painter.js';
 
-const REGION: PaintRegion = { x: 50, y: 2, width: 66, height: 28, colour: true };
+const REGION: PaintRegion = { sessionId: '01JSESSION0000000000000000', x: 50, y: 2, width: 66, height: 28, colour: true };
 const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
 
 const cleanups: (() => void)[] = [];
@@ -38,7 +38,7 @@ async function setup() {
       writes++;
       term.write(s);
     },
-    () => feed.grid(),
+    (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null),
   );
   feed.setPaint(() => painter.paint());
   cleanups.push(() => {

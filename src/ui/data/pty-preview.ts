@@ -98,10 +98,12 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
     this.paintFrame = fn;
   }
 
-  /** The live screen, row by row (null: none connected, or the viewer can't). */
+  /** The shown screen, row by row (null: none connected yet, or the viewer can't). */
   grid(): ScreenGrid | null {
     const v = this.viewer;
-    if (!v?.grid) return null;
+    // A session that ended keeps showing its last screen (its viewer's terminal stays readable).
+    if (!v) return this.gridView?.grid ?? null;
+    if (!v.grid) return null;
     if (this.gridView?.viewer !== v) this.gridView = { viewer: v, grid: v.grid() };
     return this.gridView.grid;
   }
