@@ -1,6 +1,7 @@
 // Shared by the bench/ui-*.mjs benches: a temp home with a project of sessions (written straight
 // into the DB the built CLI created, and their NDJSON logs), and `klaude ui` under a real PTY.
 import { spawnSync } from 'node:child_process';
+import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -170,3 +171,25 @@ export function stats(xs) {
 
 export const fmt = (n, d = 1) => n.toFixed(d);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The first-frame floor: Ink's hello world bundled like dist/cli.js (esbuild, production React). Returns its path. */
+export async function buildInkHello(dir) {
+  const entry = path.join(dir, 'hello.mjs');
+  writeFileSync(entry, "import React from 'react';\nimport { render, Text } from 'ink';\nrender(React.createElement(Text, null, 'hello world'));\n");
+  await build({
+    entryPoints: [entry],
+    outdir: path.join(dir, 'out'),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minifySyntax: true,
+    nodePaths: [path.join(repo, 'node_modules')],
+    external: ['react-devtools-core'],
+    define: { 'process.env.NODE_ENV': '"production"' },
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  return path.join(dir, 'out', 'hello.js');
+}

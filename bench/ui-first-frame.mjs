@@ -2,11 +2,10 @@
 // floor: an Ink hello-world bundled the same way (esbuild, NODE_ENV=production), both under a real
 // PTY. ARCHITECTURE.md §7: within 1.2× of the floor; RSS ≤ 80 MiB.
 //   node bench/ui-first-frame.mjs        (after `npm run build`; BENCH_N=30 for more runs)
-import { build } from 'esbuild';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cli, fmt, makeUiHome, repo, rssMiB, sleep, spawnTerm, stats } from './_ui-support.mjs';
+import { buildInkHello, cli, fmt, makeUiHome, rssMiB, sleep, spawnTerm, stats } from './_ui-support.mjs';
 
 const N = Number(process.env.BENCH_N ?? 15);
 const WARMUP = 2;
@@ -15,24 +14,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'klaude-bench-ink-'));
 const h = makeUiHome({ agents: 10 });
 try {
   // The floor: Ink's hello world, bundled like dist/cli.js.
-  const entry = path.join(dir, 'hello.mjs');
-  writeFileSync(entry, "import React from 'react';\nimport { render, Text } from 'ink';\nrender(React.createElement(Text, null, 'hello world'));\n");
-  const hello = path.join(dir, 'out', 'hello.js');
-  await build({
-    entryPoints: [entry],
-    outdir: path.join(dir, 'out'),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    minifySyntax: true,
-    nodePaths: [path.join(repo, 'node_modules')],
-    external: ['react-devtools-core'],
-    define: { 'process.env.NODE_ENV': '"production"' },
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: 'warning',
-  });
+  const hello = await buildInkHello(dir);
 
   // Wall-clock time to the frame (runs interleaved, so load on the machine hits both alike).
   const floor = [];

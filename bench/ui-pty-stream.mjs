@@ -6,16 +6,20 @@
 // Printed, each beside its goal and against a floor measured in this run:
 // - CPU: the dashboard's CPU over the stream ÷ the streaming claude's own CPU (goal ≤ 0.1×);
 // - bytes: bytes the dashboard wrote ÷ bytes the session wrote (goal ≤ 2×);
+// - first frame with 3 live PTY previews: spawn → the dashboard's first frame, and → the selected
+//   session's screen in it, vs a bundled production Ink hello-world (goal ≤ 1.2×), BENCH_N runs;
+// - switch: a key moving the selection to another live PTY session → its screen shown (goal ≤ 50 ms);
 // - memory: RSS of klaude's own processes (dashboard + 3 PTY hosts) with 3 live sessions, in MiB
 //   (goal ≤ 128 MiB, ccmanager 3.1.5's figure) and as a multiple of a bare `node` process's RSS;
 //   the dashboard's RSS before, right after and BENCH_AFTER_S s after the stream (goal: no growth).
 //   node bench/ui-pty-stream.mjs   (after `npm run build`)
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { register } from 'tsx/esm/api';
-import { CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, prepareClaudeHome, repo, rssMiB, sleep, spawnTerm } from './_ui-support.mjs';
+import { buildInkHello, CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, prepareClaudeHome, repo, rssMiB, sleep, spawnTerm, stats } from './_ui-support.mjs';
 
 register();
 const { startMockAnthropic } = await import('../test/support/mock-anthropic.ts');
@@ -25,6 +29,8 @@ const WORDS = Number(process.env.BENCH_WORDS ?? 2000);
 const STREAM_S = Number(process.env.BENCH_STREAM_S ?? 30);
 const AFTER_S = Number(process.env.BENCH_AFTER_S ?? 10);
 const READY = /\?\s*for\s*shortcuts/;
+const N = Number(process.env.BENCH_N ?? 8);
+const SWITCHES = Number(process.env.BENCH_SWITCHES ?? 10);
 
 const hostPids = (h) => {
   const db = new Database(path.join(h.home, 'sessions.db'), { readonly: true });
@@ -94,10 +100,51 @@ try {
   );
   if (hostPids(h).length !== 3) throw new Error(`expected 3 PTY hosts, found ${hostPids(h).length}`);
 
+  // First frame with 3 live PTY previews, interleaved with the floor.
+  const dir = mkdtempSync(path.join(tmpdir(), 'klaude-bench-ink-'));
+  const hello = await buildInkHello(dir);
+  const floor = [];
+  const first = [];
+  const filled = [];
+  for (let i = 0; i < N + 2; i++) {
+    const a = spawnTerm(process.execPath, [hello], { cwd: h.project, env: h.env });
+    const fa = await a.waitFor(/hello world/);
+    await a.stop();
+    const b = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+    const fb = await b.waitFor(/\? help\s+q quit/);
+    const fc = await b.waitFor(/screen · agent-2 \w+ · pty[\s\S]*\?\s*for\s*shortcuts/, { timeoutMs: 30_000 });
+    await b.stop();
+    if (i >= 2) {
+      floor.push(fa);
+      first.push(fb);
+      filled.push(fc);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const fl = stats(floor).median;
+  console.log(
+    `ui first frame with 3 live PTY sessions: median ${fmt(stats(first).median)} ms, previews filled ${fmt(stats(filled).median)} ms, vs bundled Ink hello-world ${fmt(fl)} ms ` +
+      `→ ${fmt(stats(first).median / fl, 2)}× (goal ≤ 1.2×; filled ${fmt(stats(filled).median / fl, 2)}×; n=${N})`,
+  );
+
   ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
   await ui.waitFor(/screen · agent-2 \w+ · pty/, { timeoutMs: 30_000 });
   await ui.waitFor(READY);
   await sleep(3000);
+
+  // Switch between two live previews (down, up, …): key → the other session's screen drawn.
+  const switches = [];
+  for (let i = 0; i < SWITCHES + 2; i++) {
+    const to = i % 2 === 0 ? 1 : 2;
+    const off = ui.raw().length;
+    const t0 = process.hrtime.bigint();
+    ui.write(i % 2 === 0 ? '\x1b[B' : '\x1b[A');
+    const ms = await ui.waitFor(new RegExp(`screen · agent-${to} \\w+ · pty[\\s\\S]*\\?\\s*for\\s*shortcuts`), { offset: off, from: t0, timeoutMs: 10_000 });
+    if (i >= 2) switches.push(ms);
+    await sleep(300 + Math.random() * 200);
+  }
+  const sw = stats(switches);
+  console.log(`ui switch to another live PTY preview: median ${fmt(sw.median)} ms (p90 ${fmt(sw.p90)}; goal ≤ 50 ms; n=${SWITCHES})`);
   const selected = h.sessions.at(-1);
   const hosts = hostPids(h);
   const own = () => [ui.pid, ...hosts];

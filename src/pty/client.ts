@@ -48,6 +48,8 @@ export interface ConnectOptions {
   mode: AttachMode;
   size?: Size;
   timeoutMs?: number;
+  /** Scrollback lines to receive ahead of the screen (default: the host's). */
+  history?: number;
 }
 
 /** Connect and say hello; resolves once welcomed. E_SESSION_BUSY (etc.) from the host, E_IO when nothing listens. */
@@ -89,7 +91,7 @@ export function connectPty(socketPath: string, opts: ConnectOptions, h: PtyClien
     });
     sock.once('connect', () => {
       const size = opts.size ?? { cols: 80, rows: 24 };
-      write(encodeFrame(FRAME.hello, { v: PTY_PROTOCOL_VERSION, mode: opts.mode, cols: size.cols, rows: size.rows }));
+      write(encodeFrame(FRAME.hello, { v: PTY_PROTOCOL_VERSION, mode: opts.mode, cols: size.cols, rows: size.rows, ...(opts.history !== undefined ? { history: opts.history } : {}) }));
     });
     sock.on('data', (chunk) => {
       let frames;

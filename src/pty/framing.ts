@@ -37,6 +37,8 @@ export interface Hello {
   mode: AttachMode;
   cols: number;
   rows: number;
+  /** Scrollback lines wanted ahead of the screen (absent: the host's default; a viewer with no scrollback asks for 0). */
+  history?: number;
 }
 export interface Welcome {
   v: number;

@@ -174,9 +174,10 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       mode,
     };
     this.send(c, encodeFrame(FRAME.welcome, welcome));
+    const history = typeof h.history === 'number' && h.history >= 0 ? Math.min(h.history, ATTACH_HISTORY_LINES) : ATTACH_HISTORY_LINES;
     screen.whenParsed(() => {
       if (!this.clients.has(c) || c.queue === null) return; // gone, or the CLI exited meanwhile
-      this.send(c, encodeFrame(FRAME.screen, screen.render({ history: ATTACH_HISTORY_LINES })));
+      this.send(c, encodeFrame(FRAME.screen, screen.render({ history })));
       for (const data of c.queue ?? []) this.send(c, encodeFrame(FRAME.output, data));
       c.queue = null;
     });

@@ -118,7 +118,8 @@ export async function openPtyViewer(
   const firstScreen = new Promise<void>((resolve) => (shown = resolve));
   const conn: PtyConnection = await connectPty(
     ptySocketPath(home, projectHash, sessionId, env),
-    { mode: 'view' },
+    // No scrollback here: the host's history would be parsed only to be dropped.
+    { mode: 'view', history: 0 },
     {
       onWelcome: (w) => {
         screen = new HeadlessScreen({ cols: w.cols, rows: w.rows, scrollback: 0 });

@@ -4,7 +4,7 @@
  * comes back exactly as it was.
  */
 import { Box, Text } from 'ink';
-import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { shortId } from '../core/ids.js';
 import { DialogPane, dialogTitle } from './components/dialog-pane.js';
 import { Footer } from './components/footer.js';
@@ -70,18 +70,26 @@ export function App({ deps, active = true }: AppProps) {
     deps.preview?.select(watchScreen ? sel!.id : null, watchScreen ? selHost : null);
     return () => deps.preview?.select(null, null);
   }, [deps, watchScreen, sel?.id, selHost]);
-  const screen = watchScreen && preview.sessionId === sel!.id && preview.screen && preview.state !== 'error' ? preview.screen : null;
+  const previewOfSel = watchScreen && preview.sessionId === sel!.id ? preview : null;
+  const screen = previewOfSel && previewOfSel.screen && previewOfSel.state !== 'error' ? previewOfSel.screen : null;
+  const paint = deps.previewPaint;
+  // With a painter the pane shows as soon as a PTY session is selected (the switch is one frame:
+  // its rows are painted into it when they come); without one, once its screen is read.
+  // The diff view (c) wins over the screen, as over the log.
+  const diffShown = Boolean(sel && ui.diff?.sessionId === sel.id);
+  const screenPane = !diffShown && (screen !== null || (paint !== undefined && watchScreen && previewOfSel?.state !== 'error'));
 
   // Where the painter draws the screen's rows (when one does: else Ink draws them, PreviewPane).
   const modal = ui.modal;
   const dialog = modal && modal.kind !== 'help' ? modal : null;
-  const paint = deps.previewPaint;
-  const painted = Boolean(paint && screen && !dialog && modal?.kind !== 'help' && !layout.tooSmall && (!layout.narrow || ui.focus === 'log'));
+  const painted = Boolean(paint && screenPane && !dialog && modal?.kind !== 'help' && !layout.tooSmall && (!layout.narrow || ui.focus === 'log'));
   const colour = theme.name === 'color';
-  useEffect(() => {
-    paint?.place(painted ? { x: (layout.narrow ? 0 : layout.treeWidth) + 2, y: 2, width: logInner, height: layout.paneRows, colour } : null);
-  }, [paint, painted, layout.narrow, layout.treeWidth, logInner, layout.paneRows, colour]);
-  useEffect(() => () => paint?.place(null), [paint]);
+  const paintFor = painted ? sel!.id : null;
+  // A layout effect: in place before anything paints after this frame (see PreviewPainter.inkWrote).
+  useLayoutEffect(() => {
+    paint?.place(paintFor ? { sessionId: paintFor, x: (layout.narrow ? 0 : layout.treeWidth) + 2, y: 2, width: logInner, height: layout.paneRows, colour } : null);
+  }, [paint, paintFor, layout.narrow, layout.treeWidth, logInner, layout.paneRows, colour]);
+  useLayoutEffect(() => () => paint?.place(null), [paint]);
 
   // Follow the selected session's log.
   useEffect(() => {
@@ -164,16 +172,16 @@ export function App({ deps, active = true }: AppProps) {
       <Pane title={dialogTitle(dialog)} width={layout.logWidth} rows={layout.paneRows} focused theme={theme}>
         <DialogPane modal={dialog} sessionsById={tree.byId} width={logInner} height={layout.paneRows} theme={theme} />
       </Pane>
-    ) : screen && !diff ? (
+    ) : screenPane ? (
       <Pane
         title={`screen · ${sel!.type === 'tui' ? 'claude' : sel!.type} ${shortId(sel!.id)} · pty`}
-        status={`${preview.state === 'ended' ? 'ended' : 'live'} · ${screen.cols}×${screen.rows} · t talks, v log`}
+        status={screen ? `${preview.state === 'ended' ? 'ended' : 'live'} · ${screen.cols}×${screen.rows} · t talks, v log` : 'connecting · t talks, v log'}
         width={layout.logWidth}
         rows={layout.paneRows}
         focused={focused}
         theme={theme}
       >
-        {paint ? <Box height={layout.paneRows} /> : <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />}
+        {paint || !screen ? <Box height={layout.paneRows} /> : <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />}
       </Pane>
     ) : (
       <Pane title={paneTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>

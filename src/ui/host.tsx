@@ -49,12 +49,14 @@ export interface HostOptions {
 
 /** A preview feed that can hand its rows to a painter (ui/data/pty-preview.ts). */
 interface PaintableFeed {
+  getSnapshot(): { sessionId: string | null };
   grid(): import('../pty/viewer.js').ScreenGrid | null;
   setPaint(fn: (() => void) | null): void;
 }
 
 function paintable(x: unknown): x is PaintableFeed {
-  return typeof (x as PaintableFeed | undefined)?.grid === 'function' && typeof (x as PaintableFeed).setPaint === 'function';
+  const f = x as PaintableFeed | undefined;
+  return typeof f?.grid === 'function' && typeof f.setPaint === 'function' && typeof f.getSnapshot === 'function';
 }
 
 export class DashboardHost {
@@ -75,7 +77,10 @@ export class DashboardHost {
     this.out = new InkOutput(opts.stdout, this.size.getSnapshot);
     const feed = opts.deps.preview;
     if (paintable(feed)) {
-      const painter = new PreviewPainter((s) => opts.stdout.write(s), () => feed.grid());
+      const painter = new PreviewPainter(
+        (s) => opts.stdout.write(s),
+        (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null),
+      );
       feed.setPaint(() => painter.paint());
       this.out.afterFrame = () => painter.inkWrote();
       this.painter = painter;

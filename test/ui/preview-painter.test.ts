@@ -3,14 +3,15 @@
 // PreviewPainter into a second headless terminal standing in for the person's. Checked: the pane's
 // inside shows the bottom of the session's screen with its colours, the dashboard's cursor is
 // where it was, an unchanged screen writes nothing, one changed row is one short write (and only
-// that row is read again), and Ink rewriting its frame gets the inside repainted.
+// that row is read again), Ink rewriting its frame gets the inside repainted, and frames follow
+// the frame-rate cap and stop when the session is quiet.
 import { afterEach, describe, expect, it } from 'vitest';
 import { HeadlessScreen } from '../../src/pty/screen.js';
 import { screenGrid, type PtyViewer, type PtyViewerHandlers } from '../../src/pty/viewer.js';
 import { PtyPreviewFeed } from '../../src/ui/data/pty-preview.js';
 import { PreviewPainter, type PaintRegion } from '../../src/ui/terminal/preview-painter.js';
 
-const REGION: PaintRegion = { x: 50, y: 2, width: 66, height: 28, colour: true };
+const REGION: PaintRegion = { sessionId: '01JSESSION0000000000000000', x: 50, y: 2, width: 66, height: 28, colour: true };
 const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
 
 const cleanups: (() => void)[] = [];
@@ -18,14 +19,14 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-async function setup() {
+async function setup(frameMs = 0) {
   const session = new HeadlessScreen({ cols: 100, rows: 30, scrollback: 0 });
   const term = new HeadlessScreen({ cols: 120, rows: 34, scrollback: 0 });
   let handlers: PtyViewerHandlers = {};
   let written = '';
   let writes = 0;
   const feed = new PtyPreviewFeed({
-    frameMs: 0,
+    frameMs,
     open: async (_id, h) => {
       handlers = h;
       const v: PtyViewer = { pid: 1, snapshot: () => { throw new Error('the painter path reads rows, not snapshots'); }, grid: () => screenGrid(session), close: () => undefined };
@@ -38,7 +39,7 @@ async function setup() {
       writes++;
       term.write(s);
     },
-    () => feed.grid(),
+    (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null),
   );
   feed.setPaint(() => painter.paint());
   cleanups.push(() => {
@@ -61,7 +62,8 @@ async function setup() {
     return r;
   };
   const paneRow = (i: number): string => term.lines()[REGION.y + i]!.slice(REGION.x, REGION.x + REGION.width).trimEnd();
-  return { session, term, feed, painter, output, take, paneRow };
+  const update = (): void => handlers.onUpdate?.();
+  return { session, term, feed, painter, output, take, paneRow, update };
 }
 
 describe('PreviewPainter', () => {
@@ -111,6 +113,7 @@ describe('PreviewPainter', () => {
     // Ink rewrote its frame (the inside is blank on the terminal): painted again.
     t.term.write(`\x1b[${REGION.y + 1};1H\x1b[2K`);
     t.painter.inkWrote();
+    await turn();
     await t.term.parsed();
     expect(t.paneRow(0)).toBe('line 1 of the reply');
     expect(t.take().writes).toBe(1);
@@ -118,6 +121,34 @@ describe('PreviewPainter', () => {
     // Not shown: nothing is painted however the screen changes.
     t.painter.place(null);
     await t.output('more output\r\n');
+    expect(t.take().writes).toBe(0);
+  });
+
+  it('paints at most once per frame (ui.maxFps) and not at all once the session is quiet', async () => {
+    const t = await setup(100); // 10 fps
+    t.session.write('ready\r\n');
+    await t.session.parsed();
+    t.feed.select('01JSESSION0000000000000000', 99);
+    for (let i = 0; i < 100 && t.feed.getSnapshot().state !== 'live'; i++) await turn();
+    t.painter.place(REGION);
+    t.take();
+    // 20 bursts of output 10 ms apart (about 200 ms): one frame per 100 ms, not twenty.
+    const t0 = Date.now();
+    for (let i = 0; i < 20; i++) {
+      t.session.write(`chunk ${i}\r\n`);
+      await t.session.parsed();
+      t.update();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const elapsed = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 150));
+    await t.term.parsed();
+    const busy = t.take();
+    expect(busy.writes).toBeGreaterThanOrEqual(2);
+    expect(busy.writes).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
+    expect(busy.writes).toBeLessThan(20);
+    expect(t.paneRow(20)).toBe('chunk 19'); // the last frame has everything
+    await new Promise((r) => setTimeout(r, 300));
     expect(t.take().writes).toBe(0);
   });
 });

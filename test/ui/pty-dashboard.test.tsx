@@ -81,8 +81,29 @@ describe('PtyPreviewFeed', () => {
     await new Promise((r) => setImmediate(r));
     expect(feed.getSnapshot().version).toBe(v);
     feed.select(null, null);
-    expect(viewer!.closed).toBe(true);
+    expect(viewer!.closed).toBe(false); // kept a while for a quick way back
     feed.close();
+    expect(viewer!.closed).toBe(true);
+  });
+});
+
+describe('PtyPreviewFeed keeps recent viewers', () => {
+  it('switching back reuses the open viewer; at most two are kept; closing the feed closes them all', async () => {
+    const p = fakePreview();
+    const live = async (id: string): Promise<void> => {
+      p.feed.select(id, 7);
+      for (let i = 0; i < 100 && !(p.feed.getSnapshot().sessionId === id && p.feed.getSnapshot().state === 'live'); i++) await new Promise((r) => setTimeout(r, 5));
+      expect(p.feed.getSnapshot()).toMatchObject({ sessionId: id, state: 'live' });
+    };
+    await live('A');
+    await live('B');
+    await live('A'); // back to A: no new connection
+    expect(p.opened.map((o) => o.sessionId)).toEqual(['A', 'B']);
+    await live('C');
+    await live('D'); // kept: B (oldest) is closed once A and C are kept
+    expect(p.opened.map((o) => [o.sessionId, o.viewer.closed])).toEqual([['A', false], ['B', true], ['C', false], ['D', false]]);
+    p.feed.close();
+    expect(p.opened.every((o) => o.viewer.closed)).toBe(true);
   });
 });
 
@@ -127,19 +148,23 @@ describe('dashboard with PTY sessions', () => {
     v.update(['> first prompt', 'Reply to: first prompt', '> second', 'Reply to: a new reply arrived', '', '─'.repeat(100), '❯ ', '─'.repeat(100), '  ? for shortcuts'], 6);
     await d.waitForText('Reply to: a new reply arrived');
 
-    // v shows the log instead (the viewer is closed meanwhile), v again the screen.
+    // v shows the log instead (the viewer is kept open a while for a quick way back), v again the
+    // screen: at once, from the same viewer.
     await d.press('v');
     await d.waitForText(`log · claude ${shortId(s.root1!.id)}`);
-    expect(v.closed).toBe(true);
+    expect(v.closed).toBe(false);
     await d.press('v');
     await d.waitForText(`screen · claude ${shortId(s.root1!.id)} · pty`);
-    expect(p.opened).toHaveLength(2);
+    expect(plain(d.frame())).toContain('Reply to: a new reply arrived');
+    expect(p.opened).toHaveLength(1);
 
-    // Moving away closes the viewer; the next session (not in a PTY) shows its log.
+    // Moving away stops showing it; the next session (not in a PTY) shows its log.
     await d.press('down');
     await d.waitForText('log · test-runner');
-    expect(p.opened[1]!.viewer.closed).toBe(true);
     expect(p.feed.getSnapshot()).toMatchObject({ sessionId: null, state: 'off' });
+    // A viewer whose session ended while kept is closed.
+    v.h.onExit?.({ exitCode: 0, signal: null });
+    expect(v.closed).toBe(true);
     await d.press('v');
     expect(plain(d.frame())).toMatch(/screen: test-runner \w+ is not running in a PTY session: t starts one/);
     p.feed.close();

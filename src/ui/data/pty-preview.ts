@@ -1,7 +1,8 @@
 /**
  * The selected PTY session's screen, live: a read-only viewer on its PTY host (src/pty/viewer.ts,
  * opened through the function the supervisor passes in), re-read when output arrived and at most
- * once per frame. Selecting another session (or none) closes the viewer. An idle session sends
+ * once per frame. Selecting another session (or none) stops showing it; a live one's viewer stays
+ * open a while for a quick way back (see KEEP), then closes. An idle session sends
  * nothing, so it costs nothing: no timer runs unless output is waiting for its frame.
  *
  * Two ways to draw it. With a painter (`setPaint`, the real dashboard): the screen's rows are not
@@ -47,6 +48,19 @@ function sameScreen(a: PtySnapshot | null, b: PtySnapshot): boolean {
 
 /** Connection attempts after the first (50 ms … 1.6 s apart: about 3 s in all). */
 const RETRIES = 6;
+/**
+ * Viewers of sessions shown a moment ago stay open, so switching back to one is a redraw, not a
+ * new connection (tmux holds every pane's screen the same way): at most KEEP of them, each closed
+ * KEEP_MS after it was last shown. A kept viewer of an idle session costs nothing; of a busy one,
+ * parsing its output.
+ */
+const KEEP = 2;
+const KEEP_MS = 60_000;
+
+interface Kept {
+  viewer: PtyViewer;
+  timer: NodeJS.Timeout;
+}
 
 const OFF: PreviewSnapshot = { sessionId: null, state: 'off', screen: null, version: 0, error: null };
 
@@ -64,6 +78,8 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   private frameMs: number;
   private paintFrame: (() => void) | null = null;
   private gridView: { viewer: PtyViewer; grid: ScreenGrid } | null = null;
+  /** Open viewers of sessions shown before, by select key (oldest first). */
+  private readonly kept = new Map<string, Kept>();
 
   constructor(private readonly opts: PtyPreviewOptions) {
     super();
@@ -82,10 +98,12 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
     this.paintFrame = fn;
   }
 
-  /** The live screen, row by row (null: none connected, or the viewer can't). */
+  /** The shown screen, row by row (null: none connected yet, or the viewer can't). */
   grid(): ScreenGrid | null {
     const v = this.viewer;
-    if (!v?.grid) return null;
+    // A session that ended keeps showing its last screen (its viewer's terminal stays readable).
+    if (!v) return this.gridView?.grid ?? null;
+    if (!v.grid) return null;
     if (this.gridView?.viewer !== v) this.gridView = { viewer: v, grid: v.grid() };
     return this.gridView.grid;
   }
@@ -94,15 +112,44 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   select(sessionId: string | null, hostPid: number | null): void {
     const key = sessionId && hostPid ? `${sessionId}:${hostPid}` : null;
     if (key === this.key || this.closed) return;
+    const previous = this.key;
     this.key = key;
     const token = ++this.token;
-    this.stopViewer();
+    this.stopViewer(previous);
     if (!sessionId || !key) {
       this.set({ sessionId: null, state: 'off', screen: null, error: null });
       return;
     }
+    const kept = this.kept.get(key);
+    if (kept) {
+      this.kept.delete(key);
+      clearTimeout(kept.timer);
+      this.viewer = kept.viewer;
+      this.set({ sessionId, state: 'live', screen: null, error: null });
+      this.read();
+      return;
+    }
     this.set({ sessionId, state: 'connecting', screen: null, error: null });
     this.connect(sessionId, token, 0);
+  }
+
+  /** Keep the viewer shown until now open for a while (see KEEP). */
+  private keep(key: string, viewer: PtyViewer): void {
+    const timer = setTimeout(() => this.forget(key, viewer), KEEP_MS);
+    timer.unref();
+    this.kept.set(key, { viewer, timer });
+    for (const [k, v] of this.kept) {
+      if (this.kept.size <= KEEP) break;
+      this.forget(k, v.viewer);
+    }
+  }
+
+  private forget(key: string, viewer: PtyViewer): void {
+    const k = this.kept.get(key);
+    if (!k || k.viewer !== viewer) return;
+    this.kept.delete(key);
+    clearTimeout(k.timer);
+    viewer.close();
   }
 
   /**
@@ -110,7 +157,13 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
    * is tried again a few times (backing off; a timer runs only while connecting fails).
    */
   private connect(sessionId: string, token: number, attempt: number): void {
-    const current = (): boolean => token === this.token && !this.closed;
+    const key = this.key!;
+    // Before the open resolves: is this still the selected session's attempt; after: is it shown.
+    let opened: PtyViewer | null = null;
+    const current = (): boolean => !this.closed && (opened ? this.viewer === opened : token === this.token);
+    const gone = (): void => {
+      if (opened) this.forget(key, opened);
+    };
     this.opts
       .open(sessionId, {
         onUpdate: () => {
@@ -118,9 +171,10 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
         },
         onExit: () => {
           if (current()) this.set({ state: 'ended' });
+          else gone();
         },
         onClose: () => {
-          if (!current()) return;
+          if (!current()) return gone();
           this.viewer = null;
           if (this.snapshot.state !== 'ended') this.set({ state: 'ended' });
         },
@@ -131,6 +185,7 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
             v.close();
             return;
           }
+          opened = v;
           this.viewer = v;
           this.read();
         },
@@ -151,10 +206,12 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   close(): void {
     this.closed = true;
     this.token++;
-    this.stopViewer();
+    this.stopViewer(null);
+    for (const [k, v] of [...this.kept]) this.forget(k, v.viewer);
   }
 
-  private stopViewer(): void {
+  /** Stop showing the current viewer: kept open for a quick way back when it is live (`key`), else closed. */
+  private stopViewer(key: string | null): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.immediate) clearImmediate(this.immediate);
     this.timer = undefined;
@@ -163,7 +220,8 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
     const v = this.viewer;
     this.viewer = null;
     this.gridView = null;
-    v?.close();
+    if (v && key && !this.closed && this.snapshot.state === 'live') this.keep(key, v);
+    else v?.close();
   }
 
   /** New output: read the screen within a frame (a burst of output costs one read). */

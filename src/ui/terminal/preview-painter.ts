@@ -17,6 +17,8 @@ import type { ScreenGrid } from '../../pty/viewer.js';
 import { PreviewFrames } from '../preview/damage.js';
 
 export interface PaintRegion {
+  /** Whose screen goes there (rows of another session are not painted). */
+  sessionId: string;
   /** Top-left cell of the pane's inside, 0-based. */
   x: number;
   y: number;
@@ -33,13 +35,15 @@ export class PreviewPainter {
   private region: PaintRegion | null = null;
   private shown: RowCells[] = [];
   private frames = new PreviewFrames();
+  private pending: NodeJS.Immediate | undefined;
   /** Bytes and writes so far (tests, benches). */
   bytes = 0;
   writes = 0;
 
   constructor(
     private readonly write: (s: string) => void,
-    private readonly source: () => ScreenGrid | null,
+    /** The screen of this session, if it is the one the preview shows (else null). */
+    private readonly source: (sessionId: string) => ScreenGrid | null,
   ) {}
 
   get placed(): PaintRegion | null {
@@ -47,20 +51,35 @@ export class PreviewPainter {
   }
 
   place(region: PaintRegion | null): void {
-    const same =
-      region && this.region && region.x === this.region.x && region.y === this.region.y && region.width === this.region.width && region.height === this.region.height && region.colour === this.region.colour;
-    if (same) return;
+    const was = this.region;
+    const same = region && was && region.x === was.x && region.y === was.y && region.width === was.width && region.height === was.height && region.colour === was.colour;
+    if (same) {
+      // Another session in the same pane: the cells on the terminal are known, draw the difference.
+      if (region.sessionId === was.sessionId) return;
+      this.region = region;
+      this.paint();
+      return;
+    }
+    if (this.pending) clearImmediate(this.pending);
+    this.pending = undefined;
     this.region = region;
     this.frames = new PreviewFrames();
     this.blank();
     if (region) this.paint();
   }
 
-  /** Ink rewrote its frame: the inside shows blanks now. */
+  /**
+   * Ink rewrote its frame: the inside shows blanks now. Repainted on the next turn, not here: Ink
+   * writes a frame while React commits it, before the app's layout effects say whether that frame
+   * still has the pane (a dialog may have taken its place).
+   */
   inkWrote(): void {
     if (!this.region) return;
     this.blank();
-    this.paint();
+    this.pending ??= setImmediate(() => {
+      this.pending = undefined;
+      this.paint();
+    });
   }
 
   /** Forget what is on the terminal (it was cleared): the next paint draws every non-blank cell. */
@@ -72,7 +91,7 @@ export class PreviewPainter {
   paint(): void {
     const r = this.region;
     if (!r) return;
-    const grid = this.source();
+    const grid = this.source(r.sessionId);
     const rows = grid ? this.frames.frame(grid, r.width, r.height, r.colour) : [];
     let out = '';
     const pen = { look: PLAIN };
