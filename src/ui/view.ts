@@ -46,6 +46,7 @@ export function treeView(
       selected,
       selectedSubtree: sub,
       filterActive: ui.filter.trim() !== '',
+      searchActive: ui.search.trim() !== '',
       narrow,
       runningAgents: runningAgents(sessions).length,
       selectedProcesses: (selected && processes.get(selected.id)) || {},
@@ -62,7 +63,7 @@ export function activeScope(ui: UiState): Scope {
   if (m?.kind === 'confirm') return 'confirm';
   if (m?.kind === 'start') return m.step === 'type' ? 'picker' : 'input';
   if (m?.kind === 'message') return 'input';
-  if (ui.filterEditing) return 'input';
+  if (ui.filterEditing || ui.searchEditing) return 'input';
   return ui.focus;
 }
 
