@@ -177,11 +177,11 @@ describe('key resolution', () => {
   });
 
   it('Enter on a PTY session says press t; Esc clears an applied filter; y copies the id; / n N search in the log pane', () => {
-    expect(resolveKey('\r', 'enter', 'tree', ctx(session(), { selectedProcesses: { pty: 7 } }))).toMatchObject({
+    expect(resolveKey('enter', '\r', 'tree', ctx(session(), { selectedProcesses: { pty: 7 } }))).toMatchObject({
       kind: 'disabled',
       reason: expect.stringContaining('runs in a PTY session: press t to talk to it'),
     });
-    expect(resolveKey('\x1b', 'escape', 'tree', ctx(session(), { filterActive: true }))).toMatchObject({ kind: 'command', binding: { id: 'view.clearFilter' } });
+    expect(resolveKey('escape', '\x1b', 'tree', ctx(session(), { filterActive: true }))).toMatchObject({ kind: 'command', binding: { id: 'view.clearFilter' } });
     expect(resolveKey('y', 'y', 'log', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'session.copyId' } });
     expect(resolveKey('/', '/', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'view.filter' } });
     expect(resolveKey('/', '/', 'log', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'log.search' } });
