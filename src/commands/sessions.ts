@@ -8,7 +8,7 @@ import { isTerminal } from '../core/status.js';
 import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.js';
 import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
-import { hasDeadProcesses, listSessionRows, type SessionListRow } from '../db/repos/listing.js';
+import { hasDeadProcesses, listSessionRows, liveProcessesOfProject, type LiveProcesses, type SessionListRow } from '../db/repos/listing.js';
 import { age } from '../lib/format.js';
 import { formatCost, truncate } from '../logs/format.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
@@ -67,6 +67,13 @@ function toJson(n: TreeNode<SessionListRow>): SessionJson {
   return { ...n.item, shortId: shortId(n.item.id), children: n.children.map(toJson) };
 }
 
+/** `idle · pty`: where a session is open right now (talk's PTY host, a klaude foreground). */
+function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
+  if (p?.pty) return `${r.status} · pty`;
+  if (p?.claude && r.type !== 'tui') return `${r.status} · open`;
+  return r.status;
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const home = klaudeHome(ctx.env);
@@ -75,8 +82,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   const verbose = ctx.flags.verbose === true;
   const { db } = await openForListing(home, hash);
   let rows: SessionListRow[];
+  let live: Map<string, LiveProcesses>;
   try {
     rows = listSessionRows(db, { projectId: hash, includeArchived: all, detail: verbose || ctx.flags.json ? 'full' : 'brief' });
+    live = liveProcessesOfProject(db, hash);
   } finally {
     db.close();
   }
@@ -84,8 +93,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   const now = Date.now();
   const recent = (r: SessionListRow): boolean =>
     !isTerminal(r.status) || now - (r.endedAt ?? r.updatedAt) < HIDE_ENDED_AFTER_MS;
+  // A session open in `klaude talk` (a live PTY host) is shown whatever its age.
+  const recentOrLive = (r: SessionListRow): boolean => recent(r) || live.has(r.id);
   const full = buildTree(rows);
-  const { roots, dropped } = all ? { roots: full, dropped: 0 } : pruneTree(full, recent);
+  const pruned = all ? { roots: full, dropped: 0 } : pruneTree(full, recentOrLive);
+  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started).
+  const roots = [...pruned.roots].reverse();
+  const { dropped } = pruned;
 
   if (ctx.flags.json) {
     ctx.stdout.write(`${JSON.stringify(roots.map(toJson), null, 2)}\n`);
@@ -100,7 +114,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const flat = flattenTree(roots);
   const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'FIRST → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
-    out.push([`${prefix}${shortId(r.id)}`, r.status, r.type, r.runtime, age(r.createdAt, now), message(r)]);
+    out.push([`${prefix}${shortId(r.id)}`, statusCell(r, live.get(r.id)), r.type, r.runtime, age(r.createdAt, now), message(r)]);
   }
   const rendered = renderRows(out);
   const lines: string[] = [rendered[0]!];

@@ -3,6 +3,8 @@ import { controlRequest } from '../control/client.js';
 import { findLiveSupervisors } from '../control/discovery.js';
 import type { StatusResult } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
+import { openFastDb } from '../db/fast.js';
+import { liveProcessesOfProject, sessionTypes } from '../db/repos/listing.js';
 import { age, table } from '../lib/format.js';
 import type { CommandContext } from './types.js';
 
@@ -17,8 +19,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
     return 0;
   }
+  const talk = talkSessions(home, projectHash(root));
   if (statuses.length === 0) {
-    ctx.stdout.write(`no klaude running in ${root}\n`);
+    ctx.stdout.write(`no klaude running in ${root}\n${talk}`);
     return 0;
   }
   const rows = [['INSTANCE', 'PID', 'MODE', 'UP', 'ROOT', 'FOREGROUND', 'CLAUDE PID']];
@@ -33,6 +36,21 @@ export async function run(ctx: CommandContext): Promise<number> {
       s.foregroundPid ? String(s.foregroundPid) : '-',
     ]);
   }
-  ctx.stdout.write(`project ${root}\n${table(rows)}`);
+  ctx.stdout.write(`project ${root}\n${table(rows)}${talk}`);
   return 0;
+}
+
+/** Sessions running in a PTY host (`klaude talk`): they run without any supervisor. */
+function talkSessions(home: string, hash: string): string {
+  const db = openFastDb(home);
+  if (!db) return '';
+  try {
+    const pty = [...liveProcessesOfProject(db, hash)].filter(([, p]) => p.pty !== undefined);
+    if (pty.length === 0) return '';
+    const types = sessionTypes(db, pty.map(([id]) => id));
+    const list = pty.map(([id, p]) => `${shortId(id)} (${types.get(id) === 'tui' ? 'claude' : (types.get(id) ?? '?')}, pid ${p.pty})`);
+    return `talk sessions (klaude talk <id> attaches): ${list.join(', ')}\n`;
+  } finally {
+    db.close();
+  }
 }
