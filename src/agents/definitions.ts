@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config/paths.js';
+import { didYouMean } from '../lib/closest.js';
 import { KlaudeError } from '../lib/errors.js';
 import { projectAgentsDir, tildify, userAgentsDir } from '../claude/paths.js';
 import { FrontmatterError, parseFrontmatter, type Frontmatter } from './frontmatter.js';
@@ -141,7 +142,7 @@ export function resolveAgentType(type: string, opts: AgentLookupOptions = {}): A
   const available = agents.map((a) => a.name);
   throw new KlaudeError('E_USAGE', `unknown agent type '${type}'`, {
     hint:
-      `available: ${available.join(', ')}; to add '${type}', write ${tildify(path.join(projectAgentsDir(root), `${type}.md`), env)} (project) ` +
+      `${didYouMean(type, available)}available: ${available.join(', ')}; to add '${type}', write ${tildify(path.join(projectAgentsDir(root), `${type}.md`), env)} (project) ` +
       `or ${tildify(path.join(userAgentsDir(env), `${type}.md`), env)} (user)`,
     details: { available },
   });

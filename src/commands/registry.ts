@@ -234,6 +234,35 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./wait.js'),
   },
   {
+    name: 'archive',
+    summary: 'hide finished sessions (and their sub-agents) from listings; --restore brings them back',
+    usage: 'klaude archive <id…> [--restore] [--json]',
+    description: [
+      "What the dashboard's d does: nothing is stopped or deleted; `klaude sessions --all` still lists them.",
+      'Refused (E_SESSION_BUSY) while any of them is working or has a live process.',
+    ].join('\n'),
+    flags: {
+      restore: { type: 'boolean', description: 'un-archive them instead' },
+      json: JSON_FLAG,
+    },
+    minArgs: 1,
+    examples: ['klaude archive 7XQ2', 'klaude archive 7XQ2 9KD1', 'klaude archive 7XQ2 --restore'],
+    load: () => import('./archive.js'),
+  },
+  {
+    name: 'delete',
+    summary: 'delete finished sessions, their sub-agents and their logs (refuses running ones)',
+    usage: 'klaude delete <id…> [--json]',
+    description: [
+      "Removes klaude's records and log files of the sessions and their sub-agents. Claude Code's own",
+      'transcripts are left alone. Refused (E_SESSION_BUSY) while any of them is working or has a live process.',
+    ].join('\n'),
+    flags: { json: JSON_FLAG },
+    minArgs: 1,
+    examples: ['klaude delete 7XQ2'],
+    load: () => import('./delete.js'),
+  },
+  {
     name: 'status',
     summary: 'show the klaude supervisors running in this project and what they run',
     usage: 'klaude status [--json]',

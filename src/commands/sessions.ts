@@ -9,7 +9,7 @@ import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.j
 import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
 import { pendingApprovalsOf, type ApprovalRow } from '../db/repos/approvals.js';
-import { hasDeadProcesses, listSessionRows, type SessionListRow } from '../db/repos/listing.js';
+import { hasDeadProcesses, listSessionRows, liveProcessesOfProject, type LiveProcesses, type SessionListRow } from '../db/repos/listing.js';
 import { age, elapsed } from '../lib/format.js';
 import { formatCost, truncate } from '../logs/format.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
@@ -114,6 +114,13 @@ function toJson(n: TreeNode<SessionListRow>, approvals: Map<string, ApprovalRow[
   };
 }
 
+/** `idle · pty`: where a session is open right now (talk's PTY host, a klaude foreground). */
+function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
+  if (p?.pty) return `${r.status} · pty`;
+  if (p?.claude && r.type !== 'tui') return `${r.status} · open`;
+  return r.status;
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const home = klaudeHome(ctx.env);
@@ -123,9 +130,11 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { db } = await openForListing(home, hash);
   let rows: SessionListRow[];
   let approvals: Map<string, ApprovalRow[]>;
+  let live: Map<string, LiveProcesses>;
   try {
     rows = listSessionRows(db, { projectId: hash, includeArchived: all, detail: verbose || ctx.flags.json ? 'full' : 'brief' });
     approvals = pendingApprovalsOf(db, rows.filter((r) => r.status === 'waiting').map((r) => r.id));
+    live = liveProcessesOfProject(db, hash);
   } finally {
     db.close();
   }
@@ -133,8 +142,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   const now = Date.now();
   const recent = (r: SessionListRow): boolean =>
     !isTerminal(r.status) || now - (r.endedAt ?? r.updatedAt) < HIDE_ENDED_AFTER_MS;
+  // A session open in `klaude talk` (a live PTY host) is shown whatever its age.
+  const recentOrLive = (r: SessionListRow): boolean => recent(r) || live.has(r.id);
   const full = buildTree(rows);
-  const { roots, dropped } = all ? { roots: full, dropped: 0 } : pruneTree(full, recent);
+  const pruned = all ? { roots: full, dropped: 0 } : pruneTree(full, recentOrLive);
+  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started).
+  const roots = [...pruned.roots].reverse();
+  const { dropped } = pruned;
 
   if (ctx.flags.json) {
     ctx.stdout.write(`${JSON.stringify(roots.map((n) => toJson(n, approvals)), null, 2)}\n`);
@@ -151,7 +165,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   for (const { item: r, prefix } of flat) {
     const asks = approvals.get(r.id)?.[0];
     const what = asks ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})` : message(r);
-    out.push([`${prefix}${shortId(r.id)}`, r.status, r.type, r.runtime, age(r.createdAt, now), activityCell(r, now), what]);
+    out.push([`${prefix}${shortId(r.id)}`, statusCell(r, live.get(r.id)), r.type, r.runtime, age(r.createdAt, now), activityCell(r, now), what]);
   }
   const rendered = renderRows(out);
   const lines: string[] = [rendered[0]!];

@@ -5,6 +5,7 @@ import type { StatusResult } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
 import { projectPendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
 import { openFastDb } from '../db/fast.js';
+import { liveProcessesOfProject, sessionTypes } from '../db/repos/listing.js';
 import { age, table } from '../lib/format.js';
 import type { CommandContext } from './types.js';
 
@@ -20,8 +21,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   const waiting = pendingOf(home, projectHash(root));
+  const talk = talkSessions(home, projectHash(root));
   if (statuses.length === 0) {
-    ctx.stdout.write(`no klaude running in ${root}\n${waiting}`);
+    ctx.stdout.write(`no klaude running in ${root}\n${waiting}${talk}`);
     return 0;
   }
   const rows = [['INSTANCE', 'PID', 'MODE', 'UP', 'ROOT', 'FOREGROUND', 'CLAUDE PID']];
@@ -36,7 +38,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       s.foregroundPid ? String(s.foregroundPid) : '-',
     ]);
   }
-  ctx.stdout.write(`project ${root}\n${table(rows)}${waiting}`);
+  ctx.stdout.write(`project ${root}\n${table(rows)}${waiting}${talk}`);
   return 0;
 }
 
@@ -53,4 +55,19 @@ function pendingOf(home: string, hash: string): string {
   if (rows.length === 0) return '';
   const lines = rows.map((r) => `  ${shortId(r.sessionId)} request ${r.id}  ${r.toolName}: ${r.summary}  (klaude approve|deny ${shortId(r.sessionId)})`);
   return `needs you — permission requests:\n${lines.join('\n')}\n`;
+}
+
+/** Sessions running in a PTY host (`klaude talk`): they run without any supervisor. */
+function talkSessions(home: string, hash: string): string {
+  const db = openFastDb(home);
+  if (!db) return '';
+  try {
+    const pty = [...liveProcessesOfProject(db, hash)].filter(([, p]) => p.pty !== undefined);
+    if (pty.length === 0) return '';
+    const types = sessionTypes(db, pty.map(([id]) => id));
+    const list = pty.map(([id, p]) => `${shortId(id)} (${types.get(id) === 'tui' ? 'claude' : (types.get(id) ?? '?')}, pid ${p.pty})`);
+    return `talk sessions (klaude talk <id> attaches): ${list.join(', ')}\n`;
+  } finally {
+    db.close();
+  }
 }

@@ -180,6 +180,8 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
       ...files.snapshot(),
       ...(error ? { error } : {}),
     });
+    const refused = permissionDenials(o.permission_denials);
+    if (refused) events.push({ type: 'error', message: refused });
     interrupted = false;
     lastText = undefined;
     return events;
@@ -242,4 +244,29 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
       ];
     },
   };
+}
+
+/**
+ * `result.permission_denials` ([{tool_name, tool_input}], docs/cli-facts.md): a headless agent
+ * can't ask, so a refused tool call ends the turn quietly. Say what was refused and where to allow it.
+ */
+export function permissionDenials(v: unknown): string | null {
+  if (!Array.isArray(v) || v.length === 0) return null;
+  const shown: string[] = [];
+  const rules: string[] = [];
+  for (const d of v) {
+    if (!isObj(d)) continue;
+    const tool = str(d.tool_name) ?? 'a tool';
+    const input = isObj(d.tool_input) ? d.tool_input : {};
+    const cmd = tool === 'Bash' ? str(input.command) : undefined;
+    shown.push(cmd ? `Bash(${cmd.length > 60 ? `${cmd.slice(0, 59)}…` : cmd})` : tool);
+    const word = cmd?.trim().split(/\s+/)[0];
+    const rule = word ? `Bash(${word}:*)` : tool;
+    if (!rules.includes(rule)) rules.push(rule);
+  }
+  if (!shown.length) return null;
+  return (
+    `refused without asking (headless agents can't answer permission prompts): ${[...new Set(shown)].join(', ')}; ` +
+    `allow it with agents.allowedTools in config.yaml, e.g. [${rules.map((r) => JSON.stringify(r)).join(', ')}]`
+  );
 }

@@ -8,6 +8,7 @@
  * `sonnet` default must not be handed to codex.
  */
 import { RUNTIMES, type RuntimeName } from '../config/schema.js';
+import { didYouMean } from '../lib/closest.js';
 import { KlaudeError } from '../lib/errors.js';
 
 export type RuntimeReason = 'flag' | 'definition' | 'model' | 'config';
@@ -34,7 +35,7 @@ export function runtimeForModel(model: string | null | undefined): RuntimeName |
 export function parseRuntime(name: string): RuntimeName {
   const n = name.trim().toLowerCase();
   if ((RUNTIMES as readonly string[]).includes(n)) return n as RuntimeName;
-  throw new KlaudeError('E_USAGE', `unknown runtime '${name}'`, { hint: `runtimes: ${RUNTIMES.join(', ')}` });
+  throw new KlaudeError('E_USAGE', `unknown runtime '${name}'`, { hint: `${didYouMean(n, RUNTIMES)}runtimes: ${RUNTIMES.join(', ')}` });
 }
 
 export function chooseRuntime(o: {

@@ -7,7 +7,7 @@ import { addEvent } from '../db/repos/events.js';
 import { activeLink, latestLink, linkClaudeSession } from '../db/repos/links.js';
 import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
 import { resolveSession } from '../db/repos/resolve.js';
-import { childrenOf, deleteSession, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { childrenOf, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isAlive, isSameProcess, sleep, terminatePid } from '../lib/process.js';
 import { checkoutPurpose, claimConversation, releaseConversation } from '../recovery/claim.js';
@@ -86,14 +86,15 @@ export function switchNotice(ctx: SupervisorContext, fromSessionId: string, targ
 }
 
 /**
- * When the supervisor ends: drop its fresh root if no prompt was ever sent in it (nothing to
- * resume; it would only pile up in listings and attract `--resume-last`), and say how to come
- * back to the last conversation with klaude (claude's own line resumes without klaude's hooks).
+ * When the supervisor ends: archive its fresh root if no prompt was ever sent in it (nothing to
+ * resume; it would only pile up in listings and attract `--resume-last`; archived rows keep the
+ * process records and show with `sessions --all`), and say how to come back to the last
+ * conversation with klaude (claude's own line resumes without klaude's hooks).
  */
 export function finishSupervisor(ctx: SupervisorContext, rootId: string, freshRoot: boolean, last: LaunchSpec | null): string | null {
   const root = getSession(ctx.db, rootId);
   if (freshRoot && root && !root.prompt && !hasChildren(ctx, rootId)) {
-    deleteSession(ctx.db, rootId);
+    updateSession(ctx.db, rootId, { archivedAt: Date.now() });
     if (!last || last.sessionId === rootId) return null;
   }
   if (!last || (last.runtime && last.runtime !== 'claude')) return null;

@@ -219,8 +219,8 @@ export function App({ deps, active = true }: AppProps) {
         ctx={tree.ctx}
         notice={ui.notice ?? (sessions.error ? { text: sessions.error, tone: 'error' } : log.error ? { text: log.error, tone: 'error' } : null)}
         busy={ui.busy}
-        filterEditing={ui.filterEditing}
-        filter={ui.filter}
+        filterEditing={ui.filterEditing || ui.searchEditing}
+        filter={ui.searchEditing ? ui.search : ui.filter}
         width={layout.columns}
         theme={theme}
       />

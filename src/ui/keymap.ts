@@ -23,6 +23,8 @@ export interface KeyContext {
   /** The selected session and its descendants (for archive). */
   selectedSubtree: readonly SessionView[];
   filterActive: boolean;
+  /** A log search is set (n/N move between its matches). */
+  searchActive: boolean;
   /** One pane at a time (narrow terminal). */
   narrow: boolean;
   /** Agents running/waiting/pending: what quitting warns about. */
@@ -50,6 +52,8 @@ export interface Binding<Id extends string = CommandId> {
   description: string;
   /** Changes or stops something: asks first, shown in the danger colour. */
   dangerous?: boolean;
+  /** Left out of the footer while `when` says it can't act (a key that only exists in one case). */
+  hideWhenOff?: boolean;
   /** Footer position (lower first); absent = help overlay only. */
   footer?: number;
   /** Why it can't act now; null when it can. */
@@ -64,8 +68,12 @@ function canOpen(c: KeyContext): string | null {
   if (!s) return needSelection(c);
   // Any runtime opens: claude resumes a Claude conversation, another agent opens in its own CLI.
   if (!s.nativeSessionId && !isLive(s)) return `${sid(s)} never started a ${s.runtime === 'claude' ? 'Claude conversation' : `${s.runtime} session`}: there is nothing to open`;
+  if (c.selectedProcesses.pty) return `${sid(s)} runs in a PTY session: press t to talk to it`;
   return null;
 }
+
+const needFilter = (c: KeyContext): string | null => (c.filterActive ? null : 'no filter is on (/ filters the tree)');
+const needSearch = (c: KeyContext): string | null => (c.searchActive ? null : 'no search: / (in the log pane) searches the log');
 
 function canMessage(c: KeyContext): string | null {
   const s = c.selected;
@@ -158,7 +166,7 @@ const BINDINGS = [
   // Sessions
   { id: 'session.open', keys: ['enter'], scope: 'tree', group: 'Sessions', label: 'open', description: "open the session's conversation in its CLI: claude, or a codex/gemini/… agent's own (the dashboard returns when it exits)", footer: 3, when: canOpen },
   { id: 'session.talk', keys: ['t'], scope: 'main', group: 'Sessions', label: 'talk', description: "talk to the session in a PTY that keeps running after you detach (Ctrl-] detaches and comes back here; starts one if none runs)", footer: 8.5, when: canTalk },
-  { id: 'session.new', keys: ['n'], scope: 'main', group: 'Sessions', label: 'new', description: 'start a new interactive claude session', footer: 4 },
+  { id: 'session.new', keys: ['n'], scope: 'tree', group: 'Sessions', label: 'new', description: 'start a new interactive claude session', footer: 4 },
   { id: 'agent.start', keys: ['s'], scope: 'main', group: 'Sessions', label: 'start', description: 'start an agent (type, then prompt) under the selected session', footer: 5 },
   { id: 'agent.message', keys: ['m'], scope: 'main', group: 'Sessions', label: 'message', description: 'send the selected agent a message', footer: 6, when: canMessage },
   { id: 'agent.interrupt', keys: ['i'], scope: 'main', group: 'Sessions', label: 'interrupt', description: 'interrupt the selected agent', dangerous: true, footer: 7, when: canInterrupt },
@@ -167,8 +175,14 @@ const BINDINGS = [
   { id: 'approval.deny', keys: ['D'], scope: 'main', group: 'Sessions', label: 'deny', description: 'deny the pending permission request, with an optional reason the agent is shown', dangerous: true, when: canAnswer },
   { id: 'session.archive', keys: ['d'], scope: 'main', group: 'Sessions', label: 'archive', description: 'archive the selected finished session and its sub-agents, or bring an archived one back (nothing is stopped or deleted)', footer: 8, when: canArchive },
 
+  { id: 'session.copyId', keys: ['y'], scope: 'main', group: 'Sessions', label: 'copy id', description: "copy the selected session's id to the clipboard (OSC 52: the terminal, tmux or ssh must pass it on)", when: needSelection },
+
   // View
-  { id: 'view.filter', keys: ['/'], scope: 'main', group: 'View', label: 'filter', description: 'filter the tree by type, id, status, runtime or title', footer: 9 },
+  { id: 'view.filter', keys: ['/'], scope: 'tree', group: 'View', label: 'filter', description: 'filter the tree by type, id, status, runtime or title', footer: 9 },
+  { id: 'view.clearFilter', keys: ['escape'], scope: 'main', group: 'View', label: 'clear filter', description: 'clear the filter', footer: 9.5, hideWhenOff: true, when: needFilter },
+  { id: 'log.search', keys: ['/'], scope: 'log', group: 'View', label: 'search', description: 'search the log (Enter jumps to the first match below)', footer: 9 },
+  { id: 'log.searchNext', keys: ['n'], scope: 'log', group: 'View', label: 'next', description: 'next match of the log search', footer: 9.1, hideWhenOff: true, when: needSearch },
+  { id: 'log.searchPrev', keys: ['N'], scope: 'log', group: 'View', label: 'previous', description: 'previous match of the log search', footer: 9.2, hideWhenOff: true, when: needSearch },
   { id: 'view.follow', keys: ['f'], scope: 'main', group: 'View', label: 'follow', description: 'follow the end of the log on/off', footer: 10 },
   { id: 'view.screen', keys: ['v'], scope: 'main', group: 'View', label: 'screen', description: 'for a PTY session: its live terminal screen / its log', when: canShowScreen },
   { id: 'view.diff', keys: ['c'], scope: 'main', group: 'View', label: 'diff', description: "show what the selected agent changed (its worktree branch with uncommitted work; in the shared tree: the files it touched, approximate) in the right pane; again: back to its log", footer: 9.5, when: canDiff },
@@ -185,7 +199,7 @@ const BINDINGS = [
   { id: 'help.down', keys: ['down', 'j'], scope: 'help', group: 'Dialogs', label: 'scroll', description: 'scroll the help down', footer: 2 },
   { id: 'confirm.yes', keys: ['y'], scope: 'confirm', group: 'Dialogs', label: 'yes', description: 'confirm (Ctrl-C also confirms quitting)', footer: 1 },
   { id: 'confirm.no', keys: ['n', 'escape', 'enter'], scope: 'confirm', group: 'Dialogs', label: 'no', description: 'cancel', footer: 2 },
-  { id: 'confirm.stopPty', keys: ['x'], scope: 'confirm', group: 'Dialogs', label: 'stop PTY sessions', description: 'when quitting: stop the PTY sessions too (SIGTERM to each host; their conversations stay resumable)', dangerous: true, footer: 3, when: canStopPty },
+  { id: 'confirm.stopPty', keys: ['x'], scope: 'confirm', group: 'Dialogs', label: 'stop PTY sessions', description: 'when quitting: stop the PTY sessions too (SIGTERM to each host; their conversations stay resumable)', dangerous: true, footer: 3, hideWhenOff: true, when: canStopPty },
   { id: 'picker.up', keys: ['up', 'k'], scope: 'picker', group: 'Dialogs', label: 'up', description: 'previous agent type' },
   { id: 'picker.down', keys: ['down', 'j'], scope: 'picker', group: 'Dialogs', label: 'choose', description: 'next agent type', footer: 1 },
   { id: 'picker.pick', keys: ['enter', 'tab'], scope: 'picker', group: 'Dialogs', label: 'next', description: 'use this agent type and write the prompt', footer: 2 },

@@ -52,6 +52,7 @@ export function treeView(
       selected,
       selectedSubtree: sub,
       filterActive: ui.filter.trim() !== '',
+      searchActive: ui.search.trim() !== '',
       narrow,
       runningAgents: runningAgents(sessions).length,
       selectedProcesses: (selected && processes.get(selected.id)) || {},
@@ -69,7 +70,7 @@ export function activeScope(ui: UiState): Scope {
   if (m?.kind === 'confirm') return 'confirm';
   if (m?.kind === 'start') return m.step === 'type' ? 'picker' : 'input';
   if (m?.kind === 'message' || m?.kind === 'deny') return 'input';
-  if (ui.filterEditing) return 'input';
+  if (ui.filterEditing || ui.searchEditing) return 'input';
   return ui.focus;
 }
 

@@ -62,6 +62,9 @@ describe('prompts as written', () => {
     const r = await klaude(['start', 'general', 'x', '--detatch']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("klaude: unknown flag '--detatch' for 'klaude start' [E_UNKNOWN_FLAG] — hint: did you mean `--detach`? (run `klaude start --help` for its flags)\n");
+    const t = await klaude(['start', 'genral', 'x']);
+    expect(t.code).toBe(2);
+    expect(t.stderr).toMatch(/^klaude: unknown agent type 'genral' \[E_USAGE\] — hint: did you mean `general`\? available: general/);
   });
 });
 

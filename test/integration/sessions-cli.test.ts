@@ -95,7 +95,8 @@ describe('klaude sessions', () => {
     expect(coder).toMatchObject({ id: s.coder.id, type: 'coder', pid: process.pid, costUsd: 0.0421, model: 'sonnet', logPath: '/tmp/logs/coder.ndjson' });
     expect(coder.children.map((c: { id: string }) => c.id)).toEqual([s.reviewer.id]);
     const all = JSON.parse((await runKlaude(['sessions', '--json', '--all'], { env: s.h.env, cwd: s.h.projectDir })).stdout);
-    expect(all.map((n: { id: string }) => n.id)).toEqual([s.root.id, s.old.id, s.archived.id]);
+    // Newest root first, as the dashboard lists them.
+    expect(all.map((n: { id: string }) => n.id)).toEqual([s.archived.id, s.old.id, s.root.id]);
   });
 
   it('marks a session whose runtime died as interrupted before listing', async () => {

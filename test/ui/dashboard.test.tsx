@@ -164,7 +164,7 @@ describe('dashboard', () => {
     await d.press('enter');
     expect(d.frame()).toContain('type a message first');
     await d.type('run it again please\r'); // text and Enter in one chunk
-    await d.waitForText(`sent to ${shortId(s.tests!.id)} (stdin)`);
+    await d.waitForText(`sent to ${shortId(s.tests!.id)}: it reads it when its current turn ends`);
     expect(d.calls).toEqual([{ name: 'message', args: [s.tests!.id, 'run it again please'] }]);
   });
 

@@ -7,6 +7,9 @@ import { runCommand, type CommandEnv } from '../../src/ui/input/run-command.js';
 import type { SessionView } from '../../src/ui/state/tree.js';
 import { initialUiState } from '../../src/ui/state/ui-state.js';
 import { treeView } from '../../src/ui/view.js';
+import { hintSegments } from '../../src/ui/components/footer.js';
+import { themes } from '../../src/ui/theme.js';
+import { findLogMatch } from '../../src/ui/input/log-search.js';
 
 const SCOPES: Scope[] = ['tree', 'log', 'help', 'confirm', 'picker', 'input'];
 
@@ -40,6 +43,7 @@ const ctx = (selected: SessionView | null, p: Partial<KeyContext> = {}): KeyCont
   selected,
   selectedSubtree: selected ? [selected] : [],
   filterActive: false,
+  searchActive: false,
   narrow: false,
   runningAgents: 0,
   selectedProcesses: {},
@@ -175,6 +179,37 @@ describe('key resolution', () => {
     expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 0 }))).toMatchObject({ kind: 'disabled', reason: 'no PTY sessions are running' });
     expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 2 }))).toMatchObject({ kind: 'command', binding: { id: 'confirm.stopPty' } });
     expect(bindingFor('q', 'tree')!.description).toContain('PTY sessions keep running');
+  });
+
+  it('Enter on a PTY session says press t; Esc clears an applied filter; y copies the id; / n N search in the log pane', () => {
+    expect(resolveKey('enter', '\r', 'tree', ctx(session(), { selectedProcesses: { pty: 7 } }))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('runs in a PTY session: press t to talk to it'),
+    });
+    expect(resolveKey('escape', '\x1b', 'tree', ctx(session(), { filterActive: true }))).toMatchObject({ kind: 'command', binding: { id: 'view.clearFilter' } });
+    expect(resolveKey('y', 'y', 'log', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'session.copyId' } });
+    expect(resolveKey('/', '/', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'view.filter' } });
+    expect(resolveKey('/', '/', 'log', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'log.search' } });
+    expect(resolveKey('n', 'n', 'log', ctx(session(), { searchActive: true }))).toMatchObject({ kind: 'command', binding: { id: 'log.searchNext' } });
+    expect(resolveKey('N', 'N', 'log', ctx(session()))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('no search') });
+    expect(resolveKey('n', 'n', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'session.new' } });
+  });
+
+  it('the confirm footer offers x only when quitting with PTY sessions running', () => {
+    const ids = (c: KeyContext) => hintSegments('confirm', c, 200, themes.noColor).map((s) => s.text).join('');
+    expect(ids(ctx(session(), { confirming: 'interrupt', ptySessions: 2 }))).not.toContain('stop PTY');
+    expect(ids(ctx(session(), { confirming: 'quit', ptySessions: 2 }))).toContain('x stop PTY sessions');
+  });
+
+  it('log search finds the next / previous matching line, wrapping around', () => {
+    const lines = ['alpha', 'Beta one', 'gamma', 'beta two'].map((text) => ({ text }));
+    expect(findLogMatch(lines, 'beta', 0, 1)).toBe(1);
+    expect(findLogMatch(lines, 'BETA', 2, 1)).toBe(3);
+    expect(findLogMatch(lines, 'beta', 4, 1)).toBe(1); // wraps
+    expect(findLogMatch(lines, 'beta', 2, -1)).toBe(1);
+    expect(findLogMatch(lines, 'beta', 0, -1)).toBe(3);
+    expect(findLogMatch(lines, 'delta', 0, 1)).toBe(-1);
+    expect(findLogMatch(lines, '  ', 0, 1)).toBe(-1);
   });
 
   it('refuses to archive anything live in the subtree', () => {

@@ -189,3 +189,32 @@ describe('claude normaliser: robustness', () => {
     expect(n.end({ code: 0, signal: null, stderr: '' })).toEqual([]);
   });
 });
+
+describe('refused tool calls (permission_denials)', () => {
+  it('end the turn with an error naming the call and the agents.allowedTools rule to allow it', () => {
+    const n = createClaudeNormaliser();
+    const out = n.line(
+      JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        result: 'I could not run the tests.',
+        num_turns: 2,
+        permission_denials: [{ tool_name: 'Bash', tool_use_id: 't1', tool_input: { command: 'npm test -- --run' } }, { tool_name: 'WebFetch', tool_use_id: 't2', tool_input: {} }],
+      }),
+    );
+    expect(out.map((e) => e.type)).toEqual(['usage', 'done', 'error']);
+    expect(out[1]).toMatchObject({ status: 'done' });
+    expect(out[2]).toEqual({
+      type: 'error',
+      message:
+        "refused without asking (headless agents can't answer permission prompts): Bash(npm test -- --run), WebFetch; allow it with agents.allowedTools in config.yaml, e.g. [\"Bash(npm:*)\", \"WebFetch\"]",
+    });
+  });
+
+  it('say nothing when nothing was refused', () => {
+    const n = createClaudeNormaliser();
+    const out = n.line(JSON.stringify({ type: 'result', subtype: 'success', result: 'ok', permission_denials: [] }));
+    expect(out.map((e) => e.type)).toEqual(['usage', 'done']);
+  });
+});

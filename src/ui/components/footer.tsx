@@ -27,6 +27,7 @@ export function hintSegments(scope: Scope, ctx: KeyContext, width: number, theme
   let used = 0;
   for (const b of footerBindings(scope, keymap)) {
     const off = disabledReason(b, ctx) !== null;
+    if (off && b.hideWhenOff) continue;
     const key = displayKey(b.keys[0]!);
     const piece = `${used ? '  ' : ''}${key} ${b.label}`;
     if (used + cellWidth(piece) > width) break;

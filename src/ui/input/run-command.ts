@@ -12,6 +12,7 @@ import { isLive, subtreeIds, type SessionView } from '../state/tree.js';
 import type { ConfirmIntent, UiAction, UiState } from '../state/ui-state.js';
 import type { LogWindow, TreeView } from '../view.js';
 import { confirmAllowAlways, runApprovalCommand, submitDeny } from './approval-commands.js';
+import { findLogMatch } from './log-search.js';
 
 export interface CommandEnv {
   ui: UiState;
@@ -34,6 +35,13 @@ const errText = (e: unknown): string => {
   const err = e as { message?: string; code?: string; hint?: string };
   return `${err.message ?? String(e)}${err.code ? ` [${err.code}]` : ''}${err.hint ? ` — ${err.hint}` : ''}`;
 };
+
+/** What happened to a message, in words (not the runtime's `stdin` / `queued` / `resumed`). */
+function deliveredText(who: string, delivered: string): string {
+  if (delivered === 'stdin') return `sent to ${who}: it reads it when its current turn ends`;
+  if (delivered === 'queued') return `queued for ${who}: it runs when the current turn ends`;
+  return `${who} had stopped: resumed with your message`;
+}
 
 /** Run an action in the background: busy text while it runs, then a notice. */
 function track<T>(env: CommandEnv, busy: string, p: Promise<T>, done: (r: T) => string): void {
@@ -102,7 +110,7 @@ function submit(env: CommandEnv): void {
     const text = m.text.trim();
     if (!text) return dispatch({ type: 'notice', notice: { text: 'type a message first (Esc cancels)', tone: 'warn' } });
     dispatch({ type: 'closeModal' });
-    track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) => `sent to ${shortId(m.sessionId)} (${r.delivered})`);
+    track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) => deliveredText(shortId(m.sessionId), r.delivered));
     return;
   }
   if (m?.kind === 'deny') return submitDeny(env, m);
@@ -127,6 +135,20 @@ function submit(env: CommandEnv): void {
     return;
   }
   if (ui.filterEditing) dispatch({ type: 'filterEnd', keep: true });
+  if (ui.searchEditing) {
+    dispatch({ type: 'searchEnd', keep: true });
+    searchLog(env, ui.search, env.log.top, 1);
+  }
+}
+
+/** Show the next (dir 1) or previous (-1) line matching the log search from line `from`. */
+function searchLog(env: CommandEnv, query: string, from: number, dir: 1 | -1): void {
+  const { log, dispatch } = env;
+  if (!query.trim()) return;
+  const i = findLogMatch(log.lines, query, from, dir);
+  if (i === -1) return dispatch({ type: 'notice', notice: { text: `no line of this log contains "${query}"`, tone: 'warn' } });
+  dispatch({ type: 'logJump', line: i, total: log.lines.length, height: log.height });
+  dispatch({ type: 'notice', notice: { text: `"${query}": line ${i + 1} of ${log.lines.length} (n next, N previous)`, tone: 'info' } });
 }
 
 export function runCommand(id: CommandId, env: CommandEnv): void {
@@ -175,6 +197,19 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
       return dispatch({ type: 'notice', notice: { text: ui.showArchived ? 'archived sessions hidden' : 'showing archived sessions (dimmed; d brings one back)', tone: 'info' } });
     case 'view.filter':
       return dispatch({ type: 'filterStart' });
+    case 'view.clearFilter':
+      dispatch({ type: 'filterEnd', keep: false });
+      return dispatch({ type: 'notice', notice: { text: 'filter cleared', tone: 'info' } });
+    case 'log.search':
+      return dispatch({ type: 'searchStart' });
+    case 'log.searchNext':
+      return searchLog(env, ui.search, log.top + 1, 1);
+    case 'log.searchPrev':
+      return searchLog(env, ui.search, log.top - 1, -1);
+    case 'session.copyId':
+      if (!sel) return;
+      actions.copy(sel.id);
+      return dispatch({ type: 'notice', notice: { text: `copied ${sel.id} (${label(sel)})`, tone: 'info' } });
     case 'view.redraw':
       return actions.redraw();
     case 'app.suspend':
@@ -310,6 +345,7 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
       return submit(env);
     case 'input.cancel':
       if (ui.modal) return dispatch({ type: 'closeModal' });
+      if (ui.searchEditing) return dispatch({ type: 'searchEnd', keep: false });
       return dispatch({ type: 'filterEnd', keep: false });
     case 'input.back':
       if (ui.modal?.kind === 'start') dispatch({ type: 'startStep', step: 'type' });

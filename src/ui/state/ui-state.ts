@@ -63,6 +63,9 @@ export interface UiState {
   collapsed: ReadonlySet<string>;
   filter: string;
   filterEditing: boolean;
+  /** The log pane's search (`/` there; n/N move between matches). */
+  search: string;
+  searchEditing: boolean;
   showArchived: boolean;
   /** The log pane sticks to the end; scrolling up turns it off, End turns it on. */
   follow: boolean;
@@ -86,6 +89,8 @@ export const initialUiState: UiState = {
   collapsed: new Set(),
   filter: '',
   filterEditing: false,
+  search: '',
+  searchEditing: false,
   showArchived: false,
   follow: true,
   logTop: 0,
@@ -114,6 +119,10 @@ export type UiAction =
   | { type: 'toggleArchived' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
+  | { type: 'searchStart' }
+  | { type: 'searchEnd'; keep: boolean }
+  /** Show the log from this line (a search match), no longer following. */
+  | { type: 'logJump'; line: number; total: number; height: number }
   | { type: 'openHelp' }
   | { type: 'scrollHelp'; by: number; max: number }
   | { type: 'confirm'; intent: ConfirmIntent; message: string; dangerous: boolean }
@@ -229,6 +238,12 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
       return { ...state, filterEditing: true };
     case 'filterEnd':
       return { ...state, filterEditing: false, filter: a.keep ? state.filter : '' };
+    case 'searchStart':
+      return { ...state, searchEditing: true, search: '' };
+    case 'searchEnd':
+      return { ...state, searchEditing: false, search: a.keep ? state.search : '' };
+    case 'logJump':
+      return { ...state, logTop: clamp(a.line, 0, Math.max(0, a.total - a.height)), follow: false };
     case 'openHelp':
       return { ...state, modal: { kind: 'help', scroll: 0 } };
     case 'scrollHelp':
@@ -261,6 +276,7 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
         return { ...state, modal: { ...m, text: editText(m.text, a) } };
       }
       if (state.filterEditing) return { ...state, filter: editText(state.filter, a) };
+      if (state.searchEditing) return { ...state, search: editText(state.search, a) };
       return state;
     }
     case 'notice':

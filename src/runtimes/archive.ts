@@ -1,0 +1,69 @@
+/**
+ * `klaude archive` / `klaude delete`: retire finished sessions from the CLI, as the dashboard's
+ * `d` does. Both take each named session with its sub-agents, and refuse the whole request if
+ * any of them still has a live process or is mid-turn: nothing running is ever stopped here.
+ * Archive only hides (`sessions --all` and the dashboard's `a` still show them); delete removes
+ * the rows (links, processes and updates cascade) and the log files.
+ */
+import { rmSync } from 'node:fs';
+import { shortId } from '../core/ids.js';
+import { isActive } from '../core/status.js';
+import { currentProcesses } from '../db/repos/processes.js';
+import { childrenOf, deleteSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { KlaudeError } from '../lib/errors.js';
+import { isAlive } from '../lib/process.js';
+import type { AgentServices } from './context.js';
+import { findAgent, logPathOf } from './follow-agents.js';
+
+/** The named sessions and their descendants, each once, parents first. */
+export function withSubtrees(svc: AgentServices, inputs: readonly string[]): SessionRow[] {
+  const out = new Map<string, SessionRow>();
+  const stack = inputs.map((i) => findAgent(svc, i));
+  while (stack.length) {
+    const s = stack.shift()!;
+    if (out.has(s.id)) continue;
+    out.set(s.id, s);
+    stack.push(...childrenOf(svc.db, s.id));
+  }
+  return [...out.values()];
+}
+
+/** Why this session can't be retired now, or null. */
+function busy(svc: AgentServices, s: SessionRow): string | null {
+  const live = currentProcesses(svc.db, s.id).find((p) => isAlive(p.pid));
+  if (live) return `${shortId(s.id)} (${s.type}) has a live ${live.kind} process (pid ${live.pid})`;
+  if (isActive(s.status) || s.status === 'pending') return `${shortId(s.id)} (${s.type}) is ${s.status}`;
+  return null;
+}
+
+function assertNoneBusy(svc: AgentServices, rows: readonly SessionRow[], verb: string): void {
+  for (const s of rows) {
+    const why = busy(svc, s);
+    if (why) {
+      throw new KlaudeError('E_SESSION_BUSY', `${why}: only finished sessions can be ${verb}`, {
+        hint: `interrupt it (\`klaude interrupt ${shortId(s.id)}\`) or wait until it is done (\`klaude wait ${shortId(s.id)}\`); exit its claude if it is open`,
+      });
+    }
+  }
+}
+
+export function archiveSessions(svc: AgentServices, inputs: readonly string[], restore = false): SessionRow[] {
+  const rows = withSubtrees(svc, inputs);
+  if (!restore) assertNoneBusy(svc, rows, 'archived');
+  const now = Date.now();
+  svc.db.sqlite.transaction(() => {
+    for (const s of rows) updateSession(svc.db, s.id, { archivedAt: restore ? null : now });
+  })();
+  return rows;
+}
+
+export function deleteSessions(svc: AgentServices, inputs: readonly string[]): SessionRow[] {
+  const rows = withSubtrees(svc, inputs);
+  assertNoneBusy(svc, rows, 'deleted');
+  // Children first, so no row is left pointing at a deleted parent mid-way.
+  svc.db.sqlite.transaction(() => {
+    for (const s of [...rows].reverse()) deleteSession(svc.db, s.id);
+  })();
+  for (const s of rows) rmSync(logPathOf(svc, s), { force: true });
+  return rows;
+}
