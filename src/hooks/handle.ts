@@ -15,6 +15,7 @@
  */
 import { applyTransition, type SessionStatus } from '../core/status.js';
 import type { HasSqlite } from '../db/connection.js';
+import { hasPendingApproval } from '../db/repos/approvals.js';
 import { addEvent } from '../db/repos/events.js';
 import { updatesForHook } from '../logs/updates.js';
 import { endLink, linkClaude, linkOwner, patchSession, readSession, type HookPatch } from './records.js';
@@ -98,8 +99,9 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       else if (p.notification_type === 'idle_prompt') to = 'idle';
       break;
     case 'PostToolUse':
-      // A tool finished, so any permission prompt before it was answered.
-      if (session.status === 'waiting' || session.status === 'idle') to = 'running';
+      // A tool finished, so any permission prompt before it was answered — unless a headless
+      // agent's request is still held by its runtime (a parallel tool call finished meanwhile).
+      if (session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId))) to = 'running';
       break;
   }
   if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);
