@@ -62,7 +62,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
   const timestamps = config['stream.timestamp'];
-  const formatter = createFormatter(formatOptionsFor(ctx.stdout, ctx.env, { timestamps }));
+  const formatter = createFormatter({ ...formatOptionsFor(ctx.stdout, ctx.env, { timestamps }), sessionId: shortId(session.id) });
   const write = (event: AgentEvent, line: string): void => {
     if (raw) {
       ctx.stdout.write(`${line}\n`);

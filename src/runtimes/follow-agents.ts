@@ -98,7 +98,7 @@ export async function followAgents(
     return await Promise.all(
       targets.map(async (t): Promise<FollowResult> => {
         const file = logPathOf(svc, t.session);
-        const fmt = createFormatter(fmtOpts);
+        const fmt = createFormatter({ ...fmtOpts, sessionId: shortId(t.session.id) });
         const prefix = many ? `[${shortId(t.session.id)}] ` : '';
         const ac = new AbortController();
         perTarget.set(t.session.id, ac);

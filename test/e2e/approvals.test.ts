@@ -136,6 +136,10 @@ describe('permission approvals (real claude)', () => {
     expect(req.toolResults[0]).toMatchObject({ isError: true, content: 'no python today, use node' });
     expect(s.lastText).toBe('Tool said: error:no python today, use node');
     expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'deny', message: 'no python today, use node' });
+    // The readable log says what was asked and how it was answered, with the real id in the hint.
+    const log = (await klaude(['logs', id.slice(-8)])).stdout;
+    expect(log).toMatch(new RegExp(`\\? needs approval \\d+: Bash: python3 -c "print\\(6\\*7\\)" — \`klaude approve ${id.slice(-8)}\``));
+    expect(log).toContain('✗ denied by person: no python today, use node');
   }, 120_000);
 
   it('approve --always says where the rule goes, claude writes it, and the same call is not asked again', async () => {
