@@ -78,7 +78,9 @@ export class WaitingNotifier {
       const s = snap.sessions.find((x) => x.id === id)!;
       let seq = '';
       if (this.opts.mode === 'bell' || this.opts.mode === 'both') seq += BEL;
-      if (this.opts.mode === 'osc9' || this.opts.mode === 'both') seq += osc9(`klaude: ${who(s)} needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`);
+      const ask = snap.approvals?.get(id)?.[0];
+      const why = ask ? ` needs approval: ${ask.toolName}: ${ask.summary.slice(0, 80)}` : ` needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`;
+      if (this.opts.mode === 'osc9' || this.opts.mode === 'both') seq += osc9(`klaude: ${who(s)}${why}`);
       this.rung++;
       this.opts.write(seq);
     }
