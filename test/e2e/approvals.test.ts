@@ -207,6 +207,12 @@ describe('permission approvals (real claude)', () => {
   it('agents.approvals: parent lets Claude answer; approvalTimeoutSeconds denies an unanswered request', async () => {
     const { home, svc, klaude } = setup('agents:\n  approvals: parent\n  approvalTimeoutSeconds: 2\n');
     const id = await start(svc, home, `run: ${CMD}`);
+    // A parent Claude blocked in `klaude wait` is let go to answer (exit 3), the request named.
+    const w = await klaude(['wait', id.slice(-8)], { CLAUDECODE: '1' });
+    expect(w.code).toBe(3);
+    expect(w.stderr).toContain(`needs approval`);
+    expect(w.stderr).toContain(`Bash: ${CMD} — \`klaude approve ${id.slice(-8)}\``);
+    expect(w.stdout).toContain(`waiting for your answer: ${id.slice(-8)}`);
     await waitingInSessions(klaude, id);
     const ok = await klaude(['approve', id.slice(-8)], { CLAUDECODE: '1' });
     expect(ok.code).toBe(0);
