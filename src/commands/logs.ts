@@ -67,7 +67,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
   const timestamps = config['stream.timestamp'];
-  const printer = createStreamPrinter(createFormatter(formatOptionsFor(ctx.stdout, ctx.env, { timestamps })));
+  const printer = createStreamPrinter(createFormatter({ ...formatOptionsFor(ctx.stdout, ctx.env, { timestamps }), sessionId: shortId(session.id) }));
   const write = (event: AgentEvent, line: string | null): void => {
     if (raw) {
       ctx.stdout.write(`${line ?? JSON.stringify(event)}\n`);

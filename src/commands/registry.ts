@@ -223,6 +223,8 @@ export const COMMANDS: CommandSpec[] = [
       "finished agent's summary: status, files edited/created, final text, cost.",
       'Exit 0 when all finished agents are done, 1 when one failed or was interrupted, 124 on timeout',
       "(the agents keep running; wait again). The default timeout (config wait.timeoutSeconds, 540) stays below Claude's 10-minute Bash limit.",
+      'A permission request of an agent is named on stderr when it comes; run by Claude with config',
+      'agents.approvals: parent, wait returns at once with exit 3 so Claude can answer it (then wait again).',
     ].join('\n'),
     flags: {
       any: { type: 'boolean', description: 'return as soon as one of them is done' },

@@ -1,11 +1,14 @@
 /**
  * `klaude wait <id…> [--any] [--timeout s]`: block until the agents are done, print each finished
- * one's summary. Exit 0 all done, 1 one failed/interrupted, 124 timeout (they keep running).
+ * one's summary. Exit 0 all done, 1 one failed/interrupted, 124 timeout (they keep running),
+ * 3 an agent waits on a permission request the caller (a parent Claude, agents.approvals: parent)
+ * should answer. Permission requests are named on stderr as they come.
  */
 import { shortId } from '../core/ids.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { formatSummary } from '../logs/summary.js';
+import { callerIsClaude } from '../runtimes/approvals.js';
 import { openAgentServices } from '../runtimes/context.js';
 import { detachOnSignals } from '../runtimes/detach.js';
 import { agentLabel, completionOf, findAgent, logPathOf, waitForAgents } from '../runtimes/follow-agents.js';
@@ -24,10 +27,20 @@ export async function run(ctx: CommandContext): Promise<number> {
       seen.add(s.id);
     }
     const seconds = timeout ?? svc.config['wait.timeoutSeconds'];
+    // Claude blocked in its Bash tool cannot answer while it waits: when it may answer, let it go.
+    const mayAnswer = callerIsClaude(ctx.env) && svc.config['agents.approvals'] === 'parent';
     const detacher = detachOnSignals();
     let r;
     try {
-      r = await waitForAgents(svc, sessions, { any: ctx.flags.any === true, timeoutMs: seconds * 1000, signal: detacher.signal });
+      r = await waitForAgents(svc, sessions, {
+        any: ctx.flags.any === true,
+        timeoutMs: seconds * 1000,
+        signal: detacher.signal,
+        // Said as it happens; a parent Claude allowed to answer (agents.approvals: parent) is let go to do so.
+        onApproval: (s, a) =>
+          ctx.stderr.write(`${agentLabel(s)} needs approval ${a.id}: ${a.toolName}: ${a.summary} — \`klaude approve ${shortId(s.id)}\` or \`klaude deny ${shortId(s.id)} --reason "…"\`\n`),
+        stopOnApproval: mayAnswer,
+      });
     } finally {
       detacher.dispose();
     }
@@ -58,6 +71,10 @@ export async function run(ctx: CommandContext): Promise<number> {
       throw new KlaudeError('E_TIMEOUT', `timed out after ${seconds}s; ${r.running.length} agent(s) still running`, {
         hint: `they keep working: run \`${again}\` again`,
       });
+    }
+    if (r.asking && r.asking.length > 0) {
+      ctx.stdout.write(`waiting for your answer: ${r.asking.map((s) => shortId(s.id)).join(', ')}; answer, then \`${again}\`\n`);
+      return 3;
     }
     if (detacher.reason) {
       ctx.stdout.write(`stopped waiting (${detacher.reason}); to wait again: ${again}\n`);

@@ -15,6 +15,7 @@
  */
 import { applyTransition, type SessionStatus } from '../core/status.js';
 import type { HasSqlite } from '../db/connection.js';
+import { hasPendingApproval } from '../db/repos/approvals.js';
 import { addEvent } from '../db/repos/events.js';
 import { updatesForHook } from '../logs/updates.js';
 import { endLink, linkClaude, linkOwner, patchSession, readSession, type HookPatch } from './records.js';
@@ -120,8 +121,9 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       else if (p.notification_type === 'idle_prompt') to = 'idle';
       break;
     case 'PostToolUse':
-      // A tool finished, so any permission prompt before it was answered.
-      if (session.status === 'waiting' || session.status === 'idle') to = 'running';
+      // A tool finished, so any permission prompt before it was answered — unless a headless
+      // agent's request is still held by its runtime (a parallel tool call finished meanwhile).
+      if (session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId))) to = 'running';
       // Headless runtimes get this hook too but keep their own activity: only the root's here.
       if (session.type === 'tui') patch.activity = 'thinking';
       break;

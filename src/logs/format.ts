@@ -23,6 +23,8 @@ export interface FormatOptions {
   showUser?: boolean;
   /** Show the runtime's start line (`· claude · model · session …`); default true. */
   showInit?: boolean;
+  /** The session's short id, put into the approve/deny hint of a permission request. */
+  sessionId?: string;
 }
 
 /** Where `format` output goes, for picking defaults. */
@@ -196,7 +198,8 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
         case 'approval_request': {
           const what = `${e.tool}${e.summary ? `: ${firstLine(e.summary)}` : ''}`;
           const n = e.approvalId !== undefined ? ` ${e.approvalId}` : '';
-          return oneLine(e.ts, 'magenta', `? needs approval${n}: ${what} — \`klaude approve <id>\` [--always] or \`klaude deny <id>\` [--reason …]`);
+          const id = opts.sessionId ?? '<id>';
+          return oneLine(e.ts, 'magenta', `? needs approval${n}: ${what} — \`klaude approve ${id}\` [--always] or \`klaude deny ${id}\` [--reason …]`);
         }
         case 'approval_answer':
           return oneLine(e.ts, e.behavior === 'allow' ? 'green' : e.behavior === 'deny' ? 'red' : 'dim', approvalAnswerText(e));

@@ -64,6 +64,32 @@ export class ApprovalDesk {
   /** A permission request from the CLI: recorded, shown, and held. */
   onRequest(e: Request): void {
     const { d } = this;
+    let row: ApprovalRow;
+    try {
+      row = this.record(e);
+    } catch (err) {
+      // Unrecorded, nobody could answer it: the agent would wait forever. Deny and say why.
+      d.log.error('recording a permission request failed: denied', { err, tool: e.tool });
+      const message = 'klaude could not record this permission request, so it was denied.';
+      this.send(d.adapter.encodeApproval?.(e.requestId, { behavior: 'deny', message }) ?? '');
+      this.rec.write({ type: 'approval_answer', requestId: e.requestId, behavior: 'deny', message, by: 'runtime' });
+      return;
+    }
+    const { suggestions: _omit, ...shown } = e;
+    this.rec.write({ ...shown, approvalId: row.id });
+    this.setStatus('waiting'); // the approval_request line says why
+    const secs = d.config['agents.approvalTimeoutSeconds'];
+    if (secs > 0) {
+      const t = setTimeout(() => this.expire(row.id), secs * 1000);
+      t.unref();
+      this.timers.set(row.id, t);
+    }
+    d.log.info('permission request held', { approvalId: row.id, tool: e.tool, summary: e.summary });
+  }
+
+  /** The row, and the parent's `[NEEDS APPROVAL]` note. */
+  private record(e: Request): ApprovalRow {
+    const { d } = this;
     const row = addApproval(d.db, {
       sessionId: this.id,
       requestId: e.requestId,
@@ -74,19 +100,10 @@ export class ApprovalDesk {
       suggestedRule: e.rule ?? null,
       reason: e.reason ?? null,
     });
-    const { suggestions: _omit, ...shown } = e;
-    this.rec.write({ ...shown, approvalId: row.id });
-    this.setStatus('waiting'); // the approval_request line says why
     if (d.session.parentId) {
       addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: `${e.tool}: ${e.summary}`, kind: d.config['agents.approvals'] === 'parent' ? 'approval_parent' : 'approval' });
     }
-    const secs = d.config['agents.approvalTimeoutSeconds'];
-    if (secs > 0) {
-      const t = setTimeout(() => this.expire(row.id), secs * 1000);
-      t.unref();
-      this.timers.set(row.id, t);
-    }
-    d.log.info('permission request held', { approvalId: row.id, tool: e.tool, summary: e.summary });
+    return row;
   }
 
   private pick(request: string | undefined): ApprovalRow {

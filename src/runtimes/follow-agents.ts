@@ -9,6 +9,7 @@ import { sessionLogPath } from '../config/paths.js';
 import type { AgentEvent } from '../core/events.js';
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
+import { pendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
@@ -99,7 +100,7 @@ export async function followAgents(
     return await Promise.all(
       targets.map(async (t): Promise<FollowResult> => {
         const file = logPathOf(svc, t.session);
-        const fmt = createFormatter(fmtOpts);
+        const fmt = createFormatter({ ...fmtOpts, sessionId: shortId(t.session.id) });
         // One agent: its text streams as it is written. Several: whole lines only, each with its
         // agent's id (pieces of two agents on one line would be unreadable).
         const printer = many ? null : createStreamPrinter(fmt);
@@ -147,6 +148,8 @@ export interface WaitResult {
   finished: SessionRow[];
   running: SessionRow[];
   timedOut: boolean;
+  /** With `stopOnApproval`: the agents waiting on a permission request when the wait returned. */
+  asking?: SessionRow[];
 }
 
 /**
@@ -157,12 +160,22 @@ export interface WaitResult {
 export async function waitForAgents(
   svc: AgentServices,
   sessions: SessionRow[],
-  opts: { any?: boolean; timeoutMs: number; signal?: AbortSignal },
+  opts: {
+    any?: boolean;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    /** Each new permission request of a waited-for agent (once per request). */
+    onApproval?: (s: SessionRow, a: ApprovalRow) => void;
+    /** Return as soon as one of them waits on a permission request (the caller can answer it). */
+    stopOnApproval?: boolean;
+  },
 ): Promise<WaitResult> {
   const ac = new AbortController();
   let timedOut = false;
   return new Promise<WaitResult>((resolve, reject) => {
     const finished = new Map<string, SessionRow>();
+    const asking = new Map<string, SessionRow>();
+    const told = new Set<number>();
     let settled = false;
     const settle = (): void => {
       if (settled) return;
@@ -176,6 +189,7 @@ export async function waitForAgents(
         finished: order.filter((id) => finished.has(id)).map((id) => finished.get(id)!),
         running: order.filter((id) => !finished.has(id)).map((id) => getSession(svc.db, id) ?? sessions.find((s) => s.id === id)!),
         timedOut,
+        ...(opts.stopOnApproval ? { asking: [...asking.values()] } : {}),
       });
     };
     const check = (reap: boolean): void => {
@@ -186,6 +200,14 @@ export async function waitForAgents(
           if (reap) reapIfDead(svc.db, s.id);
           const cur = getSession(svc.db, s.id);
           if (!cur || isTerminal(cur.status)) finished.set(s.id, cur ?? s);
+          else if (cur.status === 'waiting' && (opts.onApproval || opts.stopOnApproval)) {
+            const pending = pendingApprovals(svc.db, cur.id);
+            for (const a of pending.filter((x) => !told.has(x.id))) {
+              told.add(a.id);
+              opts.onApproval?.(cur, a);
+            }
+            if (pending.length > 0 && opts.stopOnApproval) asking.set(cur.id, cur);
+          }
         }
       } catch (e) {
         settled = true;
@@ -195,7 +217,7 @@ export async function waitForAgents(
         reject(e);
         return;
       }
-      if ((opts.any && finished.size > 0) || finished.size === sessions.length) settle();
+      if ((opts.any && finished.size > 0) || finished.size === sessions.length || asking.size > 0) settle();
     };
     const onAbort = (): void => settle();
     const backstop = setInterval(() => check(true), BACKSTOP_MS);
@@ -209,7 +231,7 @@ export async function waitForAgents(
         fromTail: 0,
         signal: ac.signal,
         onEvent: (e) => {
-          if (e.type === 'done') check(false);
+          if (e.type === 'done' || e.type === 'status') check(false);
         },
       }).catch(() => undefined);
     }

@@ -2,7 +2,8 @@
  * The agent runtime: one detached process per running agent (`klaude __runtime <sessionId>`, its
  * launch request as JSON on stdin; see launch.ts). It drives the agent's CLI through its adapter,
  * appends the normalised events to the session log, keeps the DB current, and answers `message`,
- * `interrupt`, `stop` and `ping` on its own control socket (`<runDir>/<hash>/a/<id>.sock`).
+ * `interrupt`, `answer` (permission requests, approval-desk.ts), `stop` and `ping` on its own
+ * control socket (`<runDir>/<hash>/a/<id>.sock`).
  *
  * Lifecycle — one runtime per burst of work, not per agent lifetime:
  *

@@ -16,6 +16,7 @@ import { createSession, type SessionRow } from '../db/repos/sessions.js';
 import { createFileLogger } from '../lib/logger.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { VERSION } from '../lib/version.js';
+import { watchApprovalRequests } from './approval-notice.js';
 import { parseClaudePassthrough } from './claude-args.js';
 import { openSupervisorContext } from './context.js';
 import type { LaunchSpec } from './foreground.js';
@@ -120,6 +121,16 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
       process.off('unhandledRejection', crash);
     });
 
+    // Agents' permission requests ring this terminal (claude's screen is left alone).
+    cleanups.push(
+      watchApprovalRequests({
+        db,
+        projectId: hash,
+        mode: config['ui.notify'],
+        write: (seq) => (process.stdout.isTTY ? process.stdout.write(seq) : undefined),
+        onError: (err) => log.warn('watching permission requests failed', { err }),
+      }),
+    );
     const finished = once(switcher, 'finished') as Promise<[number]>;
     await switcher.start(spec);
     [exitCode] = await finished;

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
-import { isAlive } from '../../src/lib/process.js';
+import { approvalsOf } from '../../src/db/repos/approvals.js';
+import { isAlive, waitForPidExit } from '../../src/lib/process.js';
 import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
 import { waitForAgents } from '../../src/runtimes/follow-agents.js';
 import { startAgents } from '../../src/runtimes/start.js';
@@ -135,6 +136,10 @@ describe('permission approvals (real claude)', () => {
     expect(req.toolResults[0]).toMatchObject({ isError: true, content: 'no python today, use node' });
     expect(s.lastText).toBe('Tool said: error:no python today, use node');
     expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'deny', message: 'no python today, use node' });
+    // The readable log says what was asked and how it was answered, with the real id in the hint.
+    const log = (await klaude(['logs', id.slice(-8)])).stdout;
+    expect(log).toMatch(new RegExp(`\\? needs approval \\d+: Bash: python3 -c "print\\(6\\*7\\)" — \`klaude approve ${id.slice(-8)}\``));
+    expect(log).toContain('✗ denied by person: no python today, use node');
   }, 120_000);
 
   it('approve --always says where the rule goes, claude writes it, and the same call is not asked again', async () => {
@@ -177,9 +182,37 @@ describe('permission approvals (real claude)', () => {
     expect((await finished(svc, id)).status).toBe('done');
   }, 120_000);
 
+  it('interrupt while waiting ends the turn and withdraws the request; a runtime killed while waiting makes approve fail cleanly', async () => {
+    const { home, svc, klaude } = setup();
+    const id = await start(svc, home, `run: ${CMD}`);
+    await waitingInSessions(klaude, id);
+    const r = await klaude(['interrupt', id.slice(-8)]);
+    expect(r.code).toBe(0);
+    expect((await finished(svc, id)).status).toBe('interrupted');
+    expect(approvalsOf(svc.db, id).map((a) => a.answer)).toEqual(['cancelled']);
+    expect((await klaude(['sessions'])).stdout).not.toContain('needs approval');
+
+    const dead = await start(svc, home, `run: ${CMD}`);
+    await waitingInSessions(klaude, dead);
+    const { pid } = svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime' AND exited_at IS NULL").get(dead) as { pid: number };
+    process.kill(-pid, 'SIGKILL');
+    expect(await waitForPidExit(pid, 10_000)).toBe(true);
+    const late = await klaude(['approve', dead.slice(-8)]);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain('E_AGENT_NOT_RUNNING');
+    expect(getSession(svc.db, dead)!.status).toBe('failed');
+    expect(approvalsOf(svc.db, dead).map((a) => a.answer)).toEqual(['cancelled']);
+  }, 150_000);
+
   it('agents.approvals: parent lets Claude answer; approvalTimeoutSeconds denies an unanswered request', async () => {
     const { home, svc, klaude } = setup('agents:\n  approvals: parent\n  approvalTimeoutSeconds: 2\n');
     const id = await start(svc, home, `run: ${CMD}`);
+    // A parent Claude blocked in `klaude wait` is let go to answer (exit 3), the request named.
+    const w = await klaude(['wait', id.slice(-8)], { CLAUDECODE: '1' });
+    expect(w.code).toBe(3);
+    expect(w.stderr).toContain(`needs approval`);
+    expect(w.stderr).toContain(`Bash: ${CMD} — \`klaude approve ${id.slice(-8)}\``);
+    expect(w.stdout).toContain(`waiting for your answer: ${id.slice(-8)}`);
     await waitingInSessions(klaude, id);
     const ok = await klaude(['approve', id.slice(-8)], { CLAUDECODE: '1' });
     expect(ok.code).toBe(0);

@@ -55,6 +55,11 @@ export function addApproval(db: HasSqlite, a: NewApproval): ApprovalRow {
   return row(r);
 }
 
+/** Whether the session has an unanswered request (one indexed lookup; the PostToolUse hook asks). */
+export function hasPendingApproval(db: HasSqlite, sessionId: string): boolean {
+  return db.sqlite.prepare('SELECT 1 FROM approvals WHERE session_id = ? AND answer IS NULL LIMIT 1').get(sessionId) !== undefined;
+}
+
 /** A session's unanswered requests, oldest first. */
 export function pendingApprovals(db: HasSqlite, sessionId: string): ApprovalRow[] {
   return (
@@ -77,12 +82,19 @@ export function pendingApprovalsOf(db: HasSqlite, sessionIds: readonly string[])
   return out;
 }
 
-/** A project's unanswered requests, oldest first (`klaude status`, the supervisor's notices). */
+/**
+ * A project's unanswered requests of sessions still `waiting` on them, oldest first (`klaude
+ * status`, the dashboard, the supervisor's notices). A row left pending by a runtime that died is
+ * not listed once its session has been reaped.
+ */
 export function projectPendingApprovals(db: HasSqlite, projectId: string): ApprovalRow[] {
   const cols = COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1a.$2');
   return (
     db.sqlite
-      .prepare(`SELECT ${cols} FROM approvals a JOIN sessions s ON s.id = a.session_id WHERE s.project_id = ? AND a.answer IS NULL ORDER BY a.id`)
+      .prepare(
+        `SELECT ${cols} FROM approvals a JOIN sessions s ON s.id = a.session_id
+         WHERE s.project_id = ? AND s.status = 'waiting' AND a.answer IS NULL ORDER BY a.id`,
+      )
       .all(projectId) as Raw[]
   ).map(row);
 }

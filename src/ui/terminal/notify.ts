@@ -98,7 +98,8 @@ export class WaitingNotifier {
     for (const id of fresh) {
       if (id === front) continue;
       const s = snap.sessions.find((x) => x.id === id)!;
-      this.ring(`klaude: ${who(s)} needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`);
+      const ask = snap.approvals?.get(id)?.[0];
+      this.ring(`klaude: ${who(s)}${ask ? ` needs approval: ${ask.toolName}: ${ask.summary.slice(0, 80)}` : ` needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`}`);
     }
     for (const s of finished) {
       if (s.id === front) continue;

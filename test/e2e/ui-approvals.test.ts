@@ -1,0 +1,61 @@
+// `klaude ui` end to end with a permission request: the built CLI under a PTY, an agent started
+// from the dashboard asks (real claude, stand-in reply: a Bash command no setting allows), the
+// request shows pinned above its log with the command and the keys, the title counts it, and
+// `A` lets the command run to `■ done`.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { claudeBin } from '../support/claude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import type { PtySession } from '../support/pty-driver.js';
+import { makeDemoHome, type DemoHome } from '../ui/helpers/demo-home.js';
+import { DASHBOARD, startUi } from '../ui/helpers/ui-e2e.js';
+import { runResponder } from './supervisor-helpers.js';
+
+let mock: MockAnthropic;
+let demo: DemoHome;
+let term: PtySession | undefined;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({ responder: runResponder });
+  // No allowBash: the agent's command needs an approval.
+  demo = makeDemoHome({ baseUrl: mock.url });
+  writeFileSync(join(demo.home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${claudeBin()}\n`);
+  delete demo.home.env.CI;
+});
+afterAll(async () => {
+  await term?.dispose();
+  await mock?.close();
+  demo?.home.cleanup();
+});
+
+it('an agent asks; the dashboard shows the request and A allows it', async () => {
+  term = startUi(demo, { cols: 150, rows: 34 });
+  await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
+  await term.waitForText('? help');
+  term.write('s');
+  await term.waitForText('general — plain Claude Code agent');
+  term.press('enter');
+  await term.waitForText('start an agent · 2/2 prompt');
+  term.type('run: python3 -c "print(6*7)"');
+  term.press('enter');
+  await term.waitForText(/started general \w{8}/, { timeoutMs: 30_000 });
+  // The request, pinned above the log: tool, command, reason, keys.
+  await term.waitForText(/\? needs approval · request \d+ · Bash/, { timeoutMs: 60_000 });
+  const screen = term.text();
+  expect(screen).toContain('$ python3 -c "print(6*7)"');
+  expect(screen).toContain('This command requires approval');
+  expect(screen).toContain('A allow once · W allow always (Bash(python3 -c "print(6*7)")) · D deny');
+  // The title counts it (the demo already has one waiting session).
+  await term.waitFor(() => term!.rawOutput().includes('klaude (2 waiting)'), 'the title count');
+
+  term.write('A');
+  await term.waitForText('Tool output: 42', { timeoutMs: 45_000 });
+  await term.waitForText(/■ done/, { timeoutMs: 45_000 });
+  expect(term.text()).not.toContain('? needs approval ·');
+  expect(term.text()).toContain('✓ allowed by person');
+  term.write('q');
+  await term.waitForText('agents are still working');
+  term.write('y');
+  expect((await term.exited).exitCode).toBe(0);
+}, 180_000);
