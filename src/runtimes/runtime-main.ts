@@ -40,29 +40,23 @@ import type { Logger } from '../lib/logger.js';
 import { isAlive } from '../lib/process.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
-import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
-import { hookSettings } from '../hooks/settings.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
-import { agentPreamble, systemPromptAddition } from './instructions.js';
 import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import type { AgentLaunchMetadata } from './start.js';
+import { currentInvocation } from '../claude/shim.js';
 import { RunRecord } from './run-record.js';
+import { cliLaunch } from './cli-launch.js';
+import { OnStopTurns, onStopPrompts } from './on-stop.js';
+import { startQueued } from './queue.js';
+import { RateLimitWatch } from './rate-limit.js';
+import { recoverCli } from './recover.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
-
-/**
- * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
- * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
- * hooks (SessionStart → idle, Stop → idle, …) are left out.
- */
-function headlessHookSettings(): string {
-  return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
-}
 
 export interface Deps {
   home: string;
@@ -86,11 +80,19 @@ export class AgentRuntime {
   private stopping = false;
   private interruptTimer: NodeJS.Timeout | null = null;
   private interruptSeq = 0;
+  /** An interrupt was asked in this turn: the CLI ending it is no crash. */
+  private interruptAsked = false;
+  /** Died mid-turn with `agents.recover: ask`: the run ends without a `done`, waiting for the person. */
+  private parked = false;
   private readonly rec: RunRecord;
+  private readonly stops: OnStopTurns;
+  private readonly rateLimits: RateLimitWatch;
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
     this.normaliser = this.newNormaliser();
+    this.stops = new OnStopTurns(onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop));
+    this.rateLimits = new RateLimitWatch({ db: d.db, config: d.config, runtime: d.session.runtime, write: (e) => this.write(e) });
   }
 
   private get finalized(): boolean {
@@ -168,7 +170,27 @@ export class AgentRuntime {
     }
     for (;;) {
       const exit = await this.cli!.exited;
-      if (!this.relaunchForQueued(exit)) return this.shutdown(exit);
+      if (!this.relaunchForQueued(exit) && !this.recoverMidTurn(exit)) return this.shutdown(exit);
+    }
+  }
+
+  /** The runtime's own watcher: its CLI died mid-turn (see recover.ts, `agents.recover`). */
+  private recoverMidTurn(exit: CliExit): boolean {
+    if (this.stopping || this.finalized || !this.turnActive || this.interruptAsked || this.stops.inTurn) return false;
+    const flush = (): void => {
+      for (const e of this.normaliser.end(exit)) if (e.type !== 'done') this.write(e);
+    };
+    const next = recoverCli(this.d, exit, flush, (e) => this.write(e));
+    this.parked = next === 'parked';
+    if (next === null || next === 'parked') return false;
+    this.normaliser = this.newNormaliser();
+    this.turnActive = true;
+    try {
+      this.launch(next);
+      return true;
+    } catch (e) {
+      this.d.log.error('cannot restart the agent CLI', { err: e });
+      return false;
     }
   }
 
@@ -216,8 +238,7 @@ export class AgentRuntime {
 
   private launch(request: RuntimeRequest): void {
     const { d } = this;
-    const { adapter, config, meta, session } = d;
-    const binary = adapter.resolveBinary(config, d.env);
+    const { adapter, meta } = d;
     let resume = false;
     let nativeId = this.rec.nativeId;
     if (nativeId) {
@@ -228,45 +249,22 @@ export class AgentRuntime {
     }
     if (nativeId) this.rec.setNativeId(nativeId);
     const first = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
-    const cmd = adapter.buildCommand({
-      binary,
-      cwd: meta.cwd,
-      nativeSessionId: nativeId,
-      resume,
-      prompt: adapter.supportsStreamingInput ? undefined : first,
-      model: session.model,
-      permissionMode: meta.agent.permissionMode ?? config['agents.permissionMode'],
-      allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
-      tools: meta.agent.tools ?? null,
-      disallowedTools: meta.agent.disallowedTools ?? [],
-      appendSystemPrompt: systemPromptAddition(
-        meta.agent.instructions,
-        agentPreamble({ sessionId: this.id, type: session.type, parentId: session.parentId }),
-      ),
-      mcpConfig: meta.agent.mcpConfig,
-      mcpStrict: meta.agent.mcpStrict ?? true,
-      effort: meta.agent.effort,
-      settings: session.runtime === 'claude' ? headlessHookSettings() : null,
-    });
-    const shimDir = ensureShim(d.home, currentInvocation());
-    const env: NodeJS.ProcessEnv = {
-      ...d.env,
-      KLAUDE_HOME: d.home,
-      KLAUDE_PROJECT_HASH: session.projectId,
-      KLAUDE_SESSION_ID: this.id,
-      PATH: prependPath(shimDir, d.env.PATH),
-    };
+    const { cmd, env } = cliLaunch(d, { nativeId, resume, first });
     d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId, cwd: meta.cwd });
     this.rec.started(request, resume);
 
     this.cli = new CliProcess(cmd, {
       cwd: meta.cwd,
       env,
-      onLine: (line) => this.handle(this.normaliser.line(line)),
+      onLine: (line) => {
+        this.rateLimits.line(line);
+        this.handle(this.normaliser.line(line));
+      },
       onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
     });
+    const queued = this.cli.canWrite ? this.queue.splice(0) : [];
+    if (request.source !== 'recover') this.rec.beginTurn([first, ...queued].join('\n\n'));
     if (this.cli.canWrite) {
-      const queued = this.queue.splice(0);
       this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));
       for (const q of queued) this.write({ type: 'user', text: q, source: 'message' });
     }
@@ -283,14 +281,31 @@ export class AgentRuntime {
     }
   }
 
-  private onTurnDone(done: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
+  private onTurnDone(turnDone: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
+    let done = turnDone;
     this.turnActive = false;
+    this.interruptAsked = false;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
-    if (this.queue.length > 0 && !this.stopping && this.cli?.canWrite) {
+    const canContinue = !this.stopping && this.cli?.canWrite === true;
+    if (!this.stops.inTurn) this.rec.endTurn();
+    const artifact = this.stops.turnEnded(done, this.rec.runCost, this.queue.length === 0 && canContinue);
+    if (artifact) this.rec.saveArtifact(artifact.name, artifact.text, artifact.costUsd);
+    this.rec.onStopTurn = false;
+    if (this.queue.length > 0 && canContinue) {
+      this.stops.takeWorkDone(); // the work goes on; on-stop prompts run when it ends again
       this.sendQueued();
       return;
     }
+    const next = canContinue ? this.stops.next(this.rec.runCost) : null;
+    if (next) {
+      this.write({ type: 'user', text: next.prompt, source: 'onStop' });
+      this.rec.onStopTurn = true;
+      this.turnActive = true;
+      this.cli!.write(this.d.adapter.encodeMessage(next.prompt));
+      return;
+    }
+    done = this.stops.takeWorkDone() ?? done;
     if (this.queue.length > 0 && !this.stopping && !this.d.adapter.supportsStreamingInput) {
       // One turn per process: the queued messages resume the session once this process exits.
       if (done.status === 'failed' && done.error) this.write({ type: 'error', message: done.error });
@@ -315,6 +330,7 @@ export class AgentRuntime {
   private sendQueued(): void {
     const texts = this.queue.splice(0);
     for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
+    this.rec.beginTurn(texts.join('\n\n'));
     this.turnActive = true;
     this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
   }
@@ -338,6 +354,7 @@ export class AgentRuntime {
       throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is not in a turn`);
     }
     this.normaliser.noteInterrupt();
+    this.interruptAsked = true;
     const line = this.d.adapter.encodeInterrupt(`klaude_int_${++this.interruptSeq}`);
     if (line && cli.write(line)) {
       if (this.interruptTimer) clearTimeout(this.interruptTimer);
@@ -370,7 +387,9 @@ export class AgentRuntime {
   private async shutdown(exit: CliExit | null): Promise<number> {
     const { d } = this;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
-    if (exit) {
+    const work = this.stops.takeWorkDone(); // the CLI ended during on-stop turns: the work itself was done
+    if (work) this.finalize(work);
+    if (exit && !this.parked) {
       d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
       for (const e of this.normaliser.end(exit)) {
         if (e.type === 'done') this.finalize(e);
@@ -390,6 +409,8 @@ export class AgentRuntime {
       d.log.error('ending the process row failed', { err });
     }
     await this.server?.close().catch(() => undefined);
+    // This run's slot is free: the first queued agent that fits starts now.
+    await startQueued({ db: d.db, config: d.config, home: d.home, env: d.env, inv: currentInvocation(), log: d.log });
     d.writer.close();
     d.db.close();
     return 0;

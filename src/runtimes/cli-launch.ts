@@ -1,0 +1,54 @@
+/**
+ * The command line and environment a runtime starts its agent's CLI with: the adapter's command
+ * from the session's launch metadata and config, the klaude PATH shim, and the session's ids.
+ */
+import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
+import { hookSettings } from '../hooks/settings.js';
+import type { LaunchCommand } from './adapter.js';
+import { agentPreamble, systemPromptAddition } from './instructions.js';
+import type { Deps } from './runtime-main.js';
+
+/**
+ * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
+ * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
+ * hooks (SessionStart → idle, Stop → idle, …) are left out.
+ */
+function headlessHookSettings(): string {
+  return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
+}
+
+export function cliLaunch(
+  d: Deps,
+  o: { nativeId: string | null; resume: boolean; first: string },
+): { cmd: LaunchCommand; env: NodeJS.ProcessEnv } {
+  const { adapter, config, meta, session } = d;
+  const cmd = adapter.buildCommand({
+    binary: adapter.resolveBinary(config, d.env),
+    cwd: meta.cwd,
+    nativeSessionId: o.nativeId,
+    resume: o.resume,
+    prompt: adapter.supportsStreamingInput ? undefined : o.first,
+    model: session.model,
+    permissionMode: meta.agent.permissionMode ?? config['agents.permissionMode'],
+    allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
+    tools: meta.agent.tools ?? null,
+    disallowedTools: meta.agent.disallowedTools ?? [],
+    appendSystemPrompt: systemPromptAddition(
+      meta.agent.instructions,
+      agentPreamble({ sessionId: session.id, type: session.type, parentId: session.parentId }),
+    ),
+    mcpConfig: meta.agent.mcpConfig,
+    mcpStrict: meta.agent.mcpStrict ?? true,
+    effort: meta.agent.effort,
+    settings: session.runtime === 'claude' ? headlessHookSettings() : null,
+  });
+  const shimDir = ensureShim(d.home, currentInvocation());
+  const env: NodeJS.ProcessEnv = {
+    ...d.env,
+    KLAUDE_HOME: d.home,
+    KLAUDE_PROJECT_HASH: session.projectId,
+    KLAUDE_SESSION_ID: session.id,
+    PATH: prependPath(shimDir, d.env.PATH),
+  };
+  return { cmd, env };
+}

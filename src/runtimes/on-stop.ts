@@ -1,0 +1,77 @@
+/**
+ * On-stop prompts (config `agents.onStop` plus the agent definition's `onStop`; design notes:
+ * khlone `hooks.onStop`). When an agent's work ends `done`, each prompt is sent as one more turn in
+ * the same conversation and its answer kept as a named artifact; the run's `done` (with the work's
+ * final text) is written after the last one. Needs a CLI that takes further turns on stdin
+ * (claude); for one-turn-per-process CLIs nothing is run.
+ */
+import type { EventOf } from '../core/events.js';
+import type { OnStopPrompt } from '../config/schema.js';
+
+type Done = Omit<EventOf<'done'>, 'ts'>;
+
+/** Config prompts, then the definition's; the same artifact name in both: the definition's wins. */
+export function onStopPrompts(config: readonly OnStopPrompt[], definition: readonly OnStopPrompt[] | undefined): OnStopPrompt[] {
+  const own = definition ?? [];
+  const names = new Set(own.map((p) => p.artifact));
+  return [...config.filter((p) => !names.has(p.artifact)), ...own];
+}
+
+export class OnStopTurns {
+  private pending: OnStopPrompt[] = [];
+  private running: { prompt: OnStopPrompt; costBefore: number } | null = null;
+  /** The `done` of the work itself, written once the on-stop turns are over. */
+  private workDone: Done | null = null;
+
+  constructor(private readonly prompts: readonly OnStopPrompt[]) {}
+
+  /** An on-stop turn is running. */
+  get inTurn(): boolean {
+    return this.running !== null;
+  }
+
+  /**
+   * A turn ended. An on-stop turn: its artifact to save. A turn of the work, when the work may end
+   * here (nothing queued, the CLI takes more turns): the prompts are queued if it ended `done`.
+   */
+  turnEnded(done: Done, costNow: number, workMayEnd: boolean): { name: string; text: string; costUsd: number } | null {
+    if (this.running) return this.answered(done, costNow);
+    if (workMayEnd) this.workEnded(done);
+    return null;
+  }
+
+  /** The work ended with `done`: queue the prompts. False when there is nothing to run. */
+  workEnded(done: Done): boolean {
+    if (done.status !== 'done' || this.prompts.length === 0) return false;
+    this.workDone = done;
+    this.pending = [...this.prompts];
+    return true;
+  }
+
+  /** The next prompt to send (now marked running), or null when all ran. */
+  next(costNow: number): OnStopPrompt | null {
+    const p = this.pending.shift();
+    if (!p) return null;
+    this.running = { prompt: p, costBefore: costNow };
+    return p;
+  }
+
+  /** The running on-stop turn ended: its artifact (name, answer, cost). A failed turn skips the rest. */
+  answered(done: Done, costNow: number): { name: string; text: string; costUsd: number } | null {
+    const r = this.running;
+    this.running = null;
+    if (!r) return null;
+    if (done.status !== 'done') this.pending = [];
+    const text = (done.finalText ?? '').trim();
+    if (done.status !== 'done' && !text) return null;
+    return { name: r.prompt.artifact, text, costUsd: Math.max(0, costNow - r.costBefore) };
+  }
+
+  /** The work's own `done` (once), for the run's ending; null when no on-stop turns ran. */
+  takeWorkDone(): Done | null {
+    const d = this.workDone;
+    this.workDone = null;
+    this.pending = [];
+    return d;
+  }
+}
