@@ -2,23 +2,16 @@
 //   - only src/db imports drizzle-orm / better-sqlite3; only src/pty imports node-pty;
 //   - src/core imports nothing of the project;
 //   - src/ui never spawns processes; Ink/React load only in the dashboard's own files;
-//   - files stay small (split above ~400 lines).
+//   - files stay small (split above ~400 lines);
+//   - folders import only folders below them in LAYERS (scripts/import-graph.mjs), types included.
 // Prints one line per problem and exits 1 if there is any.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { LAYERS, folderEdges, importsOf as imports, sourceFiles as files } from './import-graph.mjs';
 
 const ROOT = 'src';
 const MAX_LINES = 400;
 
-function files(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const p = path.join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(name) ? [p] : [];
-  });
-}
-
-const importRe = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-const imports = (text) => [...text.matchAll(importRe)].map((m) => m[1] ?? m[2]);
 const isTypeOnly = (text, spec) => new RegExp(`import\\s+type\\s[^;]*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`).test(text);
 
 const UI_OWNERS = (f) => f.startsWith('src/ui/') || f.startsWith('src/dashboard/') || f === 'src/commands/ui.ts';
@@ -32,7 +25,7 @@ const rules = [
 ];
 
 const problems = [];
-for (const f of files(ROOT).map((p) => p.split(path.sep).join('/'))) {
+for (const f of files(ROOT)) {
   const text = readFileSync(f, 'utf8');
   for (const spec of imports(text)) {
     if (isTypeOnly(text, spec)) continue; // erased at build time
@@ -40,6 +33,12 @@ for (const f of files(ROOT).map((p) => p.split(path.sep).join('/'))) {
   }
   const lines = text.split('\n').length;
   if (lines > MAX_LINES) problems.push(`${f}: ${lines} lines (split above ${MAX_LINES})`);
+}
+const rank = new Map(LAYERS.map((name, i) => [name, i]));
+for (const { from, to, file, spec } of folderEdges(ROOT)) {
+  if (!rank.has(from)) problems.push(`${file}: folder '${from}' is not in LAYERS (scripts/import-graph.mjs)`);
+  else if (!rank.has(to)) problems.push(`${file}: imports folder '${to}', which is not in LAYERS ('${spec}')`);
+  else if (rank.get(to) > rank.get(from)) problems.push(`${file}: ${from}/ imports ${to}/, a layer above it ('${spec}')`);
 }
 for (const p of problems) console.log(p);
 console.log(problems.length ? `lint: ${problems.length} problem(s)` : 'lint: ok');

@@ -7,7 +7,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../config/paths.js';
-import { shellQuote, type KlaudeInvocation } from '../hooks/settings.js';
+
+export interface KlaudeInvocation {
+  node: string;
+  cli: string;
+  /** dist/hook.cjs next to a built cli.js: the fast hook entry (scripts/build.mjs). */
+  hook?: string;
+}
+
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
 
 /** The node binary and entry script of the running klaude (and its fast hook entry, if built). */
 export function currentInvocation(): KlaudeInvocation {

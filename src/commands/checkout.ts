@@ -16,6 +16,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       ...(target ? { target } : {}),
       ...(ctx.env.KLAUDE_SESSION_ID ? { fromSessionId: ctx.env.KLAUDE_SESSION_ID } : {}),
       ...(timeoutSec !== undefined ? { timeoutMs: timeoutSec * 1000 } : {}),
+      ...(ctx.flags.force === true ? { force: true } : {}),
     },
     // The supervisor may wait for the target's id, then for claude's grace period.
     { timeoutMs: replyTimeoutMs(home, timeoutSec) },

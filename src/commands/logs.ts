@@ -14,8 +14,11 @@ import { KlaudeError, usageError } from '../lib/errors.js';
 import { followLog } from '../logs/follow.js';
 import { createFormatter, formatOptionsFor } from '../logs/format.js';
 import { readAll, readTail } from '../logs/reader.js';
+import { createStreamPrinter } from '../logs/stream-print.js';
 import { collectCompletionInfo, formatSummary } from '../logs/summary.js';
 import { reconcile } from '../recovery/reconcile.js';
+import { transcriptsOf } from '../runtimes/timeline.js';
+import { runTimeline } from './logs-timeline.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 
@@ -53,23 +56,29 @@ export async function run(ctx: CommandContext): Promise<number> {
   const hash = projectHash(projectRoot(ctx.cwd));
   const db = openDb(home);
   let session: SessionRow;
+  let transcripts: string[];
   try {
     reconcile(db, { projectId: hash });
     session = findSession(db, input, hash);
+    transcripts = transcriptsOf(db, session);
   } finally {
     db.close();
   }
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
   const timestamps = config['stream.timestamp'];
-  const formatter = createFormatter(formatOptionsFor(ctx.stdout, ctx.env, { timestamps }));
-  const write = (event: AgentEvent, line: string): void => {
+  const printer = createStreamPrinter(createFormatter(formatOptionsFor(ctx.stdout, ctx.env, { timestamps })));
+  const write = (event: AgentEvent, line: string | null): void => {
     if (raw) {
-      ctx.stdout.write(`${line}\n`);
+      ctx.stdout.write(`${line ?? JSON.stringify(event)}\n`);
       return;
     }
-    const s = formatter.format(event);
-    if (s !== null) ctx.stdout.write(`${s}\n`);
+    const s = printer.print(event);
+    if (s !== '') ctx.stdout.write(s);
+  };
+  const closeLine = (): void => {
+    const s = raw ? '' : printer.finish();
+    if (s) ctx.stdout.write(s);
   };
 
   if (summaryOnly) {
@@ -84,6 +93,25 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
 
   const live = follow && !isTerminal(session.status);
+  if (transcripts.length > 0) {
+    // It ran interactively: the log and Claude's transcripts, one timeline.
+    const abort = new AbortController();
+    const onSignal = (): void => abort.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const how = await runTimeline({ home, session, log: file, transcripts, write, ...(n !== undefined ? { n } : {}), follow: live, signal: abort.signal });
+      closeLine();
+      if (how === 'aborted') {
+        ctx.stderr.write(`stopped following (klaude logs -f ${shortId(session.id)} to follow again)\n`);
+        return 130;
+      }
+      return 0;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
   if (!live) {
     let any = false;
     if (n !== undefined) {
@@ -96,10 +124,11 @@ export async function run(ctx: CommandContext): Promise<number> {
         write(l.event, l.line);
       }
     }
+    closeLine();
     if (!any && !raw) {
       const why =
         session.type === 'tui'
-          ? `${shortId(session.id)} is an interactive Claude session: klaude keeps no log of it${session.transcriptPath ? ` (Claude's transcript: ${session.transcriptPath})` : ''}`
+          ? `${shortId(session.id)} is an interactive Claude session with nothing said yet`
           : `no log yet for ${shortId(session.id)} (${session.status}); expected at ${file}`;
       ctx.stderr.write(`${why}\n`);
     }
@@ -118,6 +147,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       signal: abort.signal,
       onEvent: write,
     });
+    closeLine();
     if (end.reason === 'aborted') {
       ctx.stderr.write(`stopped following; the agent keeps running (klaude logs -f ${shortId(session.id)} to follow again)\n`);
       return 130;

@@ -54,10 +54,11 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'checkout',
     summary: "switch the foreground Claude to a session's conversation (no id: back to the parent)",
-    usage: 'klaude checkout [id] [--timeout <seconds>] [--json]',
+    usage: 'klaude checkout [id] [--force] [--timeout <seconds>] [--json]',
     description:
-      "Stops the foreground claude and resumes the target's Claude session in its place.\nThe id may be a klaude id, a unique prefix/suffix (4+ chars), or a Claude session id.",
+      "Stops the foreground claude and resumes the target's Claude session in its place.\nThe id may be a klaude id, a unique prefix/suffix (4+ chars), or a Claude session id.\nA running agent is not stopped: checkout refuses (E_SESSION_BUSY) unless --force; `klaude wait <id>` first.",
     flags: {
+      force: { type: 'boolean', description: "check out a running agent anyway, stopping its current run (its turn ends interrupted)" },
       timeout: { type: 'number', valueName: 'seconds', description: "how long to wait for a starting target's Claude session (default switch.targetTimeoutSeconds)" },
       instance: INSTANCE_FLAG,
       json: JSON_FLAG,
@@ -91,7 +92,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
-    usage: 'klaude start <type> "<prompt>" [count] [-d] [-c] [-s] [--runtime <name>] [--model <name>] [--json]',
+    usage: 'klaude start <type> "<prompt>" [count] [-d] [-c [--now]] [-s] [--runtime <name>] [--model <name>] [--json]',
     description: [
       'Creates child session(s) of this Claude ($KLAUDE_SESSION_ID; outside klaude: of the newest root session)',
       'and runs each agent headless in its own process, which survives this command, the supervisor and',
@@ -111,8 +112,9 @@ export const COMMANDS: CommandSpec[] = [
       checkout: {
         type: 'boolean',
         shortFlag: 'c',
-        description: "switch the foreground Claude into the new agent's conversation once it has started (needs a running klaude; implies -d)",
+        description: "switch the foreground Claude into the new agent's conversation when its first turn ends (needs a running klaude; implies -d)",
       },
+      now: { type: 'boolean', description: 'with -c: switch as soon as the conversation has begun, stopping the first turn (the foreground continues it)' },
       share: { type: 'boolean', shortFlag: 's', description: 'append your recent conversation to the prompt (see above)' },
       runtime: { type: 'string', valueName: 'name', description: "CLI that runs the agent: claude, codex, gemini, opencode or cursor (default: the definition's runtime, else the model's (gpt-*/o3/codex* → codex, gemini-* → gemini, provider/model → opencode), else config agents.defaultRuntime)" },
       model: { type: 'string', valueName: 'name', description: "model for the agent (default: the definition's model, else config agents.model)" },

@@ -35,6 +35,29 @@ function parseCount(arg: string | undefined): number {
   return n;
 }
 
+/**
+ * Every agent the start reported must be in the database this command reads, and not already
+ * failed: a supervisor whose DB was deleted under it, or a runtime that could not start, would
+ * otherwise print an empty `follow: · wait:` line and exit 0.
+ */
+function verifyStarted(svc: AgentServices, ids: string[], via: string): SessionRow[] {
+  const rows = ids.map((id) => ({ id, row: getSession(svc.db, id) }));
+  const missing = rows.filter((r) => !r.row).map((r) => shortId(r.id));
+  if (ids.length === 0 || missing.length) {
+    throw new KlaudeError(
+      'E_DB',
+      ids.length === 0 ? 'no agent was started' : `agent ${missing.join(' ')} was started ${via} but is not in ${svc.db.path}`,
+      { hint: via === 'supervisor' ? 'the running klaude uses another (or a deleted) database: restart it, then start again' : 'check `klaude logs` and try again' },
+    );
+  }
+  const sessions = rows.map((r) => r.row!);
+  const failed = sessions.filter((s) => s.status === 'failed');
+  if (failed.length) {
+    throw new KlaudeError('E_IO', `agent ${failed.map((s) => shortId(s.id)).join(' ')} failed to start`, { hint: `klaude logs ${shortId(failed[0]!.id)}` });
+  }
+  return sessions;
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const [type, prompt, countArg] = ctx.input as [string, string, string | undefined];
   if (!/^[\w.-]+$/.test(type)) throw usageError(`'${type}' is not an agent type name`, 'klaude start <type> "<prompt>" — `klaude agents` lists types');
@@ -43,6 +66,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const json = ctx.flags.json === true;
   const detach = ctx.flags.detach === true || checkout || json;
   if (checkout && count > 1) throw usageError('--checkout starts one agent (count must be 1)');
+  const now = ctx.flags.now === true;
+  if (now && !checkout) throw usageError('--now goes with -c/--checkout');
 
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
@@ -73,6 +98,7 @@ export async function run(ctx: CommandContext): Promise<number> {
           ...(req.model ? { model: req.model } : {}),
           ...(req.share ? { share: true } : {}),
           ...(checkout ? { checkout: true } : {}),
+          ...(now ? { checkoutNow: true } : {}),
           ...(req.parentId ? { parentId: req.parentId } : {}),
           cwd: ctx.cwd,
         },
@@ -88,7 +114,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       ids = out.sessions.map((s) => s.id);
       notes = out.notes;
     }
-    const sessions = ids.map((id) => getSession(svc.db, id)).filter((s): s is SessionRow => s !== undefined);
+    const sessions = verifyStarted(svc, ids, via);
     for (const n of notes) ctx.stderr.write(`klaude: note: ${n}\n`);
 
     if (json) {
@@ -114,7 +140,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     const shorts = sessions.map((s) => shortId(s.id)).join(' ');
     if (checkout) {
-      ctx.stdout.write(`checking out ${shorts}: the foreground Claude switches to its conversation once it has begun\n`);
+      ctx.stdout.write(
+        now
+          ? `switching to ${shorts} now: the foreground Claude takes over its conversation as soon as it has begun (its first turn is stopped)\n`
+          : `switching to ${shorts} when its turn ends: the foreground Claude then continues its conversation\n`,
+      );
       return 0;
     }
     if (detach) {

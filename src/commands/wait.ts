@@ -32,19 +32,23 @@ export async function run(ctx: CommandContext): Promise<number> {
       detacher.dispose();
     }
     const infos = await Promise.all(r.finished.map(async (s) => ({ s, info: await completionOf(logPathOf(svc, s)) })));
-    for (const x of infos) if (!x.info.ended || x.info.status !== x.s.status) x.info.status = x.s.status;
+    for (const x of infos) {
+      if (!x.info.ended || x.info.status !== x.s.status) x.info.status = x.s.status;
+      // Why it failed, in one line, even when the log does not say (a runtime that died).
+      if (x.s.status === 'failed' && !x.info.error && x.s.error) x.info.error = x.s.error;
+    }
     if (ctx.flags.json === true) {
       ctx.stdout.write(
         `${JSON.stringify({
           finished: infos.map(({ s, info }) => ({ id: s.id, shortId: shortId(s.id), type: s.type, ...info })),
-          running: r.running.map((s) => ({ id: s.id, shortId: shortId(s.id), type: s.type, status: s.status })),
+          running: r.running.map((s) => ({ id: s.id, shortId: shortId(s.id), type: s.type, status: s.status, activity: s.activity })),
           timedOut: r.timedOut,
         })}\n`,
       );
     } else {
       for (const { s, info } of infos) ctx.stdout.write(formatSummary(info, { label: agentLabel(s), moreHint: `klaude logs ${shortId(s.id)}` }));
       if (r.running.length > 0 && (r.timedOut || detacher.reason || ctx.flags.any === true)) {
-        ctx.stdout.write(`still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status})`).join(', ')}\n`);
+        ctx.stdout.write(`still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status}${s.activity ? `: ${s.activity}` : ''})`).join(', ')}\n`);
       }
     }
     const again = `klaude wait ${r.running.map((s) => shortId(s.id)).join(' ')}`;

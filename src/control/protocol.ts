@@ -52,6 +52,8 @@ export interface CheckoutPayload {
   target?: string;
   fromSessionId?: string;
   timeoutMs?: number;
+  /** Stop the target's running headless run; without it a running target is refused (E_SESSION_BUSY). */
+  force?: boolean;
 }
 export interface CheckoutResult {
   sessionId: string;
@@ -68,7 +70,10 @@ export interface StartPayload {
   runtime?: string;
   model?: string;
   share?: boolean;
+  /** Switch the foreground to the first new agent when its first turn ends. */
   checkout?: boolean;
+  /** With checkout: switch as soon as its conversation has begun (its first turn is stopped). */
+  checkoutNow?: boolean;
   /** Directory the agent works in (the caller's cwd); default: the supervisor's. */
   cwd?: string;
 }
@@ -296,7 +301,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
   ping: () => null,
   status: () => null,
   stop: () => null,
-  checkout: (p) => first(optStr(p, 'target'), optStr(p, 'fromSessionId'), optCount(p, 'timeoutMs', 0)),
+  checkout: (p) => first(optStr(p, 'target'), optStr(p, 'fromSessionId'), optCount(p, 'timeoutMs', 0), optBool(p, 'force')),
   start: (p) =>
     first(
       reqStr(p, 'type'),
@@ -307,6 +312,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       optStr(p, 'model'),
       optBool(p, 'share'),
       optBool(p, 'checkout'),
+      optBool(p, 'checkoutNow'),
       optStr(p, 'cwd'),
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),

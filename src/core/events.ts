@@ -8,6 +8,9 @@ import type { SessionStatus } from './status.js';
 
 export type TerminalStatus = 'done' | 'failed' | 'interrupted' | 'cancelled';
 
+/** Why a model request is retried: no connection, 429, 529/overloaded, or another server error. */
+export type RetryKind = 'unreachable' | 'rate_limit' | 'overloaded' | 'server';
+
 interface Base {
   /** Epoch ms when klaude wrote the line. */
   ts: number;
@@ -18,8 +21,17 @@ export type AgentEvent = Base &
     | { type: 'init'; runtime: string; nativeSessionId: string; model?: string; cwd?: string }
     /** A prompt or follow-up message sent to the agent. */
     | { type: 'user'; text: string; source?: 'start' | 'message' | 'share' | 'onStop' | 'recover' }
-    /** Assistant text: one complete block (not a token delta). */
+    /** Assistant text: one complete block. It closes (and replaces) the `text_delta`s before it. */
     | { type: 'text'; text: string }
+    /**
+     * A piece of assistant text still being written (coalesced: at most one every ~100 ms per
+     * agent). Followers show it at once and replace the pieces with the `text` that follows.
+     */
+    | { type: 'text_delta'; text: string }
+    /** A piece of the model's thinking, as it streams (shown dim; no closing event of its own). */
+    | { type: 'thinking_delta'; text: string }
+    /** The model API failed and the CLI will try again (claude `system/api_retry`). */
+    | { type: 'retry'; attempt: number; maxAttempts?: number; delayMs?: number; reason: string; kind: RetryKind }
     /** `summary` is the key argument shown on one line (command, file path, pattern, url…). */
     | { type: 'tool_call'; id: string; name: string; summary: string; input?: unknown }
     | { type: 'tool_result'; id: string; name?: string; isError: boolean; output: string }
@@ -65,4 +77,14 @@ export function extractUpdates(text: string): string[] {
     if (m?.[1]) out.push(m[1]);
   }
   return out;
+}
+
+/** The one-line description of a retry: "API unreachable — retry 3/10 in 8 s: connection refused". */
+export function describeRetry(e: { attempt: number; maxAttempts?: number; delayMs?: number; reason: string; kind: RetryKind }): string {
+  const what =
+    e.kind === 'unreachable' ? 'API unreachable' : e.kind === 'rate_limit' ? 'rate limited' : e.kind === 'overloaded' ? 'API overloaded' : 'API error';
+  const n = e.maxAttempts ? `${e.attempt}/${e.maxAttempts}` : `${e.attempt}`;
+  const wait = e.delayMs !== undefined ? ` in ${e.delayMs < 1000 ? `${Math.round(e.delayMs)} ms` : `${e.delayMs < 10_000 ? (e.delayMs / 1000).toFixed(1) : Math.round(e.delayMs / 1000)} s`}` : '';
+  const reason = e.reason.trim().split('\n')[0] ?? '';
+  return `${what} — retry ${n}${wait}${reason ? `: ${reason}` : ''}`;
 }

@@ -2,7 +2,7 @@
  * `klaude ui`: a supervisor whose home face is the dashboard.
  *
  * Startup paints first: this module loads only what the first frame needs (Ink, the stores, a
- * drizzle-free read of the sessions) and shows the dashboard; then ui-services.ts loads the rest
+ * drizzle-free read of the sessions) and shows the dashboard; then services.ts loads the rest
  * (config, the ORM, the instance record, the Switcher, the control socket) and plugs the actions
  * in. A key pressed in between is told that klaude is still starting.
  */
@@ -13,6 +13,7 @@ import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, sessionLogPath 
 import { openFastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
 import { LogFeed } from '../ui/data/log-feed.js';
+import { transcriptsOf } from '../runtimes/timeline.js';
 import { PtyPreviewFeed } from '../ui/data/pty-preview.js';
 import { SessionsFeed } from '../ui/data/sessions-feed.js';
 import type { DashboardActions } from '../ui/deps.js';
@@ -106,7 +107,13 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
 
   let logsDir: string | null = null;
   const sessions = new SessionsFeed({ db, projectId: hash, frameMs: 33 });
-  const logFeed = new LogFeed();
+  const logFeed = new LogFeed({
+    // Sessions that ran interactively show Claude's transcripts merged in (one query per selection).
+    transcripts: (id) => {
+      const s = sessions.getSnapshot().sessions.find((x) => x.id === id);
+      return s ? transcriptsOf(db, { id, type: s.type }) : [];
+    },
+  });
   // The PTY client and its headless terminal load only when a PTY session is first shown.
   const preview = new PtyPreviewFeed({
     frameMs: 33,

@@ -8,7 +8,7 @@
  */
 import { loadConfig } from '../config/config.js';
 import { shortId } from '../core/ids.js';
-import type { KlaudeInvocation } from '../hooks/settings.js';
+import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 import { waitForPidExit } from '../lib/process.js';
 import { attachTerminal, type AttachEnd } from '../pty/attach.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dbPath, ensurePrivateDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { asDbError, connect, createPrivateFile, journalLength, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
+import { asDbError, assertNotTooNew, connect, createPrivateFile, journalLength, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
 import { withMigrateLock } from './lock.js';
 import * as schema from './schema.js';
 
@@ -50,6 +50,7 @@ export function openDb(home: string, opts: OpenDbOptions = {}): Db {
     const conn = (sqlite = connect(file));
     const db = wrap(conn, file);
     const target = opts.migrationsFolder ? journalLength(opts.migrationsFolder) : SCHEMA_VERSION;
+    assertNotTooNew(conn, target, file);
     if (userVersion(conn) < target) {
       withMigrateLock(
         home,

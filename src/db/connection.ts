@@ -44,6 +44,19 @@ export function userVersion(sqlite: Sqlite): number {
   return Number(sqlite.pragma('user_version', { simple: true }));
 }
 
+/**
+ * A DB migrated by a newer klaude has tables and meanings this build does not know: writing to it
+ * could corrupt what the newer build relies on, so it is refused rather than used silently.
+ */
+export function assertNotTooNew(sqlite: Sqlite, known: number, file: string): void {
+  const v = userVersion(sqlite);
+  if (v > known) {
+    throw new KlaudeError('E_DB_TOO_NEW', `the klaude database ${file} is from a newer klaude (schema ${v}, this klaude knows ${known})`, {
+      hint: 'upgrade klaude (npm install -g klaude@latest), or point KLAUDE_HOME elsewhere',
+    });
+  }
+}
+
 export function journalLength(folder: string): number {
   const file = path.join(folder, 'meta', '_journal.json');
   try {

@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dbPath } from '../config/paths.js';
-import { asDbError, connect, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
+import { asDbError, assertNotTooNew, connect, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
 
 export interface FastDb {
   sqlite: Sqlite;
@@ -31,6 +31,12 @@ export function openFastDb(home: string): FastDb | null {
   } catch (e) {
     if ((e as { code?: string }).code === 'SQLITE_CANTOPEN') return null; // removed meanwhile
     throw asDbError(e, `cannot open the klaude database at ${file}`);
+  }
+  try {
+    assertNotTooNew(sqlite, SCHEMA_VERSION, file);
+  } catch (e) {
+    sqlite.close();
+    throw e;
   }
   if (userVersion(sqlite) < SCHEMA_VERSION) {
     sqlite.close();

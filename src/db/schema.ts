@@ -16,7 +16,8 @@ export const INSTANCE_MODES = ['cli', 'ui'] as const;
 export type InstanceMode = (typeof INSTANCE_MODES)[number];
 export const INSTANCE_STATUSES = ['running', 'exited', 'stale'] as const;
 export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
-export const PROCESS_KINDS = ['supervisor', 'claude', 'runtime', 'pty'] as const;
+/** 'cli': an agent runtime's CLI child (`claude -p`…), owned by its runtime's row (parent_process_id). */
+export const PROCESS_KINDS = ['supervisor', 'claude', 'runtime', 'pty', 'cli'] as const;
 export type ProcessKind = (typeof PROCESS_KINDS)[number];
 /** Claude's SessionStart `source` values plus klaude's own ('headless' for `claude -p` runtimes). */
 export type LinkSource = 'startup' | 'resume' | 'clear' | 'compact' | 'headless' | (string & {});
@@ -87,12 +88,20 @@ export const sessions = sqliteTable(
     createdAt: createdAt(),
     updatedAt: createdAt('updated_at'),
     endedAt: integer('ended_at'),
+    /** What a live session is doing now: "thinking", "writing", "Bash: npm test", a retry line… (null when idle/ended). */
+    activity: text('activity'),
+    /** When the current run (turn or burst of turns) began: the tree's elapsed time counts from here. */
+    runStartedAt: integer('run_started_at'),
+    /** Why the session failed, one line (null unless failed). */
+    error: text('error'),
     /** When the session entered the run queue (status queued): its FIFO order. */
     queuedAt: integer('queued_at'),
   },
   (t) => [
     index('sessions_status_queued_idx').on(t.status, t.queuedAt),
     index('sessions_project_created_idx').on(t.projectId, t.createdAt),
+    /** The dashboard's change probe: count and max(updated_at) of one project from the index alone. */
+    index('sessions_project_updated_idx').on(t.projectId, t.updatedAt),
     index('sessions_parent_idx').on(t.parentId),
     index('sessions_native_idx').on(t.nativeSessionId),
     index('sessions_instance_idx').on(t.instanceId),
@@ -125,6 +134,10 @@ export const runtimeProcess = sqliteTable(
       .references(() => sessions.id, { onDelete: 'cascade' }),
     instanceId: text('instance_id').references(() => instances.id, { onDelete: 'set null' }),
     pid: integer('pid').notNull(),
+    /** /proc/<pid>/stat field 22 at record time: pid + start time name the process for good (null: unknown). */
+    pidStart: integer('pid_start'),
+    /** The row of the process that owns this one (a 'cli' child's runtime); null: owned by its instance or none. */
+    parentProcessId: integer('parent_process_id'),
     kind: text('kind', { enum: PROCESS_KINDS }).notNull(),
     startedAt: createdAt('started_at'),
     exitedAt: integer('exited_at'),
@@ -137,6 +150,23 @@ export const runtimeProcess = sqliteTable(
     index('process_instance_idx').on(t.instanceId),
   ],
 );
+
+/**
+ * One writer per conversation: whoever is about to stop or start the process that writes a
+ * session's conversation (checkout, dashboard Enter, talk, message/resume, start -c) holds its
+ * claim first, taken in one IMMEDIATE transaction. A claim whose holder process is gone (pid +
+ * start time) is void, so a crash never leaves a session locked.
+ */
+export const sessionClaims = sqliteTable('session_claims', {
+  klaudeSessionId: text('klaude_session_id')
+    .primaryKey()
+    .references(() => sessions.id, { onDelete: 'cascade' }),
+  /** Who holds it, as told to a second taker: "a checkout in klaude pid 123". */
+  holder: text('holder').notNull(),
+  holderPid: integer('holder_pid').notNull(),
+  holderStart: integer('holder_start'),
+  createdAt: createdAt(),
+});
 
 export const events = sqliteTable(
   'events',
@@ -232,6 +262,7 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type NewSessionRow = typeof sessions.$inferInsert;
 export type ClaudeLinkRow = typeof claudeSessionLinks.$inferSelect;
 export type ProcessRow = typeof runtimeProcess.$inferSelect;
+export type ClaimRow = typeof sessionClaims.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type UpdateRow = typeof agentUpdates.$inferSelect;
 export type ArtifactRow = typeof artifacts.$inferSelect;

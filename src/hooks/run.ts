@@ -1,7 +1,8 @@
 /**
  * `klaude hook <event>`: run by Claude Code (injected settings), payload JSON on stdin.
- * Outside klaude (no KLAUDE_SESSION_ID) it is a silent no-op; on any failure it logs and
- * exits 0, so a broken klaude can never block Claude. Claude waits on this after every
+ * Outside klaude (no KLAUDE_SESSION_ID) it is a silent no-op. A payload it cannot read or parse
+ * is logged and exits 1 (a non-blocking error to Claude); any other failure logs and exits 0, so
+ * a broken klaude can never block Claude. Claude waits on this after every
  * tool call: it loads no drizzle (db/fast.ts) and reads stdin without a stream.
  */
 import { fstatSync, read } from 'node:fs';
@@ -9,15 +10,6 @@ import { klaudeHome, logFilePath } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { HookPayload } from './handle.js';
 import { eventFromWord, HOOK_EVENTS, hookWord } from './settings.js';
-
-/** Claude closes the hook's stdin after the payload; don't wait forever if it doesn't. */
-const STDIN_LIMIT_MS = 2000;
-
-interface Stdin {
-  text: string;
-  /** False when the limit hit first: a read is still pending and keeps node alive. */
-  complete: boolean;
-}
 
 function isCharDevice(): boolean {
   try {
@@ -27,38 +19,54 @@ function isCharDevice(): boolean {
   }
 }
 
-/** Read fd 0 to EOF with plain reads (a stream costs the hook several ms to set up). */
-function readStdin(): Promise<Stdin> {
+/**
+ * Read fd 0 to EOF with plain reads (a stream costs the hook several ms to set up). No timer of
+ * our own: under CPU starvation a timer can fire before a payload already written is read, and
+ * recording a half-read payload loses the Claude→klaude link silently. Claude's own hook timeout
+ * (settings.ts) bounds the wait: it kills a hook that outlives it.
+ */
+function readStdin(): Promise<string | null> {
   return new Promise((resolve) => {
     // Not process.stdin.isTTY (touching process.stdin builds a stream) nor tty.isatty (loads
     // net): a terminal, like /dev/null, is a character device, and holds no payload.
-    if (isCharDevice()) return resolve({ text: '', complete: true });
+    if (isCharDevice()) return resolve(null);
     const chunks: Buffer[] = [];
     const buf = Buffer.allocUnsafe(64 * 1024);
-    let settled = false;
-    const done = (complete: boolean): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), complete });
-    };
-    const timer = setTimeout(() => done(false), STDIN_LIMIT_MS);
+    const done = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
     const step = (): void =>
       read(0, buf, 0, buf.length, null, (err, n) => {
         if (err && (err as NodeJS.ErrnoException).code === 'EAGAIN') return fromStream();
-        if (err || n === 0) return done(true);
+        if (err) return resolve(null);
+        if (n === 0) return done();
         chunks.push(Buffer.from(buf.subarray(0, n)));
         step();
       });
     // A non-blocking stdin (EAGAIN) is read through the stream instead.
     const fromStream = (): void => {
       process.stdin.on('data', (c: Buffer) => chunks.push(c));
-      process.stdin.once('end', () => done(true));
-      process.stdin.once('error', () => done(true));
+      process.stdin.once('end', done);
+      process.stdin.once('error', () => resolve(null));
     };
     step();
   });
 }
+
+/** The payload as a JSON object, or why it is not one. */
+function parsePayload(text: string | null): HookPayload | string {
+  if (text === null) return 'no readable payload on stdin';
+  if (text.trim() === '') return 'empty payload on stdin';
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (e) {
+    return `payload is not JSON (${(e as Error).message})`;
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'payload is not a JSON object';
+  return payload as HookPayload;
+}
+
+/** Exit code for a payload klaude could not use: non-blocking for Claude (2 would block the action). */
+export const HOOK_BAD_PAYLOAD_EXIT = 1;
 
 export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const word = args[0];
@@ -69,28 +77,32 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     });
   }
   const sessionId = env.KLAUDE_SESSION_ID;
-  const stdin = await readStdin();
-  // A read still pending would keep the process (and Claude, waiting on it) alive.
-  if (!stdin.complete) setImmediate(() => process.exit(0));
-  if (!sessionId) return 0;
+  if (!sessionId) return 0; // outside klaude: nothing to record, nothing to read
+  const text = await readStdin();
   const home = klaudeHome(env);
+  const logError = async (msg: string, data: Record<string, unknown>): Promise<void> => {
+    const { createFileLogger } = await import('../lib/logger.js');
+    createFileLogger(logFilePath(home), 'hook', env).error(msg, { sessionId, ...data });
+  };
+  const payload = parsePayload(text);
+  if (typeof payload === 'string') {
+    // Never recorded as `{}`: an empty SessionStart would lose the Claude→klaude link silently.
+    await logError(`hook ${event} failed: ${payload}`, { stdin: text?.slice(0, 200) ?? null });
+    process.stderr.write(`klaude: hook ${hookWord(event)}: ${payload} [E_BAD_REQUEST]\n`);
+    return HOOK_BAD_PAYLOAD_EXIT;
+  }
   try {
-    const payload: unknown = stdin.text.trim() ? JSON.parse(stdin.text) : {};
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-      throw new KlaudeError('E_BAD_REQUEST', 'hook payload is not a JSON object');
-    }
     const [{ openFastDb }, { handleHook }] = await Promise.all([import('../db/fast.js'), import('./handle.js')]);
     // The fast open is null only when the DB is missing or behind: then create/migrate it.
     const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
     try {
-      const out = handleHook(db, sessionId, event, payload as HookPayload);
+      const out = handleHook(db, sessionId, event, payload);
       if (out.stdout) process.stdout.write(out.stdout);
     } finally {
       db.close();
     }
   } catch (err) {
-    const { createFileLogger } = await import('../lib/logger.js');
-    createFileLogger(logFilePath(home), 'hook', env).error(`hook ${event} failed`, { err, sessionId, stdin: stdin.text.slice(0, 200) });
+    await logError(`hook ${event} failed`, { err });
   }
   return 0;
 }

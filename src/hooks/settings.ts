@@ -6,6 +6,7 @@
  * dist/hook.cjs (the same `klaude hook`, minus the CLI's start-up cost).
  */
 import { readFileSync } from 'node:fs';
+import { shellQuote, type KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 
 export const HOOK_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'Notification', 'PostToolUse'] as const;
@@ -19,17 +20,6 @@ export function hookWord(event: string): string {
 export function eventFromWord(word: string): HookEventName | undefined {
   const norm = word.replace(/[-_]/g, '').toLowerCase();
   return HOOK_EVENTS.find((e) => e.toLowerCase() === norm);
-}
-
-export interface KlaudeInvocation {
-  node: string;
-  cli: string;
-  /** dist/hook.cjs next to a built cli.js: the fast hook entry (scripts/build.mjs). */
-  hook?: string;
-}
-
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 type HookEntry = { matcher?: string; hooks: { type: 'command'; command: string; timeout?: number }[] };
@@ -64,4 +54,13 @@ export function mergeSettings(userValue: string | undefined, ours: Settings): Se
     merged.hooks![event] = [...(merged.hooks![event] ?? []), ...entries];
   }
   return merged;
+}
+
+/**
+ * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
+ * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
+ * hooks (SessionStart → idle, Stop → idle, …) are left out.
+ */
+export function headlessHookSettings(inv: KlaudeInvocation): string {
+  return JSON.stringify({ hooks: { PostToolUse: hookSettings(inv).hooks?.PostToolUse ?? [] } });
 }

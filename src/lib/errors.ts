@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'E_RUNTIME_MISSING'
   | 'E_AGENT_DEFINITION'
   | 'E_DB'
+  | 'E_DB_TOO_NEW'
+  | 'E_INSECURE_RUNDIR'
   | 'E_LOCK'
   | 'E_IO'
   | 'E_INTERNAL';

@@ -1,4 +1,5 @@
 /** Process helpers for pids we don't own as ChildProcess objects (other supervisors, runtimes). */
+import { readFileSync } from 'node:fs';
 
 export function isAlive(pid: number | null | undefined): boolean {
   if (!pid || pid <= 0) return false;
@@ -53,4 +54,39 @@ export async function terminatePid(pid: number, graceMs: number, opts: { group?:
   if (await waitForPidExit(pid, graceMs)) return true;
   send(pid, 'SIGKILL');
   return waitForPidExit(pid, 2000);
+}
+
+/**
+ * When the process started, as /proc/<pid>/stat field 22 (clock ticks since boot): with the pid
+ * it names one process for good, so a pid reused after a crash is never mistaken for ours. Null
+ * where there is no /proc (macOS) or the pid is gone; callers then fall back to the pid alone.
+ */
+export function processStartTime(pid: number): number | null {
+  return statField(pid, 22);
+}
+
+/** The process group of `pid` (/proc stat field 5); null where unknown. */
+export function processGroupId(pid: number): number | null {
+  return statField(pid, 5);
+}
+
+function statField(pid: number, field: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // comm (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const v = Number(rest[field - 3]); // rest[0] is field 3 (state)
+  return Number.isFinite(v) ? v : null;
+}
+
+/** The pid is alive and (when known) still the process that started at `start`. */
+export function isSameProcess(pid: number | null | undefined, start: number | null | undefined): boolean {
+  if (!isAlive(pid)) return false;
+  if (start === null || start === undefined) return true;
+  const now = processStartTime(pid!);
+  return now === null || now === start;
 }

@@ -10,13 +10,7 @@
  * test/e2e/supervisor-signals.test.ts checks the shell gets icanon and echo back.
  */
 import { writeSync } from 'node:fs';
-
-// Show cursor and switch off modes a TUI may have left on: bracketed paste, focus
-// events, mouse tracking (all encodings), kitty keyboard; reset colours.
-export const RESET_SEQUENCE = '\x1b[?25h\x1b[?2004l\x1b[?1004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[<u\x1b[0m';
-// Only sent when we know the alternate screen was in use: in the normal buffer,
-// `CSI ?1049 l` also restores a saved cursor position, which would jump the cursor.
-const LEAVE_ALT_SCREEN = '\x1b[?1049l';
+import { LEAVE_ALT, RESET_SEQUENCE } from './escapes.js';
 
 export function restoreTerminal(opts: { leaveAltScreen?: boolean } = {}): void {
   const stdin = process.stdin;
@@ -26,7 +20,7 @@ export function restoreTerminal(opts: { leaveAltScreen?: boolean } = {}): void {
     /* stdin already closed */
   }
   if (!process.stdout.isTTY) return;
-  const seq = opts.leaveAltScreen ? RESET_SEQUENCE + LEAVE_ALT_SCREEN : RESET_SEQUENCE;
+  const seq = opts.leaveAltScreen ? RESET_SEQUENCE + LEAVE_ALT : RESET_SEQUENCE;
   try {
     // Synchronous: this also runs from exit paths where async writes would be lost.
     writeSync(1, seq);

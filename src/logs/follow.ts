@@ -54,6 +54,9 @@ function continuesAfterDone(e: AgentEvent): boolean {
     case 'user':
     case 'init':
     case 'text':
+    case 'text_delta':
+    case 'thinking_delta':
+    case 'retry':
     case 'tool_call':
     case 'tool_result':
     case 'update':
@@ -178,6 +181,7 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
         return;
       }
       reading = true;
+      // Runs beside the watcher callback that started it; its own catch reports through fail().
       void (async () => {
         try {
           do {
@@ -285,6 +289,7 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
 
     const onDirEvent = (): void => {
       if (finished || fileWatcher) return;
+      // Runs beside the watcher callback that started it; a failure to watch ends in fail().
       void (async () => {
         try {
           await stat(target);
@@ -293,10 +298,14 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
         } catch {
           /* still missing */
         }
-        // Watching an ancestor: move down as soon as a deeper level exists (watches are not recursive).
-        if (!dirWatcher || dirWatcher.dir === dir) return;
-        const d = await deepestExisting();
-        if (!finished && !fileWatcher && dirWatcher && d !== dirWatcher.dir) armDir();
+        try {
+          // Watching an ancestor: move down as soon as a deeper level exists (watches are not recursive).
+          if (!dirWatcher || dirWatcher.dir === dir) return;
+          const d = await deepestExisting();
+          if (!finished && !fileWatcher && dirWatcher && d !== dirWatcher.dir) armDir();
+        } catch (e) {
+          fail(watchError(e));
+        }
       })();
     };
 
@@ -310,6 +319,7 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
     armFile();
     if (finished) return;
 
+    // The first read runs beside the watchers; its own catch reports through fail().
     void (async () => {
       try {
         if (opts.fromOffset !== undefined) {

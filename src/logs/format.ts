@@ -10,7 +10,7 @@
  *
  * Colour only when asked (see `shouldColor`: a TTY without NO_COLOR); plain text otherwise.
  */
-import type { AgentEvent } from '../core/events.js';
+import { describeRetry, type AgentEvent } from '../core/events.js';
 
 export interface FormatOptions {
   /** ANSI colours (default false). */
@@ -103,6 +103,10 @@ const UPDATE_LINE = /^\s*\[UPDATE\]/;
 export interface EventFormatter {
   /** The text for one event (possibly several lines, no trailing newline), or null when it shows nothing. */
   format(event: AgentEvent): string | null;
+  /** Paint `s` in a style (no-op without colour). */
+  paint(style: 'dim' | 'yellow', s: string): string;
+  /** The `HH:MM:SS ` stamp for `ts` when timestamps are on, else ''. */
+  stamp(ts: number | undefined): string;
 }
 
 /**
@@ -130,6 +134,11 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
   };
 
   return {
+    paint: (style, s) => paint(style, s),
+    stamp: (ts) => {
+      const st = stamp(ts);
+      return st ? paint('dim', st) : '';
+    },
     format(e: AgentEvent): string | null {
       switch (e.type) {
         case 'init': {
@@ -185,6 +194,8 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
           return oneLine(e.ts, 'magenta', `↻ recovered${e.mode === 'ask' ? ' (needs you: `klaude message` resumes it)' : ''}: ${firstLine(e.cause ?? '')}`);
         case 'queued':
           return oneLine(e.ts, 'dim', `· queued #${e.position}${e.reason ? `: ${e.reason}` : ''} (starts when a run slot frees)`);
+        case 'retry':
+          return oneLine(e.ts, 'yellow', `↻ ${describeRetry(e)}`);
         case 'done': {
           const parts: string[] = [e.status];
           if (typeof e.durationMs === 'number') parts.push(formatDuration(e.durationMs));
@@ -195,7 +206,7 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
           return oneLine(e.ts, e.status === 'done' ? 'green' : 'red', line);
         }
         default:
-          return null; // usage, and event types from newer writers
+          return null; // usage, deltas (see stream-print.ts), and event types from newer writers
       }
     },
   };

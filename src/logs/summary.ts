@@ -52,6 +52,8 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
   let lastDone: EventOf<'done'> | undefined;
   let lastStatus: SessionStatus | undefined;
   let lastText: string | null = null;
+  /** Text pieces not (yet) closed by a whole `text`: what a run cut off mid-message had written. */
+  let partial = '';
   let lastError: string | null = null;
   let usageCost: number | null = null;
   let any = false;
@@ -75,6 +77,10 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
         break;
       case 'text':
         if (e.text?.trim()) lastText = e.text.trim();
+        partial = '';
+        break;
+      case 'text_delta':
+        partial += e.text ?? '';
         break;
       case 'update':
         updates.push(e.text);
@@ -100,6 +106,9 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
         // A new turn: the previous turn's ending no longer describes the agent.
         if (lastDone) lastStatus = 'running';
         break;
+      default:
+        // 'init' and any other event say nothing about what the run did or how it ended.
+        break;
     }
   }
 
@@ -124,7 +133,7 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
     status: lastStatus ?? (any ? 'running' : 'pending'),
     filesEdited: edited,
     filesCreated: created,
-    finalText: lastDone?.finalText?.trim() || lastText,
+    finalText: lastDone?.finalText?.trim() || lastText || partial.trim() || null,
     error: lastDone?.error ?? lastError,
     costUsd: lastDone?.costUsd ?? usageCost,
     durationMs: lastDone?.durationMs ?? null,

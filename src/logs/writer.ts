@@ -5,10 +5,13 @@
  *   `writeSync` of one complete line, so concurrent appenders (a resumed runtime, a reaper writing
  *   a `done` for a dead runtime) never interleave inside a line and followers never see a torn
  *   line for longer than one write.
+ * - A writer that died mid-write (SIGKILL, full disk) leaves a torn last line. Before appending,
+ *   a missing final newline is added, so the torn line stays one unreadable (skipped, counted)
+ *   line instead of swallowing the next event glued to it.
  * - Writes are synchronous: nothing is buffered in the process, so a crash loses no event that
  *   was appended. `close()` fsyncs (best effort).
  */
-import { closeSync, constants as fsc, fchmodSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants as fsc, fchmodSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentEvent, AgentEventInput } from '../core/events.js';
 import { ensurePrivateDir } from '../config/paths.js';
@@ -32,7 +35,7 @@ export function openSessionLog(file: string): SessionLogWriter {
     append(event) {
       const stamped = { ts: Date.now(), ...event } as AgentEvent;
       if (fd === null) return stamped;
-      const line = Buffer.from(`${JSON.stringify(stamped)}\n`, 'utf8');
+      const line = Buffer.from(`${endsTorn(fd) ? '\n' : ''}${JSON.stringify(stamped)}\n`, 'utf8');
       let off = 0;
       // A regular-file write is whole in practice; loop anyway for the short-write case.
       while (off < line.length) off += writeSync(fd, line, off, line.length - off);
@@ -61,9 +64,18 @@ export function appendSessionEvent(file: string, event: AgentEventInput): AgentE
   }
 }
 
+/** True when the file is non-empty and its last byte is not a newline (a torn last line). */
+function endsTorn(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+}
+
 function openPrivate(file: string): number {
   ensurePrivateDir(path.dirname(file));
-  const fd = openSync(file, fsc.O_WRONLY | fsc.O_APPEND | fsc.O_CREAT, 0o600);
+  // Read access too: the torn-line check reads the last byte.
+  const fd = openSync(file, fsc.O_RDWR | fsc.O_APPEND | fsc.O_CREAT, 0o600);
   try {
     fchmodSync(fd, 0o600);
   } catch {

@@ -6,6 +6,7 @@
  * Ctrl-C is a key like any other: in raw mode it goes to the CLI, never to klaude.
  */
 import { writeSync } from 'node:fs';
+import { ALT_SCREEN_OFF, ALT_SCREEN_ON, moveTo, RESET_INPUT_MODES } from '../lib/escapes.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { connectPty, type PtyConnection } from './client.js';
 import { DetachMatcher, type DetachKey } from './detach.js';
@@ -27,17 +28,13 @@ export interface AttachOptions {
   stdout?: NodeJS.WriteStream;
 }
 
-const ALT_ON = /\x1b\[\?(?:1049|1047|47)h/g;
-const ALT_OFF = /\x1b\[\?(?:1049|1047|47)l/g;
-/** Modes restoreTerminal doesn't reset: cursor keys, keypad, scroll region, insert, autowrap. */
-const EXTRA_RESET = '\x1b[?1l\x1b>\x1b[4l\x1b[?7h\x1b[r';
 
 /** Does this output leave the terminal in the alternate screen? (last switch in the chunk wins) */
 export function altScreenAfter(chunk: string, before: boolean): boolean {
   let last = -1;
   let on = before;
-  for (const m of chunk.matchAll(ALT_ON)) if (m.index! > last) [last, on] = [m.index!, true];
-  for (const m of chunk.matchAll(ALT_OFF)) if (m.index! > last) [last, on] = [m.index!, false];
+  for (const m of chunk.matchAll(ALT_SCREEN_ON)) if (m.index! > last) [last, on] = [m.index!, true];
+  for (const m of chunk.matchAll(ALT_SCREEN_OFF)) if (m.index! > last) [last, on] = [m.index!, false];
   return on;
 }
 
@@ -108,7 +105,7 @@ export async function attachTerminal(o: AttachOptions): Promise<AttachEnd> {
     restoreTerminal({ leaveAltScreen: alt });
     try {
       // The cursor goes under the session's screen, so the shell prompt comes after it.
-      if (stdout.isTTY) writeSync(1, `${EXTRA_RESET}${alt ? '' : `\x1b[${stdout.rows || 24};1H\r\n`}`);
+      if (stdout.isTTY) writeSync(1, `${RESET_INPUT_MODES}${alt ? '' : `${moveTo(stdout.rows || 24, 1)}\r\n`}`);
     } catch {
       /* terminal gone */
     }

@@ -33,7 +33,7 @@ import { getAdapter } from '../runtimes/adapter.js';
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
 import { transcriptExists } from '../claude/transcript.js';
 import { validSize } from './framing.js';
-import { PtyHost } from './host.js';
+import { ATTACH_HISTORY_LINES, PtyHost } from './host.js';
 import type { HostReady } from './launch.js';
 import { ptySocketPath } from './paths.js';
 import { spawnInPty, type PtyExitInfo } from './pty-process.js';
@@ -136,7 +136,8 @@ export async function ptyHostMain(argv: string[], env: NodeJS.ProcessEnv = proce
     };
     log.info('starting PTY session', { file: launch.file, mode: launch.mode, nativeId: launch.nativeId, cwd: launch.cwd, ...size });
     const child = spawnInPty(launch.file, launch.args, { ...size, cwd: launch.cwd, env: childEnv, term: env.TERM || undefined });
-    const screen = new HeadlessScreen(size);
+    // Scrollback beyond what an attach replays would only hold memory.
+    const screen = new HeadlessScreen({ ...size, scrollback: ATTACH_HISTORY_LINES });
     const host = new PtyHost({ sessionId: session.id, socketPath: ptySocketPath(home, session.projectId, session.id, env), child, screen, log, label: shortId(session.id) });
     const exited = new Promise<PtyExitInfo>((resolve) => host.once('exit', resolve));
     try {

@@ -7,11 +7,18 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { logFilePath } from '../config/paths.js';
-import type { KlaudeInvocation } from '../hooks/settings.js';
+import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError, type ErrorCode } from '../lib/errors.js';
 import type { Size } from './framing.js';
 
 export const PTY_HOST_COMMAND = '__ptyhost';
+
+/**
+ * V8 flags for the host: it lives as long as its session and mostly moves bytes from the PTY to a
+ * socket through a headless terminal, so a small young generation (1 MiB semi-spaces instead of
+ * up to 16) keeps it from holding megabytes of garbage between scavenges while a CLI streams.
+ */
+export const PTY_HOST_NODE_FLAGS = ['--max-semi-space-size=1'];
 
 /** The one line the host prints for whoever started it. */
 export type HostReady =
@@ -42,7 +49,7 @@ export function spawnPtyHost(o: SpawnPtyHostOptions): Promise<StartedHost> {
   } catch {
     /* no log file: crash output is lost, nothing else */
   }
-  const child = spawn(o.inv.node, [o.inv.cli, PTY_HOST_COMMAND, o.sessionId, String(o.size.cols), String(o.size.rows)], {
+  const child = spawn(o.inv.node, [...PTY_HOST_NODE_FLAGS, o.inv.cli, PTY_HOST_COMMAND, o.sessionId, String(o.size.cols), String(o.size.rows)], {
     cwd: o.cwd,
     env: { ...o.env, KLAUDE_HOME: o.home },
     detached: true,

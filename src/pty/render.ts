@@ -11,6 +11,7 @@
  * - alternate buffer (full-screen CLIs): enter the alternate screen, clear it, paint each row.
  */
 import type xterm from '@xterm/headless';
+import { CLEAR_SCREEN, CSI, ENTER_ALT, HIDE_CURSOR, SHOW_CURSOR, titleSequence } from '../lib/escapes.js';
 
 type Terminal = InstanceType<typeof xterm.Terminal>;
 type Buffer = Terminal['buffer']['active'];
@@ -23,7 +24,6 @@ export interface RenderState {
   title: string | null;
 }
 
-const CSI = '\x1b[';
 
 function colour(mode: 'fg' | 'bg', cell: Cell): string {
   const fg = mode === 'fg';
@@ -116,9 +116,9 @@ export function renderScreen(term: Terminal, state: RenderState, opts: { history
   const { rows, cols } = term;
   const scratch = buf.getNullCell();
   let out = `${CSI}0m`;
-  if (state.title !== null) out += `\x1b]0;${state.title.replace(/[\x00-\x1f\x7f]/g, '')}\x07`;
+  if (state.title !== null) out += titleSequence(state.title);
   if (buf.type === 'alternate') {
-    out += `${CSI}?1049h${CSI}H${CSI}2J`;
+    out += ENTER_ALT + CLEAR_SCREEN;
     for (let y = 0; y < rows; y++) out += `${CSI}${y + 1};1H${renderLine(buf, buf.baseY + y, cols, true, scratch)}`;
   } else {
     const from = Math.max(0, buf.baseY - Math.max(0, opts.history ?? 0));
@@ -128,6 +128,6 @@ export function renderScreen(term: Terminal, state: RenderState, opts: { history
   if (state.scrollRegion) out += `${CSI}${state.scrollRegion.top};${state.scrollRegion.bottom || rows}r`;
   out += `${CSI}${buf.cursorY + 1};${buf.cursorX + 1}H`;
   out += modes(term, state);
-  out += state.decModes.get(25) === false ? `${CSI}?25l` : `${CSI}?25h`;
+  out += state.decModes.get(25) === false ? HIDE_CURSOR : SHOW_CURSOR;
   return out;
 }

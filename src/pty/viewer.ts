@@ -17,6 +17,7 @@
 import type { Db } from '../db/client.js';
 import { openProcessesOfProject } from '../db/repos/processes.js';
 import { isAlive } from '../lib/process.js';
+import { readRow, rowStamp, rowText, type RowCells } from './cells.js';
 import { connectPty, type PtyConnection } from './client.js';
 import type { ExitInfo, Size } from './framing.js';
 import { ptySocketPath } from './paths.js';
@@ -53,6 +54,24 @@ export interface PtySnapshot {
   bufferType: 'normal' | 'alternate';
 }
 
+/**
+ * The live screen, read a row at a time without copying it all (the dashboard's preview reads only
+ * the rows it shows, and only those that changed: see `stamp`). Valid until the viewer closes;
+ * rows are screen rows (0 = top).
+ */
+export interface ScreenGrid {
+  readonly cols: number;
+  readonly rows: number;
+  readonly cursor: { x: number; y: number };
+  readonly bufferType: 'normal' | 'alternate';
+  /** The row's raw cells (unchanged array ⇒ unchanged row; copy to keep), or null: read it again. */
+  stamp(y: number): Uint32Array | null;
+  /** The row as plain text, trailing blanks dropped. */
+  text(y: number): string;
+  /** The row's first `width` cells. */
+  cells(y: number, width: number, colour: boolean): RowCells;
+}
+
 export interface PtyViewerHandlers {
   /** The screen changed (called after the new output is parsed; coalesced per write batch). */
   onUpdate?(): void;
@@ -66,6 +85,8 @@ export interface PtyViewer {
   /** The CLI's pid. */
   readonly pid: number;
   snapshot(): PtySnapshot;
+  /** Row-at-a-time access for drawing only what changed (absent: use `snapshot()`). */
+  grid?(): ScreenGrid;
   close(): void;
 }
 
@@ -137,9 +158,39 @@ export async function openPtyViewer(
         bufferType: buf.type,
       };
     },
+    grid(): ScreenGrid {
+      return screenGrid(screen!);
+    },
     close(): void {
       if (closed) return;
       conn.detach();
     },
+  };
+}
+
+const activeBuffer = (sc: HeadlessScreen) => sc.term.buffer.active;
+
+/** Row-at-a-time access to a headless screen (the rows of whichever buffer is active). */
+export function screenGrid(sc: HeadlessScreen): ScreenGrid {
+  const buf = (): ReturnType<typeof activeBuffer> => activeBuffer(sc);
+  // One reusable cell: reading a row allocates no cell objects.
+  const scratch = buf().getNullCell();
+  return {
+    get cols() {
+      return sc.cols;
+    },
+    get rows() {
+      return sc.rows;
+    },
+    get cursor() {
+      const b = buf();
+      return { x: b.cursorX, y: b.cursorY };
+    },
+    get bufferType() {
+      return buf().type;
+    },
+    stamp: (y) => rowStamp(buf(), buf().viewportY + y),
+    text: (y) => rowText(buf(), buf().viewportY + y),
+    cells: (y, width, colour) => readRow(buf(), buf().viewportY + y, width, colour, scratch),
   };
 }

@@ -1,15 +1,38 @@
 /**
  * Rows left behind by a supervisor or runtime that died without cleaning up (SIGKILL,
  * power loss). Any command that lists or changes state calls `reconcile` first: a row
- * whose pid is gone is marked (instances stale, processes LOST, their sessions ended), so
- * nothing waits on a process that no longer exists.
+ * whose process is gone — by pid *and* start time, so a reused pid is not taken for it — is
+ * marked (instances stale, processes LOST, their sessions ended), so nothing waits on a
+ * process that no longer exists.
+ *
+ * It also backs up the owner-death watchdog (lib/watchdog.ts): a recorded process that must not
+ * outlive its owner (a foreground claude of a dead supervisor, a `claude -p` of a dead runtime)
+ * and still runs is signalled: SIGTERM + SIGCONT the first time, SIGKILL on a later pass. PTY
+ * hosts and runtimes are detached by design and are adopted (left alone).
  */
 import type { Db } from '../db/client.js';
-import { markDeadRows, type ReconcileResult } from '../db/repos/reconcile.js';
-import { isAlive } from '../lib/process.js';
+import { markSignalled } from '../db/repos/processes.js';
+import { markDeadRows, ownerlessRows, type ReconcileResult } from '../db/repos/reconcile.js';
+import { isAlive, isSameProcess, signalSafe } from '../lib/process.js';
 
 export type { ReconcileResult };
 
 export function reconcile(db: Db, opts: { projectId?: string } = {}): ReconcileResult {
-  return markDeadRows(db, isAlive, opts);
+  const r = markDeadRows(db, (pid, start) => (start === null ? isAlive(pid) : isSameProcess(pid, start)), opts);
+  r.orphansSignalled = endOrphans(db);
+  // An orphan that has now ended is marked on the next pass, like any dead row.
+  return r;
+}
+
+function endOrphans(db: Db): number {
+  let n = 0;
+  for (const p of ownerlessRows(db)) {
+    if (!isSameProcess(p.pid, p.pidStart)) continue;
+    const again = p.signal === 'SIGTERM';
+    signalSafe(p.pid, again ? 'SIGKILL' : 'SIGTERM');
+    signalSafe(p.pid, 'SIGCONT');
+    if (!again) markSignalled(db, p.id, 'SIGTERM');
+    n++;
+  }
+  return n;
 }

@@ -10,10 +10,15 @@
  *   result                   → usage (this turn's tokens and cost) + done (status, final text,
  *                              the process's cumulative cost, files)
  *   control_response         → hooks.onControlResponse (interrupt acknowledgement)
- * Lines of sub-agents (parent_tool_use_id set), stream_event, hook and status lines, and anything
- * unknown or malformed give nothing.
+ *   stream_event content_block_delta text_delta / thinking_delta (`--include-partial-messages`)
+ *                            → text_delta / thinking_delta, one per delta (the runtime coalesces them);
+ *                              the `assistant` line that follows still gives the whole `text`
+ *   system/api_retry         → retry (attempt, max, delay, why: unreachable / rate limit / overloaded)
+ * Lines of sub-agents (parent_tool_use_id set), other stream_events, hook and status lines, and
+ * anything unknown or malformed give nothing.
  */
 import { extractUpdates, type AgentEventInput, type TerminalStatus } from '../core/events.js';
+import { retryFromClaude, streamDelta } from './claude-stream.js';
 import type { Normaliser, NormaliserHooks } from './adapter.js';
 import { clip, fileChange, FileTracker, toolSummary } from './tool-summary.js';
 
@@ -45,6 +50,7 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
   let lastTotalCost = 0;
 
   const onSystem = (o: Json): AgentEventInput[] => {
+    if (o.subtype === 'api_retry') return retryFromClaude(o);
     if (o.subtype !== 'init') return [];
     const id = str(o.session_id);
     if (!id || id === nativeId) return [];
@@ -158,7 +164,8 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
           return [];
         }
         // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.
-        if ((o.type === 'assistant' || o.type === 'user') && o.parent_tool_use_id != null) return [];
+        if ((o.type === 'assistant' || o.type === 'user' || o.type === 'stream_event') && o.parent_tool_use_id != null) return [];
+        if (o.type === 'stream_event') return streamDelta(o);
         let out: AgentEventInput[] = [];
         if (o.type === 'system') out = onSystem(o);
         else if (o.type === 'assistant') out = onAssistant(o);

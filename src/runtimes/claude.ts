@@ -25,7 +25,8 @@ const INHERITED_CLAUDE_VARS = [
 ];
 
 export function buildClaudeCommand(input: LaunchInput): LaunchCommand {
-  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
+  // --include-partial-messages: token deltas (stream_event), so a follower sees text as it is written.
+  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
   if (input.nativeSessionId) args.push(input.resume ? '--resume' : '--session-id', input.nativeSessionId);
   if (input.permissionMode) args.push('--permission-mode', input.permissionMode);
   if (input.model) args.push('--model', input.model);

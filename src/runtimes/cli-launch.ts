@@ -3,19 +3,10 @@
  * from the session's launch metadata and config, the klaude PATH shim, and the session's ids.
  */
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
-import { hookSettings } from '../hooks/settings.js';
+import { headlessHookSettings } from '../hooks/settings.js';
 import type { LaunchCommand } from './adapter.js';
 import { agentPreamble, systemPromptAddition } from './instructions.js';
 import type { Deps } from './runtime-main.js';
-
-/**
- * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
- * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
- * hooks (SessionStart → idle, Stop → idle, …) are left out.
- */
-function headlessHookSettings(): string {
-  return JSON.stringify({ hooks: { PostToolUse: hookSettings(currentInvocation()).hooks?.PostToolUse ?? [] } });
-}
 
 export function cliLaunch(
   d: Deps,
@@ -40,7 +31,7 @@ export function cliLaunch(
     mcpConfig: meta.agent.mcpConfig,
     mcpStrict: meta.agent.mcpStrict ?? true,
     effort: meta.agent.effort,
-    settings: session.runtime === 'claude' ? headlessHookSettings() : null,
+    settings: session.runtime === 'claude' ? headlessHookSettings(currentInvocation()) : null,
   });
   const shimDir = ensureShim(d.home, currentInvocation());
   const env: NodeJS.ProcessEnv = {

@@ -1,14 +1,24 @@
 /**
  * The agent CLI as a child of the runtime: spawned from an adapter's LaunchCommand, stdout split
  * into lines, stdin kept open for stream-json input, the tail of stderr kept for error messages.
- * The child stays in the runtime's process group, so signalling the group stops both.
+ * The child stays in the runtime's process group, so signalling the group stops both; a watchdog
+ * ends that group if the runtime dies (SIGKILL included), so no CLI streams on unsupervised.
+ * The CLI's exit is the end of it: the pipes get PIPE_DRAIN_MS to deliver what is left, then are
+ * closed, whatever still holds them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { LineDecoder } from '../control/framing.js';
+import { processGroupId } from '../lib/process.js';
+import { guardChild, type Watchdog } from '../lib/watchdog.js';
 import type { LaunchCommand } from './adapter.js';
 
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 const STDERR_KEEP = 8 * 1024;
+/**
+ * After the CLI exits, how long its output pipes may take to drain. A grandchild that inherited
+ * them (an MCP server, a leftover helper) can hold them open for ever; the CLI's exit is the end.
+ */
+export const PIPE_DRAIN_MS = 2000;
 
 export interface CliExit {
   code: number | null;
@@ -55,22 +65,41 @@ export class CliProcess {
     this.child.stdin?.on('error', () => {
       this.stdinOpen = false; // EPIPE: the CLI went away; its exit tells the rest
     });
+    let guard: Watchdog | null = null;
+    this.child.once('spawn', () => {
+      // Our own group (runtimes run detached as group leaders): the watchdog ends the whole group,
+      // the CLI's own children too. Otherwise just the CLI.
+      const group = processGroupId(process.pid) === process.pid ? process.pid : undefined;
+      guard = guardChild(this.child.pid!, { graceMs: 3000, group });
+    });
     this.exited = new Promise<CliExit>((resolve) => {
       let spawnError: Error | null = null;
       this.child.once('error', (e) => {
         spawnError = e;
-        // No 'close' follows a failed spawn.
+        // No 'exit' follows a failed spawn.
         if (this.child.pid === undefined) finish(null, null);
       });
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (this.exitInfo) return;
+        guard?.dispose();
         this.stdinOpen = false;
         const stderr = spawnError ? `${this.stderrTail}\ncannot run ${cmd.file}: ${spawnError.message}` : this.stderrTail;
         this.exitInfo = { code, signal, stderr };
         resolve(this.exitInfo);
       };
-      // 'close': stdout is drained too, so every line was delivered before the exit is reported.
-      this.child.once('close', (code, signal) => finish(code, signal));
+      // 'close' (stdout drained too, so every line was delivered) normally follows 'exit' at once;
+      // when something else holds the pipes it is not waited for beyond PIPE_DRAIN_MS.
+      this.child.once('exit', (code, signal) => {
+        const t = setTimeout(() => {
+          this.child.stdout?.destroy();
+          this.child.stderr?.destroy();
+          finish(code, signal);
+        }, PIPE_DRAIN_MS);
+        this.child.once('close', () => {
+          clearTimeout(t);
+          finish(code, signal);
+        });
+      });
     });
   }
 

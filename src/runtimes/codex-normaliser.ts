@@ -15,6 +15,7 @@
  */
 import { extractUpdates, type AgentEventInput } from '../core/events.js';
 import type { Normaliser } from './adapter.js';
+import { retryKind } from './claude-stream.js';
 import { exitDone, isObj, normaliserFrom, num, str, type Json } from './json-line.js';
 import { clip, FileTracker, oneLine, toolSummary } from './tool-summary.js';
 
@@ -181,8 +182,11 @@ export function createCodexNormaliser(): Normaliser {
           interrupted = false;
           return [{ type: 'done', status, ...files.snapshot(), ...(status === 'failed' ? { error: message } : {}) }];
         }
-        case 'error':
+        case 'error': {
+          const retry = codexRetry(str(o.message));
+          if (retry) return [retry];
           return [{ type: 'error', message: codexErrorMessage(str(o.message), 'codex reported an error') }];
+        }
         default:
           return [];
       }
@@ -194,4 +198,16 @@ export function createCodexNormaliser(): Normaliser {
       return exitDone('codex', exit, { interrupted, lastText, files: files.snapshot() });
     },
   });
+}
+
+/**
+ * codex reports a dropped model stream as an `error` event "Reconnecting... 2/5 (stream
+ * disconnected before completion: …)" (string from the 0.169 binary; the shape of the counter
+ * and reason is codex's StreamError text) and then retries by itself: a `retry`, not an error.
+ */
+export function codexRetry(message: string | undefined): AgentEventInput | null {
+  const m = /^Reconnecting\.\.\.\s*(\d+)\/(\d+)\s*(?:\((.*)\))?/s.exec(message ?? '');
+  if (!m) return null;
+  const reason = (m[3] ?? '').trim();
+  return { type: 'retry', attempt: Number(m[1]), maxAttempts: Number(m[2]), reason: reason || 'stream disconnected', kind: retryKind(undefined, reason || 'connection') };
 }

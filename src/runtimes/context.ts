@@ -9,7 +9,7 @@ import { ensurePrivateDir, klaudeHome, projectHash, projectRoot } from '../confi
 import type { Config } from '../config/schema.js';
 import { openDb, type Db } from '../db/client.js';
 import { ensureProject } from '../db/repos/projects.js';
-import type { KlaudeInvocation } from '../hooks/settings.js';
+import type { KlaudeInvocation } from '../claude/shim.js';
 import { currentInvocation } from '../claude/shim.js';
 
 export interface AgentServices {

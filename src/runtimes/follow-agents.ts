@@ -15,6 +15,7 @@ import { KlaudeError } from '../lib/errors.js';
 import { followLog } from '../logs/follow.js';
 import { createFormatter, formatOptionsFor } from '../logs/format.js';
 import { readAll } from '../logs/reader.js';
+import { createStreamPrinter } from '../logs/stream-print.js';
 import { collectCompletionInfo, formatSummary, type CompletionInfo } from '../logs/summary.js';
 import type { AgentServices } from './context.js';
 import { reapIfDead } from './liveness.js';
@@ -99,6 +100,9 @@ export async function followAgents(
       targets.map(async (t): Promise<FollowResult> => {
         const file = logPathOf(svc, t.session);
         const fmt = createFormatter(fmtOpts);
+        // One agent: its text streams as it is written. Several: whole lines only, each with its
+        // agent's id (pieces of two agents on one line would be unreadable).
+        const printer = many ? null : createStreamPrinter(fmt);
         const prefix = many ? `[${shortId(t.session.id)}] ` : '';
         const ac = new AbortController();
         perTarget.set(t.session.id, ac);
@@ -112,10 +116,17 @@ export async function followAgents(
               seenDone.add(t.session.id);
               return;
             }
+            if (printer) {
+              const s = printer.print(e);
+              if (s) out.write(s);
+              return;
+            }
             const text = fmt.format(e);
             if (text !== null) out.write(`${prefix ? text.replace(/^/gm, prefix) : text}\n`);
           },
         });
+        const tail = printer?.finish();
+        if (tail) out.write(tail);
         ended.add(t.session.id);
         const session = getSession(svc.db, t.session.id) ?? t.session;
         if (end.reason !== 'done' && !(isTerminal(session.status) && !opts.signal.aborted)) return { session, info: null };

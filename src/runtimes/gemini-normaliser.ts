@@ -3,8 +3,9 @@
  * with @google/gemini-cli 0.61.0).
  *
  *   init {session_id, model}               → init
- *   message role assistant (delta pieces)  → collected; one `text` per block, written when the next
- *                                            non-text line (tool_use, result, error) or the exit comes
+ *   message role assistant (delta pieces)  → text_delta per piece (coalesced by the runtime), and
+ *                                            one `text` per block, written when the next non-text line
+ *                                            (tool_use, result, error) or the exit comes
  *   tool_use {tool_name, tool_id, parameters} → tool_call (key argument as summary)
  *   tool_result {tool_id, status, output, error} → tool_result; successful write_file counts as
  *                                            created when the file did not exist at its tool_use (gemini
@@ -156,7 +157,7 @@ export function createGeminiNormaliser(opts: GeminiNormaliserOptions = {}): Norm
             // Whole messages (delta absent) each stand alone; delta pieces join up.
             if (o.delta === true) {
               pending += o.content;
-              return [];
+              return o.content === '' ? [] : [{ type: 'text_delta', text: o.content }];
             }
             const out = flush();
             pending = o.content;

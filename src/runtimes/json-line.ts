@@ -4,6 +4,7 @@
  * have no way to append to their system prompt. Pure.
  */
 import type { AgentEventInput, TerminalStatus } from '../core/events.js';
+import { stripEscapes } from '../lib/escapes.js';
 import type { Normaliser } from './adapter.js';
 
 export type Json = Record<string, unknown>;
@@ -28,7 +29,7 @@ export function stderrTail(stderr: string, lines = 3): string {
   return stderr
     .trim()
     .split('\n')
-    .map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').trim())
+    .map((l) => stripEscapes(l).trim())
     .filter((l) => l !== '')
     .slice(-lines)
     .join(' | ');

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { logFilePath } from '../config/paths.js';
-import type { KlaudeInvocation } from '../hooks/settings.js';
+import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 
 export const RUNTIME_COMMAND = '__runtime';

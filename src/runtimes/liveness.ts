@@ -6,18 +6,41 @@
  */
 import { isTerminal } from '../core/status.js';
 import { tx, type Db } from '../db/client.js';
-import { currentProcesses, endProcess, type ProcessRow } from '../db/repos/processes.js';
+import { currentProcesses, endProcess, getProcess, markSignalled, type ProcessRow } from '../db/repos/processes.js';
 import { askedRecovery } from '../db/repos/checkpoints.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
-import { isAlive } from '../lib/process.js';
+import { isAlive, isSameProcess, signalSafe } from '../lib/process.js';
 
 /** A session with no runtime process yet is given this long (since its last update) to get one. */
 export const START_GRACE_MS = 30_000;
 
-/** The session's current runtime process, if its pid is alive. */
+/** The session's current runtime process, if it is alive (pid + start time). */
 export function liveRuntime(db: Db, sessionId: string): ProcessRow | null {
-  return currentProcesses(db, sessionId, 'runtime').find((p) => isAlive(p.pid)) ?? null;
+  return currentProcesses(db, sessionId, 'runtime').find((p) => isSameProcess(p.pid, p.pidStart)) ?? null;
+}
+
+/**
+ * CLI children (`claude -p`…) of the session whose runtime is gone but which still run: signal
+ * them (SIGTERM + SIGCONT, once; the watchdog or reconcile escalates) and say whether any is still
+ * alive. Rows of ended ones are closed. Never touches a CLI whose runtime lives.
+ */
+export function endOrphanedClis(db: Db, sessionId: string): boolean {
+  let alive = false;
+  for (const p of currentProcesses(db, sessionId, 'cli')) {
+    const owner = p.parentProcessId === null ? undefined : getProcess(db, p.parentProcessId);
+    if (owner && owner.exitedAt === null && isSameProcess(owner.pid, owner.pidStart)) continue;
+    if (!isSameProcess(p.pid, p.pidStart)) {
+      endProcess(db, p.id, { exitCode: null, signal: p.signal ?? 'LOST' });
+      continue;
+    }
+    alive = true;
+    if (p.signal === 'SIGTERM') continue; // told already: its watchdog (or reconcile) escalates
+    signalSafe(p.pid, 'SIGTERM');
+    signalSafe(p.pid, 'SIGCONT');
+    markSignalled(db, p.id, 'SIGTERM');
+  }
+  return alive;
 }
 
 /**
@@ -59,7 +82,7 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
     const cur = getSession(db, s.id);
     if (!cur || isTerminal(cur.status)) return undefined;
     for (const p of rows) endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
-    return updateSession(db, s.id, { status: 'failed', endedAt: now });
+    return updateSession(db, s.id, { status: 'failed', endedAt: now, activity: null, error: reason });
   });
   if (updated?.logPath) {
     try {

@@ -5,10 +5,19 @@
  * final text) is written after the last one. Needs a CLI that takes further turns on stdin
  * (claude); for one-turn-per-process CLIs nothing is run.
  */
-import type { EventOf } from '../core/events.js';
+import type { AgentEventInput, EventOf } from '../core/events.js';
 import type { OnStopPrompt } from '../config/schema.js';
 
 type Done = Omit<EventOf<'done'>, 'ts'>;
+
+/** What of the run record (run-record.ts) on-stop turns use. */
+interface Recorder {
+  onStopTurn: boolean;
+  readonly runCost: number;
+  write(e: AgentEventInput): void;
+  endTurn(): void;
+  saveArtifact(name: string, text: string, costUsd: number): void;
+}
 
 /** Config prompts, then the definition's; the same artifact name in both: the definition's wins. */
 export function onStopPrompts(config: readonly OnStopPrompt[], definition: readonly OnStopPrompt[] | undefined): OnStopPrompt[] {
@@ -31,13 +40,29 @@ export class OnStopTurns {
   }
 
   /**
-   * A turn ended. An on-stop turn: its artifact to save. A turn of the work, when the work may end
-   * here (nothing queued, the CLI takes more turns): the prompts are queued if it ended `done`.
+   * A turn ended. An on-stop turn: its answer is saved as an artifact. A turn of the work: its
+   * checkpoint closes, and when the work may end here (nothing queued, the CLI takes more turns)
+   * the prompts are queued if it ended `done`.
    */
-  turnEnded(done: Done, costNow: number, workMayEnd: boolean): { name: string; text: string; costUsd: number } | null {
-    if (this.running) return this.answered(done, costNow);
-    if (workMayEnd) this.workEnded(done);
-    return null;
+  turnEnded(done: Done, rec: Recorder, workMayEnd: boolean): void {
+    if (this.running) {
+      const a = this.answered(done, rec.runCost);
+      if (a) rec.saveArtifact(a.name, a.text, a.costUsd);
+    } else {
+      rec.endTurn();
+      if (workMayEnd) this.workEnded(done);
+    }
+    rec.onStopTurn = false;
+  }
+
+  /** Send the next on-stop prompt, marked in the log (`user`, source onStop). False when none is left. */
+  sendNext(rec: Recorder, send: (text: string) => void): boolean {
+    const p = this.next(rec.runCost);
+    if (!p) return false;
+    rec.write({ type: 'user', text: p.prompt, source: 'onStop' });
+    rec.onStopTurn = true;
+    send(p.prompt);
+    return true;
   }
 
   /** The work ended with `done`: queue the prompts. False when there is nothing to run. */

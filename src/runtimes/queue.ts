@@ -9,7 +9,7 @@ import { RUNTIMES } from '../config/schema.js';
 import type { Db } from '../db/client.js';
 import { takeRunnable, type RunLimits } from '../db/repos/queue.js';
 import { getSession, updateSession } from '../db/repos/sessions.js';
-import type { KlaudeInvocation } from '../hooks/settings.js';
+import type { KlaudeInvocation } from '../claude/shim.js';
 import type { Logger } from '../lib/logger.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { spawnRuntime } from './launch.js';

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentEventInput, EventOf } from '../core/events.js';
+import { describeRetry, type AgentEventInput, type EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
 import { applyTransition, isTerminal } from '../core/status.js';
 import { addEvent } from '../db/repos/events.js';
@@ -17,9 +17,31 @@ import { saveArtifact } from '../db/repos/artifacts.js';
 import { beginTurn, continueTurn, endTurn, noteText, noteToolCall } from '../db/repos/checkpoints.js';
 import type { RuntimeRequest } from './launch.js';
 import type { Deps } from './runtime-main.js';
-import { clip } from './tool-summary.js';
+import { clip, oneLine } from './tool-summary.js';
 
 const LAST_TEXT_MAX = 500;
+const ACTIVITY_MAX = 120;
+const ERROR_MAX = 300;
+
+/** What an event says the agent is doing now (undefined: it says nothing new). */
+export function activityOf(e: AgentEventInput): string | null | undefined {
+  switch (e.type) {
+    case 'text_delta':
+      return 'writing';
+    case 'thinking_delta':
+    case 'tool_result':
+    case 'user':
+      return 'thinking';
+    case 'tool_call':
+      return clip(oneLine(`${e.name}${e.summary ? `: ${e.summary}` : ''}`), ACTIVITY_MAX);
+    case 'retry':
+      return clip(describeRetry(e), ACTIVITY_MAX);
+    case 'done':
+      return null;
+    default:
+      return undefined;
+  }
+}
 
 export class RunRecord {
   nativeId: string | null;
@@ -31,6 +53,7 @@ export class RunRecord {
   private processCost = 0;
   private tokensIn = 0;
   private tokensOut = 0;
+  private activity: string | null | undefined;
 
   constructor(private readonly d: Deps) {
     this.nativeId = d.session.nativeSessionId;
@@ -69,12 +92,28 @@ export class RunRecord {
     }
   }
 
+  /**
+   * What the agent is doing now, on its row (tree, `klaude sessions`): written only when it
+   * changes, so a stream of deltas costs one write ("writing"), not one per delta.
+   */
+  noteActivity(e: AgentEventInput): void {
+    const a = activityOf(e);
+    if (a === undefined || a === this.activity) return;
+    this.activity = a;
+    try {
+      updateSession(this.d.db, this.id, { activity: a });
+    } catch (err) {
+      this.d.log.warn('cannot record the activity', { err });
+    }
+  }
+
   /** A CLI is starting on the request: the session runs again, and the log says with what. */
   started(request: RuntimeRequest, resume: boolean): void {
     const { d } = this;
     const cur = getSession(d.db, this.id);
     if (cur && applyTransition(cur.status, 'running', { resume: true }).allowed) {
-      updateSession(d.db, this.id, { status: 'running', endedAt: null });
+      this.activity = 'starting';
+      updateSession(d.db, this.id, { status: 'running', endedAt: null, activity: 'starting', runStartedAt: Date.now(), error: null });
     }
     this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
     if (request.source === 'recover') {
@@ -133,9 +172,17 @@ export class RunRecord {
         updateSession(d.db, this.id, { lastText: clip(e.text.trim(), LAST_TEXT_MAX) });
         this.checkpoint(() => noteText(d.db, this.id, e.text));
         break;
-      case 'tool_call':
+      case 'text_delta':
+      case 'thinking_delta':
+      case 'retry':
         this.write(e);
-        if (!this.onStopTurn) this.checkpoint(() => noteToolCall(d.db, this.id, `${e.name}: ${clip(e.summary ?? '', 200)}`));
+        this.noteActivity(e);
+        break;
+      case 'tool_call':
+      case 'tool_result':
+        this.write(e);
+        this.noteActivity(e);
+        if (e.type === 'tool_call' && !this.onStopTurn) this.checkpoint(() => noteToolCall(d.db, this.id, `${e.name}: ${clip(e.summary ?? '', 200)}`));
         break;
       case 'update':
         this.write(e);
@@ -175,6 +222,8 @@ export class RunRecord {
         updateSession(d.db, this.id, {
           status: done.status,
           endedAt: Date.now(),
+          activity: null,
+          error: done.status === 'failed' ? clip(oneLine(done.error ?? 'failed without a reason given'), ERROR_MAX) : null,
           ...totals,
           ...(done.finalText ? { lastText: clip(done.finalText.trim(), LAST_TEXT_MAX) } : {}),
         });

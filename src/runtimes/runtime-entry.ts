@@ -45,8 +45,9 @@ export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = proce
   const writer = openSessionLog(logPath);
   const rt = new AgentRuntime({ home, config, db, env, log, session, meta, adapter, writer });
 
-  process.on('SIGTERM', () => void rt.stop('SIGTERM'));
-  process.on('SIGHUP', () => void rt.stop('SIGHUP'));
+  const stop = (reason: string): Promise<void> => rt.stop(reason).catch((err: unknown) => log.error('runtime stop failed', { err, reason }));
+  process.on('SIGTERM', () => void stop('SIGTERM')); // handled: stop() catches and logs
+  process.on('SIGHUP', () => void stop('SIGHUP'));
   process.on('SIGINT', () => {
     try {
       rt.onInterrupt();
@@ -57,7 +58,7 @@ export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = proce
   const crash = (err: unknown): void => {
     log.error('runtime crashed', { err });
     try {
-      void rt.stop('crash');
+      void stop('crash'); // the timer below exits whatever stop() does
     } finally {
       setTimeout(() => process.exit(70), STOP_GRACE_MS + 500).unref();
     }

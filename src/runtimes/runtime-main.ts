@@ -29,15 +29,14 @@ import { existsSync } from 'node:fs';
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
 import type { Config } from '../config/schema.js';
-import { controlRequest } from '../control/client.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { PROTOCOL_VERSION } from '../control/protocol.js';
-import { tx, type Db } from '../db/client.js';
-import { currentProcesses, endProcess, recordProcess } from '../db/repos/processes.js';
+import type { Db } from '../db/client.js';
+import { endProcess } from '../db/repos/processes.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
-import { isAlive } from '../lib/process.js';
+import { claimRun, forwardToOther, recordCli } from './run-claim.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
@@ -52,6 +51,7 @@ import { OnStopTurns, onStopPrompts } from './on-stop.js';
 import { startQueued } from './queue.js';
 import { RateLimitWatch } from './rate-limit.js';
 import { recoverCli } from './recover.js';
+import { DeltaCoalescer } from './delta-coalescer.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
@@ -87,9 +87,11 @@ export class AgentRuntime {
   private readonly rec: RunRecord;
   private readonly stops: OnStopTurns;
   private readonly rateLimits: RateLimitWatch;
+  private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
+    this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.normaliser = this.newNormaliser();
     this.stops = new OnStopTurns(onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop));
     this.rateLimits = new RateLimitWatch({ db: d.db, config: d.config, runtime: d.session.runtime, write: (e) => this.write(e) });
@@ -100,10 +102,12 @@ export class AgentRuntime {
   }
 
   private write(e: AgentEventInput): void {
+    this.deltas.flush();
     this.rec.write(e);
   }
 
   private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+    this.deltas.flush();
     this.rec.finalize(done);
   }
 
@@ -122,26 +126,18 @@ export class AgentRuntime {
     return this.d.session.id;
   }
 
-  /** Record our pid as the session's runtime, unless another live runtime already has it. */
-  private claim(): number | null {
-    const { db } = this.d;
-    return tx(db, () => {
-      const other = currentProcesses(db, this.id, 'runtime').find((p) => p.pid !== process.pid && isAlive(p.pid));
-      if (other) return null;
-      const row = recordProcess(db, {
-        klaudeSessionId: this.id,
-        instanceId: this.d.session.instanceId,
-        pid: process.pid,
-        kind: 'runtime',
-      });
-      return row.id;
-    });
-  }
-
   async run(request: RuntimeRequest): Promise<number> {
     const { d } = this;
-    this.processRowId = this.claim();
-    if (this.processRowId === null) return this.forwardToOther(request);
+    const claimed = claimRun(d.db, this.id, d.session.instanceId);
+    if (claimed === null) return forwardToOther(d, request.prompt);
+    if (typeof claimed === 'object') {
+      d.log.error('the conversation is claimed by someone else: not starting the agent CLI', { holder: claimed.busy });
+      this.write({ type: 'error', message: `not started: ${shortId(this.id)} is taken by ${claimed.busy} [E_SESSION_BUSY]` });
+      d.writer.close();
+      d.db.close();
+      return 3;
+    }
+    this.processRowId = claimed;
     try {
       this.server = await startControlServer({
         socketPath: agentSocketPath(d.home, d.session.projectId, this.id, d.env),
@@ -177,19 +173,24 @@ export class AgentRuntime {
   /** The runtime's own watcher: its CLI died mid-turn (see recover.ts, `agents.recover`). */
   private recoverMidTurn(exit: CliExit): boolean {
     if (this.stopping || this.finalized || !this.turnActive || this.interruptAsked || this.stops.inTurn) return false;
-    const flush = (): void => {
-      for (const e of this.normaliser.end(exit)) if (e.type !== 'done') this.write(e);
-    };
+    const flush = (): void => this.normaliser.end(exit).forEach((e) => e.type !== 'done' && this.write(e));
     const next = recoverCli(this.d, exit, flush, (e) => this.write(e));
     this.parked = next === 'parked';
-    if (next === null || next === 'parked') return false;
+    return next !== null && next !== 'parked' && this.relaunch(next);
+  }
+
+  /** A new CLI process for the same run (queued messages, recovery). False: it could not start (the run failed). */
+  private relaunch(request: RuntimeRequest): boolean {
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    this.interruptTimer = null;
     this.normaliser = this.newNormaliser();
     this.turnActive = true;
     try {
-      this.launch(next);
+      this.launch(request);
       return true;
     } catch (e) {
       this.d.log.error('cannot restart the agent CLI', { err: e });
+      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
       return false;
     }
   }
@@ -208,32 +209,7 @@ export class AgentRuntime {
       if (e.type !== 'done') this.write(e);
       else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
     }
-    if (this.interruptTimer) clearTimeout(this.interruptTimer);
-    this.interruptTimer = null;
-    const texts = this.queue.splice(0);
-    this.normaliser = this.newNormaliser();
-    this.turnActive = true;
-    try {
-      this.launch({ prompt: texts.join('\n\n'), source: 'message' });
-    } catch (e) {
-      d.log.error('cannot restart the agent CLI', { err: e });
-      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
-      return false;
-    }
-    return true;
-  }
-
-  /** Another runtime runs this session: hand it the message instead of starting a second CLI. */
-  private async forwardToOther(request: RuntimeRequest): Promise<number> {
-    const { d } = this;
-    try {
-      await controlRequest(agentSocketPath(d.home, d.session.projectId, this.id, d.env), 'message', { sessionId: this.id, prompt: request.prompt });
-      d.log.info('another runtime has the session; message forwarded');
-      return 0;
-    } catch (e) {
-      d.log.error('another runtime has the session and did not take the message', { err: e });
-      return 3;
-    }
+    return this.relaunch({ prompt: this.queue.splice(0).join('\n\n'), source: 'message' });
   }
 
   private launch(request: RuntimeRequest): void {
@@ -262,6 +238,7 @@ export class AgentRuntime {
       },
       onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
     });
+    recordCli(d, this.id, this.processRowId, this.cli);
     const queued = this.cli.canWrite ? this.queue.splice(0) : [];
     if (request.source !== 'recover') this.rec.beginTurn([first, ...queued].join('\n\n'));
     if (this.cli.canWrite) {
@@ -273,6 +250,11 @@ export class AgentRuntime {
   private handle(events: AgentEventInput[]): void {
     for (const e of events) {
       try {
+        if (e.type === 'text_delta' || e.type === 'thinking_delta') {
+          this.deltas.push(e);
+          continue;
+        }
+        this.deltas.flush();
         if (e.type === 'done') this.onTurnDone(e);
         else this.rec.apply(e);
       } catch (err) {
@@ -288,21 +270,14 @@ export class AgentRuntime {
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
     const canContinue = !this.stopping && this.cli?.canWrite === true;
-    if (!this.stops.inTurn) this.rec.endTurn();
-    const artifact = this.stops.turnEnded(done, this.rec.runCost, this.queue.length === 0 && canContinue);
-    if (artifact) this.rec.saveArtifact(artifact.name, artifact.text, artifact.costUsd);
-    this.rec.onStopTurn = false;
+    this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.queue.length > 0 && canContinue) {
       this.stops.takeWorkDone(); // the work goes on; on-stop prompts run when it ends again
       this.sendQueued();
       return;
     }
-    const next = canContinue ? this.stops.next(this.rec.runCost) : null;
-    if (next) {
-      this.write({ type: 'user', text: next.prompt, source: 'onStop' });
-      this.rec.onStopTurn = true;
+    if (canContinue && this.stops.sendNext(this.rec, (text) => this.cli!.write(this.d.adapter.encodeMessage(text)))) {
       this.turnActive = true;
-      this.cli!.write(this.d.adapter.encodeMessage(next.prompt));
       return;
     }
     done = this.stops.takeWorkDone() ?? done;
@@ -311,17 +286,19 @@ export class AgentRuntime {
       if (done.status === 'failed' && done.error) this.write({ type: 'error', message: done.error });
       const cli = this.cli;
       if (cli) {
+        // Fire and forget: the CLI's exit is handled where it is awaited (run); stop() and exited never reject.
         const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
-        void cli.exited.then(() => clearTimeout(t));
+        void cli.exited.then(() => clearTimeout(t)); // exited never rejects
       }
       return;
     }
     this.finalize(done);
-    void this.server?.close().catch(() => undefined);
+    this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
     this.server = null;
     this.cli?.closeInput();
     const cli = this.cli;
     if (cli) {
+      // As above: a last resort for a CLI that ignores EOF; neither promise rejects.
       const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
       void cli.exited.then(() => clearTimeout(t));
     }
@@ -379,13 +356,14 @@ export class AgentRuntime {
       if (e.type === 'done') this.finalize({ ...e, status: 'interrupted', error: undefined });
     }
     this.finalize({ type: 'done', status: 'interrupted' });
-    void this.server?.close().catch(() => undefined);
+    this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
     this.server = null;
     await this.cli?.stop(STOP_GRACE_MS);
   }
 
   private async shutdown(exit: CliExit | null): Promise<number> {
     const { d } = this;
+    this.deltas.dispose();
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     const work = this.stops.takeWorkDone(); // the CLI ended during on-stop turns: the work itself was done
     if (work) this.finalize(work);

@@ -13,10 +13,12 @@ import { cancelQueued } from '../db/repos/queue.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
-import { sleep } from '../lib/process.js';
+import { isAlive, sleep } from '../lib/process.js';
+import { currentProcesses } from '../db/repos/processes.js';
+import { claimConversation, releaseConversation } from '../recovery/claim.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
-import { describeForeground, inForeground, liveRuntime, reapIfDead } from './liveness.js';
+import { describeForeground, endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
 import { agentSocketPath } from './paths.js';
 import { queuedRequestOf } from './queue.js';
 import { launchMetadata } from './start.js';
@@ -67,7 +69,9 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
       }
     } else {
       reapIfDead(svc.db, s.id);
-      if (claimForResume(svc, s.id)) return resume(svc, s.id, prompt);
+      // A CLI left by a runtime that died (SIGKILL) may still be writing the conversation: it is
+      // ended first (its watchdog is already on it), so the resume is the only writer.
+      if (!endOrphanedClis(svc.db, s.id) && claimForResume(svc, s.id)) return resume(svc, s.id, prompt);
     }
     // A runtime is starting (no socket yet) or finishing (socket closed, process still there).
     if (Date.now() > deadline) {
@@ -90,20 +94,33 @@ function addToQueuedRequest(svc: AgentServices, id: string, prompt: string): boo
   });
 }
 
+/** Thrown inside the claim transaction when the session is not stopped (yet): roll back, retry. */
+const NOT_STOPPED = new Error('not stopped');
+
 /**
- * Atomically take a stopped session for a resume (status → running), so two messages never start
- * two runtimes. Stopped: a terminal status, or a TUI session nobody has in the foreground.
+ * Atomically take a stopped session for a resume (its conversation claim + status → running), so
+ * two messages never start two runtimes and a checkout in progress is never raced: a live claim of
+ * someone else throws E_SESSION_BUSY naming it. Stopped: a terminal status, or a TUI session
+ * nobody has in the foreground. The claim passes to the runtime started (see resume).
  */
 function claimForResume(svc: AgentServices, id: string): boolean {
-  return tx(svc.db, () => {
-    const s = getSession(svc.db, id);
-    if (!s) return false;
-    const idleTui = s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
-    if (!isTerminal(s.status) && !idleTui) return false;
-    updateSession(svc.db, id, { status: 'running', endedAt: null });
+  try {
+    claimConversation(svc.db, id, `a resume by klaude message`, () => {
+      const s = getSession(svc.db, id);
+      if (!s) throw NOT_STOPPED;
+      const idleTui = s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
+      if (!isTerminal(s.status) && !idleTui) throw NOT_STOPPED;
+      updateSession(svc.db, id, { status: 'running', endedAt: null });
+    });
     return true;
-  });
+  } catch (e) {
+    if (e === NOT_STOPPED) return false;
+    throw e;
+  }
 }
+
+/** How long a resume holds the claim waiting for its runtime to record itself. */
+const HANDOFF_MS = 15_000;
 
 async function resume(svc: AgentServices, id: string, prompt: string): Promise<Delivery> {
   const s = getSession(svc.db, id)!;
@@ -117,10 +134,16 @@ async function resume(svc: AgentServices, id: string, prompt: string): Promise<D
       env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
       cwd,
     });
+    // Hold the claim until the runtime's process row exists: from then on that row says who
+    // writes the conversation (a checkout sees a live runtime), so there is no gap to race.
+    const deadline = Date.now() + HANDOFF_MS;
+    while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, id, 'runtime').some((p) => p.pid === pid)) await sleep(RETRY_MS);
     return { delivered: 'resumed', pid, nativeSessionId: s.nativeSessionId };
   } catch (e) {
     updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
     throw e;
+  } finally {
+    releaseConversation(svc.db, id);
   }
 }
 

@@ -3,15 +3,17 @@
  * same services as the commands do without a supervisor (src/runtimes), with this supervisor's
  * instance id on the new rows and its socket in the agents' environment (so an agent's own
  * `klaude start` comes back here), and they publish session events for subscribers (dashboard).
- * `start` with `checkout` switches the foreground to the first new agent once its conversation
- * exists (its first message is in the Claude transcript); the headless run is stopped by the
- * checkout and the person continues the conversation in the foreground.
+ * `start` with `checkout` switches the foreground to the first new agent when its first turn ends
+ * (its run is finished, so nothing is lost) and the person continues the conversation in the
+ * foreground; with `checkoutNow` it switches once the conversation exists (its first message is
+ * in the Claude transcript), stopping the headless run, and the foreground continues the turn.
  *
  * Wire into supervisorHandlers: `{ ...agentHandlers(deps), ping, status, … }`.
  */
 import { readFile } from 'node:fs/promises';
 import { clearAgentDefinitionCache } from '../agents/index.js';
 import { shortId } from '../core/ids.js';
+import { isTerminal } from '../core/status.js';
 import type { ControlHandlers } from '../control/server.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
@@ -61,7 +63,8 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         d.publish({ type: 'session.created', sessionId: s.id, parentId: s.parentId, agentType: s.type, runtime: s.runtime, status: s.status });
       }
       const first = out.sessions[0];
-      if (p.checkout && first) void checkoutWhenReady(d, first);
+      // The reply must not wait for the agent's turn; the checkout helpers log their own failures.
+      if (p.checkout && first) void (p.checkoutNow ? checkoutWhenBegun(d, first) : checkoutWhenTurnEnds(d, first));
       return { sessionIds: out.sessions.map((s) => s.id), ...(out.notes.length ? { notes: out.notes } : {}) };
     },
     message: async (p) => {
@@ -87,8 +90,23 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
   };
 }
 
-/** Once the agent's first message is in its Claude transcript, check it out (bounded by switch.targetTimeoutSeconds). */
-async function checkoutWhenReady(d: HandlerDeps, s: SessionRow): Promise<void> {
+/** When the agent's first turn has ended (any terminal status), check it out. */
+async function checkoutWhenTurnEnds(d: HandlerDeps, s: SessionRow): Promise<void> {
+  const { ctx } = d;
+  try {
+    for (;;) {
+      const cur = getSession(ctx.db, s.id);
+      if (!cur || isTerminal(cur.status)) break;
+      await sleep(TRANSCRIPT_POLL_MS);
+    }
+    await switchTo(d, s);
+  } catch (err) {
+    reportFailure(d, s, err);
+  }
+}
+
+/** `--now`: once the agent's first message is in its Claude transcript, check it out (bounded by switch.targetTimeoutSeconds). */
+async function checkoutWhenBegun(d: HandlerDeps, s: SessionRow): Promise<void> {
   const { ctx } = d;
   const deadline = Date.now() + ctx.config['switch.targetTimeoutSeconds'] * 1000;
   try {
@@ -106,14 +124,23 @@ async function checkoutWhenReady(d: HandlerDeps, s: SessionRow): Promise<void> {
       }
       await sleep(TRANSCRIPT_POLL_MS);
     }
-    d.publish({ type: 'instance.switching', switching: true, targetSessionId: s.id });
-    try {
-      await d.switcher.checkout({ target: s.id });
-    } finally {
-      d.publish({ type: 'instance.switching', switching: false });
-    }
+    await switchTo(d, s);
   } catch (err) {
-    ctx.log.error('checkout of a new agent failed', { err, sessionId: s.id });
-    process.stderr.write(`\r\nklaude: could not check out agent ${shortId(s.id)}: ${(err as Error).message}\r\n`);
+    reportFailure(d, s, err);
   }
+}
+
+async function switchTo(d: HandlerDeps, s: SessionRow): Promise<void> {
+  d.publish({ type: 'instance.switching', switching: true, targetSessionId: s.id });
+  try {
+    // Forced: the person asked for this switch when starting it (with --now, the run is stopped).
+    await d.switcher.checkout({ target: s.id, force: true });
+  } finally {
+    d.publish({ type: 'instance.switching', switching: false });
+  }
+}
+
+function reportFailure(d: HandlerDeps, s: SessionRow, err: unknown): void {
+  d.ctx.log.error('checkout of a new agent failed', { err, sessionId: s.id });
+  process.stderr.write(`\r\nklaude: could not check out agent ${shortId(s.id)}: ${(err as Error).message}\r\n`);
 }

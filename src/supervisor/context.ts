@@ -2,7 +2,7 @@ import { socketPath } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { openDb, type Db } from '../db/client.js';
 import { ensureProject } from '../db/repos/projects.js';
-import type { KlaudeInvocation } from '../hooks/settings.js';
+import type { KlaudeInvocation } from '../claude/shim.js';
 import type { Logger } from '../lib/logger.js';
 import type { ClaudePassthrough } from './claude-args.js';
 import { reconcile, type ReconcileResult } from '../recovery/reconcile.js';

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
+import { guardChild } from '../lib/watchdog.js';
 
 export interface LaunchSpec {
   sessionId: string;
@@ -40,6 +41,8 @@ export interface SpawnPlan {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** How long the owner-death watchdog waits after SIGTERM before SIGKILL. */
+  graceMs?: number;
 }
 
 export class ForegroundClaude extends EventEmitter<{ exit: [ForegroundExit] }> {
@@ -64,6 +67,10 @@ export class ForegroundClaude extends EventEmitter<{ exit: [ForegroundExit] }> {
       const exited = new Promise<ForegroundExit>((r) => (resolveExit = r));
       child.once('spawn', () => {
         settled = true;
+        // If klaude dies by any signal (SIGKILL included) claude is ended, so it restores the
+        // terminal itself instead of fighting the shell for it.
+        const guard = guardChild(child.pid!, { graceMs: plan.graceMs });
+        child.once('exit', () => guard.dispose());
         const running: Running = { spec, child, pid: child.pid!, startedAt, exited };
         this.running = running;
         this.log.info('claude spawned', { pid: child.pid, ...spec });

@@ -9,7 +9,8 @@ import { currentProcesses, endProcess, recordProcess } from '../db/repos/process
 import { resolveSession } from '../db/repos/resolve.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
-import { isAlive, sleep, terminatePid } from '../lib/process.js';
+import { isAlive, isSameProcess, sleep, terminatePid } from '../lib/process.js';
+import { claimConversation, releaseConversation } from '../recovery/claim.js';
 import type { SupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
 import { transcriptExists } from '../claude/transcript.js';
@@ -81,6 +82,31 @@ export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: 
         hint: 'exit it there first, or check out another session',
       });
     }
+  }
+}
+
+/**
+ * Make the target ours to open in the foreground: take its conversation claim (refused while
+ * another supervisor or a PTY session has it open), then stop a headless runtime on it. A running
+ * agent is not stopped unless `force`: a CLI checkout is usually Claude calling it through its
+ * Bash tool, so nobody could be asked, and stopping the run silently would lose its work. The
+ * claim is released by the launch (Switcher.launch) or by the caller on failure.
+ */
+export async function prepareTarget(ctx: SupervisorContext, target: SessionRow, opts: { force: boolean }): Promise<void> {
+  claimConversation(ctx.db, target.id, `a checkout in klaude ${shortId(ctx.instanceId)}`, () => {
+    assertNotForegroundElsewhere(ctx, target.id);
+    const live = currentProcesses(ctx.db, target.id, 'runtime').find((p) => isSameProcess(p.pid, p.pidStart));
+    if (live && !opts.force) {
+      throw new KlaudeError('E_SESSION_BUSY', `${shortId(target.id)} is running (runtime pid ${live.pid}): checking it out now would stop its turn`, {
+        hint: `\`klaude wait ${shortId(target.id)}\`, then check it out; or \`klaude checkout ${shortId(target.id)} --force\` to stop its run`,
+      });
+    }
+  });
+  try {
+    await stopHeadlessRuntime(ctx, target.id);
+  } catch (e) {
+    releaseConversation(ctx.db, target.id);
+    throw e;
   }
 }
 

@@ -21,6 +21,7 @@ import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } 
 import { getAdapter } from '../runtimes/adapter.js';
 import { prependPath } from '../claude/shim.js';
 import * as store from './store.js';
+import { releaseConversation } from '../recovery/claim.js';
 
 export const QUICK_DEATH_MS = 3000;
 
@@ -113,14 +114,26 @@ export class Switcher extends EventEmitter<{
       const plan = isClaude(spec) ? this.claudeCommand(spec, first) : await this.otherRuntimeCommand(spec);
       if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
       store.beforeLaunch(ctx, spec);
-      running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd });
+      running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd, graceMs: ctx.config['switch.graceSeconds'] * 1000 });
+    } catch (e) {
+      releaseConversation(ctx.db, spec.sessionId);
+      throw e;
     } finally {
       this.inFlight--;
     }
-    const rowId = store.recordForeground(ctx, spec, running.pid);
+    // Bookkeeping never makes us abandon a live child: a failure here (DB busy, disk full) is
+    // logged and the child stays ours (its exit is still handled; the watchdog still guards it).
+    let rowId: number | null = null;
+    try {
+      rowId = store.recordForeground(ctx, spec, running.pid);
+    } catch (err) {
+      ctx.log.error('recording the foreground launch failed; claude keeps running', { err, pid: running.pid });
+    }
+    releaseConversation(ctx.db, spec.sessionId);
     this.last = { spec, attempt, fallback, processRowId: rowId };
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
+    // Its exit reaches onExit → 'finished'; stop() itself never rejects (it waits on the exit).
     if (this.stopping) void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
     return running;
   }
@@ -137,7 +150,7 @@ export class Switcher extends EventEmitter<{
     return adapter.interactiveResume(adapter.resolveBinary(this.ctx.config, this.ctx.env), spec.claudeSessionId);
   }
 
-  async checkout(req: { target?: string; fromSessionId?: string; timeoutMs?: number }): Promise<{
+  async checkout(req: { target?: string; fromSessionId?: string; timeoutMs?: number; force?: boolean }): Promise<{
     sessionId: string;
     claudeSessionId: string;
     pid: number;
@@ -151,6 +164,7 @@ export class Switcher extends EventEmitter<{
     const cur = this.fg.current;
     if (!cur) throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'claude is between launches', { hint: 'try again in a moment' });
     this.switching = true;
+    let claimed: string | null = null;
     try {
       const { ctx } = this;
       const target = store.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
@@ -159,8 +173,10 @@ export class Switcher extends EventEmitter<{
       }
       const timeoutMs = req.timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000;
       const claudeSessionId = await store.waitForClaudeId(ctx, target, timeoutMs);
-      store.assertNotForegroundElsewhere(ctx, target.id);
-      await store.stopHeadlessRuntime(ctx, target.id);
+      // The claim makes this checkout the conversation's one writer-to-be: a `klaude message`
+      // during the old claude's grace period gets E_SESSION_BUSY instead of resuming it too.
+      await store.prepareTarget(ctx, target, { force: req.force === true });
+      claimed = target.id;
       // Those waits may have outlived the foreground claude (or the supervisor): then there is
       // nothing to stop, and waiting for its exit would leave this switch pending forever.
       if (this.stopping || this.fg.current !== cur) {
@@ -173,10 +189,12 @@ export class Switcher extends EventEmitter<{
       const spec = store.launchSpecFor(ctx, target, claudeSessionId);
       const running = await new Promise<Running>((resolve, reject) => {
         this.pending = { spec, fallback: cur.spec, resolve, reject };
+        // The old child's exit (onExit) launches the target and settles `pending`; stop() never rejects.
         void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
       });
       return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
     } finally {
+      if (claimed) releaseConversation(this.ctx.db, claimed);
       this.switching = false;
     }
   }
@@ -214,7 +232,7 @@ export class Switcher extends EventEmitter<{
       this.pending = null;
       this.launch(p.spec, p.fallback).then(p.resolve, (err) => {
         p.reject(err);
-        this.restore(p.fallback, ev, `could not start claude for ${p.spec.sessionId}: ${(err as Error).message}`);
+        this.restore(p.spec, p.fallback, ev, `could not start ${p.spec.runtime ?? 'claude'}: ${(err as Error).message}`);
       });
       return;
     }
@@ -224,11 +242,11 @@ export class Switcher extends EventEmitter<{
       if (last.attempt < 2) {
         ctx.log.warn('relaunch died at once; retrying', { ...ev });
         this.launch(last.spec, last.fallback, last.attempt + 1).catch((err) =>
-          this.restore(last.fallback, ev, (err as Error).message),
+          this.restore(last.spec, last.fallback, ev, (err as Error).message),
         );
         return;
       }
-      this.restore(last.fallback, ev, `claude exited with ${describeExit(ev)} right after starting, twice`);
+      this.restore(last.spec, last.fallback, ev, `claude exited with ${describeExit(ev)} right after starting, twice`);
       return;
     }
     this.idleExit(ev);
@@ -240,17 +258,20 @@ export class Switcher extends EventEmitter<{
     else this.emit('finished', exitCodeOf(ev));
   }
 
-  /** Go back to the session we switched away from, telling the person why. */
-  private restore(fallback: LaunchSpec | null, ev: ForegroundExit, why: string): void {
+  /**
+   * Go back to the session we switched away from, telling the person why. `target` is the session
+   * the switch was for (`ev` may be the exit of the session switched away from).
+   */
+  private restore(target: LaunchSpec, fallback: LaunchSpec | null, ev: ForegroundExit, why: string): void {
     const { ctx } = this;
     if (this.stopping) {
       // A relaunch failed because (or while) klaude is shutting down: nothing to go back to.
       this.emit('finished', this.shutdownCode || exitCodeOf(ev));
       return;
     }
-    ctx.log.error('switch failed; restoring previous session', { why, failed: ev.spec, fallback });
+    ctx.log.error('switch failed; restoring previous session', { why, failed: target, fallback });
     process.stderr.write(
-      `\r\nklaude: could not switch to ${ev.spec.sessionId} (${ev.spec.runtime ?? 'claude'} ${ev.spec.mode === 'resume' ? '--resume' : '--session-id'} ${ev.spec.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+      `\r\nklaude: could not switch to ${target.sessionId} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
         (fallback ? `klaude: returning to ${fallback.sessionId}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
     );
     if (!fallback) {

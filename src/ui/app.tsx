@@ -57,6 +57,17 @@ export function App({ deps, active = true }: AppProps) {
   }, [deps, watchScreen, sel?.id, selHost]);
   const screen = watchScreen && preview.sessionId === sel!.id && preview.screen && preview.state !== 'error' ? preview.screen : null;
 
+  // Where the painter draws the screen's rows (when one does: else Ink draws them, PreviewPane).
+  const modal = ui.modal;
+  const dialog = modal && modal.kind !== 'help' ? modal : null;
+  const paint = deps.previewPaint;
+  const painted = Boolean(paint && screen && !dialog && modal?.kind !== 'help' && !layout.tooSmall && (!layout.narrow || ui.focus === 'log'));
+  const colour = theme.name === 'color';
+  useEffect(() => {
+    paint?.place(painted ? { x: (layout.narrow ? 0 : layout.treeWidth) + 2, y: 2, width: logInner, height: layout.paneRows, colour } : null);
+  }, [paint, painted, layout.narrow, layout.treeWidth, logInner, layout.paneRows, colour]);
+  useEffect(() => () => paint?.place(null), [paint]);
+
   // Follow the selected session's log.
   useEffect(() => {
     deps.log.select(sel?.id ?? null, sel ? deps.logPathOf(sel) : null);
@@ -100,8 +111,6 @@ export function App({ deps, active = true }: AppProps) {
     );
   }
 
-  const modal = ui.modal;
-  const dialog = modal && modal.kind !== 'help' ? modal : null;
   const filterNote = ui.filter && !ui.filterEditing ? ` · /${ui.filter}` : '';
   const treeTitle = `sessions ${tree.rows.length}${ui.showArchived ? ' (with archived)' : ''}${filterNote}`;
   const emptyText = ui.filter ? `nothing matches "${ui.filter}" (/ then Esc clears)` : 'no sessions yet: n opens claude, s starts an agent';
@@ -128,7 +137,7 @@ export function App({ deps, active = true }: AppProps) {
         focused={focused}
         theme={theme}
       >
-        <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />
+        {paint ? <Box height={layout.paneRows} /> : <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />}
       </Pane>
     ) : (
       <Pane title={logTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>

@@ -9,6 +9,7 @@ import type { TermSize } from './layout.js';
 import type { ReducerStore, Source } from './state/store.js';
 import type { SessionView } from './state/tree.js';
 import type { AgentChoice, UiAction, UiState } from './state/ui-state.js';
+import type { PaintRegion } from './terminal/preview-painter.js';
 import type { Theme } from './theme.js';
 
 export interface DashboardActions {
@@ -46,11 +47,19 @@ export interface PreviewSource extends Source<PreviewSnapshot> {
   select(sessionId: string | null, hostPid: number | null): void;
 }
 
+/** Draws the preview pane's inside beside Ink's frame (ui/terminal/preview-painter.ts). */
+export interface PreviewPaint {
+  /** Where the pane's inside is on the terminal (null: the preview is not shown). */
+  place(region: PaintRegion | null): void;
+}
+
 export interface DashboardDeps {
   sessions: Source<SessionsSnapshot>;
   log: LogSource;
   /** Live screens of PTY sessions (absent: the right pane always shows the log). */
   preview?: PreviewSource;
+  /** Present: the preview's rows are painted beside Ink's frame, not by Ink. */
+  previewPaint?: PreviewPaint;
   ui: ReducerStore<UiState, UiAction>;
   size: Source<TermSize>;
   theme: Theme;

@@ -17,6 +17,7 @@ import type { DashboardDeps } from './deps.js';
 import type { TermSize } from './layout.js';
 import { Emitter, type Source } from './state/store.js';
 import { InkOutput } from './terminal/ink-output.js';
+import { PreviewPainter } from './terminal/preview-painter.js';
 import { TerminalScreen } from './terminal/screen.js';
 
 export class SizeStore extends Emitter implements Source<TermSize> {
@@ -46,6 +47,16 @@ export interface HostOptions {
   onRender?: () => void;
 }
 
+/** A preview feed that can hand its rows to a painter (ui/data/pty-preview.ts). */
+interface PaintableFeed {
+  grid(): import('../pty/viewer.js').ScreenGrid | null;
+  setPaint(fn: (() => void) | null): void;
+}
+
+function paintable(x: unknown): x is PaintableFeed {
+  return typeof (x as PaintableFeed | undefined)?.grid === 'function' && typeof (x as PaintableFeed).setPaint === 'function';
+}
+
 export class DashboardHost {
   readonly size: SizeStore;
   readonly screen: TerminalScreen;
@@ -55,12 +66,21 @@ export class DashboardHost {
   private crashHandler: (err: unknown) => void;
   private readonly out: InkOutput;
   private readonly deps: DashboardDeps;
+  /** Draws the preview pane's inside (the session's screen) beside Ink's frame. */
+  readonly painter: PreviewPainter | null = null;
 
   constructor(private readonly opts: HostOptions) {
     this.size = new SizeStore(this.terminalSize());
     this.screen = new TerminalScreen(opts.stdout, opts.stdin);
     this.out = new InkOutput(opts.stdout, this.size.getSnapshot);
-    this.deps = { ...opts.deps, size: this.size };
+    const feed = opts.deps.preview;
+    if (paintable(feed)) {
+      const painter = new PreviewPainter((s) => opts.stdout.write(s), () => feed.grid());
+      feed.setPaint(() => painter.paint());
+      this.out.afterFrame = () => painter.inkWrote();
+      this.painter = painter;
+    }
+    this.deps = { ...opts.deps, size: this.size, ...(this.painter ? { previewPaint: this.painter } : {}) };
     this.maxFps = opts.maxFps;
     this.crashHandler = opts.onCrash;
     opts.stdout.on('resize', this.onResize);
@@ -135,6 +155,7 @@ export class DashboardHost {
     if (!i) return;
     this.instance = null;
     i.unmount();
+    this.painter?.place(null);
   }
 
   private terminalSize(): TermSize {
@@ -147,6 +168,7 @@ export class DashboardHost {
     if (next.columns === cur.columns && next.rows === cur.rows) return;
     // The terminal has already reflowed (or cut) the old frame: start from a clean screen.
     if (this.instance) this.screen.clear();
+    this.painter?.blank();
     this.size.set(next);
   };
 }

@@ -34,8 +34,9 @@ export interface KeyContext {
   confirming: ConfirmIntent['kind'] | null;
 }
 
-export interface Binding {
-  id: string;
+export interface Binding<Id extends string = CommandId> {
+  /** A command id (`CommandId`, the union of every id below): a renamed or mistyped id fails tsc. */
+  id: Id;
   /** Key names as `keyName()` produces them: 'j', 'up', 'enter', 'ctrl+c', 'shift+tab', '?'. */
   keys: readonly string[];
   scope: Scope;
@@ -58,8 +59,8 @@ const needSelection = (c: KeyContext): string | null => (c.selected ? null : 'no
 function canOpen(c: KeyContext): string | null {
   const s = c.selected;
   if (!s) return needSelection(c);
-  if (s.runtime !== 'claude') return `${sid(s)} runs on ${s.runtime}: only Claude conversations open in the terminal (its log is on the right)`;
-  if (!s.nativeSessionId && !isLive(s)) return `${sid(s)} never started a Claude conversation: there is nothing to open`;
+  // Any runtime opens: claude resumes a Claude conversation, another agent opens in its own CLI.
+  if (!s.nativeSessionId && !isLive(s)) return `${sid(s)} never started a ${s.runtime === 'claude' ? 'Claude conversation' : `${s.runtime} session`}: there is nothing to open`;
   return null;
 }
 
@@ -121,7 +122,7 @@ function canStopPty(c: KeyContext): string | null {
 
 const foldWhen = (c: KeyContext): string | null => (c.filterActive ? 'folds are off while a filter is on (Esc in / clears it)' : needSelection(c));
 
-export const KEYMAP: readonly Binding[] = [
+const BINDINGS = [
   // Move
   { id: 'tree.up', keys: ['up', 'k'], scope: 'tree', group: 'Move', label: 'up', description: 'select the previous session' },
   { id: 'tree.down', keys: ['down', 'j'], scope: 'tree', group: 'Move', label: 'down', description: 'select the next session', footer: 1 },
@@ -138,7 +139,7 @@ export const KEYMAP: readonly Binding[] = [
   { id: 'pane.switch', keys: ['tab', 'shift+tab'], scope: 'main', group: 'Move', label: 'pane', description: 'switch between the tree and the log', footer: 2 },
 
   // Sessions
-  { id: 'session.open', keys: ['enter'], scope: 'tree', group: 'Sessions', label: 'open', description: "open the session's conversation in claude (the dashboard returns when claude exits)", footer: 3, when: canOpen },
+  { id: 'session.open', keys: ['enter'], scope: 'tree', group: 'Sessions', label: 'open', description: "open the session's conversation in its CLI: claude, or a codex/gemini/… agent's own (the dashboard returns when it exits)", footer: 3, when: canOpen },
   { id: 'session.talk', keys: ['t'], scope: 'main', group: 'Sessions', label: 'talk', description: "talk to the session in a PTY that keeps running after you detach (Ctrl-] detaches and comes back here; starts one if none runs)", footer: 8.5, when: canTalk },
   { id: 'session.new', keys: ['n'], scope: 'main', group: 'Sessions', label: 'new', description: 'start a new interactive claude session', footer: 4 },
   { id: 'agent.start', keys: ['s'], scope: 'main', group: 'Sessions', label: 'start', description: 'start an agent (type, then prompt) under the selected session', footer: 5 },
@@ -174,7 +175,11 @@ export const KEYMAP: readonly Binding[] = [
   { id: 'input.backspace', keys: ['backspace', 'delete'], scope: 'input', group: 'Dialogs', label: 'erase', description: 'delete the last character' },
   { id: 'input.deleteWord', keys: ['ctrl+w'], scope: 'input', group: 'Dialogs', label: 'word', description: 'delete the last word' },
   { id: 'input.clear', keys: ['ctrl+u'], scope: 'input', group: 'Dialogs', label: 'clear', description: 'clear the line' },
-];
+] as const satisfies readonly Binding<string>[];
+
+/** Every command a key can run. */
+export type CommandId = (typeof BINDINGS)[number]['id'];
+export const KEYMAP: readonly Binding[] = BINDINGS;
 
 
 /** The scopes whose bindings apply in `scope` (a pane sees its own and the main ones). */
@@ -190,7 +195,7 @@ export function bindingFor(key: string, scope: Scope, keymap: readonly Binding[]
   return undefined;
 }
 
-export function bindingById(id: string, keymap: readonly Binding[] = KEYMAP): Binding {
+export function bindingById(id: CommandId, keymap: readonly Binding[] = KEYMAP): Binding {
   const b = keymap.find((x) => x.id === id);
   if (!b) throw new Error(`no binding ${id}`);
   return b;

@@ -3,6 +3,7 @@
  * sanitised first: ANSI sequences and control characters would move the cursor and break the
  * frame, tabs are expanded.
  */
+import { stripControls, stripEscapes } from '../lib/escapes.js';
 import { shortSpan } from '../lib/format.js';
 
 // East Asian wide/fullwidth ranges and emoji: two cells.
@@ -26,19 +27,10 @@ export function cellWidth(s: string): number {
   return w;
 }
 
-// CSI / OSC / other ESC sequences, then C0/C1 controls except \n.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** Strip escape sequences and control characters; tabs become spaces, CRLF/CR become LF. */
 export function sanitize(s: string): string {
-  return s
-    .replace(ANSI, '')
-    .replace(/\r\n?/g, '\n')
-    .replace(/\t/g, '  ')
-    .replace(CONTROL, '');
+  return stripControls(stripEscapes(s).replace(/\r\n?/g, '\n').replace(/\t/g, '  '), { keepNewlines: true });
 }
 
 /** Cut to at most `width` cells, ending with `…` when cut. */

@@ -2,6 +2,7 @@
 // into the built entries with the KLAUDE_* env a supervisor sets, then the rows checked.
 // Both routes: `node dist/hook.cjs <event>` (what klaude injects) and `node dist/cli.js hook`.
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -232,14 +233,34 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     expect(existsSync(path.join(fresh, 'klaude.log'))).toBe(false);
   });
 
-  it('never fails Claude: garbage on stdin or an unusable DB → exit 0 and a line in klaude.log', async () => {
-    let r = await hook('post-tool-use', '{"session_id": "x", garbage');
-    expect([r.code, r.stderr]).toEqual([0, '']);
-    expect(logText()).toMatch(/ERROR \[hook \d+\] hook PostToolUse failed .*JSON/);
+  it('a payload it cannot parse: exit 1 (non-blocking for Claude), one stderr line, a line in klaude.log, nothing recorded', async () => {
+    for (const bad of ['{"session_id": "x", garbage', '', '[1,2]']) {
+      const r = await hook('session-start', bad);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^klaude: hook session-start: .* \[E_BAD_REQUEST\]\n$/);
+    }
+    expect(logText()).toMatch(/ERROR \[hook \d+\] hook SessionStart failed: payload is not JSON/);
+    expect(logText()).toMatch(/hook SessionStart failed: empty payload on stdin/);
+    expect(eventKinds(rootId)).toEqual([]); // never recorded as {}
+    expect(linksOf(rootId)).toEqual([]);
+  });
 
+  it('a starved hook waits for its whole payload (no timer of its own): written after 3 s, still recorded', async () => {
+    const child = spawn(process.execPath, args('session-start'), { env, cwd: home.projectDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const text = JSON.stringify(P.start(ID_A));
+    child.stdin.write(text.slice(0, 20)); // half now, the rest once the old 2 s timer would have fired
+    await new Promise((r) => setTimeout(r, 3000));
+    child.stdin.end(text.slice(20));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(0);
+    expect(linksOf(rootId).map((l) => l.claude_session_id)).toEqual([ID_A]);
+    expect(eventKinds(rootId)).toEqual(['hook.SessionStart']);
+  });
+
+  it('never fails Claude on an unusable DB → exit 0 and a line in klaude.log', async () => {
     const broken = path.join(home.root, 'broken-home');
     mkdirSync(path.join(broken, 'sessions.db'), { recursive: true }); // a directory where the DB should be
-    r = await hook('stop', P.stop(ID_A, 'x'), { ...env, KLAUDE_HOME: broken });
+    const r = await hook('stop', P.stop(ID_A, 'x'), { ...env, KLAUDE_HOME: broken });
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(readFileSync(path.join(broken, 'klaude.log'), 'utf8')).toMatch(/ERROR \[hook \d+\] hook Stop failed .*E_DB|ERROR \[hook \d+\] hook Stop failed .*sessions\.db/);
   });

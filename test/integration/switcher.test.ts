@@ -175,6 +175,29 @@ describe('Switcher', () => {
     expect(db.sqlite.prepare('SELECT count(*) AS n FROM claude_session_links WHERE claude_session_id = ?').get(thread)).toEqual({ n: 0 });
     expect(currentProcesses(db, agent.id, 'claude')).toMatchObject([{ pid: res.pid }]);
   });
+
+  it('a checkout whose target cannot start names the target in its message, not the session it left', async () => {
+    const { switcher, a } = await started();
+    const b = session('00000000-0000-4000-8000-00000000000b');
+    ctx.claudeBin = path.join(root, 'no-such-claude'); // the relaunch of B fails to spawn
+    const said: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      said.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const finished = once(switcher, 'finished'); // going back to A fails the same way: nothing left to run
+      expect(await switcher.checkout({ target: b }).catch((e: unknown) => e)).toMatchObject({ code: 'E_CLAUDE_NOT_FOUND' });
+      await finished;
+    } finally {
+      process.stderr.write = write;
+    }
+    const text = said.join('');
+    expect(text).toMatch(new RegExp(`klaude: could not switch to ${b} \\(claude --[a-z-]+ 00000000-0000-4000-8000-00000000000b\\): could not start claude: `));
+    expect(text).toContain(`klaude: returning to ${a}`);
+    expect(text).not.toContain(`could not switch to ${a}`);
+  });
 });
 
 async function waitFor(pred: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -10,7 +10,7 @@ import type { DashboardActions } from '../../src/ui/deps.js';
 import { DashboardHost } from '../../src/ui/host.js';
 import { ReducerStore } from '../../src/ui/state/store.js';
 import { initialUiState, uiReducer } from '../../src/ui/state/ui-state.js';
-import { CLEAR_SCREEN, ENTER_ALT, HIDE_CURSOR, LEAVE_ALT, SHOW_CURSOR } from '../../src/ui/terminal/screen.js';
+import { CLEAR_SCREEN, ENTER_ALT, HIDE_CURSOR, LEAVE_ALT, SHOW_CURSOR } from '../../src/lib/escapes.js';
 import { themes } from '../../src/ui/theme.js';
 
 class FakeOut extends EventEmitter {

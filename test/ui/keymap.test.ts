@@ -135,7 +135,9 @@ describe('key resolution', () => {
     const done = session({ status: 'done' });
     expect(resolveKey('i', 'i', 'tree', ctx(done))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is done: nothing to interrupt') });
     expect(resolveKey('i', 'i', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'agent.interrupt' } });
-    expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex' })))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('runs on codex') });
+    // A non-Claude agent opens in its own CLI (the hand-over resumes it the way checkout does).
+    expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex' })))).toMatchObject({ kind: 'command', binding: { id: 'session.open' } });
+    expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex', status: 'done', nativeSessionId: null })))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('never started a codex session') });
     expect(resolveKey('h', 'h', 'log', ctx(tui))).toEqual({ kind: 'unbound', reason: 'h (fold) works in the tree pane: Tab switches panes' });
     expect(resolveKey('z', 'z', 'tree', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z is not a key here: ? lists the keys' });
     expect(resolveKey('z', 'z', 'confirm', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z: answer y or n' });

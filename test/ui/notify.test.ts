@@ -8,8 +8,9 @@ import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, updateSession } from '../../src/db/repos/sessions.js';
 import { SessionsFeed } from '../../src/ui/data/sessions-feed.js';
 import { cropRow, previewLines } from '../../src/ui/preview/crop.js';
-import { BEL, WaitingNotifier, type NotifyMode } from '../../src/ui/terminal/notify.js';
-import { POP_TITLE, PUSH_TITLE, TerminalScreen, titleSequence } from '../../src/ui/terminal/screen.js';
+import { BEL, POP_TITLE, PUSH_TITLE, titleSequence } from '../../src/lib/escapes.js';
+import { WaitingNotifier, type NotifyMode } from '../../src/ui/terminal/notify.js';
+import { TerminalScreen } from '../../src/ui/terminal/screen.js';
 
 const P = 'p0000000000000000000000n';
 

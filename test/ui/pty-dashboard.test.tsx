@@ -16,7 +16,6 @@ afterEach(() => {
   d = undefined;
 });
 
-// eslint-disable-next-line no-control-regex
 const plain = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 const row = (frame: string, id: string): string => plain(frame).split('\n').find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
 

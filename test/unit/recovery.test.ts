@@ -1,5 +1,7 @@
 // reconcile(): rows left by supervisors and runtimes that died without cleaning up.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { isAlive, processStartTime } from '../../src/lib/process.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMemoryDb, type Db } from '../../src/db/client.js';
 import { createInstance, getInstance } from '../../src/db/repos/instances.js';
@@ -35,7 +37,7 @@ describe('reconcile', () => {
     instance(P1, livePid);
     const s = session('tui', 'idle');
     proc(s, livePid);
-    expect(reconcile(db)).toEqual({ staleInstances: [], lostProcesses: 0, sessionsEnded: [] });
+    expect(reconcile(db)).toEqual({ staleInstances: [], lostProcesses: 0, sessionsEnded: [], orphansSignalled: 0 });
     expect(getSession(db, s)!.status).toBe('idle');
   });
 
@@ -67,7 +69,7 @@ describe('reconcile', () => {
     expect(getSession(db, waiting)!.status).toBe('interrupted');
     expect(getSession(db, idle)!.status).toBe('done');
     expect(getSession(db, working)!.endedAt).toBeGreaterThan(0);
-    expect(reconcile(db)).toEqual({ staleInstances: [], lostProcesses: 0, sessionsEnded: [] }); // idempotent
+    expect(reconcile(db)).toEqual({ staleInstances: [], lostProcesses: 0, sessionsEnded: [], orphansSignalled: 0 }); // idempotent
   });
 
   it('leaves a session alone while another of its processes lives, and never rewrites a final status', () => {
@@ -90,5 +92,66 @@ describe('reconcile', () => {
     endProcess(db, id, { exitCode: 0 });
     expect(reconcile(db).lostProcesses).toBe(0);
     expect(row(id)).toMatchObject({ exit_code: 0, signal: null });
+  });
+});
+
+describe('reconcile: processes are pid + start time; ownerless ones are ended', () => {
+  const children: ReturnType<typeof spawn>[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+  });
+  const sleeper = async (): Promise<number> => {
+    const c = spawn('sleep', ['300'], { stdio: 'ignore' });
+    children.push(c);
+    await once(c, 'spawn');
+    return c.pid!;
+  };
+  const exited = (pid: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const c = children.find((x) => x.pid === pid)!;
+      if (c.exitCode !== null || c.signalCode !== null) return resolve();
+      const t = setTimeout(() => reject(new Error(`pid ${pid} still running`)), 5000);
+      c.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+
+  it('a live pid whose start time differs from the recorded one is a reused pid: LOST, never signalled', async () => {
+    if (process.platform !== 'linux') return; // start times come from /proc
+    const pid = await sleeper();
+    const inst = instance(P1, deadPid());
+    const s = session('tui', 'idle');
+    const id = recordProcess(db, { klaudeSessionId: s, instanceId: inst, pid, kind: 'claude', pidStart: processStartTime(pid)! + 1 }).id;
+    const r = reconcile(db);
+    expect(r).toMatchObject({ lostProcesses: 1, orphansSignalled: 0 });
+    expect(row(id)).toMatchObject({ signal: 'LOST', is_current: 0 });
+    expect(isAlive(pid)).toBe(true); // the stranger with our old pid is untouched
+  });
+
+  it("a foreground claude of a dead supervisor and a runtime's CLI of a dead runtime are ended", async () => {
+    const fg = await sleeper();
+    const cli = await sleeper();
+    const inst = instance(P1, deadPid());
+    const tui = session('tui', 'idle');
+    recordProcess(db, { klaudeSessionId: tui, instanceId: inst, pid: fg, kind: 'claude' });
+    const agent = session('general', 'running');
+    const rt = recordProcess(db, { klaudeSessionId: agent, pid: deadPid(), kind: 'runtime' }).id;
+    recordProcess(db, { klaudeSessionId: agent, pid: cli, kind: 'cli', parentProcessId: rt });
+    // A CLI whose runtime lives is left alone.
+    const ownedCli = await sleeper();
+    const agent2 = session('general', 'running');
+    const rt2 = recordProcess(db, { klaudeSessionId: agent2, pid: livePid, kind: 'runtime' }).id;
+    recordProcess(db, { klaudeSessionId: agent2, pid: ownedCli, kind: 'cli', parentProcessId: rt2 });
+
+    const r = reconcile(db);
+    expect(r.staleInstances).toEqual([inst]);
+    expect(r.orphansSignalled).toBe(2);
+    await exited(fg);
+    await exited(cli);
+    expect(isAlive(ownedCli)).toBe(true);
+    const again = reconcile(db); // now gone: marked like any dead row
+    expect(again.lostProcesses).toBe(2);
+    expect(getSession(db, tui)!.status).toBe('done');
   });
 });

@@ -54,7 +54,7 @@ describe('gemini normaliser: captured runs', () => {
     { fixture: 'prompt-interrupt.ndjson', run: { exit: { code: 0 } }, expected: ['init gemini', 'done failed'] },
   ];
   it.each(cases)('$fixture', ({ fixture, run, expected }) => {
-    expect(runFixture(normaliser(), fixtureLines('gemini', fixture), run).map(brief)).toEqual(expected);
+    expect(runFixture(normaliser(), fixtureLines('gemini', fixture), run).filter((e) => e.type !== 'text_delta').map(brief)).toEqual(expected);
   });
 
   it('reports the session id and model, usage, duration, final text and a created file', () => {
@@ -83,7 +83,7 @@ describe('gemini normaliser: captured runs', () => {
 
   it('text still pending at exit is written before the closing done', () => {
     const lines = fixtureLines('gemini', 'prompt-text.ndjson').slice(0, 4);
-    expect(runFixture(normaliser(), lines, { exit: { code: 1, stderr: 'quota exceeded' } }).map(brief)).toEqual([
+    expect(runFixture(normaliser(), lines, { exit: { code: 1, stderr: 'quota exceeded' } }).filter((e) => e.type !== 'text_delta').map(brief)).toEqual([
       'init gemini',
       'text "Hello from the stand-in, in "',
       'done failed',
@@ -168,5 +168,15 @@ describe('gemini transcript path', () => {
     // Another project's chats are searched too; GEMINI_CLI_HOME wins over HOME.
     expect(geminiTranscriptPath('/elsewhere', id, env)).toBe(file);
     expect(geminiTranscriptPath('/work/proj', id, { HOME: '/nonexistent', GEMINI_CLI_HOME: dir })).toBe(file);
+  });
+});
+
+describe('gemini normaliser: streamed pieces', () => {
+  it('gives a text_delta per assistant delta piece, and the whole text after them', () => {
+    const events = runFixture(normaliser(), fixtureLines('gemini', 'prompt-text.ndjson'), OK);
+    const deltas = events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('');
+    const text = events.find((e) => e.type === 'text') as { text: string } | undefined;
+    expect(deltas).not.toBe('');
+    expect(text?.text).toBe(deltas);
   });
 });

@@ -1,4 +1,5 @@
 import { and, desc, eq, isNull, ne } from 'drizzle-orm';
+import { processStartTime } from '../../lib/process.js';
 import { tx, type Db } from '../client.js';
 import { runtimeProcess, sessions, type ProcessKind, type ProcessRow } from '../schema.js';
 
@@ -11,6 +12,10 @@ export interface NewProcess {
   kind: ProcessKind;
   /** Default true: the new process replaces the session's current one of the same kind. */
   isCurrent?: boolean;
+  /** Start time (/proc stat field 22); default: read now, while the pid is surely this process. */
+  pidStart?: number | null;
+  /** The owning process's row (a runtime's 'cli' child). */
+  parentProcessId?: number | null;
 }
 
 /**
@@ -26,6 +31,8 @@ export function recordProcess(db: Db, p: NewProcess): ProcessRow {
         klaudeSessionId: p.klaudeSessionId,
         instanceId: p.instanceId ?? null,
         pid: p.pid,
+        pidStart: p.pidStart !== undefined ? p.pidStart : processStartTime(p.pid),
+        parentProcessId: p.parentProcessId ?? null,
         kind: p.kind,
         isCurrent: isCurrent ? 1 : 0,
         startedAt: Date.now(),
@@ -101,4 +108,13 @@ export function openProcessesOfProject(db: Db, projectId: string, kind: ProcessK
     .orderBy(runtimeProcess.id)
     .all()
     .map((r) => r.p);
+}
+
+export function getProcess(db: Db, id: number): ProcessRow | undefined {
+  return db.orm.select().from(runtimeProcess).where(eq(runtimeProcess.id, id)).get();
+}
+
+/** Note a signal sent to a still-running process (so the next pass escalates instead of repeating). */
+export function markSignalled(db: Db, id: number, signal: string): void {
+  db.orm.update(runtimeProcess).set({ signal }).where(and(eq(runtimeProcess.id, id), isNull(runtimeProcess.exitedAt))).run();
 }

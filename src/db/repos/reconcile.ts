@@ -4,28 +4,51 @@
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { tx, type Db } from '../client.js';
-import { instances, runtimeProcess, sessions } from '../schema.js';
+import { instances, runtimeProcess, sessions, type ProcessRow } from '../schema.js';
 
 export interface ReconcileResult {
   staleInstances: string[];
   lostProcesses: number;
   sessionsEnded: string[];
+  /** Live processes whose owner is gone, signalled to end (see recovery/reconcile.ts). */
+  orphansSignalled: number;
 }
 
-export function markDeadRows(db: Db, isAlive: (pid: number) => boolean, opts: { projectId?: string } = {}): ReconcileResult {
-  const result: ReconcileResult = { staleInstances: [], lostProcesses: 0, sessionsEnded: [] };
+/**
+ * Open rows of processes that must not outlive their owner: a foreground claude whose supervisor
+ * instance is no longer running, a runtime's CLI whose runtime row has ended. Whether they still
+ * run is for the caller to judge (pid + start time).
+ */
+export function ownerlessRows(db: Db): ProcessRow[] {
+  const open = db.orm.select().from(runtimeProcess).where(isNull(runtimeProcess.exitedAt)).all();
+  const out: ProcessRow[] = [];
+  for (const p of open) {
+    if (p.kind === 'claude' && p.instanceId) {
+      const inst = db.orm.select().from(instances).where(eq(instances.id, p.instanceId)).get();
+      if (inst && inst.status !== 'running') out.push(p);
+    } else if (p.kind === 'cli' && p.parentProcessId !== null) {
+      const owner = db.orm.select().from(runtimeProcess).where(eq(runtimeProcess.id, p.parentProcessId)).get();
+      if (!owner || owner.exitedAt !== null) out.push(p);
+    }
+  }
+  return out;
+}
+
+/** `isAlive(pid, start)`: start is the recorded start time (null: unknown, judge by pid alone). */
+export function markDeadRows(db: Db, isAlive: (pid: number, start: number | null) => boolean, opts: { projectId?: string } = {}): ReconcileResult {
+  const result: ReconcileResult = { staleInstances: [], lostProcesses: 0, sessionsEnded: [], orphansSignalled: 0 };
   const running = db.orm
     .select()
     .from(instances)
     .where(opts.projectId ? and(eq(instances.status, 'running'), eq(instances.projectId, opts.projectId)) : eq(instances.status, 'running'))
     .all()
-    .filter((i) => !isAlive(i.pid));
+    .filter((i) => !isAlive(i.pid, null));
   const open = db.orm
     .select()
     .from(runtimeProcess)
     .where(isNull(runtimeProcess.exitedAt))
     .all()
-    .filter((p) => !isAlive(p.pid));
+    .filter((p) => !isAlive(p.pid, p.pidStart));
   if (running.length === 0 && open.length === 0) return result;
   const now = Date.now();
   tx(db, () => {

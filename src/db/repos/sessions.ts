@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { newId } from '../ids.js';
 import type { SessionStatus } from '../../core/status.js';
-import type { Db } from '../client.js';
+import { tx, type Db } from '../client.js';
 import { claudeSessionLinks, sessions, type Runtime, type SessionRow } from '../schema.js';
 
 export type { SessionRow };
@@ -54,6 +54,19 @@ export function updateSession(db: Db, id: string, patch: SessionPatch): SessionR
     .where(eq(sessions.id, id))
     .returning()
     .get();
+}
+
+/**
+ * Archive several sessions (or bring them back) in one transaction: all or none. `check` sees the
+ * rows as they are inside the transaction and may refuse by throwing (nothing is written then).
+ */
+export function setArchived(db: Db, ids: readonly string[], archived: boolean, check?: (rows: SessionRow[]) => void): SessionRow[] {
+  return tx(db, () => {
+    const rows = ids.map((id) => getSession(db, id)).filter((s): s is SessionRow => s !== undefined);
+    check?.(rows);
+    const at = archived ? Date.now() : null;
+    return rows.map((s) => updateSession(db, s.id, { archivedAt: at }) ?? s);
+  });
 }
 
 /** A project's sessions, oldest first (the tree is built from parent_id by the caller). */

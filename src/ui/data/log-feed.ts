@@ -5,13 +5,18 @@
  */
 import type { AgentEvent } from '../../core/events.js';
 import { followLog, type FollowOptions, type FollowEnd } from '../../logs/follow.js';
+import { pushMerged } from '../../logs/merge-deltas.js';
 import { readTail, type TailResult } from '../../logs/reader.js';
+import { followTranscripts, mergeByTime, readTranscripts } from '../../runtimes/timeline.js';
 import { Emitter, type Source } from '../state/store.js';
 
 export interface LogSnapshot {
   sessionId: string | null;
   file: string | null;
-  /** Oldest first; older events beyond the cap are dropped (`dropped` counts them). */
+  /**
+   * Oldest first; older events beyond the cap are dropped (`dropped` counts them). Streamed text
+   * pieces are folded (logs/merge-deltas.ts). A new frozen array on every change: React may keep it.
+   */
   events: readonly AgentEvent[];
   dropped: number;
   /** Bumped on every change. */
@@ -35,9 +40,14 @@ export interface LogFeedOptions {
   readTail?: TailFn;
   /** Called for every event appended (bench: time to screen). */
   onAppend?: (e: AgentEvent) => void;
+  /**
+   * Claude's transcripts of a session's interactive turns (runtimes/timeline.ts), shown merged
+   * in time order with its log; asked again when a new transcript appears (/clear).
+   */
+  transcripts?: (sessionId: string) => string[];
 }
 
-const EMPTY: LogSnapshot = { sessionId: null, file: null, events: [], dropped: 0, version: 0, loaded: true, missing: false, error: null };
+const EMPTY: LogSnapshot = { sessionId: null, file: null, events: Object.freeze([]), dropped: 0, version: 0, loaded: true, missing: false, error: null };
 
 export class LogFeed extends Emitter implements Source<LogSnapshot> {
   private snapshot: LogSnapshot = EMPTY;
@@ -65,7 +75,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     this.abort?.abort();
     this.abort = undefined;
     this.events = [];
-    this.snapshot = { sessionId, file, events: this.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
+    this.snapshot = { sessionId, file, events: EMPTY.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
     this.emit();
     if (!file) return;
     const ac = new AbortController();
@@ -73,20 +83,24 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     const fail = (err: unknown): void => {
       if (!ac.signal.aborted) this.update({ error: `cannot read ${file}: ${(err as Error).message}`, loaded: true });
     };
-    // The tail first (so "loaded" is a known moment), then everything after it as it is written.
-    this.readTail(file, this.tail).then((t) => {
+    const onEvent = (e: AgentEvent): void => {
       if (ac.signal.aborted) return;
-      this.events.push(...t.events);
-      this.update({ loaded: true, missing: t.missing, events: this.events });
+      pushMerged(this.events, e);
+      this.opts.onAppend?.(e);
+      this.queueNotify();
+    };
+    const listTranscripts = (): string[] => (sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : []);
+    // The tail first (so "loaded" is a known moment), then everything after it as it is written.
+    Promise.all([this.readTail(file, this.tail), readTranscripts(listTranscripts())]).then(([t, history]) => {
+      if (ac.signal.aborted) return;
+      const first = mergeByTime(t.events, history.events).slice(-this.tail);
+      for (const e of first) pushMerged(this.events, e);
+      this.update({ loaded: true, missing: t.missing && history.events.length === 0, events: Object.freeze(this.events.slice()) });
+      if (history.offsets.size > 0) followTranscripts({ history, list: listTranscripts, onEvent, signal: ac.signal });
       this.follow(file, {
         fromOffset: t.offset,
         signal: ac.signal,
-        onEvent: (e) => {
-          if (ac.signal.aborted) return;
-          this.events.push(e);
-          this.opts.onAppend?.(e);
-          this.queueNotify();
-        },
+        onEvent,
       }).catch(fail);
     }, fail);
   }
@@ -107,13 +121,13 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
         this.events.splice(0, cut);
         dropped += cut;
       }
-      this.snapshot = { ...this.snapshot, events: this.events, dropped, missing: false, version: this.snapshot.version + 1 };
+      this.snapshot = Object.freeze({ ...this.snapshot, events: Object.freeze(this.events.slice()), dropped, missing: false, version: this.snapshot.version + 1 });
       this.emit();
     });
   }
 
   private update(patch: Partial<LogSnapshot>): void {
-    this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
+    this.snapshot = Object.freeze({ ...this.snapshot, ...patch, version: this.snapshot.version + 1 });
     this.emit();
   }
 }

@@ -3,8 +3,14 @@
  * opened through the function the supervisor passes in), re-read when output arrived and at most
  * once per frame. Selecting another session (or none) closes the viewer. An idle session sends
  * nothing, so it costs nothing: no timer runs unless output is waiting for its frame.
+ *
+ * Two ways to draw it. With a painter (`setPaint`, the real dashboard): the screen's rows are not
+ * copied into the snapshot; the snapshot changes only when what the pane's frame shows changes
+ * (state, size), and each frame calls the painter, which reads the rows that changed from `grid()`
+ * (ui/terminal/preview-painter.ts). Without one (tests rendering the app alone): every change is a
+ * new snapshot with all the rows, drawn by Ink (components/preview-pane.tsx).
  */
-import type { PtySnapshot, PtyViewer, PtyViewerHandlers } from '../../pty/viewer.js';
+import type { PtySnapshot, PtyViewer, PtyViewerHandlers, ScreenGrid } from '../../pty/viewer.js';
 import { Emitter, type Source } from '../state/store.js';
 
 export type PreviewState = 'off' | 'connecting' | 'live' | 'ended' | 'error';
@@ -56,6 +62,8 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   private lastReadAt = 0;
   private closed = false;
   private frameMs: number;
+  private paintFrame: (() => void) | null = null;
+  private gridView: { viewer: PtyViewer; grid: ScreenGrid } | null = null;
 
   constructor(private readonly opts: PtyPreviewOptions) {
     super();
@@ -67,6 +75,19 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   /** Follow the dashboard's frame-rate cap (config ui.maxFps). */
   setFrameMs(ms: number): void {
     this.frameMs = ms;
+  }
+
+  /** Draw the screen's rows with this (called once per frame with new output); null: through the snapshot. */
+  setPaint(fn: (() => void) | null): void {
+    this.paintFrame = fn;
+  }
+
+  /** The live screen, row by row (null: none connected, or the viewer can't). */
+  grid(): ScreenGrid | null {
+    const v = this.viewer;
+    if (!v?.grid) return null;
+    if (this.gridView?.viewer !== v) this.gridView = { viewer: v, grid: v.grid() };
+    return this.gridView.grid;
   }
 
   /** Watch this session's PTY host (`hostPid` tells a restarted host apart); null stops watching. */
@@ -141,6 +162,7 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
     this.scheduled = false;
     const v = this.viewer;
     this.viewer = null;
+    this.gridView = null;
     v?.close();
   }
 
@@ -163,8 +185,16 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   private read(): void {
     if (!this.viewer || this.closed) return;
     this.lastReadAt = Date.now();
-    const screen = this.viewer.snapshot();
     const state = this.snapshot.state === 'ended' ? 'ended' : 'live';
+    const grid = this.paintFrame ? this.grid() : null;
+    if (grid && this.paintFrame) {
+      // The frame around the pane changes only with the state or the screen's size.
+      const frame: PtySnapshot = { cols: grid.cols, rows: grid.rows, lines: [], ansiLines: [], cursor: { x: 0, y: 0 }, bufferType: grid.bufferType };
+      if (state !== this.snapshot.state || !sameScreen(this.snapshot.screen, frame)) this.set({ state, screen: frame });
+      this.paintFrame();
+      return;
+    }
+    const screen = this.viewer.snapshot();
     // Output that changed nothing visible (a CLI re-sending modes or its title) renders nothing.
     if (state === this.snapshot.state && sameScreen(this.snapshot.screen, screen)) return;
     this.set({ state, screen });

@@ -5,6 +5,7 @@
 import { shortId } from '../../core/ids.js';
 import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { DashboardActions } from '../deps.js';
+import type { CommandId } from '../keymap.js';
 import { isActive } from '../../core/status.js';
 import { isLive, subtreeIds, type SessionView } from '../state/tree.js';
 import type { ConfirmIntent, UiAction, UiState } from '../state/ui-state.js';
@@ -49,7 +50,7 @@ function track<T>(env: CommandEnv, busy: string, p: Promise<T>, done: (r: T) => 
 function openSession(env: CommandEnv, id: string): void {
   const s = env.tree.byId.get(id);
   const what = s ? label(s) : shortId(id);
-  env.dispatch({ type: 'busy', text: s?.nativeSessionId ? `opening ${what}…` : `opening ${what}: waiting for its Claude session…` });
+  env.dispatch({ type: 'busy', text: s?.nativeSessionId ? `opening ${what}…` : `opening ${what}: waiting for its ${s?.runtime === 'claude' || !s ? 'Claude' : s.runtime} session…` });
   env.actions.open(id).then(
     () => env.dispatch({ type: 'busy', text: null }),
     (e: unknown) => {
@@ -120,7 +121,7 @@ function submit(env: CommandEnv): void {
   if (ui.filterEditing) dispatch({ type: 'filterEnd', keep: true });
 }
 
-export function runCommand(id: string, env: CommandEnv): void {
+export function runCommand(id: CommandId, env: CommandEnv): void {
   const { ui, dispatch, tree, log, actions } = env;
   const rows = tree.rows;
   const sel = tree.selected;
@@ -220,7 +221,7 @@ export function runCommand(id: string, env: CommandEnv): void {
         return dispatch({
           type: 'confirm',
           intent: { kind: 'open', sessionId: sel.id },
-          message: `${label(sel)} is ${sel.status}. Opening it stops its headless run first (the current turn is cut off); you continue its conversation in claude. Open it?`,
+          message: `${label(sel)} is ${sel.status}. Opening it stops its headless run first (the current turn is cut off); you continue its conversation in ${sel.runtime === 'claude' ? 'claude' : `${sel.runtime}'s own CLI`}. Open it?`,
           dangerous: true,
         });
       }

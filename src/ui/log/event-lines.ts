@@ -3,7 +3,7 @@
  * Assistant text as is, one line per tool call with its key argument, results folded to a
  * line (or shown in full), `[UPDATE]` lines highlighted. Pure.
  */
-import { extractUpdates, type AgentEvent } from '../../core/events.js';
+import { describeRetry, extractUpdates, type AgentEvent } from '../../core/events.js';
 import { sanitize, wrapText } from '../text.js';
 import type { Tone } from '../theme.js';
 
@@ -45,6 +45,19 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
     }
     case 'text':
       return textLines(e.text);
+    case 'text_delta': {
+      // Still being written: the whole text replaces it when the message ends.
+      const lines = textLines(e.text.replace(/^\n+/, ''));
+      const last = lines[lines.length - 1]!;
+      lines[lines.length - 1] = { ...last, text: `${last.text}▍` };
+      return lines;
+    }
+    case 'thinking_delta': {
+      const [first = '', ...rest] = sanitize(e.text.replace(/^\n+/, '')).split('\n');
+      return [{ text: `∴ ${first}`, tone: 'meta', indent: 2 }, ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'meta', indent: 2 }))];
+    }
+    case 'retry':
+      return [{ text: `↻ ${oneLine(describeRetry(e))}`, tone: 'error', indent: 2 }];
     case 'tool_call':
       return [{ text: `→ ${e.name}${e.summary ? `: ${oneLine(e.summary)}` : ''}`, tone: 'tool', indent: 2 }];
     case 'tool_result': {

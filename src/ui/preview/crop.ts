@@ -7,6 +7,7 @@
  *   layout of the session's screen stays as it is).
  * - Colours: rows come with SGR sequences (the viewer's `ansiLines`) or as plain text (NO_COLOR).
  */
+import { ESCAPE_OR_CONTROL_AT, isSgr, RESET_PEN } from '../../lib/escapes.js';
 import { charWidth } from '../text.js';
 
 export interface ScreenLike {
@@ -29,8 +30,7 @@ export function previewRows(screen: Pick<ScreenLike, 'lines' | 'cursor'>, height
 }
 
 // SGR only: the viewer's rows carry nothing else (and anything else is dropped).
-// eslint-disable-next-line no-control-regex
-const ESCAPE = /\x1b\[[0-9;:]*m|\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])|[\x00-\x1f\x7f]/y;
+const ESCAPE = ESCAPE_OR_CONTROL_AT;
 
 /** The first `width` cells of a row, SGR kept (and reset at the end when any was used). */
 export function cropRow(row: string, width: number): string {
@@ -43,7 +43,7 @@ export function cropRow(row: string, width: number): string {
       ESCAPE.lastIndex = i;
       const m = ESCAPE.exec(row);
       const len = m ? m[0].length : 1;
-      if (m && m[0].startsWith('\x1b[') && m[0].endsWith('m')) {
+      if (m && isSgr(m[0])) {
         out += m[0];
         styled = true;
       }
@@ -58,7 +58,7 @@ export function cropRow(row: string, width: number): string {
     used += w;
     i += ch.length;
   }
-  return styled ? `${out}\x1b[0m` : out;
+  return styled ? out + RESET_PEN : out;
 }
 
 /** The rows to draw: `height` of them at most, each at most `width` cells. */

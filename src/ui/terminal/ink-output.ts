@@ -9,6 +9,8 @@ import type { TermSize } from '../layout.js';
 
 export class InkOutput extends EventEmitter {
   readonly isTTY = true;
+  /** Called after Ink wrote a frame (lines: not a lone cursor or mode sequence). */
+  afterFrame: (() => void) | null = null;
 
   constructor(
     private readonly real: NodeJS.WriteStream,
@@ -42,8 +44,11 @@ export class InkOutput extends EventEmitter {
   }
 
   write(chunk: string | Uint8Array, encodingOrCb?: BufferEncoding | ((err?: Error | null) => void), cb?: (err?: Error | null) => void): boolean {
-    if (typeof encodingOrCb === 'function') return this.real.write(chunk, encodingOrCb);
-    return encodingOrCb ? this.real.write(chunk, encodingOrCb, cb) : this.real.write(chunk, cb);
+    let ok: boolean;
+    if (typeof encodingOrCb === 'function') ok = this.real.write(chunk, encodingOrCb);
+    else ok = encodingOrCb ? this.real.write(chunk, encodingOrCb, cb) : this.real.write(chunk, cb);
+    if (this.afterFrame && typeof chunk === 'string' && (chunk.includes('\n') || chunk.includes('\x1b[2K'))) this.afterFrame();
+    return ok;
   }
 
   /** Ink asks the stream for colour support through these. */

@@ -9,15 +9,13 @@
  */
 import type { NotifyMode } from '../../config/schema.js';
 import { shortId } from '../../core/ids.js';
+import { BEL, osc9 } from '../../lib/escapes.js';
 import type { SessionsSnapshot } from '../data/sessions-feed.js';
 import type { Source } from '../state/store.js';
 import type { SessionView } from '../state/tree.js';
 
 export type { NotifyMode };
 
-export const BEL = '\x07';
-/** OSC 9 (iTerm2, WezTerm, kitty, Windows Terminal, …): a desktop notification with this text. */
-export const osc9 = (text: string): string => `\x1b]9;${text.replace(/[\x00-\x1f\x7f-\x9f]/g, ' ')}\x07`;
 
 export interface WaitingNotifierOptions {
   source: Source<SessionsSnapshot>;

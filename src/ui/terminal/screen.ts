@@ -8,17 +8,17 @@
  * handle's read is stopped (and restarted on `enter()`).
  */
 import { writeSync } from 'node:fs';
-import { RESET_SEQUENCE } from '../../lib/terminal.js';
-
-export const ENTER_ALT = '\x1b[?1049h';
-export const LEAVE_ALT = '\x1b[?1049l';
-export const HIDE_CURSOR = '\x1b[?25l';
-export const SHOW_CURSOR = '\x1b[?25h';
-export const CLEAR_SCREEN = '\x1b[2J\x1b[H';
-/** xterm's title stack: save the terminal's title / put it back (ignored where unsupported). */
-export const PUSH_TITLE = '\x1b[22;0t';
-export const POP_TITLE = '\x1b[23;0t';
-export const titleSequence = (title: string): string => `\x1b]0;${title.replace(/[\x00-\x1f\x7f-\x9f]/g, '')}\x07`;
+import {
+  CLEAR_SCREEN,
+  ENTER_ALT,
+  HIDE_CURSOR,
+  LEAVE_ALT,
+  POP_TITLE,
+  PUSH_TITLE,
+  RESET_SEQUENCE,
+  SHOW_CURSOR,
+  titleSequence,
+} from '../../lib/escapes.js';
 /** Leaving: clear our title, then pop the saved one (terminals without the stack keep the empty one). */
 const RESTORE_TITLE = `${titleSequence('')}${POP_TITLE}`;
 

@@ -30,5 +30,20 @@ CREATE TABLE `runtime_limits` (
 	`updated_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `session_claims` (
+	`klaude_session_id` text PRIMARY KEY NOT NULL,
+	`holder` text NOT NULL,
+	`holder_pid` integer NOT NULL,
+	`holder_start` integer,
+	`created_at` integer DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)) NOT NULL,
+	FOREIGN KEY (`klaude_session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+ALTER TABLE `runtime_process` ADD `pid_start` integer;--> statement-breakpoint
+ALTER TABLE `runtime_process` ADD `parent_process_id` integer;--> statement-breakpoint
+ALTER TABLE `sessions` ADD `activity` text;--> statement-breakpoint
+ALTER TABLE `sessions` ADD `run_started_at` integer;--> statement-breakpoint
+ALTER TABLE `sessions` ADD `error` text;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `queued_at` integer;--> statement-breakpoint
-CREATE INDEX `sessions_status_queued_idx` ON `sessions` (`status`,`queued_at`);
+CREATE INDEX `sessions_status_queued_idx` ON `sessions` (`status`,`queued_at`);--> statement-breakpoint
+CREATE INDEX `sessions_project_updated_idx` ON `sessions` (`project_id`,`updated_at`);

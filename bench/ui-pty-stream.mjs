@@ -1,0 +1,180 @@
+// The dashboard previewing a streaming PTY session, and memory with 3 live PTY sessions
+// (ARCHITECTURE.md §7). Three `klaude talk` sessions run detached (the real claude against the
+// Messages-API stand-in of test/support/mock-anthropic.ts); `klaude ui` shows the newest one's
+// screen while claude streams a long reply into it (BENCH_WORDS words over about BENCH_STREAM_S s).
+// A `klaude talk --view` in another terminal receives what the session writes.
+// Printed, each beside its goal and against a floor measured in this run:
+// - CPU: the dashboard's CPU over the stream ÷ the streaming claude's own CPU (goal ≤ 0.1×);
+// - bytes: bytes the dashboard wrote ÷ bytes the session wrote (goal ≤ 2×);
+// - memory: RSS of klaude's own processes (dashboard + 3 PTY hosts) with 3 live sessions, in MiB
+//   (goal ≤ 128 MiB, ccmanager 3.1.5's figure) and as a multiple of a bare `node` process's RSS;
+//   the dashboard's RSS before, right after and BENCH_AFTER_S s after the stream (goal: no growth).
+//   node bench/ui-pty-stream.mjs   (after `npm run build`)
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { register } from 'tsx/esm/api';
+import { CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, prepareClaudeHome, repo, rssMiB, sleep, spawnTerm } from './_ui-support.mjs';
+
+register();
+const { startMockAnthropic } = await import('../test/support/mock-anthropic.ts');
+const require = createRequire(path.join(repo, 'package.json'));
+const Database = require('better-sqlite3');
+const WORDS = Number(process.env.BENCH_WORDS ?? 2000);
+const STREAM_S = Number(process.env.BENCH_STREAM_S ?? 30);
+const AFTER_S = Number(process.env.BENCH_AFTER_S ?? 10);
+const READY = /\?\s*for\s*shortcuts/;
+
+const hostPids = (h) => {
+  const db = new Database(path.join(h.home, 'sessions.db'), { readonly: true });
+  try {
+    return db.prepare("SELECT pid FROM runtime_process WHERE kind = 'pty' AND exited_at IS NULL").all().map((r) => r.pid);
+  } finally {
+    db.close();
+  }
+};
+/** Direct children of a process (Linux /proc). */
+const childrenOf = (pid) =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const st = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+/** CPU ticks of a process and all its descendants. */
+const treeTicks = (pid) => {
+  let t = 0;
+  try {
+    t = cpuTicks(pid);
+  } catch {
+    return 0;
+  }
+  for (const c of childrenOf(pid)) t += treeTicks(c);
+  return t;
+};
+/** Proportional set size: shared pages (the node binary, libraries) split between the processes using them. */
+const pssMiB = (pid) => Number(/\nPss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? NaN) / 1024;
+/** RSS of a bare node process, in MiB (the floor for one process). */
+const bareNode = () => {
+  const r = spawnSync(process.execPath, ['-e', "setTimeout(()=>{console.log(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1])},300)"], { encoding: 'utf8' });
+  return Number(r.stdout.trim()) / 1024;
+};
+
+function reply() {
+  const words = [];
+  for (let i = 0; i < WORDS; i++) words.push(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'][i % 8] + i);
+  const lines = [];
+  for (let i = 0; i < words.length; i += 12) lines.push(words.slice(i, i + 12).join(' '));
+  lines.push('stream-end-marker');
+  const chunks = lines.length;
+  return { text: `${lines.join('\n')}\n`, chunks, delayMs: Math.round((STREAM_S * 1000) / chunks) };
+}
+
+const mock = await startMockAnthropic();
+const h = makeUiHome({ agents: 3, status: 'done' });
+let ui;
+let view;
+try {
+  prepareClaudeHome(h);
+  h.env.ANTHROPIC_BASE_URL = mock.url;
+  writeFileSync(path.join(h.home, 'config.yaml'), `claude:\n  binary: ${claudeBinary()}\n`);
+  await Promise.all(
+    h.sessions.map(async (s) => {
+      const t = spawnTerm(process.execPath, [cli, 'talk', s.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
+      await t.waitFor(READY, { timeoutMs: 90_000 });
+      t.write('\x1d');
+      await t.stop('SIGCONT');
+    }),
+  );
+  if (hostPids(h).length !== 3) throw new Error(`expected 3 PTY hosts, found ${hostPids(h).length}`);
+
+  ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+  await ui.waitFor(/screen · agent-2 \w+ · pty/, { timeoutMs: 30_000 });
+  await ui.waitFor(READY);
+  await sleep(3000);
+  const selected = h.sessions.at(-1);
+  const hosts = hostPids(h);
+  const own = () => [ui.pid, ...hosts];
+  const rssBefore = rssMiB(ui.pid);
+  const memIdle = own().reduce((a, p) => a + rssMiB(p), 0);
+  const pssIdle = own().reduce((a, p) => a + pssMiB(p), 0);
+
+  // Type the prompt through a controlling talk, detach, and watch with a view-only talk.
+  mock.enqueue(reply());
+  const talk = spawnTerm(process.execPath, [cli, 'talk', selected.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
+  await talk.waitFor(READY);
+  talk.write('streamlonganswer');
+  await talk.waitFor(/streamlonganswer/);
+  talk.write('\r');
+  await mock.waitForRequest((r) => r.kind === 'messages' && !r.isSideRequest && /streamlonganswer/.test(r.prompt), 30_000);
+  talk.write('\x1d');
+  await talk.stop('SIGCONT');
+  view = spawnTerm(process.execPath, [cli, 'talk', '--view', selected.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
+  await view.waitFor(/alpha0|beta1/, { timeoutMs: 30_000 });
+
+  const hostOfSelected = hosts.find((p) => childrenOf(p).length > 0 && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(selected.id)) ?? hosts.at(-1);
+  const claudePid = childrenOf(hostOfSelected)[0];
+  const u0 = cpuTicks(ui.pid);
+  const c0 = treeTicks(claudePid);
+  const ub0 = ui.raw().length;
+  const vb0 = view.raw().length;
+  const t0 = Date.now();
+  let memPeak = 0;
+  const sampler = setInterval(() => {
+    try {
+      memPeak = Math.max(memPeak, own().reduce((a, p) => a + rssMiB(p), 0));
+    } catch {
+      /* a process went away */
+    }
+  }, 1000);
+  await view.waitFor(/stream-end-marker/, { timeoutMs: (STREAM_S + 120) * 1000 });
+  await ui.waitFor(/stream-end-marker/, { offset: ub0, timeoutMs: 30_000 });
+  await sleep(1000);
+  clearInterval(sampler);
+  const secs = (Date.now() - t0) / 1000;
+  const uiTicks = cpuTicks(ui.pid) - u0;
+  const claudeTicks = treeTicks(claudePid) - c0;
+  const uiBytes = Buffer.byteLength(ui.raw().slice(ub0));
+  const sessionBytes = Buffer.byteLength(view.raw().slice(vb0));
+  const rssAfter = rssMiB(ui.pid);
+  await sleep(AFTER_S * 1000);
+  const rssLater = rssMiB(ui.pid);
+  const memLive = own().reduce((a, p) => a + rssMiB(p), 0);
+  const node = bareNode();
+
+  const pct = (t) => (t / CLK_TCK / secs) * 100;
+  console.log(
+    `ui previewing a streaming PTY session (${WORDS} words, ${fmt(secs)} s): dashboard CPU ${fmt(pct(uiTicks), 2)} % vs the streaming claude's ${fmt(pct(claudeTicks), 2)} % ` +
+      `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.1×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 2×)`,
+  );
+  console.log(
+    `memory with 3 live PTY sessions: dashboard + 3 PTY hosts ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +
+      `(goal ≤ 128 MiB; PSS ${fmt(pssIdle)} MiB idle) = ${fmt(memIdle / node, 2)}× a bare node process (${fmt(node)} MiB; 4 processes can't go below ${fmt(4 * node)}) · ` +
+      `per host ${hosts.map((p) => fmt(rssMiB(p))).join(' / ')} MiB · dashboard ${fmt(rssBefore)} MiB before the stream, ${fmt(rssAfter)} right after, ${fmt(rssLater)} ${AFTER_S} s later (goal: no growth)`,
+  );
+} finally {
+  await view?.stop();
+  await ui?.stop();
+  let pids = [];
+  try {
+    pids = hostPids(h);
+  } catch {
+    /* no DB */
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+  }
+  for (let i = 0; i < 100 && pids.some((p) => { try { process.kill(p, 0); return true; } catch { return false; } }); i++) await sleep(50);
+  await mock.close();
+  h.cleanup();
+}

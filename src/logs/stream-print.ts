@@ -1,0 +1,75 @@
+/**
+ * Printing a log to a terminal stream as it is written, text included while it streams:
+ * `text_delta` pieces are written as they come (no newline), and the whole `text` that closes
+ * them writes only what the pieces did not already show, then the newline. A reader that starts
+ * late, or reads a finished log, gets the same text once. Thinking pieces are shown dim.
+ *
+ * A terminal cannot take back what it printed: when the closing text does not continue the
+ * pieces (it should), the whole text is printed on a new line.
+ */
+import type { AgentEvent } from '../core/events.js';
+import type { EventFormatter } from './format.js';
+
+export interface StreamPrinter {
+  /** The bytes to write for this event (may be '' and may lack a final newline while text streams). */
+  print(event: AgentEvent): string;
+  /** What closes an open partial line at the end of the output ('' or '\n'). */
+  finish(): string;
+}
+
+export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: boolean } = {}): StreamPrinter {
+  let open: 'text' | 'thinking' | null = null;
+  let shown = ''; // text shown by the pieces of the current message (leading newlines dropped)
+
+  const close = (): string => {
+    if (!open) return '';
+    open = null;
+    shown = '';
+    return '\n';
+  };
+
+  return {
+    print(e) {
+      if (e.type === 'text_delta') {
+        let out = open === 'thinking' ? close() : '';
+        let piece = e.text;
+        if (open !== 'text') {
+          piece = piece.replace(/^\n+/, '');
+          if (piece === '') return out;
+          open = 'text';
+          shown = '';
+          out += fmt.stamp(e.ts);
+        }
+        shown += piece;
+        return out + piece;
+      }
+      if (e.type === 'thinking_delta') {
+        if (opts.showThinking === false) return '';
+        let out = open === 'text' ? close() : '';
+        let piece = e.text;
+        if (open !== 'thinking') {
+          piece = piece.replace(/^\n+/, '');
+          if (piece === '') return out;
+          open = 'thinking';
+          out += `${fmt.stamp(e.ts)}${fmt.paint('dim', '∴ ')}`;
+        }
+        return out + fmt.paint('dim', piece);
+      }
+      if (e.type === 'text' && open === 'text') {
+        const whole = fmt.format(e); // keeps the formatter's [UPDATE] bookkeeping
+        const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
+        const had = shown;
+        open = null;
+        shown = '';
+        if (text.startsWith(had)) return `${text.slice(had.length)}\n`;
+        // The pieces ended in whitespace the whole text trims away.
+        if (text === had.trimEnd()) return had.endsWith('\n') ? '' : '\n';
+        return whole === null ? '\n' : `\n${whole}\n`;
+      }
+      const s = fmt.format(e);
+      if (s === null) return '';
+      return `${close()}${s}\n`;
+    },
+    finish: close,
+  };
+}

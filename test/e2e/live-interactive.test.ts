@@ -1,0 +1,88 @@
+// Interactive turns in the log, with the real claude: the foreground root's prompts, replies and
+// tool calls (with results) show in `klaude logs <root>`; after `klaude checkout <agent>` a prompt
+// typed in the foreground shows in `klaude logs <agent>` after the agent's headless run, once each.
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import type { PtySession } from '../support/pty-driver.js';
+import type { TempHome } from '../support/temp-home.js';
+import { links, READY, runResponder, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb } from './supervisor-helpers.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+let term: PtySession;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({ responder: (r) => runResponder(r) ?? { text: `Reply to: ${r.prompt}` } });
+  home = supervisorHome(mock);
+});
+afterAll(async () => {
+  await term?.dispose();
+  await mock?.close();
+  home?.cleanup();
+});
+
+const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+
+/** Keep a copy of a real transcript for docs/transcript-format.md (set KLAUDE_KEEP_TRANSCRIPTS=dir). */
+function keep(file: string, name: string): void {
+  const dir = process.env.KLAUDE_KEEP_TRANSCRIPTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(file, `${dir}/${name}`);
+}
+
+describe('interactive conversations in the log', () => {
+  it('shows the root’s prompts, replies and a tool call with its result', async () => {
+    term = startKlaude(home, [], { cols: 110, rows: 50 });
+    await term.waitForText(READY, { timeoutMs: 60_000 });
+    await submit(term, 'root-hello-31');
+    await term.waitForText('Reply to: root-hello-31', { timeoutMs: 60_000 });
+    await submit(term, 'run: echo tool-out-77');
+    await term.waitForText('Tool output: tool-out-77', { timeoutMs: 60_000 });
+    const root = sessions(home).find((s) => s.parent_id === null)!;
+
+    const r = await klaude(['logs', root.id.slice(-8)]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout;
+    const order = ['> root-hello-31', 'Reply to: root-hello-31', '> run: echo tool-out-77', '→ Bash: echo tool-out-77', '✓ 1 line', 'Tool output: tool-out-77'];
+    let at = -1;
+    for (const t of order) {
+      const i = out.indexOf(t, at + 1);
+      expect(i, `${t} after position ${at} in:\n${out}`).toBeGreaterThan(at);
+      at = i;
+    }
+    const link = links(home).find((l) => l.klaude_session_id === root.id)!;
+    const tl = readFileSync(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'utf8');
+    expect(tl).toContain('"entrypoint":"cli"');
+    keep(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'interactive-root.jsonl');
+  });
+
+  it('after a checkout, a prompt typed in the foreground shows in the agent’s log after its headless run', async () => {
+    const started = await klaude(['start', 'general', 'child-task-5', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const child = JSON.parse(started.stdout).sessions[0].id as string;
+    const w = await klaude(['wait', child]);
+    expect(w.code, w.stdout + w.stderr).toBe(0);
+
+    await submit(term, `run: klaude checkout ${child.slice(-8)}`);
+    await waitBelow(term, `Bash(klaude checkout ${child.slice(-8)})`, ['Reply to: child-task-5', READY]);
+    await waitForDb('the child’s SessionStart(resume)', () => links(home).find((l) => l.klaude_session_id === child && l.source === 'resume'));
+    await submit(term, 'after-checkout-9');
+    await term.waitForText('Reply to: after-checkout-9', { timeoutMs: 60_000 });
+
+    const r = await klaude(['logs', child.slice(-8)]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout;
+    const headless = out.indexOf('Reply to: child-task-5');
+    const typed = out.indexOf('> after-checkout-9');
+    expect(headless, out).toBeGreaterThanOrEqual(0);
+    expect(typed, out).toBeGreaterThan(headless);
+    expect(out.indexOf('Reply to: after-checkout-9'), out).toBeGreaterThan(typed);
+    // The headless turn is in the transcript too (entrypoint sdk-cli): shown once, from the log.
+    expect(out.split('Reply to: child-task-5').length - 1, out).toBe(1);
+    const link = links(home).find((l) => l.klaude_session_id === child)!;
+    keep(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'checked-out-agent.jsonl');
+  });
+});

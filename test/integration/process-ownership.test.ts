@@ -1,0 +1,97 @@
+// Owner death ends the owner's children (the sh watchdog), and process identity is pid + start
+// time: a live pid whose start time differs is not the recorded process.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, isSameProcess, processStartTime } from '../../src/lib/process.js';
+import { REPO_ROOT } from '../support/klaude-bin.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+
+let home: TempHome | undefined;
+const strays: number[] = [];
+afterEach(() => {
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  home?.cleanup();
+  home = undefined;
+});
+
+async function until(what: string, fn: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A node owner that spawns `child`, guards it, prints both pids, then waits to be killed. */
+function owner(h: TempHome, child: string, opts: string): { pids: Promise<[number, number]>; pid: number } {
+  const file = path.join(h.root, 'owner.mjs');
+  writeFileSync(
+    file,
+    `import { spawn } from 'node:child_process';
+import { guardChild } from ${JSON.stringify(path.join(REPO_ROOT, 'src/lib/watchdog.ts'))};
+const c = spawn('/bin/sh', ['-c', ${JSON.stringify(child)}], { stdio: 'ignore', ...${opts} });
+c.on('spawn', () => { guardChild(c.pid, { graceMs: 1000${opts.includes('detached') ? ', group: c.pid' : ''} }); console.log('PIDS', process.pid, c.pid); });
+setInterval(() => {}, 1000);
+`,
+  );
+  const p = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const pids = new Promise<[number, number]>((resolve) => {
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /PIDS (\d+) (\d+)/.exec(out);
+      if (m) resolve([Number(m[1]), Number(m[2])]);
+    });
+  });
+  return { pids, pid: p.pid! };
+}
+
+describe('guardChild (owner-death watchdog)', () => {
+  it('SIGKILL of the owner ends its child within 5 s', async () => {
+    const h = (home = makeTempHome());
+    const o = owner(h, 'exec sleep 300', '{}');
+    const [ownerPid, childPid] = await o.pids;
+    strays.push(ownerPid, childPid);
+    expect(isAlive(childPid)).toBe(true);
+    const t0 = Date.now();
+    process.kill(ownerPid, 'SIGKILL');
+    await until('the child to end', () => !isAlive(childPid), 5000);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it('a child ignoring SIGTERM gets SIGKILL after the grace; with group, its grandchildren go too', async () => {
+    const h = (home = makeTempHome());
+    const o = owner(h, "trap '' TERM; sleep 300 & wait", '{ detached: true }');
+    const [ownerPid, childPid] = await o.pids;
+    strays.push(ownerPid, childPid);
+    process.kill(ownerPid, 'SIGKILL');
+    await until('the child to end', () => !isAlive(childPid), 5000);
+    await until('its group (the grandchild too) to end', () => {
+      try {
+        process.kill(-childPid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 5000);
+  });
+});
+
+describe('process identity', () => {
+  it('is pid + start time: a recorded start time that differs is another process', () => {
+    const start = processStartTime(process.pid);
+    if (process.platform !== 'linux') return; // no /proc: start times are unknown (null)
+    expect(start).toBeGreaterThan(0);
+    expect(isSameProcess(process.pid, start)).toBe(true);
+    expect(isSameProcess(process.pid, start! + 1)).toBe(false);
+    expect(isSameProcess(process.pid, null)).toBe(true);
+  });
+});
