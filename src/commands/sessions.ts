@@ -9,6 +9,7 @@ import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.j
 import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
 import { hasDeadProcesses, listSessionRows, type SessionListRow } from '../db/repos/listing.js';
+import { artifactMaps } from '../db/repos/artifacts.js';
 import { age } from '../lib/format.js';
 import { formatCost, truncate } from '../logs/format.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
@@ -19,10 +20,12 @@ export const HIDE_ENDED_AFTER_MS = 7 * 24 * 3600 * 1000;
 
 export interface SessionJson extends SessionListRow {
   shortId: string;
+  /** On-stop artifacts (`agents.onStop`) by name. */
+  artifacts: Record<string, string>;
   children: SessionJson[];
 }
 
-async function openForListing(home: string, hash: string): Promise<{ db: HasSqlite & { close(): void } }> {
+async function openForListing(ctx: CommandContext, home: string, hash: string): Promise<{ db: HasSqlite & { close(): void } }> {
   const fast = openFastDb(home);
   if (fast && !hasDeadProcesses(fast, hash)) return { db: fast };
   fast?.close();
@@ -30,7 +33,17 @@ async function openForListing(home: string, hash: string): Promise<{ db: HasSqli
   const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../recovery/reconcile.js')]);
   const db = openDb(home);
   try {
-    reconcile(db, { projectId: hash });
+    const { sessionsEnded } = reconcile(db, { projectId: hash });
+    // Runs cut off mid-turn are recovered (`agents.recover`), and dead runs' slots go to the queue.
+    if (sessionsEnded.length) {
+      const [{ recoverAfterReconcile }, { loadConfig }, { currentInvocation }] = await Promise.all([
+        import('../runtimes/recover.js'),
+        import('../config/config.js'),
+        import('../claude/shim.js'),
+      ]);
+      const svc = { home, config: loadConfig(home).config, db, projectRoot: projectRoot(ctx.cwd), projectHash: hash, env: ctx.env, inv: currentInvocation(), instanceId: null };
+      await recoverAfterReconcile(svc, sessionsEnded);
+    }
   } catch (e) {
     db.close();
     throw e;
@@ -63,8 +76,15 @@ function renderRows(rows: string[][]): string[] {
   });
 }
 
-function toJson(n: TreeNode<SessionListRow>): SessionJson {
-  return { ...n.item, shortId: shortId(n.item.id), children: n.children.map(toJson) };
+function toJson(n: TreeNode<SessionListRow>, artifacts: Map<string, Record<string, string>>): SessionJson {
+  return { ...n.item, shortId: shortId(n.item.id), artifacts: artifacts.get(n.item.id) ?? {}, children: n.children.map((c) => toJson(c, artifacts)) };
+}
+
+/** The STATUS cell: the status, the queue place, and a lowered (rate-limited) run limit of the runtime. */
+function statusCell(r: SessionListRow): string {
+  let cell = r.status === 'queued' && r.queuePosition ? `queued #${r.queuePosition}` : r.status;
+  if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending')) cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
+  return cell;
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -73,10 +93,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   const hash = projectHash(projectRoot(ctx.cwd));
   const all = ctx.flags.all === true;
   const verbose = ctx.flags.verbose === true;
-  const { db } = await openForListing(home, hash);
+  const { db } = await openForListing(ctx, home, hash);
   let rows: SessionListRow[];
+  let artifacts = new Map<string, Record<string, string>>();
   try {
     rows = listSessionRows(db, { projectId: hash, includeArchived: all, detail: verbose || ctx.flags.json ? 'full' : 'brief' });
+    if (ctx.flags.json) artifacts = artifactMaps(db, rows.map((r) => r.id));
   } finally {
     db.close();
   }
@@ -88,7 +110,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { roots, dropped } = all ? { roots: full, dropped: 0 } : pruneTree(full, recent);
 
   if (ctx.flags.json) {
-    ctx.stdout.write(`${JSON.stringify(roots.map(toJson), null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify(roots.map((n) => toJson(n, artifacts)), null, 2)}\n`);
     return 0;
   }
   const hidden = dropped > 0 ? `${dropped} session${dropped === 1 ? '' : 's'} ended over 7 days ago hidden (--all shows them)\n` : '';
@@ -100,7 +122,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const flat = flattenTree(roots);
   const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'FIRST → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
-    out.push([`${prefix}${shortId(r.id)}`, r.status, r.type, r.runtime, age(r.createdAt, now), message(r)]);
+    out.push([`${prefix}${shortId(r.id)}`, statusCell(r), r.type, r.runtime, age(r.createdAt, now), message(r)]);
   }
   const rendered = renderRows(out);
   const lines: string[] = [rendered[0]!];

@@ -8,21 +8,24 @@
  */
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
-import { tx } from '../db/client.js';
 import { claimRecovery, getCheckpoint, type CheckpointRow } from '../db/repos/checkpoints.js';
 import { currentProcesses, endProcess } from '../db/repos/processes.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
-import { isAlive } from '../lib/process.js';
+import { isAlive, sleep } from '../lib/process.js';
+import { isKlaudeError } from '../lib/errors.js';
+import { claimConversation, releaseConversation } from '../recovery/claim.js';
 import type { AgentServices } from './context.js';
 import type { AgentEventInput } from '../core/events.js';
 import type { CliExit } from './cli-process.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
 import type { Deps } from './runtime-main.js';
-import { inForeground, liveRuntime, reapIfDead } from './liveness.js';
+import { endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
 import { startQueued } from './queue.js';
 
 const PARTIAL_SHOWN = 1500;
+/** How long recovery holds the conversation claim waiting for its runtime to record itself. */
+const HANDOFF_MS = 15_000;
 const TOOLS_SHOWN = 15;
 
 /** The `[RESUME]` prompt: what the turn asked, what was done, the answer so far. */
@@ -71,45 +74,47 @@ export function recoverCli(d: Pick<Deps, 'db' | 'config' | 'session' | 'adapter'
   return { prompt: resumePrompt(cp, cause), source: 'recover', recoverCause: cause };
 }
 
+/** Thrown inside the claim transaction when the turn is not (or no longer) recoverable. */
+const NOT_RECOVERABLE = new Error('not recoverable');
+
 /**
- * The session's runtime is gone mid-turn: claim its recovery (once per turn) and resume it, or
- * mark it for the person. True when recovery took the session (the caller must not reap it).
+ * The session's runtime is gone mid-turn: claim its recovery (the conversation claim, and the
+ * checkpoint's once-per-turn mark, in one transaction) and resume it, or mark it for the person.
+ * True when recovery has the session (the caller must not reap it): also while the dead
+ * runtime's CLI is still being ended, or someone else holds the conversation.
  */
 export function recoverLostRun(svc: AgentServices, sessionId: string): boolean {
   const mode = svc.config['agents.recover'];
   if (mode === 'off') return false;
   const s = getSession(svc.db, sessionId);
-  if (!s || s.type === 'tui' || s.status === 'queued' || s.status === 'cancelled' || (isTerminal(s.status) && s.status !== 'interrupted')) return false;
-  if (!getCheckpoint(svc.db, s.id)?.inTurn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id)) return false;
+  if (!s || s.type === 'tui' || s.status === 'queued' || (isTerminal(s.status) && s.status !== 'interrupted')) return false;
+  const cp0 = getCheckpoint(svc.db, s.id);
+  if (!cp0?.inTurn || cp0.recoveredTurn === cp0.turn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id)) return false;
+  // A CLI left by the dead runtime may still write the conversation: it is ended first (SIGTERM,
+  // its watchdog escalates); recovery goes ahead on a later look, once it is gone.
+  if (endOrphanedClis(svc.db, s.id)) return true;
   const dead = currentProcesses(svc.db, s.id, 'runtime');
-  const lastPid = svc.db.sqlite
-    .prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime' ORDER BY id DESC LIMIT 1")
-    .pluck()
-    .get(s.id) as number | undefined;
-  const cause = lastPid ? `its runtime (pid ${lastPid}) died` : 'its runtime died';
-  const cp = tx(svc.db, () => {
-    const claimed = claimRecovery(svc.db, s.id, mode === 'ask' ? { ask: cause } : {});
-    if (!claimed) return null;
-    for (const p of dead) endProcess(svc.db, p.id, { exitCode: null, signal: 'LOST' });
-    updateSession(svc.db, s.id, { status: mode === 'ask' ? 'waiting' : 'running', endedAt: null });
-    return claimed;
-  });
-  if (!cp) return false;
-  // The dead runtime's CLI may live on, orphaned, in its process group: it must not write the
-  // conversation while the resumed one does.
-  if (lastPid && !isAlive(lastPid)) {
-    try {
-      process.kill(-lastPid, 'SIGKILL');
-    } catch {
-      /* the group is gone too */
-    }
+  const cause = dead[0] ? `its runtime (pid ${dead[0].pid}) died` : 'its runtime died';
+  let cp: CheckpointRow | null = null;
+  try {
+    claimConversation(svc.db, s.id, 'crash recovery', () => {
+      cp = claimRecovery(svc.db, s.id, mode === 'ask' ? { ask: cause } : {});
+      if (!cp) throw NOT_RECOVERABLE;
+      for (const p of dead) endProcess(svc.db, p.id, { exitCode: null, signal: 'LOST' });
+      updateSession(svc.db, s.id, { status: mode === 'ask' ? 'waiting' : 'running', endedAt: null });
+    });
+  } catch (e) {
+    if (e === NOT_RECOVERABLE) return false;
+    if (isKlaudeError(e) && e.code === 'E_SESSION_BUSY') return true; // someone else is taking it (checkout)
+    throw e;
   }
   if (mode === 'ask') {
+    releaseConversation(svc.db, s.id);
     logEvent(s, { type: 'recovered', cause, mode: 'ask' });
     logEvent(s, { type: 'status', status: 'waiting', reason: `needs you: \`klaude message ${shortId(s.id)} "…"\` resumes it` });
     return true;
   }
-  void spawnRecovery(svc, s, resumePrompt(cp, cause), cause);
+  void spawnRecovery(svc, s, resumePrompt(cp!, cause), cause);
   return true;
 }
 
@@ -121,10 +126,11 @@ function logEvent(s: SessionRow, e: Parameters<typeof appendSessionEvent>[1]): v
   }
 }
 
+/** Start the runtime that resumes the conversation; the conversation claim passes to it once it has recorded itself. */
 async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, cause: string): Promise<void> {
   const cwd = (s.metadata as { cwd?: unknown } | null)?.cwd;
   try {
-    await spawnRuntime({
+    const pid = await spawnRuntime({
       home: svc.home,
       sessionId: s.id,
       request: { prompt, source: 'recover', recoverCause: cause },
@@ -132,9 +138,13 @@ async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, 
       env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
       cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
     });
+    const deadline = Date.now() + HANDOFF_MS;
+    while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, s.id, 'runtime').some((p) => p.pid === pid)) await sleep(50);
   } catch (e) {
     updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
     logEvent(s, { type: 'done', status: 'failed', error: `recovery could not start a runtime: ${(e as Error).message}` });
+  } finally {
+    releaseConversation(svc.db, s.id);
   }
 }
 

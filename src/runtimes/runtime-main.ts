@@ -232,10 +232,7 @@ export class AgentRuntime {
     this.cli = new CliProcess(cmd, {
       cwd: meta.cwd,
       env,
-      onLine: (line) => {
-        this.rateLimits.line(line);
-        this.handle(this.normaliser.line(line));
-      },
+      onLine: (line) => this.handle(this.normaliser.line(line)),
       onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
     });
     recordCli(d, this.id, this.processRowId, this.cli);
@@ -255,6 +252,7 @@ export class AgentRuntime {
           continue;
         }
         this.deltas.flush();
+        if (e.type === 'retry') this.rateLimits.retry(e);
         if (e.type === 'done') this.onTurnDone(e);
         else this.rec.apply(e);
       } catch (err) {

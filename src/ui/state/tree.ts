@@ -32,7 +32,9 @@ export type SessionView = Pick<
   | 'endedAt'
   | 'logPath'
   | 'nativeSessionId'
->;
+> &
+  /** The run queue (optional: views built by hand in tests leave them out). */
+  Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax'>>;
 
 export interface TreeRow {
   session: SessionView;
