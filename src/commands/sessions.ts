@@ -11,6 +11,7 @@ import { openFastDb } from '../db/fast.js';
 import { pendingApprovalsOf, type ApprovalRow } from '../db/repos/approvals.js';
 import { hasDeadProcesses, listSessionRows, liveProcessesOfProject, type LiveProcesses, type SessionListRow } from '../db/repos/listing.js';
 import { age, elapsed } from '../lib/format.js';
+import { artifactMaps } from '../db/repos/artifacts.js';
 import { formatCost, truncate } from '../logs/format.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
@@ -37,10 +38,12 @@ export interface SessionJson extends SessionListRow {
   /** The oldest pending permission request (the session is `waiting` on it), else null. */
   approval: ApprovalJson | null;
   pendingApprovals: number;
+  /** On-stop artifacts (`agents.onStop`) by name. */
+  artifacts: Record<string, string>;
   children: SessionJson[];
 }
 
-async function openForListing(home: string, hash: string): Promise<{ db: HasSqlite & { close(): void } }> {
+async function openForListing(ctx: CommandContext, home: string, hash: string): Promise<{ db: HasSqlite & { close(): void } }> {
   const fast = openFastDb(home);
   if (fast && !hasDeadProcesses(fast, hash)) return { db: fast };
   fast?.close();
@@ -48,7 +51,17 @@ async function openForListing(home: string, hash: string): Promise<{ db: HasSqli
   const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../recovery/reconcile.js')]);
   const db = openDb(home);
   try {
-    reconcile(db, { projectId: hash });
+    const { sessionsEnded } = reconcile(db, { projectId: hash });
+    // Runs cut off mid-turn are recovered (`agents.recover`), and dead runs' slots go to the queue.
+    if (sessionsEnded.length) {
+      const [{ recoverAfterReconcile }, { loadConfig }, { currentInvocation }] = await Promise.all([
+        import('../runtimes/recover.js'),
+        import('../config/config.js'),
+        import('../claude/shim.js'),
+      ]);
+      const svc = { home, config: loadConfig(home).config, db, projectRoot: projectRoot(ctx.cwd), projectHash: hash, env: ctx.env, inv: currentInvocation(), instanceId: null };
+      await recoverAfterReconcile(svc, sessionsEnded);
+    }
   } catch (e) {
     db.close();
     throw e;
@@ -103,22 +116,28 @@ const approvalJson = (a: ApprovalRow): ApprovalJson => ({
   createdAt: a.createdAt,
 });
 
-function toJson(n: TreeNode<SessionListRow>, approvals: Map<string, ApprovalRow[]>): SessionJson {
+function toJson(n: TreeNode<SessionListRow>, approvals: Map<string, ApprovalRow[]>, artifacts: Map<string, Record<string, string>>): SessionJson {
   const mine = approvals.get(n.item.id) ?? [];
   return {
     ...n.item,
     shortId: shortId(n.item.id),
     approval: mine[0] ? approvalJson(mine[0]) : null,
     pendingApprovals: mine.length,
-    children: n.children.map((c) => toJson(c, approvals)),
+    artifacts: artifacts.get(n.item.id) ?? {},
+    children: n.children.map((c) => toJson(c, approvals, artifacts)),
   };
 }
 
-/** `idle · pty`: where a session is open right now (talk's PTY host, a klaude foreground). */
+/**
+ * The STATUS cell: the status, the queue place, a lowered (rate-limited) run limit of the runtime,
+ * and where a session is open right now (`idle · pty`: talk's PTY host; `· open`: a klaude foreground).
+ */
 function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
-  if (p?.pty) return `${r.status} · pty`;
-  if (p?.claude && r.type !== 'tui') return `${r.status} · open`;
-  return r.status;
+  let cell = r.status === 'queued' && r.queuePosition ? `queued #${r.queuePosition}` : r.status;
+  if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending')) cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
+  if (p?.pty) return `${cell} · pty`;
+  if (p?.claude && r.type !== 'tui') return `${cell} · open`;
+  return cell;
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -127,14 +146,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   const hash = projectHash(projectRoot(ctx.cwd));
   const all = ctx.flags.all === true;
   const verbose = ctx.flags.verbose === true;
-  const { db } = await openForListing(home, hash);
+  const { db } = await openForListing(ctx, home, hash);
   let rows: SessionListRow[];
   let approvals: Map<string, ApprovalRow[]>;
   let live: Map<string, LiveProcesses>;
+  let artifacts = new Map<string, Record<string, string>>();
   try {
     rows = listSessionRows(db, { projectId: hash, includeArchived: all, detail: verbose || ctx.flags.json ? 'full' : 'brief' });
     approvals = pendingApprovalsOf(db, rows.filter((r) => r.status === 'waiting').map((r) => r.id));
     live = liveProcessesOfProject(db, hash);
+    if (ctx.flags.json) artifacts = artifactMaps(db, rows.map((r) => r.id));
   } finally {
     db.close();
   }
@@ -151,7 +172,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { dropped } = pruned;
 
   if (ctx.flags.json) {
-    ctx.stdout.write(`${JSON.stringify(roots.map((n) => toJson(n, approvals)), null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify(roots.map((n) => toJson(n, approvals, artifacts)), null, 2)}\n`);
     return 0;
   }
   const hidden = dropped > 0 ? `${dropped} session${dropped === 1 ? '' : 's'} ended over 7 days ago hidden (--all shows them)\n` : '';

@@ -193,6 +193,12 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
         }
         case 'error':
           return oneLine(e.ts, 'red', `✗ error: ${firstLine(e.message ?? '')}`);
+        case 'artifact':
+          return oneLine(e.ts, 'yellow', `◇ artifact ${e.name}: ${firstLine(e.text ?? '')}`);
+        case 'recovered':
+          return oneLine(e.ts, 'magenta', `↻ recovered${e.mode === 'ask' ? ' (needs you: `klaude message` resumes it)' : ''}: ${firstLine(e.cause ?? '')}`);
+        case 'queued':
+          return oneLine(e.ts, 'dim', `· queued #${e.position}${e.reason ? `: ${e.reason}` : ''} (starts when a run slot frees)`);
         case 'retry':
           return oneLine(e.ts, 'yellow', `↻ ${describeRetry(e)}`);
         case 'approval_request': {

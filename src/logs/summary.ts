@@ -29,6 +29,8 @@ export interface CompletionInfo {
   updates: string[];
   /** Whether the log has a `done` event at all. */
   ended: boolean;
+  /** On-stop artifacts (`agents.onStop`) by name, the newest answer of each. */
+  artifacts: Record<string, string>;
 }
 
 const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'NotebookEdit', 'edit', 'multi_edit', 'replace', 'apply_patch']);
@@ -62,6 +64,7 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
   const updates: string[] = [];
   const gitCreated = new Set<string>();
   const gitEdited = new Set<string>();
+  const artifacts: Record<string, string> = {};
 
   for (const e of events) {
     any = true;
@@ -87,6 +90,9 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
         break;
       case 'update':
         updates.push(e.text);
+        break;
+      case 'artifact':
+        artifacts[e.name] = e.text;
         break;
       case 'usage':
         if (typeof e.costUsd === 'number') usageCost = (usageCost ?? 0) + e.costUsd;
@@ -144,6 +150,7 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
     numTurns: lastDone?.numTurns ?? null,
     updates,
     ended: lastDone !== undefined,
+    artifacts,
   };
 }
 
@@ -165,6 +172,12 @@ function fileList(files: string[], max: number): string {
   return files.length > max ? `${shown}, and ${files.length - max} more` : shown;
 }
 
+/** An artifact on one line of the summary (cut: the full text is in the DB and the log). */
+function oneLine(text: string, max = 300): string {
+  const flat = text.trim().replace(/\s*\n\s*/g, ' ⏎ ');
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
 /** A short plain block (no colour), ending with a newline. */
 export function formatSummary(info: CompletionInfo, opts: SummaryOptions = {}): string {
   const maxFiles = opts.maxFiles ?? 20;
@@ -176,6 +189,11 @@ export function formatSummary(info: CompletionInfo, opts: SummaryOptions = {}): 
   if (info.error) lines.push(`error: ${info.error.trim().split('\n')[0]}`);
   lines.push(`files edited: ${info.filesEdited.length ? fileList(info.filesEdited, maxFiles) : 'none'}`);
   lines.push(`files created: ${info.filesCreated.length ? fileList(info.filesCreated, maxFiles) : 'none'}`);
+  const named = Object.entries(info.artifacts ?? {});
+  if (named.length) {
+    lines.push('artifacts:');
+    for (const [name, text] of named) lines.push(`  ${name}: ${oneLine(text)}`);
+  }
   if (opts.finalText !== false) {
     const max = opts.maxFinalChars ?? 6000;
     if (info.finalText) {

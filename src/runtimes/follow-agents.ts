@@ -19,7 +19,7 @@ import { readAll } from '../logs/reader.js';
 import { createStreamPrinter } from '../logs/stream-print.js';
 import { collectCompletionInfo, formatSummary, type CompletionInfo } from '../logs/summary.js';
 import type { AgentServices } from './context.js';
-import { reapIfDead } from './liveness.js';
+import { reapOrRecover } from './recover.js';
 
 export const BACKSTOP_MS = 1000;
 
@@ -85,7 +85,7 @@ export async function followAgents(
     for (const t of targets) {
       const id = t.session.id;
       if (ended.has(id)) continue;
-      reapIfDead(svc.db, id);
+      reapOrRecover(svc, id);
       const s = getSession(svc.db, id);
       // The DB says it ended but no `done` reached the log (e.g. recovery after a crash): stop after a few checks.
       if (s && isTerminal(s.status) && !seenDone.has(id)) {
@@ -197,7 +197,7 @@ export async function waitForAgents(
       try {
         for (const s of sessions) {
           if (finished.has(s.id)) continue;
-          if (reap) reapIfDead(svc.db, s.id);
+          if (reap) reapOrRecover(svc, s.id);
           const cur = getSession(svc.db, s.id);
           if (!cur || isTerminal(cur.status)) finished.set(s.id, cur ?? s);
           else if (cur.status === 'waiting' && (opts.onApproval || opts.stopOnApproval)) {

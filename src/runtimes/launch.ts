@@ -17,9 +17,11 @@ export const RUNTIME_COMMAND = '__runtime';
 export interface RuntimeRequest {
   /** The message to send first. */
   prompt: string;
-  source: 'start' | 'message';
+  source: 'start' | 'message' | 'recover';
   /** `--share` context appended to the first message. */
   share?: string | null;
+  /** source 'recover': why the previous run died mid-turn (the prompt is the resume prompt). */
+  recoverCause?: string;
 }
 
 export interface SpawnRuntimeOptions {
@@ -74,8 +76,13 @@ export async function readRuntimeRequest(stdin: NodeJS.ReadableStream & { isTTY?
   for await (const c of stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
   const text = Buffer.concat(chunks).toString('utf8').trim();
   const parsed = JSON.parse(text) as Partial<RuntimeRequest>;
-  if (typeof parsed.prompt !== 'string' || (parsed.source !== 'start' && parsed.source !== 'message')) {
+  if (typeof parsed.prompt !== 'string' || (parsed.source !== 'start' && parsed.source !== 'message' && parsed.source !== 'recover')) {
     throw new KlaudeError('E_BAD_REQUEST', 'malformed runtime request on stdin');
   }
-  return { prompt: parsed.prompt, source: parsed.source, share: typeof parsed.share === 'string' ? parsed.share : null };
+  return {
+    prompt: parsed.prompt,
+    source: parsed.source,
+    share: typeof parsed.share === 'string' ? parsed.share : null,
+    ...(typeof parsed.recoverCause === 'string' ? { recoverCause: parsed.recoverCause } : {}),
+  };
 }

@@ -7,6 +7,7 @@
 import { isTerminal } from '../core/status.js';
 import { tx, type Db } from '../db/client.js';
 import { currentProcesses, endProcess, getProcess, markSignalled, type ProcessRow } from '../db/repos/processes.js';
+import { askedRecovery } from '../db/repos/checkpoints.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { isAlive, isSameProcess, signalSafe } from '../lib/process.js';
@@ -67,6 +68,8 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
   const s = getSession(db, sessionId);
   // A queued agent has no runtime yet by design; it starts when a run slot frees.
   if (!s || isTerminal(s.status) || s.status === 'queued' || inForeground(db, s.id)) return undefined;
+  // Died mid-turn with `agents.recover: ask`: it waits for the person, not for a runtime.
+  if (s.status === 'waiting' && askedRecovery(db, s.id)) return undefined;
   const rows = currentProcesses(db, s.id, 'runtime');
   if (rows.some((p) => isAlive(p.pid))) return undefined;
   if (rows.length === 0 && now - s.updatedAt < START_GRACE_MS) return undefined;

@@ -9,6 +9,8 @@ import type { Logger } from '../lib/logger.js';
 import { isSameProcess } from '../lib/process.js';
 import { claimedByOther } from '../recovery/claim.js';
 import type { CliProcess } from './cli-process.js';
+import { controlRequest } from '../control/client.js';
+import { agentSocketPath } from './paths.js';
 
 /**
  * Record our pid as the session's runtime. null: another live runtime has it; { busy }: someone
@@ -41,4 +43,16 @@ export function recordCli(d: { db: Db; log: Logger; session: { instanceId: strin
       d.log.warn('recording the CLI process failed', { err });
     }
   });
+}
+
+/** Another runtime runs this session: hand it the message instead of starting a second CLI (exit code). */
+export async function forwardToOther(d: { home: string; env: NodeJS.ProcessEnv; log: Logger; session: { id: string; projectId: string } }, prompt: string): Promise<number> {
+  try {
+    await controlRequest(agentSocketPath(d.home, d.session.projectId, d.session.id, d.env), 'message', { sessionId: d.session.id, prompt });
+    d.log.info('another runtime has the session; message forwarded');
+    return 0;
+  } catch (e) {
+    d.log.error('another runtime has the session and did not take the message', { err: e });
+    return 3;
+  }
 }

@@ -13,6 +13,8 @@ import { addEvent } from '../db/repos/events.js';
 import { linkClaudeSession } from '../db/repos/links.js';
 import { getSession, updateSession } from '../db/repos/sessions.js';
 import { addUpdate } from '../db/repos/updates.js';
+import { saveArtifact } from '../db/repos/artifacts.js';
+import { beginTurn, continueTurn, endTurn, noteText, noteToolCall } from '../db/repos/checkpoints.js';
 import type { RuntimeRequest } from './launch.js';
 import type { Deps } from './runtime-main.js';
 import { clip, oneLine } from './tool-summary.js';
@@ -44,6 +46,8 @@ export function activityOf(e: AgentEventInput): string | null | undefined {
 
 export class RunRecord {
   nativeId: string | null;
+  /** The turn running is an on-stop prompt's (its text is not the agent's answer). */
+  onStopTurn = false;
   private done = false;
   /** Totals from earlier runs of this session; this run's usage adds to them. */
   private readonly base: { cost: number; tokensIn: number; tokensOut: number };
@@ -118,8 +122,46 @@ export class RunRecord {
       updateSession(d.db, this.id, { status: 'running', endedAt: null, activity: 'starting', runStartedAt: Date.now(), error: null });
     }
     this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
+    if (request.source === 'recover') {
+      // The same turn goes on: its checkpoint (tool calls, partial answer) is kept.
+      this.checkpoint(() => continueTurn(d.db, this.id));
+      this.write({ type: 'recovered', cause: request.recoverCause ?? 'the previous run died mid-turn', mode: 'auto' });
+    }
     this.write({ type: 'user', text: request.prompt, source: request.source });
     if (request.share) this.write({ type: 'user', text: request.share, source: 'share' });
+  }
+
+  /** Checkpoint writes must never stop a run: a failure is logged and the run goes on. */
+  private checkpoint(f: () => void): void {
+    try {
+      f();
+    } catch (err) {
+      this.d.log.warn('updating the checkpoint failed', { err });
+    }
+  }
+
+  /** A prompt was sent: a new turn starts (the checkpoint follows it). */
+  beginTurn(prompt: string): void {
+    this.checkpoint(() => beginTurn(this.d.db, this.id, prompt));
+  }
+
+  endTurn(): void {
+    this.checkpoint(() => endTurn(this.d.db, this.id));
+  }
+
+  /** Cost of this run's process so far (on-stop turns are priced by the difference). */
+  get runCost(): number {
+    return this.processCost;
+  }
+
+  /** An on-stop prompt's answer: kept as a named artifact (DB), and marked in the log. */
+  saveArtifact(name: string, text: string, costUsd: number): void {
+    try {
+      saveArtifact(this.d.db, { sessionId: this.id, name, text, costUsd });
+    } catch (err) {
+      this.d.log.error('saving an artifact failed', { err, name });
+    }
+    this.write({ type: 'artifact', name, text, costUsd });
   }
 
   /** Every event but `done` (the runtime decides what a finished turn means). */
@@ -132,7 +174,9 @@ export class RunRecord {
         break;
       case 'text':
         this.write(e);
+        if (this.onStopTurn) break; // an on-stop answer is an artifact, not the agent's last word
         updateSession(d.db, this.id, { lastText: clip(e.text.trim(), LAST_TEXT_MAX) });
+        this.checkpoint(() => noteText(d.db, this.id, e.text));
         break;
       case 'text_delta':
       case 'thinking_delta':
@@ -144,6 +188,7 @@ export class RunRecord {
       case 'tool_result':
         this.write(e);
         this.noteActivity(e);
+        if (e.type === 'tool_call' && !this.onStopTurn) this.checkpoint(() => noteToolCall(d.db, this.id, `${e.name}: ${clip(e.summary ?? '', 200)}`));
         break;
       case 'update':
         this.write(e);
@@ -174,6 +219,7 @@ export class RunRecord {
     if (this.done) return;
     this.done = true;
     const { d } = this;
+    this.endTurn(); // the run ended on purpose (done, failed, interrupted): nothing to recover
     const totals = this.totals();
     const files = this.fileChanges();
     const event = {

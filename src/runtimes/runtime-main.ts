@@ -30,7 +30,6 @@ import { existsSync } from 'node:fs';
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
 import type { Config } from '../config/schema.js';
-import { controlRequest } from '../control/client.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { PROTOCOL_VERSION } from '../control/protocol.js';
 import type { Db } from '../db/client.js';
@@ -38,19 +37,22 @@ import { endProcess } from '../db/repos/processes.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
-import { claimRun, recordCli } from './run-claim.js';
+import { claimRun, forwardToOther, recordCli } from './run-claim.js';
 import { VERSION } from '../lib/version.js';
 import type { SessionLogWriter } from '../logs/writer.js';
-import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
-import { headlessHookSettings } from '../hooks/settings.js';
 import type { Normaliser, RuntimeAdapter } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
-import { ApprovalDesk, permissionModeFor } from './approval-desk.js';
-import { agentPreamble, systemPromptAddition } from './instructions.js';
+import { ApprovalDesk } from './approval-desk.js';
 import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import type { AgentLaunchMetadata } from './start.js';
+import { currentInvocation } from '../claude/shim.js';
 import { RunRecord } from './run-record.js';
+import { cliLaunch } from './cli-launch.js';
+import { OnStopTurns, onStopPrompts } from './on-stop.js';
+import { startQueued } from './queue.js';
+import { RateLimitWatch } from './rate-limit.js';
+import { recoverCli } from './recover.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
 
 export const INTERRUPT_ACK_MS = 2000;
@@ -80,7 +82,13 @@ export class AgentRuntime {
   private stopping = false;
   private interruptTimer: NodeJS.Timeout | null = null;
   private interruptSeq = 0;
+  /** An interrupt was asked in this turn: the CLI ending it is no crash. */
+  private interruptAsked = false;
+  /** Died mid-turn with `agents.recover: ask`: the run ends without a `done`, waiting for the person. */
+  private parked = false;
   private readonly rec: RunRecord;
+  private readonly stops: OnStopTurns;
+  private readonly rateLimits: RateLimitWatch;
   private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
   private readonly desk: ApprovalDesk;
 
@@ -89,6 +97,8 @@ export class AgentRuntime {
     this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
+    this.stops = new OnStopTurns(onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop));
+    this.rateLimits = new RateLimitWatch({ db: d.db, config: d.config, runtime: d.session.runtime, write: (e) => this.write(e) });
   }
 
   private get finalized(): boolean {
@@ -125,7 +135,7 @@ export class AgentRuntime {
   async run(request: RuntimeRequest): Promise<number> {
     const { d } = this;
     const claimed = claimRun(d.db, this.id, d.session.instanceId);
-    if (claimed === null) return this.forwardToOther(request);
+    if (claimed === null) return forwardToOther(d, request.prompt);
     if (typeof claimed === 'object') {
       d.log.error('the conversation is claimed by someone else: not starting the agent CLI', { holder: claimed.busy });
       this.write({ type: 'error', message: `not started: ${shortId(this.id)} is taken by ${claimed.busy} [E_SESSION_BUSY]` });
@@ -163,7 +173,32 @@ export class AgentRuntime {
     }
     for (;;) {
       const exit = await this.cli!.exited;
-      if (!this.relaunchForQueued(exit)) return this.shutdown(exit);
+      if (!this.relaunchForQueued(exit) && !this.recoverMidTurn(exit)) return this.shutdown(exit);
+    }
+  }
+
+  /** The runtime's own watcher: its CLI died mid-turn (see recover.ts, `agents.recover`). */
+  private recoverMidTurn(exit: CliExit): boolean {
+    if (this.stopping || this.finalized || !this.turnActive || this.interruptAsked || this.stops.inTurn) return false;
+    const flush = (): void => this.normaliser.end(exit).forEach((e) => e.type !== 'done' && this.write(e));
+    const next = recoverCli(this.d, exit, flush, (e) => this.write(e));
+    this.parked = next === 'parked';
+    return next !== null && next !== 'parked' && this.relaunch(next);
+  }
+
+  /** A new CLI process for the same run (queued messages, recovery). False: it could not start (the run failed). */
+  private relaunch(request: RuntimeRequest): boolean {
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    this.interruptTimer = null;
+    this.normaliser = this.newNormaliser();
+    this.turnActive = true;
+    try {
+      this.launch(request);
+      return true;
+    } catch (e) {
+      this.d.log.error('cannot restart the agent CLI', { err: e });
+      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
+      return false;
     }
   }
 
@@ -181,38 +216,12 @@ export class AgentRuntime {
       if (e.type !== 'done') this.write(e);
       else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
     }
-    if (this.interruptTimer) clearTimeout(this.interruptTimer);
-    this.interruptTimer = null;
-    const texts = this.queue.splice(0);
-    this.normaliser = this.newNormaliser();
-    this.turnActive = true;
-    try {
-      this.launch({ prompt: texts.join('\n\n'), source: 'message' });
-    } catch (e) {
-      d.log.error('cannot restart the agent CLI', { err: e });
-      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
-      return false;
-    }
-    return true;
-  }
-
-  /** Another runtime runs this session: hand it the message instead of starting a second CLI. */
-  private async forwardToOther(request: RuntimeRequest): Promise<number> {
-    const { d } = this;
-    try {
-      await controlRequest(agentSocketPath(d.home, d.session.projectId, this.id, d.env), 'message', { sessionId: this.id, prompt: request.prompt });
-      d.log.info('another runtime has the session; message forwarded');
-      return 0;
-    } catch (e) {
-      d.log.error('another runtime has the session and did not take the message', { err: e });
-      return 3;
-    }
+    return this.relaunch({ prompt: this.queue.splice(0).join('\n\n'), source: 'message' });
   }
 
   private launch(request: RuntimeRequest): void {
     const { d } = this;
-    const { adapter, config, meta, session } = d;
-    const binary = adapter.resolveBinary(config, d.env);
+    const { adapter, meta } = d;
     let resume = false;
     let nativeId = this.rec.nativeId;
     if (nativeId) {
@@ -223,35 +232,7 @@ export class AgentRuntime {
     }
     if (nativeId) this.rec.setNativeId(nativeId);
     const first = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
-    const cmd = adapter.buildCommand({
-      binary,
-      cwd: meta.cwd,
-      nativeSessionId: nativeId,
-      resume,
-      prompt: adapter.supportsStreamingInput ? undefined : first,
-      model: session.model,
-      permissionMode: permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']),
-      approvals: adapter.encodeApproval !== undefined,
-      allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
-      tools: meta.agent.tools ?? null,
-      disallowedTools: meta.agent.disallowedTools ?? [],
-      appendSystemPrompt: systemPromptAddition(
-        meta.agent.instructions,
-        agentPreamble({ sessionId: this.id, type: session.type, parentId: session.parentId }),
-      ),
-      mcpConfig: meta.agent.mcpConfig,
-      mcpStrict: meta.agent.mcpStrict ?? true,
-      effort: meta.agent.effort,
-      settings: session.runtime === 'claude' ? headlessHookSettings(currentInvocation()) : null,
-    });
-    const shimDir = ensureShim(d.home, currentInvocation());
-    const env: NodeJS.ProcessEnv = {
-      ...d.env,
-      KLAUDE_HOME: d.home,
-      KLAUDE_PROJECT_HASH: session.projectId,
-      KLAUDE_SESSION_ID: this.id,
-      PATH: prependPath(shimDir, d.env.PATH),
-    };
+    const { cmd, env } = cliLaunch(d, { nativeId, resume, first });
     d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId, cwd: meta.cwd });
     this.rec.started(request, resume);
 
@@ -262,8 +243,9 @@ export class AgentRuntime {
       onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
     });
     recordCli(d, this.id, this.processRowId, this.cli);
+    const queued = this.cli.canWrite ? this.queue.splice(0) : [];
+    if (request.source !== 'recover') this.rec.beginTurn([first, ...queued].join('\n\n'));
     if (this.cli.canWrite) {
-      const queued = this.queue.splice(0);
       this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));
       for (const q of queued) this.write({ type: 'user', text: q, source: 'message' });
     }
@@ -277,6 +259,7 @@ export class AgentRuntime {
           continue;
         }
         this.deltas.flush();
+        if (e.type === 'retry') this.rateLimits.retry(e);
         if (e.type === 'done') this.onTurnDone(e);
         else if (e.type === 'approval_request') this.desk.onRequest(e);
         else this.rec.apply(e);
@@ -286,15 +269,25 @@ export class AgentRuntime {
     }
   }
 
-  private onTurnDone(done: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
+  private onTurnDone(turnDone: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
+    let done = turnDone;
     this.turnActive = false;
     this.desk.closeAll('the turn ended');
+    this.interruptAsked = false;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
-    if (this.queue.length > 0 && !this.stopping && this.cli?.canWrite) {
+    const canContinue = !this.stopping && this.cli?.canWrite === true;
+    this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
+    if (this.queue.length > 0 && canContinue) {
+      this.stops.takeWorkDone(); // the work goes on; on-stop prompts run when it ends again
       this.sendQueued();
       return;
     }
+    if (canContinue && this.stops.sendNext(this.rec, (text) => this.cli!.write(this.d.adapter.encodeMessage(text)))) {
+      this.turnActive = true;
+      return;
+    }
+    done = this.stops.takeWorkDone() ?? done;
     if (this.queue.length > 0 && !this.stopping && !this.d.adapter.supportsStreamingInput) {
       // One turn per process: the queued messages resume the session once this process exits.
       if (done.status === 'failed' && done.error) this.write({ type: 'error', message: done.error });
@@ -321,6 +314,7 @@ export class AgentRuntime {
   private sendQueued(): void {
     const texts = this.queue.splice(0);
     for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
+    this.rec.beginTurn(texts.join('\n\n'));
     this.turnActive = true;
     this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
   }
@@ -344,6 +338,7 @@ export class AgentRuntime {
       throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is not in a turn`);
     }
     this.normaliser.noteInterrupt();
+    this.interruptAsked = true;
     const line = this.d.adapter.encodeInterrupt(`klaude_int_${++this.interruptSeq}`);
     if (line && cli.write(line)) {
       if (this.interruptTimer) clearTimeout(this.interruptTimer);
@@ -377,7 +372,9 @@ export class AgentRuntime {
     const { d } = this;
     this.deltas.dispose();
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
-    if (exit) {
+    const work = this.stops.takeWorkDone(); // the CLI ended during on-stop turns: the work itself was done
+    if (work) this.finalize(work);
+    if (exit && !this.parked) {
       d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
       for (const e of this.normaliser.end(exit)) {
         if (e.type === 'done') this.finalize(e);
@@ -397,6 +394,8 @@ export class AgentRuntime {
       d.log.error('ending the process row failed', { err });
     }
     await this.server?.close().catch(() => undefined);
+    // This run's slot is free: the first queued agent that fits starts now.
+    await startQueued({ db: d.db, config: d.config, home: d.home, env: d.env, inv: currentInvocation(), log: d.log });
     d.writer.close();
     d.db.close();
     return 0;

@@ -18,8 +18,10 @@ import { isAlive, sleep } from '../lib/process.js';
 import { currentProcesses } from '../db/repos/processes.js';
 import { claimConversation, releaseConversation, RESUME_PURPOSE } from '../recovery/claim.js';
 import type { AgentServices } from './context.js';
-import { spawnRuntime } from './launch.js';
-import { describeForeground, endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
+import { spawnRuntime, type RuntimeRequest } from './launch.js';
+import { askedRecovery } from '../db/repos/checkpoints.js';
+import { describeForeground, endOrphanedClis, inForeground, liveRuntime } from './liveness.js';
+import { reapOrRecover, resumePrompt } from './recover.js';
 import { agentSocketPath } from './paths.js';
 import { queuedRequestOf } from './queue.js';
 import { launchMetadata } from './start.js';
@@ -72,7 +74,7 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
         if (!unreachable(e)) throw e;
       }
     } else {
-      reapIfDead(svc.db, s.id);
+      reapOrRecover(svc, s.id);
       // A CLI left by a runtime that died (SIGKILL) may still be writing the conversation: it is
       // ended first (its watchdog is already on it), so the resume is the only writer.
       const previous = endOrphanedClis(svc.db, s.id) ? null : claimForResume(svc, s.id);
@@ -115,7 +117,9 @@ function claimForResume(svc: AgentServices, id: string): string | null {
       const s = getSession(svc.db, id);
       if (!s) throw NOT_STOPPED;
       const idleTui = s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
-      if (!isTerminal(s.status) && !idleTui) throw NOT_STOPPED;
+      // Died mid-turn with `agents.recover: ask`: the person's message resumes it.
+      const parked = s.status === 'waiting' && askedRecovery(svc.db, id) !== null && !liveRuntime(svc.db, id);
+      if (!isTerminal(s.status) && !idleTui && !parked) throw NOT_STOPPED;
       previous = s.status;
       updateSession(svc.db, id, { status: 'running', endedAt: null });
     });
@@ -137,8 +141,13 @@ function sizeOf(file: string): number {
 /** How long a resume holds the claim waiting for its runtime to record itself. */
 const HANDOFF_MS = 15_000;
 
-async function resume(svc: AgentServices, id: string, prompt: string): Promise<Delivery> {
+async function resume(svc: AgentServices, id: string, message: string): Promise<Delivery> {
   const s = getSession(svc.db, id)!;
+  const parked = askedRecovery(svc.db, id);
+  const cause = parked?.askCause ?? '';
+  const request: RuntimeRequest = parked
+    ? { prompt: `${resumePrompt(parked, cause)}\n\nThe person's message: ${message}`, source: 'recover', recoverCause: cause }
+    : { prompt: message, source: 'message' };
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
   // Where the new run's events start: after anything written for the previous run (a reaper's `done`).
   const logOffset = s.logPath ? sizeOf(s.logPath) : undefined;
@@ -146,7 +155,7 @@ async function resume(svc: AgentServices, id: string, prompt: string): Promise<D
     const pid = await spawnRuntime({
       home: svc.home,
       sessionId: s.id,
-      request: { prompt, source: 'message' },
+      request,
       inv: svc.inv,
       env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
       cwd,
@@ -188,7 +197,7 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
     const live = liveRuntime(svc.db, s.id);
     if (!live) {
       // Started a moment ago: its runtime may not have registered yet.
-      if (s.status === 'pending' || (s.status === 'running' && Date.now() < deadline && !reapIfDead(svc.db, s.id))) {
+      if (s.status === 'pending' || (s.status === 'running' && Date.now() < deadline && !reapOrRecover(svc, s.id))) {
         if (Date.now() > deadline) throw notRunning();
         await sleep(RETRY_MS);
         continue;

@@ -238,12 +238,13 @@ describe('agent runtime with the real claude', () => {
     expect(currentProcesses(svc.db, id, 'runtime')).toEqual([]);
   });
 
-  it('ends a run whose runtime was killed outright as failed, with a closing done in the log', async () => {
+  it('ends a run whose runtime was killed outright as failed, with a closing done in the log (agents.recover: off)', async () => {
     const id = await start('hang forever');
     await mock.waitForRequest((r) => r.prompt === 'hang forever');
     const live = liveRuntime(svc.db, id)!;
     process.kill(-live.pid, 'SIGKILL');
-    const s = await finished(id, 30_000);
+    svc.config['agents.recover'] = 'off'; // test/integration/run-recovery.test.ts covers the default (auto)
+    const s = await finished(id, 30_000).finally(() => (svc.config['agents.recover'] = 'auto'));
     expect(s.status).toBe('failed');
     expect(events(id).at(-1)).toMatchObject({ type: 'done', status: 'failed', error: expect.stringContaining(`pid ${live.pid}`) });
   });

@@ -17,13 +17,15 @@ describe('status predicates', () => {
     ['done', true, false],
     ['failed', true, false],
     ['interrupted', true, false],
+    ['queued', false, false],
+    ['cancelled', true, false],
   ] as [SessionStatus, boolean, boolean][])('%s: terminal=%s active=%s', (s, terminal, active) => {
     expect(isTerminal(s)).toBe(terminal);
     expect(isActive(s)).toBe(active);
   });
 
   it('knows its statuses', () => {
-    expect(SESSION_STATUSES).toHaveLength(7);
+    expect(SESSION_STATUSES).toHaveLength(9);
     expect(isSessionStatus('idle')).toBe(true);
     expect(isSessionStatus('completed')).toBe(false);
     expect(isSessionStatus(3)).toBe(false);
@@ -56,6 +58,14 @@ const TABLE: [SessionStatus, SessionStatus, boolean, boolean][] = [
   ['done', 'failed', false, false],
   ['interrupted', 'done', false, false],
   ['failed', 'interrupted', false, false],
+  // The run queue: a new session may be queued; it leaves the queue to start (pending) or cancelled.
+  ['pending', 'queued', true, true],
+  ['queued', 'pending', true, true],
+  ['queued', 'cancelled', true, true],
+  ['running', 'queued', false, false],
+  ['done', 'queued', false, false],
+  ['cancelled', 'running', false, true],
+  ['cancelled', 'done', false, false],
 ];
 
 describe('applyTransition', () => {
@@ -67,12 +77,15 @@ describe('applyTransition', () => {
     if (!a.allowed) expect(a.reason).toMatch(new RegExp(from));
   });
 
-  it('covers every pair without throwing, and never allows going back to pending', () => {
+  it('covers every pair without throwing, and never allows going back to pending (but from the queue)', () => {
     for (const from of SESSION_STATUSES) {
       for (const to of SESSION_STATUSES) {
         const r = applyTransition(from, to, { resume: true });
-        if (to === 'pending' && from !== 'pending') expect(r.allowed).toBe(false);
-        if (!isTerminal(from)) expect(r.allowed).toBe(to !== 'pending' || from === 'pending');
+        const queueMove = (from === 'queued' && to === 'pending') || (from === 'pending' && to === 'queued');
+        if (to === 'pending' && from !== 'pending') expect(r.allowed).toBe(from === 'queued');
+        if (to === 'queued' && from !== 'queued') expect(r.allowed).toBe(from === 'pending');
+        if (!isTerminal(from) && to !== 'pending' && to !== 'queued') expect(r.allowed).toBe(true);
+        if (queueMove) expect(r.allowed).toBe(true);
       }
     }
   });

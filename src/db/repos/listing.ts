@@ -39,6 +39,11 @@ export interface SessionListRow {
   error: string | null;
   /** Pid of the session's newest current, not exited process (runtime, claude or pty), if any. */
   pid: number | null;
+  /** 1-based place in the run queue (status queued), else null. */
+  queuePosition: number | null;
+  /** The runtime's run limit lowered after rate limiting (429/529), and until when; null when not lowered. */
+  rateLimitMax: number | null;
+  rateLimitUntil: number | null;
 }
 
 /**
@@ -61,8 +66,12 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   substr(s.activity, 1, 120) AS activity, s.run_started_at AS runStartedAt, substr(s.error, 1, ${cut}) AS error,
   ${col(`(SELECT p.pid FROM runtime_process p
      WHERE p.klaude_session_id = s.id AND p.is_current = 1 AND p.exited_at IS NULL
-     ORDER BY p.id DESC LIMIT 1)`, 'pid')}
+     ORDER BY p.id DESC LIMIT 1)`, 'pid')},
+  CASE WHEN s.status = 'queued' THEN (SELECT COUNT(*) FROM sessions q WHERE q.status = 'queued'
+     AND (q.queued_at < s.queued_at OR (q.queued_at = s.queued_at AND q.id <= s.id))) END AS queuePosition,
+  l.max_running AS rateLimitMax, l.until AS rateLimitUntil
 FROM sessions s
+LEFT JOIN runtime_limits l ON l.runtime = s.runtime AND l.until > ?
 WHERE s.project_id = ? AND (? OR s.archived_at IS NULL)
 ORDER BY s.created_at, s.id`;
 };
@@ -72,7 +81,7 @@ export function listSessionRows(
   db: HasSqlite,
   f: { projectId: string; includeArchived?: boolean; detail?: ListDetail },
 ): SessionListRow[] {
-  return db.sqlite.prepare(listSql(f.detail ?? 'full')).all(f.projectId, f.includeArchived ? 1 : 0) as SessionListRow[];
+  return db.sqlite.prepare(listSql(f.detail ?? 'full')).all(Date.now(), f.projectId, f.includeArchived ? 1 : 0) as SessionListRow[];
 }
 
 /**

@@ -89,6 +89,10 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   tagRoom -= needsText.length;
   const ptyText = pty && tagRoom >= PTY_TAG.length ? PTY_TAG : '';
   tagRoom -= ptyText.length;
+  // The run queue: its place, or the runtime's lowered limit after rate limiting.
+  const queueTag = s.status === 'queued' && s.queuePosition ? ` #${s.queuePosition}` : s.rateLimitMax != null && (s.status === 'running' || s.status === 'queued') ? ' rate-limited' : '';
+  const queueText = tagRoom >= queueTag.length ? queueTag : '';
+  tagRoom -= queueText.length;
   // The title/prompt only when a useful part of it fits.
   const detailRoom = tagRoom;
   // (a running row's clock needs less room than a title to be of use)
@@ -103,6 +107,7 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
     { text: typeText, style: row.match && s.archivedAt === null ? { bold: true } : text },
     ...(needsText ? [{ text: ' ' }, { text: needsText.slice(1), style: theme.ui.attention }] : []),
     ...(ptyText ? [{ text: ' ' }, { text: ptyText.slice(1), style: theme.ui.tag }] : []),
+    ...(queueText ? [{ text: ' ' }, { text: queueText.slice(1), style: theme.ui.muted }] : []),
     { text: detailText, style: theme.ui.muted },
     { text: pad },
     { text: meta, style: theme.ui.muted },

@@ -40,7 +40,7 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
     case 'init':
       return [{ text: `── ${e.runtime} session ${e.nativeSessionId}${e.model ? ` · ${e.model}` : ''}`, tone: 'meta' }];
     case 'user': {
-      const tag = e.source === 'message' ? '(message) ' : e.source === 'share' ? '(shared) ' : '';
+      const tag = e.source === 'message' ? '(message) ' : e.source === 'share' ? '(shared) ' : e.source === 'onStop' ? '(on stop) ' : e.source === 'recover' ? '(resume) ' : '';
       const [first = '', ...rest] = sanitize(e.text).split('\n');
       return [{ text: `› ${tag}${first}`, tone: 'user', indent: 2 }, ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'user', indent: 2 }))];
     }
@@ -87,6 +87,12 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
       return [{ text: `? needs approval${e.approvalId !== undefined ? ` ${e.approvalId}` : ''}: ${e.tool}${e.summary ? `: ${oneLine(e.summary)}` : ''}`, tone: 'status', indent: 2 }];
     case 'approval_answer':
       return [{ text: `  ${approvalAnswerText(e)}`, tone: e.behavior === 'deny' ? 'error' : 'status', indent: 4 }];
+    case 'artifact':
+      return [{ text: `◇ artifact ${e.name}: ${oneLine(e.text)}`, tone: 'update', indent: 4 }];
+    case 'recovered':
+      return [{ text: `↻ recovered${e.mode === 'ask' ? ' — needs you' : ''}: ${oneLine(e.cause)}`, tone: 'status' }];
+    case 'queued':
+      return [{ text: `· queued #${e.position}${e.reason ? ` (${oneLine(e.reason)})` : ''}`, tone: 'status' }];
     case 'done': {
       const bits = [
         e.status,

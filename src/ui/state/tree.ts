@@ -34,8 +34,9 @@ export type SessionView = Pick<
   | 'nativeSessionId'
   | 'activity'
   | 'runStartedAt'
-  | 'error'
->;
+  | 'error'> &
+  /** The run queue (optional: views built by hand in tests leave them out). */
+  Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax'>>;
 
 export interface TreeRow {
   session: SessionView;

@@ -1,0 +1,166 @@
+/**
+ * Recovery from a run that died mid-turn (design notes: khlone checkpoint + `[RESUME]` prompt).
+ * The runtime's own watcher handles its CLI dying (runtime-main.ts); this handles the runtime
+ * itself dying (SIGKILL, OOM, reboot), found by whoever looks at the session next (`wait`,
+ * `message`, `interrupt`, listings after reconcile). `agents.recover`: `auto` resumes the same
+ * conversation with a resume prompt built from the checkpoint, at most once per turn; `ask` marks
+ * the session `waiting` (needs you) until a `klaude message` resumes it; `off` leaves it ended.
+ */
+import { shortId } from '../core/ids.js';
+import { isTerminal } from '../core/status.js';
+import { claimRecovery, getCheckpoint, type CheckpointRow } from '../db/repos/checkpoints.js';
+import { currentProcesses, endProcess } from '../db/repos/processes.js';
+import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { appendSessionEvent } from '../logs/writer.js';
+import { isAlive, sleep } from '../lib/process.js';
+import { isKlaudeError } from '../lib/errors.js';
+import { claimConversation, releaseConversation } from '../recovery/claim.js';
+import type { AgentServices } from './context.js';
+import type { AgentEventInput } from '../core/events.js';
+import type { CliExit } from './cli-process.js';
+import { spawnRuntime, type RuntimeRequest } from './launch.js';
+import type { Deps } from './runtime-main.js';
+import { endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
+import { startQueued } from './queue.js';
+
+const PARTIAL_SHOWN = 1500;
+/** How long recovery holds the conversation claim waiting for its runtime to record itself. */
+const HANDOFF_MS = 15_000;
+const TOOLS_SHOWN = 15;
+
+/** The `[RESUME]` prompt: what the turn asked, what was done, the answer so far. */
+export function resumePrompt(cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'partialText'>, cause: string): string {
+  const calls = cp.toolCalls ?? [];
+  const lines = [`[RESUME] Your previous run stopped in the middle of a turn (${cause}); klaude resumed this conversation.`];
+  if (calls.length) {
+    const shown = calls.slice(-TOOLS_SHOWN);
+    lines.push(`Tool calls already made in that turn (${calls.length}${calls.length > shown.length ? `, last ${shown.length}` : ''}):`);
+    for (const c of shown) lines.push(`- ${c}`);
+  } else {
+    lines.push('No tool call had been made in that turn yet.');
+  }
+  const partial = (cp.partialText ?? '').trim();
+  if (partial) {
+    const cut = partial.length > PARTIAL_SHOWN ? `…${partial.slice(-PARTIAL_SHOWN)}` : partial;
+    lines.push('Your partial answer so far:', cut);
+  }
+  lines.push(
+    'Check what is already done before repeating anything (a command may have run only partly), then continue from where you left off.',
+    `The request of that turn was:\n${cp.prompt ?? '(not recorded)'}`,
+  );
+  return lines.join('\n');
+}
+
+/**
+ * The runtime's CLI died mid-turn (its runtime lives): claim the turn's recovery and return the
+ * request that resumes the conversation; 'parked' with `ask` (the session waits for the person);
+ * null when not recovering (off, or this turn was recovered once already). `flush` writes what the
+ * CLI said before it died, ahead of the `recovered` line.
+ */
+export function recoverCli(d: Pick<Deps, 'db' | 'config' | 'session' | 'adapter' | 'log'>, exit: CliExit, flush: () => void, write: (e: AgentEventInput) => void): RuntimeRequest | 'parked' | null {
+  const mode = d.config['agents.recover'];
+  if (mode === 'off') return null;
+  const cause = `${d.adapter.name} ${exit.signal ? `was killed (${exit.signal})` : `exited with code ${exit.code}`} mid-turn`;
+  const cp = claimRecovery(d.db, d.session.id, mode === 'ask' ? { ask: cause } : {});
+  if (!cp) return null;
+  flush();
+  if (mode === 'ask') {
+    updateSession(d.db, d.session.id, { status: 'waiting' });
+    write({ type: 'recovered', cause, mode: 'ask' });
+    write({ type: 'status', status: 'waiting', reason: `needs you: \`klaude message ${shortId(d.session.id)} "…"\` resumes it` });
+    return 'parked';
+  }
+  d.log.warn('agent CLI died mid-turn: resuming its conversation', { cause });
+  return { prompt: resumePrompt(cp, cause), source: 'recover', recoverCause: cause };
+}
+
+/** Thrown inside the claim transaction when the turn is not (or no longer) recoverable. */
+const NOT_RECOVERABLE = new Error('not recoverable');
+
+/**
+ * The session's runtime is gone mid-turn: claim its recovery (the conversation claim, and the
+ * checkpoint's once-per-turn mark, in one transaction) and resume it, or mark it for the person.
+ * True when recovery has the session (the caller must not reap it): also while the dead
+ * runtime's CLI is still being ended, or someone else holds the conversation.
+ */
+export function recoverLostRun(svc: AgentServices, sessionId: string): boolean {
+  const mode = svc.config['agents.recover'];
+  if (mode === 'off') return false;
+  const s = getSession(svc.db, sessionId);
+  if (!s || s.type === 'tui' || s.status === 'queued' || (isTerminal(s.status) && s.status !== 'interrupted')) return false;
+  const cp0 = getCheckpoint(svc.db, s.id);
+  if (!cp0?.inTurn || cp0.recoveredTurn === cp0.turn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id)) return false;
+  // A CLI left by the dead runtime may still write the conversation: it is ended first (SIGTERM,
+  // its watchdog escalates); recovery goes ahead on a later look, once it is gone.
+  if (endOrphanedClis(svc.db, s.id)) return true;
+  const dead = currentProcesses(svc.db, s.id, 'runtime');
+  const cause = dead[0] ? `its runtime (pid ${dead[0].pid}) died` : 'its runtime died';
+  let cp: CheckpointRow | null = null;
+  try {
+    claimConversation(svc.db, s.id, 'crash recovery', () => {
+      cp = claimRecovery(svc.db, s.id, mode === 'ask' ? { ask: cause } : {});
+      if (!cp) throw NOT_RECOVERABLE;
+      for (const p of dead) endProcess(svc.db, p.id, { exitCode: null, signal: 'LOST' });
+      updateSession(svc.db, s.id, { status: mode === 'ask' ? 'waiting' : 'running', endedAt: null });
+    });
+  } catch (e) {
+    if (e === NOT_RECOVERABLE) return false;
+    if (isKlaudeError(e) && e.code === 'E_SESSION_BUSY') return true; // someone else is taking it (checkout)
+    throw e;
+  }
+  if (mode === 'ask') {
+    releaseConversation(svc.db, s.id, 'crash recovery');
+    logEvent(s, { type: 'recovered', cause, mode: 'ask' });
+    logEvent(s, { type: 'status', status: 'waiting', reason: `needs you: \`klaude message ${shortId(s.id)} "…"\` resumes it` });
+    return true;
+  }
+  void spawnRecovery(svc, s, resumePrompt(cp!, cause), cause);
+  return true;
+}
+
+function logEvent(s: SessionRow, e: Parameters<typeof appendSessionEvent>[1]): void {
+  try {
+    if (s.logPath) appendSessionEvent(s.logPath, e);
+  } catch {
+    /* the DB has the state */
+  }
+}
+
+/** Start the runtime that resumes the conversation; the conversation claim passes to it once it has recorded itself. */
+async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, cause: string): Promise<void> {
+  const cwd = (s.metadata as { cwd?: unknown } | null)?.cwd;
+  try {
+    const pid = await spawnRuntime({
+      home: svc.home,
+      sessionId: s.id,
+      request: { prompt, source: 'recover', recoverCause: cause },
+      inv: svc.inv,
+      env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+      cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
+    });
+    const deadline = Date.now() + HANDOFF_MS;
+    while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, s.id, 'runtime').some((p) => p.pid === pid)) await sleep(50);
+  } catch (e) {
+    updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
+    logEvent(s, { type: 'done', status: 'failed', error: `recovery could not start a runtime: ${(e as Error).message}` });
+  } finally {
+    releaseConversation(svc.db, s.id, 'crash recovery');
+  }
+}
+
+/**
+ * A session whose runtime may have died: recover it (see above), else end it as failed and give
+ * its run slot to the queue. Returns the ended row when it was reaped.
+ */
+export function reapOrRecover(svc: AgentServices, sessionId: string): SessionRow | undefined {
+  if (recoverLostRun(svc, sessionId)) return undefined;
+  const ended = reapIfDead(svc.db, sessionId);
+  if (ended) void startQueued(svc);
+  return ended;
+}
+
+/** After `reconcile` ended sessions whose processes were gone: recover those cut off mid-turn, then fill freed slots. */
+export async function recoverAfterReconcile(svc: AgentServices, endedIds: readonly string[]): Promise<void> {
+  for (const id of endedIds) recoverLostRun(svc, id);
+  if (endedIds.length) await startQueued(svc);
+}
