@@ -10,6 +10,7 @@ import type { SessionStatus } from '../core/status.js';
 export interface HookSession {
   id: string;
   projectId: string;
+  type: string;
   status: SessionStatus;
   title: string | null;
   prompt: string | null;
@@ -17,7 +18,7 @@ export interface HookSession {
 
 export function readSession(db: HasSqlite, id: string): HookSession | undefined {
   return db.sqlite
-    .prepare('SELECT id, project_id AS projectId, status, title, prompt FROM sessions WHERE id = ?')
+    .prepare('SELECT id, project_id AS projectId, type, status, title, prompt FROM sessions WHERE id = ?')
     .get(id) as HookSession | undefined;
 }
 
@@ -26,9 +27,26 @@ export interface HookPatch {
   title?: string;
   prompt?: string;
   lastText?: string;
+  tokensIn?: number;
+  tokensOut?: number;
 }
 
-const COLUMN: Record<keyof HookPatch, string> = { status: 'status', title: 'title', prompt: 'prompt', lastText: 'last_text' };
+const COLUMN: Record<keyof HookPatch, string> = {
+  status: 'status',
+  title: 'title',
+  prompt: 'prompt',
+  lastText: 'last_text',
+  tokensIn: 'tokens_in',
+  tokensOut: 'tokens_out',
+};
+
+/** The transcripts of every Claude session the klaude session has run (for usage sums). */
+export function linkedTranscripts(db: HasSqlite, klaudeSessionId: string): string[] {
+  return db.sqlite
+    .prepare('SELECT transcript_path FROM claude_session_links WHERE klaude_session_id = ? AND transcript_path IS NOT NULL')
+    .pluck()
+    .all(klaudeSessionId) as string[];
+}
 
 export function patchSession(db: HasSqlite, id: string, patch: HookPatch, now: number): void {
   const keys = (Object.keys(patch) as (keyof HookPatch)[]).filter((k) => patch[k] !== undefined);

@@ -93,6 +93,10 @@ describe('klaude start --worktree', () => {
     expect(existsSync(join(home.projectDir, 'made.txt'))).toBe(false);
     expect(treeState()).toEqual(before);
 
+    // Inside the worktree klaude sees the same project (an agent's own `klaude start` lands there).
+    const inside = JSON.parse((await klaude(['sessions', '--json'], row.worktree_path!)).stdout);
+    expect(JSON.stringify(inside)).toContain(id);
+
     const diff = await klaude(['diff', id]);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('+++ b/made.txt');
@@ -155,7 +159,17 @@ describe('klaude start --worktree', () => {
     const plain = join(home.root, 'plain');
     mkdirSync(plain, { recursive: true });
     home.trustDir(plain);
+    const count = () => {
+      const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = count();
     const r = await klaude(['start', 'general', 'anything', '--worktree'], plain);
+    expect(count()).toBe(before);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')[0]).toMatch(/--worktree needs a git repository, and .*plain is not in one/);
