@@ -61,6 +61,8 @@ describe('usage', () => {
     expect(c.cost_usd).toBeGreaterThan(0);
     const sum = formatCost(p.cost_usd! + c.cost_usd!);
     const tokens = formatCount(p.tokens_in + p.tokens_out + c.tokens_in + c.tokens_out);
+    // The row can tell the sum from the parent's own figures (else this checks nothing).
+    expect(tokens).not.toBe(formatCount(p.tokens_in + p.tokens_out));
 
     term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env, cols: 140, rows: 30 });
     await term.waitForText(shortId(c.id), { timeoutMs: 30_000 });
