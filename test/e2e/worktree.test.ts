@@ -142,8 +142,9 @@ describe('klaude start --worktree', () => {
     const before = treeState();
     const refused = await klaude(['merge', id]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim().split('\n')[0]).toMatch(new RegExp(`would conflict in base\\.txt: nothing was changed \\[E_MERGE_CONFLICT\\]|would conflict in base\\.txt: nothing was changed`));
+    expect(refused.stderr.trim().split('\n')[0]).toContain(`klaude: merging ${row.worktree_branch} into main would conflict in base.txt: your tree was not changed`);
     expect(refused.stderr).toContain('E_MERGE_CONFLICT');
+    expect(refused.stderr).toContain(`(its uncommitted work was committed on ${row.worktree_branch})`);
     expect(treeState()).toEqual(before);
 
     const prune = await klaude(['worktree', 'prune']);
