@@ -49,6 +49,7 @@ import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import type { AgentLaunchMetadata } from './start.js';
 import { RunRecord } from './run-record.js';
+import { assertWorktreeThere } from './worktree.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
@@ -217,6 +218,7 @@ export class AgentRuntime {
   private launch(request: RuntimeRequest): void {
     const { d } = this;
     const { adapter, config, meta, session } = d;
+    assertWorktreeThere(session.worktreePath, meta.cwd);
     const binary = adapter.resolveBinary(config, d.env);
     let resume = false;
     let nativeId = this.rec.nativeId;

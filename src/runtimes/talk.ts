@@ -17,6 +17,7 @@ import { spawnRuntime } from './launch.js';
 import { describeForeground, inForeground, liveRuntime, reapIfDead } from './liveness.js';
 import { agentSocketPath } from './paths.js';
 import { launchMetadata } from './start.js';
+import { assertWorktreeThere } from './worktree.js';
 
 /** How long to keep trying a runtime that is starting up or finishing its run. */
 export const TRANSITION_WAIT_MS = 15_000;
@@ -93,6 +94,7 @@ function claimForResume(svc: AgentServices, id: string): boolean {
 async function resume(svc: AgentServices, id: string, prompt: string): Promise<Delivery> {
   const s = getSession(svc.db, id)!;
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
+  assertWorktreeThere(s.worktreePath, cwd);
   try {
     const pid = await spawnRuntime({
       home: svc.home,

@@ -122,6 +122,10 @@ describe('klaude start --worktree', () => {
     expect(existsSync(row.worktree_path!)).toBe(false);
     expect(gitIn(home.projectDir, 'branch', '--list', row.worktree_branch!)).toBe('');
     expect(gitIn(home.projectDir, 'worktree', 'list')).not.toContain(row.worktree_path!);
+    // Resuming it now fails with why, instead of running somewhere else.
+    const again = await klaude(['message', id, 'one more thing', '-w']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`the agent's worktree ${row.worktree_path} was removed (klaude worktree prune): it has nowhere to work [E_NO_WORKTREE]`);
   }, 180_000);
 
   it('refuses a conflicting merge and a dirty tree, changing nothing; prune keeps unmerged work without --force', async () => {
