@@ -51,6 +51,7 @@ describe('klaude ui diff key', () => {
     term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env: home.env, cols: 120, rows: 30 });
     await term.waitForText(`log · general ${id}`, { timeoutMs: 30_000 });
     await term.waitForText('c diff');
+    expect(term.text()).toMatch(/✓ general wt · run: /); // tagged: it works on a branch of its own
     term.write('c');
     await term.waitForText(`diff · general ${id}`, { timeoutMs: 15_000 });
     await term.waitForText('▌ from-agent.txt', { timeoutMs: 15_000 });

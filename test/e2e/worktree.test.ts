@@ -97,6 +97,8 @@ describe('klaude start --worktree', () => {
     const inside = JSON.parse((await klaude(['sessions', '--json'], row.worktree_path!)).stdout);
     expect(JSON.stringify(inside)).toContain(id);
 
+    expect((await klaude(['sessions', '-v'])).stdout).toContain(`branch ${row.worktree_branch}`);
+
     const diff = await klaude(['diff', id]);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('+++ b/made.txt');

@@ -57,6 +57,8 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
 const NEEDS_YOU = ' needs you';
 const NEEDS_YOU_SHORT = ' !';
 const PTY_TAG = ' pty';
+/** A `--worktree` agent: it works on a branch of its own (c shows its diff). */
+const WT_TAG = ' wt';
 
 export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: number, pty = false): Segment[] {
   const s = row.session;
@@ -76,6 +78,8 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   tagRoom -= needsText.length;
   const ptyText = pty && tagRoom >= PTY_TAG.length ? PTY_TAG : '';
   tagRoom -= ptyText.length;
+  const wtText = s.worktreeBranch && tagRoom >= WT_TAG.length ? WT_TAG : '';
+  tagRoom -= wtText.length;
   // The title/prompt only when a useful part of it fits.
   const detailRoom = tagRoom;
   const detailText = detail && detailRoom >= 12 ? truncate(` · ${detail}`, detailRoom) : '';
@@ -89,6 +93,7 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
     { text: typeText, style: row.match && s.archivedAt === null ? { bold: true } : text },
     ...(needsText ? [{ text: ' ' }, { text: needsText.slice(1), style: theme.ui.attention }] : []),
     ...(ptyText ? [{ text: ' ' }, { text: ptyText.slice(1), style: theme.ui.tag }] : []),
+    ...(wtText ? [{ text: ' ' }, { text: wtText.slice(1), style: theme.ui.tag }] : []),
     { text: detailText, style: theme.ui.muted },
     { text: pad },
     { text: meta, style: theme.ui.muted },

@@ -32,7 +32,9 @@ export type SessionView = Pick<
   | 'endedAt'
   | 'logPath'
   | 'nativeSessionId'
->;
+> &
+  /** A `--worktree` agent's branch (absent/null: the shared tree). */
+  Partial<Pick<SessionListRow, 'worktreeBranch'>>;
 
 export interface TreeRow {
   session: SessionView;
