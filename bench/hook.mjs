@@ -5,7 +5,7 @@
 // cli, floor, …) so machine noise hits all alike.
 //   node bench/hook.mjs            (after `npm run build`; BENCH_N=60 for more runs)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -51,7 +51,20 @@ try {
       duration_ms: 54,
     },
     'session-start': { ...common, hook_event_name: 'SessionStart', source: 'startup' },
+    // Stop sums the interactive session's tokens from its transcript (a long one, below).
+    stop: { ...common, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.' },
   };
+  // A long conversation: 2,000 replies of two blocks each (claude repeats a reply's usage per block),
+  // with a user entry between them (about 3 MB).
+  const usage = { input_tokens: 1650, cache_creation_input_tokens: 0, cache_read_input_tokens: 20000, output_tokens: 36 };
+  const entry = (type, message) => JSON.stringify({ type, uuid: 'u', sessionId: claudeId, cwd: project, message });
+  const lines = [];
+  for (let i = 0; i < 2000; i++) {
+    lines.push(entry('user', { role: 'user', content: `prompt ${i} `.repeat(40) }));
+    lines.push(entry('assistant', { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text: 'reply '.repeat(100) }], usage }));
+    lines.push(entry('assistant', { id: `msg_${i}`, role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: 'ls' } }], usage }));
+  }
+  writeFileSync(common.transcript_path, `${lines.join('\n')}\n`);
   const hookEnv = {
     ...baseEnv,
     KLAUDE_SESSION_ID: sessionId,

@@ -47,7 +47,7 @@ export const COMMANDS: CommandSpec[] = [
       "Starts a supervisor for this project whose home screen is a dashboard: the project's sessions",
       "and sub-agents as a tree, the selected one's log live beside it. Enter hands the terminal to",
       "claude on that session's conversation (n: a new one); when claude exits the dashboard returns.",
-      's starts an agent, m messages one, i interrupts, d archives, / filters, ? lists every key.',
+      's starts an agent, m messages one, i interrupts, c shows its diff, d archives, / filters, ? lists every key.',
       'Claude args after `--` are passed to every claude it launches (as with `klaude`).',
     ].join('\n'),
     flags: {},

@@ -193,10 +193,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   flat.forEach(({ item: r, continuation }, i) => {
     lines.push(rendered[i + 1]!);
     if (!verbose) return;
-    // A detail line under each session: Claude (native) id, model, pid, cost, log.
+    // A detail line under each session: Claude (native) id, model, pid, cost, worktree branch, log.
     const d = [`${r.runtime} id ${r.nativeSessionId ?? '-'}`];
     if (r.model) d.push(`model ${r.model}`);
-    d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`, `log ${r.logPath ?? '-'}`);
+    d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
+    if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
+    d.push(`log ${r.logPath ?? '-'}`);
     lines.push(`${continuation}${d.join('  ')}`);
   });
   const width = ctx.stdout.isTTY && ctx.stdout.columns ? ctx.stdout.columns : 0;

@@ -18,7 +18,8 @@ import type { HasSqlite } from '../db/connection.js';
 import { hasPendingApproval } from '../db/repos/approvals.js';
 import { addEvent } from '../db/repos/events.js';
 import { updatesForHook } from '../logs/updates.js';
-import { endLink, linkClaude, linkOwner, patchSession, readSession, type HookPatch } from './records.js';
+import { transcriptUsage } from '../claude/transcript-usage.js';
+import { endLink, linkClaude, linkOwner, linkedTranscripts, patchSession, readSession, type HookPatch } from './records.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {
@@ -129,6 +130,14 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       break;
   }
   if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);
+  // An interactive session's turns pass through no klaude runtime: its tokens come from Claude's
+  // transcripts, summed when a turn ends (agents' usage is recorded by their runtime).
+  if ((event === 'Stop' || event === 'SessionEnd') && session.type === 'tui') {
+    const files = linkedTranscripts(db, klaudeSessionId);
+    if (str(p.transcript_path)) files.push(p.transcript_path!);
+    const u = transcriptUsage(files);
+    if (u.tokensIn > 0 || u.tokensOut > 0) Object.assign(patch, u);
+  }
   if (to && to !== session.status && applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed) {
     patch.status = to;
   }

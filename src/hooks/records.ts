@@ -30,6 +30,8 @@ export interface HookPatch {
   /** What an interactive session does now (null clears it: between turns). */
   activity?: string | null;
   runStartedAt?: number;
+  tokensIn?: number;
+  tokensOut?: number;
 }
 
 const COLUMN: Record<keyof HookPatch, string> = {
@@ -39,7 +41,17 @@ const COLUMN: Record<keyof HookPatch, string> = {
   lastText: 'last_text',
   activity: 'activity',
   runStartedAt: 'run_started_at',
+  tokensIn: 'tokens_in',
+  tokensOut: 'tokens_out',
 };
+
+/** The transcripts of every Claude session the klaude session has run (for usage sums). */
+export function linkedTranscripts(db: HasSqlite, klaudeSessionId: string): string[] {
+  return db.sqlite
+    .prepare('SELECT transcript_path FROM claude_session_links WHERE klaude_session_id = ? AND transcript_path IS NOT NULL')
+    .pluck()
+    .all(klaudeSessionId) as string[];
+}
 
 export function patchSession(db: HasSqlite, id: string, patch: HookPatch, now: number): void {
   const keys = (Object.keys(patch) as (keyof HookPatch)[]).filter((k) => patch[k] !== undefined);

@@ -54,6 +54,7 @@ import { startQueued } from './queue.js';
 import { RateLimitWatch } from './rate-limit.js';
 import { recoverCli } from './recover.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
+import { assertWorktreeThere } from './worktree.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
@@ -221,7 +222,8 @@ export class AgentRuntime {
 
   private launch(request: RuntimeRequest): void {
     const { d } = this;
-    const { adapter, meta } = d;
+    const { adapter, meta, session } = d;
+    assertWorktreeThere(session.worktreePath, meta.cwd);
     let resume = false;
     let nativeId = this.rec.nativeId;
     if (nativeId) {

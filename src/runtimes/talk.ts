@@ -25,6 +25,7 @@ import { reapOrRecover, resumePrompt } from './recover.js';
 import { agentSocketPath } from './paths.js';
 import { queuedRequestOf } from './queue.js';
 import { launchMetadata } from './start.js';
+import { assertWorktreeThere } from './worktree.js';
 
 /** How long to keep trying a runtime that is starting up or finishing its run. */
 export const TRANSITION_WAIT_MS = 15_000;
@@ -149,6 +150,7 @@ async function resume(svc: AgentServices, id: string, message: string): Promise<
     ? { prompt: `${resumePrompt(parked, cause)}\n\nThe person's message: ${message}`, source: 'recover', recoverCause: cause }
     : { prompt: message, source: 'message' };
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
+  assertWorktreeThere(s.worktreePath, cwd);
   // Where the new run's events start: after anything written for the previous run (a reaper's `done`).
   const logOffset = s.logPath ? sizeOf(s.logPath) : undefined;
   try {

@@ -79,10 +79,11 @@ export function mergeAgentBranch(s: SessionRow, cwd: string): MergeOutcome {
   if (isAncestor(top, tip, 'HEAD')) return { branch, into, committedWork, result: 'up-to-date', files: [] };
 
   const trial = git(top, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', ref]);
+  const committedNote = committedWork ? ` (its uncommitted work was committed on ${branch})` : '';
   if (trial.code !== 0) {
     const conflicted = trial.stdout.split('\n').slice(1).filter(Boolean);
     if (trial.code === 1 && conflicted.length) {
-      throw new KlaudeError('E_MERGE_CONFLICT', `merging ${branch} into ${into ?? 'HEAD'} would conflict in ${conflicted.slice(0, 5).join(', ')}${conflicted.length > 5 ? ` and ${conflicted.length - 5} more` : ''}: nothing was changed`, {
+      throw new KlaudeError('E_MERGE_CONFLICT', `merging ${branch} into ${into ?? 'HEAD'} would conflict in ${conflicted.slice(0, 5).join(', ')}${conflicted.length > 5 ? ` and ${conflicted.length - 5} more` : ''}: your tree was not changed${committedNote}`, {
         hint: `merge by hand (git merge ${branch}) or ask the agent to rebase: klaude message ${shortId(s.id)} "rebase on ${into ?? 'HEAD'}"`,
       });
     }
@@ -93,7 +94,7 @@ export function mergeAgentBranch(s: SessionRow, cwd: string): MergeOutcome {
   if (merged.code !== 0) {
     if (existsSync(gitOk(top, ['rev-parse', '--git-path', 'MERGE_HEAD']).trim())) git(top, ['merge', '--abort']);
     const why = (merged.stderr || merged.stdout).trim().split('\n')[0] ?? `exit ${merged.code}`;
-    throw new KlaudeError('E_GIT', `git merge ${branch} failed: ${why}; nothing was changed`, { hint: 'move the files git names out of the way, then merge again' });
+    throw new KlaudeError('E_GIT', `git merge ${branch} failed: ${why}; your tree was not changed${committedNote}`, { hint: 'move the files git names out of the way, then merge again' });
   }
   return { branch, into, committedWork, result: 'merged', files };
 }

@@ -9,7 +9,7 @@
  * `klaude-project` file naming the project root, so klaude commands run inside the worktree (the
  * agent's own `klaude start`, a checkout) count as the same project (config/paths.ts projectRoot).
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
 import { projectDir, WORKTREE_OWNER_FILE } from '../config/paths.js';
@@ -76,4 +76,11 @@ export function createAgentWorktree(o: {
   const cwd = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? path.join(dir, rel) : dir;
   mkdirSync(cwd, { recursive: true });
   return { path: dir, branch, base: o.head, cwd };
+}
+
+/** A worktree agent resumed after its worktree was pruned has nowhere to work: say so. */
+export function assertWorktreeThere(worktreePath: string | null, cwd: string): void {
+  if (worktreePath && !existsSync(cwd)) {
+    throw new KlaudeError('E_NO_WORKTREE', `the agent's worktree ${worktreePath} was removed (klaude worktree prune): it has nowhere to work`);
+  }
 }

@@ -1,8 +1,9 @@
 // The dashboard's diff key end to end: a real `--worktree` agent (the real claude against the
 // stand-in) writes a file through Bash; `klaude ui` under a PTY shows its diff on `c` (file header,
-// hunk, the added line, in colour) and its log again on the next `c`.
+// hunk, the added line, in colour) and its log again on the next `c`; once merged, archiving it
+// removes its worktree.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +51,7 @@ describe('klaude ui diff key', () => {
     term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env: home.env, cols: 120, rows: 30 });
     await term.waitForText(`log · general ${id}`, { timeoutMs: 30_000 });
     await term.waitForText('c diff');
+    expect(term.text()).toMatch(/✓ general wt · run: /); // tagged: it works on a branch of its own
     term.write('c');
     await term.waitForText(`diff · general ${id}`, { timeoutMs: 15_000 });
     await term.waitForText('▌ from-agent.txt', { timeoutMs: 15_000 });
@@ -63,10 +65,24 @@ describe('klaude ui diff key', () => {
     term.write('c');
     await term.waitForText(`log · general ${id}`);
     await term.waitForText('→ Bash: printf');
+
+    // Merged, then archived: its worktree and branch go with it.
+    const wt = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
+    const { worktree_path: wtPath } = wt.prepare('SELECT worktree_path FROM sessions').get() as { worktree_path: string };
+    wt.close();
+    const merged = await runKlaude(['merge', id], { env: home.env, cwd: home.projectDir });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(existsSync(wtPath)).toBe(true);
+    term.write('d');
+    await term.waitForText('Archive general');
+    term.write('y');
+    await term.waitForText(`archived general ${id}`, { timeoutMs: 15_000 });
+    expect(term.text()).not.toContain('kept the worktree');
+    expect(existsSync(wtPath)).toBe(false);
+    expect(execFileSync('git', ['branch', '--list', 'klaude/*'], { cwd: home.projectDir, encoding: 'utf8' })).toBe('');
     term.write('q');
     const exit = await term.exited;
     expect(exit.exitCode).toBe(0);
-    // The person's tree never saw the file.
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: home.projectDir, encoding: 'utf8' })).toBe('');
     const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
     try {

@@ -93,6 +93,12 @@ describe('klaude start --worktree', () => {
     expect(existsSync(join(home.projectDir, 'made.txt'))).toBe(false);
     expect(treeState()).toEqual(before);
 
+    // Inside the worktree klaude sees the same project (an agent's own `klaude start` lands there).
+    const inside = JSON.parse((await klaude(['sessions', '--json'], row.worktree_path!)).stdout);
+    expect(JSON.stringify(inside)).toContain(id);
+
+    expect((await klaude(['sessions', '-v'])).stdout).toContain(`branch ${row.worktree_branch}`);
+
     const diff = await klaude(['diff', id]);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('+++ b/made.txt');
@@ -118,6 +124,10 @@ describe('klaude start --worktree', () => {
     expect(existsSync(row.worktree_path!)).toBe(false);
     expect(gitIn(home.projectDir, 'branch', '--list', row.worktree_branch!)).toBe('');
     expect(gitIn(home.projectDir, 'worktree', 'list')).not.toContain(row.worktree_path!);
+    // Resuming it now fails with why, instead of running somewhere else.
+    const again = await klaude(['message', id, 'one more thing', '-w']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`the agent's worktree ${row.worktree_path} was removed (klaude worktree prune): it has nowhere to work [E_NO_WORKTREE]`);
   }, 180_000);
 
   it('refuses a conflicting merge and a dirty tree, changing nothing; prune keeps unmerged work without --force', async () => {
@@ -138,8 +148,9 @@ describe('klaude start --worktree', () => {
     const before = treeState();
     const refused = await klaude(['merge', id]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim().split('\n')[0]).toMatch(new RegExp(`would conflict in base\\.txt: nothing was changed \\[E_MERGE_CONFLICT\\]|would conflict in base\\.txt: nothing was changed`));
+    expect(refused.stderr.trim().split('\n')[0]).toContain(`klaude: merging ${row.worktree_branch} into main would conflict in base.txt: your tree was not changed`);
     expect(refused.stderr).toContain('E_MERGE_CONFLICT');
+    expect(refused.stderr).toContain(`(its uncommitted work was committed on ${row.worktree_branch})`);
     expect(treeState()).toEqual(before);
 
     const prune = await klaude(['worktree', 'prune']);
@@ -155,7 +166,17 @@ describe('klaude start --worktree', () => {
     const plain = join(home.root, 'plain');
     mkdirSync(plain, { recursive: true });
     home.trustDir(plain);
+    const count = () => {
+      const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = count();
     const r = await klaude(['start', 'general', 'anything', '--worktree'], plain);
+    expect(count()).toBe(before);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')[0]).toMatch(/--worktree needs a git repository, and .*plain is not in one/);

@@ -70,6 +70,8 @@ export function rowDetail(row: TreeRow, now: number): string {
 const NEEDS_YOU = ' needs you';
 const NEEDS_YOU_SHORT = ' !';
 const PTY_TAG = ' pty';
+/** A `--worktree` agent: it works on a branch of its own (c shows its diff). */
+const WT_TAG = ' wt';
 
 export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: number, pty = false): Segment[] {
   const s = row.session;
@@ -93,6 +95,8 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   const queueTag = s.status === 'queued' && s.queuePosition ? ` #${s.queuePosition}` : s.rateLimitMax != null && (s.status === 'running' || s.status === 'queued') ? ' rate-limited' : '';
   const queueText = tagRoom >= queueTag.length ? queueTag : '';
   tagRoom -= queueText.length;
+  const wtText = s.worktreeBranch && tagRoom >= WT_TAG.length ? WT_TAG : '';
+  tagRoom -= wtText.length;
   // The title/prompt only when a useful part of it fits.
   const detailRoom = tagRoom;
   // (a running row's clock needs less room than a title to be of use)
@@ -108,6 +112,7 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
     ...(needsText ? [{ text: ' ' }, { text: needsText.slice(1), style: theme.ui.attention }] : []),
     ...(ptyText ? [{ text: ' ' }, { text: ptyText.slice(1), style: theme.ui.tag }] : []),
     ...(queueText ? [{ text: ' ' }, { text: queueText.slice(1), style: theme.ui.muted }] : []),
+    ...(wtText ? [{ text: ' ' }, { text: wtText.slice(1), style: theme.ui.tag }] : []),
     { text: detailText, style: theme.ui.muted },
     { text: pad },
     { text: meta, style: theme.ui.muted },

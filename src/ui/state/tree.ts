@@ -36,7 +36,7 @@ export type SessionView = Pick<
   | 'runStartedAt'
   | 'error'> &
   /** The run queue (optional: views built by hand in tests leave them out). */
-  Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax'>>;
+  Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch'>>;
 
 export interface TreeRow {
   session: SessionView;

@@ -1,0 +1,51 @@
+// A `--worktree` agent opened with `klaude talk`: the real claude runs in the agent's worktree
+// (its Bash tool's pwd is the worktree), resuming the conversation the headless run had there.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import type { PtySession } from '../support/pty-driver.js';
+import type { TempHome } from '../support/temp-home.js';
+import { READY, readDb, runResponder, submit, supervisorHome, writeConfig } from './supervisor-helpers.js';
+import { startTalk, stopHosts } from './talk-helpers.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+let term: PtySession | undefined;
+let sessionId: string | undefined;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({ responder: runResponder });
+  home = supervisorHome(mock);
+  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { cwd: home.projectDir });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(home.projectDir, 'base.txt'), 'base\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+});
+afterAll(async () => {
+  await term?.dispose();
+  if (home && sessionId) await stopHosts(home, sessionId);
+  await mock?.close();
+  home?.cleanup();
+});
+
+describe('klaude talk on a worktree agent', () => {
+  it('runs claude in the agent’s worktree on its conversation', async () => {
+    const start = await runKlaude(['start', 'general', 'first words in the worktree', '--worktree'], { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+    expect(start.code, start.stderr).toBe(0);
+    const short = /started (\w{8})/.exec(start.stdout)![1]!;
+    const row = readDb(home, (db) => db.prepare('SELECT id, worktree_path AS wt FROM sessions WHERE id LIKE ?').get(`%${short}`) as { id: string; wt: string });
+    sessionId = row.id;
+    home.trustDir(row.wt); // as the person would answer claude's trust question for a new folder
+    term = startTalk(home, [short]);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    await term.waitForText('Reply to: first words in the worktree');
+    await submit(term, 'run: pwd');
+    await term.waitForText(`Tool output: ${row.wt}`, { timeoutMs: 45_000 });
+  }, 180_000);
+});
