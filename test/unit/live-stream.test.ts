@@ -124,3 +124,11 @@ describe('the activity column', () => {
     expect(activityOf({ type: 'usage' })).toBeUndefined();
   });
 });
+
+describe('stream printer, joined mid-message', () => {
+  it('prints only the rest of the text after the pieces it saw', () => {
+    const p = createStreamPrinter(createFormatter({}));
+    expect(p.print(ev({ type: 'text_delta', text: 'middle of the message, ' }))).toBe('middle of the message, ');
+    expect(p.print(ev({ type: 'text', text: 'Start of it, middle of the message, end.' }))).toBe('end.\n');
+  });
+});
