@@ -26,6 +26,7 @@ export function activityOf(e: AgentEventInput): string | null | undefined {
   switch (e.type) {
     case 'text_delta':
       return 'writing';
+    case 'init': // the CLI is up and asking the model
     case 'thinking_delta':
     case 'tool_result':
     case 'user':
@@ -108,8 +109,8 @@ export class RunRecord {
     const { d } = this;
     const cur = getSession(d.db, this.id);
     if (cur && applyTransition(cur.status, 'running', { resume: true }).allowed) {
-      this.activity = 'starting';
-      updateSession(d.db, this.id, { status: 'running', endedAt: null, activity: 'starting', runStartedAt: Date.now(), error: null });
+      this.activity = 'thinking'; // the prompt goes to the model now
+      updateSession(d.db, this.id, { status: 'running', endedAt: null, activity: 'thinking', runStartedAt: Date.now(), error: null });
     }
     this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
     this.write({ type: 'user', text: request.prompt, source: request.source });
@@ -123,6 +124,7 @@ export class RunRecord {
       case 'init':
         if (e.nativeSessionId !== this.nativeId) this.setNativeId(e.nativeSessionId);
         this.write(e);
+        this.noteActivity(e);
         break;
       case 'text':
         this.write(e);
