@@ -91,7 +91,7 @@ export function activityCell(r: Pick<SessionListRow, 'status' | 'activity' | 'ru
   if (r.status === 'failed') return truncate(oneLine(r.error) || 'failed', 60);
   if (r.status !== 'running' && r.status !== 'waiting') return '';
   const since = elapsed(now - (r.runStartedAt ?? r.updatedAt));
-  return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 60);
+  return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 72);
 }
 
 /** Pad every column but the last (cells are ids, statuses, types: one UTF-16 unit per character). */

@@ -168,6 +168,8 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
           for (const l of decoder.push(buf.subarray(0, bytesRead))) {
             if (finished || deliver(l.event, l.line, l.end)) return;
           }
+          // A short read is the end: no extra read to find it (a later append notifies again).
+          if (bytesRead < READ_CHUNK) break;
         }
       } finally {
         await fh.close();

@@ -167,7 +167,9 @@ export async function readTail(file: string, n: number, opts: TailOptions = {}):
         const head = buf.subarray(prev + 1, stop);
         const bytes = carry.length ? Buffer.concat([head, ...carry.reverse()]) : head;
         carry = [];
-        const line = bytes.toString('utf8').replace(/\r$/, '');
+        // (a trailing CR is dropped without a regex over what may be megabytes)
+        const end0 = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+        const line = bytes.toString('utf8', 0, end0);
         const event = parseEventLine(line);
         if (event) found.push({ line, event, end: lineEnd });
         if (prev < 0) break;

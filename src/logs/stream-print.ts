@@ -62,6 +62,9 @@ export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: 
         open = null;
         shown = '';
         if (text.startsWith(had)) return `${text.slice(had.length)}\n`;
+        // Joined mid-message (a tail of the log): the pieces shown are inside the text.
+        const at = had.length >= 16 ? text.indexOf(had) : -1;
+        if (at > 0) return `${text.slice(at + had.length)}\n`;
         // The pieces ended in whitespace the whole text trims away.
         if (text === had.trimEnd()) return had.endsWith('\n') ? '' : '\n';
         return whole === null ? '\n' : `\n${whole}\n`;

@@ -29,6 +29,7 @@ export function activityOf(e: AgentEventInput): string | null | undefined {
   switch (e.type) {
     case 'text_delta':
       return 'writing';
+    case 'init': // the CLI is up and asking the model
     case 'thinking_delta':
     case 'tool_result':
     case 'user':
@@ -118,8 +119,8 @@ export class RunRecord {
     this.snapshotTaken = true;
     const cur = getSession(d.db, this.id);
     if (cur && applyTransition(cur.status, 'running', { resume: true }).allowed) {
-      this.activity = 'starting';
-      updateSession(d.db, this.id, { status: 'running', endedAt: null, activity: 'starting', runStartedAt: Date.now(), error: null });
+      this.activity = 'thinking'; // the prompt goes to the model now
+      updateSession(d.db, this.id, { status: 'running', endedAt: null, activity: 'thinking', runStartedAt: Date.now(), error: null });
     }
     this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
     if (request.source === 'recover') {
@@ -171,6 +172,7 @@ export class RunRecord {
       case 'init':
         if (e.nativeSessionId !== this.nativeId) this.setNativeId(e.nativeSessionId);
         this.write(e);
+        this.noteActivity(e);
         break;
       case 'text':
         this.write(e);

@@ -2,8 +2,9 @@
 // tool calls (with results) show in `klaude logs <root>`; after `klaude checkout <agent>` a prompt
 // typed in the foreground shows in `klaude logs <agent>` after the agent's headless run, once each.
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKlaude } from '../support/klaude-bin.js';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
@@ -94,8 +95,14 @@ describe('interactive conversations in the log', () => {
     await submit(term, 'run: klaude checkout');
     await waitBelow(term, 'Bash(klaude checkout)', ['Reply to: root-hello-31', READY]);
     const before = links(home).filter((l) => l.klaude_session_id === root.id).length;
+    // Followed live from here: the new transcript after /clear is found and read as it grows.
+    const f = spawn(process.execPath, [KLAUDE_CLI, 'logs', '-f', root.id.slice(-8)], { cwd: home.projectDir, env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let followed = '';
+    f.stdout!.setEncoding('utf8').on('data', (d: string) => (followed += d));
+    await vi.waitFor(() => expect(followed).toContain('Reply to: root-hello-31'), { timeout: 30_000, interval: 50 });
     await submit(term, '/clear');
     await waitForDb('the new Claude id after /clear', () => links(home).filter((l) => l.klaude_session_id === root.id).length > before);
+    expect(links(home).filter((l) => l.klaude_session_id === root.id).at(-1)!.source).toBe('clear');
     await submit(term, 'after-clear-3');
     await term.waitForText('Reply after clear 3', { timeoutMs: 60_000 });
     const r = await klaude(['logs', root.id.slice(-8)]);
@@ -105,5 +112,8 @@ describe('interactive conversations in the log', () => {
     expect(r.stdout.indexOf('> after-clear-3'), r.stdout).toBeGreaterThan(first);
     expect(r.stdout.indexOf('Reply after clear 3'), r.stdout).toBeGreaterThan(first);
     expect(r.stdout, r.stdout).toContain('> /clear');
+    await vi.waitFor(() => expect(followed).toContain('Reply after clear 3'), { timeout: 30_000, interval: 50 });
+    expect(followed.indexOf('> after-clear-3')).toBeGreaterThan(followed.indexOf('Reply to: root-hello-31'));
+    f.kill('SIGINT');
   });
 });

@@ -13,8 +13,9 @@ import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropi
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
-const WORDS = Array.from({ length: 16 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`).join(' ');
-const FULL = `${WORDS} THE-END`;
+/** The slow reply: 16 words then an end mark, `w01 … w16 THE-END` (another letter for another test). */
+const reply = (letter: string): string => `${Array.from({ length: 16 }, (_, i) => `${letter}${String(i + 1).padStart(2, '0')}`).join(' ')} THE-END-${letter}`;
+const FULL = reply('w');
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -23,7 +24,7 @@ let ui: PtySession | undefined;
 
 beforeAll(async () => {
   mock = await startMockAnthropic({
-    responder: (r) => (r.prompt.startsWith('slow') ? { text: FULL, chunks: 17, delayMs: 450 } : { text: `Reply to: ${r.prompt}` }),
+    responder: (r) => (r.prompt.startsWith('slow') ? { text: reply(r.prompt === 'slow two' ? 'v' : 'w'), chunks: 17, delayMs: 450 } : { text: `Reply to: ${r.prompt}` }),
   });
   home = makeTempHome({ baseUrl: mock.url });
   offline = makeTempHome(); // ANTHROPIC_BASE_URL: a closed loopback port
@@ -73,33 +74,36 @@ function follow(h: TempHome, args: string[]): { child: ChildProcess; out: () => 
 const closed = (log: string): boolean => readFileSync(log, 'utf8').includes('"type":"text"');
 
 describe('token streaming', () => {
+  it('the dashboard’s log pane shows the reply while it streams', async () => {
+    ui = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env: home.env, cols: 140, rows: 40 });
+    await ui.waitForText(/\? help/, { timeoutMs: 45_000 });
+    const { log } = await startDetached(home, 'slow two');
+    // The project's only session: selected, its log in the pane.
+    await ui.waitForText(/v0[1-6]/, { timeoutMs: 60_000 });
+    expect(closed(log)).toBe(false);
+    expect(ui.text()).not.toContain('THE-END-v');
+    await ui.waitForText('THE-END-v', { timeoutMs: 60_000 });
+    expect(ui.text()).not.toContain('▍'); // the whole text replaced the pieces
+    await ui.dispose();
+    ui = undefined;
+  });
   it('klaude logs -f shows the reply while it streams, then the whole text once', async () => {
     const { id, log } = await startDetached(home, 'slow one');
     const f = follow(home, ['logs', '-f', id]);
     await vi.waitFor(() => expect(f.out()).toMatch(/w0[1-4]/), { timeout: 60_000, interval: 20 });
     // Partial text is out, and the message is still streaming.
-    expect(f.out()).not.toContain('THE-END');
+    expect(f.out()).not.toContain('THE-END-w');
     expect(closed(log)).toBe(false);
     const deltas = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"type":"text_delta"')).length;
     expect(deltas).toBeGreaterThan(0);
     expect(await f.exit).toBe(0);
     expect(f.out()).toContain(`${FULL}\n`);
-    expect(f.out().split('THE-END').length - 1).toBe(1);
+    expect(f.out().split('THE-END-w').length - 1).toBe(1);
     // Coalesced: never more than one piece per stream chunk (17), usually fewer.
     const all = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"type":"text_delta"')).length;
     expect(all).toBeLessThanOrEqual(17);
   });
 
-  it('the dashboard’s log pane shows the reply while it streams', async () => {
-    ui = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env: home.env, cols: 140, rows: 40 });
-    await ui.waitForText(/\? help/, { timeoutMs: 45_000 });
-    const { log } = await startDetached(home, 'slow two');
-    await ui.waitForText(/w0[1-6]/, { timeoutMs: 60_000 });
-    expect(closed(log)).toBe(false);
-    expect(ui.text()).not.toContain('THE-END');
-    await ui.waitForText('THE-END', { timeoutMs: 60_000 });
-    expect(ui.text()).not.toContain('▍'); // the whole text replaced the pieces
-  });
 });
 
 describe('failures show at once', () => {

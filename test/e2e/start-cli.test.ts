@@ -164,7 +164,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
     await mock.waitForRequest((r) => r.prompt === 'hang on', 45_000);
     const w = await klaude(['wait', id, '--timeout', '1']);
     expect(w.code).toBe(124);
-    expect(w.stdout).toBe(`still running: ${id} (running)\n`);
+    expect(w.stdout).toBe(`still running: ${id} (running: thinking)\n`);
     expect(w.stderr).toBe(`klaude: timed out after 1s; 1 agent(s) still running [E_TIMEOUT] — hint: they keep working: run \`klaude wait ${id}\` again\n`);
     const i = await klaude(['interrupt', id]);
     expect(i.stderr).toBe('');

@@ -99,3 +99,36 @@ describe('log pane folding', () => {
     expect(c).toEqual([ev({ type: 'text', text: 'Hello!' })]);
   });
 });
+
+describe('the activity column', () => {
+  it('shows a running session’s elapsed time and activity, a failed one’s reason, nothing otherwise', async () => {
+    const { activityCell } = await import('../../src/commands/sessions.js');
+    const base = { activity: null, runStartedAt: null, updatedAt: 0, error: null };
+    expect(activityCell({ ...base, status: 'running', activity: 'Bash: npm test', runStartedAt: 1000 }, 66_000)).toBe('1m05s Bash: npm test');
+    expect(activityCell({ ...base, status: 'running', activity: 'API unreachable — retry 3/10 in 2.2 s: no connection to the API', runStartedAt: 0 }, 8000)).toBe(
+      '8s API unreachable — retry 3/10 in 2.2 s: no connection to the API',
+    );
+    expect(activityCell({ ...base, status: 'failed', error: 'claude exited with code 1: boom' }, 0)).toBe('claude exited with code 1: boom');
+    expect(activityCell({ ...base, status: 'done', activity: 'stale' }, 0)).toBe('');
+  });
+
+  it('follows what the runtime sees: writing, a tool, a retry, nothing once done', async () => {
+    const { activityOf } = await import('../../src/runtimes/run-record.js');
+    expect(activityOf({ type: 'text_delta', text: 'x' })).toBe('writing');
+    expect(activityOf({ type: 'thinking_delta', text: 'x' })).toBe('thinking');
+    expect(activityOf({ type: 'tool_call', id: 't', name: 'Bash', summary: 'npm test' })).toBe('Bash: npm test');
+    expect(activityOf({ type: 'retry', attempt: 2, maxAttempts: 10, delayMs: 1100, reason: 'overloaded (HTTP 529)', kind: 'overloaded' })).toBe(
+      'API overloaded — retry 2/10 in 1.1 s: overloaded (HTTP 529)',
+    );
+    expect(activityOf({ type: 'done', status: 'done' })).toBeNull();
+    expect(activityOf({ type: 'usage' })).toBeUndefined();
+  });
+});
+
+describe('stream printer, joined mid-message', () => {
+  it('prints only the rest of the text after the pieces it saw', () => {
+    const p = createStreamPrinter(createFormatter({}));
+    expect(p.print(ev({ type: 'text_delta', text: 'middle of the message, ' }))).toBe('middle of the message, ');
+    expect(p.print(ev({ type: 'text', text: 'Start of it, middle of the message, end.' }))).toBe('end.\n');
+  });
+});

@@ -61,6 +61,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
   private abort: AbortController | undefined;
   private notifyQueued = false;
   private deltaTimer: NodeJS.Timeout | undefined;
+  private transcriptsKey = '';
   private readonly tail: number;
   private readonly max: number;
   private readonly follow: FollowFn;
@@ -78,7 +79,11 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
 
   /** Follow this session's log (`file` null: it has none). Re-selecting the same one is a no-op. */
   select(sessionId: string | null, file: string | null): void {
-    if (sessionId === this.snapshot.sessionId && file === this.snapshot.file) return;
+    // (a session that became interactive meanwhile, e.g. opened with Enter, gets its transcript on re-select)
+    const transcripts = sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : [];
+    const key = transcripts.join('\n');
+    if (sessionId === this.snapshot.sessionId && file === this.snapshot.file && key === this.transcriptsKey) return;
+    this.transcriptsKey = key;
     this.abort?.abort();
     this.abort = undefined;
     this.clearDeltaTimer();
@@ -100,7 +105,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     };
     const listTranscripts = (): string[] => (sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : []);
     // The tail first (so "loaded" is a known moment), then everything after it as it is written.
-    Promise.all([this.readTail(file, this.tail), readTranscripts(listTranscripts())]).then(([t, history]) => {
+    Promise.all([this.readTail(file, this.tail), readTranscripts(transcripts)]).then(([t, history]) => {
       if (ac.signal.aborted) return;
       const first = mergeByTime(t.events, history.events).slice(-this.tail);
       for (const e of first) pushMerged(this.events, e);
