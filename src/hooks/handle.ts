@@ -52,8 +52,13 @@ export interface HookOutcome {
   stdout?: string;
 }
 
-export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
-  return db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p)).immediate();
+export interface HookOptions {
+  /** Where transcript usage progress is kept between turns (see claude/transcript-usage.ts). */
+  usageCacheDir?: string;
+}
+
+export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload, o: HookOptions = {}): HookOutcome {
+  return db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p, o)).immediate();
 }
 
 /**
@@ -68,7 +73,7 @@ function owner(db: HasSqlite, envSessionId: string, event: HookEventName, p: Hoo
   return linkOwner(db, claudeId) ?? envSessionId;
 }
 
-function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
+function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload, o: HookOptions): HookOutcome {
   const session = readSession(db, klaudeSessionId);
   if (!session) return {};
   const now = Date.now();
@@ -109,7 +114,7 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
   if ((event === 'Stop' || event === 'SessionEnd') && session.type === 'tui') {
     const files = linkedTranscripts(db, klaudeSessionId);
     if (str(p.transcript_path)) files.push(p.transcript_path!);
-    const u = transcriptUsage(files);
+    const u = transcriptUsage(files, o.usageCacheDir);
     if (u.tokensIn > 0 || u.tokensOut > 0) Object.assign(patch, u);
   }
   if (to && to !== session.status && applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed) {
