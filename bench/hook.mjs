@@ -51,7 +51,8 @@ try {
       duration_ms: 54,
     },
     'session-start': { ...common, hook_event_name: 'SessionStart', source: 'startup' },
-    // Stop sums the interactive session's tokens from its transcript (a long one, below).
+    // Stop sums the interactive session's tokens from its transcript (a long one, below). The first
+    // run reads it all; later ones only what was appended (nothing here): the steady state.
     stop: { ...common, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.' },
   };
   // A long conversation: 2,000 replies of two blocks each (claude repeats a reply's usage per block),

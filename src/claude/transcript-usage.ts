@@ -5,7 +5,9 @@
  * Transcripts hold tokens, not cost (Claude keeps cost only in its own session totals).
  * Kept small and separate from transcript following: it only sums.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 export interface TranscriptUsage {
   /** input + cache read + cache creation tokens. */
@@ -48,25 +50,81 @@ function assistantUsage(line: string): { id: string | null; usage: Record<string
   }
 }
 
-export function transcriptUsage(files: Iterable<string>): TranscriptUsage {
-  const seen = new Set<string>();
-  const total = { tokensIn: 0, tokensOut: 0 };
-  for (const file of new Set(files)) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue; // not written yet, or removed
-    }
-    for (const line of text.split('\n')) {
+/** Per transcript: how far it has been read, and the sums so far. */
+interface Progress {
+  offset: number;
+  tokensIn: number;
+  tokensOut: number;
+  /** The last message ids counted (a reply's blocks are consecutive entries). */
+  recent: string[];
+}
+
+const RECENT_IDS = 64;
+
+/** Count the complete lines of `file` from `p.offset` on into `p`. */
+function advance(file: string, p: Progress): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return; // not written yet, or removed
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < p.offset) Object.assign(p, { offset: 0, tokensIn: 0, tokensOut: 0, recent: [] }); // rewritten
+    if (size === p.offset) return;
+    const buf = Buffer.allocUnsafe(size - p.offset);
+    const n = readSync(fd, buf, 0, buf.length, p.offset);
+    const end = buf.lastIndexOf(0x0a, n - 1);
+    if (end === -1) return; // no complete line yet
+    const seen = new Set(p.recent);
+    for (const line of buf.toString('utf8', 0, end).split('\n')) {
       const u = assistantUsage(line);
       if (!u) continue;
       if (u.id) {
         if (seen.has(u.id)) continue;
         seen.add(u.id);
+        p.recent.push(u.id);
       }
-      total.tokensIn += num(u.usage.input_tokens) + num(u.usage.cache_read_input_tokens) + num(u.usage.cache_creation_input_tokens);
-      total.tokensOut += num(u.usage.output_tokens);
+      p.tokensIn += num(u.usage.input_tokens) + num(u.usage.cache_read_input_tokens) + num(u.usage.cache_creation_input_tokens);
+      p.tokensOut += num(u.usage.output_tokens);
+    }
+    p.recent = p.recent.slice(-RECENT_IDS);
+    p.offset += end + 1;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The summed usage of these transcripts. With `cacheDir`, each transcript's progress is kept there
+ * (`<sha1 of its path>.json`), so a turn's end reads only what was appended since the last one.
+ */
+export function transcriptUsage(files: Iterable<string>, cacheDir?: string): TranscriptUsage {
+  const total = { tokensIn: 0, tokensOut: 0 };
+  for (const file of new Set(files)) {
+    const cache = cacheDir ? path.join(cacheDir, `${createHash('sha1').update(file).digest('hex')}.json`) : null;
+    let p: Progress = { offset: 0, tokensIn: 0, tokensOut: 0, recent: [] };
+    if (cache) {
+      try {
+        p = { ...p, ...(JSON.parse(readFileSync(cache, 'utf8')) as Progress) };
+      } catch {
+        /* first read */
+      }
+    }
+    const before = p.offset;
+    advance(file, p);
+    total.tokensIn += p.tokensIn;
+    total.tokensOut += p.tokensOut;
+    if (cache && p.offset !== before) {
+      try {
+        mkdirSync(cacheDir!, { recursive: true, mode: 0o700 });
+        const tmp = `${cache}.${process.pid}.tmp`;
+        writeFileSync(tmp, JSON.stringify(p), { mode: 0o600 });
+        renameSync(tmp, cache);
+      } catch {
+        /* the next turn reads from the start again */
+      }
     }
   }
   return total;

@@ -56,10 +56,12 @@ export interface HookOutcome {
 export interface HookEnv {
   /** KLAUDE_SWITCHED_FROM: this claude was launched by a checkout from that session (`BNX8ZG33 (helper)`). */
   switchedFrom?: string;
+  /** Where transcript usage progress is kept between turns (see claude/transcript-usage.ts). */
+  usageCacheDir?: string;
 }
 
 export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload, env: HookEnv = {}): HookOutcome {
-  const out = db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p)).immediate();
+  const out = db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p, env)).immediate();
   const source = str(p.source) ?? 'startup';
   if (event === 'SessionStart' && env.switchedFrom && (source === 'resume' || source === 'startup')) {
     out.stdout = JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) } });
@@ -87,7 +89,7 @@ function owner(db: HasSqlite, envSessionId: string, event: HookEventName, p: Hoo
   return linkOwner(db, claudeId) ?? envSessionId;
 }
 
-function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload): HookOutcome {
+function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload, o: HookEnv): HookOutcome {
   const session = readSession(db, klaudeSessionId);
   if (!session) return {};
   const now = Date.now();
@@ -135,7 +137,7 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
   if ((event === 'Stop' || event === 'SessionEnd') && session.type === 'tui') {
     const files = linkedTranscripts(db, klaudeSessionId);
     if (str(p.transcript_path)) files.push(p.transcript_path!);
-    const u = transcriptUsage(files);
+    const u = transcriptUsage(files, o.usageCacheDir);
     if (u.tokensIn > 0 || u.tokensOut > 0) Object.assign(patch, u);
   }
   if (to && to !== session.status && applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed) {

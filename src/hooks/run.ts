@@ -6,7 +6,8 @@
  * tool call: it loads no drizzle (db/fast.ts) and reads stdin without a stream.
  */
 import { fstatSync, read } from 'node:fs';
-import { klaudeHome, logFilePath } from '../config/paths.js';
+import path from 'node:path';
+import { klaudeHome, logFilePath, projectDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { HookPayload } from './handle.js';
 import { eventFromWord, HOOK_EVENTS, hookWord } from './settings.js';
@@ -102,7 +103,8 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     // The fast open is null only when the DB is missing or behind: then create/migrate it.
     const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
     try {
-      const out = handleHook(db, sessionId, event, payload, { switchedFrom: switchedFrom(env, sessionId) });
+      const usageCacheDir = path.join(projectDir(home, env.KLAUDE_PROJECT_HASH || 'unknown'), 'usage');
+      const out = handleHook(db, sessionId, event, payload, { switchedFrom: switchedFrom(env, sessionId), usageCacheDir });
       if (out.stdout) process.stdout.write(out.stdout);
     } finally {
       db.close();

@@ -41,7 +41,7 @@ describe('klaude talk on a worktree agent', () => {
     const short = /started (\w{8})/.exec(start.stdout)![1]!;
     const row = readDb(home, (db) => db.prepare('SELECT id, worktree_path AS wt FROM sessions WHERE id LIKE ?').get(`%${short}`) as { id: string; wt: string });
     sessionId = row.id;
-    home.trustDir(row.wt); // as the person would answer claude's trust question for a new folder
+    // Not trusted by hand: claude 2.1.197 asks no trust question in a worktree of a trusted repository.
     term = startTalk(home, [short]);
     await term.waitForText(READY, { timeoutMs: 45_000 });
     await term.waitForText('Reply to: first words in the worktree');

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
+import { spawnPty } from '../support/pty-driver.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
@@ -156,6 +157,17 @@ describe('klaude start --worktree', () => {
     const prune = await klaude(['worktree', 'prune']);
     expect(prune.code).toBe(1);
     expect(prune.stdout).toContain(`kept ${id}'s worktree: unmerged commits on ${row.worktree_branch}`);
+    expect(existsSync(row.worktree_path!)).toBe(true);
+    // On a terminal it asks; "n" keeps it.
+    const tty = spawnPty(process.execPath, [KLAUDE_CLI, 'worktree', 'prune'], { cwd: home.projectDir, env: home.env, cols: 200, rows: 20 });
+    try {
+      await tty.waitForText(`general ${id}'s worktree has commits not merged into your branch (${row.worktree_branch}). Remove it and its branch anyway? [y/N]`, { timeoutMs: 20_000 });
+      tty.write('n\r');
+      await tty.waitForText(`kept ${id}'s worktree`);
+      expect((await tty.exited).exitCode).toBe(1);
+    } finally {
+      await tty.dispose();
+    }
     expect(existsSync(row.worktree_path!)).toBe(true);
     const forced = await klaude(['worktree', 'prune', id, '--force']);
     expect(forced.code, forced.stdout).toBe(0);

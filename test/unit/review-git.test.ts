@@ -2,7 +2,7 @@
 // of the shared tree, a worktree's changes against its base without touching its real index, the
 // summary preferring git's lists, transcript usage sums, branch names, the `worktree:` field.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -100,6 +100,25 @@ describe('transcriptUsage', () => {
       ].join('\n'),
     );
     expect(transcriptUsage([f, f, path.join(dir, 'missing.jsonl')])).toEqual({ tokensIn: 36, tokensOut: 10 });
+  });
+});
+
+describe('transcriptUsage with a cache', () => {
+  it('reads only what was appended since the last turn, keeping the sums and the dedupe across reads', () => {
+    const f = path.join(dir, 't.jsonl');
+    const cache = path.join(dir, 'usage');
+    const a = (id: string, out: number) => `${JSON.stringify({ type: 'assistant', message: { id, usage: { input_tokens: 10, output_tokens: out } } })}\n`;
+    writeFileSync(f, a('m1', 1) + a('m2', 2));
+    expect(transcriptUsage([f], cache)).toEqual({ tokensIn: 20, tokensOut: 3 });
+    // The next turn: m2's second block (already counted), a new reply, and a line being written.
+    appendFileSync(f, `${a('m2', 2)}${a('m3', 4)}{"type":"assistant","message":{"id":"m4","usage":{"input_tok`);
+    expect(transcriptUsage([f], cache)).toEqual({ tokensIn: 30, tokensOut: 7 });
+    appendFileSync(f, `ens":10,"output_tokens":8}}}\n`);
+    expect(transcriptUsage([f], cache)).toEqual({ tokensIn: 40, tokensOut: 15 });
+    expect(transcriptUsage([f])).toEqual({ tokensIn: 40, tokensOut: 15 }); // the same, read in one go
+    // Rewritten shorter: read again from the start.
+    writeFileSync(f, a('n1', 5));
+    expect(transcriptUsage([f], cache)).toEqual({ tokensIn: 10, tokensOut: 5 });
   });
 });
 

@@ -322,7 +322,9 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
         type: 'confirm',
         intent: { kind: 'archive', sessionIds: ids, archive },
         message: archive
-          ? `Archive ${label(sel)}${subs ? ` and its ${subs} sub-agent${subs === 1 ? '' : 's'}` : ''}? It leaves the tree; its log and conversation stay (a shows archived sessions, d brings it back).`
+          ? `Archive ${label(sel)}${subs ? ` and its ${subs} sub-agent${subs === 1 ? '' : 's'}` : ''}? It leaves the tree; its log and conversation stay (a shows archived sessions, d brings it back).${
+              ids.some((x) => tree.byId.get(x)?.worktreeBranch) ? ' Git worktrees of merged or empty agents are removed; unmerged work is kept.' : ''
+            }`
           : `Bring ${label(sel)} back into the tree?`,
         dangerous: false,
       });
