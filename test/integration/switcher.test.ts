@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { shortId } from '../../src/core/ids.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openDb, type Db } from '../../src/db/client.js';
 import { createInstance } from '../../src/db/repos/instances.js';
@@ -240,9 +241,10 @@ describe('Switcher', () => {
       process.stderr.write = write;
     }
     const text = said.join('');
-    expect(text).toMatch(new RegExp(`klaude: could not switch to ${b} \\(claude --[a-z-]+ 00000000-0000-4000-8000-00000000000b\\): could not start claude: `));
-    expect(text).toContain(`klaude: returning to ${a}`);
-    expect(text).not.toContain(`could not switch to ${a}`);
+    // Human output names sessions by their short (displayed) id.
+    expect(text).toMatch(new RegExp(`klaude: could not switch to ${shortId(b)} \\(claude --[a-z-]+ 00000000-0000-4000-8000-00000000000b\\): could not start claude for ${shortId(b)}: `));
+    expect(text).toContain(`klaude: returning to ${shortId(a)}`);
+    expect(text).not.toContain(`could not switch to ${shortId(a)}`);
   });
 
   it("gives the person's --agent / --system-prompt to the root only, not to a checked-out agent", async () => {
