@@ -112,7 +112,8 @@ describe('klaude owns its processes', () => {
   });
 
   it('start -c on a slow reply: the agent’s first turn finishes (done, full answer), then the foreground shows it', async () => {
-    const h = await setup();
+    // Hooks on, with a short warning delay: the control for the hooks-disabled case (no false warning).
+    const h = await setup({ config: 'hooks:\n  startWarnSeconds: 3\n' });
     term = startKlaude(h);
     await term.waitForText(READY, { timeoutMs: 45_000 });
     await submit(term, 'run: klaude start general "take your time" -c');
@@ -128,6 +129,7 @@ describe('klaude owns its processes', () => {
     );
     await waitBelow(term, 'Bash(klaude start general "take your time" -c)', ['❯ take your time', 'Slow answer, the end.', READY]);
     const logs = await runKlaude(['logs', agent.id, '--raw'], { env: h.env, cwd: h.projectDir });
+    expect(term.text()).not.toContain('E_HOOK_TIMEOUT');
     const last = logs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string }).filter((e) => e.type === 'done');
     expect(last).toMatchObject([{ status: 'done' }]); // one run, not interrupted
   });
