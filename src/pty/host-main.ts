@@ -29,6 +29,7 @@ import { hookSettings } from '../hooks/settings.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { createFileLogger, type Logger } from '../lib/logger.js';
 import { isAlive } from '../lib/process.js';
+import { claimedByOther } from '../recovery/claim.js';
 import { getAdapter } from '../runtimes/adapter.js';
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
 import { transcriptExists } from '../claude/transcript.js';
@@ -117,6 +118,9 @@ export async function ptyHostMain(argv: string[], env: NodeJS.ProcessEnv = proce
     rowId = tx(claimDb, () => {
       const busy = busyReason(claimDb, session.id, process.pid);
       if (busy) throw new KlaudeError('E_SESSION_BUSY', busy, { hint: 'detach or exit it there first' });
+      // A checkout (or a resume) holds the conversation claim: it is about to write it.
+      const holder = claimedByOther(claimDb, session.id, process.ppid);
+      if (holder) throw new KlaudeError('E_SESSION_BUSY', `${shortId(session.id)} is taken by ${holder}`, { hint: 'try again once that is done' });
       return recordProcess(claimDb, { klaudeSessionId: session.id, instanceId: null, pid: process.pid, kind: 'pty' }).id;
     });
     if (session.runtime === 'claude') {

@@ -13,6 +13,7 @@ import { resolveSession } from '../db/repos/resolve.js';
 import type { SessionRow } from '../db/schema.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isAlive, waitForPidExit } from '../lib/process.js';
+import { claimedByOther } from '../recovery/claim.js';
 import { reconcile } from '../recovery/reconcile.js';
 import { currentInvocation } from '../claude/shim.js';
 import { attachTerminal, type AttachEnd } from './attach.js';
@@ -75,6 +76,8 @@ export function planTalk(home: string, target: string, cwd: string): TalkPlan {
       });
     }
     const host = currentProcesses(db, session.id, 'pty').find((p) => isAlive(p.pid));
+    const holder = host ? null : claimedByOther(db, session.id);
+    if (holder) throw new KlaudeError('E_SESSION_BUSY', `${s} is taken by ${holder}`, { hint: 'try again once that is done' });
     return { session, hostPid: host?.pid ?? null };
   } finally {
     db.close();

@@ -82,7 +82,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const r of svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
+  for (const r of svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE exited_at IS NULL AND kind = 'runtime'").all() as { pid: number }[]) {
     if (isAlive(r.pid)) process.kill(-r.pid, 'SIGKILL');
   }
   await server?.close();
@@ -130,14 +130,27 @@ describe('supervisor agent actions over the socket', () => {
     await waitForAgents(svc, [getSession(svc.db, s!.id)!], { timeoutMs: 60_000 });
   });
 
-  it('--checkout returns at once and checks the agent out once its first message is in its transcript', async () => {
+  it('--checkout returns at once and checks the agent out when its first turn has ended', async () => {
     const r = await runKlaude(['start', 'general', 'check me out', '-c'], { env: env(), cwd: home.projectDir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const id = findId(r.stdout);
-    expect(r.stdout).toMatch(/^started \w{8} \(general, claude\)\nchecking out \w{8}: /);
+    expect(r.stdout).toMatch(/^started (\w{8}) \(general, claude\)\nswitching to \1 when its turn ends: /);
     await expect.poll(() => checkouts.length, { timeout: 30_000 }).toBe(1);
-    expect(checkouts[0]).toEqual({ target: id });
+    expect(getSession(svc.db, id)!.status).toBe('done'); // the turn finished first
+    expect(checkouts[0]).toEqual({ target: id, force: true });
+  });
+
+  it('--checkout --now switches once the conversation has begun; --now alone is a usage error', async () => {
+    const bad = await runKlaude(['start', 'general', 'x', '--now'], { env: env(), cwd: home.projectDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--now goes with -c\/--checkout \[E_USAGE\]/);
+    const r = await runKlaude(['start', 'general', 'check me out now', '-c', '--now'], { env: env(), cwd: home.projectDir });
+    expect(r.code, r.stderr).toBe(0);
+    const id = findId(r.stdout);
+    expect(r.stdout).toMatch(/switching to \w{8} now: /);
+    await expect.poll(() => checkouts.length, { timeout: 30_000 }).toBe(2);
+    expect(checkouts[1]).toEqual({ target: id, force: true });
   });
 
   it('answers message and interrupt for agents (E_AGENT_NOT_RUNNING per id in the result)', async () => {

@@ -181,6 +181,18 @@ describe('Switcher', () => {
     expect(getClaim(db, b)).toBeUndefined(); // released once the foreground row says who writes
   });
 
+  it('a failure recording the launch (disk full, DB busy) never abandons the live claude', async () => {
+    db.sqlite.exec("CREATE TRIGGER no_claude_rows BEFORE INSERT ON runtime_process WHEN NEW.kind = 'claude' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    const { switcher } = await started(); // resolves: the failure is logged, not thrown
+    const cur = switcher.fg.current!;
+    expect(isAlive(cur.pid)).toBe(true);
+    expect(currentProcesses(db, cur.spec.sessionId, 'claude')).toEqual([]);
+    const finished = once(switcher, 'finished');
+    await switcher.shutdown(143); // still ours to stop
+    await finished;
+    expect(isAlive(cur.pid)).toBe(false);
+  });
+
   it('a checkout whose foreground exits while it waits for the target fails instead of hanging, and frees the switcher', async () => {
     const { switcher } = await started();
     const c = session(); // no Claude id yet
