@@ -287,6 +287,15 @@ export class AgentRuntime {
     this.turnActive = false;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
+    // An interrupt stops the agent: messages queued behind the cut-off turn are not sent on (that
+    // would start a new turn at once and leave the interrupted one unmarked). Say so in the log.
+    if (done.status === 'interrupted' && this.queue.length > 0) {
+      const dropped = this.queue.splice(0);
+      this.write({
+        type: 'error',
+        message: `${dropped.length} queued message(s) not sent because the turn was interrupted: ${dropped.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t)).join(', ')}; send again with klaude message`,
+      });
+    }
     if (this.queue.length > 0 && !this.stopping && this.cli?.canWrite) {
       this.sendQueued();
       return;
