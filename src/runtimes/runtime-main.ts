@@ -48,7 +48,7 @@ import { agentPreamble, systemPromptAddition } from './instructions.js';
 import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import type { AgentLaunchMetadata } from './start.js';
-import { RunRecord } from './run-record.js';
+import { droppedNote, RunRecord } from './run-record.js';
 
 export const INTERRUPT_ACK_MS = 2000;
 export const STOP_GRACE_MS = 3000;
@@ -287,15 +287,8 @@ export class AgentRuntime {
     this.turnActive = false;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
-    // An interrupt stops the agent: messages queued behind the cut-off turn are not sent on (that
-    // would start a new turn at once and leave the interrupted one unmarked). Say so in the log.
-    if (done.status === 'interrupted' && this.queue.length > 0) {
-      const dropped = this.queue.splice(0);
-      this.write({
-        type: 'error',
-        message: `${dropped.length} queued message(s) not sent because the turn was interrupted: ${dropped.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t)).join(', ')}; send again with klaude message`,
-      });
-    }
+    // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
+    if (done.status === 'interrupted' && this.queue.length > 0) this.write({ type: 'error', message: droppedNote(this.queue.splice(0)) });
     if (this.queue.length > 0 && !this.stopping && this.cli?.canWrite) {
       this.sendQueued();
       return;
