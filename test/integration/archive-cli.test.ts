@@ -75,3 +75,15 @@ describe('klaude archive / delete', () => {
     db.close();
   });
 });
+
+describe('klaude wait on an interactive session', () => {
+  it('prints its last text (from the Stop hook) as the final text', async () => {
+    h = makeTempHome({ prefix: 'klaude-wait-tui-' });
+    const { db, hash } = seedProject(h);
+    const root = createSession(db, { projectId: hash, type: 'tui', status: 'done', prompt: 'hi', lastText: 'The last words of the root.' });
+    db.close();
+    const r = await klaude(['wait', shortId(root.id)]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('final text:\nThe last words of the root.\n');
+  });
+});
