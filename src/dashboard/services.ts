@@ -168,8 +168,11 @@ export async function runUiServices(shell: UiShell): Promise<number> {
     return store.launchSpecFor(ctx, t, claudeSessionId);
   };
 
+  /** Sessions `n` created in this dashboard, until claude leaves them. */
+  const fresh = new Set<string>();
   const prepareNew = async (): Promise<LaunchSpec> => {
     const s = createSession(db, { projectId: hash, type: 'tui', runtime: 'claude', status: 'idle', instanceId });
+    fresh.add(s.id);
     rootSessionId = s.id;
     setInstanceRoot(db, instanceId, s.id);
     publish({ type: 'session.created', sessionId: s.id, parentId: null, runtime: 'claude', status: 'idle' });
@@ -180,6 +183,8 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   switcher.onRelease((ev: ForegroundExit) => {
     if (face === 'closing') return;
     face = 'dashboard';
+    // A new claude (n) left without a prompt: nothing to keep in the tree (as `klaude` on exit).
+    if (fresh.delete(ev.spec.sessionId)) store.archiveIfEmpty(ctx, ev.spec.sessionId);
     publish({ type: 'instance.foreground', sessionId: null, pid: null });
     sessions.refresh();
     ui.dispatch({ type: 'select', id: ev.spec.sessionId });
