@@ -39,6 +39,7 @@ interface LastLaunch {
   attempt: number;
   fallback: LaunchSpec | null;
   processRowId: number | null;
+  switchedFrom?: string;
 }
 
 export function exitCodeOf(ev: Pick<ForegroundExit, 'code' | 'signal'>): number {
@@ -130,7 +131,7 @@ export class Switcher extends EventEmitter<{
       this.inFlight--;
     }
     const rowId = store.recordForeground(ctx, spec, running.pid);
-    this.last = { spec, attempt, fallback, processRowId: rowId };
+    this.last = { spec, attempt, fallback, processRowId: rowId, ...(switchedFrom ? { switchedFrom } : {}) };
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
     if (this.stopping) void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
@@ -239,7 +240,7 @@ export class Switcher extends EventEmitter<{
     if (last && last.fallback && quick) {
       if (last.attempt < 2) {
         ctx.log.warn('relaunch died at once; retrying', { ...ev });
-        this.launch(last.spec, last.fallback, last.attempt + 1).catch((err) =>
+        this.launch(last.spec, last.fallback, last.attempt + 1, last.switchedFrom).catch((err) =>
           this.restore(last.fallback, ev, (err as Error).message),
         );
         return;
