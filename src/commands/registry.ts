@@ -19,15 +19,16 @@ export const COMMANDS: CommandSpec[] = [
     name: '',
     passthrough: true,
     summary: 'run Claude Code in this project under klaude (foreground claude, checkout, agents)',
-    usage: 'klaude [--resume-last | --resume <id>] [-- <claude args>]',
+    usage: 'klaude [--resume-last | -c | --resume <id>] [-- <claude args>]',
     description: [
       'Starts a supervisor for this project and runs the interactive `claude` in the foreground.',
       'From inside Claude, `klaude checkout <id>` switches the foreground to another session.',
+      'Needs a terminal (without one: E_USAGE, nothing recorded). -c/--continue is --resume-last.',
       '',
       'Claude args after `--` are passed on every launch (also after checkout), except:',
       '  --name and a prompt: first launch only;',
       '  --settings: merged with the hook settings klaude injects;',
-      '  --resume/-r, --continue/-c, --session-id, --fork-session, --print/-p, --worktree/-w: refused',
+      '  --resume/-r, --continue/-c, --session-id, --fork-session, --print/-p, --worktree/-w: refused after --',
       '  (klaude picks the session; use --resume-last, --resume <id> or checkout); --bare and --safe-mode\n  are refused too: they switch off the hooks klaude keeps its records with.',
     ].join('\n'),
     flags: {

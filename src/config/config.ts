@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { closestName } from '../lib/closest.js';
 import { KlaudeError } from '../lib/errors.js';
 import { configPath } from './paths.js';
 import { CONFIG_KEYS, type Config, type ConfigKey, type KeySpec, type OnStopPrompt, defaultConfig, describeType } from './schema.js';
@@ -52,7 +53,8 @@ function closestKey(key: string): string | undefined {
   return (
     keys.find((k) => k.toLowerCase() === lower) ??
     keys.find((k) => k.split('.').pop()!.toLowerCase() === lower.split('.').pop()) ??
-    keys.find((k) => k.toLowerCase().startsWith(lower) || lower.startsWith(k.toLowerCase()))
+    keys.find((k) => k.toLowerCase().startsWith(lower) || lower.startsWith(k.toLowerCase())) ??
+    closestName(key, keys)
   );
 }
 

@@ -90,10 +90,14 @@ export class HandOver {
     };
   }
 
+  /** Sessions `n` created in this dashboard, until claude leaves them. */
+  private readonly created = new Set<string>();
+
   /** A new root session with a fresh claude. */
   readonly fresh = async (): Promise<LaunchSpec> => {
     const { ctx, shell } = this.d;
     const s = createSession(ctx.db, { projectId: shell.hash, type: 'tui', runtime: 'claude', status: 'idle', instanceId: shell.instanceId });
+    this.created.add(s.id);
     this.rootSessionId = s.id;
     setInstanceRoot(ctx.db, shell.instanceId, s.id);
     this.d.publish({ type: 'session.created', sessionId: s.id, parentId: null, runtime: 'claude', status: 'idle' });
@@ -105,6 +109,8 @@ export class HandOver {
     if (this.face === 'closing') return;
     const { shell, ctx } = this.d;
     this.face = 'dashboard';
+    // A new claude (n) left without a prompt: nothing to keep in the tree (as `klaude` on exit).
+    if (this.created.delete(ev.spec.sessionId)) store.archiveIfEmpty(ctx, ev.spec.sessionId);
     this.d.publish({ type: 'instance.foreground', sessionId: null, pid: null });
     shell.sessions.refresh();
     shell.ui.dispatch({ type: 'select', id: ev.spec.sessionId });

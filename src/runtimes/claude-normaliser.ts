@@ -176,7 +176,8 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
       ...(finalText !== undefined && status !== 'failed' ? { finalText } : {}),
       ...(total !== undefined ? { costUsd: total } : {}),
       ...(num(o.duration_ms) !== undefined ? { durationMs: num(o.duration_ms) } : {}),
-      ...(num(o.num_turns) !== undefined ? { numTurns: num(o.num_turns) } : {}),
+      // claude counts the interruption itself as a turn (one interrupted turn reports 2).
+      ...(num(o.num_turns) !== undefined ? { numTurns: status === 'interrupted' ? Math.max(1, num(o.num_turns)! - 1) : num(o.num_turns) } : {}),
       ...files.snapshot(),
       ...(error ? { error } : {}),
     });

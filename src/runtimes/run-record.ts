@@ -285,3 +285,9 @@ export class RunRecord {
 function union(a: string[] | undefined, b: string[]): string[] {
   return [...new Set([...(a ?? []), ...b])];
 }
+
+/** The log line for messages an interrupt kept from being sent on. */
+export function droppedNote(texts: readonly string[]): string {
+  const shown = texts.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t)).join(', ');
+  return `${texts.length} queued message(s) not sent because the turn was interrupted: ${shown}; send again with klaude message`;
+}

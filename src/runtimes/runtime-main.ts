@@ -47,7 +47,7 @@ import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
 import type { AgentLaunchMetadata } from './start.js';
 import { currentInvocation } from '../claude/shim.js';
-import { RunRecord } from './run-record.js';
+import { droppedNote, RunRecord } from './run-record.js';
 import { cliLaunch } from './cli-launch.js';
 import { OnStopTurns, onStopPrompts } from './on-stop.js';
 import { startQueued } from './queue.js';
@@ -278,6 +278,8 @@ export class AgentRuntime {
     this.interruptAsked = false;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
+    // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
+    if (done.status === 'interrupted' && this.queue.length > 0) this.write({ type: 'error', message: droppedNote(this.queue.splice(0)) });
     const canContinue = !this.stopping && this.cli?.canWrite === true;
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.queue.length > 0 && canContinue) {

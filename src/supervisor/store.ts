@@ -92,18 +92,18 @@ export function switchNotice(ctx: SupervisorContext, fromSessionId: string, targ
  * conversation with klaude (claude's own line resumes without klaude's hooks).
  */
 export function finishSupervisor(ctx: SupervisorContext, rootId: string, freshRoot: boolean, last: LaunchSpec | null): string | null {
-  const root = getSession(ctx.db, rootId);
-  if (freshRoot && root && !root.prompt && !hasChildren(ctx, rootId)) {
-    updateSession(ctx.db, rootId, { archivedAt: Date.now() });
-    if (!last || last.sessionId === rootId) return null;
-  }
+  if (freshRoot && archiveIfEmpty(ctx, rootId) && (!last || last.sessionId === rootId)) return null;
   if (!last || (last.runtime && last.runtime !== 'claude')) return null;
   if (!resumable(ctx, last.sessionId, last.claudeSessionId)) return null;
   return `klaude: resume this session with klaude: klaude --resume ${shortId(last.sessionId)}`;
 }
 
-function hasChildren(ctx: SupervisorContext, id: string): boolean {
-  return childrenOf(ctx.db, id).length > 0;
+/** Archive a fresh interactive session in which no prompt was sent and no agent started; true if it was. */
+export function archiveIfEmpty(ctx: SupervisorContext, id: string): boolean {
+  const s = getSession(ctx.db, id);
+  if (!s || s.prompt || s.archivedAt !== null || childrenOf(ctx.db, id).length > 0) return false;
+  updateSession(ctx.db, id, { archivedAt: Date.now() });
+  return true;
 }
 
 /** Never let two supervisors (or a supervisor and a `klaude talk` PTY session) drive one Claude session. */

@@ -41,6 +41,7 @@ interface LastLaunch {
   attempt: number;
   fallback: LaunchSpec | null;
   processRowId: number | null;
+  switchedFrom?: string;
 }
 
 export function exitCodeOf(ev: Pick<ForegroundExit, 'code' | 'signal'>): number {
@@ -151,7 +152,7 @@ export class Switcher extends EventEmitter<{
       ctx.log.error('recording the foreground launch failed; claude keeps running', { err, pid: running.pid });
     }
     releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
-    this.last = { spec, attempt, fallback, processRowId: rowId };
+    this.last = { spec, attempt, fallback, processRowId: rowId, ...(switchedFrom ? { switchedFrom } : {}) };
     this.hookWatch.watch(spec, () => this.fg.current === running);
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
@@ -270,7 +271,7 @@ export class Switcher extends EventEmitter<{
     if (last && last.fallback && quick) {
       if (last.attempt < 2) {
         ctx.log.warn('relaunch died at once; retrying', { ...ev });
-        this.launch(last.spec, last.fallback, last.attempt + 1).catch((err) =>
+        this.launch(last.spec, last.fallback, last.attempt + 1, last.switchedFrom).catch((err) =>
           this.restore(last.spec, last.fallback, ev, (err as Error).message),
         );
         return;

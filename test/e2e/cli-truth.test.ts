@@ -9,6 +9,8 @@ import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import type { PtySession } from '../support/pty-driver.js';
+import { READY, sessions, startKlaude, submit, supervisorHome, writeConfig } from './supervisor-helpers.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -101,5 +103,46 @@ describe('klaude without a terminal', () => {
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^klaude: klaude needs a terminal .*\[E_USAGE\] — hint: /);
     expect(sessionCount()).toBe(before);
+  });
+});
+
+describe('what klaude leaves behind', () => {
+  let term: PtySession | undefined;
+  afterAll(async () => {
+    await term?.dispose();
+  });
+
+  it('a klaude where no prompt was sent leaves no listed session; one with a prompt ends with klaude\'s resume hint', async () => {
+    const h = supervisorHome(mock, { prefix: 'klaude-leftover-' });
+    try {
+      writeConfig(h, `claude:\n  binary: ${CLAUDE_BIN}\n`);
+      term = startKlaude(h);
+      await term.waitForText(READY, { timeoutMs: 45_000 });
+      await submit(term, '/exit');
+      expect((await term.exited).exitCode).toBe(0);
+      expect(term.rawOutput()).not.toContain('klaude --resume');
+      expect(sessions(h)).toMatchObject([{ type: 'tui', prompt: null }]);
+      const listed = await runKlaude(['sessions'], { env: h.env, cwd: h.projectDir });
+      expect(listed.stdout).toMatch(/^no sessions in this project/);
+      await term.dispose();
+
+      term = startKlaude(h);
+      await term.waitForText(READY, { timeoutMs: 45_000 });
+      await submit(term, 'leave a trace');
+      await term.waitForText('Reply to: leave a trace', { timeoutMs: 45_000 });
+      await submit(term, '/exit');
+      expect((await term.exited).exitCode).toBe(0);
+      const kept = sessions(h).find((x) => x.prompt === 'leave a trace')!;
+      const out = term.rawOutput();
+      const hint = `klaude: resume this session with klaude: klaude --resume ${kept.id.slice(-8)}`;
+      expect(out).toContain(hint);
+      // After claude's own "claude --resume <uuid>" line (which would bypass klaude's hooks).
+      const claudeLine = Math.max(...[...out.matchAll(/(?<!k)claude --resume [0-9a-f-]{36}/g)].map((m) => m.index));
+      expect(claudeLine).toBeGreaterThan(0);
+      expect(out.lastIndexOf(hint)).toBeGreaterThan(claudeLine);
+      expect((await runKlaude(['sessions'], { env: h.env, cwd: h.projectDir })).stdout).toContain(kept.id.slice(-8));
+    } finally {
+      h.cleanup();
+    }
   });
 });

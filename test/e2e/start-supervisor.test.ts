@@ -68,7 +68,9 @@ describe('klaude start from Claude’s Bash tool inside klaude', () => {
       () => processes(home).find((p) => p.klaude_session_id === agent.id && p.exited_at === null && p.kind === 'claude'),
       60_000,
     );
-    await waitBelow(term!, 'Bash(klaude start general "take me there" -c)', ['❯ take me there', READY]);
+    // A cleared screen with klaude's line, the agent's conversation below it.
+    await waitBelow(term!, `klaude: switched to ${agent.id.slice(-8)} (general) — \`klaude checkout\` to go back`, ['❯ take me there', READY]);
+    expect(term!.text()).not.toContain('Bash(klaude start general "take me there" -c)');
     expect(instances(home)[0]).toMatchObject({ status: 'running' });
   });
 

@@ -218,9 +218,9 @@ describe('klaude checkout', () => {
     expect((await term.exited).exitCode).toBe(0);
     // klaude's own resume hint comes after claude's (which would resume without klaude's hooks).
     const out = term.rawOutput();
-    expect(out.lastIndexOf(`klaude: resume this session with klaude: klaude --resume ${shortId(previous.klaude_session_id)}`)).toBeGreaterThan(
-      Math.max(0, out.lastIndexOf('claude --resume')),
-    );
+    const claudeLine = Math.max(...[...out.matchAll(/(?<!k)claude --resume [0-9a-f-]{36}/g)].map((m) => m.index));
+    expect(claudeLine).toBeGreaterThan(0);
+    expect(out.lastIndexOf(`klaude: resume this session with klaude: klaude --resume ${shortId(previous.klaude_session_id)}`)).toBeGreaterThan(claudeLine);
     expect(instances(home)).toMatchObject([{ status: 'exited', exit_code: 0 }]);
   });
 });

@@ -104,7 +104,7 @@ describe('klaude ui hand-over', () => {
     // `klaude checkout <id>` from another shell, while the dashboard shows: it opens that session here.
     const r = await runKlaude(['checkout', shortId(root)], { cwd: demo.home.projectDir, env: demo.home.env, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`checked out ${root}`);
+    expect(r.stdout).toContain(`checked out ${shortId(root)}`);
     await term.waitForText('Reply to: handover-root-marker', { timeoutMs: 45_000 });
     expect(term.bufferType()).toBe('normal');
     await submit(term, '/exit');

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sessionLogPath } from '../../src/config/paths.js';
 import { shortId } from '../../src/core/ids.js';
 import { recordProcess } from '../../src/db/repos/processes.js';
-import { createSession, getSession } from '../../src/db/repos/sessions.js';
+import { createSession, getSession, updateSession } from '../../src/db/repos/sessions.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { seedProject } from '../support/seed-sessions.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
@@ -73,5 +73,18 @@ describe('klaude archive / delete', () => {
     const again = await klaude(['delete', shortId(root.id)]);
     expect(again.stderr).toMatch(/\[E_SESSION_NOT_FOUND\]/);
     db.close();
+  });
+});
+
+describe('klaude wait on an interactive session', () => {
+  it('prints its last text (from the Stop hook) as the final text', async () => {
+    h = makeTempHome({ prefix: 'klaude-wait-tui-' });
+    const { db, hash } = seedProject(h);
+    const root = createSession(db, { projectId: hash, type: 'tui', status: 'done', prompt: 'hi' });
+    updateSession(db, root.id, { lastText: 'The last words of the root.' });
+    db.close();
+    const r = await klaude(['wait', shortId(root.id)]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('final text:\nThe last words of the root.\n');
   });
 });

@@ -225,6 +225,20 @@ describe('agent runtime with the real claude', () => {
     expect((await finished(id)).status).toBe('done');
   });
 
+  it('an interrupt with a message queued ends the run interrupted and does not send the message on', async () => {
+    const id = await start('hang with a queue');
+    await mock.waitForRequest((r) => r.prompt === 'hang with a queue');
+    await expect(deliverMessage(svc, id, 'queued behind the hang')).resolves.toMatchObject({ delivered: 'stdin' });
+    await interruptAgent(svc, id);
+    const s = await finished(id, 30_000);
+    expect(s.status).toBe('interrupted');
+    const ev = events(id);
+    // One turn, cut off: counted as one (claude's num_turns says 2).
+    expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'interrupted', numTurns: 1 });
+    expect(ev.some((e) => e.type === 'error' && e.message.includes('1 queued message(s) not sent because the turn was interrupted: "queued behind the hang"'))).toBe(true);
+    expect(mock.mainRequests().some((r) => r.prompt.includes('queued behind the hang'))).toBe(false);
+  });
+
   it('records interrupted when the runtime is stopped with SIGTERM to its group (checkout does this)', async () => {
     const id = await start('hang again');
     await mock.waitForRequest((r) => r.prompt === 'hang again');

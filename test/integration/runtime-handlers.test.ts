@@ -94,7 +94,7 @@ afterAll(async () => {
 const env = (): Record<string, string> => ({ ...home.env, KLAUDE_SOCKET: sock });
 
 describe('supervisor agent actions over the socket', () => {
-  it('starts agents through the supervisor: its instance on the rows, the foreground/root as parent, events published', async () => {
+  it('starts agents through the supervisor: its instance on the rows, top level from a plain shell (no KLAUDE_SESSION_ID), events published', async () => {
     const r = await runKlaude(['start', 'general', 'through the socket', '2', '--json'], { env: env(), cwd: home.projectDir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -102,7 +102,8 @@ describe('supervisor agent actions over the socket', () => {
     expect(out.sessions).toHaveLength(2);
     expect(out.sessions.every((s) => s.via === 'supervisor')).toBe(true);
     const rows = out.sessions.map((s) => getSession(svc.db, s.id)!);
-    for (const s of rows) expect(s).toMatchObject({ instanceId, parentId: rootId, type: 'general' });
+    // The parent is the klaude session of the caller's terminal; a plain shell has none.
+    for (const s of rows) expect(s).toMatchObject({ instanceId, parentId: null, type: 'general' });
     expect(published.filter((e) => e.type === 'session.created').map((e) => (e as { sessionId: string }).sessionId)).toEqual(out.sessions.map((s) => s.id));
     const w = await waitForAgents(svc, rows, { timeoutMs: 60_000 });
     expect(w.finished.map((s) => s.status)).toEqual(['done', 'done']);
