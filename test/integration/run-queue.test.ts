@@ -78,7 +78,7 @@ const firstSeen = (prompt: string): number => mock.mainRequests().find((r) => r.
 
 describe('run queue (agents.maxRunning: 2)', () => {
   it('four starts: two run, two wait queued with their places; all four end done, first in first out', async () => {
-    const jobs = [];
+    const jobs: { id: string; queued: number }[] = [];
     for (let i = 1; i <= 4; i++) jobs.push(await start(`slow job ${i}`));
     expect(jobs.map((j) => j.queued)).toEqual([0, 0, 1, 2]);
     expect(jobs.map((j) => getSession(svc.db, j.id)!.status)).toEqual([expect.stringMatching(/pending|running/), expect.stringMatching(/pending|running/), 'queued', 'queued']);
