@@ -172,3 +172,28 @@ describe('on-stop artifacts', () => {
     expect(waited.stdout).toContain('complete: yes');
   }, 120_000);
 });
+
+describe('rate limiting', () => {
+  it('a 429 seen as a retry lowers the runtime limit for a while, and the rows say so', async () => {
+    mock.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } });
+    const { id } = await start('after a rate limit');
+    const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 90_000 });
+    expect(r.finished[0]!.status).toBe('done');
+    const ev = events(id);
+    expect(ev.some((e) => e.type === 'retry' && e.kind === 'rate_limit')).toBe(true);
+    expect(ev.some((e) => e.type === 'status' && /rate limited \(429\): claude runs at most 1 agent at once until/.test(e.reason ?? ''))).toBe(true);
+    const low = svc.db.sqlite.prepare("SELECT max_running AS max, until FROM runtime_limits WHERE runtime = 'claude'").get() as { max: number; until: number };
+    expect(low.max).toBe(1);
+    expect(low.until).toBeGreaterThan(Date.now());
+
+    // Now one claude agent at a time (agents.maxRunning says 2): the second waits, and says why.
+    const a = await start('slow limited A');
+    const b = await start('slow limited B');
+    expect([a.queued, b.queued]).toEqual([0, 1]);
+    const table = await klaude(['sessions']);
+    expect(table.stdout).toMatch(/queued #1 \(rate-limited: claude max 1\)/);
+    const done = await waitForAgents(svc, [getSession(svc.db, a.id)!, getSession(svc.db, b.id)!], { timeoutMs: 120_000 });
+    expect(done.finished.map((s) => s.status)).toEqual(['done', 'done']);
+    expect(firstSeen('slow limited B')).toBeGreaterThanOrEqual(getSession(svc.db, a.id)!.endedAt!);
+  }, 200_000);
+});
