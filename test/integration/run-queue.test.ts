@@ -51,9 +51,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // No runtime or CLI may outlive the tests (the last run may still be closing its CLI).
   for (const s of svc?.db ? svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() : []) {
-    const pid = (s as { pid: number }).pid;
-    if (isAlive(pid)) process.kill(-pid, 'SIGKILL');
+    const { pid } = s as { pid: number };
+    try {
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   svc?.db.close();
   await mock?.close();

@@ -43,11 +43,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // No runtime or CLI may outlive the tests (the last run may still be closing its CLI).
-  for (const s of svc?.db ? svc.db.sqlite.prepare('SELECT pid, kind, klaude_session_id AS sid, signal FROM runtime_process WHERE exited_at IS NULL').all() : []) {
+  for (const s of svc?.db ? svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() : []) {
     const { pid } = s as { pid: number };
-    if (!isAlive(pid)) continue;
     try {
-      process.kill(pid, 'SIGKILL');
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     } catch {
       /* gone */
     }
