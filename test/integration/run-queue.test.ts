@@ -118,8 +118,13 @@ describe('run queue (agents.maxRunning: 2)', () => {
   it('interrupt of a queued agent cancels it: cancelled, never run, the others unaffected', async () => {
     const a = await start('slow keep A');
     const b = await start('slow keep B');
-    const c = await start('never run C');
-    expect(c.queued).toBe(1);
+    // `klaude start` says where it waits.
+    const started = await klaude(['start', 'general', 'never run C', '-d']);
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/^started (\w{8}) \(general, claude\): queued #1, starts when a run slot frees/);
+    const short = /^started (\w{8})/.exec(started.stdout)![1]!;
+    const c = { id: (svc.db.sqlite.prepare('SELECT id FROM sessions WHERE id LIKE ?').pluck().get(`%${short}`) as string) };
+    expect(getSession(svc.db, c.id)!.status).toBe('queued');
     await interruptAgent(svc, c.id);
     expect(getSession(svc.db, c.id)!.status).toBe('cancelled');
     expect(events(c.id).at(-1)).toMatchObject({ type: 'done', status: 'cancelled' });
