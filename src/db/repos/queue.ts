@@ -76,10 +76,15 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
     const globalMax = limits.global > 0 ? limits.global : Infinity;
     const taken: string[] = [];
     const take = db.sqlite.prepare("UPDATE sessions SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'queued'");
+    // The order agents leave the queue, kept (events ids are strictly increasing).
+    const note = db.sqlite.prepare(
+      "INSERT INTO events (project_id, klaude_session_id, kind, payload, created_at) SELECT project_id, id, 'agent.dequeued', NULL, ? FROM sessions WHERE id = ?",
+    );
     for (const q of queued) {
       if (total >= globalMax) break;
       if ((used.get(q.runtime) ?? 0) >= runtimeLimit(limits, lowered, q.runtime)) continue;
       if (take.run(now, q.id).changes === 1) {
+        note.run(now, q.id);
         taken.push(q.id);
         total++;
         used.set(q.runtime, (used.get(q.runtime) ?? 0) + 1);
