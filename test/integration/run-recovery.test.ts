@@ -14,7 +14,7 @@ import { liveRuntime } from '../../src/runtimes/liveness.js';
 import { startAgents } from '../../src/runtimes/start.js';
 import { deliverMessage } from '../../src/runtimes/talk.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { KLAUDE_CLI } from '../support/klaude-bin.js';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic, type RecordedRequest } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
@@ -136,6 +136,21 @@ describe('recovery from a crash mid-turn (agents.recover: auto)', () => {
     const ev = events(id);
     expect(ev.filter((e) => e.type === 'recovered')).toHaveLength(1);
     expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'done', finalText: 'Resumed: finished the job.' });
+  }, 120_000);
+
+  it('kill -9 of the runtime, then `klaude sessions`: reconcile finds it and recovery resumes it', async () => {
+    const id = await startCrashJob('E');
+    const runtime = liveRuntime(svc.db, id)!;
+    const n = mock.requests.length;
+    process.kill(runtime.pid, 'SIGKILL');
+    await until('the runtime gone', () => !isAlive(runtime.pid));
+    const list = await runKlaude(['sessions'], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+    expect(list.code, list.stderr).toBe(0);
+    const resumed = await mock.waitForRequest((r) => r.index >= n && isResume(r) && r.prompt.includes('crash job E'), 60_000);
+    expectResumePrompt(resumed, 'E');
+    const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 60_000 });
+    expect(r.finished[0]!.status).toBe('done');
+    expect(events(id).filter((e) => e.type === 'recovered')).toHaveLength(1);
   }, 120_000);
 
   it('recovers at most once per turn: a second crash in the resumed turn ends the run failed', async () => {
