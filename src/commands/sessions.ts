@@ -51,9 +51,9 @@ async function openForListing(ctx: CommandContext, home: string, hash: string): 
   const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../recovery/reconcile.js')]);
   const db = openDb(home);
   try {
-    const { sessionsEnded } = reconcile(db, { projectId: hash });
+    const { sessionsEnded, lostProcesses } = reconcile(db, { projectId: hash });
     // Runs cut off mid-turn are recovered (`agents.recover`), and dead runs' slots go to the queue.
-    if (sessionsEnded.length) {
+    if (sessionsEnded.length || lostProcesses) {
       const [{ recoverAfterReconcile }, { loadConfig }, { currentInvocation }] = await Promise.all([
         import('../runtimes/recover.js'),
         import('../config/config.js'),

@@ -26,6 +26,8 @@ import { startQueued } from './queue.js';
 const PARTIAL_SHOWN = 1500;
 /** How long recovery holds the conversation claim waiting for its runtime to record itself. */
 const HANDOFF_MS = 15_000;
+/** After reconcile, how long to wait for a dead runtime's CLI to end before recovery gives up for now. */
+const ORPHAN_WAIT_MS = 5_000;
 const TOOLS_SHOWN = 15;
 
 /** The `[RESUME]` prompt: what the turn asked, what was done, the answer so far. */
@@ -84,6 +86,14 @@ const NOT_RECOVERABLE = new Error('not recoverable');
  * runtime's CLI is still being ended, or someone else holds the conversation.
  */
 export function recoverLostRun(svc: AgentServices, sessionId: string): boolean {
+  return tryRecover(svc, sessionId, []) !== false;
+}
+
+/**
+ * recoverLostRun, saying whether recovery was only put off (the dead runtime's CLI still runs);
+ * the start of the resuming runtime is added to `starting` for callers that close the DB after.
+ */
+function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<void>[]): 'taken' | 'deferred' | false {
   const mode = svc.config['agents.recover'];
   if (mode === 'off') return false;
   const s = getSession(svc.db, sessionId);
@@ -92,7 +102,7 @@ export function recoverLostRun(svc: AgentServices, sessionId: string): boolean {
   if (!cp0?.inTurn || cp0.recoveredTurn === cp0.turn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id)) return false;
   // A CLI left by the dead runtime may still write the conversation: it is ended first (SIGTERM,
   // its watchdog escalates); recovery goes ahead on a later look, once it is gone.
-  if (endOrphanedClis(svc.db, s.id)) return true;
+  if (endOrphanedClis(svc.db, s.id)) return 'deferred';
   const dead = currentProcesses(svc.db, s.id, 'runtime');
   const cause = dead[0] ? `its runtime (pid ${dead[0].pid}) died` : 'its runtime died';
   let cp: CheckpointRow | null = null;
@@ -105,17 +115,17 @@ export function recoverLostRun(svc: AgentServices, sessionId: string): boolean {
     });
   } catch (e) {
     if (e === NOT_RECOVERABLE) return false;
-    if (isKlaudeError(e) && e.code === 'E_SESSION_BUSY') return true; // someone else is taking it (checkout)
+    if (isKlaudeError(e) && e.code === 'E_SESSION_BUSY') return 'taken'; // someone else is taking it (checkout)
     throw e;
   }
   if (mode === 'ask') {
     releaseConversation(svc.db, s.id, 'crash recovery');
     logEvent(s, { type: 'recovered', cause, mode: 'ask' });
     logEvent(s, { type: 'status', status: 'waiting', reason: `needs you: \`klaude message ${shortId(s.id)} "…"\` resumes it` });
-    return true;
+    return 'taken';
   }
-  void spawnRecovery(svc, s, resumePrompt(cp!, cause), cause);
-  return true;
+  starting.push(spawnRecovery(svc, s, resumePrompt(cp!, cause), cause));
+  return 'taken';
 }
 
 function logEvent(s: SessionRow, e: Parameters<typeof appendSessionEvent>[1]): void {
@@ -141,7 +151,11 @@ async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, 
     const deadline = Date.now() + HANDOFF_MS;
     while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, s.id, 'runtime').some((p) => p.pid === pid)) await sleep(50);
   } catch (e) {
-    updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
+    try {
+      updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
+    } catch {
+      /* the DB went away (the caller finished): the next look reaps the session */
+    }
     logEvent(s, { type: 'done', status: 'failed', error: `recovery could not start a runtime: ${(e as Error).message}` });
   } finally {
     releaseConversation(svc.db, s.id, 'crash recovery');
@@ -159,8 +173,29 @@ export function reapOrRecover(svc: AgentServices, sessionId: string): SessionRow
   return ended;
 }
 
-/** After `reconcile` ended sessions whose processes were gone: recover those cut off mid-turn, then fill freed slots. */
+/** Agents of the project whose checkpoint says a turn was running and not yet recovered (their runtime may be dead). */
+function midTurnIds(svc: AgentServices): string[] {
+  return svc.db.sqlite
+    .prepare(
+      `SELECT c.session_id FROM checkpoints c JOIN sessions s ON s.id = c.session_id
+       WHERE s.project_id = ? AND c.in_turn = 1 AND (c.recovered_turn IS NULL OR c.recovered_turn < c.turn)
+         AND s.status IN ('pending', 'running', 'waiting', 'interrupted')`,
+    )
+    .pluck()
+    .all(svc.projectHash) as string[];
+}
+
+/**
+ * After `reconcile` found dead processes: recover the project's agents cut off mid-turn (those it
+ * ended, and those whose runtime died while their CLI lived on), then fill freed run slots.
+ */
 export async function recoverAfterReconcile(svc: AgentServices, endedIds: readonly string[]): Promise<void> {
-  for (const id of endedIds) recoverLostRun(svc, id);
-  if (endedIds.length) await startQueued(svc);
+  const starting: Promise<void>[] = [];
+  for (const id of new Set([...endedIds, ...midTurnIds(svc)])) {
+    // Nobody may look again soon: give a dead runtime's orphaned CLI a moment to go (its watchdog ends it).
+    const deadline = Date.now() + ORPHAN_WAIT_MS;
+    while (tryRecover(svc, id, starting) === 'deferred' && Date.now() < deadline) await sleep(100);
+  }
+  await Promise.all(starting);
+  await startQueued(svc);
 }

@@ -49,6 +49,8 @@ export class RunRecord {
   nativeId: string | null;
   /** The turn running is an on-stop prompt's (its text is not the agent's answer). */
   onStopTurn = false;
+  /** Text deltas of an assistant block went to the checkpoint; its closing `text` must not again. */
+  private deltaBlock = false;
   private done = false;
   /** Totals from earlier runs of this session; this run's usage adds to them. */
   private readonly base: { cost: number; tokensIn: number; tokensOut: number };
@@ -178,9 +180,19 @@ export class RunRecord {
         this.write(e);
         if (this.onStopTurn) break; // an on-stop answer is an artifact, not the agent's last word
         updateSession(d.db, this.id, { lastText: clip(e.text.trim(), LAST_TEXT_MAX) });
-        this.checkpoint(() => noteText(d.db, this.id, e.text));
+        // The checkpoint has the block already when its deltas came first.
+        if (!this.deltaBlock) this.checkpoint(() => noteText(d.db, this.id, e.text));
+        this.deltaBlock = false;
         break;
       case 'text_delta':
+        if (!this.onStopTurn) {
+          const sep = this.deltaBlock ? '' : '\n\n';
+          this.deltaBlock = true;
+          this.checkpoint(() => noteText(d.db, this.id, e.text, sep));
+        }
+        this.write(e);
+        this.noteActivity(e);
+        break;
       case 'thinking_delta':
       case 'retry':
         this.write(e);

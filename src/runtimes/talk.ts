@@ -19,7 +19,7 @@ import { currentProcesses } from '../db/repos/processes.js';
 import { claimConversation, releaseConversation, RESUME_PURPOSE } from '../recovery/claim.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
-import { askedRecovery } from '../db/repos/checkpoints.js';
+import { askedRecovery, endTurn } from '../db/repos/checkpoints.js';
 import { describeForeground, endOrphanedClis, inForeground, liveRuntime } from './liveness.js';
 import { reapOrRecover, resumePrompt } from './recover.js';
 import { agentSocketPath } from './paths.js';
@@ -191,6 +191,13 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
         return;
       }
       continue; // it left the queue meanwhile: interrupt what it became
+    }
+    if (s.status === 'waiting' && askedRecovery(svc.db, s.id) && !liveRuntime(svc.db, s.id)) {
+      // Died mid-turn and waiting for the person (`agents.recover: ask`): declined, it ends interrupted.
+      endTurn(svc.db, s.id);
+      updateSession(svc.db, s.id, { status: 'interrupted', endedAt: Date.now() });
+      if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'interrupted', error: 'not resumed after its run died mid-turn' });
+      return;
     }
     const fgRow = inForeground(svc.db, s.id);
     if (fgRow) {

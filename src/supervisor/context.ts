@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import type { ClaudePassthrough } from './claude-args.js';
 import { reconcile, type ReconcileResult } from '../recovery/reconcile.js';
 import { currentInvocation, ensureShim } from '../claude/shim.js';
+import { recoverAfterReconcile } from '../runtimes/recover.js';
 
 /** Everything a running supervisor knows about itself; built once at start-up. */
 export interface SupervisorContext {
@@ -57,5 +58,10 @@ export function openSupervisorContext(i: OpenContextInput): { ctx: SupervisorCon
     shimDir: ensureShim(i.home, inv),
     inv,
   };
+  // Agents cut off mid-turn are resumed (`agents.recover`); dead runs' slots go to the run queue.
+  if (recovered.sessionsEnded.length || recovered.lostProcesses) {
+    const svc = { home: i.home, config: i.config, db, projectRoot: i.projectRoot, projectHash: i.projectHash, env: i.env, inv, instanceId: null };
+    recoverAfterReconcile(svc, recovered.sessionsEnded).catch((err: unknown) => i.log.warn('recovering agents after reconcile failed', { err }));
+  }
   return { ctx, recovered };
 }

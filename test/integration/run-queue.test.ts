@@ -51,9 +51,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // No runtime or CLI may outlive the tests (the last run may still be closing its CLI).
   for (const s of svc?.db ? svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() : []) {
-    const pid = (s as { pid: number }).pid;
-    if (isAlive(pid)) process.kill(-pid, 'SIGKILL');
+    const { pid } = s as { pid: number };
+    try {
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   svc?.db.close();
   await mock?.close();
@@ -78,7 +83,7 @@ const firstSeen = (prompt: string): number => mock.mainRequests().find((r) => r.
 
 describe('run queue (agents.maxRunning: 2)', () => {
   it('four starts: two run, two wait queued with their places; all four end done, first in first out', async () => {
-    const jobs: Awaited<ReturnType<typeof start>>[] = [];
+    const jobs: { id: string; queued: number }[] = [];
     for (let i = 1; i <= 4; i++) jobs.push(await start(`slow job ${i}`));
     expect(jobs.map((j) => j.queued)).toEqual([0, 0, 1, 2]);
     expect(jobs.map((j) => getSession(svc.db, j.id)!.status)).toEqual([expect.stringMatching(/pending|running/), expect.stringMatching(/pending|running/), 'queued', 'queued']);
@@ -101,11 +106,12 @@ describe('run queue (agents.maxRunning: 2)', () => {
     expect(r.timedOut).toBe(false);
     expect(r.finished.map((s) => s.status)).toEqual(['done', 'done', 'done', 'done']);
 
-    // FIFO, no more than two at once: job 3 reached the model only after one of 1 and 2 ended,
-    // job 4 only after two runs ended, and 3 before 4.
+    // FIFO, no more than two at once: job 3 left the queue before job 4; it reached the model only
+    // after one of 1 and 2 ended, job 4 only after two runs ended.
     const ended = [1, 2].map((i) => getSession(svc.db, jobs[i - 1]!.id)!.endedAt!).sort((a, b) => a - b);
     expect(firstSeen('slow job 3')).toBeGreaterThanOrEqual(ended[0]!);
-    expect(firstSeen('slow job 4')).toBeGreaterThan(firstSeen('slow job 3'));
+    const dequeued = svc.db.sqlite.prepare("SELECT klaude_session_id FROM events WHERE kind = 'agent.dequeued' ORDER BY id").pluck().all();
+    expect(dequeued.filter((id) => id === jobs[2]!.id || id === jobs[3]!.id)).toEqual([jobs[2]!.id, jobs[3]!.id]);
     const ended3 = getSession(svc.db, jobs[2]!.id)!.endedAt!;
     expect(firstSeen('slow job 4')).toBeGreaterThanOrEqual(Math.min(ended[1]!, ended3));
   }, 200_000);
@@ -113,8 +119,13 @@ describe('run queue (agents.maxRunning: 2)', () => {
   it('interrupt of a queued agent cancels it: cancelled, never run, the others unaffected', async () => {
     const a = await start('slow keep A');
     const b = await start('slow keep B');
-    const c = await start('never run C');
-    expect(c.queued).toBe(1);
+    // `klaude start` says where it waits.
+    const started = await klaude(['start', 'general', 'never run C', '-d']);
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/^started (\w{8}) \(general, claude\): queued #1, starts when a run slot frees/);
+    const short = /^started (\w{8})/.exec(started.stdout)![1]!;
+    const c = { id: (svc.db.sqlite.prepare('SELECT id FROM sessions WHERE id LIKE ?').pluck().get(`%${short}`) as string) };
+    expect(getSession(svc.db, c.id)!.status).toBe('queued');
     await interruptAgent(svc, c.id);
     expect(getSession(svc.db, c.id)!.status).toBe('cancelled');
     expect(events(c.id).at(-1)).toMatchObject({ type: 'done', status: 'cancelled' });
@@ -171,4 +182,29 @@ describe('on-stop artifacts', () => {
     expect(waited.code).toBe(0);
     expect(waited.stdout).toContain('complete: yes');
   }, 120_000);
+});
+
+describe('rate limiting', () => {
+  it('a 429 seen as a retry lowers the runtime limit for a while, and the rows say so', async () => {
+    mock.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } });
+    const { id } = await start('after a rate limit');
+    const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 90_000 });
+    expect(r.finished[0]!.status).toBe('done');
+    const ev = events(id);
+    expect(ev.some((e) => e.type === 'retry' && e.kind === 'rate_limit')).toBe(true);
+    expect(ev.some((e) => e.type === 'status' && /rate limited \(429\): claude runs at most 1 agent at once until/.test(e.reason ?? ''))).toBe(true);
+    const low = svc.db.sqlite.prepare("SELECT max_running AS max, until FROM runtime_limits WHERE runtime = 'claude'").get() as { max: number; until: number };
+    expect(low.max).toBe(1);
+    expect(low.until).toBeGreaterThan(Date.now());
+
+    // Now one claude agent at a time (agents.maxRunning says 2): the second waits, and says why.
+    const a = await start('slow limited A');
+    const b = await start('slow limited B');
+    expect([a.queued, b.queued]).toEqual([0, 1]);
+    const table = await klaude(['sessions']);
+    expect(table.stdout).toMatch(/queued #1 \(rate-limited: claude max 1\)/);
+    const done = await waitForAgents(svc, [getSession(svc.db, a.id)!, getSession(svc.db, b.id)!], { timeoutMs: 120_000 });
+    expect(done.finished.map((s) => s.status)).toEqual(['done', 'done']);
+    expect(firstSeen('slow limited B')).toBeGreaterThanOrEqual(getSession(svc.db, a.id)!.endedAt!);
+  }, 200_000);
 });

@@ -38,6 +38,7 @@ describe('collectCompletionInfo', () => {
       numTurns: 4,
       updates: ['tests pass'],
       ended: true,
+      artifacts: {},
     });
   });
 

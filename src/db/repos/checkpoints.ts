@@ -44,13 +44,14 @@ export function noteToolCall(db: Db, sessionId: string, summary: string): void {
   db.sqlite.prepare('UPDATE checkpoints SET tool_calls = ?, updated_at = ? WHERE session_id = ?').run(JSON.stringify(calls), Date.now(), sessionId);
 }
 
-export function noteText(db: Db, sessionId: string, text: string): void {
+/** Add assistant text to the turn's partial answer: a new block (`sep` between blocks) or a piece of the current one (`sep` ''). */
+export function noteText(db: Db, sessionId: string, text: string, sep = '\n\n'): void {
   db.sqlite
     .prepare(
-      `UPDATE checkpoints SET partial_text = substr(CASE WHEN partial_text = '' OR partial_text IS NULL THEN ? ELSE partial_text || char(10) || char(10) || ? END, -${PARTIAL_MAX}),
+      `UPDATE checkpoints SET partial_text = substr(CASE WHEN partial_text = '' OR partial_text IS NULL THEN ? ELSE partial_text || ? || ? END, -${PARTIAL_MAX}),
          updated_at = ? WHERE session_id = ? AND in_turn = 1`,
     )
-    .run(text, text, Date.now(), sessionId);
+    .run(text, sep, text, Date.now(), sessionId);
 }
 
 export function endTurn(db: Db, sessionId: string): void {

@@ -76,10 +76,15 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
     const globalMax = limits.global > 0 ? limits.global : Infinity;
     const taken: string[] = [];
     const take = db.sqlite.prepare("UPDATE sessions SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'queued'");
+    // The order agents leave the queue, kept (events ids are strictly increasing).
+    const note = db.sqlite.prepare(
+      "INSERT INTO events (project_id, klaude_session_id, kind, payload, created_at) SELECT project_id, id, 'agent.dequeued', NULL, ? FROM sessions WHERE id = ?",
+    );
     for (const q of queued) {
       if (total >= globalMax) break;
       if ((used.get(q.runtime) ?? 0) >= runtimeLimit(limits, lowered, q.runtime)) continue;
       if (take.run(now, q.id).changes === 1) {
+        note.run(now, q.id);
         taken.push(q.id);
         total++;
         used.set(q.runtime, (used.get(q.runtime) ?? 0) + 1);
@@ -90,20 +95,25 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
 }
 
 /**
- * Admit a new session: `pending` when a slot is free and nobody queued is ahead of it (it may
- * start now), else `queued` with its FIFO position. One transaction with the count.
+ * Admit a new session: `pending` when a slot is free and no queued agent could take it first (it
+ * may start now), else `queued` with its FIFO position. One transaction with the count.
  */
 export function admit(db: Db, sessionId: string, runtime: string, limits: RunLimits, now: number = Date.now()): { queued: boolean; position: number } {
   return tx(db, () => {
-    const ahead = db.sqlite.prepare("SELECT COUNT(*) FROM sessions WHERE status = 'queued'").pluck().get() as number;
+    const queued = db.sqlite.prepare("SELECT runtime FROM sessions WHERE status = 'queued'").pluck().all() as string[];
     const used = slotsInUse(db);
-    const total = [...used.values()].reduce((a, b) => a + b, 0) - 1; // this session is pending already
+    used.set(runtime, (used.get(runtime) ?? 1) - 1); // this session is pending already: not counted
+    const lowered = loweredLimits(db, now);
+    const room = (rt: string): boolean => (used.get(rt) ?? 0) < runtimeLimit(limits, lowered, rt);
+    const total = [...used.values()].reduce((a, b) => a + b, 0);
     const globalMax = limits.global > 0 ? limits.global : Infinity;
-    const mine = (used.get(runtime) ?? 1) - 1;
-    const fits = ahead === 0 && total < globalMax && mine < runtimeLimit(limits, loweredLimits(db, now), runtime);
+    // Queued agents that could take the slot come first: those of this runtime, and any whose runtime has room.
+    const ahead = queued.some((rt) => rt === runtime || room(rt));
+    const fits = !ahead && total < globalMax && room(runtime);
     if (fits) return { queued: false, position: 0 };
+    const position = queued.length + 1;
     db.sqlite.prepare("UPDATE sessions SET status = 'queued', queued_at = ?, updated_at = ? WHERE id = ?").run(now, now, sessionId);
-    return { queued: true, position: ahead + 1 };
+    return { queued: true, position };
   });
 }
 

@@ -1,0 +1,32 @@
+// Tree rows of the run queue: a queued agent shows its glyph and place, a row of a rate-limited
+// runtime says so, and the sessions feed reads both from the DB listing.
+import { describe, expect, it } from 'vitest';
+import { openMemoryDb } from '../../src/db/client.js';
+import { admit, lowerLimit } from '../../src/db/repos/queue.js';
+import { ensureProject } from '../../src/db/repos/projects.js';
+import { createSession } from '../../src/db/repos/sessions.js';
+import { listSessionRows } from '../../src/db/repos/listing.js';
+import { treeRowSegments } from '../../src/ui/components/tree-pane.js';
+import type { TreeRow } from '../../src/ui/state/tree.js';
+import { themes } from '../../src/ui/theme.js';
+
+const text = (row: TreeRow): string => treeRowSegments(row, 80, themes.noColor, Date.now()).map((s) => s.text).join('');
+
+describe('tree rows of the run queue', () => {
+  it('show a queued agent with its place, and a rate-limited runtime', () => {
+    const db = openMemoryDb();
+    const P = 'b'.repeat(24);
+    ensureProject(db, { hash: P, rootPath: '/p' });
+    const limits = { global: 1, perRuntime: {} };
+    const a = createSession(db, { projectId: P, type: 'coder', status: 'pending' });
+    admit(db, a.id, 'claude', limits);
+    const b = createSession(db, { projectId: P, type: 'reviewer', status: 'pending' });
+    expect(admit(db, b.id, 'claude', limits)).toEqual({ queued: true, position: 1 });
+    lowerLimit(db, 'claude', limits, Date.now() + 60_000, 'rate limited (429)');
+    const rows = listSessionRows(db, { projectId: P });
+    const view = (id: string): TreeRow => ({ session: rows.find((r) => r.id === id)!, depth: 0, hasChildren: false, collapsed: false, match: true }) as TreeRow;
+    expect(text(view(b.id))).toMatch(/⋯ reviewer #1/);
+    expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'queued', queuePosition: 1, rateLimitMax: 1 });
+    db.close();
+  });
+});
