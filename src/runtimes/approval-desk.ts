@@ -27,7 +27,7 @@ import { getSession, updateSession } from '../db/repos/sessions.js';
 import { addUpdate } from '../db/repos/updates.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { ApprovalDecision, RuntimeAdapter } from './adapter.js';
-import type { Deps } from './runtime-main.js';
+import type { Deps } from './runtime-deps.js';
 import type { RunRecord } from './run-record.js';
 
 /**

@@ -7,7 +7,7 @@ import { headlessHookSettings } from '../hooks/settings.js';
 import type { LaunchCommand } from './adapter.js';
 import { permissionModeFor } from './approval-desk.js';
 import { agentPreamble, systemPromptAddition } from './instructions.js';
-import type { Deps } from './runtime-main.js';
+import type { Deps } from './runtime-deps.js';
 
 export function cliLaunch(
   d: Deps,

@@ -19,7 +19,7 @@ import type { AgentServices } from './context.js';
 import type { AgentEventInput } from '../core/events.js';
 import type { CliExit } from './cli-process.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
-import type { Deps } from './runtime-main.js';
+import type { Deps } from './runtime-deps.js';
 import { endOrphanedClis, inForeground, liveRuntime, reapIfDead } from './liveness.js';
 import { startQueued } from './queue.js';
 

@@ -16,7 +16,7 @@ import { addUpdate } from '../db/repos/updates.js';
 import { saveArtifact } from '../db/repos/artifacts.js';
 import { beginTurn, continueTurn, endTurn, noteText, noteToolCall } from '../db/repos/checkpoints.js';
 import type { RuntimeRequest } from './launch.js';
-import type { Deps } from './runtime-main.js';
+import type { Deps } from './runtime-deps.js';
 import { clip, oneLine } from './tool-summary.js';
 import { changesSince, snapshotTree, worktreeChanges, type FileChanges, type TreeSnapshot } from './changes.js';
 

@@ -29,23 +29,17 @@
 import { existsSync } from 'node:fs';
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
-import type { Config } from '../config/schema.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { PROTOCOL_VERSION } from '../control/protocol.js';
-import type { Db } from '../db/client.js';
 import { endProcess } from '../db/repos/processes.js';
-import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
-import type { Logger } from '../lib/logger.js';
 import { claimRun, forwardToOther, recordCli } from './run-claim.js';
 import { VERSION } from '../lib/version.js';
-import type { SessionLogWriter } from '../logs/writer.js';
-import type { Normaliser, RuntimeAdapter } from './adapter.js';
+import type { Normaliser } from './adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
 import { ApprovalDesk } from './approval-desk.js';
 import type { RuntimeRequest } from './launch.js';
 import { agentSocketPath } from './paths.js';
-import type { AgentLaunchMetadata } from './start.js';
 import { currentInvocation } from '../claude/shim.js';
 import { droppedNote, RunRecord } from './run-record.js';
 import { cliLaunch } from './cli-launch.js';
@@ -61,17 +55,10 @@ export const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
 
-export interface Deps {
-  home: string;
-  config: Config;
-  db: Db;
-  env: NodeJS.ProcessEnv;
-  log: Logger;
-  session: SessionRow;
-  meta: AgentLaunchMetadata;
-  adapter: RuntimeAdapter;
-  writer: SessionLogWriter;
-}
+
+import type { Deps } from './runtime-deps.js';
+
+export type { Deps };
 
 export class AgentRuntime {
   private cli: CliProcess | null = null;

@@ -24,7 +24,7 @@ describe('tree rows of the run queue', () => {
     expect(admit(db, b.id, 'claude', limits)).toEqual({ queued: true, position: 1 });
     lowerLimit(db, 'claude', limits, Date.now() + 60_000, 'rate limited (429)');
     const rows = listSessionRows(db, { projectId: P });
-    const view = (id: string): TreeRow => ({ session: rows.find((r) => r.id === id)!, depth: 0, hasChildren: false, collapsed: false, match: true }) as TreeRow;
+    const view = (id: string): TreeRow => ({ session: rows.find((r) => r.id === id)!, depth: 0, hasChildren: false, collapsed: false, match: true, subtree: { costUsd: 0, tokens: 0 } }) as TreeRow;
     expect(text(view(b.id))).toMatch(/⋯ reviewer #1/);
     expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'queued', queuePosition: 1, rateLimitMax: 1 });
     db.close();

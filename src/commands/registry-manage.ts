@@ -1,0 +1,78 @@
+/** Command specs for answering and tidying agents: approve, deny, archive, delete (kept apart so registry.ts stays small). */
+import type { CommandSpec, FlagSpec } from './types.js';
+
+const JSON_FLAG: FlagSpec = { type: 'boolean', description: 'print machine-readable JSON' };
+
+export const APPROVAL_COMMANDS: CommandSpec[] = [
+  {
+    name: 'approve',
+    summary: "allow an agent's pending permission request (the oldest; --always also adds the rule)",
+    usage: 'klaude approve <id> [--always] [--request <n>] [--json]',
+    description: [
+      'A headless agent asks before a tool call its permission mode does not allow (e.g. Bash: npm test);',
+      'it waits ("needs you" in `klaude sessions` and the dashboard) until someone answers.',
+      '--always also adds the rule claude suggests (e.g. Bash(npm test)) to .claude/settings.local.json',
+      "in the agent's directory (said before it is written), so the same call is not asked again.",
+      'From Claude\'s Bash tool this is refused unless config agents.approvals is `parent`.',
+    ].join('\n'),
+    flags: {
+      always: { type: 'boolean', description: 'allow, and add the suggested rule to .claude/settings.local.json' },
+      request: { type: 'string', valueName: 'n', description: 'answer this request (its number, or a prefix of its request id) instead of the oldest' },
+      json: JSON_FLAG,
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: ['klaude approve 7XQ2', 'klaude approve 7XQ2 --always', 'klaude approve 7XQ2 --request 12'],
+    load: () => import('./approve.js'),
+  },
+  {
+    name: 'deny',
+    summary: "deny an agent's pending permission request (the oldest); the reason is shown to the model",
+    usage: 'klaude deny <id> [--reason "<text>"] [--request <n>] [--json]',
+    description: [
+      'The tool call is not run; the agent is told it was denied (with --reason, why) and carries on.',
+      'From Claude\'s Bash tool this is refused unless config agents.approvals is `parent`.',
+    ].join('\n'),
+    flags: {
+      reason: { type: 'string', valueName: 'text', description: 'tell the agent why (it sees this text as the tool result)' },
+      request: { type: 'string', valueName: 'n', description: 'answer this request (its number, or a prefix of its request id) instead of the oldest' },
+      json: JSON_FLAG,
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: ['klaude deny 7XQ2', 'klaude deny 7XQ2 --reason "use npm run test:unit instead"'],
+    load: () => import('./deny.js'),
+  },
+];
+
+export const TIDY_COMMANDS: CommandSpec[] = [
+  {
+    name: 'archive',
+    summary: 'hide finished sessions (and their sub-agents) from listings; --restore brings them back',
+    usage: 'klaude archive <id…> [--restore] [--json]',
+    description: [
+      "What the dashboard's d does: nothing is stopped or deleted; `klaude sessions --all` still lists them.",
+      'Refused (E_SESSION_BUSY) while any of them is working or has a live process.',
+    ].join('\n'),
+    flags: {
+      restore: { type: 'boolean', description: 'un-archive them instead' },
+      json: JSON_FLAG,
+    },
+    minArgs: 1,
+    examples: ['klaude archive 7XQ2', 'klaude archive 7XQ2 9KD1', 'klaude archive 7XQ2 --restore'],
+    load: () => import('./archive.js'),
+  },
+  {
+    name: 'delete',
+    summary: 'delete finished sessions, their sub-agents and their logs (refuses running ones)',
+    usage: 'klaude delete <id…> [--json]',
+    description: [
+      "Removes klaude's records and log files of the sessions and their sub-agents. Claude Code's own",
+      'transcripts are left alone. Refused (E_SESSION_BUSY) while any of them is working or has a live process.',
+    ].join('\n'),
+    flags: { json: JSON_FLAG },
+    minArgs: 1,
+    examples: ['klaude delete 7XQ2'],
+    load: () => import('./delete.js'),
+  },
+];
