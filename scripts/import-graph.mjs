@@ -5,7 +5,7 @@ import path from 'node:path';
 
 /**
  * Bottom to top. A folder may import only folders listed before it (and itself); cli.ts, the
- * entry, stands on everything. docs/LAYERS.md says what each layer is for.
+ * entry, stands on everything. docs/ARCHITECTURE.md (Layers) says what each layer is for.
  */
 export const LAYERS = [
   'lib', // errors, logger, process and terminal helpers: imports nothing of the project

@@ -168,6 +168,8 @@ export class AgentRuntime {
   /** The runtime's own watcher: its CLI died mid-turn (see recover.ts, `agents.recover`). */
   private recoverMidTurn(exit: CliExit): boolean {
     if (this.stopping || this.finalized || !this.turnActive || this.interruptAsked || this.stops.inTurn) return false;
+    // A clean exit is no crash: CLIs that end a turn by exiting (opencode, codex) exit 0 then.
+    if (exit.signal === null && exit.code === 0) return false;
     const flush = (): void => this.normaliser.end(exit).forEach((e) => e.type !== 'done' && this.write(e));
     const next = recoverCli(this.d, exit, flush, (e) => this.write(e));
     this.parked = next === 'parked';

@@ -34,8 +34,13 @@ beforeAll(async () => {
 
 afterEach(() => {
   for (const { svc } of opened) {
-    for (const s of svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
-      if (isAlive(s.pid)) process.kill(-s.pid, 'SIGKILL');
+    // Runtimes lead their own process group; their CLIs go with them (and with their watchdogs).
+    for (const s of svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE exited_at IS NULL AND kind = 'runtime'").all() as { pid: number }[]) {
+      try {
+        if (isAlive(s.pid)) process.kill(-s.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
     svc.db.close();
   }

@@ -82,7 +82,8 @@ const waitFor = <T>(what: string, fn: () => T | undefined | false, timeout = 45_
 describe('the runtime owns its CLI', () => {
   it('SIGKILL of the runtime: its claude -p is gone within 5 s; message then resumes with exactly one writer', async () => {
     home = makeTempHome({ baseUrl: mock.url });
-    writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+    // Recovery off: this is the person's own message after a crash (agents.recover: auto is run-recovery.test.ts).
+    writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  recover: 'off'\n`);
     const start = await klaude(['start', 'general', 'hold on', '-d']);
     expect(start.code, start.stderr).toBe(0);
     const id = /started (\w{8})/.exec(start.stdout)![1]!;
