@@ -71,7 +71,8 @@ describe('interactive conversations in the log', () => {
     expect(w.code, w.stdout + w.stderr).toBe(0);
 
     await submit(term, `run: klaude checkout ${child.slice(-8)}`);
-    await waitBelow(term, `Bash(klaude checkout ${child.slice(-8)})`, ['Reply to: child-task-5', READY]);
+    // The switch clears the screen and prints one klaude line: the anchor for what the new claude shows.
+    await waitBelow(term, `klaude: switched to ${child.slice(-8)}`, ['Reply to: child-task-5', READY]);
     await waitForDb('the child’s SessionStart(resume)', () => links(home).find((l) => l.klaude_session_id === child && l.source === 'resume'));
     await submit(term, 'after-checkout-9');
     await term.waitForText('Reply to: after-checkout-9', { timeoutMs: 60_000 });
@@ -92,8 +93,10 @@ describe('interactive conversations in the log', () => {
 
   it('after /clear (a new Claude id) the root’s log goes on in the same timeline', async () => {
     const root = sessions(home).find((s) => s.parent_id === null)!;
-    await submit(term, 'run: klaude checkout');
-    await waitBelow(term, 'Bash(klaude checkout)', ['Reply to: root-hello-31', READY]);
+    // The agent was started from this test's shell (no KLAUDE_SESSION_ID): it is top level, so the
+    // way back names the root.
+    await submit(term, `run: klaude checkout ${root.id.slice(-8)}`);
+    await waitBelow(term, `klaude: switched to ${root.id.slice(-8)}`, ['Reply to: root-hello-31', READY]);
     const before = links(home).filter((l) => l.klaude_session_id === root.id).length;
     // Followed live from here: the new transcript after /clear is found and read as it grows.
     const f = spawn(process.execPath, [KLAUDE_CLI, 'logs', '-f', root.id.slice(-8)], { cwd: home.projectDir, env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });

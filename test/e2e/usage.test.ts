@@ -66,7 +66,8 @@ describe('usage', () => {
 
     term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env, cols: 140, rows: 30 });
     await term.waitForText(shortId(c.id), { timeoutMs: 30_000 });
-    const parentRow = () => term!.lines().find((l) => l.includes(shortId(parentId))) ?? '';
+    // The parent is selected, so its id is in the log pane's title too: take the tree row.
+    const parentRow = () => term!.lines().find((l) => l.includes(shortId(parentId)) && !l.includes('╭')) ?? '';
     expect(parentRow()).toMatch(new RegExp(`${tokens.replace('.', '\\.')}\\s+\\${sum.replace('.', '\\.')}`));
     expect(term.lines()[0]).toMatch(/ · \$\d/); // the project's total in the header
     term.write('q');
