@@ -136,7 +136,8 @@ describe('klaude owns its processes', () => {
       () => processes(h).find((p) => p.klaude_session_id === agent.id && p.exited_at === null && p.kind === 'claude'),
       60_000,
     );
-    await waitBelow(term, 'Bash(klaude start general "take your time" -c)', ['❯ take your time', 'Slow answer, the end.', READY]);
+    // The switch clears the screen and prints one klaude line: the anchor for what the new claude shows.
+    await waitBelow(term, `klaude: switched to ${agent.id.slice(-8)}`, ['❯ take your time', 'Slow answer, the end.', READY]);
     const logs = await runKlaude(['logs', agent.id, '--raw'], { env: h.env, cwd: h.projectDir });
     expect(term.text()).not.toContain('E_HOOK_TIMEOUT');
     const last = logs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string }).filter((e) => e.type === 'done');
