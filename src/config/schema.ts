@@ -103,7 +103,7 @@ export const CONFIG_KEYS = {
   },
   'hooks.startWarnSeconds': {
     type: 'number',
-    default: 20,
+    default: 10,
     min: 1,
     max: 600,
     doc: "seconds after launching claude before klaude warns (once) that its SessionStart hook never arrived (hooks disabled?)",
