@@ -42,7 +42,15 @@ export class HandOver {
     this.switcher = new Switcher(d.ctx, { onIdleExit: 'release' });
     this.switcher.on('foreground', (s, pid) => d.publish({ type: 'instance.foreground', sessionId: s.sessionId, pid }));
     this.switcher.on('released', (ev) => this.back(ev));
+    // Hooks that never fired: said on claude's terminal now, and again in the dashboard on return.
+    this.switcher.on('hookTimeout', (e) => {
+      process.stderr.write(`\r\nklaude: warning: ${e.message} [${e.code}]\r\nklaude: hint: ${e.hint}\r\n`);
+      this.hookWarning = `no SessionStart hook came from that claude [${e.code}] — ${e.hint}`;
+    });
   }
+
+  /** An E_HOOK_TIMEOUT warning not yet shown in the dashboard. */
+  private hookWarning: string | null = null;
 
   /** The refusal when the terminal is not the dashboard's to give. */
   busy(): KlaudeError {
@@ -119,7 +127,8 @@ export class HandOver {
       code !== 0 && ev.ranMs < QUICK_DEATH_MS
         ? { text: `claude exited with code ${code} right after starting (details: ${ctx.log.file ?? 'the klaude log'})`, tone: 'error' as const }
         : { text: `back from ${shortId(ev.spec.sessionId)} (claude exited${code ? ` with code ${code}` : ''})`, tone: 'info' as const };
-    shell.ui.dispatch({ type: 'notice', notice });
+    shell.ui.dispatch({ type: 'notice', notice: this.hookWarning ? { text: this.hookWarning, tone: 'error' as const } : notice });
+    this.hookWarning = null;
     shell.host.resume();
   }
 }

@@ -109,6 +109,18 @@ describe('klaude owns its processes', () => {
     expect(eventKinds(h, sessions(h)[0]!.id)).not.toContain('hook.SessionStart');
   });
 
+  it('klaude ui with hooks disabled: the warning on claude’s screen, and again in the dashboard once claude exits', async () => {
+    const h = await setup({ settings: { disableAllHooks: true }, config: 'hooks:\n  startWarnSeconds: 3\n' });
+    term = startKlaude(h, ['ui'], { cols: 120, rows: 34 });
+    await term.waitForText(/╭─ sessions \d+/, { timeoutMs: 30_000 });
+    term.write('n');
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    await term.waitForText('E_HOOK_TIMEOUT', { timeoutMs: 20_000 });
+    await submit(term, '/exit');
+    await term.waitForText(/╭─ sessions \d+/, { timeoutMs: 30_000 });
+    await term.waitForText('no SessionStart hook came from that claude [E_HOOK_TIMEOUT]', { timeoutMs: 10_000 });
+  });
+
   it('start exits non-zero with the reason when the agent is not in the DB it reads (deleted under the supervisor)', async () => {
     const h = await setup();
     term = startKlaude(h);
