@@ -14,7 +14,7 @@ import type xterm from '@xterm/headless';
 
 type Terminal = InstanceType<typeof xterm.Terminal>;
 export type Buffer = Terminal['buffer']['active'];
-type Cell = NonNullable<ReturnType<NonNullable<ReturnType<Buffer['getLine']>>['getCell']>>;
+export type Cell = NonNullable<ReturnType<NonNullable<ReturnType<Buffer['getLine']>>['getCell']>>;
 
 export interface RowCells {
   /** One entry per cell: its text (' ' when empty; '' for the second half of a wide character). */
@@ -34,7 +34,8 @@ function colour(fg: boolean, cell: Cell): string {
   return `;${fg ? 38 : 48};5;${c}`;
 }
 
-function look(cell: Cell): string {
+/** A cell's look as SGR parameters from a reset ("0" plain); render.ts uses it too. */
+export function look(cell: Cell): string {
   let s = PLAIN;
   if (cell.isBold()) s += ';1';
   if (cell.isDim()) s += ';2';

@@ -15,10 +15,10 @@
  */
 import type xterm from '@xterm/headless';
 import { CLEAR_SCREEN, CSI, ENTER_ALT, HIDE_CURSOR, SHOW_CURSOR, titleSequence } from '../lib/escapes.js';
+import { look as sgr, type Cell } from './cells.js';
 
 type Terminal = InstanceType<typeof xterm.Terminal>;
 type Buffer = Terminal['buffer']['active'];
-type Cell = NonNullable<ReturnType<NonNullable<ReturnType<Buffer['getLine']>>['getCell']>>;
 
 export interface RenderState {
   /** DEC private modes not in `term.modes` (25 cursor, 1004 focus, 1005/1006/1015 mouse encodings). */
@@ -27,31 +27,6 @@ export interface RenderState {
   title: string | null;
 }
 
-
-function colour(mode: 'fg' | 'bg', cell: Cell): string {
-  const fg = mode === 'fg';
-  if (fg ? cell.isFgDefault() : cell.isBgDefault()) return '';
-  const c = fg ? cell.getFgColor() : cell.getBgColor();
-  if (fg ? cell.isFgRGB() : cell.isBgRGB()) return `;${fg ? 38 : 48};2;${(c >> 16) & 255};${(c >> 8) & 255};${c & 255}`;
-  if (c < 8) return `;${(fg ? 30 : 40) + c}`;
-  if (c < 16) return `;${(fg ? 90 : 100) + c - 8}`;
-  return `;${fg ? 38 : 48};5;${c}`;
-}
-
-/** The full SGR (from reset) for a cell's look. */
-function sgr(cell: Cell): string {
-  let s = '0';
-  if (cell.isBold()) s += ';1';
-  if (cell.isDim()) s += ';2';
-  if (cell.isItalic()) s += ';3';
-  if (cell.isUnderline()) s += ';4';
-  if (cell.isBlink()) s += ';5';
-  if (cell.isInverse()) s += ';7';
-  if (cell.isInvisible()) s += ';8';
-  if (cell.isStrikethrough()) s += ';9';
-  if (cell.isOverline()) s += ';53';
-  return s + colour('fg', cell) + colour('bg', cell);
-}
 
 function blank(cell: Cell): boolean {
   const ch = cell.getChars();
