@@ -129,3 +129,46 @@ export function transcriptUsage(files: Iterable<string>, cacheDir?: string): Tra
   }
   return total;
 }
+
+/** Entries Claude writes around a turn that say nothing about whether its reply is written. */
+const BOOKKEEPING = new Set(['queue-operation', 'attachment', 'file-history-snapshot', 'last-prompt', 'ai-title', 'mode', 'permission-mode']);
+
+/**
+ * Whether the turn's reply is in the transcript yet: the last entry that is not bookkeeping is an
+ * assistant (or system) entry, not the user's prompt. Claude may write its transcript a moment after
+ * the Stop hook starts; the hook waits for this (bounded) so the turn's usage is counted now, not a
+ * turn late. Reads at most the last 256 KiB; anything it cannot tell counts as written.
+ */
+export function replyWritten(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return true;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const len = Math.min(size, 256 * 1024);
+    const buf = Buffer.allocUnsafe(len);
+    const n = readSync(fd, buf, 0, len, size - len);
+    const lines = buf.toString('utf8', 0, n).split('\n');
+    if (len < size) lines.shift(); // a cut first line
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const line = lines[i]!;
+      if (line.trim() === '') continue;
+      let type: unknown;
+      try {
+        type = (JSON.parse(line) as { type?: unknown }).type;
+      } catch {
+        return i !== lines.length - 1; // a half-written last line: not yet; anything else: can't tell
+      }
+      if (typeof type === 'string' && BOOKKEEPING.has(type)) continue;
+      return type !== 'user';
+    }
+    // Only bookkeeping (Claude writes the turn's entries a moment later): not yet. A file that big
+    // with no turn in its tail is something else: don't wait on it.
+    return len < size;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -98,6 +98,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     process.stderr.write(`klaude: hook ${hookWord(event)}: ${payload} [E_BAD_REQUEST]\n`);
     return HOOK_BAD_PAYLOAD_EXIT;
   }
+  if (event === 'Stop' && typeof payload.transcript_path === 'string') await replyInTranscript(payload.transcript_path);
   try {
     const [{ openFastDb }, { handleHook }] = await Promise.all([import('../db/fast.js'), import('./handle.js')]);
     // The fast open is null only when the DB is missing or behind: then create/migrate it.
@@ -113,4 +114,16 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     await logError(`hook ${event} failed`, { err });
   }
   return 0;
+}
+
+/**
+ * Wait (at most REPLY_WAIT_MS, before any DB lock is taken) until the turn's reply is in the
+ * transcript: claude 2.1.197 may write it up to about a second after the Stop hook starts (seen in
+ * e2e runs), and the turn's usage is summed from it.
+ */
+const REPLY_WAIT_MS = 2000;
+async function replyInTranscript(file: string): Promise<void> {
+  const { replyWritten } = await import('../claude/transcript-usage.js');
+  const until = Date.now() + REPLY_WAIT_MS;
+  while (!replyWritten(file) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
 }
