@@ -207,7 +207,7 @@ export const CONFIG_KEYS = {
     type: 'enum',
     values: NOTIFY_MODES,
     default: 'bell',
-    doc: 'when a session starts waiting for you (permission prompt, question): `bell` rings the terminal bell, `osc9` sends an OSC 9 desktop notification, `both`, or `none`',
+    doc: 'when a session starts waiting for you (permission prompt, question) or an agent finishes: `bell` rings the terminal bell, `osc9` sends an OSC 9 desktop notification, `both`, or `none`',
   },
 } as const satisfies Record<string, KeySpec>;
 

@@ -16,6 +16,7 @@ import { isAlive, waitForPidExit } from '../lib/process.js';
 import { claimedByOther } from '../recovery/claim.js';
 import { reconcile } from '../recovery/reconcile.js';
 import { currentInvocation } from '../claude/shim.js';
+import { assertWorktreeThere } from '../runtimes/worktree.js';
 import { attachTerminal, type AttachEnd } from './attach.js';
 import { parseDetachKey } from './detach.js';
 import { spawnPtyHost } from './launch.js';
@@ -63,6 +64,8 @@ export function planTalk(home: string, target: string, cwd: string): TalkPlan {
     reconcile(db, hash ? { projectId: hash } : {});
     const session = hash ? findSession(db, target, hash) : resolveSession(db, target);
     const s = shortId(session.id);
+    const meta = (session.metadata ?? {}) as { cwd?: unknown };
+    assertWorktreeThere(session.worktreePath, typeof meta.cwd === 'string' ? meta.cwd : null, session.id);
     const fg = currentProcesses(db, session.id, 'claude').find((p) => isAlive(p.pid));
     if (fg) {
       throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, {

@@ -212,7 +212,7 @@ export class AgentRuntime {
   private launch(request: RuntimeRequest): void {
     const { d } = this;
     const { adapter, meta, session } = d;
-    assertWorktreeThere(session.worktreePath, meta.cwd);
+    assertWorktreeThere(session.worktreePath, meta.cwd, session.id);
     let resume = false;
     let nativeId = this.rec.nativeId;
     if (nativeId) {

@@ -150,7 +150,7 @@ async function resume(svc: AgentServices, id: string, message: string): Promise<
     ? { prompt: `${resumePrompt(parked, cause)}\n\nThe person's message: ${message}`, source: 'recover', recoverCause: cause }
     : { prompt: message, source: 'message' };
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
-  assertWorktreeThere(s.worktreePath, cwd);
+  assertWorktreeThere(s.worktreePath, cwd, s.id);
   // Where the new run's events start: after anything written for the previous run (a reaper's `done`).
   const logOffset = s.logPath ? sizeOf(s.logPath) : undefined;
   try {

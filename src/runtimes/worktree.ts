@@ -78,9 +78,16 @@ export function createAgentWorktree(o: {
   return { path: dir, branch, base: o.head, cwd };
 }
 
-/** A worktree agent resumed after its worktree was pruned has nowhere to work: say so. */
-export function assertWorktreeThere(worktreePath: string | null, cwd: string): void {
-  if (worktreePath && !existsSync(cwd)) {
-    throw new KlaudeError('E_NO_WORKTREE', `the agent's worktree ${worktreePath} was removed (klaude worktree prune): it has nowhere to work`);
+/**
+ * A worktree agent resumed, checked out or talked to after its worktree was pruned has nowhere to
+ * work (opening it elsewhere would run its conversation in the wrong tree): say so. `cwd` is the
+ * directory it was started in (inside the worktree), the worktree itself when unknown.
+ */
+export function assertWorktreeThere(worktreePath: string | null, cwd: string | null | undefined, id?: string): void {
+  if (worktreePath && !existsSync(cwd ?? worktreePath)) {
+    const logs = id ? `\`klaude logs ${shortId(id)}\`` : '`klaude logs <id>`';
+    throw new KlaudeError('E_NO_WORKTREE', `the agent's worktree ${worktreePath} was removed (klaude worktree prune): it has nowhere to work`, {
+      hint: `${logs} still shows what it did; start a new agent (\`klaude start <type> --worktree "…"\`) for more work`,
+    });
   }
 }

@@ -5,20 +5,14 @@
  * dashboard does) naming the agent and the call — "klaude: general 8HJ2KD0P needs approval:
  * Bash: npm test". The parent Claude itself gets `[NEEDS APPROVAL]` after its next tool call.
  *
- * No polling: a file notification on the DB's directory (any writer touches the WAL) triggers
- * one query of the project's pending requests, at most once per DEBOUNCE_MS.
+ * No polling: each DB write (db-watch.ts) triggers one query of the project's pending requests.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import path from 'node:path';
 import type { NotifyMode } from '../config/schema.js';
 import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
 import { projectPendingApprovals } from '../db/repos/approvals.js';
 import { getSession } from '../db/repos/sessions.js';
-
-const DEBOUNCE_MS = 100;
-const BEL = '\x07';
-const osc9 = (text: string): string => `\x1b]9;${text.replace(/[\x00-\x1f\x7f-\x9f]/g, ' ')}\x07`;
+import { noticeSequence, watchDbWrites } from './db-watch.js';
 
 export interface ApprovalNoticeOptions {
   db: Db;
@@ -41,33 +35,12 @@ export function watchApprovalRequests(o: ApprovalNoticeOptions): () => void {
         if (!ring) continue;
         const s = getSession(o.db, a.sessionId);
         const who = `${s?.type ?? 'agent'} ${shortId(a.sessionId)}`;
-        let seq = '';
-        if (o.mode === 'bell' || o.mode === 'both') seq += BEL;
-        if (o.mode === 'osc9' || o.mode === 'both') seq += osc9(`klaude: ${who} needs approval: ${a.toolName}: ${a.summary}`.slice(0, 200));
-        o.write(seq);
+        o.write(noticeSequence(o.mode, `klaude: ${who} needs approval: ${a.toolName}: ${a.summary}`));
       }
     } catch (err) {
       o.onError?.(err);
     }
   };
   scan(false);
-  let timer: NodeJS.Timeout | null = null;
-  const names = new Set([path.basename(o.db.path), `${path.basename(o.db.path)}-wal`]);
-  let watcher: FSWatcher | null = null;
-  try {
-    watcher = watch(path.dirname(o.db.path), { persistent: false }, (_t, name) => {
-      if (timer || (name !== null && !names.has(String(name)))) return;
-      timer = setTimeout(() => {
-        timer = null;
-        scan(true);
-      }, DEBOUNCE_MS);
-    });
-    watcher.on('error', (err) => o.onError?.(err));
-  } catch (err) {
-    o.onError?.(err);
-  }
-  return () => {
-    if (timer) clearTimeout(timer);
-    watcher?.close();
-  };
+  return watchDbWrites(o.db, () => scan(true), o.onError);
 }

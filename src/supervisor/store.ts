@@ -14,10 +14,23 @@ import { checkoutPurpose, claimConversation, releaseConversation } from '../reco
 import type { SupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
 import { transcriptExists } from '../claude/transcript.js';
+import { assertWorktreeThere } from '../runtimes/worktree.js';
 import { existsSync } from 'node:fs';
 
 /** Which session checkout goes to: the given id, or the parent of `fromSessionId`. */
 export function resolveCheckoutTarget(ctx: SupervisorContext, target: string | undefined, fromSessionId: string): SessionRow {
+  const row = checkoutTarget(ctx, target, fromSessionId);
+  assertOpenable(row);
+  return row;
+}
+
+/** A `--worktree` agent whose worktree was pruned is refused, not opened in some other directory. */
+function assertOpenable(target: SessionRow): void {
+  const meta = (target.metadata ?? {}) as { cwd?: unknown };
+  assertWorktreeThere(target.worktreePath, typeof meta.cwd === 'string' ? meta.cwd : null, target.id);
+}
+
+function checkoutTarget(ctx: SupervisorContext, target: string | undefined, fromSessionId: string): SessionRow {
   const projectId = ctx.projectHash;
   if (target) return resolveSession(ctx.db, target, { projectId });
   const from = getSession(ctx.db, fromSessionId);
@@ -61,6 +74,7 @@ export async function waitForClaudeId(ctx: SupervisorContext, target: SessionRow
  * `--session-id`), another runtime's own interactive resume.
  */
 export function launchSpecFor(ctx: SupervisorContext, target: SessionRow, nativeId: string): LaunchSpec {
+  assertOpenable(target); // pruned meanwhile (the checkout may have waited for its Claude id)
   const meta = (target.metadata ?? {}) as { cwd?: unknown };
   const cwd = typeof meta.cwd === 'string' && existsSync(meta.cwd) ? meta.cwd : undefined;
   if (target.runtime !== 'claude') return { sessionId: target.id, claudeSessionId: nativeId, mode: 'resume', runtime: target.runtime, ...(cwd ? { cwd } : {}) };

@@ -17,6 +17,7 @@ import { createFileLogger } from '../lib/logger.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { VERSION } from '../lib/version.js';
 import { watchApprovalRequests } from './approval-notice.js';
+import { watchAgentFinishes } from './finish-notice.js';
 import { parseClaudePassthrough } from './claude-args.js';
 import { openSupervisorContext } from './context.js';
 import type { LaunchSpec } from './foreground.js';
@@ -94,7 +95,12 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
       handlers: supervisorHandlers({ ctx, switcher, rootSessionId: () => rootSession.id, startedAt, publish }),
       log: (level, msg, data) => log[level](msg, data),
     });
-    switcher.on('foreground', (s, pid) => publish({ type: 'instance.foreground', sessionId: s.sessionId, pid }));
+    // Sessions this terminal has shown: their endings are no news to the person (no finish notice).
+    const fronted = new Set<string>([rootSession.id]);
+    switcher.on('foreground', (s, pid) => {
+      fronted.add(s.sessionId);
+      publish({ type: 'instance.foreground', sessionId: s.sessionId, pid });
+    });
 
     const ignore = (): void => {};
     for (const s of IGNORED) process.on(s, ignore);
@@ -121,14 +127,23 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
       process.off('unhandledRejection', crash);
     });
 
-    // Agents' permission requests ring this terminal (claude's screen is left alone).
+    // Agents' permission requests and endings ring this terminal (claude's screen is left alone).
+    const ring = (seq: string): void => void (process.stdout.isTTY ? process.stdout.write(seq) : undefined);
     cleanups.push(
       watchApprovalRequests({
         db,
         projectId: hash,
         mode: config['ui.notify'],
-        write: (seq) => (process.stdout.isTTY ? process.stdout.write(seq) : undefined),
+        write: ring,
         onError: (err) => log.warn('watching permission requests failed', { err }),
+      }),
+      watchAgentFinishes({
+        db,
+        projectId: hash,
+        mode: config['ui.notify'],
+        inFront: (id) => fronted.has(id) || switcher.switchingTo === id,
+        write: ring,
+        onError: (err) => log.warn('watching agents for their endings failed', { err }),
       }),
     );
     const finished = once(switcher, 'finished') as Promise<[number]>;

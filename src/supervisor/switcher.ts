@@ -70,6 +70,8 @@ export class Switcher extends EventEmitter<{
   private pending: PendingSwitch | null = null;
   private last: LastLaunch | null = null;
   private switching = false;
+  /** The session a checkout in progress brings to the foreground. */
+  private target: string | null = null;
   private stopping = false;
   private launches = 0;
   /** Launches between "decided" and "spawned": shutdown() has no child to stop yet. */
@@ -94,6 +96,11 @@ export class Switcher extends EventEmitter<{
 
   get isSwitching(): boolean {
     return this.switching || this.pending !== null;
+  }
+
+  /** The session a checkout in progress brings to the foreground (its headless run is stopped on the way). */
+  get switchingTo(): string | null {
+    return this.target;
   }
 
   get foreground(): { spec: LaunchSpec; pid: number } | null {
@@ -193,6 +200,7 @@ export class Switcher extends EventEmitter<{
     try {
       const { ctx } = this;
       const target = store.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
+      this.target = target.id;
       if (target.id === cur.spec.sessionId) {
         return { sessionId: target.id, claudeSessionId: cur.spec.claudeSessionId, pid: cur.pid, unchanged: true };
       }
@@ -222,6 +230,7 @@ export class Switcher extends EventEmitter<{
     } finally {
       if (claimed) releaseConversation(this.ctx.db, claimed, checkoutPurpose(this.ctx.instanceId));
       this.switching = false;
+      this.target = null;
     }
   }
 

@@ -23,6 +23,9 @@ import { parseClaudePassthrough } from '../../src/supervisor/claude-args.js';
 import type { SupervisorContext } from '../../src/supervisor/context.js';
 import type { ForegroundExit } from '../../src/supervisor/foreground.js';
 import { Switcher } from '../../src/supervisor/switcher.js';
+import { launchSpecFor } from '../../src/supervisor/store.js';
+import { planTalk } from '../../src/pty/talk.js';
+import { projectHash, projectRoot } from '../../src/config/paths.js';
 
 let root: string;
 let db: Db;
@@ -233,6 +236,39 @@ describe('Switcher', () => {
     // No Claude link is invented for a codex thread.
     expect(db.sqlite.prepare('SELECT count(*) AS n FROM claude_session_links WHERE claude_session_id = ?').get(thread)).toEqual({ n: 0 });
     expect(currentProcesses(db, agent.id, 'claude')).toMatchObject([{ pid: res.pid }]);
+  });
+
+  it('refuses to open an agent whose git worktree was pruned (checkout, dashboard Enter, talk) with E_NO_WORKTREE and a hint', async () => {
+    const { switcher, a } = await started();
+    const gone = path.join(root, 'worktrees', 'agent'); // recorded, never created: as after `klaude worktree prune`
+    const hash = projectHash(projectRoot(root));
+    ensureProject(db, { hash, rootPath: path.join(root, 'as-talk-sees-it') }); // root itself is taken by 'ppp…'
+    const agent = createSession(db, {
+      projectId: 'p'.repeat(24),
+      type: 'coder',
+      status: 'done',
+      nativeSessionId: '00000000-0000-4000-8000-00000000000d',
+      metadata: { cwd: gone },
+    });
+    updateSession(db, agent.id, { worktreePath: gone, worktreeBranch: 'klaude/coder-x' });
+    const refusal = {
+      code: 'E_NO_WORKTREE',
+      message: `the agent's worktree ${gone} was removed (klaude worktree prune): it has nowhere to work`,
+      hint: expect.stringContaining(`klaude logs ${shortId(agent.id)}`),
+    };
+    // `klaude checkout` (and the dashboard's Enter: the same resolve, then launchSpecFor).
+    expect(await switcher.checkout({ target: agent.id }).catch((e: unknown) => e)).toMatchObject(refusal);
+    expect(switcher.fg.current?.spec.sessionId).toBe(a); // claude was not restarted anywhere
+    expect(spawned).toHaveLength(1);
+    expect(switcher.isSwitching).toBe(false);
+    expect(getClaim(db, agent.id)).toBeUndefined();
+    expect(() => launchSpecFor(ctx, getSession(db, agent.id)!, '00000000-0000-4000-8000-00000000000d')).toThrow(
+      expect.objectContaining(refusal),
+    );
+    // `klaude talk`: refused before any PTY host starts.
+    const talker = createSession(db, { projectId: hash, type: 'coder', status: 'done', metadata: { cwd: gone } });
+    updateSession(db, talker.id, { worktreePath: gone });
+    expect(() => planTalk(ctx.home, talker.id, root)).toThrow(expect.objectContaining({ code: 'E_NO_WORKTREE' }));
   });
 
   it('a checkout whose target cannot start names the target in its message, not the session it left', async () => {

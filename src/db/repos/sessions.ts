@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
 import { newId } from '../ids.js';
-import type { SessionStatus } from '../../core/status.js';
+import { isTerminal, SESSION_STATUSES, type SessionStatus } from '../../core/status.js';
 import { tx, type Db } from '../client.js';
 import { claudeSessionLinks, sessions, type Runtime, type SessionRow } from '../schema.js';
 
@@ -115,4 +115,23 @@ export function findByNativeId(db: Db, nativeId: string): SessionRow | undefined
     .orderBy(sql`${sessions.nativeSessionId} = ${nativeId} DESC`, desc(sessions.updatedAt))
     .limit(1)
     .get();
+}
+
+/** What a status watcher needs of a session. */
+export interface SessionState {
+  id: string;
+  type: string;
+  status: SessionStatus;
+  createdAt: number;
+  endedAt: number | null;
+}
+
+/**
+ * A project's sessions changed at or after `since` (updated_at, by the project/updated index), or
+ * with `since: 'live'` those not ended yet, archived ones included.
+ */
+export function sessionStates(db: Db, projectId: string, since: number | 'live'): SessionState[] {
+  const cols = { id: sessions.id, type: sessions.type, status: sessions.status, createdAt: sessions.createdAt, endedAt: sessions.endedAt };
+  const which = since === 'live' ? notInArray(sessions.status, SESSION_STATUSES.filter(isTerminal)) : gte(sessions.updatedAt, since);
+  return db.orm.select(cols).from(sessions).where(and(eq(sessions.projectId, projectId), which)).all();
 }
