@@ -12,6 +12,7 @@ import { ulid } from 'ulid';
 import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, sessionLogPath } from '../config/paths.js';
 import { openFastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
+import { Clock } from '../ui/data/clock.js';
 import { LogFeed } from '../ui/data/log-feed.js';
 import { transcriptsOf } from '../runtimes/timeline.js';
 import { PtyPreviewFeed } from '../ui/data/pty-preview.js';
@@ -111,7 +112,10 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
 
   let logsDir: string | null = null;
   const sessions = new SessionsFeed({ db, projectId: hash, frameMs: 33 });
+  // One clock for the tree's running rows and the log's streamed text (one frame a second for both).
+  const clock = new Clock();
   const logFeed = new LogFeed({
+    beat: clock,
     // Sessions that ran interactively show Claude's transcripts merged in (one query per selection).
     transcripts: (id) => {
       const s = sessions.getSnapshot().sessions.find((x) => x.id === id);
@@ -138,6 +142,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
       theme: themeFor(opts.env),
       actions: late.actions,
       info: { project: path.basename(root), instanceId },
+      clock,
       logPathOf: (s) => s.logPath ?? sessionLogPath(home, hash, s.id, logsDir),
     },
     stdin,

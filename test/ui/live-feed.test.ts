@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { LogFeed } from '../../src/ui/data/log-feed.js';
+import { Emitter } from '../../src/ui/state/store.js';
 import { REPO_ROOT } from '../support/klaude-bin.js';
 import { appendEvents } from './helpers/demo-data.js';
 
@@ -69,5 +70,39 @@ describe('LogFeed, live', () => {
     const line = JSON.parse(readFileSync(transcript, 'utf8').trim().split('\n').find((l) => l.includes('"promptSource":"typed"'))!);
     appendFileSync(transcript, `${JSON.stringify({ ...line, timestamp: new Date().toISOString(), message: { role: 'user', content: 'one more' } })}\n`);
     await until(() => (feed.getSnapshot().events.at(-1)?.type === 'user' && (feed.getSnapshot().events.at(-1) as { text: string }).text === 'one more' ? true : undefined));
+  });
+
+  it("shows streamed pieces on the dashboard clock's tick while it runs (one frame for both)", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'klaude-livefeed-'));
+    const log = path.join(dir, 'c.ndjson');
+    appendEvents(log, [{ type: 'user', text: 'go', source: 'start' }]);
+    // A running clock that ticks only when told (its own fallback redraw is 1.2 s away).
+    class Beat extends Emitter {
+      running = true;
+      tick(): void {
+        this.emit();
+      }
+    }
+    const beat = new Beat();
+    let seen = '';
+    const feed: LogFeed = new LogFeed({
+      beat,
+      onAppend: (e) => {
+        if (e.type !== 'text_delta' || e.text !== 'lo wor') return;
+        // Right after the piece arrives, long before any timer: the tick shows it at once.
+        setImmediate(() => {
+          const before = feed.getSnapshot().events.at(-1);
+          beat.tick();
+          const after = feed.getSnapshot().events.at(-1);
+          seen = `${before?.type}|${after?.type} ${'text' in after! ? after.text : ''}`;
+        });
+      },
+    });
+    open.push(feed);
+    feed.select('c', log);
+    await until(() => (feed.getSnapshot().loaded ? true : undefined));
+    appendEvents(log, [{ type: 'text_delta', text: 'Hel' }, { type: 'text_delta', text: 'lo wor' }]);
+    await until(() => seen || undefined);
+    expect(seen).toBe('user|text_delta Hello wor');
   });
 });
