@@ -201,6 +201,16 @@ describe('key resolution', () => {
     expect(ids(ctx(session(), { confirming: 'quit', ptySessions: 2 }))).toContain('x stop PTY sessions');
   });
 
+  it('a footer too narrow for every hint keeps `? help  q quit` and drops others', () => {
+    const line = (w: number) => hintSegments('tree', ctx(session()), w, themes.noColor).map((s) => s.text).join('');
+    expect(line(400)).toMatch(/⏎ open .* \? help {2}q quit$/);
+    for (const w of [120, 80, 40]) {
+      expect(line(w)).toMatch(/\? help {2}q quit$/);
+      expect(line(w).length).toBeLessThanOrEqual(w);
+    }
+    expect(line(80).length).toBeLessThan(line(400).length);
+  });
+
   it('log search finds the next / previous matching line, wrapping around', () => {
     const lines = ['alpha', 'Beta one', 'gamma', 'beta two'].map((text) => ({ text }));
     expect(findLogMatch(lines, 'beta', 0, 1)).toBe(1);

@@ -22,18 +22,33 @@ export interface FooterProps {
   keymap?: readonly Binding[];
 }
 
+/**
+ * The scope's hints in footer order, as many as fit. `? help` and `q quit` (group App) always stay:
+ * when the line is too narrow for everything, it is the other hints that go.
+ */
 export function hintSegments(scope: Scope, ctx: KeyContext, width: number, theme: Theme, keymap: readonly Binding[] = KEYMAP): Segment[] {
+  const shown = footerBindings(scope, keymap)
+    .map((b) => ({ b, off: disabledReason(b, ctx) !== null, key: displayKey(b.keys[0]!) }))
+    .filter((h) => !(h.off && h.b.hideWhenOff));
+  const size = (h: { b: Binding; key: string }): number => cellWidth(`  ${h.key} ${h.b.label}`);
+  const kept = shown.filter((h) => h.b.group === 'App');
+  let room = width + 2 - kept.reduce((n, h) => n + size(h), 0); // +2: the first hint has no gap
+  const picked = new Set(kept.map((h) => h.b));
+  for (const h of shown) {
+    if (picked.has(h.b)) continue;
+    if (size(h) > room) break;
+    room -= size(h);
+    picked.add(h.b);
+  }
   const out: Segment[] = [];
   let used = 0;
-  for (const b of footerBindings(scope, keymap)) {
-    const off = disabledReason(b, ctx) !== null;
-    if (off && b.hideWhenOff) continue;
-    const key = displayKey(b.keys[0]!);
-    const piece = `${used ? '  ' : ''}${key} ${b.label}`;
+  for (const h of shown) {
+    if (!picked.has(h.b)) continue;
+    const piece = `${used ? '  ' : ''}${h.key} ${h.b.label}`;
     if (used + cellWidth(piece) > width) break;
     if (used) out.push({ text: '  ' });
-    out.push({ text: key, style: off ? theme.ui.keyDisabled : b.dangerous ? theme.ui.danger : theme.ui.key });
-    out.push({ text: ` ${b.label}`, style: off ? theme.ui.keyDisabled : theme.ui.muted });
+    out.push({ text: h.key, style: h.off ? theme.ui.keyDisabled : h.b.dangerous ? theme.ui.danger : theme.ui.key });
+    out.push({ text: ` ${h.b.label}`, style: h.off ? theme.ui.keyDisabled : theme.ui.muted });
     used += cellWidth(piece);
   }
   return out;
