@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
 import { approvalsOf } from '../../src/db/repos/approvals.js';
-import { isAlive, waitForPidExit } from '../../src/lib/process.js';
+import { waitForPidExit } from '../../src/lib/process.js';
 import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
 import { waitForAgents } from '../../src/runtimes/follow-agents.js';
 import { startAgents } from '../../src/runtimes/start.js';
@@ -18,6 +18,7 @@ import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { runProcess } from '../support/run-process.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killRuntimeGroups } from '../support/runtime-cleanup.js';
 
 let mock: MockAnthropic;
 const opened: { home: TempHome; svc: AgentServices }[] = [];
@@ -34,14 +35,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   for (const { svc } of opened) {
-    // Runtimes lead their own process group; their CLIs go with them (and with their watchdogs).
-    for (const s of svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE exited_at IS NULL AND kind = 'runtime'").all() as { pid: number }[]) {
-      try {
-        if (isAlive(s.pid)) process.kill(-s.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
+    killRuntimeGroups(svc.db.sqlite);
     svc.db.close();
   }
   for (const { home } of opened.splice(0)) home.cleanup();

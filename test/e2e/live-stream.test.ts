@@ -5,13 +5,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killLeftRuntimes } from '../support/runtime-cleanup.js';
 
 /** The slow reply: 16 words then an end mark, `w01 … w16 THE-END` (another letter for another test). */
 const reply = (letter: string): string => `${Array.from({ length: 16 }, (_, i) => `${letter}${String(i + 1).padStart(2, '0')}`).join(' ')} THE-END-${letter}`;
@@ -34,19 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await ui?.dispose();
   for (const h of [home, offline]) {
-    try {
-      const db = new Database(join(h.klaudeHome, 'sessions.db'), { readonly: true });
-      for (const { pid } of db.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
-      db.close();
-    } catch {
-      /* no DB */
-    }
+    killLeftRuntimes(h.klaudeHome);
   }
   await mock?.close();
   home?.cleanup();

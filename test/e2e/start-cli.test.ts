@@ -10,6 +10,7 @@ import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killLeftRuntimes } from '../support/runtime-cleanup.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -50,19 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const g of gates.values()) g.release();
-  try {
-    const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
-    for (const { pid } of db.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-    db.close();
-  } catch {
-    /* no DB */
-  }
+  if (home) killLeftRuntimes(home.klaudeHome);
   await mock?.close();
   home?.cleanup();
 });

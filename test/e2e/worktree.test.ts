@@ -12,6 +12,7 @@ import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { spawnPty } from '../support/pty-driver.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killLeftRuntimes } from '../support/runtime-cleanup.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -36,19 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
-    for (const { pid } of db.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-    db.close();
-  } catch {
-    /* no DB */
-  }
+  if (home) killLeftRuntimes(home.klaudeHome);
   await mock?.close();
   home?.cleanup();
 });

@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { artifactsOf } from '../../src/db/repos/artifacts.js';
 import { getSession } from '../../src/db/repos/sessions.js';
-import { isAlive } from '../../src/lib/process.js';
 import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
 import { waitForAgents } from '../../src/runtimes/follow-agents.js';
 import { startAgents } from '../../src/runtimes/start.js';
@@ -18,6 +17,7 @@ import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killRuntimeGroups } from '../support/runtime-cleanup.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -52,14 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // No runtime or CLI may outlive the tests (the last run may still be closing its CLI).
-  for (const s of svc?.db ? svc.db.sqlite.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() : []) {
-    const { pid } = s as { pid: number };
-    try {
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
+  if (svc?.db) killRuntimeGroups(svc.db.sqlite);
   svc?.db.close();
   await mock?.close();
   home?.cleanup();

@@ -11,7 +11,7 @@ import { getSession } from '../../src/db/repos/sessions.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { pendingUpdates } from '../../src/db/repos/updates.js';
 import { KlaudeError } from '../../src/lib/errors.js';
-import { isAlive, waitForPidExit } from '../../src/lib/process.js';
+import { waitForPidExit } from '../../src/lib/process.js';
 import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
 import { waitForAgents } from '../../src/runtimes/follow-agents.js';
 import { liveRuntime } from '../../src/runtimes/liveness.js';
@@ -22,6 +22,7 @@ import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killRuntimeGroups } from '../support/runtime-cleanup.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -45,10 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // No runtime may outlive the tests.
-  for (const s of svc?.db ? svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE exited_at IS NULL AND kind = 'runtime'").all() : []) {
-    const pid = (s as { pid: number }).pid;
-    if (isAlive(pid)) process.kill(-pid, 'SIGKILL');
-  }
+  if (svc?.db) killRuntimeGroups(svc.db.sqlite);
   svc?.db.close();
   await mock?.close();
   home?.cleanup();

@@ -12,7 +12,6 @@ import { startControlServer, type ControlServer } from '../../src/control/server
 import { createInstance } from '../../src/db/repos/instances.js';
 import { getSession, createSession } from '../../src/db/repos/sessions.js';
 import { nullLogger } from '../../src/lib/logger.js';
-import { isAlive } from '../../src/lib/process.js';
 import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
 import { waitForAgents } from '../../src/runtimes/follow-agents.js';
 import { agentHandlers } from '../../src/supervisor/agent-handlers.js';
@@ -22,6 +21,7 @@ import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killRuntimeGroups } from '../support/runtime-cleanup.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -82,9 +82,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const r of svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE exited_at IS NULL AND kind = 'runtime'").all() as { pid: number }[]) {
-    if (isAlive(r.pid)) process.kill(-r.pid, 'SIGKILL');
-  }
+  killRuntimeGroups(svc.db.sqlite);
   await server?.close();
   svc?.db.close();
   await mock?.close();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { KLAUDE_CLI, runKlaude } from './klaude-bin.js';
 import type { TempHome } from './temp-home.js';
+import { killLeftRuntimes } from './runtime-cleanup.js';
 
 export class Gates {
   private readonly gates = new Map<string, { open: Promise<void>; release: () => void }>();
@@ -79,17 +80,9 @@ export function harness(home: () => TempHome) {
   /** SIGKILL every runtime the test left running (their process groups: runtime + CLI). */
   const killRuntimes = (): void => {
     try {
-      withDb((db) => {
-        for (const { pid } of db.prepare('SELECT pid FROM runtime_process WHERE exited_at IS NULL').all() as { pid: number }[]) {
-          try {
-            process.kill(-pid, 'SIGKILL');
-          } catch {
-            /* gone */
-          }
-        }
-      });
+      killLeftRuntimes(home().klaudeHome);
     } catch {
-      /* no DB */
+      /* no home: setup failed before it was made */
     }
   };
 

@@ -1,0 +1,35 @@
+// No agent process may outlive a test. Runtimes lead their own process group (their CLI and its
+// children are in it); a CLI row left without its runtime is killed on its own.
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface Readable {
+  prepare(sql: string): { all(): unknown[] };
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+}
+
+/** SIGKILL every process the DB still records as live: runtimes with their groups, stray CLIs. */
+export function killRuntimeGroups(db: Readable): void {
+  const rows = db.prepare("SELECT pid, kind FROM runtime_process WHERE exited_at IS NULL AND kind IN ('runtime', 'cli')").all() as { pid: number; kind: string }[];
+  for (const r of rows) kill(r.kind === 'runtime' ? -r.pid : r.pid);
+}
+
+/** The same, for a KLAUDE_HOME whose DB the test does not hold open (nothing if there is none). */
+export function killLeftRuntimes(klaudeHome: string): void {
+  const file = join(klaudeHome, 'sessions.db');
+  if (!existsSync(file)) return;
+  const db = new Database(file, { readonly: true });
+  try {
+    killRuntimeGroups(db);
+  } finally {
+    db.close();
+  }
+}
