@@ -3,15 +3,16 @@
  *
  * - The file is watched while it exists; until then (and after it is deleted or replaced) its
  *   directory is watched, or the nearest existing ancestor when the directory does not exist yet.
- * - Each notification reads from the last offset to the current end; notifications that arrive
- *   while a read runs are coalesced into one more read, so bursts cost one read each.
+ * - Each notification reads from the last offset to the current end, synchronously on a file
+ *   kept open; a backlog bigger than a few MiB is read a slice per turn of the event loop, and
+ *   notifications meanwhile are coalesced into one more read.
  * - A torn last line is held until its newline arrives. A file that shrinks (truncated) or is
  *   replaced (another file identity: inode and birth time, so a reused inode number still counts as
  *   new) or deleted and created again is read again from the start.
  * - Any number of followers of one file may run at once: each has its own watchers and offset.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentEvent, EventOf } from '../core/events.js';
 import { KlaudeError } from '../lib/errors.js';
@@ -69,6 +70,31 @@ function continuesAfterDone(e: AgentEvent): boolean {
 }
 
 const READ_CHUNK = 256 * 1024;
+/** Bytes read in one turn of the event loop before yielding (a follower catching up on a big file). */
+const YIELD_BYTES = 8 * 1024 * 1024;
+
+function sizeNow(file: string): number | undefined {
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The byte before `at` is a newline (or `at` is the start): `at` is where a line starts. */
+function endsLine(file: string, at: number): boolean {
+  if (at === 0) return true;
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const b = Buffer.alloc(1);
+    return readSync(fd, b, 0, 1, at - 1) === 1 && b[0] === 0x0a;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** Follow `file` until aborted, done (`untilDone`) or `stopWhen`. Rejects on a read/watch error or a throwing `onEvent`. */
 export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd> {
@@ -91,6 +117,7 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
     let dirWatcher: { watcher: FSWatcher; dir: string } | undefined;
 
     const cleanup = (): void => {
+      closeFd();
       fileWatcher?.close();
       fileWatcher = undefined;
       dirWatcher?.watcher.close();
@@ -142,38 +169,61 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
       pendingDone = undefined;
     };
 
-    /** Read everything new since `offset`. */
-    const readNew = async (): Promise<void> => {
-      let fh;
+    // The file stays open between notifications and is read synchronously: an append of a few
+    // bytes then costs one stat and one read on this thread, where an async read costs four trips
+    // through the thread pool (open, stat, read, close) and a fresh 256 KiB buffer each time. With
+    // an agent streaming 20 pieces a second that was most of a dashboard's CPU while it watched.
+    let fd: number | undefined;
+    let buf: Buffer | undefined;
+    const closeFd = (): void => {
+      if (fd === undefined) return;
       try {
-        fh = await open(target, 'r');
+        closeSync(fd);
+      } catch {
+        /* already gone */
+      }
+      fd = undefined;
+    };
+    const idOf = (st: { dev: number; ino: number; birthtimeMs: number }): string => `${st.dev}:${st.ino}:${st.birthtimeMs}`;
+
+    /** Read what is new since `offset`: true when it stopped at `budget` bytes with more to read. */
+    const readNew = (budget: number): boolean => {
+      let st;
+      try {
+        st = statSync(target);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
         // Gone (deleted or renamed away): whatever appears at the path next is a new file.
+        closeFd();
         if (identity !== undefined) startOver();
         identity = undefined;
-        return;
+        return false;
       }
-      try {
-        const st = await fh.stat();
-        const id = `${st.dev}:${st.ino}:${st.birthtimeMs}`;
-        // Replaced or truncated: the content we had is gone.
-        if ((identity !== undefined && id !== identity) || st.size < offset) startOver();
-        identity = id;
-        const buf = Buffer.allocUnsafe(READ_CHUNK);
-        while (!finished) {
-          const { bytesRead } = await fh.read(buf, 0, READ_CHUNK, offset);
-          if (bytesRead === 0) break;
-          offset += bytesRead;
-          for (const l of decoder.push(buf.subarray(0, bytesRead))) {
-            if (finished || deliver(l.event, l.line, l.end)) return;
-          }
-          // A short read is the end: no extra read to find it (a later append notifies again).
-          if (bytesRead < READ_CHUNK) break;
+      if (fd === undefined || idOf(st) !== identity) {
+        closeFd();
+        fd = openSync(target, 'r');
+        // The identity of what was opened (the path may have been replaced since the stat).
+        st = fstatSync(fd);
+      }
+      const id = idOf(st);
+      // Replaced or truncated: the content we had is gone.
+      if ((identity !== undefined && id !== identity) || st.size < offset) startOver();
+      identity = id;
+      buf ??= Buffer.allocUnsafe(READ_CHUNK);
+      let read = 0;
+      while (!finished) {
+        if (read >= budget) return true;
+        const bytesRead = readSync(fd, buf, 0, READ_CHUNK, offset);
+        if (bytesRead === 0) break;
+        offset += bytesRead;
+        read += bytesRead;
+        for (const l of decoder.push(buf.subarray(0, bytesRead))) {
+          if (finished || deliver(l.event, l.line, l.end)) return false;
         }
-      } finally {
-        await fh.close();
+        // A short read is the end: no extra read to find it (a later append notifies again).
+        if (bytesRead < READ_CHUNK) break;
       }
+      return false;
     };
 
     const kick = (): void => {
@@ -183,20 +233,25 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
         return;
       }
       reading = true;
-      // Runs beside the watcher callback that started it; its own catch reports through fail().
-      void (async () => {
-        try {
-          do {
-            again = false;
-            await readNew();
-            if (!finished) checkDone();
-          } while (again && !finished);
-        } catch (e) {
-          fail(e instanceof KlaudeError ? e : new KlaudeError('E_IO', `cannot read ${target}: ${(e as Error).message}`, { cause: e }));
-        } finally {
-          reading = false;
+      try {
+        let more = false;
+        do {
+          again = false;
+          more = readNew(YIELD_BYTES);
+          if (!finished && !more) checkDone();
+        } while (again && !more && !finished);
+        // A big backlog is read a slice per turn of the event loop, so the process stays responsive.
+        if (more && !finished) {
+          setImmediate(() => {
+            reading = false;
+            kick();
+          });
+          return;
         }
-      })();
+      } catch (e) {
+        fail(e instanceof KlaudeError ? e : new KlaudeError('E_IO', `cannot read ${target}: ${(e as Error).message}`, { cause: e }));
+      }
+      reading = false;
     };
 
     const watchError = (e: unknown): KlaudeError =>
@@ -317,6 +372,12 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
     }
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
+    // "Only what comes next" means next after this call, not after the tail read below finished:
+    // lines appended meanwhile are delivered (when the file ends at a line boundary now).
+    const sizeAtCall = opts.fromTail === 0 ? sizeNow(target) : undefined;
+    const nextFrom = (tailOffset: number): number =>
+      sizeAtCall !== undefined && sizeAtCall < tailOffset && endsLine(target, sizeAtCall) ? sizeAtCall : tailOffset;
+
     // Watch first, then read: anything written in between triggers one more read.
     armFile();
     if (finished) return;
@@ -329,7 +390,7 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
           deliveredEnd = offset;
         } else if (opts.fromTail !== undefined) {
           const tail = await readTail(target, opts.fromTail);
-          offset = tail.offset;
+          offset = opts.fromTail === 0 ? nextFrom(tail.offset) : tail.offset;
           deliveredEnd = tail.events.length ? tail.ends[0]! - Buffer.byteLength(tail.lines[0]!) - 1 : tail.offset;
           for (let i = 0; i < tail.events.length; i++) {
             if (finished || deliver(tail.events[i]!, tail.lines[i]!, tail.ends[i]!)) return;
