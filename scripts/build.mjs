@@ -10,6 +10,7 @@
 // require of the addon, with `bindings` itself as the fallback for unusual build layouts.
 // The output is built aside and swapped in, so a test running dist/ never sees it half-built.
 import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 
 const betterSqliteAddon = {
@@ -44,6 +45,27 @@ const dbClientFromEsm = {
   },
 };
 
+/**
+ * Ink's per-frame output builder is swapped for src/ui/terminal/frame-output.ts (same contract and
+ * bytes, rows reused across frames; see that file for why), and its `widest-line` for the memoised
+ * one in src/ui/terminal/text-width.ts. Only imports made by Ink's own files are redirected.
+ */
+const inkFrameOutput = {
+  name: 'ink-frame-output',
+  setup(b) {
+    b.onResolve({ filter: /^widest-line$/ }, (args) =>
+      /[\\/]ink[\\/]build[\\/]/.test(args.importer)
+        ? { path: fileURLToPath(new URL('../src/ui/terminal/text-width.ts', import.meta.url)) }
+        : undefined,
+    );
+    b.onResolve({ filter: /^\.\/output\.js$/ }, (args) =>
+      /[\\/]ink[\\/]build[\\/]renderer\.js$/.test(args.importer)
+        ? { path: fileURLToPath(new URL('../src/ui/terminal/frame-output.ts', import.meta.url)) }
+        : undefined,
+    );
+  },
+};
+
 const out = `dist.build-${process.pid}`;
 rmSync(out, { recursive: true, force: true });
 const common = {
@@ -54,7 +76,7 @@ const common = {
   minifySyntax: true,
   // react-devtools-core: Ink imports it only when DEV=true (then the person installs it).
   external: ['node-pty', 'react-devtools-core'],
-  plugins: [betterSqliteAddon],
+  plugins: [betterSqliteAddon, inkFrameOutput],
   logLevel: 'warning',
 };
 const define = {

@@ -1,0 +1,142 @@
+/**
+ * Stands in for Ink's own `ink/build/output.js` in the bundle (scripts/build.mjs swaps the module):
+ * the same contract and the same bytes out, without rebuilding every row of every frame.
+ *
+ * Ink makes a new Output per frame and turns each row into a string by tokenising every line
+ * written to it into styled cells, then diffing the cells' styles back into escape codes. A
+ * dashboard frame differs from the last one in a few rows (a clock, a growing line of text), so
+ * most of that work repeats itself: it was about two thirds of a frame's CPU. Here each row is
+ * keyed by what was written to it (its pieces: column and text, after clipping and transformers),
+ * and a row whose key was built recently is reused as a string. The tokenised lines, clipped
+ * slices and widths are memoised across frames as well. Every memo keeps two generations, so
+ * what the current frames use stays and the rest goes: memory stays flat however long the text
+ * streams.
+ *
+ * test/unit/frame-output.test.ts holds this to Ink's Output, byte for byte.
+ */
+import { styledCharsFromTokens, styledCharsToString, tokenize, type StyledChar } from '@alcalzone/ansi-tokenize';
+import sliceAnsi from 'slice-ansi';
+import { TwoGenerations } from './memo.js';
+import widestLine, { textWidth as width } from './text-width.js';
+
+type Transformer = (line: string, index: number) => string;
+interface Clip {
+  x1?: number;
+  x2?: number;
+  y1?: number;
+  y2?: number;
+}
+type Operation =
+  | { type: 'write'; x: number; y: number; text: string; transformers: Transformer[] }
+  | { type: 'clip'; clip: Clip }
+  | { type: 'unclip' };
+
+const styled = new TwoGenerations<StyledChar[]>(2048);
+const slices = new TwoGenerations<string>(2048);
+const rows = new TwoGenerations<string>(1024);
+
+const styledChars = (line: string): StyledChar[] => styled.get(line, () => styledCharsFromTokens(tokenize(line)));
+const slice = (line: string, from: number, to: number): string => slices.get(`${from}:${to}:${line}`, () => sliceAnsi(line, from, to));
+
+const BLANK: StyledChar = Object.freeze({ type: 'char', value: ' ', fullWidth: false, styles: [] }) as StyledChar;
+
+/** The row as Ink builds it: blank cells, each piece's cells laid over them in order, trailing blanks trimmed. */
+function buildRow(columns: number, pieces: Array<[number, string]>): string {
+  const cells: Array<StyledChar | undefined> = new Array<StyledChar>(columns).fill(BLANK);
+  for (const [x, line] of pieces) {
+    let offsetX = x;
+    for (const character of styledChars(line)) {
+      cells[offsetX] = character;
+      const w = Math.max(1, width(character.value));
+      // A wide character's second cell is empty (and keeps its style), as in Ink.
+      for (let i = 1; i < w; i++) cells[offsetX + i] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
+      offsetX += w;
+    }
+  }
+  return styledCharsToString(cells.filter((c): c is StyledChar => c !== undefined)).trimEnd();
+}
+
+export default class Output {
+  width: number;
+  height: number;
+  operations: Operation[] = [];
+
+  constructor(options: { width: number; height: number }) {
+    this.width = options.width;
+    this.height = options.height;
+  }
+
+  write(x: number, y: number, text: string, options: { transformers: Transformer[] }): void {
+    if (!text) return;
+    this.operations.push({ type: 'write', x, y, text, transformers: options.transformers });
+  }
+
+  clip(clip: Clip): void {
+    this.operations.push({ type: 'clip', clip });
+  }
+
+  unclip(): void {
+    this.operations.push({ type: 'unclip' });
+  }
+
+  get(): { output: string; height: number } {
+    const pieces: Array<Array<[number, string]> | undefined> = new Array<Array<[number, string]> | undefined>(this.height);
+    const clips: Clip[] = [];
+    for (const op of this.operations) {
+      if (op.type === 'clip') clips.push(op.clip);
+      else if (op.type === 'unclip') clips.pop();
+      else this.place(op, clips.at(-1), pieces);
+    }
+    const out: string[] = new Array<string>(this.height);
+    for (let y = 0; y < this.height; y++) {
+      const row = pieces[y];
+      if (!row) {
+        out[y] = '';
+        continue;
+      }
+      let key = `${this.width}`;
+      for (const [x, line] of row) key += `\u0000${x}\u0001${line}`;
+      out[y] = rows.get(key, () => buildRow(this.width, row));
+    }
+    return { output: out.join('\n'), height: this.height };
+  }
+
+  /** One write, clipped and transformed as Ink does, added to the pieces of the rows it lands on. */
+  private place(op: Extract<Operation, { type: 'write' }>, clip: Clip | undefined, pieces: Array<Array<[number, string]> | undefined>): void {
+    let { x, y } = op;
+    let lines = op.text.split('\n');
+    if (clip) {
+      const clipX = typeof clip.x1 === 'number' && typeof clip.x2 === 'number';
+      const clipY = typeof clip.y1 === 'number' && typeof clip.y2 === 'number';
+      if (clipX && (x + widestLine(op.text) < clip.x1! || x > clip.x2!)) return;
+      if (clipY && (y + lines.length < clip.y1! || y > clip.y2!)) return;
+      if (clipX) {
+        const x1 = clip.x1!;
+        const x2 = clip.x2!;
+        lines = lines.map((line) => {
+          const from = x < x1 ? x1 - x : 0;
+          const w = width(line);
+          const to = x + w > x2 ? x2 - x : w;
+          return slice(line, from, to);
+        });
+        if (x < x1) x = x1;
+      }
+      if (clipY) {
+        const from = y < clip.y1! ? clip.y1! - y : 0;
+        const to = y + lines.length > clip.y2! ? clip.y2! - y : lines.length;
+        lines = lines.slice(from, to);
+        if (y < clip.y1!) y = clip.y1!;
+      }
+    }
+    let offsetY = 0;
+    for (let index = 0; index < lines.length; index++) {
+      const r = y + offsetY;
+      // A row outside the frame is skipped without moving on, exactly as Ink's loop does.
+      if (r < 0 || r >= this.height || !Number.isInteger(r)) continue;
+      let line = lines[index]!;
+      for (const t of op.transformers) line = t(line, index);
+      (pieces[r] ??= []).push([x, line]);
+      offsetY++;
+    }
+  }
+}
