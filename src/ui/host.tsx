@@ -9,7 +9,8 @@
  *              the stores, so selection, folds, filter and scroll are as they were
  *
  * Resizes: clear the screen, then re-render once with the new size (the frame is always one row
- * shorter than the terminal, so Ink never takes its clear-everything path).
+ * shorter than the terminal, so Ink never takes its clear-everything path). Frames are written as
+ * the lines that changed (terminal/frame-diff.ts); after a clear the next one goes out whole.
  */
 import { render, type Instance } from 'ink';
 import { App } from './app.js';
@@ -82,7 +83,7 @@ export class DashboardHost {
         (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null),
       );
       feed.setPaint(() => painter.paint());
-      this.out.afterFrame = () => painter.inkWrote();
+      this.out.afterFrame = (rows) => painter.inkWrote(rows);
       this.painter = painter;
     }
     this.deps = { ...opts.deps, size: this.size, ...(this.painter ? { previewPaint: this.painter } : {}) };
@@ -100,6 +101,7 @@ export class DashboardHost {
     if (this.instance || this.closed) return;
     this.size.set(this.terminalSize());
     this.screen.enter();
+    this.out.invalidate();
     const instance = render(<App deps={this.deps} />, {
       stdout: this.out as unknown as NodeJS.WriteStream,
       stdin: this.opts.stdin,
@@ -173,6 +175,7 @@ export class DashboardHost {
     if (next.columns === cur.columns && next.rows === cur.rows) return;
     // The terminal has already reflowed (or cut) the old frame: start from a clean screen.
     if (this.instance) this.screen.clear();
+    this.out.invalidate();
     this.painter?.blank();
     this.size.set(next);
   };

@@ -118,8 +118,26 @@ describe('PreviewPainter', () => {
     expect(t.paneRow(0)).toBe('line 1 of the reply');
     expect(t.take().writes).toBe(1);
 
-    // Not shown: nothing is painted however the screen changes.
+    // Ink rewrote one row only (incremental rendering, a clock moved): that row alone is painted again.
+    t.term.write(`\x1b[${REGION.y + 4};1H\x1b[2K`);
+    t.painter.inkWrote(new Set([REGION.y + 3]));
+    await turn();
+    await t.term.parsed();
+    const one = t.take();
+    expect(one.writes).toBe(1);
+    expect(one.text.length).toBeLessThan(40);
+    expect(t.paneRow(3)).toBe('line 4 of the reply');
+    // Rows outside the pane: nothing to do.
+    t.painter.inkWrote(new Set([0, 1]));
+    await turn();
+    expect(t.take().writes).toBe(0);
+
+    // Not shown any more: what was painted is erased (Ink leaves rows it did not change alone),
+    // and nothing is painted however the screen changes.
     t.painter.place(null);
+    await t.term.parsed();
+    expect(t.take().writes).toBe(1);
+    for (let i = 0; i < REGION.height; i++) expect(t.paneRow(i)).toBe('');
     await t.output('more output\r\n');
     expect(t.take().writes).toBe(0);
   });

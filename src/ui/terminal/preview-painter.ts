@@ -7,14 +7,16 @@
  *
  * - `paint()`: the session's screen changed (called at most once per frame by the preview feed).
  *   An unchanged screen writes nothing.
- * - `inkWrote()`: Ink rewrote its frame (it rewrites every line of it), so the inside is blank
- *   again: repaint the non-blank cells.
- * - `place(region)`: where the inside is now (null: not shown; nothing is written then, Ink's next
- *   frame covers the area).
+ * - `inkWrote(rows)`: Ink rewrote these rows of its frame (each whole, so the inside is blank there
+ *   again): repaint their non-blank cells. Frames are written as the lines that changed
+ *   (frame-diff.ts), so a frame where only a clock moved costs the clock's row, not the pane.
+ * - `place(region)`: where the inside is now (null: not shown). What was painted in the old place
+ *   and is still on the terminal is erased, since frames do not rewrite rows that did not change.
  */
 import { blankRow, PLAIN, type RowCells } from '../../pty/cells.js';
 import type { ScreenGrid } from '../../pty/viewer.js';
 import { PreviewFrames } from '../preview/damage.js';
+import type { FrameWrite } from './frame-diff.js';
 
 export interface PaintRegion {
   /** Whose screen goes there (rows of another session are not painted). */
@@ -62,6 +64,9 @@ export class PreviewPainter {
     }
     if (this.pending) clearImmediate(this.pending);
     this.pending = undefined;
+    // Frames leave rows that did not change alone: cells painted there stay unless erased.
+    // (Rows a frame did rewrite were blanked in `shown` by inkWrote.)
+    if (was) this.erase(was);
     this.region = region;
     this.frames = new PreviewFrames();
     this.blank();
@@ -69,17 +74,38 @@ export class PreviewPainter {
   }
 
   /**
-   * Ink rewrote its frame: the inside shows blanks now. Repainted on the next turn, not here: Ink
-   * writes a frame while React commits it, before the app's layout effects say whether that frame
-   * still has the pane (a dialog may have taken its place).
+   * Ink rewrote these rows: the inside shows blanks there now. Repainted on the next turn, not here:
+   * Ink writes a frame while React commits it, before the app's layout effects say whether that
+   * frame still has the pane (a dialog may have taken its place).
    */
-  inkWrote(): void {
-    if (!this.region) return;
-    this.blank();
+  inkWrote(rows: FrameWrite['rows'] = 'all'): void {
+    const r = this.region;
+    if (!r) return;
+    if (rows === 'all') this.blank();
+    else {
+      let any = false;
+      for (let i = 0; i < r.height; i++) {
+        if (!rows.has(r.y + i)) continue;
+        this.shown[i] = blankRow(r.width);
+        any = true;
+      }
+      if (!any) return;
+    }
     this.pending ??= setImmediate(() => {
       this.pending = undefined;
       this.paint();
     });
+  }
+
+  /** Blank what this painter drew in `r` and is still on the terminal. */
+  private erase(r: PaintRegion): void {
+    let out = '';
+    const pen = { look: PLAIN };
+    for (let i = 0; i < r.height; i++) {
+      const prev = this.shown[i];
+      if (prev) out += diffRow(prev, blankRow(r.width), r.width, r.x, r.y + i, pen);
+    }
+    this.flush(out, pen);
   }
 
   /** Forget what is on the terminal (it was cleared): the next paint draws every non-blank cell. */
@@ -104,6 +130,10 @@ export class PreviewPainter {
         this.shown[i] = next;
       }
     }
+    this.flush(out, pen);
+  }
+
+  private flush(out: string, pen: { look: string }): void {
     if (!out) return;
     if (pen.look !== PLAIN) out += `${CSI}0m`;
     const s = `${SAVE}${CSI}0m${out}${RESTORE}`;
