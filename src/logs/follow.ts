@@ -16,6 +16,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentEvent, EventOf } from '../core/events.js';
 import { KlaudeError } from '../lib/errors.js';
+import { endsLine, sizeNow } from './file-probe.js';
 import { NdjsonDecoder, readTail } from './reader.js';
 
 export interface FollowOptions {
@@ -72,29 +73,6 @@ function continuesAfterDone(e: AgentEvent): boolean {
 const READ_CHUNK = 256 * 1024;
 /** Bytes read in one turn of the event loop before yielding (a follower catching up on a big file). */
 const YIELD_BYTES = 8 * 1024 * 1024;
-
-function sizeNow(file: string): number | undefined {
-  try {
-    return statSync(file).size;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The byte before `at` is a newline (or `at` is the start): `at` is where a line starts. */
-function endsLine(file: string, at: number): boolean {
-  if (at === 0) return true;
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const b = Buffer.alloc(1);
-    return readSync(fd, b, 0, 1, at - 1) === 1 && b[0] === 0x0a;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
 
 /** Follow `file` until aborted, done (`untilDone`) or `stopWhen`. Rejects on a read/watch error or a throwing `onEvent`. */
 export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd> {
