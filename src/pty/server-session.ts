@@ -49,7 +49,7 @@ export async function startSession(db: Db, home: string, baseLog: Logger, req: H
   const size = validSize({ cols: req.cols, rows: req.rows }) ?? { cols: 80, rows: 24 };
   const session = getSession(db, req.sessionId);
   if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(req.sessionId)} not found`);
-  const launch = await buildLaunch(db, session, env);
+  const launch = await buildLaunch(db, session, env, req.cwd);
   const rowId = tx(db, () => {
     const busy = busyReason(db, session.id, process.pid);
     if (busy) throw new KlaudeError('E_SESSION_BUSY', busy, { hint: 'detach or exit it there first' });

@@ -168,6 +168,8 @@ export class PtyServer {
       if (this.closing) return { ok: false, error: { code: CLOSING_CODE, message: 'the PTY server is exiting' } };
       const h = await startSession(this.o.db, this.o.home, this.o.log, req);
       this.sessions.set(h.sessionId, h);
+      // SIGTERM arrived while it was starting: it stops with the others.
+      if (this.closing) h.host.stop(STOP_GRACE_MS);
       void h.done.then(() => {
         if (this.sessions.get(h.sessionId) === h) this.sessions.delete(h.sessionId);
         this.settleIfDone();

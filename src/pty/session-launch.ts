@@ -46,11 +46,14 @@ export interface Launch {
   mode: 'resume' | 'new';
 }
 
-/** The interactive command for the session: claude with klaude's hooks, or the runtime's own resume. */
-export async function buildLaunch(db: Db, session: SessionRow, env: NodeJS.ProcessEnv): Promise<Launch> {
+/**
+ * The interactive command for the session: claude with klaude's hooks, or the runtime's own resume.
+ * It runs in the session's cwd, else its project's root, else where its starter was.
+ */
+export async function buildLaunch(db: Db, session: SessionRow, env: NodeJS.ProcessEnv, starterCwd: string): Promise<Launch> {
   const { config } = loadConfig(klaudeHome(env));
   const meta = session.metadata as { cwd?: unknown } | null;
-  const root = getProject(db, session.projectId)?.rootPath ?? process.cwd();
+  const root = getProject(db, session.projectId)?.rootPath ?? starterCwd;
   const cwd = typeof meta?.cwd === 'string' && existsSync(meta.cwd) ? meta.cwd : root;
   const adapter = await getAdapter(session.runtime);
   const binary = adapter.resolveBinary(config, env);

@@ -15,7 +15,7 @@ import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropi
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { READY, submit, waitForDb } from './supervisor-helpers.js';
-import { alive, ptyRows, sessionStatus, sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
+import { alive, claudePidOf, ptyRows, sessionStatus, sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -175,5 +175,18 @@ describe('the PTY server', () => {
     expect(history).toContain('server-marker-a');
     t.press('ctrl-]');
     expect((await t.exited).exitCode).toBe(0);
+
+    // SIGTERM to the (new) server stops every CLI it hosts, records their ends, and it exits.
+    const hb2 = await start(b.id, 'starter-b');
+    const server2 = rows.at(-1)!.pid;
+    expect(hb2.hostPid).toBe(server2);
+    const ha2 = claudePidOf(home, a.id);
+    process.kill(server2, 'SIGTERM');
+    await waitForDb('the server and both claudes gone', () => !alive(server2) && !alive(ha2) && !alive(hb2.pid), 20_000);
+    for (const id of [a.id, b.id]) {
+      expect(ptyRows(home, id).at(-1)!.exited_at).not.toBeNull();
+      expect(ptyRows(home, id).at(-1)!.signal).not.toBe('LOST');
+      expect(sessionStatus(home, id)).toBe('done');
+    }
   });
 });
