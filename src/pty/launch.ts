@@ -14,13 +14,24 @@ import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { Size } from './framing.js';
-import { isNoServer, ptyServerSocketPath, serverRequest, toKlaudeError, type HostReady, type ListReply, type StopReply, type WireErr } from './server-protocol.js';
+import { openDb } from '../db/client.js';
+import { withPreparedRequest } from './prepare.js';
+import {
+  isNoServer,
+  ptyServerSocketPath,
+  RUNNING_CODE,
+  serverRequest,
+  toKlaudeError,
+  type HostReady,
+  type HostRequest,
+  type ListReply,
+  type StopReply,
+  type WireErr,
+} from './server-protocol.js';
 
 export type { HostReady } from './server-protocol.js';
 
 export const PTY_SERVER_COMMAND = '__ptyd';
-/** The server's ready-line error when another server already listens: not a failure. */
-export const RUNNING_CODE = 'E_PTYD_RUNNING';
 
 /**
  * V8 flags for the server: it lives as long as its sessions and mostly moves bytes from PTYs to
@@ -49,9 +60,17 @@ export interface StartedHost {
 
 /** Have the PTY server run the session (an already hosted one is answered as is). */
 export async function spawnPtyHost(o: SpawnPtyHostOptions): Promise<StartedHost> {
+  const db = openDb(o.home);
+  try {
+    return await withPreparedRequest(db, o, (req) => askServer(o, req));
+  } finally {
+    db.close();
+  }
+}
+
+async function askServer(o: SpawnPtyHostOptions, req: HostRequest): Promise<StartedHost> {
   const env = { ...o.env, KLAUDE_HOME: o.home };
   const socket = ptyServerSocketPath(o.home, env);
-  const req = { op: 'host' as const, sessionId: o.sessionId, cols: o.size.cols, rows: o.size.rows, cwd: o.cwd, env, starterPid: process.pid };
   for (let attempt = 0; ; attempt++) {
     try {
       const r = await serverRequest<HostReady>(socket, req, o.timeoutMs ?? 15_000);

@@ -8,12 +8,11 @@
  */
 import { writeSync } from 'node:fs';
 import { klaudeHome, logFilePath } from '../config/paths.js';
-import { openDb, type Db } from '../db/client.js';
+import { openFastDb, type FastDb } from '../db/fast.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
-import { RUNNING_CODE } from './launch.js';
 import { PtyServer } from './server.js';
-import { ptyServerSocketPath, type WireErr } from './server-protocol.js';
+import { ptyServerSocketPath, RUNNING_CODE, type WireErr } from './server-protocol.js';
 
 function report(r: { ok: true; pid: number } | { ok: false; error: WireErr }): void {
   try {
@@ -28,9 +27,11 @@ export async function ptyServerMain(env: NodeJS.ProcessEnv = process.env): Promi
   const log = createFileLogger(logFilePath(home), 'ptyd', env);
   // Nothing after the ready line may write to stdout (the starter has stopped reading).
   process.stdout.on('error', () => undefined);
-  let db: Db | null = null;
+  let db: Pick<FastDb, 'sqlite' | 'close'> | null = null;
   try {
-    db = openDb(home);
+    // No drizzle here (it would stay loaded for the server's life): the starter has opened and
+    // migrated the DB already; only an unusual start (DB missing or behind) loads the full client.
+    db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
     const socketPath = ptyServerSocketPath(home, env);
     const server = new PtyServer({ home, socketPath, db, log });
     if ((await server.listen()) === 'running') {

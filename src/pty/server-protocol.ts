@@ -2,12 +2,14 @@
  * The PTY server's control socket, `<runDir>/ptyd.sock` (0600 in the 0700 run dir): one JSON
  * request line per connection, one JSON reply line, then the server hangs up.
  *
- *   {op:'host', sessionId, cols, rows, cwd, env, starterPid} → HostReady ({ok, pid, hostPid, socket} | {error})
+ *   {op:'host', sessionId, projectId, file, args, cwd, env, nativeId, mode, cols, rows, starterPid}
+ *                                                            → HostReady ({ok, pid, hostPid, socket} | {error})
  *   {op:'stop', sessionId}                                   → {ok, stopped}  (SIGTERM to that CLI only)
  *   {op:'list'}                                              → {ok, pid, sessions}
  *
- * `env` is the starter's environment: the CLI runs with it (HOME, PATH, ANTHROPIC_*…), not with the
- * server's. `starterPid` may hold the session's conversation claim and hands it over.
+ * The starter works out the command line and its environment (pty/prepare.ts: the starter's own env
+ * with klaude's KLAUDE_* and PATH shim, so HOME, PATH, ANTHROPIC_*… are the starter's, not the
+ * server's); `starterPid` holds the session's conversation claim and hands it over.
  */
 import net from 'node:net';
 import path from 'node:path';
@@ -27,10 +29,17 @@ export type HostReady = { ok: true; pid: number; hostPid: number; socket: string
 export interface HostRequest {
   op: 'host';
   sessionId: string;
-  cols: number;
-  rows: number;
+  projectId: string;
+  /** The CLI and its arguments, run in `cwd` with exactly `env`. */
+  file: string;
+  args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The runtime's own session id (for the pty.start event) and whether it is resumed. */
+  nativeId: string;
+  mode: 'resume' | 'new';
+  cols: number;
+  rows: number;
   starterPid: number;
 }
 export type ServerRequest = HostRequest | { op: 'stop'; sessionId: string } | { op: 'list' };
@@ -42,6 +51,8 @@ export type ListReply = { ok: true; pid: number; sessions: string[] } | { ok: fa
 export const NO_SERVER = 'no PTY server';
 /** The server's reply when it is on its way out (idle, or stopping): start another. */
 export const CLOSING_CODE = 'E_PTYD_CLOSING';
+/** The server's ready-line error when another server already listens: not a failure. */
+export const RUNNING_CODE = 'E_PTYD_RUNNING';
 
 export function ptyServerSocketPath(home: string, env: NodeJS.ProcessEnv = process.env): string {
   return path.join(runDir(home, env), 'ptyd.sock');

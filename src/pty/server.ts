@@ -17,7 +17,7 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import { shortId } from '../core/ids.js';
-import type { Db } from '../db/client.js';
+import type { HasSqlite } from '../db/connection.js';
 import { checkSocketPathLength, listenPrivate, preparePrivateSocketDir, probeSocket, unlinkOwnSocket } from '../control/socket-file.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -31,7 +31,7 @@ const MAX_REQUEST_BYTES = 1024 * 1024;
 export interface PtyServerOptions {
   home: string;
   socketPath: string;
-  db: Db;
+  db: HasSqlite;
   log: Logger;
   idleMs?: number;
 }
