@@ -12,7 +12,7 @@ import { klaudeHome } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import type { HasSqlite } from '../db/connection.js';
 import { addEvent } from '../db/repos/events.js';
-import { endRow, recordCurrentRow, setRunState, writeTx } from '../db/repos/pty-records.js';
+import { endRow, recordCurrentRow, runStateOf, setRunState, writeTx, type RunState } from '../db/repos/pty-records.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { processStartTime } from '../lib/process.js';
@@ -49,12 +49,15 @@ export async function startSession(db: HasSqlite, home: string, baseLog: Logger,
   const log = baseLog.child(shortId(s.id));
   const size = validSize({ cols: req.cols, rows: req.rows }) ?? { cols: 80, rows: 24 };
   if (selfStart === undefined) selfStart = processStartTime(process.pid);
+  let before: RunState | undefined;
   const rowId = writeTx(db, () => {
     const busy = busyReason(db, s.id, process.pid);
     if (busy) throw new KlaudeError('E_SESSION_BUSY', busy, { hint: 'detach or exit it there first' });
     // A checkout (or a resume) holds the conversation claim: it is about to write it.
     const holder = claimedByOther(db, s.id, req.starterPid);
     if (holder) throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is taken by ${holder}`, { hint: 'try again once that is done' });
+    before = runStateOf(db, s.id);
+    if (!before) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(s.id)} not found`);
     const id = recordCurrentRow(db, { sessionId: s.id, kind: 'pty', pid: process.pid, pidStart: selfStart ?? null });
     setRunState(db, s.id, 'idle', null);
     return id;
@@ -92,7 +95,9 @@ export async function startSession(db: HasSqlite, home: string, baseLog: Logger,
     });
     return { sessionId: s.id, host, pid: child.pid, socket, done };
   } catch (e) {
+    // No CLI (or one killed before anyone could reach it): the session is as it was.
     endRow(db, rowId, { exitCode: 1 });
+    if (before) setRunState(db, s.id, before.status, before.endedAt);
     throw e;
   }
 }

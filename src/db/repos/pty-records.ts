@@ -66,7 +66,16 @@ export function claimOf(db: HasSqlite, sessionId: string): ClaimOf | undefined {
     .get(sessionId) as ClaimOf | undefined;
 }
 
-/** An interactive session started ('idle', not ended) or ended ('done' at `endedAt`). */
-export function setRunState(db: HasSqlite, sessionId: string, status: 'idle' | 'done', endedAt: number | null): void {
+export interface RunState {
+  status: string;
+  endedAt: number | null;
+}
+
+export function runStateOf(db: HasSqlite, sessionId: string): RunState | undefined {
+  return db.sqlite.prepare('SELECT status, ended_at AS endedAt FROM sessions WHERE id = ?').get(sessionId) as RunState | undefined;
+}
+
+/** An interactive session started ('idle', not ended), ended ('done' at `endedAt`), or put back as it was. */
+export function setRunState(db: HasSqlite, sessionId: string, status: string, endedAt: number | null): void {
   db.sqlite.prepare('UPDATE sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ?').run(status, endedAt, Date.now(), sessionId);
 }
