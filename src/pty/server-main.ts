@@ -1,6 +1,6 @@
 /**
  * `klaude __ptyd`: the user's PTY server (server.ts), started detached by launch.ts when no server
- * answers on `<runDir>/ptyd.sock`. Prints one line on stdout for its starter ({ok, pid} once it
+ * answers on `<runDir>/ptyd-<version>.sock`. Prints one line on stdout for its starter ({ok, pid} once it
  * listens; {error} with E_PTYD_RUNNING when another server already listens, or a real error), then
  * serves until its last session ended and it was idle a while, or until SIGTERM/SIGINT (which stop
  * every hosted CLI first). SIGHUP is ignored (no terminal to lose). One log for all sessions:

@@ -1,6 +1,9 @@
 /**
- * The PTY server's control socket, `<runDir>/ptyd.sock` (0600 in the 0700 run dir): one JSON
- * request line per connection, one JSON reply line, then the server hangs up.
+ * The PTY server's control socket, `<runDir>/ptyd-<version>.sock` (0600 in the 0700 run dir): one
+ * JSON request line per connection, one JSON reply line, then the server hangs up. The version is
+ * in the name: after an upgrade that changes these requests, the new klaude starts its own server
+ * beside the old one, which keeps its sessions (still attachable: their sockets speak the PTY
+ * protocol, framing.ts) and exits after its last.
  *
  *   {op:'host', sessionId, projectId, file, args, cwd, env, nativeId, mode, cols, rows, starterPid}
  *                                                            → HostReady ({ok, pid, hostPid, socket} | {error})
@@ -54,8 +57,11 @@ export const CLOSING_CODE = 'E_PTYD_CLOSING';
 /** The server's ready-line error when another server already listens: not a failure. */
 export const RUNNING_CODE = 'E_PTYD_RUNNING';
 
+/** Change it whenever a request or reply below changes shape. */
+export const PTY_SERVER_PROTOCOL = 1;
+
 export function ptyServerSocketPath(home: string, env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(runDir(home, env), 'ptyd.sock');
+  return path.join(runDir(home, env), `ptyd-${PTY_SERVER_PROTOCOL}.sock`);
 }
 
 export function toKlaudeError(e: WireErr): KlaudeError {
