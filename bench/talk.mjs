@@ -1,5 +1,5 @@
 // `klaude talk`: how fast a live PTY session's screen is back, and what an idle one costs.
-// - cold: `klaude talk <id>` with no PTY session yet (host + claude start) → claude's prompt shown.
+// - cold: `klaude talk <id>` with no PTY session yet (the PTY server + claude start) → claude's prompt shown.
 // - re-attach: `klaude talk <id>` to the running session → its screen shown, vs `node -e 0`.
 // - switch: a socket client's hello → the screen frame (what the dashboard pays to show another
 //   live session; ARCHITECTURE.md §7: switching between live PTY sessions ≤ 50 ms to the new screen).
@@ -61,7 +61,7 @@ try {
   writeFileSync(path.join(h.home, 'config.yaml'), `claude:\n  binary: ${claudeBinary()}\n`);
   const id = h.sessions[0].id;
 
-  // Cold: the PTY host and claude start.
+  // Cold: the PTY server and claude start.
   const cold = spawnTerm(process.execPath, [cli, 'talk', id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
   const coldMs = await cold.waitFor(READY, { timeoutMs: 60_000 });
   const db = new Database(path.join(h.home, 'sessions.db'), { readonly: true });

@@ -34,7 +34,7 @@ let ui;
 try {
   prepareClaudeHome(h);
   writeFileSync(path.join(h.home, 'config.yaml'), `claude:\n  binary: ${claudeBinary()}\n`);
-  // Start each session's PTY host (and claude), then detach: they run on in the background.
+  // Start each session in the PTY server (its claude), then detach: they run on in the background.
   await Promise.all(
     h.sessions.map(async (s) => {
       const t = spawnTerm(process.execPath, [cli, 'talk', s.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
@@ -43,7 +43,7 @@ try {
       await t.stop('SIGCONT');
     }),
   );
-  if (hostPids(h).length !== SESSIONS) throw new Error(`expected ${SESSIONS} PTY hosts, found ${hostPids(h).length}`);
+  if (hostPids(h).length !== SESSIONS) throw new Error(`expected ${SESSIONS} PTY sessions, found ${hostPids(h).length}`);
 
   ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
   await ui.waitFor(/\? help\s+q quit/);

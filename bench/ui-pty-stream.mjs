@@ -9,8 +9,9 @@
 // - first frame with 3 live PTY previews: spawn → the dashboard's first frame, and → the selected
 //   session's screen in it, vs a bundled production Ink hello-world (goal ≤ 1.2×), BENCH_N runs;
 // - switch: a key moving the selection to another live PTY session → its screen shown (goal ≤ 50 ms);
-// - memory: RSS of klaude's own processes (dashboard + 3 PTY hosts) with 3 live sessions, in MiB
-//   (goal ≤ 128 MiB, ccmanager 3.1.5's figure) and as a multiple of a bare `node` process's RSS;
+// - memory: RSS of klaude's own processes with 3 live sessions (the dashboard, the one PTY server
+//   that hosts all three, and the `sh` watchdogs guarding each claude), in MiB (goal ≤ 128 MiB,
+//   ccmanager 3.1.5's figure) and as a multiple of a bare `node` process's RSS;
 //   the dashboard's RSS before, right after and BENCH_AFTER_S s after the stream (goal: no growth).
 //   node bench/ui-pty-stream.mjs   (after `npm run build`)
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,14 +33,35 @@ const READY = /\?\s*for\s*shortcuts/;
 const N = Number(process.env.BENCH_N ?? 8);
 const SWITCHES = Number(process.env.BENCH_SWITCHES ?? 10);
 
-const hostPids = (h) => {
+/** Live 'pty' rows (one per session; pid = the PTY server hosting it). */
+const ptyRows = (h) => {
   const db = new Database(path.join(h.home, 'sessions.db'), { readonly: true });
   try {
-    return db.prepare("SELECT pid FROM runtime_process WHERE kind = 'pty' AND exited_at IS NULL").all().map((r) => r.pid);
+    return db.prepare("SELECT klaude_session_id AS sessionId, pid FROM runtime_process WHERE kind = 'pty' AND exited_at IS NULL").all();
   } finally {
     db.close();
   }
 };
+/** The PTY server(s) hosting the sessions (one expected). */
+const serverPids = (h) => [...new Set(ptyRows(h).map((r) => r.pid))];
+const cmdline = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+};
+/** The `sh` watchdogs (lib/watchdog.ts) the server started to guard its CLIs. */
+const watchdogsOf = (server) => childrenOf(server).filter((p) => cmdline(p).includes('klaude-watchdog'));
+/** The CLI the server runs for a session (its env names the session). */
+const cliOf = (server, sessionId) =>
+  childrenOf(server).find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(`KLAUDE_SESSION_ID=${sessionId}`);
+    } catch {
+      return false;
+    }
+  });
 /** Direct children of a process (Linux /proc). */
 const childrenOf = (pid) =>
   readdirSync('/proc')
@@ -98,7 +120,7 @@ try {
       await t.stop('SIGCONT');
     }),
   );
-  if (hostPids(h).length !== 3) throw new Error(`expected 3 PTY hosts, found ${hostPids(h).length}`);
+  if (ptyRows(h).length !== 3 || serverPids(h).length !== 1) throw new Error(`expected 3 PTY sessions in one PTY server, found ${JSON.stringify(ptyRows(h))}`);
 
   // First frame with 3 live PTY previews, interleaved with the floor.
   const dir = mkdtempSync(path.join(tmpdir(), 'klaude-bench-ink-'));
@@ -146,9 +168,11 @@ try {
   const sw = stats(switches);
   console.log(`ui switch to another live PTY preview: median ${fmt(sw.median)} ms (p90 ${fmt(sw.p90)}; goal ≤ 50 ms; n=${SWITCHES})`);
   const selected = h.sessions.at(-1);
-  const hosts = hostPids(h);
-  const own = () => [ui.pid, ...hosts];
+  const servers = serverPids(h);
+  const watchdogs = servers.flatMap(watchdogsOf);
+  const own = () => [ui.pid, ...servers, ...watchdogs];
   const rssBefore = rssMiB(ui.pid);
+  const serverIdle = servers.reduce((a, p) => a + rssMiB(p), 0);
   const memIdle = own().reduce((a, p) => a + rssMiB(p), 0);
   const pssIdle = own().reduce((a, p) => a + pssMiB(p), 0);
 
@@ -165,8 +189,8 @@ try {
   view = spawnTerm(process.execPath, [cli, 'talk', '--view', selected.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
   await view.waitFor(/alpha0|beta1/, { timeoutMs: 30_000 });
 
-  const hostOfSelected = hosts.find((p) => childrenOf(p).length > 0 && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(selected.id)) ?? hosts.at(-1);
-  const claudePid = childrenOf(hostOfSelected)[0];
+  const claudePid = cliOf(servers[0], selected.id);
+  if (!claudePid) throw new Error(`no CLI found for ${selected.id}`);
   const u0 = cpuTicks(ui.pid);
   const c0 = treeTicks(claudePid);
   const ub0 = ui.raw().length;
@@ -201,16 +225,17 @@ try {
       `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.1×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 2×)`,
   );
   console.log(
-    `memory with 3 live PTY sessions: dashboard + 3 PTY hosts ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +
-      `(goal ≤ 128 MiB; PSS ${fmt(pssIdle)} MiB idle) = ${fmt(memIdle / node, 2)}× a bare node process (${fmt(node)} MiB; 4 processes can't go below ${fmt(4 * node)}) · ` +
-      `per host ${hosts.map((p) => fmt(rssMiB(p))).join(' / ')} MiB · dashboard ${fmt(rssBefore)} MiB before the stream, ${fmt(rssAfter)} right after, ${fmt(rssLater)} ${AFTER_S} s later (goal: no growth)`,
+    `memory with 3 live PTY sessions: dashboard + PTY server + ${watchdogs.length} watchdogs ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +
+      `(goal ≤ 128 MiB; PSS ${fmt(pssIdle)} MiB idle) = ${fmt(memIdle / node, 2)}× a bare node process (${fmt(node)} MiB; 2 node processes can't go below ${fmt(2 * node)}) · ` +
+      `PTY server ${servers.map((p) => fmt(rssMiB(p))).join(' / ')} MiB now (${fmt(serverIdle)} idle), watchdogs ${fmt(watchdogs.reduce((a, p) => a + rssMiB(p), 0))} MiB · ` +
+      `dashboard ${fmt(rssBefore)} MiB before the stream, ${fmt(rssAfter)} right after, ${fmt(rssLater)} ${AFTER_S} s later (goal: no growth)`,
   );
 } finally {
   await view?.stop();
   await ui?.stop();
   let pids = [];
   try {
-    pids = hostPids(h);
+    pids = serverPids(h);
   } catch {
     /* no DB */
   }

@@ -74,10 +74,10 @@ async function main(argv: string[]): Promise<number> {
     const { runtimeMain } = await import('./runtimes/runtime-entry.js');
     return runtimeMain(rest);
   }
-  // Hidden: the detached PTY host of a talk session (src/pty/launch.ts starts `klaude __ptyhost <id> <cols> <rows>`).
-  if (first === '__ptyhost') {
-    const { ptyHostMain } = await import('./pty/host-main.js');
-    return ptyHostMain(rest);
+  // Hidden: the user's PTY server, which hosts every talk session (src/pty/launch.ts starts `klaude __ptyd`).
+  if (first === '__ptyd') {
+    const { ptyServerMain } = await import('./pty/server-main.js');
+    return ptyServerMain();
   }
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {

@@ -57,7 +57,7 @@ function pendingOf(home: string, hash: string): string {
   return `needs you — permission requests:\n${lines.join('\n')}\n`;
 }
 
-/** Sessions running in a PTY host (`klaude talk`): they run without any supervisor. */
+/** Sessions running in the PTY server (`klaude talk`): they run without any supervisor. */
 function talkSessions(home: string, hash: string): string {
   const db = openFastDb(home);
   if (!db) return '';

@@ -15,6 +15,7 @@ import type { DashboardActions } from '../ui/deps.js';
 import { isLive } from '../ui/state/tree.js';
 import { osc52 } from '../lib/escapes.js';
 import { reclaimStdin } from '../ui/terminal/screen.js';
+import { stopPtySession } from '../pty/launch.js';
 import type { HandOver } from './hand-over.js';
 import type { UiShell } from './supervisor.js';
 
@@ -95,17 +96,17 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       }
     },
     quit: (o) => {
-      if (o?.stopPtySessions) {
-        for (const [, p] of sessions.getSnapshot().processes) {
-          if (p.pty === undefined) continue;
-          try {
-            process.kill(p.pty, 'SIGTERM');
-          } catch (err) {
-            ctx.log.warn('stopping a PTY host failed', { pid: p.pty, err });
-          }
-        }
-      }
-      d.close(0, o);
+      if (!o?.stopPtySessions) return d.close(0, o);
+      // One PTY server hosts every session (other projects' too): each of ours is stopped by
+      // asking it, never by signalling its pid.
+      const ids = [...sessions.getSnapshot().processes].filter(([, p]) => p.pty !== undefined).map(([id]) => id);
+      void Promise.allSettled(
+        ids.map((id) =>
+          stopPtySession(shell.home, id, shell.opts.env).catch((err: unknown) => {
+            ctx.log.warn('stopping a PTY session failed', { sessionId: id, err });
+          }),
+        ),
+      ).then(() => d.close(0, o));
     },
     redraw: () => host.redraw(),
     copy: (text) => (shell.opts.stdout ?? process.stdout).write(osc52(text)),

@@ -10,7 +10,6 @@ import { loadConfig } from '../config/config.js';
 import { shortId } from '../core/ids.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
-import { waitForPidExit } from '../lib/process.js';
 import { attachTerminal, type AttachEnd } from '../pty/attach.js';
 import { parseDetachKey } from '../pty/detach.js';
 import { spawnPtyHost } from '../pty/launch.js';
@@ -55,8 +54,8 @@ export async function talkFromDashboard(o: DashboardTalkOptions): Promise<TalkOu
     try {
       end = await attach(socket);
     } catch (e) {
-      // The host we found was on its way out (its CLI had just exited): start a fresh one.
-      if (!(e instanceof KlaudeError && e.code === 'E_IO') || hostPid === null || !(await waitForPidExit(hostPid, 3000))) throw e;
+      // The session we found was on its way out (its CLI had just exited): start it afresh.
+      if (!(e instanceof KlaudeError && e.code === 'E_IO') || hostPid === null) throw e;
       socket = await start();
       end = await attach(socket);
     }

@@ -79,6 +79,11 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     });
   }
 
+  /** The CLI has exited (the host may still be finishing: flushing clients, closing its socket). */
+  get cliExited(): boolean {
+    return this.o.child.exited;
+  }
+
   get attachedController(): boolean {
     return this.controller !== null;
   }

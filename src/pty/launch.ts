@@ -1,29 +1,44 @@
 /**
- * Starting a PTY host: `node <klaude cli> __ptyhost <sessionId> <cols> <rows>`, detached (own
- * session and process group: it outlives the terminal and the `klaude talk` that started it).
- * Its stdout is a pipe only until its one ready line ({ok, pid, socket} or {error}): the starter
- * reads that line and lets go, so no polling for the socket. stderr goes to klaude's log file.
+ * Starting a PTY session: ask the user's PTY server (one per KLAUDE_HOME run dir, tmux's model:
+ * server.ts) to host it, starting the server when none answers.
+ *
+ * The server is `node <klaude cli> __ptyd`, detached (own session and process group: it outlives
+ * the terminal and whoever started it). Its stdout is a pipe only until its one ready line
+ * ({ok, pid} once it listens, or {error}; E_PTYD_RUNNING when another starter's server won the
+ * race for the socket): the starter reads that line and lets go, so no polling for the socket.
+ * stderr goes to klaude's log file. Then the host request goes over the control socket.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
-import { KlaudeError, type ErrorCode } from '../lib/errors.js';
+import { KlaudeError } from '../lib/errors.js';
 import type { Size } from './framing.js';
+import { openDb } from '../db/client.js';
+import { withPreparedRequest } from './prepare.js';
+import {
+  isNoServer,
+  ptyServerSocketPath,
+  RUNNING_CODE,
+  serverRequest,
+  toKlaudeError,
+  type HostReady,
+  type HostRequest,
+  type ListReply,
+  type StopReply,
+  type WireErr,
+} from './server-protocol.js';
 
-export const PTY_HOST_COMMAND = '__ptyhost';
+export type { HostReady } from './server-protocol.js';
+
+export const PTY_SERVER_COMMAND = '__ptyd';
 
 /**
- * V8 flags for the host: it lives as long as its session and mostly moves bytes from the PTY to a
- * socket through a headless terminal, so a small young generation (1 MiB semi-spaces instead of
+ * V8 flags for the server: it lives as long as its sessions and mostly moves bytes from PTYs to
+ * sockets through headless terminals, so a small young generation (1 MiB semi-spaces instead of
  * up to 16) keeps it from holding megabytes of garbage between scavenges while a CLI streams.
  */
 export const PTY_HOST_NODE_FLAGS = ['--max-semi-space-size=1'];
-
-/** The one line the host prints for whoever started it. */
-export type HostReady =
-  | { ok: true; pid: number; hostPid: number; socket: string }
-  | { ok: false; error: { code: string; message: string; hint?: string } };
 
 export interface SpawnPtyHostOptions {
   home: string;
@@ -38,25 +53,75 @@ export interface SpawnPtyHostOptions {
 export interface StartedHost {
   /** The CLI's pid. */
   pid: number;
+  /** The PTY server's pid (it hosts other sessions too: never signal it to stop one). */
   hostPid: number;
   socket: string;
 }
 
-export function spawnPtyHost(o: SpawnPtyHostOptions): Promise<StartedHost> {
+/** Have the PTY server run the session (an already hosted one is answered as is). */
+export async function spawnPtyHost(o: SpawnPtyHostOptions): Promise<StartedHost> {
+  const db = openDb(o.home);
+  try {
+    return await withPreparedRequest(db, o, (req) => askServer(o, req));
+  } finally {
+    db.close();
+  }
+}
+
+async function askServer(o: SpawnPtyHostOptions, req: HostRequest): Promise<StartedHost> {
+  const env = { ...o.env, KLAUDE_HOME: o.home };
+  const socket = ptyServerSocketPath(o.home, env);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const r = await serverRequest<HostReady>(socket, req, o.timeoutMs ?? 15_000);
+      if (!r.ok) throw toKlaudeError(r.error);
+      return { pid: r.pid, hostPid: r.hostPid, socket: r.socket };
+    } catch (e) {
+      if (!isNoServer(e)) throw e;
+      // The server was closing (its last session had just ended) or is not there: start one.
+      if (attempt >= 3) throw new KlaudeError('E_IO', 'could not reach the PTY server', { hint: `see ${logFilePath(o.home)}` });
+    }
+    await startServer(o.inv, o.home, env, o.timeoutMs ?? 15_000);
+  }
+}
+
+/** Ask the server to stop one session's CLI (SIGTERM, SIGKILL after a grace). False: it does not host it (or no server). */
+export async function stopPtySession(home: string, sessionId: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  try {
+    const r = await serverRequest<StopReply>(ptyServerSocketPath(home, env), { op: 'stop', sessionId }, 5000);
+    if (!r.ok) throw toKlaudeError(r.error);
+    return r.stopped;
+  } catch (e) {
+    if (isNoServer(e)) return false;
+    throw e;
+  }
+}
+
+/** The server's pid and the sessions it hosts; null when no server runs. */
+export async function listPtyServer(home: string, env: NodeJS.ProcessEnv = process.env): Promise<{ pid: number; sessions: string[] } | null> {
+  try {
+    const r = await serverRequest<ListReply>(ptyServerSocketPath(home, env), { op: 'list' }, 5000);
+    if (!r.ok) throw toKlaudeError(r.error);
+    return { pid: r.pid, sessions: r.sessions };
+  } catch (e) {
+    if (isNoServer(e)) return null;
+    throw e;
+  }
+}
+
+/** Start a server and wait for its ready line (a server that lost the race to another is fine too). */
+function startServer(inv: KlaudeInvocation, home: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
   let errFd: number | 'ignore' = 'ignore';
   try {
-    errFd = openSync(logFilePath(o.home), 'a', 0o600);
+    errFd = openSync(logFilePath(home), 'a', 0o600);
   } catch {
     /* no log file: crash output is lost, nothing else */
   }
-  const child = spawn(o.inv.node, [...PTY_HOST_NODE_FLAGS, o.inv.cli, PTY_HOST_COMMAND, o.sessionId, String(o.size.cols), String(o.size.rows)], {
-    cwd: o.cwd,
-    env: { ...o.env, KLAUDE_HOME: o.home },
-    detached: true,
-    stdio: ['ignore', 'pipe', errFd],
-  });
+  // cwd '/': the server must not hold any project's directory (sessions get their own cwd).
+  const child = spawn(inv.node, [...PTY_HOST_NODE_FLAGS, inv.cli, PTY_SERVER_COMMAND], { cwd: '/', env, detached: true, stdio: ['ignore', 'pipe', errFd] });
   if (typeof errFd === 'number') closeSync(errFd);
-  return new Promise<StartedHost>((resolve, reject) => {
+  const logHint = { hint: `see ${logFilePath(home)}` };
+  return new Promise<void>((resolve, reject) => {
     let text = '';
     let settled = false;
     const settle = (fn: () => void): void => {
@@ -68,30 +133,25 @@ export function spawnPtyHost(o: SpawnPtyHostOptions): Promise<StartedHost> {
       child.unref();
       fn();
     };
-    const timer = setTimeout(
-      () => settle(() => reject(new KlaudeError('E_TIMEOUT', 'the PTY host did not start in time', { hint: `see ${logFilePath(o.home)}` }))),
-      o.timeoutMs ?? 15_000,
-    );
-    child.once('error', (e) => settle(() => reject(new KlaudeError('E_IO', `could not start the PTY host: ${e.message}`, { cause: e }))));
+    const timer = setTimeout(() => settle(() => reject(new KlaudeError('E_TIMEOUT', 'the PTY server did not start in time', logHint))), timeoutMs);
+    child.once('error', (e) => settle(() => reject(new KlaudeError('E_IO', `could not start the PTY server: ${e.message}`, { cause: e }))));
     child.once('exit', (code, signal) =>
-      settle(() =>
-        reject(new KlaudeError('E_IO', `the PTY host exited (${signal ?? `code ${code}`}) before it was ready`, { hint: `see ${logFilePath(o.home)}` })),
-      ),
+      settle(() => reject(new KlaudeError('E_IO', `the PTY server exited (${signal ?? `code ${code}`}) before it was ready`, logHint))),
     );
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (d: string) => {
       text += d;
       const nl = text.indexOf('\n');
       if (nl === -1) return;
-      let r: HostReady;
+      let r: { ok: boolean; error?: WireErr };
       try {
-        r = JSON.parse(text.slice(0, nl)) as HostReady;
+        r = JSON.parse(text.slice(0, nl)) as { ok: boolean; error?: WireErr };
       } catch {
-        settle(() => reject(new KlaudeError('E_PROTOCOL', 'the PTY host said something unexpected')));
+        settle(() => reject(new KlaudeError('E_PROTOCOL', 'the PTY server said something unexpected')));
         return;
       }
-      if (r.ok) settle(() => resolve({ pid: r.pid, hostPid: r.hostPid, socket: r.socket }));
-      else settle(() => reject(new KlaudeError(r.error.code as ErrorCode, r.error.message, { hint: r.error.hint })));
+      if (r.ok || r.error?.code === RUNNING_CODE) settle(resolve);
+      else settle(() => reject(toKlaudeError(r.error!)));
     });
   });
 }

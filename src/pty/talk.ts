@@ -2,7 +2,7 @@
  * `klaude talk <id> [--view]`: open a session's interactive CLI in a PTY that keeps running in the
  * background, and put this terminal through to it. Resolves the session, refuses when a foreground
  * supervisor's claude or a headless runtime drives it (never two processes on one conversation),
- * starts a PTY host when none runs, and attaches (control, or read-only with --view).
+ * has the PTY server start it when it is not running, and attaches (control, or read-only with --view).
  */
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
@@ -12,7 +12,7 @@ import { currentProcesses } from '../db/repos/processes.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import type { SessionRow } from '../db/schema.js';
 import { KlaudeError } from '../lib/errors.js';
-import { isAlive, waitForPidExit } from '../lib/process.js';
+import { isAlive } from '../lib/process.js';
 import { claimedByOther } from '../recovery/claim.js';
 import { reconcile } from '../recovery/reconcile.js';
 import { currentInvocation } from '../claude/shim.js';
@@ -44,7 +44,7 @@ function findSession(db: Db, input: string, projectId: string): SessionRow {
 
 export interface TalkPlan {
   session: SessionRow;
-  /** A live PTY host's pid, when one runs. */
+  /** The pid of the PTY server that hosts the session, when one does. */
   hostPid: number | null;
 }
 
@@ -122,8 +122,9 @@ export async function talk(o: TalkOptions): Promise<number> {
   try {
     end = await attach(socket);
   } catch (e) {
-    // The host we found was on its way out (its CLI had just exited): start a fresh one.
-    if (!(e instanceof KlaudeError && e.code === 'E_IO') || hostPid === null || !(await waitForPidExit(hostPid, 3000))) throw e;
+    // The session we found was on its way out (its CLI had just exited): start it afresh (the PTY
+    // server waits for the old one's records first).
+    if (!(e instanceof KlaudeError && e.code === 'E_IO') || hostPid === null) throw e;
     end = await attach(await start());
   }
   const keyHint = detachKey ? `${detachKey.label} or ///detach` : '///detach';

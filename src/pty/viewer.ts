@@ -25,7 +25,7 @@ import { HeadlessScreen } from './screen.js';
 
 export interface PtySessionInfo {
   sessionId: string;
-  /** The PTY host's pid (signal it SIGTERM to end the session: it stops the CLI). */
+  /** The PTY server's pid (shared by every hosted session: stop one with pty/launch.ts stopPtySession). */
   hostPid: number;
   socketPath: string;
   startedAt: number;

@@ -45,7 +45,7 @@ export function endOrphanedClis(db: Db, sessionId: string): boolean {
 
 /**
  * The session is open interactively: in a supervisor's foreground (a TUI claude, kind 'claude') or
- * in a PTY session of `klaude talk` (its host, kind 'pty'). Either way a person drives it.
+ * in a PTY session of `klaude talk` (kind 'pty': the PTY server, current while it hosts the session). Either way a person drives it.
  */
 export function inForeground(db: Db, sessionId: string): ProcessRow | null {
   return (
@@ -57,7 +57,7 @@ export function inForeground(db: Db, sessionId: string): ProcessRow | null {
 
 /** Where an interactive session is open, for messages: "a klaude foreground (claude pid 12)". */
 export function describeForeground(p: ProcessRow): string {
-  return p.kind === 'pty' ? `a PTY session (klaude talk; host pid ${p.pid})` : `a klaude foreground (claude pid ${p.pid})`;
+  return p.kind === 'pty' ? `a PTY session (klaude talk; PTY server pid ${p.pid})` : `a klaude foreground (claude pid ${p.pid})`;
 }
 
 /**

@@ -25,7 +25,7 @@ export function claimRun(db: Db, sessionId: string, instanceId: string | null): 
     if (holder) return { busy: holder };
     // Open interactively (a klaude foreground, a PTY session): that claude writes the conversation.
     const fg = [...currentProcesses(db, sessionId, 'claude'), ...currentProcesses(db, sessionId, 'pty')].find((p) => isSameProcess(p.pid, p.pidStart));
-    if (fg) return { busy: fg.kind === 'pty' ? `a PTY session (host pid ${fg.pid})` : `a klaude foreground (claude pid ${fg.pid})` };
+    if (fg) return { busy: fg.kind === 'pty' ? `a PTY session (PTY server pid ${fg.pid})` : `a klaude foreground (claude pid ${fg.pid})` };
     return recordProcess(db, { klaudeSessionId: sessionId, instanceId, pid: process.pid, kind: 'runtime' }).id;
   });
 }

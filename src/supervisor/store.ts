@@ -124,7 +124,7 @@ export function archiveIfEmpty(ctx: SupervisorContext, id: string): boolean {
 export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: string): void {
   const pty = currentProcesses(ctx.db, sessionId, 'pty').find((p) => isAlive(p.pid));
   if (pty) {
-    throw new KlaudeError('E_SESSION_BUSY', `${shortId(sessionId)} is open in a PTY session (klaude talk; host pid ${pty.pid})`, {
+    throw new KlaudeError('E_SESSION_BUSY', `${shortId(sessionId)} is open in a PTY session (klaude talk; PTY server pid ${pty.pid})`, {
       hint: `talk to it with \`klaude talk ${shortId(sessionId)}\`, or exit its claude first`,
     });
   }

@@ -61,7 +61,8 @@ export function App({ deps, active = true }: AppProps) {
   }, [clock, clockOn]);
   useEffect(() => () => clock.setRunning(false), [clock]);
   const sel = tree.selected;
-  const selHost = sel ? (sessions.processes.get(sel.id)?.pty ?? null) : null;
+  // The PTY row, not the server's pid: one server hosts every session, restarted ones included.
+  const selHost = sel ? (sessions.processes.get(sel.id)?.ptyRow ?? null) : null;
 
   // Watch the selected session's PTY screen while it is shown (moving away closes the viewer).
   const watchScreen = sel !== null && selHost !== null && ui.showScreen;

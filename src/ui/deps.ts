@@ -50,7 +50,7 @@ export interface DashboardActions {
    * what happened (detached, the CLI exited, …) to show in the footer.
    */
   talk(sessionId: string): Promise<{ ok: boolean; message: string }>;
-  /** Leave. PTY sessions keep running unless `stopPtySessions` (SIGTERM to each PTY host). */
+  /** Leave. PTY sessions keep running unless `stopPtySessions` (the PTY server stops each one's CLI). */
   quit(opts?: { stopPtySessions?: boolean }): void;
   /** Clear the screen and paint the frame again. */
   redraw(): void;
@@ -66,7 +66,7 @@ export interface LogSource extends Source<LogSnapshot> {
 
 export interface PreviewSource extends Source<PreviewSnapshot> {
   /** Watch this session's PTY screen (null: none). */
-  select(sessionId: string | null, hostPid: number | null): void;
+  select(sessionId: string | null, run: number | null): void;
 }
 
 /** Draws the preview pane's inside beside Ink's frame (ui/terminal/preview-painter.ts). */

@@ -199,7 +199,7 @@ const BINDINGS = [
   { id: 'help.down', keys: ['down', 'j'], scope: 'help', group: 'Dialogs', label: 'scroll', description: 'scroll the help down', footer: 2 },
   { id: 'confirm.yes', keys: ['y'], scope: 'confirm', group: 'Dialogs', label: 'yes', description: 'confirm (Ctrl-C also confirms quitting)', footer: 1 },
   { id: 'confirm.no', keys: ['n', 'escape', 'enter'], scope: 'confirm', group: 'Dialogs', label: 'no', description: 'cancel', footer: 2 },
-  { id: 'confirm.stopPty', keys: ['x'], scope: 'confirm', group: 'Dialogs', label: 'stop PTY sessions', description: 'when quitting: stop the PTY sessions too (SIGTERM to each host; their conversations stay resumable)', dangerous: true, footer: 3, hideWhenOff: true, when: canStopPty },
+  { id: 'confirm.stopPty', keys: ['x'], scope: 'confirm', group: 'Dialogs', label: 'stop PTY sessions', description: 'when quitting: stop the PTY sessions too (the PTY server ends each CLI; their conversations stay resumable)', dangerous: true, footer: 3, hideWhenOff: true, when: canStopPty },
   { id: 'picker.up', keys: ['up', 'k'], scope: 'picker', group: 'Dialogs', label: 'up', description: 'previous agent type' },
   { id: 'picker.down', keys: ['down', 'j'], scope: 'picker', group: 'Dialogs', label: 'choose', description: 'next agent type', footer: 1 },
   { id: 'picker.pick', keys: ['enter', 'tab'], scope: 'picker', group: 'Dialogs', label: 'next', description: 'use this agent type and write the prompt', footer: 2 },

@@ -88,7 +88,10 @@ export const socketExists = (home: TempHome, sessionId: string): boolean => exis
 /** A line of `─` exactly `cols` wide: claude draws its prompt's rules across the full width. */
 export const ruleOf = (cols: number): RegExp => new RegExp(`^─{${cols}}$`, 'm');
 
-/** Stop every PTY host of the session still running (SIGTERM stops its claude) and wait for them to go. */
+/**
+ * Stop the PTY server of the session's live rows (SIGTERM stops every claude it hosts: each test has
+ * its own KLAUDE_HOME, so its own server) and wait for it and the session's claude to go.
+ */
 export async function stopHosts(home: TempHome, sessionId: string): Promise<void> {
   const pids = ptyRows(home, sessionId)
     .filter((r) => r.exited_at === null && alive(r.pid))
@@ -101,5 +104,5 @@ export async function stopHosts(home: TempHome, sessionId: string): Promise<void
   }
   for (const pid of pids) process.kill(pid, 'SIGTERM');
   const all = claude ? [...pids, claude] : pids;
-  await waitForDb('PTY hosts and their claude gone', () => all.every((p) => !alive(p)), 15_000);
+  await waitForDb('the PTY server and its claude gone', () => all.every((p) => !alive(p)), 15_000);
 }

@@ -1,8 +1,8 @@
 // `klaude talk` with the real claude against the stand-in: the session's conversation in a PTY that
 // keeps running in the background. Attach shows it and typed prompts are answered; Ctrl-] returns
 // to the shell with claude still alive; re-attach shows the screen at once; a resize reaches claude;
-// a second attach is refused; --view watches read-only; ///detach works; the host cleans up when
-// claude exits.
+// a second attach is refused; --view watches read-only; ///detach works; the PTY server cleans up
+// when claude exits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectHash } from '../../src/config/paths.js';
 import { openDb } from '../../src/db/client.js';
@@ -85,7 +85,7 @@ describe('klaude talk', () => {
     expect(claudePidOf(home, session.id)).toBe(claudePid);
     expect(t.rawOutput()).toContain('Reply to: hello over talk');
     await t.waitForText(IDLE_PROMPT);
-    // Ctrl-Z detaches too (claude cannot suspend inside the PTY host).
+    // Ctrl-Z detaches too (claude cannot suspend inside its PTY).
     t.press('ctrl-z');
     expect((await t.exited).exitCode).toBe(0);
     expect(t.text()).toContain('Ctrl-Z detaches');
@@ -137,20 +137,20 @@ describe('klaude talk', () => {
     expect((await again.exited).exitCode).toBe(0);
   });
 
-  it('the host ends its records and socket when claude exits, and talk says so', async () => {
+  it('the PTY server ends the session’s records and socket when claude exits (then, idle, exits), and talk says so', async () => {
     const t = open(startTalk(home, [short()], { cols: 100, rows: 30 }));
     await t.waitForText('Reply to: seen by the viewer', { timeoutMs: 10_000 });
-    const hostPid = ptyRows(home, session.id)[0]!.pid;
+    const serverPid = ptyRows(home, session.id)[0]!.pid;
     process.kill(claudePid, 'SIGTERM');
     const exit = await t.exited;
     expect(t.text()).toMatch(/claude exited \((code \d+|signal \d+)\)/);
     expect(exit.exitCode).not.toBe(0);
     await waitForDb('the PTY row ended', () => ptyRows(home, session.id)[0]!.exited_at !== null);
-    await waitForDb('the host gone', () => !alive(hostPid));
+    await waitForDb('the PTY server gone after its last session', () => !alive(serverPid));
     expect(socketExists(home, session.id)).toBe(false);
     expect(sessionStatus(home, session.id)).toBe('done');
 
-    // Talking again starts a new PTY host that resumes the same conversation.
+    // Talking again starts the session (and a PTY server) again, resuming the same conversation.
     const next = open(startTalk(home, [short()]));
     await next.waitForText('Reply to: seen by the viewer', { timeoutMs: 45_000 });
     expect(claudePidOf(home, session.id)).not.toBe(claudePid);

@@ -1,5 +1,5 @@
 // Every way out of `klaude talk` gives the shell a working terminal (cooked mode, echo, cursor
-// shown): the detach key, SIGTERM to talk (the session keeps running), and the PTY host dying
+// shown): the detach key, SIGTERM to talk (the session keeps running), and the PTY server dying
 // under it (talk says so).
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +64,7 @@ function childrenOf(pid: number): number[] {
 }
 
 describe('klaude talk: leaving the terminal usable', () => {
-  it('after the detach key, SIGTERM, and the host dying', async () => {
+  it('after the detach key, SIGTERM, and the PTY server dying', async () => {
     term = spawnPty('bash', ['--norc', '--noprofile', '-i'], {
       cwd: home.projectDir,
       env: { ...home.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' },
@@ -91,11 +91,11 @@ describe('klaude talk: leaving the terminal usable', () => {
     expect(term.cursorVisible()).toBe(true);
     expect(alive(claudePid)).toBe(true);
 
-    // The host killed outright: talk reports the lost session and still restores the terminal.
+    // The PTY server killed outright: talk reports the lost session and still restores the terminal.
     term.type(talk);
     await term.waitForText('Reply to: signals-marker-7', { timeoutMs: 20_000 });
-    const hostPid = ptyRows(home, session.id)[0]!.pid;
-    process.kill(hostPid, 'SIGKILL');
+    const serverPid = ptyRows(home, session.id)[0]!.pid;
+    process.kill(serverPid, 'SIGKILL');
     await term.waitForText(/lost the connection to \S+ PTY session|exited \(/, { timeoutMs: 20_000 });
     const after = await afterTalk(term);
     expect(after.modes).toBe('icanon,echo');

@@ -11,7 +11,7 @@ import type { TempHome } from '../support/temp-home.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
 import { READY, runResponder, startKlaude, submit, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
-import { alive, ptyRows, sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
+import { alive, claudePidOf, ptyRows, sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
 
 let mock: MockAnthropic;
 const homes: { home: TempHome; sessionId: string }[] = [];
@@ -68,7 +68,8 @@ describe('klaude ui with PTY sessions', () => {
     // Nobody is attached: the dashboard's preview shows the reply as claude draws it.
     await ui.waitForText('late-reply-marker arrived', { timeoutMs: 45_000 });
     expect(ui.bufferType()).toBe('alternate');
-    const hostPid = ptyRows(home, session.id).find((r) => r.exited_at === null)!.pid;
+    const serverPid = ptyRows(home, session.id).find((r) => r.exited_at === null)!.pid;
+    const claudePid = claudePidOf(home, session.id);
 
     // t: the dashboard hands its terminal to the PTY session (its screen at once) …
     ui.write('t');
@@ -82,7 +83,7 @@ describe('klaude ui with PTY sessions', () => {
     expect(ui.bufferType()).toBe('alternate');
     await ui.waitForText(`screen · general ${s} · pty`);
     await ui.waitForText('Reply to: typed from the dashboard');
-    expect(alive(hostPid)).toBe(true);
+    expect(alive(claudePid)).toBe(true);
 
     // q: PTY sessions keep running (own processes), unless x stops them.
     ui.write('q');
@@ -92,8 +93,10 @@ describe('klaude ui with PTY sessions', () => {
     expect((await ui.exited).exitCode).toBe(0);
     expect(ui.bufferType()).toBe('normal');
     expect(ui.text()).toContain(`klaude: stopped 1 PTY session (${s})`);
-    await waitForDb('the PTY host stopped', () => !alive(hostPid), 15_000);
+    await waitForDb('its claude stopped', () => !alive(claudePid), 15_000);
     await waitForDb('its row ended', () => ptyRows(home, session.id).every((r) => r.exited_at !== null), 15_000);
+    // Its last session gone, the PTY server exits by itself.
+    await waitForDb('the PTY server gone', () => !alive(serverPid), 20_000);
   });
 
   it('a session waiting on a permission prompt shows as waiting (Notification hook) and rings the bell', async () => {

@@ -102,8 +102,10 @@ export function hasDeadProcesses(db: HasSqlite, projectId: string): boolean {
 
 /** Pids of a session's live processes, by kind (a kind is absent when none runs). */
 export interface LiveProcesses {
-  /** The PTY host (`klaude talk`): SIGTERM it to end the session's CLI. */
+  /** The PTY server hosting the session (`klaude talk`); it hosts others too: stop one through it (pty/launch.ts stopPtySession). */
   pty?: number;
+  /** The current 'pty' row's id: a session restarted in the same PTY server gets a new one. */
+  ptyRow?: number;
   /** A klaude foreground's claude. */
   claude?: number;
   /** A headless agent runtime. */
@@ -117,18 +119,19 @@ export interface LiveProcesses {
 export function liveProcessesOfProject(db: HasSqlite, projectId: string): Map<string, LiveProcesses> {
   const rows = db.sqlite
     .prepare(
-      `SELECT p.klaude_session_id AS sessionId, p.kind, p.pid FROM runtime_process p
+      `SELECT p.klaude_session_id AS sessionId, p.kind, p.pid, p.id FROM runtime_process p
        JOIN sessions s ON s.id = p.klaude_session_id
        WHERE s.project_id = ? AND p.is_current = 1 AND p.exited_at IS NULL
        ORDER BY p.id`,
     )
-    .all(projectId) as { sessionId: string; kind: string; pid: number }[];
+    .all(projectId) as { sessionId: string; kind: string; pid: number; id: number }[];
   const out = new Map<string, LiveProcesses>();
   for (const r of rows) {
     if (r.kind !== 'pty' && r.kind !== 'claude' && r.kind !== 'runtime') continue;
     if (!isAlive(r.pid)) continue;
     const cur = out.get(r.sessionId) ?? {};
     cur[r.kind] = r.pid;
+    if (r.kind === 'pty') cur.ptyRow = r.id;
     out.set(r.sessionId, cur);
   }
   return out;

@@ -108,9 +108,9 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
     return this.gridView.grid;
   }
 
-  /** Watch this session's PTY host (`hostPid` tells a restarted host apart); null stops watching. */
-  select(sessionId: string | null, hostPid: number | null): void {
-    const key = sessionId && hostPid ? `${sessionId}:${hostPid}` : null;
+  /** Watch this session's PTY screen (`run`, its 'pty' row id, tells a restarted session apart); null stops watching. */
+  select(sessionId: string | null, run: number | null): void {
+    const key = sessionId && run ? `${sessionId}:${run}` : null;
     if (key === this.key || this.closed) return;
     const previous = this.key;
     this.key = key;

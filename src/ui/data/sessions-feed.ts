@@ -160,7 +160,7 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
       }
       return;
     }
-    const procSig = [...processes].map(([id, p]) => `${id}:${p.pty ?? ''}:${p.claude ?? ''}:${p.runtime ?? ''}`).join(',');
+    const procSig = [...processes].map(([id, p]) => `${id}:${p.pty ?? ''}:${p.ptyRow ?? ''}:${p.claude ?? ''}:${p.runtime ?? ''}`).join(',');
     const askSig = [...approvals.values()].flat().map((a) => a.id).join(',');
     const sig = `${rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n')}\n${procSig}\n${askSig}`;
     if (sig === this.signature && this.snapshot.error === null) return;

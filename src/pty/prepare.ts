@@ -1,0 +1,124 @@
+/**
+ * The starter's half of starting a PTY session (`klaude talk`, the dashboard): everything that
+ * needs the config, the runtime adapters and drizzle happens here, in the short-lived starter, so
+ * the long-lived PTY server loads none of it. Under the session's conversation claim (one writer
+ * per conversation: recovery/claim.ts), it works out the CLI's command line and environment and
+ * links the Claude session up front (the link must exist before claude's first hook); the server
+ * then claims the session for good (its 'pty' row) and runs the CLI.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { loadConfig } from '../config/config.js';
+import { klaudeHome } from '../config/paths.js';
+import { shortId } from '../core/ids.js';
+import type { Db } from '../db/client.js';
+import { activeLink, latestLink, linkClaudeSession } from '../db/repos/links.js';
+import { currentProcesses } from '../db/repos/processes.js';
+import { getProject } from '../db/repos/projects.js';
+import { getSession, type SessionRow } from '../db/repos/sessions.js';
+import { hookSettings } from '../hooks/settings.js';
+import { KlaudeError } from '../lib/errors.js';
+import { isAlive } from '../lib/process.js';
+import { claimConversation, releaseConversation } from '../recovery/claim.js';
+import { getAdapter } from '../runtimes/adapter.js';
+import { ensureShim, prependPath, type KlaudeInvocation } from '../claude/shim.js';
+import { transcriptExists } from '../claude/transcript.js';
+import type { HostRequest } from './server-protocol.js';
+
+export interface Launch {
+  file: string;
+  args: string[];
+  cwd: string;
+  nativeId: string;
+  mode: 'resume' | 'new';
+}
+
+const PURPOSE = 'a PTY session starting';
+
+/**
+ * The interactive command for the session: claude with klaude's hooks, or the runtime's own resume.
+ * It runs in the session's cwd, else its project's root, else where its starter is.
+ */
+export async function buildLaunch(db: Db, session: SessionRow, env: NodeJS.ProcessEnv, starterCwd: string, inv: KlaudeInvocation): Promise<Launch> {
+  const { config } = loadConfig(klaudeHome(env));
+  const meta = session.metadata as { cwd?: unknown } | null;
+  const root = getProject(db, session.projectId)?.rootPath ?? starterCwd;
+  const cwd = typeof meta?.cwd === 'string' && existsSync(meta.cwd) ? meta.cwd : root;
+  const adapter = await getAdapter(session.runtime);
+  const binary = adapter.resolveBinary(config, env);
+  const known =
+    session.nativeSessionId ??
+    (session.runtime === 'claude' ? (activeLink(db, session.id)?.claudeSessionId ?? latestLink(db, session.id)?.claudeSessionId) : null) ??
+    null;
+  if (session.runtime !== 'claude') {
+    if (!known) {
+      throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(session.id)} has no ${session.runtime} session yet`, {
+        hint: `it may still be starting: \`klaude logs ${shortId(session.id)}\``,
+      });
+    }
+    const cmd = adapter.interactiveResume(binary, known);
+    return { file: cmd.file, args: cmd.args, cwd, nativeId: known, mode: 'resume' };
+  }
+  const nativeId = known ?? randomUUID();
+  const mode = known && transcriptExists(session.transcriptPath, cwd, known, env) ? 'resume' : 'new';
+  const settings = JSON.stringify(hookSettings(inv));
+  const args = [mode === 'resume' ? '--resume' : '--session-id', nativeId, '--settings', settings];
+  if (session.model) args.push('--model', session.model);
+  return { file: binary, args, cwd, nativeId, mode };
+}
+
+export interface PrepareOptions {
+  home: string;
+  sessionId: string;
+  inv: KlaudeInvocation;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  size: { cols: number; rows: number };
+}
+
+/**
+ * Take the session's claim, prepare the host request and hand it to `send` (which asks the server);
+ * the claim is released once `send` settled (by then the server's 'pty' row says who writes).
+ */
+export async function withPreparedRequest<T>(db: Db, o: PrepareOptions, send: (req: HostRequest) => Promise<T>): Promise<T> {
+  const session = getSession(db, o.sessionId);
+  if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(o.sessionId)} not found`);
+  const s = shortId(session.id);
+  claimConversation(db, session.id, PURPOSE, () => {
+    const fg = currentProcesses(db, session.id, 'claude').find((p) => isAlive(p.pid));
+    if (fg) throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, { hint: 'detach or exit it there first' });
+    const rt = currentProcesses(db, session.id, 'runtime').find((p) => isAlive(p.pid));
+    if (rt) throw new KlaudeError('E_SESSION_BUSY', `${s} is running headless (runtime pid ${rt.pid})`, { hint: `wait for it: \`klaude wait ${s}\`` });
+  });
+  try {
+    const launch = await buildLaunch(db, session, o.env, o.cwd, o.inv);
+    if (session.runtime === 'claude') {
+      linkClaudeSession(db, { klaudeSessionId: session.id, claudeSessionId: launch.nativeId, source: launch.mode === 'new' ? 'startup' : 'resume' });
+    }
+    const env: NodeJS.ProcessEnv = {
+      ...o.env,
+      KLAUDE_HOME: o.home,
+      KLAUDE_PROJECT_HASH: session.projectId,
+      KLAUDE_SESSION_ID: session.id,
+      KLAUDE_INSTANCE_ID: undefined,
+      KLAUDE_SOCKET: undefined,
+      PATH: prependPath(ensureShim(o.home, o.inv), o.env.PATH),
+    };
+    return await send({
+      op: 'host',
+      sessionId: session.id,
+      projectId: session.projectId,
+      file: launch.file,
+      args: launch.args,
+      cwd: launch.cwd,
+      env,
+      nativeId: launch.nativeId,
+      mode: launch.mode,
+      cols: o.size.cols,
+      rows: o.size.rows,
+      starterPid: process.pid,
+    });
+  } finally {
+    releaseConversation(db, session.id, PURPOSE);
+  }
+}
