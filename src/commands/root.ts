@@ -1,4 +1,5 @@
 import { KlaudeError } from '../lib/errors.js';
+import { keepYoungGenerationSmall } from '../lib/heap.js';
 import { parseClaudePassthrough } from '../supervisor/claude-args.js';
 import type { CommandContext } from './types.js';
 
@@ -14,6 +15,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   // `--continue`/`-c` is claude's (and the design notes') spelling of --resume-last.
   const resume = ctx.flags.resumeLast || ctx.flags.continue ? 'last' : (ctx.flags.resume as string | undefined);
+  keepYoungGenerationSmall();
   const { runSupervisor } = await import('../supervisor/supervisor.js');
   return runSupervisor({ cwd: ctx.cwd, env: ctx.env, claudeArgs, resume });
 }

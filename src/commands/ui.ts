@@ -1,3 +1,4 @@
+import { keepYoungGenerationSmall } from '../lib/heap.js';
 import type { CommandContext } from './types.js';
 
 /**
@@ -23,6 +24,7 @@ async function loadInteractive<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
+  keepYoungGenerationSmall();
   const env = { ...ctx.env };
   const { runUiSupervisor } = await loadInteractive(() => import('../dashboard/supervisor.js'), process.env, Boolean(process.stdout.isTTY));
   return runUiSupervisor({ cwd: ctx.cwd, env, claudeArgs: [...ctx.input, ...ctx.passthrough] });
