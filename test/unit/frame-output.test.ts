@@ -1,10 +1,13 @@
 // The bundle's stand-in for Ink's output builder (src/ui/terminal/frame-output.ts) against Ink's
-// own, byte for byte: random frames of styled, wide and clipped text, written frame after frame
-// so the stand-in's memos (rows, tokenised lines, widths) are reused the way a dashboard reuses them.
+// own: random frames of styled, wide and clipped text, written frame after frame so the stand-in's
+// memos (rows, pieces, tokenised lines, widths) are reused the way a dashboard reuses them. Both
+// frames are drawn on a headless terminal and must show the same cells: characters, colours and
+// attributes (the bytes may differ where neighbouring pieces share a style).
 import { describe, expect, it } from 'vitest';
 // Ink does not export its Output; the test reads it from the installed package by path.
 import InkOutput from '../../node_modules/ink/build/output.js';
 import FrameOutput from '../../src/ui/terminal/frame-output.js';
+import { HeadlessScreen } from '../../src/pty/screen.js';
 import { TwoGenerations } from '../../src/ui/terminal/memo.js';
 
 type Transformer = (line: string, index: number) => string;
@@ -69,18 +72,42 @@ function frame(r: () => number, width: number, height: number): Op[] {
   return ops;
 }
 
-function render<T extends { write: InkOutput['write']; clip: InkOutput['clip']; unclip: InkOutput['unclip']; get: InkOutput['get'] }>(out: T, ops: Op[]): string {
+function render<T extends { write: InkOutput['write']; clip: InkOutput['clip']; unclip: InkOutput['unclip']; get: InkOutput['get'] }>(out: T, ops: Op[]): { output: string; height: number } {
   for (const op of ops) {
     if (op.type === 'write') out.write(op.x, op.y, op.text, { transformers: op.transformers });
     else if (op.type === 'clip') out.clip(op.clip as Parameters<InkOutput['clip']>[0]);
     else out.unclip();
   }
-  const { output, height } = out.get();
-  return `${height}\n${output}`;
+  return out.get();
+}
+
+/** What a frame shows: each cell's character, width, colours and attributes. */
+async function cells(frame: { output: string; height: number }, width: number): Promise<string[]> {
+  // Wider than the frame: Ink lets text that is wider than its frame run past it.
+  const screen = new HeadlessScreen({ cols: width + 40, rows: frame.height + 1, scrollback: 0 });
+  try {
+    screen.write(frame.output.split('\n').join('\r\n'));
+    await screen.parsed();
+    const buf = screen.term.buffer.active;
+    const rows: string[] = [];
+    for (let y = 0; y < frame.height; y++) {
+      const line = buf.getLine(y)!;
+      let row = '';
+      for (let x = 0; x < width + 40; x++) {
+        const c = line.getCell(x)!;
+        row += `${c.getChars() || '·'}${c.getWidth()}${c.getFgColorMode()}:${c.getFgColor()}/${c.getBgColorMode()}:${c.getBgColor()}`;
+        row += `${c.isBold()}${c.isDim()}${c.isItalic()}${c.isUnderline()}${c.isInverse()}${c.isStrikethrough()}|`;
+      }
+      rows.push(row);
+    }
+    return rows;
+  } finally {
+    screen.dispose();
+  }
 }
 
 describe('frame output', () => {
-  it('builds the same frames as Ink, frame after frame', () => {
+  it('shows the same frames as Ink, frame after frame', async () => {
     const r = rng(7);
     let previous: Op[] = [];
     for (let f = 0; f < 400; f++) {
@@ -90,11 +117,13 @@ describe('frame output', () => {
       const ops = f > 0 && r() < 0.7 ? previous.map((op) => (op.type === 'write' && r() < 0.1 ? { ...op, text: text(r) } : op)) : frame(r, width, height);
       previous = ops;
       const expected = render(new InkOutput({ width, height }), ops);
-      expect(render(new FrameOutput({ width, height }), ops), `frame ${f}`).toBe(expected);
+      const got = render(new FrameOutput({ width, height }), ops);
+      expect(got.height).toBe(expected.height);
+      if (got.output !== expected.output) expect(await cells(got, width), `frame ${f}`).toEqual(await cells(expected, width));
     }
   });
 
-  it('matches Ink on the cases that need care', () => {
+  it('matches Ink on the cases that need care', async () => {
     const cases: Array<[number, number, Op[]]> = [
       [10, 3, [{ type: 'write', x: 0, y: 0, text: '日本語日本語', transformers: [] }]],
       [10, 3, [{ type: 'write', x: 0, y: -1, text: 'a\nb\nc\nd', transformers: [numbered] }]],
@@ -104,8 +133,23 @@ describe('frame output', () => {
       [6, 2, [{ type: 'write', x: 0, y: 0, text: '', transformers: [] }, { type: 'write', x: 0, y: 1, text: '   ', transformers: [] }]],
     ];
     for (const [width, height, ops] of cases) {
-      expect(render(new FrameOutput({ width, height }), ops)).toBe(render(new InkOutput({ width, height }), ops));
+      expect(await cells(render(new FrameOutput({ width, height }), ops), width)).toEqual(await cells(render(new InkOutput({ width, height }), ops), width));
     }
+  });
+});
+
+describe('side-by-side pieces', () => {
+  it('are joined as drawn on their own: other bytes than Ink, the same cells', async () => {
+    const ops: Op[] = [
+      { type: 'write', x: 0, y: 0, text: '\x1b[31mab\x1b[39m', transformers: [] },
+      { type: 'write', x: 2, y: 0, text: '\x1b[31mcd\x1b[39m', transformers: [] },
+      { type: 'write', x: 8, y: 0, text: 'e\u0301 日本', transformers: [] },
+      { type: 'write', x: 16, y: 0, text: '│', transformers: [] },
+    ];
+    const ink = render(new InkOutput({ width: 20, height: 1 }), ops);
+    const ours = render(new FrameOutput({ width: 20, height: 1 }), ops);
+    expect(ours.output).not.toBe(ink.output); // joined, not rebuilt cell by cell
+    expect(await cells(ours, 20)).toEqual(await cells(ink, 20));
   });
 });
 

@@ -7,12 +7,13 @@
  * dashboard frame differs from the last one in a few rows (a clock, a growing line of text), so
  * most of that work repeats itself: it was about two thirds of a frame's CPU. Here each row is
  * keyed by what was written to it (its pieces: column and text, after clipping and transformers),
- * and a row whose key was built recently is reused as a string. The tokenised lines, clipped
- * slices and widths are memoised across frames as well. Every memo keeps two generations, so
- * what the current frames use stays and the rest goes: memory stays flat however long the text
- * streams.
+ * and a row whose key was built recently is reused as a string; a new row whose pieces sit side
+ * by side is joined from the pieces drawn on their own (a scrolling pane gives each row a new
+ * key, but the same pieces). The tokenised lines, clipped slices and widths are memoised across
+ * frames as well. Every memo keeps two generations, so what the current frames use stays and
+ * the rest goes: memory stays flat however long the text streams.
  *
- * test/unit/frame-output.test.ts holds this to Ink's Output, byte for byte.
+ * test/unit/frame-output.test.ts holds this to Ink's Output: the same screen, cell by cell.
  */
 import { styledCharsFromTokens, styledCharsToString, tokenize, type StyledChar } from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
@@ -39,6 +40,43 @@ const styledChars = (line: string): StyledChar[] => styled.get(line, () => style
 const slice = (line: string, from: number, to: number): string => slices.get(`${from}:${to}:${line}`, () => sliceAnsi(line, from, to));
 
 const BLANK: StyledChar = Object.freeze({ type: 'char', value: ' ', fullWidth: false, styles: [] }) as StyledChar;
+
+/**
+ * The cells a line takes in Ink's grid: each of its characters takes its width, at least one.
+ * (Not string-width's answer for the line: a combining mark counts as a cell here, as in Ink.)
+ */
+const spans = new TwoGenerations<number>(2048);
+const span = (line: string): number =>
+  spans.get(line, () => {
+    let n = 0;
+    for (const c of styledChars(line)) n += Math.max(1, width(c.value));
+    return n;
+  });
+
+/** One line drawn on its own: its styles opened and closed around it. */
+const drawn = new TwoGenerations<string>(2048);
+const drawnLine = (line: string): string => drawn.get(line, () => styledCharsToString(styledChars(line)));
+
+/**
+ * A row whose pieces sit side by side (the usual case: panes, borders, columns): the pieces
+ * drawn on their own, joined with the blanks between them. It shows the same cells as Ink's
+ * row; the bytes may differ where two neighbours share a style (each piece closes its own). A
+ * row whose pieces overlap, or reach past the frame, is built cell by cell as Ink does.
+ */
+function joinRow(columns: number, pieces: Array<[number, string]>): string | null {
+  const order = pieces.length > 1 ? pieces.map((p, i) => [p, i] as const).sort((a, b) => a[0][0] - b[0][0] || a[1] - b[1]) : pieces.map((p, i) => [p, i] as const);
+  let out = '';
+  let at = 0;
+  for (const [[x, line]] of order) {
+    if (!Number.isInteger(x) || x < at) return null;
+    const w = span(line);
+    if (x + w > columns) return null;
+    if (x > at) out += ' '.repeat(x - at);
+    out += drawnLine(line);
+    at = x + w;
+  }
+  return out.trimEnd();
+}
 
 /** The row as Ink builds it: blank cells, each piece's cells laid over them in order, trailing blanks trimmed. */
 function buildRow(columns: number, pieces: Array<[number, string]>): string {
@@ -96,7 +134,7 @@ export default class Output {
       }
       let key = `${this.width}`;
       for (const [x, line] of row) key += `\u0000${x}\u0001${line}`;
-      out[y] = rows.get(key, () => buildRow(this.width, row));
+      out[y] = rows.get(key, () => joinRow(this.width, row) ?? buildRow(this.width, row));
     }
     return { output: out.join('\n'), height: this.height };
   }
