@@ -2,9 +2,9 @@
 //  1. nothing running (10 finished agents, one's log followed): no timer at all, so the process
 //     should not wake up (main-thread wake-ups counted from /proc; goal 0 from klaude itself);
 //  2. the followed agent running, still (its row's clock ticks once a second);
-//  3. the followed agent streaming ~20 text deltas a second (then the closing text): CPU goal
-//     ≤ 2 % of a core (ARCHITECTURE.md §7).
-//   node bench/ui-live.mjs     (after `npm run build`; BENCH_IDLE_S=10, BENCH_STREAM_S=10, BENCH_SETTLE_S=10)
+//  3. the followed agent streaming ~20 text deltas a second: CPU goal ≤ 2 % of a core
+//     (ARCHITECTURE.md §7), measured after the stream's first seconds (reported apart).
+//   node bench/ui-live.mjs     (after `npm run build`; BENCH_IDLE_S=10, BENCH_WARM_S=5, BENCH_STREAM_S=10, BENCH_SETTLE_S=10)
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { CLK_TCK, cli, cpuTicks, fmt, makeUiHome, repo, sleep, spawnTerm } from 
 
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
 const STREAM_S = Number(process.env.BENCH_STREAM_S ?? 10);
+const WARM_S = Number(process.env.BENCH_WARM_S ?? 5);
 const wakeups = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const Database = createRequire(path.join(repo, 'package.json'))('better-sqlite3');
 
@@ -42,21 +43,26 @@ try {
   const ticking = await measure(IDLE_S);
 
   let n = 0;
-  const stream = await measure(STREAM_S, async () => {
+  /** One agent streaming 20 text pieces a second for `s` seconds (then its last piece on screen). */
+  const streamFor = (s) => async () => {
     const t0 = Date.now();
-    const count = STREAM_S * 20;
+    const count = s * 20;
     for (let i = 0; i < count; i++) {
       appendFileSync(followed.logPath, `${JSON.stringify({ ts: Date.now(), type: 'text_delta', text: `word${n++} ` })}\n`);
       await sleep(t0 + ((i + 1) * 1000) / 20 - Date.now());
     }
     await ui.waitFor(new RegExp(`word${n - 1}`));
-  });
+  };
+  // The first seconds of a stream run code the dashboard has not run before (V8 compiles it as it
+  // gets hot): measured apart from the stream that follows, which is what a stream of minutes costs.
+  const warm = await measure(WARM_S, streamFor(WARM_S));
+  const stream = await measure(STREAM_S, streamFor(STREAM_S));
   await ui.stop();
 
   console.log(
     `ui live, 10 agents: nothing running ${IDLE_S}s: CPU ${fmt(idle.cpu, 2)} %, wake-ups ${idle.wakeups} (goal 0: no timer) · ` +
       `one running, clock ticking: CPU ${fmt(ticking.cpu, 2)} %, wake-ups ${ticking.wakeups} in ${IDLE_S}s · ` +
-      `streaming 20 deltas/s: CPU ${fmt(stream.cpu, 2)} % of a core (goal ≤ 2 %), wake-ups ${stream.wakeups} in ${fmt(stream.secs, 1)}s`,
+      `streaming 20 deltas/s: first ${WARM_S}s CPU ${fmt(warm.cpu, 2)} %, then CPU ${fmt(stream.cpu, 2)} % of a core over ${fmt(stream.secs, 1)}s (goal ≤ 2 %), wake-ups ${stream.wakeups}`,
   );
 } finally {
   h.cleanup();
