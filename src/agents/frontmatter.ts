@@ -2,7 +2,7 @@
  * Split a markdown file into YAML frontmatter and body, parse the YAML, and remember the file
  * line of every top-level key so a bad field can be named with its line.
  */
-import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { yaml } from '../lib/yaml.js';
 
 export interface Frontmatter {
   data: Record<string, unknown>;
@@ -34,8 +34,8 @@ export function parseFrontmatter(text: string): Frontmatter {
   const yamlText = lines.slice(1, close).join('\n');
   const body = lines.slice(close + 1).join('\n').trim();
   // The YAML starts on file line 2.
-  const counter = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  const counter = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(yamlText, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number): number => counter.linePos(offset).line + 1;
   const err = doc.errors[0];
   if (err) {
@@ -43,12 +43,12 @@ export function parseFrontmatter(text: string): Frontmatter {
     throw new FrontmatterError(`invalid YAML: ${firstLine(err.message)}`, line);
   }
   if (doc.contents === null) return { data: {}, keyLines: new Map(), body };
-  if (!isMap(doc.contents)) {
+  if (!yaml().isMap(doc.contents)) {
     throw new FrontmatterError('frontmatter must be a mapping of fields (key: value lines)', 2);
   }
   const keyLines = new Map<string, number>();
   for (const item of doc.contents.items) {
-    if (isScalar(item.key) && item.key.range) keyLines.set(String(item.key.value), lineOf(item.key.range[0]));
+    if (yaml().isScalar(item.key) && item.key.range) keyLines.set(String(item.key.value), lineOf(item.key.range[0]));
   }
   const data = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
   return { data, keyLines, body };

@@ -4,9 +4,9 @@
  * silent fallback, so a typo doesn't quietly change behaviour.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { closestName } from '../lib/closest.js';
 import { KlaudeError } from '../lib/errors.js';
+import { yaml } from '../lib/yaml.js';
 import { configPath } from './paths.js';
 import { CONFIG_KEYS, type Config, type ConfigKey, type KeySpec, type OnStopPrompt, defaultConfig, describeType } from './schema.js';
 
@@ -110,9 +110,9 @@ export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): un
 export function parseConfig(text: string, file: string): { config: Config; fromFile: Set<ConfigKey>; warnings: string[] } {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (e) {
-    const where = e instanceof YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line}` : '';
+    const where = e instanceof yaml().YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line}` : '';
     const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
     throw configError(file, `not valid YAML${where}: ${msg}`);
   }

@@ -6,7 +6,9 @@
  * on the byte 0x0A, so a multi-byte character cut by a chunk boundary is never decoded in halves.
  * Offsets are byte offsets; `end` of the last complete line is where a follower resumes.
  */
-import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
+// `fs.createReadStream` is reached through the default export: a named import of it makes node
+// load its stream classes when this module loads, which costs every command that reads a tail.
+import fs, { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { AgentEvent } from '../core/events.js';
 import { LineDecoder } from '../lib/line-decoder.js';
 
@@ -221,7 +223,7 @@ export interface ReadAllOptions {
 export async function* readAll(file: string, opts: ReadAllOptions = {}): AsyncGenerator<LogLine> {
   const start = opts.start ?? 0;
   const decoder = new NdjsonDecoder(start);
-  const stream = createReadStream(file, { start, highWaterMark: 256 * 1024 });
+  const stream = fs.createReadStream(file, { start, highWaterMark: 256 * 1024 });
   try {
     for await (const chunk of stream) {
       for (const l of decoder.push(chunk as Buffer)) yield l;

@@ -1,0 +1,15 @@
+/**
+ * The yaml library, loaded on first use. Most commands run without a config file or an agent
+ * definition to read, and evaluating the library costs every one of them (it is the biggest piece
+ * of code many commands load). In the bundle, `require('yaml')` is esbuild's lazy load of the
+ * bundled copy; run from source (tests) an ES module has no `require`, so node's is made.
+ */
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+
+let mod: typeof Yaml | undefined;
+
+export function yaml(): typeof Yaml {
+  mod ??= (typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')) as typeof Yaml;
+  return mod;
+}
