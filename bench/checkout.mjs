@@ -3,7 +3,7 @@
 // at once on SIGTERM (so no grace is spent and claude's own start-up is not counted).
 // Also the whole `klaude checkout <id>` command as Claude's Bash tool runs it, vs `node -e 0`.
 //   node bench/checkout.mjs        (after `npm run build`; BENCH_N=40 for more runs)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +17,7 @@ const cli = path.join(repo, 'dist', 'cli.js');
 const N = Number(process.env.BENCH_N ?? 20);
 const WARMUP = 3;
 const Database = createRequire(path.join(repo, 'package.json'))('better-sqlite3');
+const pty = createRequire(path.join(repo, 'package.json'))('node-pty');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const stats = (xs) => {
@@ -58,17 +59,25 @@ try {
   writeFileSync(path.join(home, 'config.yaml'), `claude:\n  binary: ${stub}\nswitch:\n  graceSeconds: 1\n`);
   const env = { PATH: process.env.PATH, HOME: root, KLAUDE_HOME: home };
 
-  supervisor = spawn(process.execPath, [cli], { cwd: project, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // The supervisor owns a terminal (it refuses to start without one): a real PTY.
+  const term = pty.spawn(process.execPath, [cli], { name: 'xterm-256color', cols: 100, rows: 30, cwd: project, env });
   let stderr = '';
-  supervisor.stderr.on('data', (d) => (stderr += d));
+  term.onData((d) => (stderr = (stderr + d).slice(-4000)));
+  const exited = new Promise((r) => term.onExit(r));
+  supervisor = { kill: (sig) => term.kill(sig), exited };
   const dbFile = path.join(home, 'sessions.db');
   let inst;
   for (let i = 0; i < 500 && !inst; i++) {
     await sleep(20); // start-up, not measured
     if (!existsSync(dbFile)) continue;
     const db = new Database(dbFile, { readonly: true });
-    inst = db.prepare("SELECT * FROM instances WHERE status = 'running'").get();
-    db.close();
+    try {
+      inst = db.prepare("SELECT * FROM instances WHERE status = 'running'").get();
+    } catch {
+      /* the supervisor is still creating the schema */
+    } finally {
+      db.close();
+    }
     if (inst && !existsSync(inst.socket_path)) inst = undefined;
   }
   if (!inst) throw new Error(`the supervisor did not come up: ${stderr}`);
@@ -126,7 +135,7 @@ try {
     `klaude checkout <id> command: ${fmt(b.median)} ms (p90 ${fmt(b.p90)}) vs node -e 0 ${fmt(f.median)} ms → ${(b.median / f.median).toFixed(2)}×; n=${N}`,
   );
   await request(inst.socket_path, 'stop', {});
-  await new Promise((r) => supervisor.once('exit', r));
+  await supervisor.exited;
   supervisor = undefined;
 } finally {
   supervisor?.kill('SIGKILL');

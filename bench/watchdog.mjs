@@ -1,9 +1,12 @@
 // The owner-death watchdog's cost (src/lib/watchdog.ts): time for guardChild() to return, time
 // until the `sh` is up, its memory (RSS/PSS from /proc), and how soon a guarded child is ended
-// after its owner is SIGKILLed. Run: node --import tsx bench/watchdog.mjs [n]
+// after its owner is SIGKILLed. Run: node bench/watchdog.mjs [n]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { guardChild } from '../src/lib/watchdog.ts';
+import { register } from 'tsx/esm/api';
+
+register();
+const { guardChild } = await import('../src/lib/watchdog.ts');
 
 const n = Number(process.argv[2] ?? 20);
 const kb = (pid, key) => {
