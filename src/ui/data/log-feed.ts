@@ -56,8 +56,8 @@ export interface LogFeedOptions {
 /**
  * Streamed text pieces redraw the pane at most this often (other events at once): text still
  * appears as it is written, twice a second, which is as fast as a person reads it. Every redraw
- * is a whole Ink frame (Ink 6 rebuilds the full screen's output, ~10 ms for 140×34 cells on the
- * bench machine, profiled): at 5 Hz an agent streaming 20 pieces a second cost ~9 % of a core.
+ * is a whole Ink render (React, layout and the frame's rows: ~6 ms at 140×34 on the bench
+ * machine even with rows reused, ui/terminal/frame-output.ts), so the number of frames is the cost.
  */
 export const DELTA_FRAME_MS = 500;
 /** While the beat ticks (once a second) its tick shows the pieces; this only guards a late tick. */
