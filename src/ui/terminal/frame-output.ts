@@ -64,10 +64,11 @@ const drawnLine = (line: string): string => drawn.get(line, () => styledCharsToS
  * row whose pieces overlap, or reach past the frame, is built cell by cell as Ink does.
  */
 function joinRow(columns: number, pieces: Array<[number, string]>): string | null {
-  const order = pieces.length > 1 ? pieces.map((p, i) => [p, i] as const).sort((a, b) => a[0][0] - b[0][0] || a[1] - b[1]) : pieces.map((p, i) => [p, i] as const);
+  // (sort is stable: pieces at one column keep their order, and then overlap, so are built cell by cell)
+  const order = pieces.length > 1 ? [...pieces].sort((a, b) => a[0] - b[0]) : pieces;
   let out = '';
   let at = 0;
-  for (const [[x, line]] of order) {
+  for (const [x, line] of order) {
     if (!Number.isInteger(x) || x < at) return null;
     const w = span(line);
     if (x + w > columns) return null;
