@@ -243,6 +243,9 @@ export class AgentRuntime {
   }
 
   private handle(events: AgentEventInput[]): void {
+    // Stopped: the run is recorded interrupted and its `done` closes the log. What the CLI still had
+    // in the pipe (it may not have read its SIGTERM yet) would land after that line.
+    if (this.stopping) return;
     for (const e of events) {
       try {
         if (e.type === 'text_delta' || e.type === 'thinking_delta') {
@@ -367,8 +370,9 @@ export class AgentRuntime {
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     const work = this.stops.takeWorkDone(); // the CLI ended during on-stop turns: the work itself was done
     if (work) this.finalize(work);
-    if (exit && !this.parked) {
-      d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
+    if (exit) d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
+    // Stopped: stop() ended the normaliser and closed the log already.
+    if (exit && !this.parked && !this.stopping) {
       for (const e of this.normaliser.end(exit)) {
         if (e.type === 'done') this.finalize(e);
         else this.write(e);
