@@ -250,6 +250,45 @@ describe('agent runtime with the real claude', () => {
     expect(currentProcesses(svc.db, id, 'runtime')).toEqual([]);
   });
 
+  it('a line the CLI still writes after SIGTERM does not land after the closing done', async () => {
+    // The real claude under a wrapper that answers SIGTERM with one more assistant line (captured
+    // from claude) before passing the signal on: what a pipe may hold when the stop comes, made certain.
+    const late = readFileSync(join(import.meta.dirname, '../fixtures/claude/print-text.ndjson'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('{"type":"assistant"'))!
+      .replace('Hello from the stand-in.', 'late words');
+    const lateFile = join(home.root, 'late.ndjson');
+    writeFileSync(lateFile, `${late}\n`);
+    const wrapper = join(home.root, 'claude-late.sh');
+    // sh gives a background job /dev/null for stdin unless it is redirected from another descriptor.
+    const script = [
+      '#!/bin/sh',
+      'exec 3<&0',
+      `"${CLAUDE_BIN}" "$@" <&3 3<&- &`,
+      'pid=$!',
+      `trap 'cat "${lateFile}"; kill -TERM $pid; wait $pid; exit 143' TERM`,
+      'wait $pid',
+    ];
+    writeFileSync(wrapper, `${script.join('\n')}\n`, { mode: 0o700 });
+    const config = join(home.klaudeHome, 'config.yaml');
+    const before = readFileSync(config, 'utf8');
+    writeFileSync(config, `claude:\n  binary: ${wrapper}\n`);
+    svc.config['claude.binary'] = wrapper;
+    try {
+      const id = await start('hang late');
+      await mock.waitForRequest((r) => r.prompt === 'hang late');
+      process.kill(-liveRuntime(svc.db, id)!.pid, 'SIGTERM');
+      expect((await finished(id, 30_000)).status).toBe('interrupted');
+      await runtimeGone(id);
+      const ev = events(id);
+      expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'interrupted' });
+      expect(ev.some((e) => e.type === 'text' && e.text.includes('late words'))).toBe(false);
+    } finally {
+      writeFileSync(config, before);
+      svc.config['claude.binary'] = CLAUDE_BIN;
+    }
+  });
+
   it('ends a run whose runtime was killed outright as failed, with a closing done in the log (agents.recover: off)', async () => {
     const id = await start('hang forever');
     await mock.waitForRequest((r) => r.prompt === 'hang forever');
