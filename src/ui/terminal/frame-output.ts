@@ -19,6 +19,7 @@ import { styledCharsFromTokens, styledCharsToString, tokenize, type StyledChar }
 import sliceAnsi from 'slice-ansi';
 import { TwoGenerations } from './memo.js';
 import widestLine, { textWidth as width } from './text-width.js';
+import { plainLine, type PlainLine } from './plain-line.js';
 
 type Transformer = (line: string, index: number) => string;
 interface Clip {
@@ -39,6 +40,9 @@ const rows = new TwoGenerations<string>(1024);
 const styledChars = (line: string): StyledChar[] => styled.get(line, () => styledCharsFromTokens(tokenize(line)));
 const slice = (line: string, from: number, to: number): string => slices.get(`${from}:${to}:${line}`, () => sliceAnsi(line, from, to));
 
+const plains = new TwoGenerations<PlainLine | null>(2048);
+const plain = (line: string): PlainLine | null => plains.get(line, plainLine);
+
 const BLANK: StyledChar = Object.freeze({ type: 'char', value: ' ', fullWidth: false, styles: [] }) as StyledChar;
 
 /**
@@ -48,14 +52,34 @@ const BLANK: StyledChar = Object.freeze({ type: 'char', value: ' ', fullWidth: f
 const spans = new TwoGenerations<number>(2048);
 const span = (line: string): number =>
   spans.get(line, () => {
+    const p = plain(line);
+    if (p) return p.width;
     let n = 0;
     for (const c of styledChars(line)) n += Math.max(1, width(c.value));
     return n;
   });
 
-/** One line drawn on its own: its styles opened and closed around it. */
+/**
+ * One line drawn on its own: its styles opened and closed around it. A plain line (one column per
+ * character, SGR codes only: plain-line.ts) is its own drawing, with a reset after it if it leaves
+ * a style set; the rest go through Ink's tokeniser.
+ */
 const drawn = new TwoGenerations<string>(2048);
-const drawnLine = (line: string): string => drawn.get(line, () => styledCharsToString(styledChars(line)));
+const drawnAtEnd = new TwoGenerations<string>(1024);
+const RESET = '\u001b[0m';
+const drawnLine = (line: string): string =>
+  drawn.get(line, () => {
+    const p = plain(line);
+    if (p) return p.open ? line + RESET : line;
+    return styledCharsToString(styledChars(line));
+  });
+/** The same, as the last text of its row (whose trailing blanks Ink trims). */
+const drawnLast = (line: string): string =>
+  drawnAtEnd.get(line, () => {
+    const p = plain(line);
+    if (p) return line.slice(0, p.tail) + (p.tailOpen ? RESET : '');
+    return drawnLine(line);
+  });
 
 /**
  * A row whose pieces sit side by side (the usual case: panes, borders, columns): the pieces
@@ -66,15 +90,24 @@ const drawnLine = (line: string): string => drawn.get(line, () => styledCharsToS
 function joinRow(columns: number, pieces: Array<[number, string]>): string | null {
   // (sort is stable: pieces at one column keep their order, and then overlap, so are built cell by cell)
   const order = pieces.length > 1 ? [...pieces].sort((a, b) => a[0] - b[0]) : pieces;
-  let out = '';
   let at = 0;
-  for (const [x, line] of order) {
+  // The row ends with the last piece that shows more than unstyled blanks (Ink trims those).
+  let last = -1;
+  for (let i = 0; i < order.length; i++) {
+    const [x, line] = order[i]!;
     if (!Number.isInteger(x) || x < at) return null;
     const w = span(line);
     if (x + w > columns) return null;
-    if (x > at) out += ' '.repeat(x - at);
-    out += drawnLine(line);
     at = x + w;
+    if (w > 0 && (plain(line)?.tail ?? 1) > 0) last = i;
+  }
+  let out = '';
+  at = 0;
+  for (let i = 0; i <= last; i++) {
+    const [x, line] = order[i]!;
+    if (x > at) out += ' '.repeat(x - at);
+    out += i === last ? drawnLast(line) : drawnLine(line);
+    at = x + span(line);
   }
   return out.trimEnd();
 }

@@ -6,12 +6,13 @@
  */
 import stringWidth from 'string-width';
 import { TwoGenerations } from './memo.js';
+import { plainLine } from './plain-line.js';
 
 const widths = new TwoGenerations<number>(4096);
 const blocks = new TwoGenerations<number>(2048);
 
 /** The width of one line in terminal columns (escape codes count zero). */
-export const textWidth = (line: string): number => widths.get(line, stringWidth);
+export const textWidth = (line: string): number => widths.get(line, (l) => plainLine(l)?.width ?? stringWidth(l));
 
 /** The width of the widest line of `text`: `widest-line`'s contract. */
 export default function widestLine(text: string): number {
