@@ -11,6 +11,7 @@
 // The output is built aside and swapped in, so a test running dist/ never sees it half-built.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 
 const betterSqliteAddon = {
@@ -63,6 +64,21 @@ const inkFrameOutput = {
         ? { path: fileURLToPath(new URL('../src/ui/terminal/frame-output.ts', import.meta.url)) }
         : undefined,
     );
+    // Ink's text helpers with bounded memos (src/ui/terminal/ink-text.ts), built around the
+    // libraries and the sanitiser Ink itself uses.
+    b.onResolve({ filter: /^\.\/(measure-text|wrap-text|sanitize-ansi)\.js$/ }, (args) =>
+      /[\\/]ink[\\/]build[\\/]/.test(args.importer) ? { path: args.path.slice(2, -3), namespace: 'ink-text', pluginData: args.resolveDir } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'ink-text' }, (args) => {
+      const inkBuild = args.pluginData;
+      const ours = JSON.stringify(fileURLToPath(new URL('../src/ui/terminal/ink-text.ts', import.meta.url)));
+      const contents = {
+        'measure-text': `export { measureText as default } from ${ours};`,
+        'wrap-text': `import wrapAnsi from 'wrap-ansi'; import cliTruncate from 'cli-truncate'; import { wrapTextWith } from ${ours}; export default wrapTextWith(wrapAnsi, cliTruncate);`,
+        'sanitize-ansi': `import sanitize from ${JSON.stringify(path.join(inkBuild, 'sanitize-ansi.js'))}; import { sanitizeWith } from ${ours}; export default sanitizeWith(sanitize);`,
+      }[args.path];
+      return { contents, loader: 'js', resolveDir: inkBuild };
+    });
   },
 };
 

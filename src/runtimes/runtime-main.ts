@@ -243,8 +243,7 @@ export class AgentRuntime {
   }
 
   private handle(events: AgentEventInput[]): void {
-    // Stopped: the run is recorded interrupted and its `done` closes the log. What the CLI still had
-    // in the pipe (it may not have read its SIGTERM yet) would land after that line.
+    // Stopped: the run's `done` closes the log; what the CLI still had in the pipe would land after it.
     if (this.stopping) return;
     for (const e of events) {
       try {
