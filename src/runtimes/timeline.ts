@@ -67,6 +67,10 @@ export async function readTranscripts(files: readonly string[], normaliser = cre
       for (const e of normaliser.line(l.line)) mine.push(e);
     }
     offsets.set(f, end);
+    // Claude appends entries in the order its writes complete, not quite the order they were made
+    // (an attachment made before the prompt lands after it, and a CI run printed a prompt after its
+    // reply). Each entry's timestamp is when it was made: the conversation's order.
+    mine.sort((x, y) => x.ts - y.ts);
     events = mergeByTime(events, mine);
   }
   return { events, offsets, normaliser };

@@ -1,12 +1,13 @@
 // Claude's transcript → events, on real transcripts written by claude 2.1.197 (test/fixtures/transcripts,
 // captured by test/e2e/live-interactive.test.ts with KLAUDE_KEEP_TRANSCRIPTS): interactive entries
 // only, in order, tool results named after their call; entries of headless runs (sdk-cli) left out.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { createTranscriptNormaliser } from '../../src/runtimes/transcript-normaliser.js';
-import { mergeByTime } from '../../src/runtimes/timeline.js';
+import { mergeByTime, readTranscripts } from '../../src/runtimes/timeline.js';
 import { REPO_ROOT } from '../support/klaude-bin.js';
 
 const events = (name: string): AgentEvent[] => {
@@ -50,6 +51,22 @@ describe('transcript normaliser', () => {
       { ts: t[1]!.ts + 5000, type: 'text', text: 'later' },
     ];
     expect(mergeByTime(log, t).map(brief)).toEqual(['text headless', 'user after-checkout-9', 'text Reply to: after-checkout-9', 'text later']);
+  });
+
+  it('puts a transcript in the order its entries were made, whatever order claude appended them in', async () => {
+    const lines = readFileSync(join(REPO_ROOT, 'test/fixtures/transcripts/interactive-root.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const prompt = lines.findIndex((l) => l.includes('"type":"user"') && l.includes('root-hello-31'));
+    const reply = lines.findIndex((l, i) => i > prompt && l.includes('"type":"assistant"'));
+    // The prompt's entry appended after its reply's.
+    const swapped = [...lines.slice(0, prompt), ...lines.slice(prompt + 1, reply + 1), lines[prompt]!, ...lines.slice(reply + 1)];
+    const dir = mkdtempSync(join(tmpdir(), 'klaude-transcript-'));
+    try {
+      writeFileSync(join(dir, 't.jsonl'), `${swapped.join('\n')}\n`);
+      const t = await readTranscripts([join(dir, 't.jsonl')]);
+      expect(t.events.map(brief).slice(0, 2)).toEqual(['user root-hello-31', 'text Reply to: root-hello-31']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names slash commands and skips meta and broken lines', () => {
