@@ -138,7 +138,9 @@ export function makeTempHome(opts: TempHomeOptions = {}): TempHome {
       writeClaudeJson();
     },
     cleanup() {
-      rmSync(root, { recursive: true, force: true });
+      // A claude that is still ending may run its SessionEnd hook, which writes in the home while it
+      // is being removed (ENOTEMPTY): node's retries remove what appeared meanwhile.
+      rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
