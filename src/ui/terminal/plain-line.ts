@@ -10,13 +10,13 @@
  */
 
 /**
- * Ranges of code points string-width counts as one column, alone and beside others: Latin, the
- * punctuation, arrows, box drawing, blocks and shapes the panes draw, and the text-style dingbats
- * (✓ ✗ ⚠). Sorted, inclusive, flat pairs.
+ * Ranges of code points string-width counts as one column, alone and beside others: Latin,
+ * punctuation, letterlike signs, arrows, maths, technical signs (⏎ ⌫), box drawing, blocks and
+ * shapes, and the text-style dingbats (✓ ✗ ⚠). Sorted, inclusive, flat pairs.
  */
 export const NARROW: readonly number[] = [
-  0x20, 0x7e, 0xa0, 0xac, 0xae, 0x2ff, 0x2010, 0x2029, 0x202f, 0x205e, 0x2190, 0x21ff, 0x2500, 0x25fc, 0x25ff, 0x25ff, 0x26a0, 0x26a0,
-  0x2713, 0x2718,
+  0x20, 0x7e, 0xa0, 0xac, 0xae, 0x2ff, 0x2010, 0x2029, 0x202f, 0x205f, 0x2070, 0x20cf, 0x20f1, 0x2319, 0x231c, 0x2328, 0x232b, 0x23e8,
+  0x23f4, 0x25fc, 0x25ff, 0x25ff, 0x26a0, 0x26a0, 0x2713, 0x2718,
 ];
 
 function narrow(c: number): boolean {
