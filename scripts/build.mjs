@@ -91,7 +91,9 @@ const common = {
   sourcemap: 'linked',
   minifySyntax: true,
   // react-devtools-core: Ink imports it only when DEV=true (then the person installs it).
-  external: ['node-pty', 'react-devtools-core'],
+  // yaml: loaded from node_modules when there is YAML to read (lib/yaml.ts); bundled, its 240 KB
+  // would be parsed by every command that reads the config.
+  external: ['node-pty', 'react-devtools-core', 'yaml'],
   plugins: [betterSqliteAddon, inkFrameOutput],
   logLevel: 'warning',
 };

@@ -1,8 +1,9 @@
 /**
  * The yaml library, loaded on first use. Most commands run without a config file or an agent
  * definition to read, and evaluating the library costs every one of them (it is the biggest piece
- * of code many commands load). In the bundle, `require('yaml')` is esbuild's lazy load of the
- * bundled copy; run from source (tests) an ES module has no `require`, so node's is made.
+ * of code many commands load). The bundle leaves it out (scripts/build.mjs): `require('yaml')`
+ * loads it from node_modules, through the `require` the bundle's banner makes; run from source
+ * (tests) an ES module has no `require`, so node's is made.
  */
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
