@@ -10,7 +10,7 @@
 //   session's screen in it, vs a bundled production Ink hello-world (goal ≤ 1.2×), BENCH_N runs;
 // - switch: a key moving the selection to another live PTY session → its screen shown (goal ≤ 50 ms);
 // - memory: RSS of klaude's own processes with 3 live sessions (the dashboard, the one PTY server
-//   that hosts all three, and the `sh` watchdogs guarding each claude), in MiB (goal ≤ 128 MiB,
+//   that hosts all three, and the `sh` watchdog guarding its claudes), in MiB (goal ≤ 128 MiB,
 //   ccmanager 3.1.5's figure) and as a multiple of a bare `node` process's RSS;
 //   the dashboard's RSS before, right after and BENCH_AFTER_S s after the stream (goal: no growth).
 //   node bench/ui-pty-stream.mjs   (after `npm run build`)
@@ -51,7 +51,7 @@ const cmdline = (pid) => {
     return [];
   }
 };
-/** The `sh` watchdogs (lib/watchdog.ts) the server started to guard its CLIs. */
+/** The `sh` watchdog(s) the server started to guard its CLIs (lib/watchdog-pool.ts: one for all). */
 const watchdogsOf = (server) => childrenOf(server).filter((p) => cmdline(p).includes('klaude-watchdog'));
 /** The CLI the server runs for a session (its env names the session). */
 const cliOf = (server, sessionId) =>
@@ -225,7 +225,7 @@ try {
       `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.1×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 2×)`,
   );
   console.log(
-    `memory with 3 live PTY sessions: dashboard + PTY server + ${watchdogs.length} watchdogs ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +
+    `memory with 3 live PTY sessions: dashboard + PTY server + ${watchdogs.length} watchdog(s) ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +
       `(goal ≤ 128 MiB; PSS ${fmt(pssIdle)} MiB idle) = ${fmt(memIdle / node, 2)}× a bare node process (${fmt(node)} MiB; 2 node processes can't go below ${fmt(2 * node)}) · ` +
       `PTY server ${servers.map((p) => fmt(rssMiB(p))).join(' / ')} MiB now (${fmt(serverIdle)} idle), watchdogs ${fmt(watchdogs.reduce((a, p) => a + rssMiB(p), 0))} MiB · ` +
       `dashboard ${fmt(rssBefore)} MiB before the stream, ${fmt(rssAfter)} right after, ${fmt(rssLater)} ${AFTER_S} s later (goal: no growth)`,

@@ -16,7 +16,7 @@ import { endRow, recordCurrentRow, runStateOf, setRunState, writeTx, type RunSta
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { processStartTime } from '../lib/process.js';
-import { guardChild } from '../lib/watchdog.js';
+import { WatchdogPool } from '../lib/watchdog-pool.js';
 import { validSize } from './framing.js';
 import { ATTACH_HISTORY_LINES, PtyHost } from './host.js';
 import { ptySocketPath } from './paths.js';
@@ -27,6 +27,9 @@ import { busyReason, claimedByOther, finishRecords } from './session-records.js'
 
 /** Between SIGTERM and SIGKILL when a session is stopped (and for the watchdog). */
 export const STOP_GRACE_MS = 3000;
+
+/** One `sh` watchdog for every CLI this server hosts (not one each): it ends them if the server dies. */
+const watchdogs = new WatchdogPool();
 
 export interface Hosted {
   sessionId: string;
@@ -66,7 +69,7 @@ export async function startSession(db: HasSqlite, home: string, baseLog: Logger,
     log.info('starting PTY session', { file: req.file, mode: req.mode, nativeId: req.nativeId, cwd: req.cwd, ...size });
     const child = spawnInPty(req.file, req.args, { ...size, cwd: req.cwd, env, term: env.TERM || undefined });
     // The CLI leads its own session and group (the PTY's): the watchdog ends the group.
-    const guard = guardChild(child.pid, { graceMs: STOP_GRACE_MS, group: child.pid });
+    const guard = watchdogs.guard(child.pid, { graceMs: STOP_GRACE_MS, group: child.pid });
     // Scrollback beyond what an attach replays would only hold memory.
     const screen = new HeadlessScreen({ ...size, scrollback: ATTACH_HISTORY_LINES });
     const socket = ptySocketPath(home, s.projectId, s.id, env);

@@ -75,17 +75,20 @@ async function viewShows(sessionId: string, text: string): Promise<void> {
 const environ = (pid: number): string => readFileSync(`/proc/${pid}/environ`, 'utf8');
 const serverLog = (): string => readFileSync(join(home.klaudeHome, 'klaude.log'), 'utf8');
 /** A `klaude-watchdog` sh guards `pid` (lib/watchdog.ts: its first argument is the child's pid). */
-const watchdogOf = (pid: number): boolean =>
+/** The `sh` watchdogs whose parent is `server` (one for all its CLIs: lib/watchdog-pool.ts). */
+const watchdogsOf = (server: number): number[] =>
   readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
-    .some((d) => {
+    .filter((d) => {
       try {
         const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-        return argv.includes('klaude-watchdog') && argv[argv.indexOf('klaude-watchdog') + 1] === String(pid);
+        const ppid = /\nPPid:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1];
+        return argv.includes('klaude-watchdog') && ppid === String(server);
       } catch {
         return false;
       }
-    });
+    })
+    .map(Number);
 
 describe('the PTY server', () => {
   it('two racing starters get one server that hosts both sessions, each with its starter’s env; stopping one leaves the other', async () => {
@@ -103,9 +106,8 @@ describe('the PTY server', () => {
     expect(serverLog().match(/\[ptyd \d+\] PTY server started/g)).toHaveLength(1);
     // Both starters found no server (they asked in the same tick) and started one: one lost.
     expect(serverLog()).toContain('another PTY server already listens');
-    // Each claude is guarded by a watchdog owned by the server, and the log names each session.
-    expect(watchdogOf(ha.pid)).toBe(true);
-    expect(watchdogOf(hb.pid)).toBe(true);
+    // The claudes are guarded by one watchdog owned by the server, and the log names each session.
+    expect(watchdogsOf(ha.hostPid)).toHaveLength(1);
     expect(serverLog()).toContain(`[ptyd:${shortId(a.id)} ${ha.hostPid}] starting PTY session`);
     expect(environ(ha.pid)).toContain('KLAUDE_TEST_STARTER=starter-a');
     expect(environ(hb.pid)).toContain('KLAUDE_TEST_STARTER=starter-b');

@@ -85,6 +85,66 @@ describe('guardChild (owner-death watchdog)', () => {
   });
 });
 
+/**
+ * A node owner with one WatchdogPool guarding three children: a plain one, one that ignores SIGTERM
+ * and leads its own group (with a grandchild), and one whose guard is disposed (it ended normally,
+ * as far as the owner knows). Prints the pids: owner, pool watchdog, then the three children.
+ */
+function poolOwner(h: TempHome): Promise<number[]> {
+  const file = path.join(h.root, 'pool-owner.mjs');
+  writeFileSync(
+    file,
+    `import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { WatchdogPool } from ${JSON.stringify(path.join(REPO_ROOT, 'src/lib/watchdog-pool.ts'))};
+const pool = new WatchdogPool();
+const kids = [
+  spawn('/bin/sh', ['-c', 'exec sleep 300'], { stdio: 'ignore' }),
+  spawn('/bin/sh', ['-c', "trap '' TERM; sleep 300 & wait"], { stdio: 'ignore', detached: true }),
+  spawn('/bin/sh', ['-c', 'exec sleep 300'], { stdio: 'ignore', detached: true }),
+];
+await Promise.all(kids.map((k) => once(k, 'spawn')));
+pool.guard(kids[0].pid, { graceMs: 1000 });
+pool.guard(kids[1].pid, { graceMs: 1000, group: kids[1].pid });
+pool.guard(kids[2].pid, { graceMs: 1000 }).dispose();
+console.log('PIDS', process.pid, pool.pid, ...kids.map((k) => k.pid));
+setInterval(() => {}, 1000);
+`,
+  );
+  const p = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise<number[]>((resolve) => {
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /PIDS ([\d ]+)\n/.exec(out);
+      if (m) resolve(m[1]!.trim().split(' ').map(Number));
+    });
+  });
+}
+
+describe('WatchdogPool (one watchdog for many children)', () => {
+  it('SIGKILL of the owner ends every child still guarded (groups too, SIGKILL after the grace) and spares a disposed one', async () => {
+    const h = (home = makeTempHome());
+    const [ownerPid, wdPid, plain, stubborn, disposed] = await poolOwner(h);
+    strays.push(ownerPid!, wdPid!, plain!, stubborn!, disposed!);
+    // One watchdog for the three (disposal is a line on its pipe, read before the EOF that ends it).
+    expect(wdPid).toBeGreaterThan(0);
+    expect(isAlive(wdPid!)).toBe(true);
+    process.kill(ownerPid!, 'SIGKILL');
+    await until('the plain child to end', () => !isAlive(plain!), 5000);
+    await until('the child ignoring SIGTERM, and its group, to end', () => {
+      try {
+        process.kill(-stubborn!, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 5000);
+    await until('the watchdog to finish', () => !isAlive(wdPid!), 5000);
+    expect(isAlive(disposed!)).toBe(true);
+  });
+});
+
 describe('process identity', () => {
   it('is pid + start time: a recorded start time that differs is another process', () => {
     const start = processStartTime(process.pid);
