@@ -7,8 +7,9 @@
  * (/proc/<pid>/stat field 22), so a pid reused meanwhile is never hit.
  *
  * The watchdog runs detached (its own session): no terminal signals reach it, and it outlives the
- * owner by design. It costs one `sh` (~1 MB) per guarded child. When the child exits normally the
- * owner disposes of the watchdog (SIGKILL to its group).
+ * owner by design. It costs one `sh` (~1.6 MB) per guarded child (an owner of many children uses
+ * watchdog-pool.ts: one for all). When the child exits normally the owner disposes of the
+ * watchdog (SIGKILL to its group).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processStartTime, signalGroup } from './process.js';
