@@ -68,8 +68,8 @@ export async function readTranscripts(files: readonly string[], normaliser = cre
     }
     offsets.set(f, end);
     // Claude appends entries in the order its writes complete, not quite the order they were made
-    // (an attachment made before the prompt lands after it, and a CI run printed a prompt after its
-    // reply). Each entry's timestamp is when it was made: the conversation's order.
+    // (an attachment made before the prompt lands after it, and a full test run printed a prompt
+    // after its reply). Each entry's timestamp is when it was made: the conversation's order.
     mine.sort((x, y) => x.ts - y.ts);
     events = mergeByTime(events, mine);
   }
