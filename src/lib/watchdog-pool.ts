@@ -11,21 +11,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processStartTime } from './process.js';
-import type { Watchdog, WatchOptions } from './watchdog.js';
+import { END_CHILD_SH, type Watchdog, type WatchOptions } from './watchdog.js';
 
-// A field is '-' when empty (read would shift the fields otherwise).
-const SCRIPT = `
-startof() { s=$(cat /proc/$1/stat 2>/dev/null) || return 0; s=\${s##*) }; set -- $s; echo "\${20}"; }
-same() { kill -0 "$1" 2>/dev/null || return 1; [ "$2" = - ] || [ ! -r /proc/$1/stat ] || [ "$(startof "$1")" = "$2" ]; }
-end1() {
-  same "$1" "$2" || return 0
-  target="$1"; [ "$4" != - ] && target="-$4"
-  kill -s TERM -- "$target" 2>/dev/null; kill -s CONT -- "$target" 2>/dev/null
-  i=0
-  while [ "$i" -lt "$3" ]; do same "$1" "$2" || return 0; sleep 0.1; i=$((i+1)); done
-  same "$1" "$2" && kill -s KILL -- "$target" 2>/dev/null
-  return 0
-}
+// Fields as END_CHILD_SH takes them ('-' when empty: read would shift the fields otherwise).
+const SCRIPT = `${END_CHILD_SH}
 list=''
 nl='
 '
@@ -42,7 +31,7 @@ EOF
        list=$rest ;;
   esac
 done
-printf '%s' "$list" | { while read -r p s t g; do [ -n "$p" ] && end1 "$p" "$s" "$t" "$g" & done; wait; }
+printf '%s' "$list" | { while read -r p s t g; do [ -n "$p" ] && end_child "$p" "$s" "$t" "$g" & done; wait; }
 exit 0
 `;
 

@@ -14,17 +14,29 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processStartTime, signalGroup } from './process.js';
 
-// $1 pid, $2 start time ('' = unknown), $3 grace in tenths of a second, $4 process group to end ('' = none).
-const SCRIPT = `
+/**
+ * Ending one guarded child, in sh: `end_child pid start tenths group` (start '-' = unknown, group
+ * '-' = none). SIGTERM + SIGCONT to the pid or its group, SIGKILL after `tenths` tenths of a second,
+ * each only while the pid is still the process that started at `start`. Shared with watchdog-pool.ts.
+ */
+export const END_CHILD_SH = `
 startof() { s=$(cat /proc/$1/stat 2>/dev/null) || return 0; s=\${s##*) }; set -- $s; echo "\${20}"; }
-same() { kill -0 "$1" 2>/dev/null || return 1; [ -z "$2" ] || [ ! -r /proc/$1/stat ] || [ "$(startof "$1")" = "$2" ]; }
+same() { kill -0 "$1" 2>/dev/null || return 1; [ "$2" = - ] || [ ! -r /proc/$1/stat ] || [ "$(startof "$1")" = "$2" ]; }
+end_child() {
+  same "$1" "$2" || return 0
+  target="$1"; [ "$4" != - ] && target="-$4"
+  kill -s TERM -- "$target" 2>/dev/null; kill -s CONT -- "$target" 2>/dev/null
+  i=0
+  while [ "$i" -lt "$3" ]; do same "$1" "$2" || return 0; sleep 0.1; i=$((i+1)); done
+  same "$1" "$2" && kill -s KILL -- "$target" 2>/dev/null
+  return 0
+}
+`;
+
+// $1 pid, $2 start time, $3 grace in tenths of a second, $4 process group to end (see END_CHILD_SH).
+const SCRIPT = `${END_CHILD_SH}
 while read -r _; do :; done
-same "$1" "$2" || exit 0
-target="$1"; [ -n "$4" ] && target="-$4"
-kill -s TERM -- "$target" 2>/dev/null; kill -s CONT -- "$target" 2>/dev/null
-i=0
-while [ "$i" -lt "$3" ]; do same "$1" "$2" || exit 0; sleep 0.1; i=$((i+1)); done
-same "$1" "$2" && kill -s KILL -- "$target" 2>/dev/null
+end_child "$1" "$2" "$3" "$4"
 exit 0
 `;
 
@@ -47,7 +59,7 @@ export function guardChild(childPid: number, opts: WatchOptions = {}): Watchdog 
   const tenths = Math.max(1, Math.round((opts.graceMs ?? 3000) / 100));
   let wd: ChildProcess | null = null;
   try {
-    wd = spawn('/bin/sh', ['-c', SCRIPT, 'klaude-watchdog', String(childPid), start === null ? '' : String(start), String(tenths), opts.group ? String(opts.group) : ''], {
+    wd = spawn('/bin/sh', ['-c', SCRIPT, 'klaude-watchdog', String(childPid), start === null ? '-' : String(start), String(tenths), opts.group ? String(opts.group) : '-'], {
       stdio: ['pipe', 'ignore', 'ignore'],
       detached: true,
     });
