@@ -74,7 +74,6 @@ async function viewShows(sessionId: string, text: string): Promise<void> {
 
 const environ = (pid: number): string => readFileSync(`/proc/${pid}/environ`, 'utf8');
 const serverLog = (): string => readFileSync(join(home.klaudeHome, 'klaude.log'), 'utf8');
-/** A `klaude-watchdog` sh guards `pid` (lib/watchdog.ts: its first argument is the child's pid). */
 /** The `sh` watchdogs whose parent is `server` (one for all its CLIs: lib/watchdog-pool.ts). */
 const watchdogsOf = (server: number): number[] =>
   readdirSync('/proc')
