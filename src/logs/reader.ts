@@ -13,8 +13,12 @@ import type { AgentEvent } from '../core/events.js';
 import { LineDecoder } from '../lib/line-decoder.js';
 
 const NL = 0x0a;
-/** The largest read readTail makes (when a line is longer than its read size, reads double up to this). */
-const MAX_STEP = 8 * 1024 * 1024;
+/**
+ * The largest read readTail makes while it looks for a long line's start (reads double up to this).
+ * Kept small: the scratch buffer is fresh memory, and every page of it is a page fault on first
+ * use; with 8 MiB steps, `logs -n 50` on a 32 MiB line took a quarter longer (353 vs 280 ms).
+ */
+const MAX_STEP = 1024 * 1024;
 
 /** One complete log line that parsed as an event. */
 export interface LogLine {
