@@ -277,7 +277,9 @@ describe('agent runtime with the real claude', () => {
     try {
       const id = await start('hang late');
       await mock.waitForRequest((r) => r.prompt === 'hang late');
-      process.kill(-liveRuntime(svc.db, id)!.pid, 'SIGTERM');
+      // The runtime alone: it records the stop, then signals its CLI, so the late line surely comes
+      // after the stop (a signal to the whole group lets the line race the runtime's own handler).
+      process.kill(liveRuntime(svc.db, id)!.pid, 'SIGTERM');
       expect((await finished(id, 30_000)).status).toBe('interrupted');
       await runtimeGone(id);
       const ev = events(id);
