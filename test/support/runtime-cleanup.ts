@@ -1,7 +1,7 @@
 // No agent process may outlive a test. Runtimes lead their own process group (their CLI and its
 // children are in it); a CLI row left without its runtime is killed on its own.
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface Readable {
@@ -31,5 +31,29 @@ export function killLeftRuntimes(klaudeHome: string): void {
     killRuntimeGroups(db);
   } finally {
     db.close();
+  }
+}
+
+/**
+ * SIGKILL every process (but this one and its parent) whose environment names `klaudeHome`: what
+ * a test started and the DB may not know of (a runtime recorded in a DB the test deleted, a hook
+ * still running). Linux only (/proc); elsewhere nothing.
+ */
+export function killProcessesOfHome(klaudeHome: string): void {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return;
+  }
+  const mark = `KLAUDE_HOME=${klaudeHome}`;
+  for (const d of pids) {
+    const pid = Number(d);
+    if (pid === process.pid || pid === process.ppid) continue;
+    try {
+      if (readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(mark)) kill(pid);
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
 }

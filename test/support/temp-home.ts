@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killProcessesOfHome } from './runtime-cleanup.js';
 
 export const TEST_API_KEY = 'sk-ant-api03-klaude-test-key-0000000000000000-AAAA';
 
@@ -138,8 +139,10 @@ export function makeTempHome(opts: TempHomeOptions = {}): TempHome {
       writeClaudeJson();
     },
     cleanup() {
-      // A claude that is still ending may run its SessionEnd hook, which writes in the home while it
-      // is being removed (ENOTEMPTY): node's retries remove what appeared meanwhile.
+      // Nothing started in this home may go on writing in it while it is removed (ENOTEMPTY): a
+      // runtime recorded in a DB the test deleted, a claude still ending and running its SessionEnd
+      // hook. Node's retries remove what appeared meanwhile.
+      killProcessesOfHome(klaudeHome);
       rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
