@@ -42,17 +42,12 @@ export interface PlainLine {
   tailOpen: boolean;
 }
 
-// SGR state, one bit per attribute that has its own "off" code.
-const BOLD_DIM = 1;
-const ITALIC = 2;
-const UNDERLINE = 4;
-const BLINK = 8;
-const INVERSE = 16;
-const HIDDEN = 32;
-const STRIKE = 64;
-const FG = 128;
-const BG = 256;
-const OVERLINE = 512;
+// SGR state: one bit per attribute that has its own "off" code.
+const FG = 1 << 7;
+const BG = 1 << 8;
+/** Codes that set an attribute (bold and dim share one "off"), and the codes that clear one. */
+const SETS = new Map<number, number>([[1, 1], [2, 1], [3, 2], [4, 4], [5, 8], [7, 16], [8, 32], [9, 64], [53, 512]]);
+const CLEARS = new Map<number, number>([[22, 1], [23, 2], [24, 4], [25, 8], [27, 16], [28, 32], [29, 64], [55, 512], [39, FG], [49, BG]]);
 
 /** The state after one SGR's parameters, or -1 for a code this does not know. */
 function applySgr(state: number, params: string): number {
@@ -60,34 +55,20 @@ function applySgr(state: number, params: string): number {
   const p = params.split(';');
   for (let i = 0; i < p.length; i++) {
     const n = p[i] === '' ? 0 : Number(p[i]);
+    const set = SETS.get(n);
+    const clear = CLEARS.get(n);
     if (n === 0) state = 0;
-    else if (n === 1 || n === 2) state |= BOLD_DIM;
-    else if (n === 22) state &= ~BOLD_DIM;
-    else if (n === 3) state |= ITALIC;
-    else if (n === 23) state &= ~ITALIC;
-    else if (n === 4) state |= UNDERLINE;
-    else if (n === 24) state &= ~UNDERLINE;
-    else if (n === 5) state |= BLINK;
-    else if (n === 25) state &= ~BLINK;
-    else if (n === 7) state |= INVERSE;
-    else if (n === 27) state &= ~INVERSE;
-    else if (n === 8) state |= HIDDEN;
-    else if (n === 28) state &= ~HIDDEN;
-    else if (n === 9) state |= STRIKE;
-    else if (n === 29) state &= ~STRIKE;
-    else if (n === 53) state |= OVERLINE;
-    else if (n === 55) state &= ~OVERLINE;
+    else if (set !== undefined) state |= set;
+    else if (clear !== undefined) state &= ~clear;
     else if ((n >= 30 && n <= 37) || (n >= 90 && n <= 97)) state |= FG;
-    else if (n === 39) state &= ~FG;
     else if ((n >= 40 && n <= 47) || (n >= 100 && n <= 107)) state |= BG;
-    else if (n === 49) state &= ~BG;
     else if (n === 38 || n === 48) {
-      const mode = p[i + 1];
-      const skip = mode === '5' ? 2 : mode === '2' ? 4 : -1;
-      if (skip < 0 || i + skip >= p.length) return -1;
-      for (let k = 1; k <= skip; k++) if (!/^\d+$/.test(p[i + k]!)) return -1;
+      // 38;5;n or 38;2;r;g;b (48 likewise): the colour's arguments must all be there.
+      const args = p[i + 1] === '5' ? 2 : p[i + 1] === '2' ? 4 : -1;
+      if (args < 0 || i + args >= p.length) return -1;
+      for (let k = 1; k <= args; k++) if (!/^\d+$/.test(p[i + k]!)) return -1;
       state |= n === 38 ? FG : BG;
-      i += skip;
+      i += args;
     } else return -1;
   }
   return state;
