@@ -7,7 +7,8 @@ import { openDb } from '../db/client.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { followLog } from '../logs/follow.js';
 import { readAll } from '../logs/reader.js';
-import { mergeByTime, readTranscripts, followTranscripts, transcriptsOf } from '../runtimes/timeline.js';
+import { transcriptsOf } from '../db/repos/transcripts.js';
+import { mergeByTime, readTranscripts, followTranscripts } from '../runtimes/timeline.js';
 
 export interface TimelineRun {
   home: string;

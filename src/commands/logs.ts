@@ -7,23 +7,21 @@ import { klaudeHome, projectHash, projectRoot, sessionLogPath } from '../config/
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
 import type { AgentEvent } from '../core/events.js';
-import { openDb, type Db } from '../db/client.js';
+import type { HasSqlite } from '../db/connection.js';
+import { openFastDb } from '../db/fast.js';
+import { hasDeadProcesses } from '../db/repos/listing.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import type { SessionRow } from '../db/schema.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
-import { followLog } from '../logs/follow.js';
 import { createFormatter, formatOptionsFor } from '../logs/format.js';
 import { readAll, readTail } from '../logs/reader.js';
 import { createStreamPrinter } from '../logs/stream-print.js';
-import { collectCompletionInfo, formatSummary } from '../logs/summary.js';
-import { reconcile } from '../recovery/reconcile.js';
-import { transcriptsOf } from '../runtimes/timeline.js';
-import { runTimeline } from './logs-timeline.js';
+import { transcriptsOf } from '../db/repos/transcripts.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 
 /** The session an id names: in this project first, then anywhere (a log can be read from any directory). */
-export function findSession(db: Db, input: string, projectId: string): SessionRow {
+export function findSession(db: HasSqlite, input: string, projectId: string): SessionRow {
   try {
     return resolveSession(db, input, { projectId });
   } catch (e) {
@@ -54,27 +52,18 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   const home = klaudeHome(ctx.env);
   const hash = projectHash(projectRoot(ctx.cwd));
-  const db = openDb(home);
-  let session: SessionRow;
-  let transcripts: string[];
-  try {
-    reconcile(db, { projectId: hash });
-    session = findSession(db, input, hash);
-    transcripts = transcriptsOf(db, session);
-  } finally {
-    db.close();
-  }
+  const { session, transcripts } = await sessionToRead(home, hash, input);
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
   const timestamps = config['stream.timestamp'];
   const printer = createStreamPrinter(createFormatter({ ...formatOptionsFor(ctx.stdout, ctx.env, { timestamps }), sessionId: shortId(session.id) }));
+  const out = (s: string): void => void ctx.stdout.write(s);
   const write = (event: AgentEvent, line: string | null): void => {
     if (raw) {
       ctx.stdout.write(`${line ?? JSON.stringify(event)}\n`);
       return;
     }
-    const s = printer.print(event);
-    if (s !== '') ctx.stdout.write(s);
+    printer.printTo(event, out);
   };
   const closeLine = (): void => {
     const s = raw ? '' : printer.finish();
@@ -82,6 +71,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   };
 
   if (summaryOnly) {
+    const { collectCompletionInfo, formatSummary } = await import('../logs/summary.js');
     const events: AgentEvent[] = [];
     for await (const l of readAll(file)) events.push(l.event);
     const info = collectCompletionInfo(events);
@@ -100,6 +90,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
+      const { runTimeline } = await import('./logs-timeline.js');
       const how = await runTimeline({ home, session, log: file, transcripts, write, ...(n !== undefined ? { n } : {}), follow: live, signal: abort.signal });
       closeLine();
       if (how === 'aborted') {
@@ -141,6 +132,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    const { followLog } = await import('../logs/follow.js');
     const end = await followLog(file, {
       ...(n !== undefined ? { fromTail: n } : { fromStart: true }),
       untilDone: true,
@@ -156,5 +148,32 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/**
+ * The session and its transcripts. Without drizzle when the DB is current and no recorded process
+ * of the project has died (as `sessions` does): reading a log should not cost a migration check
+ * and a reconcile. Otherwise the full client, and reconcile first, so a dead agent reads as ended.
+ */
+async function sessionToRead(home: string, hash: string, input: string): Promise<{ session: SessionRow; transcripts: string[] }> {
+  const fast = openFastDb(home);
+  if (fast && !hasDeadProcesses(fast, hash)) {
+    try {
+      const session = findSession(fast, input, hash);
+      return { session, transcripts: transcriptsOf(fast, session) };
+    } finally {
+      fast.close();
+    }
+  }
+  fast?.close();
+  const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../recovery/reconcile.js')]);
+  const db = openDb(home);
+  try {
+    reconcile(db, { projectId: hash });
+    const session = findSession(db, input, hash);
+    return { session, transcripts: transcriptsOf(db, session) };
+  } finally {
+    db.close();
   }
 }

@@ -14,7 +14,7 @@ import { openFastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
 import { Clock } from '../ui/data/clock.js';
 import { LogFeed } from '../ui/data/log-feed.js';
-import { transcriptsOf } from '../runtimes/timeline.js';
+import { transcriptsOf } from '../db/repos/transcripts.js';
 import { PtyPreviewFeed } from '../ui/data/pty-preview.js';
 import { SessionsFeed } from '../ui/data/sessions-feed.js';
 import type { DashboardActions } from '../ui/deps.js';

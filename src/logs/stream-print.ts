@@ -13,6 +13,11 @@ import type { EventFormatter } from './format.js';
 export interface StreamPrinter {
   /** The bytes to write for this event (may be '' and may lack a final newline while text streams). */
   print(event: AgentEvent): string;
+  /**
+   * The same bytes, handed to `write`: in one piece, except that a long text is passed on apart
+   * from what surrounds it (joining a 32 MiB text to its newline copies it once more).
+   */
+  printTo(event: AgentEvent, write: (s: string) => void): void;
   /** What closes an open partial line at the end of the output ('' or '\n'). */
   finish(): string;
 }
@@ -28,51 +33,65 @@ export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: 
     return '\n';
   };
 
-  return {
-    print(e) {
-      if (e.type === 'text_delta') {
-        let out = open === 'thinking' ? close() : '';
-        let piece = e.text;
-        if (open !== 'text') {
-          piece = piece.replace(/^\n+/, '');
-          if (piece === '') return out;
-          open = 'text';
-          shown = '';
-          out += fmt.stamp(e.ts);
-        }
-        shown += piece;
-        return out + piece;
-      }
-      if (e.type === 'thinking_delta') {
-        if (opts.showThinking === false) return '';
-        let out = open === 'text' ? close() : '';
-        let piece = e.text;
-        if (open !== 'thinking') {
-          piece = piece.replace(/^\n+/, '');
-          if (piece === '') return out;
-          open = 'thinking';
-          out += `${fmt.stamp(e.ts)}${fmt.paint('dim', '∴ ')}`;
-        }
-        return out + fmt.paint('dim', piece);
-      }
-      if (e.type === 'text' && open === 'text') {
-        const whole = fmt.format(e); // keeps the formatter's [UPDATE] bookkeeping
-        const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
-        const had = shown;
-        open = null;
+  /** The pieces of an event's output, in order. */
+  const pieces = (e: AgentEvent): string[] => {
+    if (e.type === 'text_delta') {
+      let out = open === 'thinking' ? close() : '';
+      let piece = e.text;
+      if (open !== 'text') {
+        piece = piece.replace(/^\n+/, '');
+        if (piece === '') return [out];
+        open = 'text';
         shown = '';
-        if (text.startsWith(had)) return `${text.slice(had.length)}\n`;
-        // Joined mid-message (a tail of the log): the pieces shown are inside the text.
-        const at = had.length >= 16 ? text.indexOf(had) : -1;
-        if (at > 0) return `${text.slice(at + had.length)}\n`;
-        // The pieces ended in whitespace the whole text trims away.
-        if (text === had.trimEnd()) return had.endsWith('\n') ? '' : '\n';
-        return whole === null ? '\n' : `\n${whole}\n`;
+        out += fmt.stamp(e.ts);
       }
-      const s = fmt.format(e);
-      if (s === null) return '';
-      return `${close()}${s}\n`;
+      shown += piece;
+      return [out + piece];
+    }
+    if (e.type === 'thinking_delta') {
+      if (opts.showThinking === false) return [];
+      let out = open === 'text' ? close() : '';
+      let piece = e.text;
+      if (open !== 'thinking') {
+        piece = piece.replace(/^\n+/, '');
+        if (piece === '') return [out];
+        open = 'thinking';
+        out += `${fmt.stamp(e.ts)}${fmt.paint('dim', '∴ ')}`;
+      }
+      return [out + fmt.paint('dim', piece)];
+    }
+    if (e.type === 'text' && open === 'text') {
+      const whole = fmt.format(e); // keeps the formatter's [UPDATE] bookkeeping
+      const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
+      const had = shown;
+      open = null;
+      shown = '';
+      if (text.startsWith(had)) return [text.slice(had.length), '\n'];
+      // Joined mid-message (a tail of the log): the pieces shown are inside the text.
+      const at = had.length >= 16 ? text.indexOf(had) : -1;
+      if (at > 0) return [text.slice(at + had.length), '\n'];
+      // The pieces ended in whitespace the whole text trims away.
+      if (text === had.trimEnd()) return [had.endsWith('\n') ? '' : '\n'];
+      return whole === null ? ['\n'] : ['\n', whole, '\n'];
+    }
+    const s = fmt.format(e);
+    if (s === null) return [];
+    return [close(), s, '\n'];
+  };
+
+  return {
+    print: (e) => pieces(e).join(''),
+    printTo(e, write) {
+      const ps = pieces(e);
+      let n = 0;
+      for (const p of ps) n += p.length;
+      if (n === 0) return;
+      if (n < LONG) write(ps.length === 1 ? ps[0]! : ps.join(''));
+      else for (const p of ps) if (p !== '') write(p);
     },
     finish: close,
   };
 }
+
+/** Output at least this long is written in its pieces (see printTo). */
+const LONG = 64 * 1024;

@@ -10,30 +10,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { AgentEvent } from '../core/events.js';
-import type { HasSqlite } from '../db/connection.js';
-import type { SessionRow } from '../db/schema.js';
 import { followLog } from '../logs/follow.js';
 import { readAll } from '../logs/reader.js';
 import { createTranscriptNormaliser, type TranscriptNormaliser } from './transcript-normaliser.js';
-
-/**
- * The transcript files of a session that ran interactively at least once (a TUI session, or a
- * link made by Claude's SessionStart hook rather than by a headless runtime), oldest first.
- * Empty for a session that only ever ran headless: its log says everything.
- */
-export function transcriptsOf(db: HasSqlite, s: Pick<SessionRow, 'id' | 'type'> & { transcriptPath?: string | null }): string[] {
-  const links = db.sqlite
-    .prepare(
-      `SELECT source, transcript_path AS transcriptPath FROM claude_session_links
-       WHERE klaude_session_id = ? ORDER BY started_at, id`,
-    )
-    .all(s.id) as { source: string; transcriptPath: string | null }[];
-  const interactive = s.type === 'tui' || links.some((l) => l.source !== 'headless');
-  if (!interactive) return [];
-  const files = links.map((l) => l.transcriptPath).filter((p): p is string => !!p);
-  if (s.transcriptPath && !files.includes(s.transcriptPath)) files.push(s.transcriptPath);
-  return [...new Set(files)];
-}
 
 /** Stable merge by `ts` (equal times keep `a` first: the log before the transcript). */
 export function mergeByTime(a: readonly AgentEvent[], b: readonly AgentEvent[]): AgentEvent[] {

@@ -6,7 +6,10 @@ import { shortId } from '../../src/core/ids.js';
 import { openDb, tx, type Db } from '../../src/db/client.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
+import { eq } from 'drizzle-orm';
 import { resolveSession } from '../../src/db/repos/resolve.js';
+import { sessionById } from '../../src/db/repos/session-row.js';
+import { sessions } from '../../src/db/schema.js';
 import { createSession, updateSession } from '../../src/db/repos/sessions.js';
 import { KlaudeError } from '../../src/lib/errors.js';
 
@@ -136,5 +139,39 @@ describe('resolveSession', () => {
     } finally {
       big.close();
     }
+  });
+});
+
+describe('sessionById (plain SQL, drizzle’s row shape)', () => {
+  it('reads every column as drizzle’s select does, metadata parsed', () => {
+    updateSession(db, B, {
+      title: 't',
+      prompt: 'p',
+      model: 'm',
+      transcriptPath: '/x.jsonl',
+      logPath: '/x.ndjson',
+      lastText: 'last',
+      costUsd: 0.25,
+      tokensIn: 10,
+      tokensOut: 20,
+      metadata: { worktree: true, n: [1, 2] },
+      worktreePath: '/w',
+      worktreeBranch: 'b',
+      worktreeBase: 'abc',
+      archivedAt: 5,
+      endedAt: 6,
+      activity: 'writing',
+      runStartedAt: 7,
+      error: 'e',
+      queuedAt: 8,
+    });
+    for (const id of [ROOT, A, B, OTHER]) {
+      const viaDrizzle = db.orm.select().from(sessions).where(eq(sessions.id, id)).get();
+      expect(sessionById(db, id)).toEqual(viaDrizzle);
+    }
+    // Every column of the table is read (a new column must be added to SESSION_COLUMNS).
+    const cols = (db.sqlite.prepare('PRAGMA table_info(sessions)').all() as { name: string }[]).length;
+    expect(Object.keys(sessionById(db, B)!)).toHaveLength(cols);
+    expect(sessionById(db, 'nope')).toBeUndefined();
   });
 });

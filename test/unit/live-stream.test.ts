@@ -89,6 +89,29 @@ describe('stream printer', () => {
   });
 });
 
+describe('stream printer, printTo', () => {
+  it('writes what print returns, in one write, and a long text apart from its newline', () => {
+    const events = [
+      ev({ type: 'tool_call', id: 't', name: 'Bash', summary: 'ls' }),
+      ev({ type: 'text_delta', text: 'Hel' }),
+      ev({ type: 'text', text: 'Hello.' }),
+      ev({ type: 'text', text: `${'x'.repeat(99)}\n`.repeat(2000) }),
+      ev({ type: 'text_delta', text: 'y'.repeat(10) }),
+      ev({ type: 'text', text: 'y'.repeat(100_000) }),
+    ];
+    const a = createStreamPrinter(createFormatter({}));
+    const b = createStreamPrinter(createFormatter({}));
+    for (const e of events) {
+      const writes: string[] = [];
+      b.printTo(e, (s) => writes.push(s));
+      const whole = a.print(e);
+      expect(writes.join('')).toBe(whole);
+      if (whole.length < 64 * 1024) expect(writes.length).toBe(whole === '' ? 0 : 1);
+      else expect(writes.at(-1)).toBe('\n');
+    }
+  });
+});
+
 describe('log pane folding', () => {
   it('joins pieces into one event and replaces them with the whole text, without touching the input', () => {
     const a = appendMerged([], ev({ type: 'text_delta', text: 'Hel' }));

@@ -1,9 +1,8 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
-import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { escapeLike, isUlid, matchIds, MIN_ID_CHARS, SHORT_ID_LENGTH, shortId, type IdCandidate } from '../../core/ids.js';
 import { KlaudeError } from '../../lib/errors.js';
-import type { Db } from '../client.js';
-import { claudeSessionLinks, sessions, type SessionRow } from '../schema.js';
+import type { HasSqlite } from '../connection.js';
+import type { SessionRow } from '../schema.js';
+import { sessionById } from './session-row.js';
 
 const LIST_HINT = 'run `klaude sessions` to list ids';
 
@@ -26,11 +25,12 @@ export interface AmbiguousCandidate {
  * prefix of ≥4 characters of the displayed id (the last 8), or a unique prefix/suffix of ≥4
  * characters of either full id; case-insensitive (see matchIds).
  * Cost: one primary-key lookup for a full ULID; otherwise one scan of sessions and one of links
- * (LIKE, no N+1), plus one read of the result.
+ * (LIKE, no N+1), plus one read of the result. Plain SQL: commands that open the DB without
+ * drizzle (db/fast.ts) resolve ids too.
  * Throws E_SESSION_NOT_FOUND (also for input under 4 characters) or E_AMBIGUOUS_ID with
  * `details.candidates` (AmbiguousCandidate[]).
  */
-export function resolveSession(db: Db, input: string, opts: ResolveOptions = {}): SessionRow {
+export function resolveSession(db: HasSqlite, input: string, opts: ResolveOptions = {}): SessionRow {
   const q = input.trim();
   if (q.length < MIN_ID_CHARS) {
     throw new KlaudeError('E_SESSION_NOT_FOUND', `session id "${q}" is too short`, {
@@ -41,22 +41,22 @@ export function resolveSession(db: Db, input: string, opts: ResolveOptions = {})
     row && (!opts.projectId || row.projectId === opts.projectId) ? row : undefined;
 
   if (isUlid(q)) {
-    const hit = inProject(db.orm.select().from(sessions).where(eq(sessions.id, q.toUpperCase())).get());
+    const hit = inProject(sessionById(db, q.toUpperCase()));
     if (hit) return hit;
   }
 
   const result = matchIds(q, candidates(db, q, opts.projectId));
   if (result.kind === 'matched') {
-    const row = db.orm.select().from(sessions).where(eq(sessions.id, result.id)).get();
+    const row = sessionById(db, result.id);
     if (row) return row;
   }
   if (result.kind === 'ambiguous') {
-    const rows = db.orm
-      .select({ id: sessions.id, type: sessions.type, status: sessions.status, nativeSessionId: sessions.nativeSessionId })
-      .from(sessions)
-      .where(inArray(sessions.id, result.ids))
-      .orderBy(sessions.createdAt, sessions.id)
-      .all();
+    const rows = db.sqlite
+      .prepare(
+        `SELECT id, type, status, native_session_id AS nativeSessionId FROM sessions
+         WHERE id IN (${result.ids.map(() => '?').join(', ')}) ORDER BY created_at, id`,
+      )
+      .all(...result.ids) as Omit<AmbiguousCandidate, 'shortId'>[];
     const list: AmbiguousCandidate[] = rows.map((r) => ({ ...r, shortId: shortId(r.id) }));
     const shown = list.slice(0, 10).map((c) => `${c.shortId} (${c.type}, ${c.status})`);
     const more = list.length > shown.length ? `, and ${list.length - shown.length} more` : '';
@@ -70,12 +70,12 @@ export function resolveSession(db: Db, input: string, opts: ResolveOptions = {})
 }
 
 /** Sessions and links whose ids (or displayed ids) start or end with the input: one scan of each table. */
-function candidates(db: Db, q: string, projectId: string | undefined): IdCandidate[] {
+function candidates(db: HasSqlite, q: string, projectId: string | undefined): IdCandidate[] {
   const prefix = `${escapeLike(q)}%`;
   const suffix = `%${escapeLike(q)}`;
-  const likes = (col: AnySQLiteColumn) =>
-    or(sql`${col} LIKE ${prefix} ESCAPE '\\'`, sql`${col} LIKE ${suffix} ESCAPE '\\'`);
-  const scope = projectId ? eq(sessions.projectId, projectId) : undefined;
+  const likes = (col: string): string => `(${col} LIKE @prefix ESCAPE '\\' OR ${col} LIKE @suffix ESCAPE '\\')`;
+  const scope = projectId ? 's.project_id = @projectId AND ' : '';
+  const params = projectId ? { prefix, suffix, projectId } : { prefix, suffix };
 
   const byId = new Map<string, string[]>();
   const add = (id: string, native: string | null) => {
@@ -83,18 +83,20 @@ function candidates(db: Db, q: string, projectId: string | undefined): IdCandida
     if (!natives) byId.set(id, (natives = []));
     if (native && !natives.includes(native)) natives.push(native);
   };
-  const own = db.orm
-    .select({ id: sessions.id, native: sessions.nativeSessionId })
-    .from(sessions)
-    .where(and(scope, or(likes(sessions.id), sql`substr(${sessions.id}, -${SHORT_ID_LENGTH}) LIKE ${prefix} ESCAPE '\\'`, likes(sessions.nativeSessionId))))
-    .all();
+  const own = db.sqlite
+    .prepare(
+      `SELECT s.id, s.native_session_id AS native FROM sessions s
+       WHERE ${scope}(${likes('s.id')} OR substr(s.id, -${SHORT_ID_LENGTH}) LIKE @prefix ESCAPE '\\' OR ${likes('s.native_session_id')})`,
+    )
+    .all(params) as { id: string; native: string | null }[];
   for (const r of own) add(r.id, r.native);
-  const linked = db.orm
-    .select({ id: claudeSessionLinks.klaudeSessionId, native: claudeSessionLinks.claudeSessionId })
-    .from(claudeSessionLinks)
-    .innerJoin(sessions, eq(sessions.id, claudeSessionLinks.klaudeSessionId))
-    .where(and(scope, likes(claudeSessionLinks.claudeSessionId)))
-    .all();
+  const linked = db.sqlite
+    .prepare(
+      `SELECT l.klaude_session_id AS id, l.claude_session_id AS native FROM claude_session_links l
+       JOIN sessions s ON s.id = l.klaude_session_id
+       WHERE ${scope}${likes('l.claude_session_id')}`,
+    )
+    .all(params) as { id: string; native: string }[];
   for (const r of linked) add(r.id, r.native);
   return [...byId].map(([id, nativeIds]) => ({ id, nativeIds }));
 }
