@@ -122,10 +122,11 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
       return s ? transcriptsOf(db, { id, type: s.type }) : [];
     },
   });
-  // The PTY client and its headless terminal load only when a PTY session is first shown.
+  // The PTY client loads only when a PTY session is first shown. Its host sends the screen's
+  // changed rows, at most one frame per dashboard frame: no terminal emulator runs here.
   const preview = new PtyPreviewFeed({
     frameMs: 33,
-    open: async (sessionId, h) => (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, opts.env),
+    open: async (sessionId, h, o) => (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, opts.env, { gridMs: o.frameMs }),
   });
   const ui = new ReducerStore<UiState, UiAction>(uiReducer, initialUiState);
   let stopCode: number | null = null;

@@ -14,6 +14,7 @@ import {
   PTY_PROTOCOL_VERSION,
   type AttachMode,
   type ExitInfo,
+  type GridRows,
   type Size,
   type Welcome,
   type WireError,
@@ -25,6 +26,8 @@ export interface PtyClientHandlers {
   /** The session's current screen as ANSI (once, first). */
   onScreen?(ansi: Buffer): void;
   onOutput?(data: Buffer): void;
+  /** A grid viewer's rows (instead of the screen and output bytes; see framing.ts). */
+  onRows?(rows: GridRows): void;
   /** The PTY was resized by the controller (viewers only). */
   onResized?(s: Size): void;
   /** The CLI exited; the connection closes next. */
@@ -50,6 +53,8 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** Scrollback lines to receive ahead of the screen (default: the host's). */
   history?: number;
+  /** A viewer asking for rows of cells, at most one frame per `ms` (honoured when the welcome says `grid`). */
+  grid?: { ms: number };
 }
 
 /** Connect and say hello; resolves once welcomed. E_SESSION_BUSY (etc.) from the host, E_IO when nothing listens. */
@@ -91,7 +96,16 @@ export function connectPty(socketPath: string, opts: ConnectOptions, h: PtyClien
     });
     sock.once('connect', () => {
       const size = opts.size ?? { cols: 80, rows: 24 };
-      write(encodeFrame(FRAME.hello, { v: PTY_PROTOCOL_VERSION, mode: opts.mode, cols: size.cols, rows: size.rows, ...(opts.history !== undefined ? { history: opts.history } : {}) }));
+      write(
+        encodeFrame(FRAME.hello, {
+          v: PTY_PROTOCOL_VERSION,
+          mode: opts.mode,
+          cols: size.cols,
+          rows: size.rows,
+          ...(opts.history !== undefined ? { history: opts.history } : {}),
+          ...(opts.grid ? { grid: opts.grid } : {}),
+        }),
+      );
     });
     sock.on('data', (chunk) => {
       let frames;
@@ -115,6 +129,7 @@ export function connectPty(socketPath: string, opts: ConnectOptions, h: PtyClien
         }
         if (f.type === FRAME.screen) h.onScreen?.(f.payload);
         else if (f.type === FRAME.output) h.onOutput?.(f.payload);
+        else if (f.type === FRAME.rows) h.onRows?.(decodeJson<GridRows>(f));
         else if (f.type === FRAME.resized) h.onResized?.(decodeJson<Size>(f));
         else if (f.type === FRAME.exit) h.onExit?.(decodeJson<ExitInfo>(f));
       }

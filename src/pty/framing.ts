@@ -3,11 +3,17 @@
  * socket. Terminal bytes (input, output, the screen) travel as they are; the few control messages
  * are JSON. One format both ways; the decoder takes any chunking.
  *
- *   client → host   hello {v, mode: control|view, cols, rows}   first frame, once
+ *   client → host   hello {v, mode: control|view, cols, rows, history?, grid?}   first frame, once
  *                   input <bytes>  resize {cols, rows}  detach
- *   host → client   welcome {v, sessionId, pid, hostPid, cols, rows, mode}   or error {code, message, hint}
+ *   host → client   welcome {v, sessionId, pid, hostPid, cols, rows, mode, grid?}   or error {code, message, hint}
  *                   screen <ANSI>  (the current screen, sent once, before any output)
  *                   output <bytes>  resized {cols, rows}  exit {exitCode, signal}
+ *
+ * A viewer that asks for `grid` (and is welcomed with `grid: true`) gets the screen as rows of
+ * cells instead of bytes: `rows` frames (GridRows), all rows first, then only the rows that
+ * changed, at most one frame per `grid.ms` and none while nothing changes (pty/grid-feed.ts). It
+ * needs no terminal emulator of its own. A host that predates grids ignores the field and sends
+ * bytes; the viewer then parses them itself (pty/viewer.ts).
  */
 import { KlaudeError } from '../lib/errors.js';
 
@@ -24,6 +30,7 @@ export const FRAME = {
   resized: 19,
   error: 20,
   exit: 21,
+  rows: 22,
 } as const;
 export type FrameType = (typeof FRAME)[keyof typeof FRAME];
 
@@ -39,6 +46,8 @@ export interface Hello {
   rows: number;
   /** Scrollback lines wanted ahead of the screen (absent: the host's default; a viewer with no scrollback asks for 0). */
   history?: number;
+  /** A viewer that wants `rows` frames instead of bytes, at most one per `ms`. */
+  grid?: { ms: number };
 }
 export interface Welcome {
   v: number;
@@ -49,6 +58,8 @@ export interface Welcome {
   cols: number;
   rows: number;
   mode: AttachMode;
+  /** The host sends `rows` frames (it was asked for a grid and knows how). */
+  grid?: boolean;
 }
 export interface Size {
   cols: number;
@@ -62,6 +73,19 @@ export interface WireError {
 export interface ExitInfo {
   exitCode: number | null;
   signal: number | null;
+}
+
+/** One row as sent in a `rows` frame: its y, its cells' text, their looks as runs (look, count, look, count…). */
+export type GridRow = [y: number, chars: string[], looks: (string | number)[]];
+
+/** A `rows` frame: the screen's shape and cursor, and its rows (all of them when `full`, else those that changed). */
+export interface GridRows {
+  cols: number;
+  rows: number;
+  cursor: { x: number; y: number };
+  bufferType: 'normal' | 'alternate';
+  full: boolean;
+  changed: GridRow[];
 }
 
 export interface Frame {

@@ -3,7 +3,8 @@
  *
  * - One controller at a time (`klaude talk`): its keys go to the CLI, its terminal size is the
  *   PTY's. A second controller gets E_SESSION_BUSY. Any number of viewers (`klaude talk --view`,
- *   the dashboard's preview) get the same output, read-only.
+ *   the dashboard's preview) get the same output, read-only; a viewer that asks for a grid gets
+ *   the screen's changed rows instead (grid-feed.ts), paced as it asked.
  * - A client that joins first gets the current screen (rendered from the headless terminal once
  *   everything before its arrival is parsed), then the output that came after, in order.
  * - With no controller, the headless terminal answers the CLI's terminal queries; with one, the
@@ -28,6 +29,7 @@ import {
   type Welcome,
   type WireError,
 } from './framing.js';
+import { GridFeed } from './grid-feed.js';
 import type { PtyChild, PtyExitInfo } from './pty-process.js';
 import type { HeadlessScreen } from './screen.js';
 
@@ -42,7 +44,12 @@ interface Client {
   mode: AttachMode | null;
   /** Output that arrived while this client's screen was being rendered; null once live. */
   queue: Buffer[] | null;
+  /** A grid viewer's rows (framing.ts `rows` frames), instead of the output bytes. */
+  grid: GridFeed | null;
 }
+
+/** The fastest a grid viewer may ask to be sent frames (ms between two). */
+const MIN_GRID_MS = 8;
 
 export interface PtyHostOptions {
   sessionId: string;
@@ -70,6 +77,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       const frame = encodeFrame(FRAME.output, data);
       for (const c of this.clients) {
         if (c.queue) c.queue.push(data);
+        else if (c.grid) c.grid.changed();
         else if (c.mode) this.send(c, frame);
       }
     });
@@ -109,7 +117,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
   }
 
   private accept(sock: net.Socket): void {
-    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null };
+    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null, grid: null };
     this.clients.add(c);
     sock.on('data', (chunk) => {
       try {
@@ -169,6 +177,10 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     c.mode = mode;
     c.queue = [];
     const { screen, child } = this.o;
+    const gridMs = mode === 'view' ? h.grid?.ms : undefined;
+    if (typeof gridMs === 'number' && Number.isFinite(gridMs)) {
+      c.grid = new GridFeed(screen, Math.max(MIN_GRID_MS, gridMs), (rows) => this.send(c, encodeFrame(FRAME.rows, rows)));
+    }
     const welcome: Welcome = {
       v: PTY_PROTOCOL_VERSION,
       sessionId: this.o.sessionId,
@@ -177,11 +189,18 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       // The size the screen will have once the resize above is parsed.
       ...attachSize(h, mode, screen),
       mode,
+      ...(c.grid ? { grid: true } : {}),
     };
     this.send(c, encodeFrame(FRAME.welcome, welcome));
     const history = typeof h.history === 'number' && h.history >= 0 ? Math.min(h.history, ATTACH_HISTORY_LINES) : ATTACH_HISTORY_LINES;
     screen.whenParsed(() => {
       if (!this.clients.has(c) || c.queue === null) return; // gone, or the CLI exited meanwhile
+      if (c.grid) {
+        c.grid.flush();
+        if (c.queue.length > 0) c.grid.changed();
+        c.queue = null;
+        return;
+      }
       this.send(c, encodeFrame(FRAME.screen, screen.render({ history })));
       for (const data of c.queue ?? []) this.send(c, encodeFrame(FRAME.output, data));
       c.queue = null;
@@ -196,7 +215,10 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       if (screen.cols === s.cols && screen.rows === s.rows) return;
       screen.resize(s.cols, s.rows);
       const frame = encodeFrame(FRAME.resized, s);
-      for (const c of this.clients) if (c.mode === 'view') this.send(c, frame);
+      for (const c of this.clients) {
+        if (c.grid) c.grid.changed();
+        else if (c.mode === 'view') this.send(c, frame);
+      }
     });
   }
 
@@ -242,6 +264,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
 
   private drop(c: Client): void {
     this.clients.delete(c);
+    c.grid?.close();
     if (this.controller === c) {
       this.controller = null;
       if (!this.o.child.exited) this.o.screen.answerQueries((d) => this.o.child.write(d));
@@ -258,7 +281,12 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     this.exitInfo = e;
     this.o.screen.answerQueries(null);
     for (const c of this.clients) {
-      if (c.queue) {
+      if (c.grid) {
+        // The last screen, then the exit (the screen has parsed everything: see the constructor).
+        if (c.mode) c.grid.flush();
+        c.grid.close();
+        c.queue = null;
+      } else if (c.queue) {
         for (const data of c.queue) this.send(c, encodeFrame(FRAME.output, data));
         c.queue = null;
       }

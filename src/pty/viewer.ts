@@ -13,6 +13,11 @@
  *
  * `onUpdate` fires only when output arrived (idle sessions cost nothing); cap the render rate on
  * the caller's side (the dashboard's frame loop).
+ *
+ * With `gridMs`, the host sends the screen's changed rows as cells, at most one frame per
+ * `gridMs` (pty/grid-feed.ts), and the viewer keeps them (pty/remote-grid.ts): no terminal
+ * emulator runs on this side. A host too old for that sends bytes; then, and only then, the
+ * viewer loads a headless terminal (@xterm/headless) and parses them itself.
  */
 import type { Db } from '../db/client.js';
 import { openProcessesOfProject } from '../db/repos/processes.js';
@@ -21,7 +26,8 @@ import { readRow, rowStamp, rowText, type RowCells } from './cells.js';
 import { connectPty, type PtyConnection } from './client.js';
 import type { ExitInfo, Size } from './framing.js';
 import { ptySocketPath } from './paths.js';
-import { HeadlessScreen } from './screen.js';
+import { RemoteGrid } from './remote-grid.js';
+import type { HeadlessScreen } from './screen.js';
 
 export interface PtySessionInfo {
   sessionId: string;
@@ -90,17 +96,28 @@ export interface PtyViewer {
   close(): void;
 }
 
-/** Connect read-only; resolves once the session's current screen is in the viewer's terminal. */
+export interface PtyViewerOptions {
+  /** Ask the host for rows of cells, at most one frame per this many ms (absent: bytes, parsed here). */
+  gridMs?: number;
+}
+
+/** Connect read-only; resolves once the session's current screen is in the viewer. */
 export async function openPtyViewer(
   home: string,
   projectHash: string,
   sessionId: string,
   h: PtyViewerHandlers = {},
   env: NodeJS.ProcessEnv = process.env,
+  opts: PtyViewerOptions = {},
 ): Promise<PtyViewer> {
+  let remote: RemoteGrid | null = null;
   let screen: HeadlessScreen | null = null;
+  /** Bytes (and resizes) that came before the headless terminal was loaded, in order. */
+  let early: (Buffer | Size)[] | null = null;
   let pending = false;
   let closed = false;
+  let shown: () => void = () => undefined;
+  const firstScreen = new Promise<void>((resolve) => (shown = resolve));
   const changed = (): void => {
     if (pending || !screen) return;
     pending = true;
@@ -109,32 +126,48 @@ export async function openPtyViewer(
       if (!closed) h.onUpdate?.();
     });
   };
-  const feed = (data: Buffer): void => {
-    if (!screen || closed) return;
-    screen.write(data);
+  const take = (x: Buffer | Size): void => {
+    if (closed) return;
+    if (!screen) {
+      early?.push(x);
+      return;
+    }
+    if (Buffer.isBuffer(x)) screen.write(x);
+    else {
+      const sc = screen;
+      sc.whenParsed(() => sc.resize(x.cols, x.rows));
+    }
     changed();
   };
-  let shown: () => void = () => undefined;
-  const firstScreen = new Promise<void>((resolve) => (shown = resolve));
+  /** A host that sends bytes: load a headless terminal, then replay what came meanwhile. */
+  const emulate = (size: Size): void => {
+    early = [];
+    void import('./screen.js').then(({ HeadlessScreen: Screen }) => {
+      // No scrollback here: the host's history would be parsed only to be dropped.
+      screen = new Screen({ cols: size.cols, rows: size.rows, scrollback: 0 });
+      const backlog = early ?? [];
+      early = null;
+      for (const x of backlog) take(x);
+      screen.whenParsed(shown);
+    });
+  };
   const conn: PtyConnection = await connectPty(
     ptySocketPath(home, projectHash, sessionId, env),
-    // No scrollback here: the host's history would be parsed only to be dropped.
-    { mode: 'view', history: 0 },
+    { mode: 'view', history: 0, ...(opts.gridMs !== undefined ? { grid: { ms: opts.gridMs } } : {}) },
     {
       onWelcome: (w) => {
-        screen = new HeadlessScreen({ cols: w.cols, rows: w.rows, scrollback: 0 });
+        if (w.grid) remote = new RemoteGrid(w.cols, w.rows);
+        else emulate(w);
       },
-      onScreen: (ansi) => {
-        feed(ansi);
-        screen?.whenParsed(shown);
+      onRows: (rows) => {
+        if (!remote || closed) return;
+        remote.apply(rows);
+        shown();
+        h.onUpdate?.();
       },
-      onOutput: feed,
-      onResized: (s: Size) => {
-        if (!screen || closed) return;
-        const sc = screen;
-        sc.whenParsed(() => sc.resize(s.cols, s.rows));
-        changed();
-      },
+      onScreen: take,
+      onOutput: take,
+      onResized: take,
       onExit: (e) => h.onExit?.(e),
       onClose: () => {
         closed = true;
@@ -145,10 +178,12 @@ export async function openPtyViewer(
   );
   // Resolve with the session's screen in place, so the first snapshot() already shows it.
   await firstScreen;
+  const blank = new RemoteGrid(conn.welcome.cols, conn.welcome.rows);
   return {
     pid: conn.welcome.pid,
     snapshot(): PtySnapshot {
-      const sc = screen!;
+      const sc = screen;
+      if (!sc) return (remote ?? blank).snapshot();
       const buf = sc.term.buffer.active;
       return {
         cols: sc.cols,
@@ -160,7 +195,7 @@ export async function openPtyViewer(
       };
     },
     grid(): ScreenGrid {
-      return screenGrid(screen!);
+      return screen ? screenGrid(screen) : (remote ?? blank);
     },
     close(): void {
       if (closed) return;

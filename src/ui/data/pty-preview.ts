@@ -26,8 +26,8 @@ export interface PreviewSnapshot {
   error: string | null;
 }
 
-/** Open a read-only viewer on a session's PTY host. */
-export type OpenViewer = (sessionId: string, h: PtyViewerHandlers) => Promise<PtyViewer>;
+/** Open a read-only viewer on a session's PTY host (`frameMs`: the fastest it need be sent new rows). */
+export type OpenViewer = (sessionId: string, h: PtyViewerHandlers, o: { frameMs: number }) => Promise<PtyViewer>;
 
 export interface PtyPreviewOptions {
   open: OpenViewer;
@@ -164,21 +164,22 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
     const gone = (): void => {
       if (opened) this.forget(key, opened);
     };
+    const handlers: PtyViewerHandlers = {
+      onUpdate: () => {
+        if (current()) this.schedule();
+      },
+      onExit: () => {
+        if (current()) this.set({ state: 'ended' });
+        else gone();
+      },
+      onClose: () => {
+        if (!current()) return gone();
+        this.viewer = null;
+        if (this.snapshot.state !== 'ended') this.set({ state: 'ended' });
+      },
+    };
     this.opts
-      .open(sessionId, {
-        onUpdate: () => {
-          if (current()) this.schedule();
-        },
-        onExit: () => {
-          if (current()) this.set({ state: 'ended' });
-          else gone();
-        },
-        onClose: () => {
-          if (!current()) return gone();
-          this.viewer = null;
-          if (this.snapshot.state !== 'ended') this.set({ state: 'ended' });
-        },
-      })
+      .open(sessionId, handlers, { frameMs: this.frameMs })
       .then(
         (v) => {
           if (!current()) {
