@@ -89,7 +89,10 @@ const common = {
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  minifySyntax: true,
+  // Minified: every long-lived process (the dashboard, the PTY server) holds its code's source in
+  // its heap (about 1.8 MiB less for the dashboard). The linked source maps map stack traces back
+  // (node --enable-source-maps; KLAUDE_DEBUG=1 turns that on for `klaude` itself).
+  minify: true,
   // react-devtools-core: Ink imports it only when DEV=true (then the person installs it).
   // yaml: loaded from node_modules when there is YAML to read (lib/yaml.ts); bundled, its 240 KB
   // would be parsed by every command that reads the config.

@@ -107,6 +107,10 @@ export function formatError(e: unknown): string {
   return `klaude: ${msg} [E_INTERNAL] — hint: rerun with KLAUDE_DEBUG=1 for details\n`;
 }
 
+// The bundle is minified: with KLAUDE_DEBUG=1, stacks are mapped back to the sources (dist/*.map)
+// for the code loaded from here on.
+if (process.env.KLAUDE_DEBUG === '1') process.setSourceMapsEnabled(true);
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
