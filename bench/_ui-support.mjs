@@ -10,6 +10,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The built CLI. The dashboard benches run it as a person does (`klaude ui`: the file itself, whose
+ * launcher lines exec node with klaude's flags; scripts/build.mjs); command-line benches measured
+ * against `node -e 0` run `node dist/cli.js`.
+ */
 export const cli = path.join(repo, 'dist', 'cli.js');
 const require = createRequire(path.join(repo, 'package.json'));
 const pty = require('node-pty');

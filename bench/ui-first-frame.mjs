@@ -26,7 +26,7 @@ try {
     const fa = await a.waitFor(/hello world/);
     const ma = rssMiB(a.pid);
     await a.stop();
-    const b = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+    const b = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
     const fb = await b.waitFor(/\? help\s+q quit/);
     await sleep(300); // settle, then how much memory the dashboard holds
     const mem = rssMiB(b.pid);

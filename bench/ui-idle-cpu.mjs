@@ -16,7 +16,7 @@ const wakeups = (pid) => {
 // Finished agents: a running row's clock ticks once a second by design (bench/ui-live.mjs measures that).
 const h = makeUiHome({ agents: 10, status: 'done' });
 try {
-  const ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+  const ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
   await ui.waitFor(/\? help\s+q quit/);
   const followed = h.sessions.at(-1); // the newest root: selected, its log followed
   await ui.waitFor(/working on task 9/);

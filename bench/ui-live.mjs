@@ -18,7 +18,7 @@ const Database = createRequire(path.join(repo, 'package.json'))('better-sqlite3'
 
 const h = makeUiHome({ agents: 10, status: 'done' });
 try {
-  const ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env, cols: 140 });
+  const ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env, cols: 140 });
   await ui.waitFor(/\? help\s+q quit/);
   await ui.waitFor(/working on task 9/);
   await sleep(Number(process.env.BENCH_SETTLE_S ?? 10) * 1000);

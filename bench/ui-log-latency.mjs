@@ -9,7 +9,7 @@ const N = Number(process.env.BENCH_N ?? 40);
 
 const h = makeUiHome({ agents: 10, status: 'running' });
 try {
-  const ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+  const ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
   await ui.waitFor(/\? help\s+q quit/);
   await ui.waitFor(/working on task 9/); // the newest agent is selected and its log followed
   await sleep(1500);

@@ -45,7 +45,7 @@ try {
   );
   if (hostPids(h).length !== SESSIONS) throw new Error(`expected ${SESSIONS} PTY sessions, found ${hostPids(h).length}`);
 
-  ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+  ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
   await ui.waitFor(/\? help\s+q quit/);
   await ui.waitFor(/screen · agent-\d+ \w+ · pty/); // the newest session is selected, its screen shown
   await ui.waitFor(READY);

@@ -132,7 +132,7 @@ try {
     const a = spawnTerm(process.execPath, [hello], { cwd: h.project, env: h.env });
     const fa = await a.waitFor(/hello world/);
     await a.stop();
-    const b = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+    const b = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
     const fb = await b.waitFor(/\? help\s+q quit/);
     const fc = await b.waitFor(/screen · agent-2 \w+ · pty[\s\S]*\?\s*for\s*shortcuts/, { timeoutMs: 30_000 });
     await b.stop();
@@ -149,7 +149,7 @@ try {
       `→ ${fmt(stats(first).median / fl, 2)}× (goal ≤ 1.2×; filled ${fmt(stats(filled).median / fl, 2)}×; n=${N})`,
   );
 
-  ui = spawnTerm(process.execPath, [cli, 'ui'], { cwd: h.project, env: h.env });
+  ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
   await ui.waitFor(/screen · agent-2 \w+ · pty/, { timeoutMs: 30_000 });
   await ui.waitFor(READY);
   await sleep(3000);

@@ -82,6 +82,9 @@ const inkFrameOutput = {
   },
 };
 
+/** Node flags for `klaude` run as a command (the bin): see the launcher lines in the banner. */
+const LAUNCH_FLAGS = ['--v8-pool-size=1'];
+
 const out = `dist.build-${process.pid}`;
 rmSync(out, { recursive: true, force: true });
 const common = {
@@ -115,7 +118,14 @@ try {
     define,
     banner: {
       js: [
-        '#!/usr/bin/env node',
+        // Both a shell script and the ES module: sh runs line 2 and execs node on this same file
+        // with the flags below; node skips line 1 and reads line 2 as a string and a comment.
+        // Flags cannot be set once node runs, and `#!/usr/bin/env -S node …` is not portable
+        // (busybox's env has no -S). One V8 worker thread instead of four: each thread that ran
+        // a background task (GC, compilation) kept a malloc arena of 1–2 MiB, 3–5 MiB of the
+        // dashboard's memory. `node dist/cli.js` (tests, the PATH shim) runs without them.
+        '#!/bin/sh',
+        `':' //; exec node ${LAUNCH_FLAGS.join(' ')} "$0" "$@"`,
         "import { createRequire as __klaudeCreateRequire } from 'node:module';",
         'const require = __klaudeCreateRequire(import.meta.url);',
       ].join('\n'),
