@@ -5,9 +5,10 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../config/paths.js';
+import { klaudeHome, projectRoot } from '../config/paths.js';
 import { didYouMean } from '../lib/closest.js';
 import { KlaudeError } from '../lib/errors.js';
+import { parseCacheFile } from '../lib/parse-cache.js';
 import { projectAgentsDir, tildify, userAgentsDir } from '../claude/paths.js';
 import { FrontmatterError, parseFrontmatter, type Frontmatter } from './frontmatter.js';
 import { formatProblem, type AgentDefinition, type AgentDefinitions, type AgentLookupOptions, type AgentProblem, type AgentSource } from './types.js';
@@ -65,7 +66,7 @@ function markdownFiles(dir: string): { files: string[]; problem?: string } {
   return { files };
 }
 
-function loadDir(dir: string, source: Exclude<AgentSource, 'builtin'>): DirResult {
+function loadDir(dir: string, source: Exclude<AgentSource, 'builtin'>, cacheFile: string): DirResult {
   const out: DirResult = { defs: [], problems: [] };
   const { files, problem } = markdownFiles(dir);
   if (problem) out.problems.push({ path: dir, message: problem, severity: 'error', source, name: '' });
@@ -78,7 +79,7 @@ function loadDir(dir: string, source: Exclude<AgentSource, 'builtin'>): DirResul
       out.problems.push({ path: file, line, message, severity: 'error', source, name: declared });
     };
     try {
-      fm = parseFrontmatter(readFileSync(file, 'utf8'));
+      fm = parseFrontmatter(readFileSync(file, 'utf8'), cacheFile);
       const { def, warnings } = toDefinition(fm, file, source);
       const earlier = byName.get(def.name);
       if (earlier) {
@@ -109,8 +110,9 @@ export function loadAgentDefinitions(opts: AgentLookupOptions = {}): AgentDefini
   if (hit) return hit;
 
   // Run in the home directory itself, the two directories are one: read it once, as the user's.
-  const user = loadDir(userDir, 'user');
-  const project = path.resolve(projectDir) === path.resolve(userDir) ? { defs: [], problems: [] } : loadDir(projectDir, 'project');
+  const cacheFile = parseCacheFile(klaudeHome(env));
+  const user = loadDir(userDir, 'user', cacheFile);
+  const project = path.resolve(projectDir) === path.resolve(userDir) ? { defs: [], problems: [] } : loadDir(projectDir, 'project', cacheFile);
   const byName = new Map<string, AgentDefinition>([[BUILTIN_AGENT_TYPE, builtinGeneral()]]);
   for (const d of [...user.defs, ...project.defs]) byName.set(d.name, d);
   const result: AgentDefinitions = {

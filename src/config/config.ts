@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { closestName } from '../lib/closest.js';
 import { KlaudeError } from '../lib/errors.js';
+import { parseCacheFile, parseRemembered } from '../lib/parse-cache.js';
 import { yaml } from '../lib/yaml.js';
 import { configPath } from './paths.js';
 import { CONFIG_KEYS, type Config, type ConfigKey, type KeySpec, type OnStopPrompt, defaultConfig, describeType } from './schema.js';
@@ -107,10 +108,11 @@ export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): un
   }
 }
 
-export function parseConfig(text: string, file: string): { config: Config; fromFile: Set<ConfigKey>; warnings: string[] } {
+/** Parse a config file's text (`cacheFile`: remember the YAML's result there, lib/parse-cache.ts). */
+export function parseConfig(text: string, file: string, cacheFile: string | null = null): { config: Config; fromFile: Set<ConfigKey>; warnings: string[] } {
   let doc: unknown;
   try {
-    doc = yaml().parse(text);
+    doc = parseRemembered(cacheFile, 'config', text, (t) => yaml().parse(t) as unknown);
   } catch (e) {
     const where = e instanceof yaml().YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line}` : '';
     const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
@@ -164,6 +166,6 @@ export function loadConfig(home: string): LoadedConfig {
     }
     throw new KlaudeError('E_CONFIG', `${file}: cannot read: ${(e as Error).message}`);
   }
-  const { config, fromFile, warnings } = parseConfig(text, file);
+  const { config, fromFile, warnings } = parseConfig(text, file, parseCacheFile(home));
   return { config, path: file, exists: true, fromFile, warnings };
 }
