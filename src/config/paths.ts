@@ -2,10 +2,10 @@
  * Where klaude keeps things. Pure functions of env + cwd so tests can point
  * everything at a temp home with KLAUDE_HOME / HOME.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
+import { sha256Hex } from '../lib/sha256.js';
 
 /** Unix socket paths are limited to 104 bytes on macOS (108 on Linux); keep a margin. */
 export const SOCKET_PATH_MAX = 103;
@@ -59,7 +59,7 @@ function agentWorktreeOwner(dotGit: string): string | null {
 }
 
 export function projectHash(root: string): string {
-  return createHash('sha256').update(root).digest('hex').slice(0, 24);
+  return sha256Hex(root).slice(0, 24);
 }
 
 export function dbPath(home: string): string {
@@ -97,7 +97,7 @@ export function runDir(home: string, env: NodeJS.ProcessEnv = process.env): stri
   if (Buffer.byteLength(longest) <= SOCKET_PATH_MAX) return preferred;
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   const base = env.XDG_RUNTIME_DIR && env.XDG_RUNTIME_DIR.length < 40 ? env.XDG_RUNTIME_DIR : tmpdir();
-  const key = createHash('sha256').update(home).digest('hex').slice(0, 8);
+  const key = sha256Hex(home).slice(0, 8);
   return path.join(base, `klaude-${uid}-${key}`);
 }
 
@@ -115,5 +115,5 @@ export function sessionSocketPath(home: string, hash: string, sub: 'a' | 'p', se
   const dir = path.join(runDir(home, env), hash, sub);
   const full = path.join(dir, `${sessionId}.sock`);
   if (Buffer.byteLength(full) <= SOCKET_PATH_MAX) return full;
-  return path.join(dir, `${createHash('sha256').update(sessionId).digest('hex').slice(0, 12)}.sock`);
+  return path.join(dir, `${sha256Hex(sessionId).slice(0, 12)}.sock`);
 }
