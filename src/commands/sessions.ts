@@ -118,14 +118,15 @@ const approvalJson = (a: ApprovalRow): ApprovalJson => ({
 
 function toJson(n: TreeNode<SessionListRow>, approvals: Map<string, ApprovalRow[]>, artifacts: Map<string, Record<string, string>>): SessionJson {
   const mine = approvals.get(n.item.id) ?? [];
-  return {
-    ...n.item,
-    shortId: shortId(n.item.id),
-    approval: mine[0] ? approvalJson(mine[0]) : null,
-    pendingApprovals: mine.length,
-    artifacts: artifacts.get(n.item.id) ?? {},
-    children: n.children.map((c) => toJson(c, approvals, artifacts)),
-  };
+  // The row itself gets the added fields (it is this listing's own, fresh from the query): copying
+  // a thousand rows of thirty fields each was a tenth of `sessions --json`. Same keys, same order.
+  const out = n.item as SessionJson;
+  out.shortId = shortId(n.item.id);
+  out.approval = mine[0] ? approvalJson(mine[0]) : null;
+  out.pendingApprovals = mine.length;
+  out.artifacts = artifacts.get(n.item.id) ?? {};
+  out.children = n.children.map((c) => toJson(c, approvals, artifacts));
+  return out;
 }
 
 /**

@@ -147,6 +147,23 @@ describe('helpers', () => {
     expect(truncate(s, n)).toBe(out);
   });
 
+  it('truncate counts code points as spreading the string does (pairs, lone surrogates, short widths)', () => {
+    const bySpread = (s: string, max: number): string => {
+      const chars = [...s];
+      if (chars.length <= max) return s;
+      return max <= 1 ? '…'.slice(0, max) : `${chars.slice(0, max - 1).join('')}…`;
+    };
+    const parts = ['a', 'é', '😀', '\ud800', '\udc00', '日', ' ', 'xyz'];
+    let seed = 1;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let k = 0; k < 20_000; k++) {
+      let s = '';
+      for (let i = Math.floor(rnd() * 12); i > 0; i--) s += parts[Math.floor(rnd() * parts.length)];
+      const max = Math.floor(rnd() * 10);
+      expect(truncate(s, max)).toBe(bySpread(s, max));
+    }
+  });
+
   it.each([
     [450, '450ms'],
     [4_200, '4.2s'],
