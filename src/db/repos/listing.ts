@@ -81,7 +81,25 @@ export function listSessionRows(
   db: HasSqlite,
   f: { projectId: string; includeArchived?: boolean; detail?: ListDetail },
 ): SessionListRow[] {
-  return db.sqlite.prepare(listSql(f.detail ?? 'full')).all(Date.now(), f.projectId, f.includeArchived ? 1 : 0) as SessionListRow[];
+  // Rows as arrays, made into objects by a function written for these columns: better-sqlite3's
+  // own row objects took twice as long for a thousand rows of thirty columns (`klaude sessions`).
+  const st = db.sqlite.prepare(listSql(f.detail ?? 'full')).raw(true);
+  const make = rowMaker(st.columns().map((c) => c.name));
+  return (st.all(Date.now(), f.projectId, f.includeArchived ? 1 : 0) as unknown[][]).map(make) as SessionListRow[];
+}
+
+const makers = new Map<string, (r: unknown[]) => unknown>();
+
+/** `(r) => ({ name0: r[0], name1: r[1], … })`: one object shape, built in one literal. */
+function rowMaker(names: string[]): (r: unknown[]) => unknown {
+  const key = names.join('\0');
+  let make = makers.get(key);
+  if (!make) {
+    // The names are this file's own column aliases (from the statement), not input.
+    make = new Function('r', `return {${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')}};`) as (r: unknown[]) => unknown;
+    makers.set(key, make);
+  }
+  return make;
 }
 
 /**
