@@ -18,6 +18,8 @@ export class GridFeed {
   private cursor = '';
   private timer: NodeJS.Timeout | null = null;
   private waiting = false;
+  /** Output came while a frame waited for the screen to parse what came before it. */
+  private again = false;
   private lastAt = 0;
   private closed = false;
 
@@ -29,6 +31,7 @@ export class GridFeed {
 
   /** New output (or a resize) went to the screen: a frame follows within `ms`. */
   changed(): void {
+    if (this.waiting) this.again = true;
     if (this.timer || this.waiting || this.closed) return;
     const wait = Math.max(0, this.lastAt + this.ms - Date.now());
     this.timer = setTimeout(() => {
@@ -37,6 +40,11 @@ export class GridFeed {
       this.screen.whenParsed(() => {
         this.waiting = false;
         this.flush();
+        // That output was written after the frame's parse mark: it gets the next frame.
+        if (this.again) {
+          this.again = false;
+          this.changed();
+        }
       });
     }, wait);
   }

@@ -114,6 +114,8 @@ export async function openPtyViewer(
   let screen: HeadlessScreen | null = null;
   /** Bytes (and resizes) that came before the headless terminal was loaded, in order. */
   let early: (Buffer | Size)[] | null = null;
+  /** The host's screen frame arrived before the headless terminal did. */
+  let screenEarly = false;
   let pending = false;
   let closed = false;
   let shown: () => void = () => undefined;
@@ -148,8 +150,14 @@ export async function openPtyViewer(
       const backlog = early ?? [];
       early = null;
       for (const x of backlog) take(x);
-      screen.whenParsed(shown);
+      if (screenEarly) screen.whenParsed(shown);
     });
+  };
+  /** The host's current screen: shown once parsed (the viewer resolves then). */
+  const takeScreen = (ansi: Buffer): void => {
+    take(ansi);
+    if (screen) screen.whenParsed(shown);
+    else screenEarly = true;
   };
   const conn: PtyConnection = await connectPty(
     ptySocketPath(home, projectHash, sessionId, env),
@@ -165,7 +173,7 @@ export async function openPtyViewer(
         shown();
         h.onUpdate?.();
       },
-      onScreen: take,
+      onScreen: takeScreen,
       onOutput: take,
       onResized: take,
       onExit: (e) => h.onExit?.(e),

@@ -156,6 +156,9 @@ describe('grid viewers', () => {
     const rows = await openPtyViewer(home, HASH, ID, { onUpdate: () => updates++ }, env, { gridMs: 16 });
     const bytes = await openPtyViewer(home, HASH, ID, {}, env);
     cleanups.push(() => rows.close(), () => bytes.close());
+    // Opened means the session's screen is in the viewer already.
+    expect(shows(rows.grid!(), '1 hello')).toBe(true);
+    expect(shows(bytes.grid!(), '1 hello')).toBe(true);
     await screen.parsed();
     expectSameRows(rows.grid!(), screen);
     expectSameRows(bytes.grid!(), screen);
