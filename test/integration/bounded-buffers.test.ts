@@ -12,6 +12,7 @@ import { encodeFrame, FRAME, PTY_PROTOCOL_VERSION } from '../../src/pty/framing.
 import { PtyHost } from '../../src/pty/host.js';
 import { spawnInPty, type PtyChild } from '../../src/pty/pty-process.js';
 import { HeadlessScreen } from '../../src/pty/screen.js';
+import { until } from '../support/until.js';
 
 const dirs: string[] = [];
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -24,14 +25,6 @@ const tmp = (): string => {
   dirs.push(d);
   return d;
 };
-
-async function until(what: string, fn: () => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('PTY host with a lagging controller', () => {
   it('pauses the PTY while the controller is backed up and resumes on drain; its backlog stays bounded', async () => {

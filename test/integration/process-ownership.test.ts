@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, isSameProcess, processStartTime } from '../../src/lib/process.js';
 import { REPO_ROOT } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { until } from '../support/until.js';
 
 let home: TempHome | undefined;
 const strays: number[] = [];
@@ -21,14 +22,6 @@ afterEach(() => {
   home?.cleanup();
   home = undefined;
 });
-
-async function until(what: string, fn: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A node owner that spawns `child`, guards it, prints both pids, then waits to be killed. */
 function owner(h: TempHome, child: string, opts: string): { pids: Promise<[number, number]>; pid: number } {

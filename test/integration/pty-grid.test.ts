@@ -17,19 +17,12 @@ import { spawnInPty, type PtyChild } from '../../src/pty/pty-process.js';
 import { RemoteGrid } from '../../src/pty/remote-grid.js';
 import { HeadlessScreen } from '../../src/pty/screen.js';
 import { openPtyViewer, screenGrid, type ScreenGrid } from '../../src/pty/viewer.js';
+import { until } from '../support/until.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until(what: string, fn: () => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const HASH = 'a'.repeat(24);
 const ID = '01JGRIDTEST000000000000000';

@@ -5,14 +5,7 @@ import type { GridRows } from '../../src/pty/framing.js';
 import { GridFeed } from '../../src/pty/grid-feed.js';
 import { RemoteGrid } from '../../src/pty/remote-grid.js';
 import { HeadlessScreen } from '../../src/pty/screen.js';
-
-async function until(what: string, fn: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { until } from '../support/until.js';
 
 describe('GridFeed', () => {
   it('sends output that arrived between a frame’s parse mark and its callback in the next frame', async () => {
