@@ -3,10 +3,10 @@
  * or from a checkout: a tiny shell shim that execs this very node + entry script,
  * put first on the child's PATH.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../config/paths.js';
+import { sha256Hex } from '../lib/sha256.js';
 
 export interface KlaudeInvocation {
   node: string;
@@ -30,7 +30,7 @@ export function currentInvocation(): KlaudeInvocation {
 
 /** `<home>/bin/<key>/klaude`, keyed by node + entry so two klaude checkouts never clash. */
 export function ensureShim(home: string, inv: KlaudeInvocation): string {
-  const key = createHash('sha256').update(`${inv.node}\0${inv.cli}`).digest('hex').slice(0, 12);
+  const key = sha256Hex(`${inv.node}\0${inv.cli}`).slice(0, 12);
   const dir = ensurePrivateDir(path.join(home, 'bin', key));
   const file = path.join(dir, 'klaude');
   const body = `#!/bin/sh\nexec ${shellQuote(inv.node)} ${shellQuote(inv.cli)} "$@"\n`;

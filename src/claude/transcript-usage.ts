@@ -5,9 +5,9 @@
  * Transcripts hold tokens, not cost (Claude keeps cost only in its own session totals).
  * Kept small and separate from transcript following: it only sums.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { sha256Hex } from '../lib/sha256.js';
 
 export interface TranscriptUsage {
   /** input + cache read + cache creation tokens. */
@@ -103,7 +103,7 @@ function advance(file: string, p: Progress): void {
 export function transcriptUsage(files: Iterable<string>, cacheDir?: string): TranscriptUsage {
   const total = { tokensIn: 0, tokensOut: 0 };
   for (const file of new Set(files)) {
-    const cache = cacheDir ? path.join(cacheDir, `${createHash('sha1').update(file).digest('hex')}.json`) : null;
+    const cache = cacheDir ? path.join(cacheDir, `${sha256Hex(file).slice(0, 40)}.json`) : null;
     let p: Progress = { offset: 0, tokensIn: 0, tokensOut: 0, recent: [] };
     if (cache) {
       try {

@@ -9,7 +9,7 @@
  * emits 'released' and host.resume() paints the dashboard again. `klaude checkout` from inside
  * that claude switches sessions without the dashboard in between (the Switcher's kill-and-resume).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../lib/random.js';
 import type { ControlEvent } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
 import { setInstanceRoot } from '../db/repos/instances.js';
@@ -109,7 +109,7 @@ export class HandOver {
     this.rootSessionId = s.id;
     setInstanceRoot(ctx.db, shell.instanceId, s.id);
     this.d.publish({ type: 'session.created', sessionId: s.id, parentId: null, runtime: 'claude', status: 'idle' });
-    return { sessionId: s.id, claudeSessionId: randomUUID(), mode: 'new' };
+    return { sessionId: s.id, claudeSessionId: randomUuid(), mode: 'new' };
   };
 
   /** Claude exited with nothing pending: the dashboard again, with the session it left selected. */

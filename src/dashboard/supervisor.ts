@@ -6,9 +6,9 @@
  * (config, the ORM, the instance record, the Switcher, the control socket) and plugs the actions
  * in. A key pressed in between is told that klaude is still starting.
  */
+import { newId } from '../db/ids.js';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { ulid } from 'ulid';
 import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, sessionLogPath } from '../config/paths.js';
 import { openFastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
@@ -108,7 +108,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
   const hash = projectHash(root);
   // The drizzle-free connection; a missing or older DB is created/migrated by the full client.
   const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
-  const instanceId = ulid();
+  const instanceId = newId();
 
   let logsDir: string | null = null;
   const sessions = new SessionsFeed({ db, projectId: hash, frameMs: 33 });

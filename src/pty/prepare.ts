@@ -6,7 +6,7 @@
  * links the Claude session up front (the link must exist before claude's first hook); the server
  * then claims the session for good (its 'pty' row) and runs the CLI.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../lib/random.js';
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome } from '../config/paths.js';
@@ -59,7 +59,7 @@ export async function buildLaunch(db: Db, session: SessionRow, env: NodeJS.Proce
     const cmd = adapter.interactiveResume(binary, known);
     return { file: cmd.file, args: cmd.args, cwd, nativeId: known, mode: 'resume' };
   }
-  const nativeId = known ?? randomUUID();
+  const nativeId = known ?? randomUuid();
   const mode = known && transcriptExists(session.transcriptPath, cwd, known, env) ? 'resume' : 'new';
   const settings = JSON.stringify(hookSettings(inv));
   const args = [mode === 'resume' ? '--resume' : '--session-id', nativeId, '--settings', settings];

@@ -3,7 +3,7 @@
  * The session id is chosen by klaude (`--session-id <uuid>`) so the link exists before the first
  * event; follow-ups resume it in place (`--resume <uuid>`: same id, same transcript file).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../lib/random.js';
 import { resolveClaudeBinary } from '../config/claude-binary.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import type { LaunchCommand, LaunchInput, RuntimeAdapter } from './adapter.js';
@@ -54,7 +54,7 @@ export const claudeAdapter: RuntimeAdapter = {
   supportsStreamingInput: true,
   choosesSessionIdUpFront: true,
   resolveBinary: (config, env) => resolveClaudeBinary(config, env),
-  newSessionId: () => randomUUID(),
+  newSessionId: () => randomUuid(),
   buildCommand: buildClaudeCommand,
   createNormaliser: (hooks) => createClaudeNormaliser(hooks),
   encodeMessage: (text) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null })}\n`,

@@ -7,7 +7,7 @@
  * first message of a session. `--skip-trust`: headless gemini refuses untrusted folders (exit 55),
  * and starting an agent in the project is the person's decision to let it work there.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../lib/random.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,7 +95,7 @@ export const geminiAdapter: RuntimeAdapter = {
   supportsStreamingInput: false,
   choosesSessionIdUpFront: true,
   resolveBinary: (config, env) => resolveCliBinary(GEMINI_CLI, config, env),
-  newSessionId: () => randomUUID(),
+  newSessionId: () => randomUuid(),
   buildCommand: buildGeminiCommand,
   createNormaliser: () => createGeminiNormaliser(),
   encodeMessage: () => {

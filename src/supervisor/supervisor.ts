@@ -3,10 +3,10 @@
  * opens the control socket, and keeps an interactive claude in the foreground until
  * claude exits with no switch pending; then it cleans up and exits with claude's code.
  */
-import { randomUUID } from 'node:crypto';
+import { newId } from '../db/ids.js';
+import { randomUuid } from '../lib/random.js';
 import { once } from 'node:events';
 import { realpathSync } from 'node:fs';
-import { ulid } from 'ulid';
 import { resolveClaudeBinary } from '../config/claude-binary.js';
 import { loadConfig } from '../config/config.js';
 import { ensurePrivateDir, klaudeHome, logFilePath, projectHash, projectRoot } from '../config/paths.js';
@@ -49,7 +49,7 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
   const root = projectRoot(cwd);
   const hash = projectHash(root);
   const log = createFileLogger(logFilePath(home), 'supervisor', opts.env);
-  const instanceId = ulid();
+  const instanceId = newId();
   const { ctx, recovered } = openSupervisorContext({
     home,
     config,
@@ -79,7 +79,7 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
     };
   } else {
     rootSession = createSession(db, { projectId: hash, type: 'tui', runtime: 'claude', status: 'idle', instanceId });
-    spec = { sessionId: rootSession.id, claudeSessionId: randomUUID(), mode: 'new' };
+    spec = { sessionId: rootSession.id, claudeSessionId: randomUuid(), mode: 'new' };
   }
   setInstanceRoot(db, instanceId, rootSession.id);
 
