@@ -33,32 +33,35 @@ export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: 
     return '\n';
   };
 
+  /**
+   * A streamed piece of `kind`: what ends the other kind's open line and starts this kind's line
+   * (its stamp, then `lead`) when it is not open yet, and the piece, without the leading newlines
+   * of a new line ('' when nothing is left to show).
+   */
+  const streamed = (kind: 'text' | 'thinking', ts: number, text: string, lead: string): [string, string] => {
+    let out = open !== null && open !== kind ? close() : '';
+    let piece = text;
+    if (open !== kind) {
+      piece = piece.replace(/^\n+/, '');
+      if (piece === '') return [out, ''];
+      open = kind;
+      shown = '';
+      out += `${fmt.stamp(ts)}${lead}`;
+    }
+    return [out, piece];
+  };
+
   /** The pieces of an event's output, in order. */
   const pieces = (e: AgentEvent): string[] => {
     if (e.type === 'text_delta') {
-      let out = open === 'thinking' ? close() : '';
-      let piece = e.text;
-      if (open !== 'text') {
-        piece = piece.replace(/^\n+/, '');
-        if (piece === '') return [out];
-        open = 'text';
-        shown = '';
-        out += fmt.stamp(e.ts);
-      }
+      const [out, piece] = streamed('text', e.ts, e.text, '');
       shown += piece;
       return [out + piece];
     }
     if (e.type === 'thinking_delta') {
       if (opts.showThinking === false) return [];
-      let out = open === 'text' ? close() : '';
-      let piece = e.text;
-      if (open !== 'thinking') {
-        piece = piece.replace(/^\n+/, '');
-        if (piece === '') return [out];
-        open = 'thinking';
-        out += `${fmt.stamp(e.ts)}${fmt.paint('dim', '∴ ')}`;
-      }
-      return [out + fmt.paint('dim', piece)];
+      const [out, piece] = streamed('thinking', e.ts, e.text, fmt.paint('dim', '∴ '));
+      return [piece === '' ? out : out + fmt.paint('dim', piece)];
     }
     if (e.type === 'text' && open === 'text') {
       const whole = fmt.format(e); // keeps the formatter's [UPDATE] bookkeeping

@@ -89,6 +89,22 @@ describe('stream printer', () => {
   });
 });
 
+describe('stream printer, thinking', () => {
+  it('shows thinking pieces after ∴ on their own line, and switching kinds ends the open line', () => {
+    const p = createStreamPrinter(createFormatter({}));
+    const bytes = [
+      p.print(ev({ type: 'thinking_delta', text: '\n\n' })),
+      p.print(ev({ type: 'thinking_delta', text: '\nhm' })),
+      p.print(ev({ type: 'thinking_delta', text: ' ok' })),
+      p.print(ev({ type: 'text_delta', text: '\nHi' })),
+      p.print(ev({ type: 'thinking_delta', text: 'again' })),
+      p.finish(),
+    ];
+    expect(bytes).toEqual(['', '∴ hm', ' ok', '\nHi', '\n∴ again', '\n']);
+    expect(createStreamPrinter(createFormatter({}), { showThinking: false }).print(ev({ type: 'thinking_delta', text: 'x' }))).toBe('');
+  });
+});
+
 describe('stream printer, printTo', () => {
   it('writes what print returns, in one write, and a long text apart from its newline', () => {
     const events = [
