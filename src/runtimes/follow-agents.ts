@@ -22,6 +22,9 @@ import type { AgentServices } from './context.js';
 import { reapOrRecover } from './recover.js';
 
 export const BACKSTOP_MS = 1000;
+/** After a `done` line, the row is looked at this often, this many times, until it says ended. */
+const DONE_RECHECK_MS = 20;
+const DONE_RECHECKS = 10;
 
 /** The session an id names: this project first, then any project. */
 export function findAgent(svc: AgentServices, input: string): SessionRow {
@@ -154,8 +157,9 @@ export interface WaitResult {
 
 /**
  * Block until all sessions (or, with `any`, one of them) are in a terminal state, or `timeoutMs`
- * passes. Woken by appends to their logs (a runtime records the final state in the DB before it
- * writes `done`), with the backstop timer for runtimes that died silently.
+ * passes. Woken by appends to their logs, with the backstop timer for runtimes that died silently.
+ * A runtime writes `done` just before it records the end in the DB, so a `done` line whose row
+ * still says running is looked at again a few times soon after, not only at the backstop.
  */
 export async function waitForAgents(
   svc: AgentServices,
@@ -231,7 +235,17 @@ export async function waitForAgents(
         fromTail: 0,
         signal: ac.signal,
         onEvent: (e) => {
-          if (e.type === 'done' || e.type === 'status') check(false);
+          if (e.type === 'status') check(false);
+          else if (e.type === 'done') {
+            check(false);
+            let tries = 0;
+            const again = (): void => {
+              if (settled || finished.has(s.id) || ++tries > DONE_RECHECKS) return;
+              check(false);
+              setTimeout(again, DONE_RECHECK_MS).unref();
+            };
+            setTimeout(again, DONE_RECHECK_MS).unref();
+          }
         },
       }).catch(() => undefined);
     }

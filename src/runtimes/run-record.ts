@@ -228,7 +228,7 @@ export class RunRecord {
     };
   }
 
-  /** The run's ending, once: DB first (so a follower woken by the log line reads the final state), then the log. */
+  /** The run's ending, once: the log's `done` line, then the row (status, totals) and the DB event. */
   finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
     if (this.done) return;
     this.done = true;
@@ -241,6 +241,12 @@ export class RunRecord {
       costUsd: totals.costUsd,
       ...(files ? { filesCreated: union(done.filesCreated, files.created), filesEdited: union(done.filesEdited, files.edited) } : {}),
     };
+    // Saved before the `done` line, so whoever is woken by that line finds the file.
+    if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
+    // The line before the row: whoever sees the row ended (`klaude wait`, then `logs`) finds the
+    // log complete. A follower woken by the line may find the row still running for the moment
+    // the update takes; waitForAgents looks again shortly after (follow-agents.ts).
+    this.write(event);
     try {
       const cur = getSession(d.db, this.id);
       if (cur && !isTerminal(cur.status)) {
@@ -262,9 +268,6 @@ export class RunRecord {
     } catch (err) {
       d.log.error('recording the end of the run failed', { err });
     }
-    // Saved before the `done` line, so whoever is woken by that line finds the file.
-    if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
-    this.write(event);
   }
 
   /** What the run changed in the working tree, from git (see changes.ts); null when git can't say. */
