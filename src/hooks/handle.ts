@@ -10,6 +10,9 @@
  * - UserPromptSubmit → running; Stop → idle (+ last text); Notification: a permission or
  *   elicitation prompt → waiting, idle_prompt → idle; PostToolUse: a tool ran → running, and
  *   pending [UPDATE] notes of its sub-agents are handed to Claude as additionalContext.
+ * - Activity (what the row says the session is doing): an interactive claude's PreToolUse names
+ *   the tool (`Bash: npm test`), its PostToolUse says `thinking` again. PreToolUse runs in the
+ *   background, so it may land after the tool's PostToolUse: then it is dropped.
  * Status changes follow core/status transitions: a finished session is not revived by a
  * late hook (only SessionStart, which is a resume, may do that).
  */
@@ -19,7 +22,8 @@ import { hasPendingApproval } from '../db/repos/approvals.js';
 import { addEvent } from '../db/repos/events.js';
 import { updatesForHook } from '../logs/updates.js';
 import { transcriptUsage } from '../claude/transcript-usage.js';
-import { endLink, linkClaude, linkOwner, linkedTranscripts, patchSession, readSession, type HookPatch } from './records.js';
+import { toolActivity, toolSummary } from '../core/tool-summary.js';
+import { endLink, linkClaude, linkOwner, linkedTranscripts, patchSession, readSession, toolFinished, type HookPatch } from './records.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {
@@ -58,6 +62,8 @@ export interface HookEnv {
   switchedFrom?: string;
   /** Where transcript usage progress is kept between turns (see claude/transcript-usage.ts). */
   usageCacheDir?: string;
+  /** The hook came from an interactive claude (settings.ts INTERACTIVE_ARG), not a headless runtime's. */
+  interactive?: boolean;
 }
 
 export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload, env: HookEnv = {}): HookOutcome {
@@ -123,12 +129,20 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       if (typeof p.notification_type === 'string' && NEEDS_PERSON.has(p.notification_type)) to = 'waiting';
       else if (p.notification_type === 'idle_prompt') to = 'idle';
       break;
+    case 'PreToolUse':
+      // Only interactive claudes have this hook. Late (the turn ended, or the tool's PostToolUse
+      // was recorded first): the tool is no longer running, so it is not what the session does.
+      if ((session.status === 'running' || session.status === 'waiting') && str(p.tool_name) && !toolFinished(db, klaudeSessionId, str(p.tool_use_id))) {
+        patch.activity = toolActivity(p.tool_name!, toolSummary(p.tool_name!, p.tool_input));
+      }
+      break;
     case 'PostToolUse':
       // A tool finished, so any permission prompt before it was answered — unless a headless
       // agent's request is still held by its runtime (a parallel tool call finished meanwhile).
       if (session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId))) to = 'running';
-      // Headless runtimes get this hook too but keep their own activity: only the root's here.
-      if (session.type === 'tui') patch.activity = 'thinking';
+      // Headless runtimes get this hook too but keep their own activity. Hooks of interactive
+      // claudes launched before INTERACTIVE_ARG existed: the root's only, as then.
+      if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
       break;
   }
   if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);
@@ -156,6 +170,7 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       reason: str(p.reason),
       notificationType: str(p.notification_type),
       tool: str(p.tool_name),
+      toolUseId: str(p.tool_use_id),
       prompt: clip(p.prompt, 200),
     },
   });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { klaudeHome, logFilePath, projectDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { HookPayload } from './handle.js';
-import { eventFromWord, HOOK_EVENTS, hookWord } from './settings.js';
+import { eventFromWord, HOOK_EVENTS, hookWord, INTERACTIVE_ARG } from './settings.js';
 
 function isCharDevice(): boolean {
   try {
@@ -105,7 +105,11 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
     try {
       const usageCacheDir = path.join(projectDir(home, env.KLAUDE_PROJECT_HASH || 'unknown'), 'usage');
-      const out = handleHook(db, sessionId, event, payload, { switchedFrom: switchedFrom(env, sessionId), usageCacheDir });
+      const out = handleHook(db, sessionId, event, payload, {
+        switchedFrom: switchedFrom(env, sessionId),
+        usageCacheDir,
+        interactive: args.includes(INTERACTIVE_ARG),
+      });
       if (out.stdout) process.stdout.write(out.stdout);
     } finally {
       db.close();

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { shellQuote, type KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 
-export const HOOK_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'Notification', 'PostToolUse'] as const;
+export const HOOK_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'Notification', 'PreToolUse', 'PostToolUse'] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** CLI word for an event: SessionStart → session-start. */
@@ -22,17 +22,31 @@ export function eventFromWord(word: string): HookEventName | undefined {
   return HOOK_EVENTS.find((e) => e.toLowerCase() === norm);
 }
 
-type HookEntry = { matcher?: string; hooks: { type: 'command'; command: string; timeout?: number }[] };
+type HookEntry = { matcher?: string; hooks: { type: 'command'; command: string; timeout?: number; async?: boolean }[] };
 export type Settings = { hooks?: Record<string, HookEntry[]>; [k: string]: unknown };
 
+/** The argument that tells the PostToolUse hook its claude is interactive (see handle.ts). */
+export const INTERACTIVE_ARG = '--interactive';
+
+function hookCommand(inv: KlaudeInvocation, event: HookEventName, ...extra: string[]): string {
+  const entry = inv.hook ? shellQuote(inv.hook) : `${shellQuote(inv.cli)} hook`;
+  return [shellQuote(inv.node), entry, hookWord(event), ...extra].join(' ');
+}
+
+/**
+ * The hooks of an interactive claude (the foreground, a PTY session). PreToolUse only says what
+ * the session is doing (`Bash: npm test`), so it runs in the background (`async`): no tool waits
+ * for it. PostToolUse carries INTERACTIVE_ARG: a checked-out agent is interactive too, and only
+ * this tells its hooks from its headless runtime's.
+ */
 export function hookSettings(inv: KlaudeInvocation): Settings {
   const hooks: Record<string, HookEntry[]> = {};
   for (const event of HOOK_EVENTS) {
-    const entry = inv.hook ? shellQuote(inv.hook) : `${shellQuote(inv.cli)} hook`;
-    const command = `${shellQuote(inv.node)} ${entry} ${hookWord(event)}`;
+    const command = hookCommand(inv, event, ...(event === 'PostToolUse' ? [INTERACTIVE_ARG] : []));
     // SessionEnd runs under Claude's own 1.5 s budget unless a timeout raises it.
     const timeout = event === 'SessionEnd' ? 10 : 30;
-    hooks[event] = [{ ...(event === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout }] }];
+    const tool = event === 'PreToolUse' || event === 'PostToolUse';
+    hooks[event] = [{ ...(tool ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout, ...(event === 'PreToolUse' ? { async: true } : {}) }] }];
   }
   return { hooks };
 }
@@ -59,8 +73,10 @@ export function mergeSettings(userValue: string | undefined, ours: Settings): Se
 /**
  * Only PostToolUse is injected into a headless claude: it is how an agent that starts agents of
  * its own gets their `[UPDATE]`s. The session's status is the runtime's to keep, so the lifecycle
- * hooks (SessionStart → idle, Stop → idle, …) are left out.
+ * hooks (SessionStart → idle, Stop → idle, …) are left out, and so is PreToolUse (the runtime
+ * reads what its agent does from the stream).
  */
 export function headlessHookSettings(inv: KlaudeInvocation): string {
-  return JSON.stringify({ hooks: { PostToolUse: hookSettings(inv).hooks?.PostToolUse ?? [] } });
+  const post: HookEntry = { matcher: '*', hooks: [{ type: 'command', command: hookCommand(inv, 'PostToolUse'), timeout: 30 }] };
+  return JSON.stringify({ hooks: { PostToolUse: [post] } });
 }

@@ -23,7 +23,7 @@
 import { extractUpdates, type AgentEventInput, type TerminalStatus } from '../core/events.js';
 import { retryFromClaude, streamDelta } from './claude-stream.js';
 import type { Normaliser, NormaliserHooks } from './adapter.js';
-import { clip, fileChange, FileTracker, toolSummary } from './tool-summary.js';
+import { clip, fileChange, FileTracker, toolSummary } from '../core/tool-summary.js';
 
 const INTERRUPTED_MARK = '[Request interrupted by user';
 

@@ -17,7 +17,7 @@ import { extractUpdates, type AgentEventInput } from '../core/events.js';
 import type { Normaliser } from './adapter.js';
 import { retryKind } from './claude-stream.js';
 import { exitDone, isObj, normaliserFrom, num, str, type Json } from './json-line.js';
-import { clip, FileTracker, oneLine, toolSummary } from './tool-summary.js';
+import { clip, FileTracker, oneLine, toolSummary } from '../core/tool-summary.js';
 
 /** `/bin/bash -lc 'echo hi'` → `echo hi` (codex wraps every command in a login shell). */
 export function unwrapShell(command: string): string {

@@ -16,7 +16,7 @@
 import { extractUpdates, type AgentEventInput } from '../core/events.js';
 import type { Normaliser } from './adapter.js';
 import { exitDone, isObj, normaliserFrom, num, str, type Json } from './json-line.js';
-import { clip, FileTracker, oneLine, toolSummary } from './tool-summary.js';
+import { clip, FileTracker, oneLine, toolSummary } from '../core/tool-summary.js';
 
 const KEY_ARG: Record<string, readonly string[]> = {
   shell: ['command'],

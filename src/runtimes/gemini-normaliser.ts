@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { extractUpdates, type AgentEventInput } from '../core/events.js';
 import type { Normaliser } from './adapter.js';
 import { exitDone, isObj, normaliserFrom, num, str, type Json } from './json-line.js';
-import { clip, FileTracker, oneLine, toolSummary } from './tool-summary.js';
+import { clip, FileTracker, oneLine, toolSummary } from '../core/tool-summary.js';
 
 /** Gemini tool name → the argument that says what the call does. */
 const KEY_ARG: Record<string, readonly string[]> = {

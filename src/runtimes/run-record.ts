@@ -17,7 +17,7 @@ import { saveArtifact } from '../db/repos/artifacts.js';
 import { beginTurn, continueTurn, endTurn, noteText, noteToolCall } from '../db/repos/checkpoints.js';
 import type { RuntimeRequest } from './launch.js';
 import type { Deps } from './runtime-deps.js';
-import { clip, oneLine } from './tool-summary.js';
+import { clip, oneLine, toolActivity } from '../core/tool-summary.js';
 import { changesSince, snapshotTree, worktreeChanges, type FileChanges, type TreeSnapshot } from './changes.js';
 
 const LAST_TEXT_MAX = 500;
@@ -35,7 +35,7 @@ export function activityOf(e: AgentEventInput): string | null | undefined {
     case 'user':
       return 'thinking';
     case 'tool_call':
-      return clip(oneLine(`${e.name}${e.summary ? `: ${e.summary}` : ''}`), ACTIVITY_MAX);
+      return toolActivity(e.name, e.summary);
     case 'retry':
       return clip(describeRetry(e), ACTIVITY_MAX);
     case 'done':

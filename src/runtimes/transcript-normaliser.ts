@@ -16,7 +16,7 @@
  */
 import type { AgentEvent } from '../core/events.js';
 import { contentText } from './claude-normaliser.js';
-import { clip, toolSummary } from './tool-summary.js';
+import { clip, toolSummary } from '../core/tool-summary.js';
 
 type Json = Record<string, unknown>;
 const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);

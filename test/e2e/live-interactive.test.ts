@@ -63,6 +63,15 @@ describe('interactive conversations in the log', () => {
     keep(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'interactive-root.jsonl');
   });
 
+  it('the root’s row says which tool runs while it runs (PreToolUse, in the background), and nothing after the turn', async () => {
+    const root = () => sessions(home).find((s) => s.parent_id === null)!;
+    await submit(term, 'run: sleep 5 && echo slept-44');
+    await waitForDb('the tool as the root’s activity', () => root().activity === 'Bash: sleep 5 && echo slept-44');
+    expect(root().status).toBe('running');
+    await term.waitForText('Tool output: slept-44', { timeoutMs: 60_000 });
+    await waitForDb('no activity after the turn', () => root().status === 'idle' && root().activity === null);
+  });
+
   it('after a checkout, a prompt typed in the foreground shows in the agent’s log after its headless run', async () => {
     const started = await klaude(['start', 'general', 'child-task-5', '--json']);
     expect(started.code, started.stderr).toBe(0);

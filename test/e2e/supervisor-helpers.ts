@@ -64,6 +64,7 @@ export interface SessionRow {
   native_session_id: string | null;
   last_text: string | null;
   prompt: string | null;
+  activity: string | null;
 }
 export interface LinkRow {
   klaude_session_id: string;

@@ -70,15 +70,23 @@ const P = {
     message: 'Claude needs your permission to use Bash',
     notification_type: type,
   }),
-  postToolUse: (id: string) => ({
+  postToolUse: (id: string, toolUseId = 'toolu_1') => ({
     ...common(id),
     effort: { level: 'high' },
     hook_event_name: 'PostToolUse',
     tool_name: 'Bash',
     tool_input: { command: 'echo tool-ran', description: 'echo' },
     tool_response: { stdout: 'tool-ran', stderr: '', interrupted: false, isImage: false, noOutputExpected: false },
-    tool_use_id: 'toolu_1',
+    tool_use_id: toolUseId,
     duration_ms: 54,
+  }),
+  preToolUse: (id: string, toolUseId: string, tool_name = 'Bash', tool_input: unknown = { command: 'npm test', description: 'run the tests' }) => ({
+    ...common(id),
+    effort: { level: 'high' },
+    hook_event_name: 'PreToolUse',
+    tool_name,
+    tool_input,
+    tool_use_id: toolUseId,
   }),
 };
 
@@ -107,9 +115,10 @@ const logText = () => {
 };
 
 const routes = [
-  { name: 'dist/hook.cjs (injected)', args: (event: string) => [HOOK_CJS, event] },
-  { name: 'dist/cli.js hook', args: (event: string) => [KLAUDE_CLI, 'hook', event] },
+  { name: 'dist/hook.cjs (injected)', args: (event: string) => [HOOK_CJS, ...event.split(' ')] },
+  { name: 'dist/cli.js hook', args: (event: string) => [KLAUDE_CLI, 'hook', ...event.split(' ')] },
 ];
+const activity = (id: string) => query<{ activity: string | null }>('SELECT activity FROM sessions WHERE id = ?', id)[0]!.activity;
 
 describe.each(routes)('klaude hook via $name', ({ args }) => {
   async function run(event: string, payload: unknown, e: Record<string, string | undefined> = env): Promise<RunProcessResult> {
@@ -176,6 +185,40 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
       'hook.Notification',
       'hook.UserPromptSubmit',
     ]);
+  });
+
+  it('an interactive claude’s tool shows as the activity (PreToolUse), thinking after it; a late PreToolUse is dropped', async () => {
+    await ok('user-prompt-submit', P.prompt(ID_A, 'run the tests'));
+    expect(activity(rootId)).toBe('thinking');
+    await ok('pre-tool-use', P.preToolUse(ID_A, 'toolu_7'));
+    expect(activity(rootId)).toBe('Bash: npm test');
+    await ok('post-tool-use --interactive', P.postToolUse(ID_A, 'toolu_7'));
+    expect(activity(rootId)).toBe('thinking');
+    // PreToolUse runs in the background: one that lands after its tool's PostToolUse says nothing.
+    await ok('post-tool-use --interactive', P.postToolUse(ID_A, 'toolu_8'));
+    await ok('pre-tool-use', P.preToolUse(ID_A, 'toolu_8', 'Read', { file_path: '/p/src/a.ts' }));
+    expect(activity(rootId)).toBe('thinking');
+    await ok('pre-tool-use', P.preToolUse(ID_A, 'toolu_9', 'Read', { file_path: '/p/src/a.ts' }));
+    expect(activity(rootId)).toBe('Read: /p/src/a.ts');
+    // Nor one that lands after the turn ended.
+    await ok('stop', P.stop(ID_A, 'Tests pass.'));
+    await ok('pre-tool-use', P.preToolUse(ID_A, 'toolu_10'));
+    expect(activity(rootId)).toBeNull();
+    expect(eventKinds(rootId).filter((k) => k === 'hook.PreToolUse')).toHaveLength(4);
+  });
+
+  it('an interactive agent (a checkout) gets thinking after a tool; a headless one keeps its runtime’s activity', async () => {
+    const agent = { ...env, KLAUDE_SESSION_ID: childId };
+    const db = new Database(path.join(home.klaudeHome, 'sessions.db'));
+    db.prepare("UPDATE sessions SET activity = 'writing' WHERE id = ?").run(childId);
+    db.close();
+    const r = await hook('post-tool-use', P.postToolUse(ID_B), agent);
+    expect(r.code, r.stderr).toBe(0);
+    expect(activity(childId)).toBe('writing');
+    await hook('pre-tool-use', P.preToolUse(ID_B, 'toolu_2', 'Grep', { pattern: 'TODO' }), agent);
+    expect(activity(childId)).toBe('Grep: TODO');
+    await hook('post-tool-use --interactive', P.postToolUse(ID_B, 'toolu_2'), agent);
+    expect(activity(childId)).toBe('thinking');
   });
 
   it("PostToolUse hands sub-agents' pending [UPDATE] notes to Claude once, as additionalContext", async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventFromWord, HOOK_EVENTS, hookSettings, hookWord, mergeSettings } from '../../src/hooks/settings.js';
+import { eventFromWord, HOOK_EVENTS, headlessHookSettings, hookSettings, hookWord, mergeSettings } from '../../src/hooks/settings.js';
 
 const inv = { node: '/usr/bin/node', cli: '/opt/klaude/dist/cli.js' };
 
@@ -11,7 +11,13 @@ describe('hookSettings', () => {
   it('runs `<node> <cli> hook <event>` for every event, SessionEnd with room beyond Claude’s 1.5 s', () => {
     const s = hookSettings(inv);
     expect(Object.keys(s.hooks!)).toEqual([...HOOK_EVENTS]);
-    expect(s.hooks!.PostToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook post-tool-use', timeout: 30 }] }]);
+    expect(s.hooks!.PostToolUse).toEqual([
+      { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook post-tool-use --interactive', timeout: 30 }] },
+    ]);
+    // Only says what the session does: in the background, no tool waits for it.
+    expect(s.hooks!.PreToolUse).toEqual([
+      { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook pre-tool-use', timeout: 30, async: true }] },
+    ]);
     expect(s.hooks!.SessionEnd![0]!.hooks[0]).toMatchObject({ command: '/usr/bin/node /opt/klaude/dist/cli.js hook session-end', timeout: 10 });
   });
 
@@ -21,13 +27,21 @@ describe('hookSettings', () => {
   });
 });
 
+describe('headlessHookSettings', () => {
+  it('is PostToolUse alone, without the interactive mark (the runtime keeps the status and the activity)', () => {
+    expect(JSON.parse(headlessHookSettings(inv))).toEqual({
+      hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook post-tool-use', timeout: 30 }] }] },
+    });
+  });
+});
+
 describe('event words', () => {
   it.each(HOOK_EVENTS.map((e) => [e, hookWord(e)]))('%s ⇄ %s', (event, word) => {
     expect(eventFromWord(word)).toBe(event);
     expect(eventFromWord(event)).toBe(event);
     expect(eventFromWord(word.replace(/-/g, '_'))).toBe(event);
   });
-  it('knows no others', () => expect(eventFromWord('pre-tool-use')).toBeUndefined());
+  it('knows no others', () => expect(eventFromWord('post-tool-batch')).toBeUndefined());
 });
 
 describe('mergeSettings', () => {

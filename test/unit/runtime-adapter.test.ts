@@ -4,7 +4,7 @@ import { getAdapter } from '../../src/runtimes/adapter.js';
 import { buildClaudeCommand, claudeAdapter } from '../../src/runtimes/claude.js';
 import { agentSocketPath } from '../../src/runtimes/paths.js';
 import { formatShareBlock, transcriptTurns } from '../../src/runtimes/share.js';
-import { clip, toolSummary } from '../../src/runtimes/tool-summary.js';
+import { clip, toolSummary } from '../../src/core/tool-summary.js';
 import { KlaudeError } from '../../src/lib/errors.js';
 
 const base = { binary: '/bin/claude', cwd: '/p', nativeSessionId: '11111111-2222-3333-4444-555555555555', resume: false };

@@ -1,6 +1,7 @@
 /**
- * Shared bits of normalising: the one-line key argument of a tool call, clipping, and which
- * tool calls edit or create files. Pure.
+ * Shared bits of normalising: the one-line key argument of a tool call, clipping, which tool
+ * calls edit or create files, and what a session running a tool is doing (the runtimes' events
+ * and the interactive PreToolUse hook say it the same way). Pure.
  */
 
 /** Tool name → the input key that best says what the call does. */
@@ -51,6 +52,13 @@ export function toolSummary(name: string, input: unknown): string {
   }
   for (const v of Object.values(rec)) if (typeof v === 'string' && v !== '') return oneLine(v);
   return '';
+}
+
+const ACTIVITY_MAX = 120;
+
+/** A session's activity while a tool runs: `Bash: npm test`, one line, at most 120 characters. */
+export function toolActivity(name: string, summary: string): string {
+  return oneLine(`${name}${summary ? `: ${summary}` : ''}`, ACTIVITY_MAX);
 }
 
 /** Tools whose successful call changes a file (path key → kind). Write may create; the others edit. */
