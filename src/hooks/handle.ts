@@ -11,8 +11,8 @@
  *   elicitation prompt → waiting, idle_prompt → idle; PostToolUse: a tool ran → running, and
  *   pending [UPDATE] notes of its sub-agents are handed to Claude as additionalContext.
  * - Activity (what the row says the session is doing): an interactive claude's PreToolUse names
- *   the tool (`Bash: npm test`), its PostToolUse says `thinking` again. PreToolUse runs in the
- *   background, so it may land after the tool's PostToolUse: then it is dropped.
+ *   the tool (`Bash: npm test`), its PostToolUse or PostToolUseFailure says `thinking` again.
+ *   PreToolUse runs in the background, so it may land after the tool's end: then it is dropped.
  * Status changes follow core/status transitions: a finished session is not revived by a
  * late hook (only SessionStart, which is a resume, may do that).
  */
@@ -143,6 +143,11 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       // Headless runtimes get this hook too but keep their own activity. Hooks of interactive
       // claudes launched before INTERACTIVE_ARG existed: the root's only, as then.
       if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
+      break;
+    case 'PostToolUseFailure':
+      // Only interactive claudes have this hook; the status is left alone (an interrupt or a
+      // denied permission ends up here too, and then the turn is over, not running).
+      if (session.status === 'running') patch.activity = 'thinking';
       break;
   }
   if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);

@@ -114,13 +114,13 @@ export function linkOwner(db: HasSqlite, claudeSessionId: string): string | unde
 /** How far back a late PreToolUse looks for its tool's PostToolUse (parallel calls interleave). */
 const RECENT_EVENTS = 50;
 
-/** Whether the PostToolUse of this tool call is already among the session's recent events. */
+/** Whether this tool call's end (PostToolUse or PostToolUseFailure) is among the session's recent events. */
 export function toolFinished(db: HasSqlite, klaudeSessionId: string, toolUseId: string | undefined): boolean {
   if (!toolUseId) return false;
   const row = db.sqlite
     .prepare(
       `SELECT 1 FROM (SELECT kind, payload FROM events WHERE klaude_session_id = ? ORDER BY id DESC LIMIT ${RECENT_EVENTS})
-       WHERE kind = 'hook.PostToolUse' AND json_extract(payload, '$.toolUseId') = ?`,
+       WHERE kind IN ('hook.PostToolUse', 'hook.PostToolUseFailure') AND json_extract(payload, '$.toolUseId') = ?`,
     )
     .get(klaudeSessionId, toolUseId);
   return row !== undefined;

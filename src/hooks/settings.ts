@@ -9,7 +9,16 @@ import { readFileSync } from 'node:fs';
 import { shellQuote, type KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 
-export const HOOK_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'Notification', 'PreToolUse', 'PostToolUse'] as const;
+export const HOOK_EVENTS = [
+  'SessionStart',
+  'SessionEnd',
+  'UserPromptSubmit',
+  'Stop',
+  'Notification',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** CLI word for an event: SessionStart → session-start. */
@@ -37,7 +46,8 @@ function hookCommand(inv: KlaudeInvocation, event: HookEventName, ...extra: stri
  * The hooks of an interactive claude (the foreground, a PTY session). PreToolUse only says what
  * the session is doing (`Bash: npm test`), so it runs in the background (`async`): no tool waits
  * for it. PostToolUse carries INTERACTIVE_ARG: a checked-out agent is interactive too, and only
- * this tells its hooks from its headless runtime's.
+ * this tells its hooks from its headless runtime's. PostToolUseFailure (a tool that failed: claude
+ * sends it instead of PostToolUse) says the session is thinking again.
  */
 export function hookSettings(inv: KlaudeInvocation): Settings {
   const hooks: Record<string, HookEntry[]> = {};
@@ -45,7 +55,7 @@ export function hookSettings(inv: KlaudeInvocation): Settings {
     const command = hookCommand(inv, event, ...(event === 'PostToolUse' ? [INTERACTIVE_ARG] : []));
     // SessionEnd runs under Claude's own 1.5 s budget unless a timeout raises it.
     const timeout = event === 'SessionEnd' ? 10 : 30;
-    const tool = event === 'PreToolUse' || event === 'PostToolUse';
+    const tool = event === 'PreToolUse' || event === 'PostToolUse' || event === 'PostToolUseFailure';
     hooks[event] = [{ ...(tool ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout, ...(event === 'PreToolUse' ? { async: true } : {}) }] }];
   }
   return { hooks };

@@ -8,7 +8,7 @@ import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { links, READY, runResponder, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb } from './supervisor-helpers.js';
+import { eventKinds, links, READY, runResponder, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb } from './supervisor-helpers.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -69,6 +69,13 @@ describe('interactive conversations in the log', () => {
     await waitForDb('the tool as the root’s activity', () => root().activity === 'Bash: sleep 5 && echo slept-44');
     expect(root().status).toBe('running');
     await term.waitForText('Tool output: slept-44', { timeoutMs: 60_000 });
+    await waitForDb('no activity after the turn', () => root().status === 'idle' && root().activity === null);
+
+    // A tool that fails ends with PostToolUseFailure (not PostToolUse): the session thinks again.
+    await submit(term, 'run: sleep 3; exit 3');
+    await waitForDb('the failing tool as the activity', () => root().activity === 'Bash: sleep 3; exit 3');
+    await term.waitForText(/Tool output: .*(exit code 3|Exit code 3)/i, { timeoutMs: 60_000 });
+    await waitForDb('the failure recorded', () => eventKinds(home, root().id).includes('hook.PostToolUseFailure'));
     await waitForDb('no activity after the turn', () => root().status === 'idle' && root().activity === null);
   });
 

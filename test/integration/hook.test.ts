@@ -80,6 +80,15 @@ const P = {
     tool_use_id: toolUseId,
     duration_ms: 54,
   }),
+  postToolUseFailure: (id: string, toolUseId: string) => ({
+    ...common(id),
+    hook_event_name: 'PostToolUseFailure',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm test', description: 'run the tests' },
+    tool_use_id: toolUseId,
+    error: 'Exit code 1',
+    duration_ms: 812,
+  }),
   preToolUse: (id: string, toolUseId: string, tool_name = 'Bash', tool_input: unknown = { command: 'npm test', description: 'run the tests' }) => ({
     ...common(id),
     effort: { level: 'high' },
@@ -99,7 +108,7 @@ function query<T>(sql: string, ...args: unknown[]): T[] {
   }
 }
 const session = (id: string) =>
-  query<{ status: string; native_session_id: string | null; transcript_path: string | null; prompt: string | null; last_text: string | null; parent_id: string | null }>(
+  query<{ status: string; activity: string | null; native_session_id: string | null; transcript_path: string | null; prompt: string | null; last_text: string | null; parent_id: string | null }>(
     'SELECT * FROM sessions WHERE id = ?',
     id,
   )[0]!;
@@ -200,11 +209,19 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     expect(activity(rootId)).toBe('thinking');
     await ok('pre-tool-use', P.preToolUse(ID_A, 'toolu_9', 'Read', { file_path: '/p/src/a.ts' }));
     expect(activity(rootId)).toBe('Read: /p/src/a.ts');
+    // A tool that fails ends with PostToolUseFailure: thinking again, and its late start is dropped too.
+    await ok('post-tool-use-failure', P.postToolUseFailure(ID_A, 'toolu_11'));
+    expect(activity(rootId)).toBe('thinking');
+    await ok('pre-tool-use', P.preToolUse(ID_A, 'toolu_11'));
+    expect(activity(rootId)).toBe('thinking');
+    expect(session(rootId).status).toBe('running');
     // Nor one that lands after the turn ended.
     await ok('stop', P.stop(ID_A, 'Tests pass.'));
     await ok('pre-tool-use', P.preToolUse(ID_A, 'toolu_10'));
     expect(activity(rootId)).toBeNull();
-    expect(eventKinds(rootId).filter((k) => k === 'hook.PreToolUse')).toHaveLength(4);
+    await ok('post-tool-use-failure', P.postToolUseFailure(ID_A, 'toolu_12'));
+    expect(session(rootId)).toMatchObject({ status: 'idle', activity: null });
+    expect(eventKinds(rootId).filter((k) => k === 'hook.PreToolUse')).toHaveLength(5);
   });
 
   it('an interactive agent (a checkout) gets thinking after a tool; a headless one keeps its runtime’s activity', async () => {
@@ -311,6 +328,6 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
   it('names an unknown event in one line (exit 2)', async () => {
     const r = await hook('pre-frobnicate', {});
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^klaude: unknown hook event 'pre-frobnicate' \[E_USAGE\] — hint: one of: session-start, .*post-tool-use\n$/);
+    expect(r.stderr).toMatch(/^klaude: unknown hook event 'pre-frobnicate' \[E_USAGE\] — hint: one of: session-start, .*post-tool-use, post-tool-use-failure\n$/);
   });
 });

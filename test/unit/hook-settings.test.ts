@@ -14,6 +14,9 @@ describe('hookSettings', () => {
     expect(s.hooks!.PostToolUse).toEqual([
       { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook post-tool-use --interactive', timeout: 30 }] },
     ]);
+    expect(s.hooks!.PostToolUseFailure).toEqual([
+      { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook post-tool-use-failure', timeout: 30 }] },
+    ]);
     // Only says what the session does: in the background, no tool waits for it.
     expect(s.hooks!.PreToolUse).toEqual([
       { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook pre-tool-use', timeout: 30, async: true }] },
