@@ -153,6 +153,24 @@ describe('side-by-side pieces', () => {
   });
 });
 
+describe('an empty piece', () => {
+  it('changes no cell: a row where clipping left one over its other pieces is still joined (a box’s bottom row)', async () => {
+    // The second line of the clipped text is cut to '' at x = 4, on the border's row.
+    const ops: Op[] = [
+      { type: 'write', x: 0, y: 1, text: '\x1b[36m╰──\x1b[39m', transformers: [] },
+      { type: 'write', x: 3, y: 1, text: '\x1b[36m──╯\x1b[39m', transformers: [] },
+      { type: 'clip', clip: { x1: 4, x2: 10 } },
+      { type: 'write', x: 0, y: 0, text: 'abcdef\nab', transformers: [] },
+      { type: 'unclip' },
+    ];
+    const ours = render(new FrameOutput({ width: 10, height: 2 }), ops);
+    const ink = render(new InkOutput({ width: 10, height: 2 }), ops);
+    // Joined (each piece as drawn on its own): other bytes than Ink's cell-by-cell row, the same cells.
+    expect(ours.output.split('\n')[1]).not.toBe(ink.output.split('\n')[1]);
+    expect(await cells(ours, 10)).toEqual(await cells(ink, 10));
+  });
+});
+
 describe('TwoGenerations', () => {
   it('keeps what was used lately and stays bounded', () => {
     const m = new TwoGenerations<number>(3);

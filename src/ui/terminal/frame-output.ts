@@ -87,7 +87,10 @@ const drawnLast = (line: string): string =>
  * row; the bytes may differ where two neighbours share a style (each piece closes its own). A
  * row whose pieces overlap, or reach past the frame, is built cell by cell as Ink does.
  */
-function joinRow(columns: number, pieces: Array<[number, string]>): string | null {
+function joinRow(columns: number, all: Array<[number, string]>): string | null {
+  // An empty piece changes no cell (Ink lays no character of it): leaving it out keeps a row whose
+  // other pieces meet end to end on this path, instead of building it cell by cell.
+  const pieces = all.some((p) => p[1] === '') ? all.filter((p) => p[1] !== '') : all;
   // (sort is stable: pieces at one column keep their order, and then overlap, so are built cell by cell)
   const order = pieces.length > 1 ? [...pieces].sort((a, b) => a[0] - b[0]) : pieces;
   let at = 0;
