@@ -82,6 +82,25 @@ const inkFrameOutput = {
   },
 };
 
+/**
+ * string-width, slice-ansi and @alcalzone/ansi-tokenize each make an Intl.Segmenter when they
+ * load. The first one a process makes costs 12–20 ms (ICU's break-iterator data), and the
+ * dashboard's first frame needs none: its plain lines skip these libraries (ui/terminal/
+ * plain-line.ts). Each is made on its first `segment()` call instead; `segment` is all they use.
+ */
+const lazySegmenters = {
+  name: 'lazy-segmenters',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/](string-width|slice-ansi|@alcalzone[\\/]ansi-tokenize)[\\/].*\.js$/ }, async (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('new Intl.Segmenter(')) return undefined;
+      const helper =
+        'function __klaudeLazySegmenter(locales, options) { let s; return { segment: (t) => (s ??= new Intl.Segmenter(locales, options)).segment(t) }; }\n';
+      return { contents: helper + text.replaceAll('new Intl.Segmenter(', '__klaudeLazySegmenter('), loader: 'js' };
+    });
+  },
+};
+
 /** Node flags for `klaude` run as a command (the bin): see the launcher lines in the banner. */
 const LAUNCH_FLAGS = ['--v8-pool-size=1'];
 
@@ -100,7 +119,7 @@ const common = {
   // yaml: loaded from node_modules when there is YAML to read (lib/yaml.ts); bundled, its 240 KB
   // would be parsed by every command that reads the config.
   external: ['node-pty', 'react-devtools-core', 'yaml'],
-  plugins: [betterSqliteAddon, inkFrameOutput],
+  plugins: [betterSqliteAddon, inkFrameOutput, lazySegmenters],
   logLevel: 'warning',
 };
 const define = {
