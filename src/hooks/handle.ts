@@ -130,8 +130,8 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       else if (p.notification_type === 'idle_prompt') to = 'idle';
       break;
     case 'PreToolUse':
-      // Only interactive claudes have this hook. Late (the turn ended, or the tool's PostToolUse
-      // was recorded first): the tool is no longer running, so it is not what the session does.
+      // Only interactive claudes have this hook. Late (the turn ended, or the tool's end was
+      // recorded first): the tool is no longer running, so it is not what the session does.
       if ((session.status === 'running' || session.status === 'waiting') && str(p.tool_name) && !toolFinished(db, klaudeSessionId, str(p.tool_use_id))) {
         patch.activity = toolActivity(p.tool_name!, toolSummary(p.tool_name!, p.tool_input));
       }
@@ -145,8 +145,8 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
       break;
     case 'PostToolUseFailure':
-      // Only interactive claudes have this hook; the status is left alone (an interrupt or a
-      // denied permission ends up here too, and then the turn is over, not running).
+      // Only interactive claudes have this hook; the status is left alone (an interrupted tool
+      // ends here too, with is_interrupt, and then the turn is over, not running).
       if (session.status === 'running') patch.activity = 'thinking';
       break;
   }
