@@ -11,8 +11,13 @@ import type { MockAnthropic, Responder } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import { makeTempHome, type TempHome, type TempHomeOptions } from '../support/temp-home.js';
 
-/** The empty input prompt between its two rules, as the idle TUI draws it. */
+/**
+ * The empty input prompt between its two rules. Claude draws it while a turn runs too, so
+ * alone it does not mean idle: see waitIdle.
+ */
 export const IDLE_PROMPT = /^❯\s*$/m;
+/** Claude's footer while a turn runs, up to the end of its Stop hooks ("running stop hook"). */
+const BUSY_FOOTER = /esc to interrupt/;
 export const READY = '? for shortcuts';
 
 /**
@@ -126,12 +131,21 @@ export async function waitForDb<T>(what: string, fn: () => T | undefined | null 
 }
 
 /**
+ * Wait until claude's input is empty and no turn is running. A prompt typed during a turn's
+ * end (our Stop hook has already marked the row idle) is queued by claude, and under load
+ * claude was seen to run the queued prompt and also leave its text in the input box.
+ */
+export async function waitIdle(term: PtySession, timeoutMs = 45_000): Promise<void> {
+  await term.waitFor((s) => IDLE_PROMPT.test(s) && !BUSY_FOOTER.test(s), 'claude idle (empty input, no turn running)', { timeoutMs });
+}
+
+/**
  * Type a prompt into the idle TUI and submit it. A slash command waits for claude's command
  * menu to list it first, as a person would: Enter racing the menu can leave `/clear ` behind
  * in the input box after the command ran.
  */
 export async function submit(term: PtySession, text: string): Promise<void> {
-  await term.waitForText(IDLE_PROMPT, { timeoutMs: 45_000 });
+  await waitIdle(term);
   term.type(text);
   await term.waitForText(text.slice(0, 60));
   if (/^\/\w+$/.test(text)) await term.waitForText(new RegExp(`^${text}\\s{2,}\\S`, 'm'));

@@ -12,7 +12,7 @@ import { listPtySessions, openPtyViewer } from '../../src/pty/viewer.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { IDLE_PROMPT, READY, submit, waitForDb } from './supervisor-helpers.js';
+import { READY, submit, waitForDb, waitIdle } from './supervisor-helpers.js';
 import {
   alive,
   claudePidOf,
@@ -84,7 +84,7 @@ describe('klaude talk', () => {
     // The screen came from the host's replay: claude was not restarted and has not been asked anything.
     expect(claudePidOf(home, session.id)).toBe(claudePid);
     expect(t.rawOutput()).toContain('Reply to: hello over talk');
-    await t.waitForText(IDLE_PROMPT);
+    await waitIdle(t);
     // Ctrl-Z detaches too (claude cannot suspend inside its PTY).
     t.press('ctrl-z');
     expect((await t.exited).exitCode).toBe(0);
@@ -120,7 +120,7 @@ describe('klaude talk', () => {
     await t.waitFor((s) => ruleOf(70).test(s) && !/^─{71,}$/m.test(s), 'claude redrawn at 70 columns', { timeoutMs: 20_000 });
 
     // ///detach typed as a line also detaches (and is not left in claude's input).
-    await t.waitForText(IDLE_PROMPT);
+    await waitIdle(t);
     t.type('///detach');
     await t.waitForText('///detach');
     t.press('enter');
@@ -131,7 +131,7 @@ describe('klaude talk', () => {
     // Re-attach at the new size: the input line is empty again.
     const again = open(startTalk(home, [short()], { cols: 70, rows: 20 }));
     await again.waitForText('Reply to: seen by the viewer', { timeoutMs: 10_000 });
-    await again.waitForText(IDLE_PROMPT);
+    await waitIdle(again);
     expect(again.text()).not.toContain('///detach');
     again.press('ctrl-]');
     expect((await again.exited).exitCode).toBe(0);

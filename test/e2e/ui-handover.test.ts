@@ -15,7 +15,7 @@ import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropi
 import type { PtySession } from '../support/pty-driver.js';
 import type { DemoHome } from '../ui/helpers/demo-home.js';
 import { DASHBOARD, startUi, uiHome } from '../ui/helpers/ui-e2e.js';
-import { IDLE_PROMPT, READY, runResponder, submit } from './supervisor-helpers.js';
+import { READY, runResponder, submit, waitIdle } from './supervisor-helpers.js';
 
 let mock: MockAnthropic;
 let demo: DemoHome;
@@ -66,7 +66,7 @@ describe('klaude ui hand-over', () => {
     // to the child's conversation without showing the dashboard in between.
     await submit(term, `run: klaude checkout ${shortId(child)}`);
     await term.waitForText('Reply to: handover-child-marker', { timeoutMs: 45_000 });
-    await term.waitForText(IDLE_PROMPT, { timeoutMs: 45_000 });
+    await waitIdle(term);
     expect(term.bufferType()).toBe('normal');
 
     // Exiting claude: the dashboard is back, on the session claude was in, with its state.
@@ -82,7 +82,7 @@ describe('klaude ui hand-over', () => {
     await term.waitForText(`log · claude ${shortId(root)}`);
     term.write('n');
     await term.waitForText(READY, { timeoutMs: 45_000 });
-    await term.waitForText(IDLE_PROMPT, { timeoutMs: 45_000 });
+    await waitIdle(term);
     await submit(term, 'fresh-session-marker');
     await term.waitForText('Reply to: fresh-session-marker', { timeoutMs: 45_000 });
     await submit(term, '/exit');
