@@ -8,8 +8,10 @@
  *   untouched); the session is idle at its prompt.
  * - SessionEnd: close that link (the Claude session stays resumable).
  * - UserPromptSubmit → running; Stop → idle (+ last text); Notification: a permission or
- *   elicitation prompt → waiting, idle_prompt → idle; PostToolUse: a tool ran → running, and
- *   pending [UPDATE] notes of its sub-agents are handed to Claude as additionalContext.
+ *   elicitation prompt → waiting, idle_prompt → idle; an interactive claude's PermissionRequest →
+ *   waiting; PostToolUse: a tool ran → running, and pending [UPDATE] notes of its sub-agents are
+ *   handed to Claude as additionalContext. A turn the person interrupts runs no hook at all:
+ *   interrupts.ts ends it from the transcript.
  * - Activity (what the row says the session is doing): an interactive claude's PreToolUse names
  *   the tool (`Bash: npm test`), its PostToolUse or PostToolUseFailure says `thinking` again.
  *   PreToolUse runs in the background, so it may land after the tool's end: then it is dropped.
@@ -128,6 +130,10 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
     case 'Notification':
       if (typeof p.notification_type === 'string' && NEEDS_PERSON.has(p.notification_type)) to = 'waiting';
       else if (p.notification_type === 'idle_prompt') to = 'idle';
+      break;
+    case 'PermissionRequest':
+      // Only interactive claudes have this hook: the permission dialog is on their screen now.
+      if (session.status === 'running') to = 'waiting';
       break;
     case 'PreToolUse':
       // Only interactive claudes have this hook. Late (the turn ended, or the tool's end was

@@ -18,6 +18,7 @@ export const HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
   'PostToolUseFailure',
+  'PermissionRequest',
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
@@ -47,7 +48,8 @@ function hookCommand(inv: KlaudeInvocation, event: HookEventName, ...extra: stri
  * the session is doing (`Bash: npm test`), so it runs in the background (`async`): no tool waits
  * for it. PostToolUse carries INTERACTIVE_ARG: a checked-out agent is interactive too, and only
  * this tells its hooks from its headless runtime's. PostToolUseFailure (a tool that failed: claude
- * sends it instead of PostToolUse) says the session is thinking again.
+ * sends it instead of PostToolUse) says the session is thinking again. PermissionRequest says at once
+ * that the session waits for the person (claude's own permission_prompt Notification comes ~6 s later).
  */
 export function hookSettings(inv: KlaudeInvocation): Settings {
   const hooks: Record<string, HookEntry[]> = {};
@@ -55,8 +57,10 @@ export function hookSettings(inv: KlaudeInvocation): Settings {
     const command = hookCommand(inv, event, ...(event === 'PostToolUse' ? [INTERACTIVE_ARG] : []));
     // SessionEnd runs under Claude's own 1.5 s budget unless a timeout raises it.
     const timeout = event === 'SessionEnd' ? 10 : 30;
-    const tool = event === 'PreToolUse' || event === 'PostToolUse' || event === 'PostToolUseFailure';
-    hooks[event] = [{ ...(tool ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout, ...(event === 'PreToolUse' ? { async: true } : {}) }] }];
+    const tool = event === 'PreToolUse' || event === 'PostToolUse' || event === 'PostToolUseFailure' || event === 'PermissionRequest';
+    // Only reports: nothing waits for them (a PermissionRequest hook that answers nothing leaves the dialog to the person).
+    const async = event === 'PreToolUse' || event === 'PermissionRequest';
+    hooks[event] = [{ ...(tool ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout, ...(async ? { async: true } : {}) }] }];
   }
   return { hooks };
 }

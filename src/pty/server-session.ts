@@ -12,6 +12,7 @@ import { klaudeHome } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import type { HasSqlite } from '../db/connection.js';
 import { addEvent } from '../db/repos/events.js';
+import { InterruptWatch } from '../hooks/interrupts.js';
 import { endRow, recordCurrentRow, runStateOf, setRunState, writeTx, type RunState } from '../db/repos/pty-records.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -30,6 +31,8 @@ export const STOP_GRACE_MS = 3000;
 
 /** One `sh` watchdog for every CLI this server hosts (not one each): it ends them if the server dies. */
 const watchdogs = new WatchdogPool();
+/** Ends a hosted claude's turn when the person interrupts it there (claude runs no hook then). */
+let interrupts: InterruptWatch | undefined;
 
 export interface Hosted {
   sessionId: string;
@@ -74,9 +77,12 @@ export async function startSession(db: HasSqlite, home: string, baseLog: Logger,
     const screen = new HeadlessScreen({ ...size, scrollback: ATTACH_HISTORY_LINES });
     const socket = ptySocketPath(home, s.projectId, s.id, env);
     const host = new PtyHost({ sessionId: s.id, socketPath: socket, child, screen, log, label: shortId(s.id) });
+    interrupts ??= new InterruptWatch({ db, dbPath: db.sqlite.name, log: baseLog.child('interrupts') });
+    interrupts.track(s.id);
     const done = new Promise<PtyExitInfo>((resolve) =>
       host.once('exit', (e) => {
         guard.dispose();
+        interrupts?.untrack(s.id);
         log.info('PTY session ended', { ...e });
         finishRecords(db, log, s, rowId, e);
         screen.dispose();

@@ -5,14 +5,15 @@
  * dashboard does) naming the agent and the call — "klaude: general 8HJ2KD0P needs approval:
  * Bash: npm test". The parent Claude itself gets `[NEEDS APPROVAL]` after its next tool call.
  *
- * No polling: each DB write (db-watch.ts) triggers one query of the project's pending requests.
+ * No polling: each DB write (db/watch.ts) triggers one query of the project's pending requests.
  */
 import type { NotifyMode } from '../config/schema.js';
 import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
 import { projectPendingApprovals } from '../db/repos/approvals.js';
 import { getSession } from '../db/repos/sessions.js';
-import { noticeSequence, watchDbWrites } from './db-watch.js';
+import { watchDbWrites } from '../db/watch.js';
+import { noticeSequence } from './notice.js';
 
 export interface ApprovalNoticeOptions {
   db: Db;
@@ -42,5 +43,5 @@ export function watchApprovalRequests(o: ApprovalNoticeOptions): () => void {
     }
   };
   scan(false);
-  return watchDbWrites(o.db, () => scan(true), o.onError);
+  return watchDbWrites(o.db.path, () => scan(true), o.onError);
 }

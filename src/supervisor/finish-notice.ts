@@ -7,14 +7,15 @@
  *
  * Not rung: an agent going from idle to an end (a conversation someone closed), interactive roots
  * (type 'tui'), and sessions this supervisor has had in the foreground (`inFront`): the person was
- * there. No polling: each DB write (db-watch.ts) reads the rows of the project changed lately.
+ * there. No polling: each DB write (db/watch.ts) reads the rows of the project changed lately.
  */
 import type { NotifyMode } from '../config/schema.js';
 import { shortId } from '../core/ids.js';
 import { isTerminal, type SessionStatus } from '../core/status.js';
 import type { Db } from '../db/client.js';
 import { sessionStates } from '../db/repos/sessions.js';
-import { noticeSequence, watchDbWrites } from './db-watch.js';
+import { watchDbWrites } from '../db/watch.js';
+import { noticeSequence } from './notice.js';
 
 /**
  * Rows are re-read while their updated_at is this recent: a writer stamps the time before its
@@ -68,5 +69,5 @@ export function watchAgentFinishes(o: FinishNoticeOptions): () => void {
       o.onError?.(err);
     }
   };
-  return watchDbWrites(o.db, scan, o.onError);
+  return watchDbWrites(o.db.path, scan, o.onError);
 }

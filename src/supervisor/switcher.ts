@@ -19,6 +19,7 @@ import { hookSettings, mergeSettings } from '../hooks/settings.js';
 import { buildLaunchArgs } from './claude-args.js';
 import type { SupervisorContext } from './context.js';
 import { HookWatch } from './hook-watch.js';
+import { InterruptWatch } from '../hooks/interrupts.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
 import { getAdapter } from '../runtimes/adapter.js';
 import { prependPath } from '../claude/shim.js';
@@ -79,6 +80,8 @@ export class Switcher extends EventEmitter<{
   private readonly settingsJson: string;
   /** Warns once when a launched claude's SessionStart hook never arrives (hooks disabled). */
   private readonly hookWatch: HookWatch;
+  /** Ends the foreground claude's turn when the person interrupts it (claude runs no hook then). */
+  private readonly interrupts: InterruptWatch;
 
   constructor(
     private readonly ctx: SupervisorContext,
@@ -88,6 +91,7 @@ export class Switcher extends EventEmitter<{
     this.fg = new ForegroundClaude(ctx.log.child('foreground'));
     this.fg.on('exit', (ev) => this.onExit(ev));
     this.settingsJson = JSON.stringify(mergeSettings(ctx.passthrough.userSettings, hookSettings(ctx.inv)));
+    this.interrupts = new InterruptWatch({ db: ctx.db, dbPath: ctx.db.path, log: ctx.log.child('interrupts') });
     this.hookWatch = new HookWatch(ctx, (e) => {
       this.emit('hookTimeout', e);
       if (this.listenerCount('hookTimeout') === 0) process.stderr.write(`\r\nklaude: warning: ${e.message} [${e.code}]\r\nklaude: hint: ${e.hint}\r\n`);
@@ -161,6 +165,7 @@ export class Switcher extends EventEmitter<{
     releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
     this.last = { spec, attempt, fallback, processRowId: rowId, ...(switchedFrom ? { switchedFrom } : {}) };
     this.hookWatch.watch(spec, () => this.fg.current === running);
+    if (isClaude(spec)) this.interrupts.track(spec.sessionId);
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
     // Its exit reaches onExit → 'finished'; stop() itself never rejects (it waits on the exit).
@@ -258,6 +263,7 @@ export class Switcher extends EventEmitter<{
     const { ctx } = this;
     // A child killed hard leaves raw mode on and the cursor hidden.
     restoreTerminal();
+    this.interrupts.untrack(ev.spec.sessionId);
     store.afterExit(ctx, ev, this.last?.processRowId ?? null, this.pending?.spec.sessionId === ev.spec.sessionId);
     if (this.stopping) {
       this.emit('finished', this.shutdownCode || exitCodeOf(ev));

@@ -89,6 +89,12 @@ const P = {
     error: 'Exit code 1',
     duration_ms: 812,
   }),
+  permissionRequest: (id: string) => ({
+    ...common(id),
+    hook_event_name: 'PermissionRequest',
+    tool_name: 'Bash',
+    tool_input: { command: 'touch a', description: 'touch' },
+  }),
   preToolUse: (id: string, toolUseId: string, tool_name = 'Bash', tool_input: unknown = { command: 'npm test', description: 'run the tests' }) => ({
     ...common(id),
     effort: { level: 'high' },
@@ -224,6 +230,21 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     expect(eventKinds(rootId).filter((k) => k === 'hook.PreToolUse')).toHaveLength(5);
   });
 
+  it('a permission dialog (PermissionRequest) makes a running session waiting, and answers claude nothing', async () => {
+    await ok('user-prompt-submit', P.prompt(ID_A, 'touch a file'));
+    const r = await hook('permission-request', P.permissionRequest(ID_A));
+    expect(r.code, r.stderr).toBe(0);
+    // Any output would be a decision; the dialog is the person's.
+    expect(r.stdout).toBe('');
+    expect(session(rootId).status).toBe('waiting');
+    await ok('post-tool-use --interactive', P.postToolUse(ID_A, 'toolu_21'));
+    expect(session(rootId).status).toBe('running');
+    // Late (the turn is over): not waiting.
+    await ok('stop', P.stop(ID_A, 'Done.'));
+    await ok('permission-request', P.permissionRequest(ID_A));
+    expect(session(rootId).status).toBe('idle');
+  });
+
   it('an interactive agent (a checkout) gets thinking after a tool; a headless one keeps its runtime’s activity', async () => {
     const agent = { ...env, KLAUDE_SESSION_ID: childId };
     const db = new Database(path.join(home.klaudeHome, 'sessions.db'));
@@ -328,6 +349,6 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
   it('names an unknown event in one line (exit 2)', async () => {
     const r = await hook('pre-frobnicate', {});
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^klaude: unknown hook event 'pre-frobnicate' \[E_USAGE\] — hint: one of: session-start, .*post-tool-use, post-tool-use-failure\n$/);
+    expect(r.stderr).toMatch(/^klaude: unknown hook event 'pre-frobnicate' \[E_USAGE\] — hint: one of: session-start, .*post-tool-use, post-tool-use-failure, permission-request\n$/);
   });
 });

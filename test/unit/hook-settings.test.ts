@@ -21,6 +21,9 @@ describe('hookSettings', () => {
     expect(s.hooks!.PreToolUse).toEqual([
       { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook pre-tool-use', timeout: 30, async: true }] },
     ]);
+    expect(s.hooks!.PermissionRequest).toEqual([
+      { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /opt/klaude/dist/cli.js hook permission-request', timeout: 30, async: true }] },
+    ]);
     expect(s.hooks!.SessionEnd![0]!.hooks[0]).toMatchObject({ command: '/usr/bin/node /opt/klaude/dist/cli.js hook session-end', timeout: 10 });
   });
 

@@ -1,0 +1,94 @@
+// A turn the person ends by hand, with the real claude in the supervisor's foreground. Claude runs
+// no hook for it: the row must still say the turn is over, not `running` until the next prompt.
+// A permission dialog says `waiting` at once (PermissionRequest), not ~6 s later.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import type { PtySession } from '../support/pty-driver.js';
+import type { TempHome } from '../support/temp-home.js';
+import { eventKinds, READY, readDb, runResponder, sessions, startKlaude, submit, supervisorHome, waitForDb } from './supervisor-helpers.js';
+import { sessionStatus, sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+let term: PtySession;
+let talk: { home: TempHome; term?: PtySession; id?: string } | undefined;
+
+beforeAll(async () => {
+  // A slow reply: six lines, a second and a half apart. (After an interrupt claude sends its marker
+  // with the next prompt, in one message: match on words, not on the start.)
+  mock = await startMockAnthropic({
+    responder: (r) => {
+      if (r.prompt.includes('slow-essay')) return { text: 'essay line 1\nessay line 2\nessay line 3\nessay line 4\nessay line 5\nessay line 6\n', chunks: 6, delayMs: 1500 };
+      if (r.prompt.includes('after-esc-52')) return { text: 'Answered after Esc' };
+      return runResponder(r);
+    },
+  });
+  // Bash is not allowed: a command that writes asks the person first.
+  home = supervisorHome(mock, { allowBash: false });
+});
+afterAll(async () => {
+  await term?.dispose();
+  await talk?.term?.dispose();
+  if (talk?.id) await stopHosts(talk.home, talk.id);
+  talk?.home.cleanup();
+  await mock?.close();
+  home?.cleanup();
+});
+
+const root = () => sessions(home).find((s) => s.parent_id === null)!;
+const interrupts = (id: string, h = home) =>
+  readDb(h, (db) =>
+    (db.prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'claude.interrupted' ORDER BY id").all(id) as { payload: string }[]).map(
+      (e) => JSON.parse(e.payload) as { forTool: boolean },
+    ),
+  );
+
+describe('a turn the person interrupts', () => {
+  it('a declined permission: waiting while asked, idle once declined', async () => {
+    term = startKlaude(home, [], { cols: 110, rows: 40 });
+    await term.waitForText(READY, { timeoutMs: 60_000 });
+    await submit(term, 'run: touch declined-41.txt');
+    await term.waitForText(/Do you want to proceed/, { timeoutMs: 60_000 });
+    const id = root().id;
+    // Claude's own permission_prompt Notification comes ~6 s after the dialog; PermissionRequest at once.
+    await waitForDb('waiting while asked', () => root().status === 'waiting', 5_000);
+    expect(eventKinds(home, id)).toContain('hook.PermissionRequest');
+    expect(root().activity).toBe('Bash: touch declined-41.txt');
+
+    term.press('escape');
+    await term.waitForText(/Interrupted/, { timeoutMs: 20_000 });
+    await waitForDb('idle after the decline', () => root().status === 'idle' && root().activity === null, 10_000);
+    expect(interrupts(id)).toEqual([expect.objectContaining({ forTool: true })]);
+  });
+
+  it('Esc during a streamed reply: idle, and the next prompt runs as usual', async () => {
+    const id = root().id;
+    await submit(term, 'slow-essay please');
+    await term.waitForText('essay line 1', { timeoutMs: 60_000 });
+    expect(root()).toMatchObject({ status: 'running' });
+    term.press('escape');
+    await term.waitForText(/Interrupted/, { timeoutMs: 20_000 });
+    await waitForDb('idle after Esc', () => root().status === 'idle' && root().activity === null, 10_000);
+    expect(interrupts(id)).toHaveLength(2);
+    // The next turn is not ended by the old markers (the transcript is read again when it starts).
+    await submit(term, 'after-esc-52');
+    await term.waitForText('Answered after Esc', { timeoutMs: 60_000 });
+    await waitForDb('the turn ended by Stop', () => root().status === 'idle' && eventKinds(home, id).includes('hook.Stop'));
+    expect(interrupts(id)).toHaveLength(2);
+  });
+
+  it('in a `klaude talk` session too (its claude runs in the PTY server)', async () => {
+    talk = { home: talkHome(mock) };
+    const { id } = await sessionWithConversation(talk.home, 'talk-before-esc');
+    talk.id = id;
+    talk.term = startTalk(talk.home, [id.slice(-8)]);
+    await talk.term.waitForText(READY, { timeoutMs: 60_000 });
+    await submit(talk.term, 'slow-essay over talk');
+    await talk.term.waitForText('essay line 1', { timeoutMs: 60_000 });
+    expect(sessionStatus(talk.home, id)).toBe('running');
+    talk.term.press('escape');
+    await talk.term.waitForText(/Interrupted/, { timeoutMs: 20_000 });
+    await waitForDb('idle after Esc in talk', () => sessionStatus(talk!.home, id) === 'idle', 10_000);
+    expect(interrupts(id, talk.home)).toEqual([expect.objectContaining({ forTool: false })]);
+  });
+});
