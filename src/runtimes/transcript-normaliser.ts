@@ -9,6 +9,8 @@
  *   assistant, content block text          → text     (one entry per content block)
  *   assistant, content block tool_use      → tool_call (key argument as summary)
  *   assistant with isApiErrorMessage       → error
+ *   user `[Request interrupted by user…]`  → status interrupted (the person ended the turn: Esc, or
+ *                                            a declined permission "for tool use")
  * Skipped: entries written by headless runs (`entrypoint: "sdk-cli"`: the session log has those
  * turns already), sub-agent entries (`isSidechain`), meta entries (`isMeta`: caveats, command
  * output), compact summaries, and every other type (attachment, queue-operation, summary,
@@ -27,6 +29,14 @@ export interface TranscriptNormaliser {
 }
 
 const COMMAND = /<command-name>\s*(\/?[^<\s]+)\s*<\/command-name>(?:[\s\S]*<command-args>([\s\S]*?)<\/command-args>)?/;
+
+const INTERRUPTED = '[Request interrupted by user';
+
+function interruptedEvent(text: string, ts: number): AgentEvent | null {
+  if (!text.trim().startsWith(INTERRUPTED)) return null;
+  const reason = text.includes('for tool use') ? 'permission declined' : 'by you';
+  return { ts, type: 'status', status: 'interrupted', reason };
+}
 
 function userText(text: string): string | null {
   const t = text.trim();
@@ -56,6 +66,8 @@ export function createTranscriptNormaliser(): TranscriptNormaliser {
         const name = toolNames.get(b.tool_use_id);
         out.push({ ts, type: 'tool_result', id: b.tool_use_id, ...(name ? { name } : {}), isError: b.is_error === true, output: clip(contentText(b.content)) });
       } else if (b.type === 'text' && typeof b.text === 'string') {
+        const stop = interruptedEvent(b.text, ts);
+        if (stop) out.push(stop);
         const t = userText(b.text);
         if (t !== null) typed.push(t);
       }

@@ -2,10 +2,11 @@
 // no hook for it: the row must still say the turn is over, not `running` until the next prompt.
 // A permission dialog says `waiting` at once (PermissionRequest), not ~6 s later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { eventKinds, READY, readDb, runResponder, sessions, startKlaude, submit, supervisorHome, waitForDb } from './supervisor-helpers.js';
+import { eventKinds, keepTranscript, READY, readDb, runResponder, sessions, startKlaude, submit, supervisorHome, waitForDb } from './supervisor-helpers.js';
 import { sessionStatus, sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
 
 let mock: MockAnthropic;
@@ -75,6 +76,12 @@ describe('a turn the person interrupts', () => {
     await term.waitForText('Answered after Esc', { timeoutMs: 60_000 });
     await waitForDb('the turn ended by Stop', () => root().status === 'idle' && eventKinds(home, id).includes('hook.Stop'));
     expect(interrupts(id)).toHaveLength(2);
+    const file = readDb(home, (db) => (db.prepare('SELECT transcript_path AS t FROM sessions WHERE id = ?').get(id) as { t: string }).t);
+    keepTranscript(file, 'interrupted-root.jsonl');
+    // The log says where each turn was cut.
+    const r = await runKlaude(['logs', id.slice(-8)], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/touch declined-41\.txt[\s\S]*· interrupted: permission declined[\s\S]*essay line 1[\s\S]*· interrupted: by you[\s\S]*Answered after Esc/);
   });
 
   it('in a `klaude talk` session too (its claude runs in the PTY server)', async () => {

@@ -1,14 +1,14 @@
 // Interactive turns in the log, with the real claude: the foreground root's prompts, replies and
 // tool calls (with results) show in `klaude logs <root>`; after `klaude checkout <agent>` a prompt
 // typed in the foreground shows in `klaude logs <agent>` after the agent's headless run, once each.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { eventKinds, links, READY, runResponder, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb } from './supervisor-helpers.js';
+import { eventKinds, keepTranscript as keep, links, READY, runResponder, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb } from './supervisor-helpers.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -28,14 +28,6 @@ afterAll(async () => {
 });
 
 const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
-
-/** Keep a copy of a real transcript for docs/transcript-format.md (set KLAUDE_KEEP_TRANSCRIPTS=dir). */
-function keep(file: string, name: string): void {
-  const dir = process.env.KLAUDE_KEEP_TRANSCRIPTS;
-  if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(file, `${dir}/${name}`);
-}
 
 describe('interactive conversations in the log', () => {
   it('shows the root’s prompts, replies and a tool call with its result', async () => {

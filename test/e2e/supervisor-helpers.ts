@@ -2,7 +2,7 @@
 // claude, the built klaude under the PTY driver, read-only looks at the DB, and a stand-in
 // that runs `run: <command>` prompts through Claude's Bash tool.
 import Database from 'better-sqlite3';
-import { existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { vi } from 'vitest';
 import { claudeBin } from '../support/claude-bin.js';
@@ -165,4 +165,12 @@ export async function waitBelow(term: PtySession, anchor: string, texts: string[
     `${JSON.stringify(texts)} below ${JSON.stringify(anchor)}`,
     { timeoutMs },
   );
+}
+
+/** Keep a copy of a real transcript for test/fixtures/transcripts (set KLAUDE_KEEP_TRANSCRIPTS=dir). */
+export function keepTranscript(file: string, name: string): void {
+  const dir = process.env.KLAUDE_KEEP_TRANSCRIPTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(file, `${dir}/${name}`);
 }

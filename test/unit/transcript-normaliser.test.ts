@@ -25,9 +25,25 @@ const brief = (e: AgentEvent): string =>
       ? `tool_call ${e.name}: ${e.summary}`
       : e.type === 'tool_result'
         ? `tool_result ${e.name}${e.isError ? ' error' : ''}: ${e.output.trim()}`
-        : e.type;
+        : e.type === 'status'
+          ? `status ${e.status}: ${e.reason}`
+          : e.type;
 
 describe('transcript normaliser', () => {
+  it('marks turns the person ended: a declined permission, Esc during a reply (test/e2e/interrupt-turn.test.ts)', () => {
+    expect(events('interrupted-root.jsonl').map(brief)).toEqual([
+      'user run: touch declined-41.txt',
+      'tool_call Bash: touch declined-41.txt',
+      expect.stringMatching(/^tool_result Bash error: The user doesn't want to proceed/),
+      'status interrupted: permission declined',
+      'user slow-essay please',
+      'text essay line 1\n',
+      'status interrupted: by you',
+      'user after-esc-52',
+      'text Answered after Esc',
+    ]);
+  });
+
   it('reads the interactive root: prompts, text, a Bash call and its result', () => {
     expect(events('interactive-root.jsonl').map(brief)).toEqual([
       'user root-hello-31',
