@@ -85,10 +85,11 @@ function message(r: SessionListRow): string {
 
 /**
  * What a session is doing: a running one's elapsed time and activity ("1m12s Bash: npm test"),
- * a failed one's reason. Empty otherwise.
+ * a failed one's reason (or an idle one's, when its last interactive turn failed). Empty otherwise.
  */
 export function activityCell(r: Pick<SessionListRow, 'status' | 'activity' | 'runStartedAt' | 'updatedAt' | 'error'>, now: number): string {
   if (r.status === 'failed') return truncate(oneLine(r.error) || 'failed', 60);
+  if (r.status === 'idle' && r.error) return truncate(`✗ ${oneLine(r.error)}`, 60);
   if (r.status !== 'running' && r.status !== 'waiting') return '';
   const since = elapsed(now - (r.runStartedAt ?? r.updatedAt));
   return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 72);

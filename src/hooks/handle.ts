@@ -7,7 +7,8 @@
  *   `/clear` or compaction a new id that becomes the session's current one; the tree is
  *   untouched); the session is idle at its prompt.
  * - SessionEnd: close that link (the Claude session stays resumable).
- * - UserPromptSubmit → running; Stop → idle (+ last text); Notification: a permission or
+ * - UserPromptSubmit → running; Stop → idle (+ last text); StopFailure (an API error ended the
+ *   turn) → idle, with why in `error` until the next prompt or start; Notification: a permission or
  *   elicitation prompt → waiting, idle_prompt → idle; an interactive claude's PermissionRequest →
  *   waiting; PostToolUse: a tool ran → running, and pending [UPDATE] notes of its sub-agents are
  *   handed to Claude as additionalContext. A turn the person interrupts runs no hook at all:
@@ -48,6 +49,28 @@ export interface HookPayload {
 const clip = (s: unknown, n: number): string | undefined =>
   typeof s !== 'string' ? undefined : s.length > n ? `${s.slice(0, n - 1)}…` : s;
 const str = (s: unknown): string | undefined => (typeof s === 'string' && s !== '' ? s : undefined);
+
+/** StopFailure's `error` kinds (docs/cli-facts.md §1.3), named as a person reads them. */
+const FAILURE: Record<string, string> = {
+  rate_limit: 'rate limited',
+  overloaded: 'API overloaded',
+  authentication_failed: 'authentication failed',
+  billing_error: 'billing error',
+  invalid_request: 'invalid request',
+  model_not_found: 'model not found',
+  server_error: 'API server error',
+  max_output_tokens: 'output token limit reached',
+  // Seen for a plain HTTP 400 (claude 2.1.197): claude's text says the rest.
+  unknown: 'API error',
+};
+
+/** One line: what failed, then claude's own words for it (`rate limited: …`). */
+export function turnFailure(p: HookPayload): string {
+  const kind = typeof p.error === 'string' && p.error !== '' ? (FAILURE[p.error] ?? p.error.replace(/_/g, ' ')) : 'the turn failed';
+  const said = typeof p.last_assistant_message === 'string' ? p.last_assistant_message.replace(/\s+/g, ' ').trim() : '';
+  if (!said) return kind;
+  return clip(said.toLowerCase().startsWith(kind.toLowerCase()) ? said : `${kind}: ${said}`, 300)!;
+}
 
 /** Notification types that mean "a person must act" (docs/cli-facts.md §1.3). */
 const NEEDS_PERSON = new Set(['permission_prompt', 'elicitation_dialog']);
@@ -111,6 +134,7 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
         linkClaude(db, { klaudeSessionId, claudeSessionId: claudeId, transcriptPath: str(p.transcript_path) ?? null, source }, now);
       }
       to = 'idle';
+      patch.error = null;
       break;
     case 'SessionEnd':
       if (claudeId) endLink(db, claudeId, str(p.reason) ?? null, now);
@@ -120,11 +144,19 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       to = 'running';
       patch.activity = 'thinking';
       patch.runStartedAt = now;
+      patch.error = null;
       if (!session.prompt && str(p.prompt)) patch.prompt = clip(p.prompt, 2000);
       break;
     case 'Stop':
       to = 'idle';
       patch.activity = null;
+      if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
+      break;
+    case 'StopFailure':
+      // The turn ended on an API error (claude runs this instead of Stop): idle, and why.
+      to = 'idle';
+      patch.activity = null;
+      patch.error = turnFailure(p);
       if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
       break;
     case 'Notification':
@@ -159,7 +191,7 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
   if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);
   // An interactive session's turns pass through no klaude runtime: its tokens come from Claude's
   // transcripts, summed when a turn ends (agents' usage is recorded by their runtime).
-  if ((event === 'Stop' || event === 'SessionEnd') && session.type === 'tui') {
+  if ((event === 'Stop' || event === 'StopFailure' || event === 'SessionEnd') && session.type === 'tui') {
     const files = linkedTranscripts(db, klaudeSessionId);
     if (str(p.transcript_path)) files.push(p.transcript_path!);
     const u = transcriptUsage(files, o.usageCacheDir);
@@ -183,6 +215,7 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       tool: str(p.tool_name),
       toolUseId: str(p.tool_use_id),
       prompt: clip(p.prompt, 200),
+      error: str(p.error),
     },
   });
   return {

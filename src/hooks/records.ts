@@ -29,6 +29,8 @@ export interface HookPatch {
   lastText?: string;
   /** What an interactive session does now (null clears it: between turns). */
   activity?: string | null;
+  /** Why the session's last interactive turn failed (StopFailure); null clears it. */
+  error?: string | null;
   runStartedAt?: number;
   tokensIn?: number;
   tokensOut?: number;
@@ -40,6 +42,7 @@ const COLUMN: Record<keyof HookPatch, string> = {
   prompt: 'prompt',
   lastText: 'last_text',
   activity: 'activity',
+  error: 'error',
   runStartedAt: 'run_started_at',
   tokensIn: 'tokens_in',
   tokensOut: 'tokens_out',

@@ -14,6 +14,7 @@ export const HOOK_EVENTS = [
   'SessionEnd',
   'UserPromptSubmit',
   'Stop',
+  'StopFailure',
   'Notification',
   'PreToolUse',
   'PostToolUse',

@@ -1,6 +1,7 @@
-// A turn the person ends by hand, with the real claude in the supervisor's foreground. Claude runs
-// no hook for it: the row must still say the turn is over, not `running` until the next prompt.
-// A permission dialog says `waiting` at once (PermissionRequest), not ~6 s later.
+// Turns that end without a Stop hook, with the real claude in the supervisor's foreground: one the
+// person ends by hand (claude runs no hook at all) and one an API error ends (StopFailure). The row
+// must still say the turn is over, not `running` until the next prompt. A permission dialog says
+// `waiting` at once (PermissionRequest), not ~6 s later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
@@ -21,6 +22,7 @@ beforeAll(async () => {
     responder: (r) => {
       if (r.prompt.includes('slow-essay')) return { text: 'essay line 1\nessay line 2\nessay line 3\nessay line 4\nessay line 5\nessay line 6\n', chunks: 6, delayMs: 1500 };
       if (r.prompt.includes('after-esc-52')) return { text: 'Answered after Esc' };
+      if (r.prompt.includes('fail-63')) return { error: { status: 400, type: 'invalid_request_error', message: 'bad-request-63' } };
       return runResponder(r);
     },
   });
@@ -82,6 +84,18 @@ describe('a turn the person interrupts', () => {
     const r = await runKlaude(['logs', id.slice(-8)], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/touch declined-41\.txt[\s\S]*· interrupted: permission declined[\s\S]*essay line 1[\s\S]*· interrupted: by you[\s\S]*Answered after Esc/);
+  });
+
+  it('a turn an API error ends (StopFailure, not Stop): idle, and `klaude sessions` says why', async () => {
+    const id = root().id;
+    await submit(term, 'fail-63 please');
+    await waitForDb('idle after the failed turn', () => root().status === 'idle' && eventKinds(home, id).includes('hook.StopFailure'), 30_000);
+    const row = readDb(home, (db) => db.prepare('SELECT error, activity FROM sessions WHERE id = ?').get(id) as { error: string | null; activity: string | null });
+    expect(row.activity).toBeNull();
+    // Claude calls a plain 400 `unknown`; its own text names it.
+    expect(row.error).toBe('API Error: 400 bad-request-63');
+    const r = await runKlaude(['sessions'], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+    expect(r.stdout).toMatch(/idle .*✗ API Error: 400 bad-request-63/);
   });
 
   it('in a `klaude talk` session too (its claude runs in the PTY server)', async () => {

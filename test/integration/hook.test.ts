@@ -89,6 +89,13 @@ const P = {
     error: 'Exit code 1',
     duration_ms: 812,
   }),
+  stopFailure: (id: string, error: string, text: string) => ({
+    ...common(id),
+    hook_event_name: 'StopFailure',
+    error,
+    error_details: '429 {"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}',
+    last_assistant_message: text,
+  }),
   permissionRequest: (id: string) => ({
     ...common(id),
     hook_event_name: 'PermissionRequest',
@@ -114,7 +121,7 @@ function query<T>(sql: string, ...args: unknown[]): T[] {
   }
 }
 const session = (id: string) =>
-  query<{ status: string; activity: string | null; native_session_id: string | null; transcript_path: string | null; prompt: string | null; last_text: string | null; parent_id: string | null }>(
+  query<{ status: string; activity: string | null; native_session_id: string | null; transcript_path: string | null; prompt: string | null; last_text: string | null; parent_id: string | null; error: string | null }>(
     'SELECT * FROM sessions WHERE id = ?',
     id,
   )[0]!;
@@ -228,6 +235,20 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     await ok('post-tool-use-failure', P.postToolUseFailure(ID_A, 'toolu_12'));
     expect(session(rootId)).toMatchObject({ status: 'idle', activity: null });
     expect(eventKinds(rootId).filter((k) => k === 'hook.PreToolUse')).toHaveLength(5);
+  });
+
+  it('a turn an API error ended (StopFailure): idle, why in one line until the next prompt', async () => {
+    await ok('user-prompt-submit', P.prompt(ID_A, 'summarise'));
+    await ok('stop-failure', P.stopFailure(ID_A, 'rate_limit', 'API Error: Request rejected (429) · slow down'));
+    expect(session(rootId)).toMatchObject({ status: 'idle', activity: null, error: 'rate limited: API Error: Request rejected (429) · slow down' });
+    expect(session(rootId).last_text).toBe('API Error: Request rejected (429) · slow down');
+    await ok('user-prompt-submit', P.prompt(ID_A, 'again'));
+    expect(session(rootId)).toMatchObject({ status: 'running', error: null });
+    await ok('stop-failure', P.stopFailure(ID_A, 'overloaded', ''));
+    expect(session(rootId)).toMatchObject({ status: 'idle', error: 'API overloaded' });
+    await ok('stop', P.stop(ID_A, 'fine now'));
+    await ok('user-prompt-submit', P.prompt(ID_A, 'and again'));
+    expect(session(rootId).error).toBeNull();
   });
 
   it('a permission dialog (PermissionRequest) makes a running session waiting, and answers claude nothing', async () => {

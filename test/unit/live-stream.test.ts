@@ -149,6 +149,9 @@ describe('the activity column', () => {
     );
     expect(activityCell({ ...base, status: 'failed', error: 'claude exited with code 1: boom' }, 0)).toBe('claude exited with code 1: boom');
     expect(activityCell({ ...base, status: 'done', activity: 'stale' }, 0)).toBe('');
+    // An interactive session whose last turn failed (StopFailure) is idle, and says why.
+    expect(activityCell({ ...base, status: 'idle', error: 'rate limited: API Error: 429 slow down' }, 0)).toBe('✗ rate limited: API Error: 429 slow down');
+    expect(activityCell({ ...base, status: 'idle' }, 0)).toBe('');
   });
 
   it('follows what the runtime sees: writing, a tool, a retry, nothing once done', async () => {

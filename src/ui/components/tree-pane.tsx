@@ -57,13 +57,15 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
 
 /**
  * What follows the type: for a running row its elapsed time and what it does now ("1m05s Bash:
- * npm test"; it moves with the clock), for a failed one why, else its title or prompt.
+ * npm test"; it moves with the clock), for a failed one (or a failed last turn) why, else its title
+ * or prompt.
  */
 export function rowDetail(row: TreeRow, now: number): string {
   const s = row.session;
   const flat = (x: string | null | undefined): string => (x ?? '').replace(/\s+/g, ' ').trim();
   if (isWorking(s)) return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
-  if (s.status === 'failed' && s.error) return `✗ ${flat(s.error)}`;
+  // Failed, or idle after an interactive turn that failed (StopFailure): why.
+  if ((s.status === 'failed' || s.status === 'idle') && s.error) return `✗ ${flat(s.error)}`;
   return flat(s.title ?? s.prompt);
 }
 
