@@ -29,4 +29,19 @@ describe('tree rows of the run queue', () => {
     expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'queued', queuePosition: 1, rateLimitMax: 1 });
     db.close();
   });
+
+  it('an idle session whose last interactive turn failed says why; once it runs again, what it does', () => {
+    const db = openMemoryDb();
+    const P = 'c'.repeat(24);
+    ensureProject(db, { hash: P, rootPath: '/p' });
+    const s = createSession(db, { projectId: P, type: 'tui', status: 'idle', prompt: 'summarise the repo' });
+    const row = (): TreeRow =>
+      ({ session: listSessionRows(db, { projectId: P })[0]!, depth: 0, hasChildren: false, collapsed: false, match: true, subtree: { costUsd: 0, tokens: 0 } }) as TreeRow;
+    expect(text(row())).toContain('summarise the repo');
+    db.sqlite.prepare("UPDATE sessions SET error = 'rate limited: API Error: 429' WHERE id = ?").run(s.id);
+    expect(text(row())).toContain('✗ rate limited: API Error: 429');
+    db.sqlite.prepare("UPDATE sessions SET status = 'running', error = NULL, activity = 'Bash: npm test', run_started_at = ? WHERE id = ?").run(Date.now(), s.id);
+    expect(text(row())).toMatch(/\ds Bash: npm test/);
+    db.close();
+  });
 });
