@@ -183,9 +183,12 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
       break;
     case 'PostToolUseFailure':
-      // Only interactive claudes have this hook; the status is left alone (an interrupted tool
-      // ends here too, with is_interrupt, and then the turn is over, not running).
-      if (session.status === 'running') patch.activity = 'thinking';
+      // Only interactive claudes have this hook. An interrupted tool ends here too (is_interrupt):
+      // then the turn is over, not running (interrupts.ts ends it), so nothing changes. Otherwise a
+      // tool that was asked for and failed answers a permission dialog, as PostToolUse does.
+      if (p.is_interrupt === true) break;
+      if (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId)) to = 'running';
+      if (session.status === 'running' || to === 'running') patch.activity = 'thinking';
       break;
   }
   if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);

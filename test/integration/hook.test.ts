@@ -260,6 +260,12 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     expect(session(rootId).status).toBe('waiting');
     await ok('post-tool-use --interactive', P.postToolUse(ID_A, 'toolu_21'));
     expect(session(rootId).status).toBe('running');
+    // A tool that was allowed and failed answers the dialog too; an interrupted one leaves it to the transcript.
+    await ok('permission-request', P.permissionRequest(ID_A));
+    await ok('post-tool-use-failure', { ...P.postToolUseFailure(ID_A, 'toolu_22'), is_interrupt: true });
+    expect(session(rootId).status).toBe('waiting');
+    await ok('post-tool-use-failure', P.postToolUseFailure(ID_A, 'toolu_23'));
+    expect(session(rootId)).toMatchObject({ status: 'running', activity: 'thinking' });
     // Late (the turn is over): not waiting.
     await ok('stop', P.stop(ID_A, 'Done.'));
     await ok('permission-request', P.permissionRequest(ID_A));
