@@ -60,14 +60,6 @@ export interface LogFeedOptions {
  * machine even with rows reused, ui/terminal/frame-output.ts), so the number of frames is the cost.
  */
 export const DELTA_FRAME_MS = 500;
-/**
- * Whole events (a line or more each) show at once after a quiet spell; while they keep coming, at
- * most this often. Following the log, each new line scrolls the pane, so every row of it is drawn
- * again: drawn one frame each, 10 lines a second cost 4.5 % of a core (bench/ui-idle-cpu.mjs).
- * An ending, a failure or a request for the person (URGENT) shows at once, with what waits.
- */
-export const LINE_FRAME_MS = 500;
-const URGENT: ReadonlySet<AgentEvent['type']> = new Set(['done', 'error', 'status', 'approval_request', 'approval_answer']);
 /** While the beat ticks (once a second) its tick shows the pieces; this only guards a late tick. */
 const BEAT_GRACE_MS = 1200;
 
@@ -79,9 +71,6 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
   private abort: AbortController | undefined;
   private notifyQueued = false;
   private deltaTimer: NodeJS.Timeout | undefined;
-  private lineTimer: NodeJS.Timeout | undefined;
-  /** When whole events were last shown (LINE_FRAME_MS). */
-  private shownAt = 0;
   private transcriptsKey = '';
   private readonly tail: number;
   private readonly max: number;
@@ -110,7 +99,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     this.transcriptsKey = key;
     this.abort?.abort();
     this.abort = undefined;
-    this.clearTimers();
+    this.clearDeltaTimer();
     this.events = [];
     this.snapshot = { sessionId, file, events: EMPTY.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
     this.emit();
@@ -125,8 +114,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
       pushMerged(this.events, e);
       this.opts.onAppend?.(e);
       if (e.type === 'text_delta' || e.type === 'thinking_delta') this.queueDeltaNotify();
-      else if (URGENT.has(e.type)) this.queueNotify();
-      else this.queueLineNotify();
+      else this.queueNotify();
     };
     const listTranscripts = (): string[] => (sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : []);
     // The tail first (so "loaded" is a known moment), then everything after it as it is written.
@@ -147,34 +135,19 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
   close(): void {
     this.abort?.abort();
     this.abort = undefined;
-    this.clearTimers();
+    this.clearDeltaTimer();
   }
 
-  /** Show the pieces (and lines) waiting for a redraw now. */
+  /** Show the pieces waiting for a redraw now. */
   private flushDeltas(): void {
-    if ((!this.deltaTimer && !this.lineTimer) || this.notifyQueued) return;
-    this.clearTimers();
+    if (!this.deltaTimer || this.notifyQueued) return;
+    this.clearDeltaTimer();
     this.publish();
   }
 
-  private clearTimers(): void {
+  private clearDeltaTimer(): void {
     if (this.deltaTimer) clearTimeout(this.deltaTimer);
     this.deltaTimer = undefined;
-    if (this.lineTimer) clearTimeout(this.lineTimer);
-    this.lineTimer = undefined;
-  }
-
-  private queueLineNotify(): void {
-    if (this.lineTimer || this.notifyQueued) return;
-    const wait = this.shownAt + LINE_FRAME_MS - Date.now();
-    if (wait <= 0) {
-      this.queueNotify();
-      return;
-    }
-    this.lineTimer = setTimeout(() => {
-      this.lineTimer = undefined;
-      this.queueNotify();
-    }, wait);
   }
 
   private queueDeltaNotify(): void {
@@ -190,7 +163,7 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     this.notifyQueued = true;
     queueMicrotask(() => {
       this.notifyQueued = false;
-      this.clearTimers();
+      this.clearDeltaTimer();
       this.publish();
     });
   }
@@ -203,7 +176,6 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
       dropped += cut;
     }
     this.snapshot = Object.freeze({ ...this.snapshot, events: Object.freeze(this.events.slice()), dropped, missing: false, version: this.snapshot.version + 1 });
-    this.shownAt = Date.now();
     this.emit();
   }
 
