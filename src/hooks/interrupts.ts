@@ -3,7 +3,7 @@
  * ("No") at a permission dialog, fires neither Stop nor PostToolUseFailure, and no idle_prompt
  * Notification follows (checked for 65 s): the row would say `running` (or `waiting`) until the
  * next prompt. What claude does write is a user message in its transcript, `[Request interrupted
- * by user]` or `[Request interrupted by user for tool use]` (docs/cli-facts.md, transcript).
+ * by user]` or `[Request interrupted by user for tool use]` (docs/transcript-format.md).
  *
  * So the process that runs an interactive claude (the supervisor for its foreground, the PTY
  * server for its sessions) follows those sessions' transcripts while a turn runs, and ends the
