@@ -25,6 +25,8 @@ const MARK = '[Request interrupted by user';
 /** How far back a transcript is read when a turn's watch starts (an Esc before the watch began). */
 const LOOK_BACK = 256 * 1024;
 const CHUNK = 64 * 1024;
+/** One read buffer for every tail: reads are synchronous, and a PTY server may follow many. */
+let shared: Buffer | null = null;
 
 interface TurnRow {
   status: string;
@@ -80,7 +82,6 @@ class TranscriptTail {
   private watcher: FSWatcher | null = null;
   private decoder = new LineDecoder();
   private offset = 0;
-  private readonly buf = Buffer.allocUnsafe(CHUNK);
 
   constructor(
     readonly file: string,
@@ -138,16 +139,18 @@ class TranscriptTail {
 
   read(each: (line: string) => void): void {
     if (this.fd === null) return;
+    const buf = (shared ??= Buffer.allocUnsafe(CHUNK));
     for (;;) {
       let n: number;
       try {
-        n = readSync(this.fd, this.buf, 0, CHUNK, this.offset);
+        n = readSync(this.fd, buf, 0, CHUNK, this.offset);
       } catch {
         return;
       }
       if (n <= 0) return;
       this.offset += n;
-      this.decoder.split(this.buf.subarray(0, n), (l) => each(l.text));
+      // (the decoder copies what it holds of a torn line: the buffer may be reused at once)
+      this.decoder.split(buf.subarray(0, n), (l) => each(l.text));
     }
   }
 
