@@ -1,32 +1,64 @@
 /**
  * Hearing of the DB changing without polling: a file notification on the DB's directory (any
  * writer touches the WAL) calls `onWrite` at most once per DEBOUNCE_MS.
+ *
+ * One process may have several listeners (the supervisor's bell notices, its interrupt watch):
+ * they share one directory watch and one debounce per DB file, so a write wakes the process once.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
 const DEBOUNCE_MS = 100;
 
+interface Listener {
+  onWrite: () => void;
+  onError?: (err: unknown) => void;
+}
+
+interface Shared {
+  watcher: FSWatcher;
+  timer: NodeJS.Timeout | null;
+  listeners: Set<Listener>;
+}
+
+const watches = new Map<string, Shared>();
+
+function open(file: string): Shared {
+  const names = new Set([path.basename(file), `${path.basename(file)}-wal`]);
+  const state: Omit<Shared, 'watcher'> = { timer: null, listeners: new Set() };
+  const watcher = watch(path.dirname(file), { persistent: false }, (_t, name) => {
+    if (state.timer || (name !== null && !names.has(String(name)))) return;
+    state.timer = setTimeout(() => {
+      state.timer = null;
+      for (const l of [...state.listeners]) l.onWrite();
+    }, DEBOUNCE_MS);
+  });
+  watcher.on('error', (err) => {
+    for (const l of [...state.listeners]) l.onError?.(err);
+  });
+  return Object.assign(state, { watcher });
+}
+
 /** Start watching the DB at `file`; returns the stop function. Nothing is watched for ':memory:'. */
 export function watchDbWrites(file: string, onWrite: () => void, onError?: (err: unknown) => void): () => void {
   if (file === ':memory:' || file === '') return () => undefined;
-  let timer: NodeJS.Timeout | null = null;
-  const names = new Set([path.basename(file), `${path.basename(file)}-wal`]);
-  let watcher: FSWatcher | null = null;
-  try {
-    watcher = watch(path.dirname(file), { persistent: false }, (_t, name) => {
-      if (timer || (name !== null && !names.has(String(name)))) return;
-      timer = setTimeout(() => {
-        timer = null;
-        onWrite();
-      }, DEBOUNCE_MS);
-    });
-    watcher.on('error', (err) => onError?.(err));
-  } catch (err) {
-    onError?.(err);
+  let s = watches.get(file);
+  if (!s) {
+    try {
+      s = open(file);
+    } catch (err) {
+      onError?.(err);
+      return () => undefined;
+    }
+    watches.set(file, s);
   }
+  const shared = s;
+  const listener: Listener = { onWrite, ...(onError ? { onError } : {}) };
+  shared.listeners.add(listener);
   return () => {
-    if (timer) clearTimeout(timer);
-    watcher?.close();
+    if (!shared.listeners.delete(listener) || shared.listeners.size > 0) return;
+    if (shared.timer) clearTimeout(shared.timer);
+    shared.watcher.close();
+    if (watches.get(file) === shared) watches.delete(file);
   };
 }
