@@ -80,7 +80,12 @@ export function prepareClaudeHome(h) {
   const apiKey = 'sk-ant-api03-klaude-bench-key-0000000000000000-AAAA';
   const home = h.env.HOME;
   mkdirSync(path.join(home, '.claude'), { recursive: true });
-  const trusted = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, projectOnboardingSeenCount: 1, allowedTools: [] };
+  const trusted = {
+    hasTrustDialogAccepted: true,
+    hasCompletedProjectOnboarding: true,
+    projectOnboardingSeenCount: 1,
+    allowedTools: [],
+  };
   writeFileSync(
     path.join(home, '.claude.json'),
     JSON.stringify({
@@ -93,7 +98,8 @@ export function prepareClaudeHome(h) {
       projects: { [h.project]: trusted },
     }),
   );
-  for (const k of Object.keys(h.env)) if (k.startsWith('ANTHROPIC_') || k.startsWith('CLAUDE_CODE_') || k === 'CLAUDECODE') delete h.env[k];
+  for (const k of Object.keys(h.env))
+    if (k.startsWith('ANTHROPIC_') || k.startsWith('CLAUDE_CODE_') || k === 'CLAUDECODE') delete h.env[k];
   Object.assign(h.env, {
     ANTHROPIC_API_KEY: apiKey,
     ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
@@ -180,7 +186,10 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The first-frame floor: Ink's hello world bundled like dist/cli.js (esbuild, production React). Returns its path. */
 export async function buildInkHello(dir) {
   const entry = path.join(dir, 'hello.mjs');
-  writeFileSync(entry, "import React from 'react';\nimport { render, Text } from 'ink';\nrender(React.createElement(Text, null, 'hello world'));\n");
+  writeFileSync(
+    entry,
+    "import React from 'react';\nimport { render, Text } from 'ink';\nrender(React.createElement(Text, null, 'hello world'));\n",
+  );
   await build({
     entryPoints: [entry],
     outdir: path.join(dir, 'out'),

@@ -87,16 +87,12 @@ try {
   const db = new Database(dbFile);
   const targets = ['01BENCH0000000000000AAAAAA', '01BENCH0000000000000BBBBBB'];
   for (const id of targets) {
-    db.prepare("INSERT INTO sessions (id, project_id, parent_id, type, runtime, status) VALUES (?, ?, ?, 'general', 'claude', 'idle')").run(
-      id,
-      inst.project_id,
-      inst.root_session_id,
-    );
-    db.prepare("INSERT INTO claude_session_links (klaude_session_id, claude_session_id, source, started_at) VALUES (?, ?, 'headless', ?)").run(
-      id,
-      randomUUID(),
-      Date.now(),
-    );
+    db.prepare(
+      "INSERT INTO sessions (id, project_id, parent_id, type, runtime, status) VALUES (?, ?, ?, 'general', 'claude', 'idle')",
+    ).run(id, inst.project_id, inst.root_session_id);
+    db.prepare(
+      "INSERT INTO claude_session_links (klaude_session_id, claude_session_id, source, started_at) VALUES (?, ?, 'headless', ?)",
+    ).run(id, randomUUID(), Date.now());
   }
   db.close();
 
@@ -116,7 +112,11 @@ try {
     spawnSync(process.execPath, ['-e', '0'], { cwd: project, env });
     const f = Number(process.hrtime.bigint() - t0) / 1e6;
     t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [cli, 'checkout', targets[i % 2].slice(-8)], { cwd: project, env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [cli, 'checkout', targets[i % 2].slice(-8)], {
+      cwd: project,
+      env,
+      encoding: 'utf8',
+    });
     const c = Number(process.hrtime.bigint() - t0) / 1e6;
     if (r.status !== 0) throw new Error(`klaude checkout failed: ${r.stderr}`);
     if (i >= WARMUP) {

@@ -16,7 +16,8 @@ const N = Number(process.env.BENCH_N ?? 20);
 const FILES = Number(process.env.BENCH_FILES ?? 5000);
 
 const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-bench-git-')));
-const git = (...a) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', ...a], { cwd: root, stdio: 'pipe' });
+const git = (...a) =>
+  execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', ...a], { cwd: root, stdio: 'pipe' });
 try {
   git('init', '-q', '-b', 'main');
   for (let i = 0; i < FILES; i++) {

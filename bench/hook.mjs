@@ -34,11 +34,19 @@ try {
   const sessionId = '01BENCHSESSION000000000000';
   const claudeId = '4a234254-0000-4000-8000-000000000001';
   db.prepare('INSERT INTO projects (id, root_path) VALUES (?, ?)').run('benchproject', project);
-  db.prepare("INSERT INTO sessions (id, project_id, type, runtime, status) VALUES (?, 'benchproject', 'tui', 'claude', 'running')").run(sessionId);
+  db.prepare(
+    "INSERT INTO sessions (id, project_id, type, runtime, status) VALUES (?, 'benchproject', 'tui', 'claude', 'running')",
+  ).run(sessionId);
   // Left open, as the running supervisor keeps its connection: otherwise every hook's close
   // would be the last one and pay for a WAL checkpoint that never happens in real use.
 
-  const common = { session_id: claudeId, transcript_path: path.join(root, 't.jsonl'), cwd: project, prompt_id: 'b8f999e0-0000-4000-8000-000000000002', permission_mode: 'default' };
+  const common = {
+    session_id: claudeId,
+    transcript_path: path.join(root, 't.jsonl'),
+    cwd: project,
+    prompt_id: 'b8f999e0-0000-4000-8000-000000000002',
+    permission_mode: 'default',
+  };
   const payloads = {
     'post-tool-use': {
       ...common,
@@ -57,13 +65,32 @@ try {
   };
   // A long conversation: 2,000 replies of two blocks each (claude repeats a reply's usage per block),
   // with a user entry between them (about 3 MB).
-  const usage = { input_tokens: 1650, cache_creation_input_tokens: 0, cache_read_input_tokens: 20000, output_tokens: 36 };
+  const usage = {
+    input_tokens: 1650,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 20000,
+    output_tokens: 36,
+  };
   const entry = (type, message) => JSON.stringify({ type, uuid: 'u', sessionId: claudeId, cwd: project, message });
   const lines = [];
   for (let i = 0; i < 2000; i++) {
     lines.push(entry('user', { role: 'user', content: `prompt ${i} `.repeat(40) }));
-    lines.push(entry('assistant', { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text: 'reply '.repeat(100) }], usage }));
-    lines.push(entry('assistant', { id: `msg_${i}`, role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: 'ls' } }], usage }));
+    lines.push(
+      entry('assistant', {
+        id: `msg_${i}`,
+        role: 'assistant',
+        content: [{ type: 'text', text: 'reply '.repeat(100) }],
+        usage,
+      }),
+    );
+    lines.push(
+      entry('assistant', {
+        id: `msg_${i}`,
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: 'ls' } }],
+        usage,
+      }),
+    );
   }
   writeFileSync(common.transcript_path, `${lines.join('\n')}\n`);
   const hookEnv = {
@@ -115,11 +142,15 @@ try {
   }
   // The timings only count if the hooks did their work.
   const events = db.prepare('SELECT count(*) AS n FROM events WHERE klaude_session_id = ?').get(sessionId).n;
-  const link = db.prepare('SELECT klaude_session_id AS k FROM claude_session_links WHERE claude_session_id = ?').get(claudeId);
+  const link = db
+    .prepare('SELECT klaude_session_id AS k FROM claude_session_links WHERE claude_session_id = ?')
+    .get(claudeId);
   db.close();
   const expected = 2 * (N + WARMUP) * Object.keys(payloads).length;
   if (events !== expected || link?.k !== sessionId) {
-    throw new Error(`the hooks did not record their work: ${events} events (expected ${expected}), link ${JSON.stringify(link)}`);
+    throw new Error(
+      `the hooks did not record their work: ${events} events (expected ${expected}), link ${JSON.stringify(link)}`,
+    );
   }
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -35,10 +35,14 @@ try {
   const id = '01BENCHTAIL000000000000000';
   const log = path.join(root, 'big.ndjson');
   db.prepare('INSERT INTO projects (id, root_path) VALUES (?, ?)').run(hash, project);
-  db.prepare("INSERT INTO sessions (id, project_id, type, status, log_path, created_at, updated_at) VALUES (?, ?, 'coder', 'done', ?, 1, 1)").run(id, hash, log);
+  db.prepare(
+    "INSERT INTO sessions (id, project_id, type, status, log_path, created_at, updated_at) VALUES (?, ?, 'coder', 'done', ?, 1, 1)",
+  ).run(id, hash, log);
   db.close();
   // 49 ordinary events, then one text event of MIB MiB (lines of 100 characters).
-  const small = Array.from({ length: 49 }, (_, i) => JSON.stringify({ ts: i, type: 'tool_call', id: `t${i}`, name: 'Bash', summary: `step ${i}` })).join('\n');
+  const small = Array.from({ length: 49 }, (_, i) =>
+    JSON.stringify({ ts: i, type: 'tool_call', id: `t${i}`, name: 'Bash', summary: `step ${i}` }),
+  ).join('\n');
   writeFileSync(log, `${small}\n`);
   const lineOf100 = `${'x'.repeat(99)}\n`;
   const text = lineOf100.repeat(Math.ceil((MIB * 1024 * 1024) / 100));
@@ -80,7 +84,9 @@ try {
   const k = median(klaude);
   console.log(
     `logs -n 50, last line ${MIB} MiB: klaude ${k.toFixed(0)} ms vs floor (node reads ${MIB} MiB once and writes it) ${f.toFixed(0)} ms = ${(k / f).toFixed(2)}× (goal ≤ 2×)` +
-      (reader ? `; reader alone: readTail ${reader.tail.toFixed(0)} ms vs one readFile + parse of the last line ${reader.read.toFixed(0)} ms = ${(reader.tail / reader.read).toFixed(2)}×` : `; reader alone: failed (${inproc.stderr.trim().split('\n').at(-1)})`) +
+      (reader
+        ? `; reader alone: readTail ${reader.tail.toFixed(0)} ms vs one readFile + parse of the last line ${reader.read.toFixed(0)} ms = ${(reader.tail / reader.read).toFixed(2)}×`
+        : `; reader alone: failed (${inproc.stderr.trim().split('\n').at(-1)})`) +
       ` · medians of ${N} interleaved runs`,
   );
 } finally {

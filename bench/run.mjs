@@ -14,7 +14,10 @@ const benches = readdirSync(dir)
   .sort();
 let failed = 0;
 for (const file of benches) {
-  const r = spawnSync(process.execPath, [path.join(dir, file)], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [path.join(dir, file)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
   const lines = r.stdout.trimEnd();
   if (lines) console.log(lines);
   if (r.status !== 0) {

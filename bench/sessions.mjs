@@ -50,16 +50,23 @@ try {
     for (let i = 0; i < SESSIONS; i++) {
       const isRoot = i % 10 === 0;
       if (isRoot) parents = [];
-      const parent = isRoot ? null : parents[Math.min(parents.length - 1, (i % 10) % 3)] ?? null;
+      const parent = isRoot ? null : (parents[Math.min(parents.length - 1, (i % 10) % 3)] ?? null);
       const status = isRoot ? 'idle' : statuses[i % statuses.length];
       const created = now - (SESSIONS - i) * 60_000;
       insert.run(
-        id(i), hash, parent, isRoot ? 'tui' : types[i % types.length], status,
+        id(i),
+        hash,
+        parent,
+        isRoot ? 'tui' : types[i % types.length],
+        status,
         `task number ${i}: look into the flaky test in src/module-${i}.ts and report what is wrong with it`,
         `Finished task ${i}. The test waits on a timer that never fires under load; I replaced it with an event.`,
         `4a234254-0000-4000-8000-${String(i).padStart(12, '0')}`,
         path.join(home, 'projects', hash, 'logs', `${id(i)}.ndjson`),
-        0.0123 * (i % 7), created, created + 30_000, ['done', 'failed', 'interrupted'].includes(status) ? created + 30_000 : null,
+        0.0123 * (i % 7),
+        created,
+        created + 30_000,
+        ['done', 'failed', 'interrupted'].includes(status) ? created + 30_000 : null,
       );
       if (status === 'running' || status === 'waiting') proc.run(id(i), process.pid, created);
       parents.push(id(i));
@@ -69,7 +76,12 @@ try {
 
   const time = (args) => {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+    const r = spawnSync(process.execPath, args, {
+      cwd: project,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     return { ms, out: r.stdout.toString() };
@@ -107,6 +119,7 @@ try {
     );
   }
 } finally {
-  if (process.env.BENCH_KEEP) console.log(`kept ${root} (KLAUDE_HOME=${root}/klaude HOME=${root}, cwd ${root}/project)`);
+  if (process.env.BENCH_KEEP)
+    console.log(`kept ${root} (KLAUDE_HOME=${root}/klaude HOME=${root}, cwd ${root}/project)`);
   else rmSync(root, { recursive: true, force: true });
 }

@@ -11,7 +11,19 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, prepareClaudeHome, repo, sleep, spawnTerm, stats } from './_ui-support.mjs';
+import {
+  CLK_TCK,
+  claudeBinary,
+  cli,
+  cpuTicks,
+  fmt,
+  makeUiHome,
+  prepareClaudeHome,
+  repo,
+  sleep,
+  spawnTerm,
+  stats,
+} from './_ui-support.mjs';
 
 const N = Number(process.env.BENCH_N ?? 20);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
@@ -19,7 +31,8 @@ const require = createRequire(path.join(repo, 'package.json'));
 const Database = require('better-sqlite3');
 const READY = /\?\s*for\s*shortcuts/; // claude moves the cursor over blanks (no spaces in the stripped text)
 
-const wakeups = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const wakeups = (pid) =>
+  Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 /** hello → the screen frame, over the host's socket (the PTY protocol of src/pty/framing.ts). */
 function screenLatency(socketPath) {

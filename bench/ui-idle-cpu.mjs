@@ -40,7 +40,10 @@ try {
     const t0 = Date.now();
     const count = STREAM_S * perSecond;
     for (let i = 0; i < count; i++) {
-      appendFileSync(followed.logPath, `${JSON.stringify({ ts: Date.now(), type: 'text', text: `streamed line ${n++} of the agent's answer` })}\n`);
+      appendFileSync(
+        followed.logPath,
+        `${JSON.stringify({ ts: Date.now(), type: 'text', text: `streamed line ${n++} of the agent's answer` })}\n`,
+      );
       await sleep(t0 + ((i + 1) * 1000) / perSecond - Date.now());
     }
     await ui.waitFor(new RegExp(`streamed line ${n - 1} `));

@@ -13,7 +13,8 @@ import { CLK_TCK, cli, cpuTicks, fmt, makeUiHome, repo, sleep, spawnTerm } from 
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
 const STREAM_S = Number(process.env.BENCH_STREAM_S ?? 10);
 const WARM_S = Number(process.env.BENCH_WARM_S ?? 5);
-const wakeups = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const wakeups = (pid) =>
+  Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const Database = createRequire(path.join(repo, 'package.json'))('better-sqlite3');
 
 const h = makeUiHome({ agents: 10, status: 'done' });
@@ -37,9 +38,21 @@ try {
 
   const followed = h.sessions.at(-1);
   const db = new Database(path.join(h.home, 'sessions.db'));
-  db.prepare("UPDATE sessions SET status = 'running', activity = 'writing', run_started_at = ?, updated_at = ? WHERE id = ?").run(Date.now(), Date.now(), followed.id);
+  db.prepare(
+    "UPDATE sessions SET status = 'running', activity = 'writing', run_started_at = ?, updated_at = ? WHERE id = ?",
+  ).run(Date.now(), Date.now(), followed.id);
   db.close();
-  await ui.waitFor(/\ds writ/).catch((e) => { console.error(ui.raw().split("agent-9").slice(-3).map((x) => JSON.stringify(x.slice(0, 200))).join("\n")); throw e; });
+  await ui.waitFor(/\ds writ/).catch((e) => {
+    console.error(
+      ui
+        .raw()
+        .split('agent-9')
+        .slice(-3)
+        .map((x) => JSON.stringify(x.slice(0, 200)))
+        .join('\n'),
+    );
+    throw e;
+  });
   const ticking = await measure(IDLE_S);
 
   let n = 0;
@@ -48,7 +61,10 @@ try {
     const t0 = Date.now();
     const count = s * 20;
     for (let i = 0; i < count; i++) {
-      appendFileSync(followed.logPath, `${JSON.stringify({ ts: Date.now(), type: 'text_delta', text: `word${n++} ` })}\n`);
+      appendFileSync(
+        followed.logPath,
+        `${JSON.stringify({ ts: Date.now(), type: 'text_delta', text: `word${n++} ` })}\n`,
+      );
       await sleep(t0 + ((i + 1) * 1000) / 20 - Date.now());
     }
     await ui.waitFor(new RegExp(`word${n - 1}`));

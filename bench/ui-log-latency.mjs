@@ -26,7 +26,9 @@ try {
   }
   await ui.stop();
   const s = stats(lat);
-  console.log(`ui log line appended → on screen: median ${fmt(s.median)} ms, p90 ${fmt(s.p90)} ms, min ${fmt(s.min)} ms over ${N} lines (goal ≤ 33 ms, one frame at 30 fps)`);
+  console.log(
+    `ui log line appended → on screen: median ${fmt(s.median)} ms, p90 ${fmt(s.p90)} ms, min ${fmt(s.min)} ms over ${N} lines (goal ≤ 33 ms, one frame at 30 fps)`,
+  );
 } finally {
   h.cleanup();
 }

@@ -10,7 +10,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, prepareClaudeHome, repo, sleep, spawnTerm, stats } from './_ui-support.mjs';
+import {
+  CLK_TCK,
+  claudeBinary,
+  cli,
+  cpuTicks,
+  fmt,
+  makeUiHome,
+  prepareClaudeHome,
+  repo,
+  sleep,
+  spawnTerm,
+  stats,
+} from './_ui-support.mjs';
 
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
 const N = Number(process.env.BENCH_N ?? 20);
@@ -19,11 +31,15 @@ const require = createRequire(path.join(repo, 'package.json'));
 const Database = require('better-sqlite3');
 const READY = /\?\s*for\s*shortcuts/;
 
-const wakeups = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const wakeups = (pid) =>
+  Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const hostPids = (h) => {
   const db = new Database(path.join(h.home, 'sessions.db'), { readonly: true });
   try {
-    return db.prepare("SELECT pid FROM runtime_process WHERE kind = 'pty' AND exited_at IS NULL").all().map((r) => r.pid);
+    return db
+      .prepare("SELECT pid FROM runtime_process WHERE kind = 'pty' AND exited_at IS NULL")
+      .all()
+      .map((r) => r.pid);
   } finally {
     db.close();
   }
@@ -43,7 +59,8 @@ try {
       await t.stop('SIGCONT');
     }),
   );
-  if (hostPids(h).length !== SESSIONS) throw new Error(`expected ${SESSIONS} PTY sessions, found ${hostPids(h).length}`);
+  if (hostPids(h).length !== SESSIONS)
+    throw new Error(`expected ${SESSIONS} PTY sessions, found ${hostPids(h).length}`);
 
   ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
   await ui.waitFor(/\? help\s+q quit/);
@@ -62,7 +79,12 @@ try {
 
   // Preview latency: type into the selected session from another terminal.
   const selected = h.sessions.at(-1);
-  const talk = spawnTerm(process.execPath, [cli, 'talk', selected.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
+  const talk = spawnTerm(process.execPath, [cli, 'talk', selected.id], {
+    cwd: h.project,
+    env: h.env,
+    cols: 100,
+    rows: 30,
+  });
   await talk.waitFor(READY);
   await sleep(1000);
   const toHost = [];
@@ -112,6 +134,19 @@ try {
       /* gone */
     }
   }
-  for (let i = 0; i < 100 && pids.some((p) => { try { process.kill(p, 0); return true; } catch { return false; } }); i++) await sleep(50);
+  for (
+    let i = 0;
+    i < 100 &&
+    pids.some((p) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    i++
+  )
+    await sleep(50);
   h.cleanup();
 }

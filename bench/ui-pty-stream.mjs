@@ -20,7 +20,21 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { register } from 'tsx/esm/api';
-import { buildInkHello, CLK_TCK, claudeBinary, cli, cpuTicks, fmt, makeUiHome, prepareClaudeHome, repo, rssMiB, sleep, spawnTerm, stats } from './_ui-support.mjs';
+import {
+  buildInkHello,
+  CLK_TCK,
+  claudeBinary,
+  cli,
+  cpuTicks,
+  fmt,
+  makeUiHome,
+  prepareClaudeHome,
+  repo,
+  rssMiB,
+  sleep,
+  spawnTerm,
+  stats,
+} from './_ui-support.mjs';
 
 register();
 const { startMockAnthropic } = await import('../test/support/mock-anthropic.ts');
@@ -37,7 +51,11 @@ const SWITCHES = Number(process.env.BENCH_SWITCHES ?? 10);
 const ptyRows = (h) => {
   const db = new Database(path.join(h.home, 'sessions.db'), { readonly: true });
   try {
-    return db.prepare("SELECT klaude_session_id AS sessionId, pid FROM runtime_process WHERE kind = 'pty' AND exited_at IS NULL").all();
+    return db
+      .prepare(
+        "SELECT klaude_session_id AS sessionId, pid FROM runtime_process WHERE kind = 'pty' AND exited_at IS NULL",
+      )
+      .all();
   } finally {
     db.close();
   }
@@ -87,16 +105,25 @@ const treeTicks = (pid) => {
   return t;
 };
 /** Proportional set size: shared pages (the node binary, libraries) split between the processes using them. */
-const pssMiB = (pid) => Number(/\nPss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? NaN) / 1024;
+const pssMiB = (pid) =>
+  Number(/\nPss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? NaN) / 1024;
 /** RSS of a bare node process, in MiB (the floor for one process). */
 const bareNode = () => {
-  const r = spawnSync(process.execPath, ['-e', "setTimeout(()=>{console.log(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1])},300)"], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "setTimeout(()=>{console.log(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1])},300)",
+    ],
+    { encoding: 'utf8' },
+  );
   return Number(r.stdout.trim()) / 1024;
 };
 
 function reply() {
   const words = [];
-  for (let i = 0; i < WORDS; i++) words.push(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'][i % 8] + i);
+  for (let i = 0; i < WORDS; i++)
+    words.push(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'][i % 8] + i);
   const lines = [];
   for (let i = 0; i < words.length; i += 12) lines.push(words.slice(i, i + 12).join(' '));
   lines.push('stream-end-marker');
@@ -120,7 +147,8 @@ try {
       await t.stop('SIGCONT');
     }),
   );
-  if (ptyRows(h).length !== 3 || serverPids(h).length !== 1) throw new Error(`expected 3 PTY sessions in one PTY server, found ${JSON.stringify(ptyRows(h))}`);
+  if (ptyRows(h).length !== 3 || serverPids(h).length !== 1)
+    throw new Error(`expected 3 PTY sessions in one PTY server, found ${JSON.stringify(ptyRows(h))}`);
 
   // First frame with 3 live PTY previews, interleaved with the floor.
   const dir = mkdtempSync(path.join(tmpdir(), 'klaude-bench-ink-'));
@@ -161,12 +189,18 @@ try {
     const off = ui.raw().length;
     const t0 = process.hrtime.bigint();
     ui.write(i % 2 === 0 ? '\x1b[B' : '\x1b[A');
-    const ms = await ui.waitFor(new RegExp(`screen · agent-${to} \\w+ · pty[\\s\\S]*\\?\\s*for\\s*shortcuts`), { offset: off, from: t0, timeoutMs: 10_000 });
+    const ms = await ui.waitFor(new RegExp(`screen · agent-${to} \\w+ · pty[\\s\\S]*\\?\\s*for\\s*shortcuts`), {
+      offset: off,
+      from: t0,
+      timeoutMs: 10_000,
+    });
     if (i >= 2) switches.push(ms);
     await sleep(300 + Math.random() * 200);
   }
   const sw = stats(switches);
-  console.log(`ui switch to another live PTY preview: median ${fmt(sw.median)} ms (p90 ${fmt(sw.p90)}; goal ≤ 50 ms; n=${SWITCHES})`);
+  console.log(
+    `ui switch to another live PTY preview: median ${fmt(sw.median)} ms (p90 ${fmt(sw.p90)}; goal ≤ 50 ms; n=${SWITCHES})`,
+  );
   const selected = h.sessions.at(-1);
   const servers = serverPids(h);
   const watchdogs = servers.flatMap(watchdogsOf);
@@ -178,15 +212,28 @@ try {
 
   // Type the prompt through a controlling talk, detach, and watch with a view-only talk.
   mock.enqueue(reply());
-  const talk = spawnTerm(process.execPath, [cli, 'talk', selected.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
+  const talk = spawnTerm(process.execPath, [cli, 'talk', selected.id], {
+    cwd: h.project,
+    env: h.env,
+    cols: 100,
+    rows: 30,
+  });
   await talk.waitFor(READY);
   talk.write('streamlonganswer');
   await talk.waitFor(/streamlonganswer/);
   talk.write('\r');
-  await mock.waitForRequest((r) => r.kind === 'messages' && !r.isSideRequest && /streamlonganswer/.test(r.prompt), 30_000);
+  await mock.waitForRequest(
+    (r) => r.kind === 'messages' && !r.isSideRequest && /streamlonganswer/.test(r.prompt),
+    30_000,
+  );
   talk.write('\x1d');
   await talk.stop('SIGCONT');
-  view = spawnTerm(process.execPath, [cli, 'talk', '--view', selected.id], { cwd: h.project, env: h.env, cols: 100, rows: 30 });
+  view = spawnTerm(process.execPath, [cli, 'talk', '--view', selected.id], {
+    cwd: h.project,
+    env: h.env,
+    cols: 100,
+    rows: 30,
+  });
   await view.waitFor(/alpha0|beta1/, { timeoutMs: 30_000 });
 
   const claudePid = cliOf(servers[0], selected.id);
@@ -199,7 +246,10 @@ try {
   let memPeak = 0;
   const sampler = setInterval(() => {
     try {
-      memPeak = Math.max(memPeak, own().reduce((a, p) => a + rssMiB(p), 0));
+      memPeak = Math.max(
+        memPeak,
+        own().reduce((a, p) => a + rssMiB(p), 0),
+      );
     } catch {
       /* a process went away */
     }
@@ -246,7 +296,20 @@ try {
       /* gone */
     }
   }
-  for (let i = 0; i < 100 && pids.some((p) => { try { process.kill(p, 0); return true; } catch { return false; } }); i++) await sleep(50);
+  for (
+    let i = 0;
+    i < 100 &&
+    pids.some((p) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    i++
+  )
+    await sleep(50);
   await mock.close();
   h.cleanup();
 }

@@ -18,7 +18,11 @@ const WRITE_S = Number(process.env.BENCH_WRITE_S ?? 5);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 if (process.env.KLAUDE_BENCH_CHILD !== '1') {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', here], { env: { ...process.env, KLAUDE_BENCH_CHILD: '1' }, stdio: 'inherit', cwd: repo });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', here], {
+    env: { ...process.env, KLAUDE_BENCH_CHILD: '1' },
+    stdio: 'inherit',
+    cwd: repo,
+  });
   process.exit(r.status ?? 1);
 }
 
@@ -35,12 +39,23 @@ try {
   const A = 'a'.repeat(24);
   const B = 'b'.repeat(24);
   seed.prepare('INSERT INTO projects (id, root_path) VALUES (?, ?), (?, ?)').run(A, '/bench/a', B, '/bench/b');
-  const ins = seed.prepare('INSERT INTO sessions (id, project_id, parent_id, type, status, prompt, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const ins = seed.prepare(
+    'INSERT INTO sessions (id, project_id, parent_id, type, status, prompt, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const now = Date.now();
   seed.transaction(() => {
     for (let i = 0; i < 1000; i++) {
       const id = `01A${String(i).padStart(23, '0')}`;
-      ins.run(id, A, i % 10 === 0 ? null : `01A${String(i - (i % 10)).padStart(23, '0')}`, i % 10 ? 'coder' : 'tui', i % 7 ? 'done' : 'idle', `task ${i}`, now - i * 1000, now - i * 1000);
+      ins.run(
+        id,
+        A,
+        i % 10 === 0 ? null : `01A${String(i - (i % 10)).padStart(23, '0')}`,
+        i % 10 ? 'coder' : 'tui',
+        i % 7 ? 'done' : 'idle',
+        `task ${i}`,
+        now - i * 1000,
+        now - i * 1000,
+      );
     }
     ins.run('01B0000000000000000000000', B, null, 'coder', 'running', 'other project agent', now, now);
   })();
@@ -70,7 +85,9 @@ try {
 
   // One write in this project: one re-query.
   const mine = new Database(path.join(home, 'sessions.db'));
-  mine.prepare("UPDATE sessions SET activity = 'thinking', updated_at = ? WHERE id = ?").run(Date.now(), `01A${'0'.repeat(23)}`);
+  mine
+    .prepare("UPDATE sessions SET activity = 'thinking', updated_at = ? WHERE id = ?")
+    .run(Date.now(), `01A${'0'.repeat(23)}`);
   mine.close();
   await sleep(300);
   const ownQueries = feed.queries - q0 - otherQueries;

@@ -40,13 +40,22 @@ for (let i = 0; i < n; i++) {
 // Owner death → child ended: an owner process that guards a sleep, then SIGKILL it.
 const ends = [];
 for (let i = 0; i < Math.min(n, 10); i++) {
-  const owner = spawn(process.execPath, ['--import', 'tsx', '-e', `
+  const owner = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `
     const { spawn } = require('node:child_process');
     import('${new URL('../src/lib/watchdog.ts', import.meta.url).pathname}').then(({ guardChild }) => {
       const c = spawn('sleep', ['60'], { stdio: 'ignore' });
       c.on('spawn', () => { guardChild(c.pid, { graceMs: 1000 }); console.log(c.pid); });
       setInterval(() => {}, 1000);
-    });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    });`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const pid = await new Promise((r) => owner.stdout.once('data', (d) => r(Number(String(d).trim()))));
   const t0 = performance.now();
   owner.kill('SIGKILL');
@@ -65,4 +74,6 @@ for (let i = 0; i < Math.min(n, 10); i++) {
 
 console.log(`guardChild() call: median ${median(call).toFixed(2)} ms, max ${Math.max(...call).toFixed(2)} ms (n=${n})`);
 console.log(`watchdog sh: RSS median ${median(rss)} kB, PSS median ${median(pss)} kB`);
-console.log(`owner SIGKILL → child gone: median ${median(ends).toFixed(0)} ms, max ${Math.max(...ends).toFixed(0)} ms (n=${ends.length})`);
+console.log(
+  `owner SIGKILL → child gone: median ${median(ends).toFixed(0)} ms, max ${Math.max(...ends).toFixed(0)} ms (n=${ends.length})`,
+);

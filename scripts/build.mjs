@@ -67,7 +67,9 @@ const inkFrameOutput = {
     // Ink's text helpers with bounded memos (src/ui/terminal/ink-text.ts), built around the
     // libraries and the sanitiser Ink itself uses.
     b.onResolve({ filter: /^\.\/(measure-text|wrap-text|sanitize-ansi)\.js$/ }, (args) =>
-      /[\\/]ink[\\/]build[\\/]/.test(args.importer) ? { path: args.path.slice(2, -3), namespace: 'ink-text', pluginData: args.resolveDir } : undefined,
+      /[\\/]ink[\\/]build[\\/]/.test(args.importer)
+        ? { path: args.path.slice(2, -3), namespace: 'ink-text', pluginData: args.resolveDir }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'ink-text' }, (args) => {
       const inkBuild = args.pluginData;
@@ -91,13 +93,16 @@ const inkFrameOutput = {
 const lazySegmenters = {
   name: 'lazy-segmenters',
   setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/](string-width|slice-ansi|@alcalzone[\\/]ansi-tokenize)[\\/].*\.js$/ }, async (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('new Intl.Segmenter(')) return undefined;
-      const helper =
-        'function __klaudeLazySegmenter(locales, options) { let s; return { segment: (t) => (s ??= new Intl.Segmenter(locales, options)).segment(t) }; }\n';
-      return { contents: helper + text.replaceAll('new Intl.Segmenter(', '__klaudeLazySegmenter('), loader: 'js' };
-    });
+    b.onLoad(
+      { filter: /[\\/]node_modules[\\/](string-width|slice-ansi|@alcalzone[\\/]ansi-tokenize)[\\/].*\.js$/ },
+      async (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('new Intl.Segmenter(')) return undefined;
+        const helper =
+          'function __klaudeLazySegmenter(locales, options) { let s; return { segment: (t) => (s ??= new Intl.Segmenter(locales, options)).segment(t) }; }\n';
+        return { contents: helper + text.replaceAll('new Intl.Segmenter(', '__klaudeLazySegmenter('), loader: 'js' };
+      },
+    );
   },
 };
 

@@ -10,7 +10,13 @@ import { makeTempHome } from '../test/support/temp-home.js';
 
 const mock = await startMockAnthropic({
   responder: (req) => {
-    if (req.isToolResult) return { text: `Tool output: ${req.toolResults.map((t) => t.content).join(' ').slice(0, 200)}` };
+    if (req.isToolResult)
+      return {
+        text: `Tool output: ${req.toolResults
+          .map((t) => t.content)
+          .join(' ')
+          .slice(0, 200)}`,
+      };
     const m = /run: (.+)$/s.exec(req.prompt);
     if (m) return { bash: { command: m[1]!.trim(), description: 'requested command' } };
     return undefined;

@@ -3,6 +3,11 @@ export const LAYERS: readonly string[];
 export function sourceFiles(dir: string): string[];
 export function importsOf(text: string): string[];
 export function layerOf(file: string, root?: string): string | undefined;
-export interface FolderEdge { from: string; to: string; file: string; spec: string }
+export interface FolderEdge {
+  from: string;
+  to: string;
+  file: string;
+  spec: string;
+}
 export function folderEdges(root?: string): FolderEdge[];
 export function findCycle(edges: readonly { from: string; to: string }[]): string[] | undefined;

@@ -12,15 +12,28 @@ import { LAYERS, folderEdges, importsOf as imports, sourceFiles as files } from 
 const ROOT = 'src';
 const MAX_LINES = 400;
 
-const isTypeOnly = (text, spec) => new RegExp(`import\\s+type\\s[^;]*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`).test(text);
+const isTypeOnly = (text, spec) =>
+  new RegExp(`import\\s+type\\s[^;]*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`).test(text);
 
 const UI_OWNERS = (f) => f.startsWith('src/ui/') || f.startsWith('src/dashboard/') || f === 'src/commands/ui.ts';
 
 const rules = [
-  { what: 'drizzle-orm/better-sqlite3 outside src/db', bad: (f, spec) => /^(drizzle-orm|better-sqlite3)(\/|$)/.test(spec) && !f.startsWith('src/db/') },
+  {
+    what: 'drizzle-orm/better-sqlite3 outside src/db',
+    bad: (f, spec) => /^(drizzle-orm|better-sqlite3)(\/|$)/.test(spec) && !f.startsWith('src/db/'),
+  },
   { what: 'node-pty outside src/pty', bad: (f, spec) => spec === 'node-pty' && !f.startsWith('src/pty/') },
-  { what: 'src/core importing the project', bad: (f, spec) => f.startsWith('src/core/') && spec.startsWith('.') && !path.normalize(path.join(path.dirname(f), spec)).startsWith('src/core/') },
-  { what: 'src/ui spawning processes', bad: (f, spec) => f.startsWith('src/ui/') && /^(node:)?child_process$/.test(spec) },
+  {
+    what: 'src/core importing the project',
+    bad: (f, spec) =>
+      f.startsWith('src/core/') &&
+      spec.startsWith('.') &&
+      !path.normalize(path.join(path.dirname(f), spec)).startsWith('src/core/'),
+  },
+  {
+    what: 'src/ui spawning processes',
+    bad: (f, spec) => f.startsWith('src/ui/') && /^(node:)?child_process$/.test(spec),
+  },
   { what: 'Ink/React outside the dashboard', bad: (f, spec) => /^(ink|react)(\/|$)/.test(spec) && !UI_OWNERS(f) },
 ];
 
@@ -38,7 +51,8 @@ const rank = new Map(LAYERS.map((name, i) => [name, i]));
 for (const { from, to, file, spec } of folderEdges(ROOT)) {
   if (!rank.has(from)) problems.push(`${file}: folder '${from}' is not in LAYERS (scripts/import-graph.mjs)`);
   else if (!rank.has(to)) problems.push(`${file}: imports folder '${to}', which is not in LAYERS ('${spec}')`);
-  else if (rank.get(to) > rank.get(from)) problems.push(`${file}: ${from}/ imports ${to}/, a layer above it ('${spec}')`);
+  else if (rank.get(to) > rank.get(from))
+    problems.push(`${file}: ${from}/ imports ${to}/, a layer above it ('${spec}')`);
 }
 for (const p of problems) console.log(p);
 console.log(problems.length ? `lint: ${problems.length} problem(s)` : 'lint: ok');

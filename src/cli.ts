@@ -95,7 +95,9 @@ async function main(argv: string[]): Promise<number> {
 function unknownCommand(name: string): KlaudeError {
   const near = closestCommand(name, COMMANDS);
   return new KlaudeError('E_UNKNOWN_COMMAND', `unknown command '${name}'`, {
-    hint: near ? `did you mean \`klaude ${near}\`? (\`klaude --help\` lists commands)` : 'run `klaude --help` to list commands',
+    hint: near
+      ? `did you mean \`klaude ${near}\`? (\`klaude --help\` lists commands)`
+      : 'run `klaude --help` to list commands',
   });
 }
 

@@ -43,7 +43,14 @@ export function agentClaudeArgs(
   if (prompt) args.push(`--append-system-prompt=${prompt}`);
 
   if (def.tools) {
-    const builtins = [...new Set(def.tools.filter((t) => !isMcpTool(t)).map(baseName).filter((t) => t !== ''))];
+    const builtins = [
+      ...new Set(
+        def.tools
+          .filter((t) => !isMcpTool(t))
+          .map(baseName)
+          .filter((t) => t !== ''),
+      ),
+    ];
     args.push(`--tools=${builtins.join(',')}`);
     const approved = def.tools.filter((t) => isMcpTool(t) || t.includes('('));
     if (approved.length) args.push(`--allowedTools=${approved.join(',')}`);

@@ -11,7 +11,14 @@ import { KlaudeError } from '../lib/errors.js';
 import { parseCacheFile } from '../lib/parse-cache.js';
 import { projectAgentsDir, tildify, userAgentsDir } from '../claude/paths.js';
 import { FrontmatterError, parseFrontmatter, type Frontmatter } from './frontmatter.js';
-import { formatProblem, type AgentDefinition, type AgentDefinitions, type AgentLookupOptions, type AgentProblem, type AgentSource } from './types.js';
+import {
+  formatProblem,
+  type AgentDefinition,
+  type AgentDefinitions,
+  type AgentLookupOptions,
+  type AgentProblem,
+  type AgentSource,
+} from './types.js';
 import { FieldError, toDefinition } from './validate.js';
 
 export const BUILTIN_AGENT_TYPE = 'general';
@@ -75,7 +82,8 @@ function loadDir(dir: string, source: Exclude<AgentSource, 'builtin'>, cacheFile
     let fm: Frontmatter | undefined;
     const stem = path.basename(file).replace(/\.md$/i, '');
     const fail = (message: string, line?: number): void => {
-      const declared = fm && typeof fm.data.name === 'string' && fm.data.name.trim() !== '' ? fm.data.name.trim() : stem;
+      const declared =
+        fm && typeof fm.data.name === 'string' && fm.data.name.trim() !== '' ? fm.data.name.trim() : stem;
       out.problems.push({ path: file, line, message, severity: 'error', source, name: declared });
     };
     try {
@@ -83,13 +91,23 @@ function loadDir(dir: string, source: Exclude<AgentSource, 'builtin'>, cacheFile
       const { def, warnings } = toDefinition(fm, file, source);
       const earlier = byName.get(def.name);
       if (earlier) {
-        fail(`agent type '${def.name}' is already defined by ${earlier} (in the same directory)`, fm.keyLines.get('name'));
+        fail(
+          `agent type '${def.name}' is already defined by ${earlier} (in the same directory)`,
+          fm.keyLines.get('name'),
+        );
         continue;
       }
       byName.set(def.name, file);
       out.defs.push(def);
       for (const w of warnings) {
-        out.problems.push({ path: file, line: fm.keyLines.get(w.field), message: w.message, severity: 'warning', source, name: def.name });
+        out.problems.push({
+          path: file,
+          line: fm.keyLines.get(w.field),
+          message: w.message,
+          severity: 'warning',
+          source,
+          name: def.name,
+        });
       }
     } catch (e) {
       if (e instanceof FrontmatterError) fail(e.message, e.line);
@@ -112,7 +130,10 @@ export function loadAgentDefinitions(opts: AgentLookupOptions = {}): AgentDefini
   // Run in the home directory itself, the two directories are one: read it once, as the user's.
   const cacheFile = parseCacheFile(klaudeHome(env));
   const user = loadDir(userDir, 'user', cacheFile);
-  const project = path.resolve(projectDir) === path.resolve(userDir) ? { defs: [], problems: [] } : loadDir(projectDir, 'project', cacheFile);
+  const project =
+    path.resolve(projectDir) === path.resolve(userDir)
+      ? { defs: [], problems: [] }
+      : loadDir(projectDir, 'project', cacheFile);
   const byName = new Map<string, AgentDefinition>([[BUILTIN_AGENT_TYPE, builtinGeneral()]]);
   for (const d of [...user.defs, ...project.defs]) byName.set(d.name, d);
   const result: AgentDefinitions = {
@@ -132,7 +153,9 @@ export function resolveAgentType(type: string, opts: AgentLookupOptions = {}): A
   const env = opts.env ?? process.env;
   const { agents, problems } = loadAgentDefinitions(opts);
   const found = agents.find((a) => a.name === type);
-  const broken = problems.find((p) => p.severity === 'error' && p.name === type && (!found || RANK[p.source] >= RANK[found.source]));
+  const broken = problems.find(
+    (p) => p.severity === 'error' && p.name === type && (!found || RANK[p.source] >= RANK[found.source]),
+  );
   if (broken) {
     throw new KlaudeError('E_AGENT_DEFINITION', `bad agent file for type '${type}': ${formatProblem(broken)}`, {
       hint: 'fix the file; `klaude agents` lists agent types and file problems',
@@ -152,7 +175,9 @@ export function resolveAgentType(type: string, opts: AgentLookupOptions = {}): A
 
 /** May an agent of type `parent` start one of type `child`? (No `allowedAgents` = any.) */
 export function isAgentAllowed(parent: AgentDefinition, child: string): boolean {
-  return parent.allowedAgents === undefined || parent.allowedAgents.includes(child) || parent.allowedAgents.includes('*');
+  return (
+    parent.allowedAgents === undefined || parent.allowedAgents.includes(child) || parent.allowedAgents.includes('*')
+  );
 }
 
 /** Absolute directory for an agent's saved output (`<root>/.claude/<outputDir>`), or null. */

@@ -34,7 +34,10 @@ export function parseFrontmatter(text: string, cacheFile: string | null = null):
   if (close === -1) throw new FrontmatterError("frontmatter is not closed: no second '---' line", 1);
 
   const yamlText = lines.slice(1, close).join('\n');
-  const body = lines.slice(close + 1).join('\n').trim();
+  const body = lines
+    .slice(close + 1)
+    .join('\n')
+    .trim();
   const { data, keyLines } = parseRemembered(cacheFile, 'frontmatter', yamlText, parseFields);
   return { data, keyLines: new Map(keyLines), body };
 }

@@ -9,6 +9,13 @@ export {
   loadAgentDefinitions,
   resolveAgentType,
 } from './definitions.js';
-export { loadMcpServers, resolveAgentMcp, type AgentMcp, type AgentMcpOptions, type McpScope, type McpServerEntry } from './mcp.js';
+export {
+  loadMcpServers,
+  resolveAgentMcp,
+  type AgentMcp,
+  type AgentMcpOptions,
+  type McpScope,
+  type McpServerEntry,
+} from './mcp.js';
 export { agentClaudeArgs, type AgentClaudeArgsOptions } from './claude-args.js';
 export { claudeConfigDir, claudeJsonPath, projectAgentsDir, userAgentsDir } from '../claude/paths.js';

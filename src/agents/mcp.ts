@@ -92,14 +92,23 @@ export function loadMcpServers(opts: AgentLookupOptions = {}): Record<string, Mc
   const root = projectRoot(cwd);
   const globalFile = claudeJsonPath(env);
   const global = readJson(globalFile) ?? {};
-  const projects = (global.projects && typeof global.projects === 'object' ? global.projects : {}) as Record<string, unknown>;
+  const projects = (global.projects && typeof global.projects === 'object' ? global.projects : {}) as Record<
+    string,
+    unknown
+  >;
   const localKey = root in projects ? root : path.resolve(cwd);
-  const local = (projects[localKey] && typeof projects[localKey] === 'object' ? projects[localKey] : {}) as Record<string, unknown>;
+  const local = (projects[localKey] && typeof projects[localKey] === 'object' ? projects[localKey] : {}) as Record<
+    string,
+    unknown
+  >;
 
   const mcpJsonFile = path.join(root, '.mcp.json');
   const mcpJson = readJson(mcpJsonFile) ?? {};
   const settingsLocal = readJson(path.join(root, '.claude', 'settings.local.json')) ?? {};
-  const disabled = new Set([...stringArray(local.disabledMcpjsonServers), ...stringArray(settingsLocal.disabledMcpjsonServers)]);
+  const disabled = new Set([
+    ...stringArray(local.disabledMcpjsonServers),
+    ...stringArray(settingsLocal.disabledMcpjsonServers),
+  ]);
 
   const out: Record<string, McpServerEntry> = {};
   const layers = [
@@ -126,7 +135,8 @@ export function resolveAgentMcp(def: AgentDefinition, opts: AgentMcpOptions = {}
   const parent = def.inheritParentMcps ? parentConfigs(opts.parentServers) : {};
   const pick = def.mcpServers?.pick ?? null;
   const inline = def.mcpServers?.inline ?? {};
-  const isDefault = pick === null && def.inheritProjectMcps && Object.keys(inline).length === 0 && Object.keys(parent).length === 0;
+  const isDefault =
+    pick === null && def.inheritProjectMcps && Object.keys(inline).length === 0 && Object.keys(parent).length === 0;
 
   let visibleEntries: Record<string, McpServerEntry>;
   try {

@@ -7,7 +7,14 @@ import path from 'node:path';
 import { parseOnStop } from '../config/config.js';
 import { PERMISSION_MODES, RUNTIMES, type OnStopPrompt, type RuntimeName } from '../config/schema.js';
 import type { Frontmatter } from './frontmatter.js';
-import { REASONING_EFFORTS, type AgentDefinition, type AgentMcpServers, type AgentSource, type McpServerConfig, type ReasoningEffort } from './types.js';
+import {
+  REASONING_EFFORTS,
+  type AgentDefinition,
+  type AgentMcpServers,
+  type AgentSource,
+  type McpServerConfig,
+  type ReasoningEffort,
+} from './types.js';
 
 export class FieldError extends Error {
   constructor(
@@ -19,12 +26,35 @@ export class FieldError extends Error {
 }
 
 const KLAUDE_FIELDS = [
-  'name', 'description', 'model', 'reasoningEffort', 'runtime', 'allowedAgents', 'mcpServers',
-  'inheritProjectMcps', 'inheritParentMcps', 'outputDir', 'color', 'tools', 'disallowedTools', 'permissionMode', 'onStop',
+  'name',
+  'description',
+  'model',
+  'reasoningEffort',
+  'runtime',
+  'allowedAgents',
+  'mcpServers',
+  'inheritProjectMcps',
+  'inheritParentMcps',
+  'outputDir',
+  'color',
+  'tools',
+  'disallowedTools',
+  'permissionMode',
+  'onStop',
   'worktree',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
-const CLAUDE_CODE_FIELDS = ['maxTurns', 'skills', 'hooks', 'memory', 'background', 'isolation', 'disabled', 'effort', 'initialPrompt'];
+const CLAUDE_CODE_FIELDS = [
+  'maxTurns',
+  'skills',
+  'hooks',
+  'memory',
+  'background',
+  'isolation',
+  'disabled',
+  'effort',
+  'initialPrompt',
+];
 const KNOWN = new Set<string>([...KLAUDE_FIELDS, ...CLAUDE_CODE_FIELDS]);
 
 /** Agent type names are typed on command lines: no spaces or slashes, no leading dash. */
@@ -101,16 +131,21 @@ function toolList(data: Record<string, unknown>, field: string): string[] | unde
   const v = data[field];
   if (v === undefined) return undefined;
   if (typeof v === 'string') return splitToolList(v);
-  if (!Array.isArray(v)) throw new FieldError(field, `must be a comma-separated string or a list of tool names, got ${describeValue(v)}`);
+  if (!Array.isArray(v))
+    throw new FieldError(field, `must be a comma-separated string or a list of tool names, got ${describeValue(v)}`);
   return v.flatMap((item, i) => {
-    if (typeof item !== 'string') throw new FieldError(field, `item ${i + 1} must be a tool name, got ${describeValue(item)}`);
+    if (typeof item !== 'string')
+      throw new FieldError(field, `item ${i + 1} must be a tool name, got ${describeValue(item)}`);
     return splitToolList(item);
   });
 }
 
 function serverConfig(field: string, name: string, v: unknown): McpServerConfig {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    throw new FieldError(field, `server '${name}' must be a mapping (command/args/env or type/url), got ${describeValue(v)}`);
+    throw new FieldError(
+      field,
+      `server '${name}' must be a mapping (command/args/env or type/url), got ${describeValue(v)}`,
+    );
   }
   const cfg = v as Record<string, unknown>;
   if (typeof cfg.command !== 'string' && typeof cfg.url !== 'string') {
@@ -119,7 +154,8 @@ function serverConfig(field: string, name: string, v: unknown): McpServerConfig 
   if (cfg.args !== undefined && !(Array.isArray(cfg.args) && cfg.args.every((a) => typeof a === 'string'))) {
     throw new FieldError(field, `server '${name}': 'args' must be a list of strings`);
   }
-  if (cfg.type !== undefined && typeof cfg.type !== 'string') throw new FieldError(field, `server '${name}': 'type' must be a string`);
+  if (cfg.type !== undefined && typeof cfg.type !== 'string')
+    throw new FieldError(field, `server '${name}': 'type' must be a string`);
   return cfg;
 }
 
@@ -133,7 +169,10 @@ function mcpServers(data: Record<string, unknown>): AgentMcpServers | undefined 
     return { pick: null, inline };
   }
   if (!Array.isArray(v)) {
-    throw new FieldError(field, `must be a list of server names (or {name: config} items) or a mapping of server configs, got ${describeValue(v)}`);
+    throw new FieldError(
+      field,
+      `must be a list of server names (or {name: config} items) or a mapping of server configs, got ${describeValue(v)}`,
+    );
   }
   const pick: string[] = [];
   const inline: Record<string, McpServerConfig> = {};
@@ -143,7 +182,10 @@ function mcpServers(data: Record<string, unknown>): AgentMcpServers | undefined 
       const [name, cfg] = Object.entries(item)[0]!;
       inline[name] = serverConfig(field, name, cfg);
     } else {
-      throw new FieldError(field, `item ${i + 1} must be a server name or a one-key {name: config} mapping, got ${describeValue(item)}`);
+      throw new FieldError(
+        field,
+        `item ${i + 1} must be a server name or a one-key {name: config} mapping, got ${describeValue(item)}`,
+      );
     }
   });
   return { pick, inline };
@@ -161,7 +203,8 @@ function onStop(data: Record<string, unknown>): OnStopPrompt[] | undefined {
 function outputDir(data: Record<string, unknown>): string | undefined {
   const v = nonEmpty(data, 'outputDir');
   if (v === undefined) return undefined;
-  if (path.isAbsolute(v) || /^[A-Za-z]:[\\/]/.test(v)) throw new FieldError('outputDir', `must be a relative path (under .claude/), got ${describeValue(v)}`);
+  if (path.isAbsolute(v) || /^[A-Za-z]:[\\/]/.test(v))
+    throw new FieldError('outputDir', `must be a relative path (under .claude/), got ${describeValue(v)}`);
   const norm = path.posix.normalize(v.replace(/\\/g, '/')).replace(/\/+$/, '');
   if (norm === '..' || norm.startsWith('../') || norm === '.') {
     throw new FieldError('outputDir', `must name a directory inside .claude/, got ${describeValue(v)}`);
@@ -183,7 +226,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length]!;
@@ -203,7 +247,10 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
   const name = given ?? fileName;
   if (!NAME_RE.test(name)) {
     const what = given === undefined ? `the file name ${describeValue(name)} (no 'name:' given)` : describeValue(name);
-    throw new FieldError('name', `${what} is not usable as an agent type: use letters, digits, '_', '.', ':', '-', not starting with '-'`);
+    throw new FieldError(
+      'name',
+      `${what} is not usable as an agent type: use letters, digits, '_', '.', ':', '-', not starting with '-'`,
+    );
   }
   const model = nonEmpty(data, 'model');
   const def: AgentDefinition = {
@@ -225,7 +272,8 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
     permissionMode: oneOf(data, 'permissionMode', PERMISSION_MODES),
     onStop: onStop(data),
     // Claude Code's own spelling (`isolation: worktree`) means the same.
-    worktree: data.worktree === undefined ? (data.isolation === 'worktree' ? true : undefined) : bool(data, 'worktree', false),
+    worktree:
+      data.worktree === undefined ? (data.isolation === 'worktree' ? true : undefined) : bool(data, 'worktree', false),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

@@ -18,7 +18,9 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
 /** `~/.claude.json` (or `$CLAUDE_CONFIG_DIR/.claude.json`): user and local MCP servers, per-project state. */
 export function claudeJsonPath(env: NodeJS.ProcessEnv = process.env): string {
   const dir = env.CLAUDE_CONFIG_DIR;
-  return dir && dir.trim() !== '' ? path.join(path.resolve(dir), '.claude.json') : path.join(userHome(env), '.claude.json');
+  return dir && dir.trim() !== ''
+    ? path.join(path.resolve(dir), '.claude.json')
+    : path.join(userHome(env), '.claude.json');
 }
 
 export function userAgentsDir(env: NodeJS.ProcessEnv = process.env): string {

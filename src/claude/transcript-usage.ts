@@ -86,7 +86,8 @@ function advance(file: string, p: Progress): void {
         seen.add(u.id);
         p.recent.push(u.id);
       }
-      p.tokensIn += num(u.usage.input_tokens) + num(u.usage.cache_read_input_tokens) + num(u.usage.cache_creation_input_tokens);
+      p.tokensIn +=
+        num(u.usage.input_tokens) + num(u.usage.cache_read_input_tokens) + num(u.usage.cache_creation_input_tokens);
       p.tokensOut += num(u.usage.output_tokens);
     }
     p.recent = p.recent.slice(-RECENT_IDS);
@@ -131,7 +132,15 @@ export function transcriptUsage(files: Iterable<string>, cacheDir?: string): Tra
 }
 
 /** Entries Claude writes around a turn that say nothing about whether its reply is written. */
-const BOOKKEEPING = new Set(['queue-operation', 'attachment', 'file-history-snapshot', 'last-prompt', 'ai-title', 'mode', 'permission-mode']);
+const BOOKKEEPING = new Set([
+  'queue-operation',
+  'attachment',
+  'file-history-snapshot',
+  'last-prompt',
+  'ai-title',
+  'mode',
+  'permission-mode',
+]);
 
 /**
  * Whether the turn's reply is in the transcript yet: the last entry that is not bookkeeping is an

@@ -23,7 +23,12 @@ export function claudeTranscriptPath(cwd: string, claudeSessionId: string, env: 
   return path.join(claudeConfigDir(env), 'projects', claudeProjectSlug(cwd), `${claudeSessionId}.jsonl`);
 }
 
-export function transcriptExists(known: string | null | undefined, cwd: string, id: string, env: NodeJS.ProcessEnv): boolean {
+export function transcriptExists(
+  known: string | null | undefined,
+  cwd: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+): boolean {
   if (known && existsSync(known)) return true;
   return existsSync(claudeTranscriptPath(cwd, id, env));
 }

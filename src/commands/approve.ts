@@ -26,13 +26,20 @@ export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): P
       );
     }
     const reason = typeof ctx.flags.reason === 'string' ? ctx.flags.reason : undefined;
-    const r = await answerRequest(svc, s.id, { request: String(row.id), behavior, always, ...(reason ? { message: reason } : {}) });
+    const r = await answerRequest(svc, s.id, {
+      request: String(row.id),
+      behavior,
+      always,
+      ...(reason ? { message: reason } : {}),
+    });
     if (json) {
       ctx.stdout.write(`${JSON.stringify({ sessionId: s.id, behavior, always, ...r })}\n`);
     } else {
       const what = `${r.tool}${r.summary ? `: ${r.summary}` : ''}`;
       const verb = behavior === 'allow' ? (always && r.rule ? 'allowed always' : 'allowed') : 'denied';
-      ctx.stdout.write(`${verb} ${shortId(s.id)} request ${r.approvalId}: ${what}${reason && behavior === 'deny' ? ` (reason: ${reason})` : ''}\n`);
+      ctx.stdout.write(
+        `${verb} ${shortId(s.id)} request ${r.approvalId}: ${what}${reason && behavior === 'deny' ? ` (reason: ${reason})` : ''}\n`,
+      );
       if (r.pending > 0) ctx.stdout.write(`${r.pending} more request(s) of ${shortId(s.id)} pending\n`);
     }
     return 0;

@@ -5,5 +5,8 @@ import type { CommandSpec } from './types.js';
 export { closestName };
 
 export function closestCommand(name: string, commands: CommandSpec[]): string | undefined {
-  return closestName(name, commands.map((c) => c.name));
+  return closestName(
+    name,
+    commands.map((c) => c.name),
+  );
 }

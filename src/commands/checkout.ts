@@ -7,7 +7,12 @@ import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
   const home = klaudeHome(ctx.env);
-  const socket = await locateSupervisor({ home, cwd: ctx.cwd, env: ctx.env, instance: ctx.flags.instance as string | undefined });
+  const socket = await locateSupervisor({
+    home,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    instance: ctx.flags.instance as string | undefined,
+  });
   const timeoutSec = (ctx.flags.timeout as number | undefined) ?? undefined;
   const target = ctx.input[0];
   const res = await controlRequest(
@@ -24,7 +29,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   );
   if (ctx.flags.json) ctx.stdout.write(`${JSON.stringify(res)}\n`);
   else if ((res as { unchanged?: boolean }).unchanged) ctx.stdout.write(`already on ${shortId(res.sessionId)}\n`);
-  else ctx.stdout.write(`checked out ${shortId(res.sessionId)} (claude session ${res.claudeSessionId}, pid ${res.pid})\n`);
+  else
+    ctx.stdout.write(`checked out ${shortId(res.sessionId)} (claude session ${res.claudeSessionId}, pid ${res.pid})\n`);
   return 0;
 }
 

@@ -18,7 +18,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   if (ctx.flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ path: loaded.path, exists: loaded.exists, home, config: loaded.config, warnings: loaded.warnings }, null, 2)}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ path: loaded.path, exists: loaded.exists, home, config: loaded.config, warnings: loaded.warnings }, null, 2)}\n`,
+    );
     return 0;
   }
   ctx.stdout.write(`# ${loaded.path}${loaded.exists ? '' : ' (not present: all defaults)'}\n`);

@@ -34,12 +34,15 @@ export function statLines(files: DiffFile[]): string[] {
   });
   const add = files.reduce((n, f) => n + (f.added ?? 0), 0);
   const del = files.reduce((n, f) => n + (f.deleted ?? 0), 0);
-  lines.push(` ${files.length} file${files.length === 1 ? '' : 's'} changed, ${add} insertion${add === 1 ? '' : 's'}(+), ${del} deletion${del === 1 ? '' : 's'}(-)`);
+  lines.push(
+    ` ${files.length} file${files.length === 1 ? '' : 's'} changed, ${add} insertion${add === 1 ? '' : 's'}(+), ${del} deletion${del === 1 ? '' : 's'}(-)`,
+  );
   return lines;
 }
 
 export function diffHeading(d: SessionDiff, label: string): string {
-  if (d.kind === 'worktree') return `${label}: branch ${d.branch} against ${d.base.slice(0, 10)}, uncommitted work included (${d.top})${d.note ? ` — ${d.note}` : ''}`;
+  if (d.kind === 'worktree')
+    return `${label}: branch ${d.branch} against ${d.base.slice(0, 10)}, uncommitted work included (${d.top})${d.note ? ` — ${d.note}` : ''}`;
   return `${label}: ${d.note ?? 'shared tree'}`;
 }
 

@@ -18,12 +18,24 @@ export async function run(ctx: CommandContext): Promise<number> {
       return 0;
     }
     if (rows.length === 0) {
-      ctx.stdout.write(ctx.flags.all ? 'no klaude has run in this project\n' : 'no klaude running in this project (--all shows past ones)\n');
+      ctx.stdout.write(
+        ctx.flags.all
+          ? 'no klaude has run in this project\n'
+          : 'no klaude running in this project (--all shows past ones)\n',
+      );
       return 0;
     }
     const out = [['INSTANCE', 'STATUS', 'PID', 'MODE', 'STARTED', 'ROOT', 'SOCKET']];
     for (const i of rows) {
-      out.push([shortId(i.id), i.status, String(i.pid), i.mode, `${age(i.startedAt)} ago`, i.rootSessionId ? shortId(i.rootSessionId) : '-', i.status === 'running' ? i.socketPath : '-']);
+      out.push([
+        shortId(i.id),
+        i.status,
+        String(i.pid),
+        i.mode,
+        `${age(i.startedAt)} ago`,
+        i.rootSessionId ? shortId(i.rootSessionId) : '-',
+        i.status === 'running' ? i.socketPath : '-',
+      ]);
     }
     ctx.stdout.write(table(out));
     return 0;

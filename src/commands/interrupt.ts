@@ -29,7 +29,9 @@ export async function run(ctx: CommandContext): Promise<number> {
       }
     }
     if (failed.length > 0 && sent.length === 0 && failed.length === 1) throw failed[0]!.error;
-    const settled = sent.length ? await waitForAgents(svc, sent, { timeoutMs: SETTLE_MS }) : { finished: [], running: [], timedOut: false };
+    const settled = sent.length
+      ? await waitForAgents(svc, sent, { timeoutMs: SETTLE_MS })
+      : { finished: [], running: [], timedOut: false };
     if (ctx.flags.json === true) {
       ctx.stdout.write(
         `${JSON.stringify({
@@ -43,10 +45,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     } else {
       for (const s of settled.finished) ctx.stdout.write(`${shortId(s.id)} ${s.status}\n`);
       for (const s of settled.running) {
-        ctx.stdout.write(`${shortId(s.id)} interrupt sent; still ${s.status} (it goes on with queued messages, or is slow to stop)\n`);
+        ctx.stdout.write(
+          `${shortId(s.id)} interrupt sent; still ${s.status} (it goes on with queued messages, or is slow to stop)\n`,
+        );
       }
       for (const f of failed) {
-        ctx.stderr.write(`klaude: ${f.error.message} [${f.error.code}]${f.error.hint ? ` — hint: ${f.error.hint}` : ''}\n`);
+        ctx.stderr.write(
+          `klaude: ${f.error.message} [${f.error.code}]${f.error.hint ? ` — hint: ${f.error.hint}` : ''}\n`,
+        );
       }
     }
     return failed.length > 0 ? 1 : 0;

@@ -57,7 +57,12 @@ export async function runTimeline(r: TimelineRun): Promise<'done' | 'aborted' | 
   const stop = (): void => inner.abort();
   r.signal.addEventListener('abort', stop, { once: true });
   try {
-    followTranscripts({ history, list: currentTranscripts(r.home, r.session), onEvent: (e) => r.write(e, null), signal: inner.signal });
+    followTranscripts({
+      history,
+      list: currentTranscripts(r.home, r.session),
+      onEvent: (e) => r.write(e, null),
+      signal: inner.signal,
+    });
     const end = await followLog(r.log, {
       fromOffset: logEnd,
       untilDone: r.session.type !== 'tui',

@@ -56,7 +56,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
   const timestamps = config['stream.timestamp'];
-  const printer = createStreamPrinter(createFormatter({ ...formatOptionsFor(ctx.stdout, ctx.env, { timestamps }), sessionId: shortId(session.id) }));
+  const printer = createStreamPrinter(
+    createFormatter({ ...formatOptionsFor(ctx.stdout, ctx.env, { timestamps }), sessionId: shortId(session.id) }),
+  );
   const out = (s: string): void => void ctx.stdout.write(s);
   const write = (event: AgentEvent, line: string | null): void => {
     if (raw) {
@@ -78,7 +80,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     if (!info.ended && isTerminal(session.status)) info.status = session.status;
     if (info.costUsd === null && session.costUsd !== null) info.costUsd = session.costUsd;
     if (events.length === 0 && !isTerminal(session.status)) info.status = session.status;
-    ctx.stdout.write(formatSummary(info, { label: `${session.type} ${shortId(session.id)}`, moreHint: `klaude logs ${shortId(session.id)}` }));
+    ctx.stdout.write(
+      formatSummary(info, {
+        label: `${session.type} ${shortId(session.id)}`,
+        moreHint: `klaude logs ${shortId(session.id)}`,
+      }),
+    );
     return 0;
   }
 
@@ -91,7 +98,16 @@ export async function run(ctx: CommandContext): Promise<number> {
     process.once('SIGTERM', onSignal);
     try {
       const { runTimeline } = await import('./logs-timeline.js');
-      const how = await runTimeline({ home, session, log: file, transcripts, write, ...(n !== undefined ? { n } : {}), follow: live, signal: abort.signal });
+      const how = await runTimeline({
+        home,
+        session,
+        log: file,
+        transcripts,
+        write,
+        ...(n !== undefined ? { n } : {}),
+        follow: live,
+        signal: abort.signal,
+      });
       closeLine();
       if (how === 'aborted') {
         ctx.stderr.write(`stopped following (klaude logs -f ${shortId(session.id)} to follow again)\n`);
@@ -141,7 +157,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     });
     closeLine();
     if (end.reason === 'aborted') {
-      ctx.stderr.write(`stopped following; the agent keeps running (klaude logs -f ${shortId(session.id)} to follow again)\n`);
+      ctx.stderr.write(
+        `stopped following; the agent keeps running (klaude logs -f ${shortId(session.id)} to follow again)\n`,
+      );
       return 130;
     }
     return 0;
@@ -156,7 +174,11 @@ export async function run(ctx: CommandContext): Promise<number> {
  * of the project has died (as `sessions` does): reading a log should not cost a migration check
  * and a reconcile. Otherwise the full client, and reconcile first, so a dead agent reads as ended.
  */
-async function sessionToRead(home: string, hash: string, input: string): Promise<{ session: SessionRow; transcripts: string[] }> {
+async function sessionToRead(
+  home: string,
+  hash: string,
+  input: string,
+): Promise<{ session: SessionRow; transcripts: string[] }> {
   const fast = openFastDb(home);
   if (fast && !hasDeadProcesses(fast, hash)) {
     try {
@@ -167,7 +189,10 @@ async function sessionToRead(home: string, hash: string, input: string): Promise
     }
   }
   fast?.close();
-  const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../recovery/reconcile.js')]);
+  const [{ openDb }, { reconcile }] = await Promise.all([
+    import('../db/client.js'),
+    import('../recovery/reconcile.js'),
+  ]);
   const db = openDb(home);
   try {
     reconcile(db, { projectId: hash });

@@ -15,9 +15,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       return 0;
     }
     const into = r.into ?? 'HEAD (detached)';
-    if (r.committedWork) ctx.stdout.write(`committed the uncommitted work of ${s.type} ${shortId(s.id)} on ${r.branch} first\n`);
+    if (r.committedWork)
+      ctx.stdout.write(`committed the uncommitted work of ${s.type} ${shortId(s.id)} on ${r.branch} first\n`);
     if (r.result === 'up-to-date') ctx.stdout.write(`${r.branch} has nothing ${into} lacks: already merged\n`);
-    else ctx.stdout.write(`merged ${r.branch} into ${into} (${r.files.length} file${r.files.length === 1 ? '' : 's'}: ${r.files.slice(0, 8).join(', ')}${r.files.length > 8 ? ', …' : ''})\n`);
+    else
+      ctx.stdout.write(
+        `merged ${r.branch} into ${into} (${r.files.length} file${r.files.length === 1 ? '' : 's'}: ${r.files.slice(0, 8).join(', ')}${r.files.length > 8 ? ', …' : ''})\n`,
+      );
     ctx.stdout.write(`klaude worktree prune removes its worktree once you are done with it\n`);
     return 0;
   } finally {

@@ -34,7 +34,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     const d = await deliverMessage(svc, s.id, prompt);
     const short = shortId(s.id);
     if (ctx.flags.json === true) {
-      ctx.stdout.write(`${JSON.stringify({ sessionId: s.id, shortId: short, delivered: d.delivered, pid: d.pid, nativeSessionId: d.nativeSessionId })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ sessionId: s.id, shortId: short, delivered: d.delivered, pid: d.pid, nativeSessionId: d.nativeSessionId })}\n`,
+      );
     } else if (d.delivered === 'stdin') {
       ctx.stdout.write(`sent to ${short} (running): it gets the message when its current turn ends\n`);
     } else if (d.delivered === 'queued') {
@@ -47,7 +49,9 @@ export async function run(ctx: CommandContext): Promise<number> {
       // CLIs without streaming input get every message this way: say so.
       const streaming = (await getAdapter(s.runtime)).supportsStreamingInput;
       const how = streaming ? '' : ` in a new ${s.runtime} process (it takes no input while it runs)`;
-      ctx.stdout.write(`${short} had stopped (${d.previousStatus ?? before.status}): resumed ${conv}${how} with your message\n`);
+      ctx.stdout.write(
+        `${short} had stopped (${d.previousStatus ?? before.status}): resumed ${conv}${how} with your message\n`,
+      );
     }
     if (ctx.flags.wait !== true) {
       if (ctx.flags.json !== true) ctx.stdout.write(`${detachedHint([s])}\n`);
@@ -57,7 +61,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     const seconds = timeout ?? svc.config['wait.timeoutSeconds'];
     const timer = setTimeout(() => detacher.detach('timeout'), seconds * 1000);
     try {
-      const [r] = await followAgents(svc, [{ session: s, offset: d.logOffset ?? offset }], ctx.stdout, { signal: detacher.signal });
+      const [r] = await followAgents(svc, [{ session: s, offset: d.logOffset ?? offset }], ctx.stdout, {
+        signal: detacher.signal,
+      });
       if (r && r.info) return r.info.status === 'done' ? 0 : 1;
       if (detacher.reason === 'timeout') {
         throw new KlaudeError('E_TIMEOUT', `no reply from ${short} within ${seconds}s (it is still working)`, {
@@ -74,4 +80,3 @@ export async function run(ctx: CommandContext): Promise<number> {
     svc.db.close();
   }
 }
-

@@ -13,11 +13,15 @@ export const APPROVAL_COMMANDS: CommandSpec[] = [
       'it waits ("needs you" in `klaude sessions` and the dashboard) until someone answers.',
       '--always also adds the rule claude suggests (e.g. Bash(npm test)) to .claude/settings.local.json',
       "in the agent's directory (said before it is written), so the same call is not asked again.",
-      'From Claude\'s Bash tool this is refused unless config agents.approvals is `parent`.',
+      "From Claude's Bash tool this is refused unless config agents.approvals is `parent`.",
     ].join('\n'),
     flags: {
       always: { type: 'boolean', description: 'allow, and add the suggested rule to .claude/settings.local.json' },
-      request: { type: 'string', valueName: 'n', description: 'answer this request (its number, or a prefix of its request id) instead of the oldest' },
+      request: {
+        type: 'string',
+        valueName: 'n',
+        description: 'answer this request (its number, or a prefix of its request id) instead of the oldest',
+      },
       json: JSON_FLAG,
     },
     minArgs: 1,
@@ -31,11 +35,19 @@ export const APPROVAL_COMMANDS: CommandSpec[] = [
     usage: 'klaude deny <id> [--reason "<text>"] [--request <n>] [--json]',
     description: [
       'The tool call is not run; the agent is told it was denied (with --reason, why) and carries on.',
-      'From Claude\'s Bash tool this is refused unless config agents.approvals is `parent`.',
+      "From Claude's Bash tool this is refused unless config agents.approvals is `parent`.",
     ].join('\n'),
     flags: {
-      reason: { type: 'string', valueName: 'text', description: 'tell the agent why (it sees this text as the tool result)' },
-      request: { type: 'string', valueName: 'n', description: 'answer this request (its number, or a prefix of its request id) instead of the oldest' },
+      reason: {
+        type: 'string',
+        valueName: 'text',
+        description: 'tell the agent why (it sees this text as the tool result)',
+      },
+      request: {
+        type: 'string',
+        valueName: 'n',
+        description: 'answer this request (its number, or a prefix of its request id) instead of the oldest',
+      },
       json: JSON_FLAG,
     },
     minArgs: 1,

@@ -18,7 +18,10 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     ].join('\n'),
     flags: {
       stat: { type: 'boolean', description: 'only the changed files with added/deleted line counts' },
-      json: { ...JSON_FLAG, description: 'print {kind, approximate, base, branch, files:[{path,status,added,deleted}], patch}' },
+      json: {
+        ...JSON_FLAG,
+        description: 'print {kind, approximate, base, branch, files:[{path,status,added,deleted}], patch}',
+      },
     },
     minArgs: 1,
     maxArgs: 1,
@@ -30,7 +33,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     summary: "merge a --worktree agent's branch into your current branch",
     usage: 'klaude merge <id> [--json]',
     description: [
-      "Commits what the agent left uncommitted in its worktree on its branch first (and says so), then",
+      'Commits what the agent left uncommitted in its worktree on its branch first (and says so), then',
       'merges the branch into the branch checked out where you run it. Refuses, changing nothing, when your',
       'tree has uncommitted changes (E_DIRTY_TREE) or the merge would conflict (E_MERGE_CONFLICT: checked',
       'first with git merge-tree, so there is never a half-merge to clean up). Needs git 2.38 or newer.',

@@ -33,8 +33,15 @@ export const COMMANDS: CommandSpec[] = [
       '  (klaude picks the session; use --resume-last, --resume <id> or checkout); --bare and --safe-mode\n  are refused too: they switch off the hooks klaude keeps its records with.',
     ].join('\n'),
     flags: {
-      resumeLast: { type: 'boolean', description: 'resume the newest root session of this project instead of starting fresh' },
-      resume: { type: 'string', valueName: 'id', description: 'resume this session (klaude id, prefix/suffix, or Claude id)' },
+      resumeLast: {
+        type: 'boolean',
+        description: 'resume the newest root session of this project instead of starting fresh',
+      },
+      resume: {
+        type: 'string',
+        valueName: 'id',
+        description: 'resume this session (klaude id, prefix/suffix, or Claude id)',
+      },
       continue: { type: 'boolean', shortFlag: 'c', description: "same as --resume-last (claude's spelling)" },
     },
     examples: ['klaude', 'klaude -- --model sonnet', 'klaude --resume-last'],
@@ -64,8 +71,15 @@ export const COMMANDS: CommandSpec[] = [
     description:
       "Stops the foreground claude and resumes the target's Claude session in its place.\nThe id may be a klaude id, a unique prefix/suffix (4+ chars), or a Claude session id.\nA running agent is not stopped: checkout refuses (E_SESSION_BUSY) unless --force; `klaude wait <id>` first.",
     flags: {
-      force: { type: 'boolean', description: "check out a running agent anyway, stopping its current run (its turn ends interrupted)" },
-      timeout: { type: 'number', valueName: 'seconds', description: "how long to wait for a starting target's Claude session (default switch.targetTimeoutSeconds)" },
+      force: {
+        type: 'boolean',
+        description: 'check out a running agent anyway, stopping its current run (its turn ends interrupted)',
+      },
+      timeout: {
+        type: 'number',
+        valueName: 'seconds',
+        description: "how long to wait for a starting target's Claude session (default switch.targetTimeoutSeconds)",
+      },
       instance: INSTANCE_FLAG,
       json: JSON_FLAG,
     },
@@ -75,7 +89,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'talk',
-    summary: "talk to a session in a PTY that keeps running in the background (Ctrl-] detaches)",
+    summary: 'talk to a session in a PTY that keeps running in the background (Ctrl-] detaches)',
     usage: 'klaude talk <id> [--view]',
     description: [
       "Opens the session's interactive CLI (`claude --resume <its conversation>`, or its runtime's own)",
@@ -98,14 +112,15 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
-    usage: 'klaude start <type> "<prompt>" [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--json]',
+    usage:
+      'klaude start <type> "<prompt>" [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
       "own process, which survives this command, the supervisor and Claude's Bash-tool timeout.",
       '<type> names an agent definition (.claude/agents/<type>.md); `general` is a plain agent.',
       'count (1-20) starts that many agents with the same prompt.',
-      'Attached (default): prints the agent\'s text and one line per tool call as they happen, then a',
+      "Attached (default): prints the agent's text and one line per tool call as they happen, then a",
       'summary (status, files edited/created, final text, cost); exit 0 when done, 1 when it failed or was',
       'interrupted. Ctrl-C (or the Bash tool timing out) only detaches: the agent keeps running; follow it',
       'with `klaude logs -f <id>`, collect it with `klaude wait <id>`.',
@@ -119,21 +134,44 @@ export const COMMANDS: CommandSpec[] = [
       'its branch into your current branch, `klaude worktree prune` removes finished worktrees.',
     ].join('\n'),
     flags: {
-      detach: { type: 'boolean', shortFlag: 'd', description: 'print the new id(s) and return at once; the agent runs on' },
+      detach: {
+        type: 'boolean',
+        shortFlag: 'd',
+        description: 'print the new id(s) and return at once; the agent runs on',
+      },
       checkout: {
         type: 'boolean',
         shortFlag: 'c',
-        description: "switch the foreground Claude into the new agent's conversation when its first turn ends (needs a running klaude; implies -d)",
+        description:
+          "switch the foreground Claude into the new agent's conversation when its first turn ends (needs a running klaude; implies -d)",
       },
-      now: { type: 'boolean', description: 'with -c: switch as soon as the conversation has begun, stopping the first turn (the foreground continues it)' },
-      share: { type: 'boolean', shortFlag: 's', description: 'append your recent conversation to the prompt (see above)' },
+      now: {
+        type: 'boolean',
+        description:
+          'with -c: switch as soon as the conversation has begun, stopping the first turn (the foreground continues it)',
+      },
+      share: {
+        type: 'boolean',
+        shortFlag: 's',
+        description: 'append your recent conversation to the prompt (see above)',
+      },
       worktree: {
         type: 'boolean',
         shortFlag: 'w',
-        description: 'run each agent in a git worktree of its own (see above; also `worktree: true` in the definition, or config agents.worktree)',
+        description:
+          'run each agent in a git worktree of its own (see above; also `worktree: true` in the definition, or config agents.worktree)',
       },
-      runtime: { type: 'string', valueName: 'name', description: "CLI that runs the agent: claude, codex, gemini, opencode or cursor (default: the definition's runtime, else the model's (gpt-*/o3/codex* → codex, gemini-* → gemini, provider/model → opencode), else config agents.defaultRuntime)" },
-      model: { type: 'string', valueName: 'name', description: "model for the agent (default: the definition's model, else config agents.model)" },
+      runtime: {
+        type: 'string',
+        valueName: 'name',
+        description:
+          "CLI that runs the agent: claude, codex, gemini, opencode or cursor (default: the definition's runtime, else the model's (gpt-*/o3/codex* → codex, gemini-* → gemini, provider/model → opencode), else config agents.defaultRuntime)",
+      },
+      model: {
+        type: 'string',
+        valueName: 'name',
+        description: "model for the agent (default: the definition's model, else config agents.model)",
+      },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },
     },
@@ -154,12 +192,17 @@ export const COMMANDS: CommandSpec[] = [
     usage: 'klaude message <id> "<prompt>" [-w] [--timeout <seconds>] [--json]',
     description: [
       'A running agent gets the message after its current turn. An agent that has finished is resumed:',
-      "a new run continues its own Claude session (it sees the earlier turns). The output says which.",
+      'a new run continues its own Claude session (it sees the earlier turns). The output says which.',
       '-w then follows the reply live and ends with the summary, like an attached start.',
     ].join('\n'),
     flags: {
       wait: { type: 'boolean', shortFlag: 'w', description: 'follow the reply and print it, then the summary' },
-      timeout: { type: 'number', valueName: 'seconds', description: 'with -w: stop following after this long (default config wait.timeoutSeconds); the agent keeps running' },
+      timeout: {
+        type: 'number',
+        valueName: 'seconds',
+        description:
+          'with -w: stop following after this long (default config wait.timeoutSeconds); the agent keeps running',
+      },
       json: JSON_FLAG,
     },
     minArgs: 2,
@@ -171,7 +214,8 @@ export const COMMANDS: CommandSpec[] = [
     name: 'interrupt',
     summary: "stop the current turn of running agent(s); they end 'interrupted' and can be messaged again",
     usage: 'klaude interrupt <id…> [--json]',
-    description: "Fails with E_AGENT_NOT_RUNNING for an agent that is not running a turn. A queued agent (run limit) is cancelled: it ends 'cancelled' without ever running.",
+    description:
+      "Fails with E_AGENT_NOT_RUNNING for an agent that is not running a turn. A queued agent (run limit) is cancelled: it ends 'cancelled' without ever running.",
     flags: { json: JSON_FLAG },
     minArgs: 1,
     examples: ['klaude interrupt 7XQ2', 'klaude interrupt 7XQ2 9KD1'],
@@ -231,12 +275,12 @@ export const COMMANDS: CommandSpec[] = [
       '  mcpServers (list: exactly these servers, by name or {name: config};',
       '              map {name: config}: servers added to the inherited ones),',
       '  inheritProjectMcps (default true: MCP servers of the local > project > user scopes),',
-      '  inheritParentMcps (default false: the parent session\'s servers),',
+      "  inheritParentMcps (default false: the parent session's servers),",
       '  outputDir (final text saved under .claude/<outputDir>/), color, permissionMode,',
-      '  worktree (true: run in a git worktree of its own, as `klaude start --worktree`; Claude Code\'s',
+      "  worktree (true: run in a git worktree of its own, as `klaude start --worktree`; Claude Code's",
       '            `isolation: worktree` means the same).',
       '  onStop (list of {prompt, artifact}: asked when its work ends, answers kept; adds to agents.onStop).',
-      'The markdown body is appended to Claude Code\'s system prompt.',
+      "The markdown body is appended to Claude Code's system prompt.",
       'Bad files are listed on stderr with path, line and problem; the exit code stays 0.',
     ].join('\n'),
     flags: { json: JSON_FLAG },
@@ -268,7 +312,11 @@ export const COMMANDS: CommandSpec[] = [
       'Sessions that ended over 7 days ago and archived ones are hidden unless --all.',
     ].join('\n'),
     flags: {
-      verbose: { type: 'boolean', shortFlag: 'v', description: 'add a line per session: Claude/native id, model, pid, cost, log path' },
+      verbose: {
+        type: 'boolean',
+        shortFlag: 'v',
+        description: 'add a line per session: Claude/native id, model, pid, cost, log path',
+      },
       all: { type: 'boolean', description: 'include archived sessions and ones that ended long ago' },
       json: JSON_FLAG,
     },
@@ -287,9 +335,18 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     flags: {
       follow: { type: 'boolean', shortFlag: 'f', description: 'follow the log live until the agent is done' },
-      summary: { type: 'boolean', shortFlag: 's', description: 'only the completion summary: status, files edited/created, final text, cost' },
+      summary: {
+        type: 'boolean',
+        shortFlag: 's',
+        description: 'only the completion summary: status, files edited/created, final text, cost',
+      },
       raw: { type: 'boolean', description: 'the NDJSON event lines as written' },
-      lines: { type: 'number', shortFlag: 'n', valueName: 'N', description: 'only the last N events (read from the end of the file)' },
+      lines: {
+        type: 'number',
+        shortFlag: 'n',
+        valueName: 'N',
+        description: 'only the last N events (read from the end of the file)',
+      },
     },
     minArgs: 1,
     maxArgs: 1,
@@ -299,7 +356,7 @@ export const COMMANDS: CommandSpec[] = [
   ...REVIEW_COMMANDS,
   {
     name: 'read',
-    summary: 'the same as `klaude logs` (the design notes\' name), -t/--tail = -f',
+    summary: "the same as `klaude logs` (the design notes' name), -t/--tail = -f",
     usage: 'klaude read <id> [-t|-f] [-s] [--raw] [-n <N>]',
     description: [
       'Assistant text as is, one line per tool call (→ Bash: npm test), results folded (✓ 12 lines),',
@@ -309,9 +366,18 @@ export const COMMANDS: CommandSpec[] = [
     flags: {
       follow: { type: 'boolean', shortFlag: 'f', description: 'follow the log live until the agent is done' },
       tail: { type: 'boolean', shortFlag: 't', description: 'the same as -f' },
-      summary: { type: 'boolean', shortFlag: 's', description: 'only the completion summary: status, files edited/created, final text, cost' },
+      summary: {
+        type: 'boolean',
+        shortFlag: 's',
+        description: 'only the completion summary: status, files edited/created, final text, cost',
+      },
       raw: { type: 'boolean', description: 'the NDJSON event lines as written' },
-      lines: { type: 'number', shortFlag: 'n', valueName: 'N', description: 'only the last N events (read from the end of the file)' },
+      lines: {
+        type: 'number',
+        shortFlag: 'n',
+        valueName: 'N',
+        description: 'only the last N events (read from the end of the file)',
+      },
     },
     minArgs: 1,
     maxArgs: 1,
@@ -330,7 +396,11 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     flags: {
       once: { type: 'boolean', description: 'print what is pending and exit' },
-      filter: { type: 'string', valueName: 're', description: 'only updates matching this regular expression (case-insensitive); others stay pending' },
+      filter: {
+        type: 'string',
+        valueName: 're',
+        description: 'only updates matching this regular expression (case-insensitive); others stay pending',
+      },
       json: JSON_FLAG,
     },
     examples: ['klaude watch --once', 'klaude watch 7XQ2', 'klaude watch --filter "tests? (pass|fail)"'],
@@ -340,7 +410,8 @@ export const COMMANDS: CommandSpec[] = [
     name: 'hook',
     summary: 'record a Claude Code hook event (injected by klaude; payload JSON on stdin)',
     usage: 'klaude hook <session-start|session-end|user-prompt-submit|stop|notification|post-tool-use>',
-    description: 'Outside klaude (no KLAUDE_SESSION_ID) it does nothing. It never fails Claude: errors go to the klaude log.',
+    description:
+      'Outside klaude (no KLAUDE_SESSION_ID) it does nothing. It never fails Claude: errors go to the klaude log.',
     flags: {},
     plumbing: true,
     minArgs: 1,

@@ -9,7 +9,13 @@ import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.j
 import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
 import { pendingApprovalsOf, type ApprovalRow } from '../db/repos/approvals.js';
-import { hasDeadProcesses, listSessionRows, liveProcessesOfProject, type LiveProcesses, type SessionListRow } from '../db/repos/listing.js';
+import {
+  hasDeadProcesses,
+  listSessionRows,
+  liveProcessesOfProject,
+  type LiveProcesses,
+  type SessionListRow,
+} from '../db/repos/listing.js';
 import { age, elapsed } from '../lib/format.js';
 import { artifactMaps } from '../db/repos/artifacts.js';
 import { formatCost, truncate } from '../logs/format.js';
@@ -43,12 +49,19 @@ export interface SessionJson extends SessionListRow {
   children: SessionJson[];
 }
 
-async function openForListing(ctx: CommandContext, home: string, hash: string): Promise<{ db: HasSqlite & { close(): void } }> {
+async function openForListing(
+  ctx: CommandContext,
+  home: string,
+  hash: string,
+): Promise<{ db: HasSqlite & { close(): void } }> {
   const fast = openFastDb(home);
   if (fast && !hasDeadProcesses(fast, hash)) return { db: fast };
   fast?.close();
   // Missing or old DB, or a process died: the full client migrates and reconcile marks the dead.
-  const [{ openDb }, { reconcile }] = await Promise.all([import('../db/client.js'), import('../recovery/reconcile.js')]);
+  const [{ openDb }, { reconcile }] = await Promise.all([
+    import('../db/client.js'),
+    import('../recovery/reconcile.js'),
+  ]);
   const db = openDb(home);
   try {
     const { sessionsEnded, lostProcesses } = reconcile(db, { projectId: hash });
@@ -59,7 +72,16 @@ async function openForListing(ctx: CommandContext, home: string, hash: string): 
         import('../config/config.js'),
         import('../claude/shim.js'),
       ]);
-      const svc = { home, config: loadConfig(home).config, db, projectRoot: projectRoot(ctx.cwd), projectHash: hash, env: ctx.env, inv: currentInvocation(), instanceId: null };
+      const svc = {
+        home,
+        config: loadConfig(home).config,
+        db,
+        projectRoot: projectRoot(ctx.cwd),
+        projectHash: hash,
+        env: ctx.env,
+        inv: currentInvocation(),
+        instanceId: null,
+      };
       await recoverAfterReconcile(svc, sessionsEnded);
     }
   } catch (e) {
@@ -87,7 +109,10 @@ function message(r: SessionListRow): string {
  * What a session is doing: a running one's elapsed time and activity ("1m12s Bash: npm test"),
  * a failed one's reason (or an idle one's, when its last interactive turn failed). Empty otherwise.
  */
-export function activityCell(r: Pick<SessionListRow, 'status' | 'activity' | 'runStartedAt' | 'updatedAt' | 'error'>, now: number): string {
+export function activityCell(
+  r: Pick<SessionListRow, 'status' | 'activity' | 'runStartedAt' | 'updatedAt' | 'error'>,
+  now: number,
+): string {
   if (r.status === 'failed') return truncate(oneLine(r.error) || 'failed', 60);
   if (r.status === 'idle' && r.error) return truncate(`✗ ${oneLine(r.error)}`, 60);
   if (r.status !== 'running' && r.status !== 'waiting') return '';
@@ -117,7 +142,11 @@ const approvalJson = (a: ApprovalRow): ApprovalJson => ({
   createdAt: a.createdAt,
 });
 
-function toJson(n: TreeNode<SessionListRow>, approvals: Map<string, ApprovalRow[]>, artifacts: Map<string, Record<string, string>>): SessionJson {
+function toJson(
+  n: TreeNode<SessionListRow>,
+  approvals: Map<string, ApprovalRow[]>,
+  artifacts: Map<string, Record<string, string>>,
+): SessionJson {
   const mine = approvals.get(n.item.id) ?? [];
   // The row itself gets the added fields (it is this listing's own, fresh from the query): copying
   // a thousand rows of thirty fields each was a tenth of `sessions --json`. Same keys, same order.
@@ -136,7 +165,8 @@ function toJson(n: TreeNode<SessionListRow>, approvals: Map<string, ApprovalRow[
  */
 function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
   let cell = r.status === 'queued' && r.queuePosition ? `queued #${r.queuePosition}` : r.status;
-  if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending')) cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
+  if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
+    cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
   if (p?.pty) return `${cell} · pty`;
   if (p?.claude && r.type !== 'tui') return `${cell} · open`;
   return cell;
@@ -154,10 +184,21 @@ export async function run(ctx: CommandContext): Promise<number> {
   let live: Map<string, LiveProcesses>;
   let artifacts = new Map<string, Record<string, string>>();
   try {
-    rows = listSessionRows(db, { projectId: hash, includeArchived: all, detail: verbose || ctx.flags.json ? 'full' : 'brief' });
-    approvals = pendingApprovalsOf(db, rows.filter((r) => r.status === 'waiting').map((r) => r.id));
+    rows = listSessionRows(db, {
+      projectId: hash,
+      includeArchived: all,
+      detail: verbose || ctx.flags.json ? 'full' : 'brief',
+    });
+    approvals = pendingApprovalsOf(
+      db,
+      rows.filter((r) => r.status === 'waiting').map((r) => r.id),
+    );
     live = liveProcessesOfProject(db, hash);
-    if (ctx.flags.json) artifacts = artifactMaps(db, rows.map((r) => r.id));
+    if (ctx.flags.json)
+      artifacts = artifactMaps(
+        db,
+        rows.map((r) => r.id),
+      );
   } finally {
     db.close();
   }
@@ -174,10 +215,19 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { dropped } = pruned;
 
   if (ctx.flags.json) {
-    ctx.stdout.write(`${JSON.stringify(roots.map((n) => toJson(n, approvals, artifacts)), null, 2)}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify(
+        roots.map((n) => toJson(n, approvals, artifacts)),
+        null,
+        2,
+      )}\n`,
+    );
     return 0;
   }
-  const hidden = dropped > 0 ? `${dropped} session${dropped === 1 ? '' : 's'} ended over 7 days ago hidden (--all shows them)\n` : '';
+  const hidden =
+    dropped > 0
+      ? `${dropped} session${dropped === 1 ? '' : 's'} ended over 7 days ago hidden (--all shows them)\n`
+      : '';
   if (roots.length === 0) {
     ctx.stdout.write(`${hidden}no sessions in this project${all || hidden ? '' : ' (--all includes archived ones)'}\n`);
     return 0;
@@ -187,8 +237,18 @@ export async function run(ctx: CommandContext): Promise<number> {
   const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'FIRST → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
     const asks = approvals.get(r.id)?.[0];
-    const what = asks ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})` : message(r);
-    out.push([`${prefix}${shortId(r.id)}`, statusCell(r, live.get(r.id)), r.type, r.runtime, age(r.createdAt, now), activityCell(r, now), what]);
+    const what = asks
+      ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})`
+      : message(r);
+    out.push([
+      `${prefix}${shortId(r.id)}`,
+      statusCell(r, live.get(r.id)),
+      r.type,
+      r.runtime,
+      age(r.createdAt, now),
+      activityCell(r, now),
+      what,
+    ]);
   }
   const rendered = renderRows(out);
   const lines: string[] = [rendered[0]!];

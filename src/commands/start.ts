@@ -31,7 +31,8 @@ const isUnsupported = (e: KlaudeError): boolean => e.code === 'E_BAD_REQUEST' &&
 function parseCount(arg: string | undefined): number {
   if (arg === undefined) return 1;
   const n = Number(arg);
-  if (!/^\d+$/.test(arg) || n < 1 || n > MAX_COUNT) throw usageError(`count must be a whole number from 1 to ${MAX_COUNT} (got '${arg}')`);
+  if (!/^\d+$/.test(arg) || n < 1 || n > MAX_COUNT)
+    throw usageError(`count must be a whole number from 1 to ${MAX_COUNT} (got '${arg}')`);
   return n;
 }
 
@@ -46,21 +47,34 @@ function verifyStarted(svc: AgentServices, ids: string[], via: string): SessionR
   if (ids.length === 0 || missing.length) {
     throw new KlaudeError(
       'E_DB',
-      ids.length === 0 ? 'no agent was started' : `agent ${missing.join(' ')} was started ${via} but is not in ${svc.db.path}`,
-      { hint: via === 'supervisor' ? 'the running klaude uses another (or a deleted) database: restart it, then start again' : 'check `klaude logs` and try again' },
+      ids.length === 0
+        ? 'no agent was started'
+        : `agent ${missing.join(' ')} was started ${via} but is not in ${svc.db.path}`,
+      {
+        hint:
+          via === 'supervisor'
+            ? 'the running klaude uses another (or a deleted) database: restart it, then start again'
+            : 'check `klaude logs` and try again',
+      },
     );
   }
   const sessions = rows.map((r) => r.row!);
   const failed = sessions.filter((s) => s.status === 'failed');
   if (failed.length) {
-    throw new KlaudeError('E_IO', `agent ${failed.map((s) => shortId(s.id)).join(' ')} failed to start`, { hint: `klaude logs ${shortId(failed[0]!.id)}` });
+    throw new KlaudeError('E_IO', `agent ${failed.map((s) => shortId(s.id)).join(' ')} failed to start`, {
+      hint: `klaude logs ${shortId(failed[0]!.id)}`,
+    });
   }
   return sessions;
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
   const [type, prompt, countArg] = ctx.input as [string, string, string | undefined];
-  if (!/^[\w.-]+$/.test(type)) throw usageError(`'${type}' is not an agent type name`, 'klaude start <type> "<prompt>" — `klaude agents` lists types');
+  if (!/^[\w.-]+$/.test(type))
+    throw usageError(
+      `'${type}' is not an agent type name`,
+      'klaude start <type> "<prompt>" — `klaude agents` lists types',
+    );
   const count = parseCount(countArg);
   const checkout = ctx.flags.checkout === true;
   const json = ctx.flags.json === true;
@@ -138,7 +152,10 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     for (const s of sessions) {
       const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
-      const wait = pos > 0 ? `: queued #${pos}, starts when a run slot frees (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
+      const wait =
+        pos > 0
+          ? `: queued #${pos}, starts when a run slot frees (\`klaude interrupt ${shortId(s.id)}\` cancels it)`
+          : '';
       const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
       ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
     }
@@ -158,10 +175,17 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
     const detacher = detachOnSignals();
     try {
-      const results = await followAgents(svc, sessions.map((s) => ({ session: s })), ctx.stdout, { signal: detacher.signal });
+      const results = await followAgents(
+        svc,
+        sessions.map((s) => ({ session: s })),
+        ctx.stdout,
+        { signal: detacher.signal },
+      );
       if (detacher.signal.aborted) {
         const running = results.filter((r) => r.info === null).map((r) => r.session);
-        ctx.stdout.write(`\ndetached (${detacher.reason}); ${running.map((s) => shortId(s.id)).join(' ') || shorts} keep${running.length === 1 ? 's' : ''} running.\n${detachedHint(running.length ? running : sessions)}\n`);
+        ctx.stdout.write(
+          `\ndetached (${detacher.reason}); ${running.map((s) => shortId(s.id)).join(' ') || shorts} keep${running.length === 1 ? 's' : ''} running.\n${detachedHint(running.length ? running : sessions)}\n`,
+        );
         return 0;
       }
       return results.every((r) => r.info?.status === 'done') ? 0 : 1;

@@ -14,7 +14,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const root = projectRoot(ctx.cwd);
   const live = await findLiveSupervisors(home, projectHash(root), { env: ctx.env });
   const statuses = (
-    await Promise.all(live.map((l) => controlRequest(l.socketPath, 'status', {}, { timeoutMs: 2000 }).catch(() => null)))
+    await Promise.all(
+      live.map((l) => controlRequest(l.socketPath, 'status', {}, { timeoutMs: 2000 }).catch(() => null)),
+    )
   ).filter((s): s is StatusResult => s !== null);
   if (ctx.flags.json) {
     ctx.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
@@ -53,7 +55,10 @@ function pendingOf(home: string, hash: string): string {
     db.close();
   }
   if (rows.length === 0) return '';
-  const lines = rows.map((r) => `  ${shortId(r.sessionId)} request ${r.id}  ${r.toolName}: ${r.summary}  (klaude approve|deny ${shortId(r.sessionId)})`);
+  const lines = rows.map(
+    (r) =>
+      `  ${shortId(r.sessionId)} request ${r.id}  ${r.toolName}: ${r.summary}  (klaude approve|deny ${shortId(r.sessionId)})`,
+  );
   return `needs you — permission requests:\n${lines.join('\n')}\n`;
 }
 
@@ -64,8 +69,13 @@ function talkSessions(home: string, hash: string): string {
   try {
     const pty = [...liveProcessesOfProject(db, hash)].filter(([, p]) => p.pty !== undefined);
     if (pty.length === 0) return '';
-    const types = sessionTypes(db, pty.map(([id]) => id));
-    const list = pty.map(([id, p]) => `${shortId(id)} (${types.get(id) === 'tui' ? 'claude' : (types.get(id) ?? '?')}, pid ${p.pty})`);
+    const types = sessionTypes(
+      db,
+      pty.map(([id]) => id),
+    );
+    const list = pty.map(
+      ([id, p]) => `${shortId(id)} (${types.get(id) === 'tui' ? 'claude' : (types.get(id) ?? '?')}, pid ${p.pty})`,
+    );
     return `talk sessions (klaude talk <id> attaches): ${list.join(', ')}\n`;
   } finally {
     db.close();

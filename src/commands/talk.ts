@@ -3,5 +3,12 @@ import { talk } from '../pty/talk.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
-  return talk({ target: ctx.input[0]!, view: ctx.flags.view === true, cwd: ctx.cwd, env: ctx.env, stdout: ctx.stdout, stderr: ctx.stderr });
+  return talk({
+    target: ctx.input[0]!,
+    view: ctx.flags.view === true,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    stdout: ctx.stdout,
+    stderr: ctx.stderr,
+  });
 }

@@ -14,7 +14,8 @@ async function loadInteractive<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv
   const saved = keys.map((k) => [k, env[k]] as const);
   for (const k of keys) delete env[k];
   const fetchDesc = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
-  if (fetchDesc?.configurable) Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
+  if (fetchDesc?.configurable)
+    Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
   try {
     return await load();
   } finally {
@@ -26,6 +27,10 @@ async function loadInteractive<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv
 export async function run(ctx: CommandContext): Promise<number> {
   keepYoungGenerationSmall();
   const env = { ...ctx.env };
-  const { runUiSupervisor } = await loadInteractive(() => import('../dashboard/supervisor.js'), process.env, Boolean(process.stdout.isTTY));
+  const { runUiSupervisor } = await loadInteractive(
+    () => import('../dashboard/supervisor.js'),
+    process.env,
+    Boolean(process.stdout.isTTY),
+  );
   return runUiSupervisor({ cwd: ctx.cwd, env, claudeArgs: [...ctx.input, ...ctx.passthrough] });
 }

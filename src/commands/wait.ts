@@ -38,7 +38,9 @@ export async function run(ctx: CommandContext): Promise<number> {
         signal: detacher.signal,
         // Said as it happens; a parent Claude allowed to answer (agents.approvals: parent) is let go to do so.
         onApproval: (s, a) =>
-          ctx.stderr.write(`${agentLabel(s)} needs approval ${a.id}: ${a.toolName}: ${a.summary} — \`klaude approve ${shortId(s.id)}\` or \`klaude deny ${shortId(s.id)} --reason "…"\`\n`),
+          ctx.stderr.write(
+            `${agentLabel(s)} needs approval ${a.id}: ${a.toolName}: ${a.summary} — \`klaude approve ${shortId(s.id)}\` or \`klaude deny ${shortId(s.id)} --reason "…"\`\n`,
+          ),
         stopOnApproval: mayAnswer,
       });
     } finally {
@@ -56,14 +58,23 @@ export async function run(ctx: CommandContext): Promise<number> {
       ctx.stdout.write(
         `${JSON.stringify({
           finished: infos.map(({ s, info }) => ({ id: s.id, shortId: shortId(s.id), type: s.type, ...info })),
-          running: r.running.map((s) => ({ id: s.id, shortId: shortId(s.id), type: s.type, status: s.status, activity: s.activity })),
+          running: r.running.map((s) => ({
+            id: s.id,
+            shortId: shortId(s.id),
+            type: s.type,
+            status: s.status,
+            activity: s.activity,
+          })),
           timedOut: r.timedOut,
         })}\n`,
       );
     } else {
-      for (const { s, info } of infos) ctx.stdout.write(formatSummary(info, { label: agentLabel(s), moreHint: `klaude logs ${shortId(s.id)}` }));
+      for (const { s, info } of infos)
+        ctx.stdout.write(formatSummary(info, { label: agentLabel(s), moreHint: `klaude logs ${shortId(s.id)}` }));
       if (r.running.length > 0 && (r.timedOut || detacher.reason || ctx.flags.any === true)) {
-        ctx.stdout.write(`still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status}${s.activity ? `: ${s.activity}` : ''})`).join(', ')}\n`);
+        ctx.stdout.write(
+          `still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status}${s.activity ? `: ${s.activity}` : ''})`).join(', ')}\n`,
+        );
       }
     }
     const again = `klaude wait ${r.running.map((s) => shortId(s.id)).join(' ')}`;
@@ -73,7 +84,9 @@ export async function run(ctx: CommandContext): Promise<number> {
       });
     }
     if (r.asking && r.asking.length > 0) {
-      ctx.stdout.write(`waiting for your answer: ${r.asking.map((s) => shortId(s.id)).join(', ')}; answer, then \`${again}\`\n`);
+      ctx.stdout.write(
+        `waiting for your answer: ${r.asking.map((s) => shortId(s.id)).join(', ')}; answer, then \`${again}\`\n`,
+      );
       return 3;
     }
     if (detacher.reason) {

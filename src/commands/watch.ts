@@ -17,7 +17,13 @@ import { openDb } from '../db/client.js';
 import { projectPendingUpdates, sessionExists } from '../db/repos/listing.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { formatTime } from '../logs/format.js';
-import { claimUpdates, describeUpdates, formatUpdateLine, pendingUpdatesFor, type UpdateView } from '../logs/updates.js';
+import {
+  claimUpdates,
+  describeUpdates,
+  formatUpdateLine,
+  pendingUpdatesFor,
+  type UpdateView,
+} from '../logs/updates.js';
 import { reconcile } from '../recovery/reconcile.js';
 import { findSession } from './logs.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
@@ -107,7 +113,9 @@ export async function run(ctx: CommandContext): Promise<number> {
         reject(new KlaudeError('E_IO', `cannot watch ${home}: ${(e as Error).message}`, { cause: e }));
         return;
       }
-      watcher.on('error', (e) => stop(1, new KlaudeError('E_IO', `watching ${home} failed: ${e.message}`, { cause: e })));
+      watcher.on('error', (e) =>
+        stop(1, new KlaudeError('E_IO', `watching ${home} failed: ${e.message}`, { cause: e })),
+      );
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       // Anything stored between the first read and the watch.

@@ -15,10 +15,14 @@ import type { CommandContext } from './types.js';
 
 async function ask(ctx: CommandContext, info: WorktreeInfo): Promise<boolean> {
   const s = info.session;
-  const what = info.dirty ? `${info.dirty} uncommitted file${info.dirty === 1 ? '' : 's'}` : `commits not merged into your branch`;
+  const what = info.dirty
+    ? `${info.dirty} uncommitted file${info.dirty === 1 ? '' : 's'}`
+    : `commits not merged into your branch`;
   const rl = createInterface({ input: process.stdin, output: ctx.stderr });
   try {
-    const a = await rl.question(`${s.type} ${shortId(s.id)}'s worktree has ${what} (${s.worktreeBranch}). Remove it and its branch anyway? [y/N] `);
+    const a = await rl.question(
+      `${s.type} ${shortId(s.id)}'s worktree has ${what} (${s.worktreeBranch}). Remove it and its branch anyway? [y/N] `,
+    );
     return /^y(es)?$/i.test(a.trim());
   } finally {
     rl.close();
@@ -27,34 +31,57 @@ async function ask(ctx: CommandContext, info: WorktreeInfo): Promise<boolean> {
 
 export async function run(ctx: CommandContext): Promise<number> {
   const [sub, ...ids] = ctx.input;
-  if (sub !== 'list' && sub !== 'prune') throw usageError(`unknown worktree subcommand '${sub ?? ''}'`, 'klaude worktree list | klaude worktree prune [id…] [--force]');
+  if (sub !== 'list' && sub !== 'prune')
+    throw usageError(
+      `unknown worktree subcommand '${sub ?? ''}'`,
+      'klaude worktree list | klaude worktree prune [id…] [--force]',
+    );
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
     const top = gitTopLevel(svc.projectRoot);
-    if (!top) throw new KlaudeError('E_NOT_GIT_REPO', `${svc.projectRoot} is not a git repository: there are no agent worktrees here`);
+    if (!top)
+      throw new KlaudeError(
+        'E_NOT_GIT_REPO',
+        `${svc.projectRoot} is not a git repository: there are no agent worktrees here`,
+      );
     const sessions: SessionRow[] = ids.length
       ? ids.map((i) => findAgent(svc, i))
       : listSessions(svc.db, { projectId: svc.projectHash, includeArchived: true }).filter((s) => s.worktreeBranch);
     const json = ctx.flags.json === true;
     if (sub === 'list') {
-      const rows = sessions.filter((s) => s.worktreeBranch).map((s) => worktreeState(s, top)).filter((i) => i.state !== 'removed');
+      const rows = sessions
+        .filter((s) => s.worktreeBranch)
+        .map((s) => worktreeState(s, top))
+        .filter((i) => i.state !== 'removed');
       if (json) {
-        ctx.stdout.write(`${JSON.stringify({ worktrees: rows.map((i) => ({ sessionId: i.session.id, shortId: shortId(i.session.id), type: i.session.type, path: i.session.worktreePath, branch: i.session.worktreeBranch, base: i.session.worktreeBase, state: i.state, dirty: i.dirty })) })}\n`);
+        ctx.stdout.write(
+          `${JSON.stringify({ worktrees: rows.map((i) => ({ sessionId: i.session.id, shortId: shortId(i.session.id), type: i.session.type, path: i.session.worktreePath, branch: i.session.worktreeBranch, base: i.session.worktreeBase, state: i.state, dirty: i.dirty })) })}\n`,
+        );
       } else if (rows.length === 0) {
         ctx.stdout.write('no agent worktrees\n');
       } else {
-        for (const i of rows) ctx.stdout.write(`${shortId(i.session.id)} ${i.session.type.padEnd(12)} ${i.state.padEnd(8)} ${i.session.worktreeBranch} ${i.session.worktreePath}${i.dirty ? ` (${i.dirty} uncommitted)` : ''}\n`);
+        for (const i of rows)
+          ctx.stdout.write(
+            `${shortId(i.session.id)} ${i.session.type.padEnd(12)} ${i.state.padEnd(8)} ${i.session.worktreeBranch} ${i.session.worktreePath}${i.dirty ? ` (${i.dirty} uncommitted)` : ''}\n`,
+          );
       }
       return 0;
     }
     const interactive = process.stdin.isTTY === true && !json;
-    const results = await pruneWorktrees(sessions, top, { force: ctx.flags.force === true, confirm: interactive ? (i) => ask(ctx, i) : undefined });
+    const results = await pruneWorktrees(sessions, top, {
+      force: ctx.flags.force === true,
+      confirm: interactive ? (i) => ask(ctx, i) : undefined,
+    });
     if (json) {
       ctx.stdout.write(`${JSON.stringify({ results })}\n`);
     } else {
       if (results.length === 0) ctx.stdout.write('no agent worktrees to prune\n');
       for (const r of results) {
-        ctx.stdout.write(r.action === 'removed' ? `removed ${shortId(r.sessionId)}'s worktree and branch (${r.state})\n` : `kept ${shortId(r.sessionId)}'s worktree: ${r.reason}\n`);
+        ctx.stdout.write(
+          r.action === 'removed'
+            ? `removed ${shortId(r.sessionId)}'s worktree and branch (${r.state})\n`
+            : `kept ${shortId(r.sessionId)}'s worktree: ${r.reason}\n`,
+        );
       }
     }
     return results.some((r) => r.action === 'kept' && r.state === 'unmerged') ? 1 : 0;

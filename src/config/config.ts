@@ -9,7 +9,15 @@ import { KlaudeError } from '../lib/errors.js';
 import { parseCacheFile, parseRemembered } from '../lib/parse-cache.js';
 import { yaml } from '../lib/yaml.js';
 import { configPath } from './paths.js';
-import { CONFIG_KEYS, type Config, type ConfigKey, type KeySpec, type OnStopPrompt, defaultConfig, describeType } from './schema.js';
+import {
+  CONFIG_KEYS,
+  type Config,
+  type ConfigKey,
+  type KeySpec,
+  type OnStopPrompt,
+  defaultConfig,
+  describeType,
+} from './schema.js';
 
 export interface LoadedConfig {
   config: Config;
@@ -38,7 +46,11 @@ function configError(file: string, message: string, hint?: string): KlaudeError 
 }
 
 /** Flatten nested YAML maps into dotted keys: {switch: {graceSeconds: 1}} → {'switch.graceSeconds': 1}. */
-function flatten(obj: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+function flatten(
+  obj: Record<string, unknown>,
+  prefix = '',
+  out: Record<string, unknown> = {},
+): Record<string, unknown> {
   for (const [k, v] of Object.entries(obj)) {
     const key = prefix ? `${prefix}.${k}` : k;
     const isMap = v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -63,16 +75,21 @@ const ARTIFACT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
 /** `[{prompt, artifact}]`, shared by the config key and the agent definition field `onStop`. */
 export function parseOnStop(value: unknown, where: string): OnStopPrompt[] {
-  if (!Array.isArray(value)) throw new Error(`${where} must be a list of {prompt, artifact} mappings (got ${JSON.stringify(value)})`);
+  if (!Array.isArray(value))
+    throw new Error(`${where} must be a list of {prompt, artifact} mappings (got ${JSON.stringify(value)})`);
   const seen = new Set<string>();
   return value.map((item, i) => {
     const o = item as Record<string, unknown> | null;
-    if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new Error(`${where} item ${i + 1} must be a mapping with prompt and artifact`);
+    if (o === null || typeof o !== 'object' || Array.isArray(o))
+      throw new Error(`${where} item ${i + 1} must be a mapping with prompt and artifact`);
     const extra = Object.keys(o).filter((k) => k !== 'prompt' && k !== 'artifact');
     if (extra.length) throw new Error(`${where} item ${i + 1}: unknown field '${extra[0]}' (only prompt and artifact)`);
-    if (typeof o.prompt !== 'string' || o.prompt.trim() === '') throw new Error(`${where} item ${i + 1}: prompt must be a non-empty string`);
+    if (typeof o.prompt !== 'string' || o.prompt.trim() === '')
+      throw new Error(`${where} item ${i + 1}: prompt must be a non-empty string`);
     if (typeof o.artifact !== 'string' || !ARTIFACT_NAME.test(o.artifact)) {
-      throw new Error(`${where} item ${i + 1}: artifact must be a name of letters, digits, '_', '.', '-' (got ${JSON.stringify(o.artifact)})`);
+      throw new Error(
+        `${where} item ${i + 1}: artifact must be a name of letters, digits, '_', '.', '-' (got ${JSON.stringify(o.artifact)})`,
+      );
     }
     if (seen.has(o.artifact)) throw new Error(`${where}: artifact '${o.artifact}' is named twice`);
     seen.add(o.artifact);
@@ -109,7 +126,11 @@ export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): un
 }
 
 /** Parse a config file's text (`cacheFile`: remember the YAML's result there, lib/parse-cache.ts). */
-export function parseConfig(text: string, file: string, cacheFile: string | null = null): { config: Config; fromFile: Set<ConfigKey>; warnings: string[] } {
+export function parseConfig(
+  text: string,
+  file: string,
+  cacheFile: string | null = null,
+): { config: Config; fromFile: Set<ConfigKey>; warnings: string[] } {
   let doc: unknown;
   try {
     doc = parseRemembered(cacheFile, 'config', text, (t) => yaml().parse(t) as unknown);
@@ -133,7 +154,11 @@ export function parseConfig(text: string, file: string, cacheFile: string | null
         warnings.push(`${file}: '${key}' is ignored: '${old.to}' is set too; remove '${key}'`);
         continue;
       }
-      warnings.push(old.to ? `${file}: '${key}' is deprecated: write '${old.to}' instead` : `${file}: '${key}' is deprecated and ignored: ${old.why}`);
+      warnings.push(
+        old.to
+          ? `${file}: '${key}' is deprecated: write '${old.to}' instead`
+          : `${file}: '${key}' is deprecated and ignored: ${old.why}`,
+      );
       if (!old.to) continue;
     }
     const k = (old?.to ?? key) as ConfigKey;

@@ -101,7 +101,12 @@ export function runDir(home: string, env: NodeJS.ProcessEnv = process.env): stri
   return path.join(base, `klaude-${uid}-${key}`);
 }
 
-export function socketPath(home: string, hash: string, instanceId: string, env: NodeJS.ProcessEnv = process.env): string {
+export function socketPath(
+  home: string,
+  hash: string,
+  instanceId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return path.join(runDir(home, env), hash, `${instanceId}.sock`);
 }
 
@@ -111,7 +116,13 @@ export function socketPath(home: string, hash: string, instanceId: string, env: 
  * them. When the full id would push the path over the limit, a 12-character hash of it is used;
  * every side computes the same name.
  */
-export function sessionSocketPath(home: string, hash: string, sub: 'a' | 'p', sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
+export function sessionSocketPath(
+  home: string,
+  hash: string,
+  sub: 'a' | 'p',
+  sessionId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const dir = path.join(runDir(home, env), hash, sub);
   const full = path.join(dir, `${sessionId}.sock`);
   if (Buffer.byteLength(full) <= SOCKET_PATH_MAX) return full;

@@ -14,9 +14,32 @@ export type PermissionMode = (typeof PERMISSION_MODES)[number];
  * newline, enter) are left out; `none` leaves only the typed line `///detach`.
  */
 export const DETACH_KEYS = [
-  'ctrl-]', 'ctrl-\\', 'ctrl-^', 'ctrl-_', 'ctrl-a', 'ctrl-b', 'ctrl-d', 'ctrl-e', 'ctrl-f', 'ctrl-g', 'ctrl-k',
-  'ctrl-l', 'ctrl-n', 'ctrl-o', 'ctrl-p', 'ctrl-q', 'ctrl-r', 'ctrl-s', 'ctrl-t', 'ctrl-u', 'ctrl-v', 'ctrl-w',
-  'ctrl-x', 'ctrl-y', 'ctrl-z', 'none',
+  'ctrl-]',
+  'ctrl-\\',
+  'ctrl-^',
+  'ctrl-_',
+  'ctrl-a',
+  'ctrl-b',
+  'ctrl-d',
+  'ctrl-e',
+  'ctrl-f',
+  'ctrl-g',
+  'ctrl-k',
+  'ctrl-l',
+  'ctrl-n',
+  'ctrl-o',
+  'ctrl-p',
+  'ctrl-q',
+  'ctrl-r',
+  'ctrl-s',
+  'ctrl-t',
+  'ctrl-u',
+  'ctrl-v',
+  'ctrl-w',
+  'ctrl-x',
+  'ctrl-y',
+  'ctrl-z',
+  'none',
 ] as const;
 export type DetachKeyName = (typeof DETACH_KEYS)[number];
 
@@ -106,7 +129,7 @@ export const CONFIG_KEYS = {
     default: 10,
     min: 1,
     max: 600,
-    doc: "seconds after launching claude before klaude warns (once) that its SessionStart hook never arrived (hooks disabled?)",
+    doc: 'seconds after launching claude before klaude warns (once) that its SessionStart hook never arrived (hooks disabled?)',
   },
   'stream.timestamp': {
     type: 'boolean',
@@ -175,7 +198,7 @@ export const CONFIG_KEYS = {
   'agents.onStop': {
     type: 'onStop',
     default: [],
-    doc: 'prompts run in the agent\'s conversation when its work ends, each answer stored as a named artifact: a list of {prompt, artifact} (agent definitions may add their own `onStop`)',
+    doc: "prompts run in the agent's conversation when its work ends, each answer stored as a named artifact: a list of {prompt, artifact} (agent definitions may add their own `onStop`)",
   },
   'agents.recover': {
     type: 'enum',

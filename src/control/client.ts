@@ -101,9 +101,11 @@ function exchange(
     socket.destroy();
   };
   const timer = setTimeout(() => {
-    fail(new KlaudeError('E_TIMEOUT', `the supervisor did not answer "${action}" within ${timeoutMs} ms`, {
-      hint: 'it may be busy or stuck; see its log file',
-    }));
+    fail(
+      new KlaudeError('E_TIMEOUT', `the supervisor did not answer "${action}" within ${timeoutMs} ms`, {
+        hint: 'it may be busy or stuck; see its log file',
+      }),
+    );
   }, timeoutMs);
 
   socket.once('connect', () => {

@@ -21,7 +21,10 @@ export async function locateSupervisor(opts: {
   const live = await findLiveSupervisors(opts.home, hash, { env });
   if (opts.instance) {
     const wanted = opts.instance.toUpperCase();
-    const hit = live.filter((l) => l.instanceId.startsWith(wanted) || l.instanceId.endsWith(wanted) || shortId(l.instanceId).startsWith(wanted));
+    const hit = live.filter(
+      (l) =>
+        l.instanceId.startsWith(wanted) || l.instanceId.endsWith(wanted) || shortId(l.instanceId).startsWith(wanted),
+    );
     if (hit.length === 1) return hit[0]!.socketPath;
     throw new KlaudeError('E_NO_SUPERVISOR', `no single running klaude matches instance '${opts.instance}'`, {
       hint: '`klaude instances` lists them',

@@ -254,11 +254,9 @@ export function encodeFrame(frame: object): string {
 // ── validation (hand-written, cheap) ───────────────────────────────────────
 
 export type RequestCheck =
-  | { ok: true; request: RequestFrame }
-  | { ok: false; id: string | null; error: SerializedError };
+  { ok: true; request: RequestFrame } | { ok: false; id: string | null; error: SerializedError };
 
-const isObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x);
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 export function isAction(x: unknown): x is Action {
   return typeof x === 'string' && (ACTIONS as readonly string[]).includes(x);
@@ -329,7 +327,8 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
   ping: () => null,
   status: () => null,
   stop: () => null,
-  checkout: (p) => first(optStr(p, 'target'), optStr(p, 'fromSessionId'), optCount(p, 'timeoutMs', 0), optBool(p, 'force')),
+  checkout: (p) =>
+    first(optStr(p, 'target'), optStr(p, 'fromSessionId'), optCount(p, 'timeoutMs', 0), optBool(p, 'force')),
   start: (p) =>
     first(
       reqStr(p, 'type'),
@@ -346,7 +345,9 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),
   interrupt: (p) =>
-    Array.isArray(p.sessionIds) && p.sessionIds.length > 0 && p.sessionIds.every((s) => typeof s === 'string' && s !== '')
+    Array.isArray(p.sessionIds) &&
+    p.sessionIds.length > 0 &&
+    p.sessionIds.every((s) => typeof s === 'string' && s !== '')
       ? null
       : '"sessionIds" must be a non-empty array of strings',
   answer: (p) =>

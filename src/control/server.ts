@@ -21,9 +21,19 @@ import {
   type SubscribePayload,
   type Topic,
 } from './protocol.js';
-import { checkSocketPathLength, clearStaleSocket, listenPrivate, preparePrivateSocketDir, unlinkOwnSocket } from './socket-file.js';
+import {
+  checkSocketPathLength,
+  clearStaleSocket,
+  listenPrivate,
+  preparePrivateSocketDir,
+  unlinkOwnSocket,
+} from './socket-file.js';
 
-export type ControlLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, data?: Record<string, unknown>) => void;
+export type ControlLog = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  message: string,
+  data?: Record<string, unknown>,
+) => void;
 
 export interface HandlerContext {
   /** The request's id (for a subscribe: the id its events will carry). */
@@ -178,7 +188,11 @@ export async function startControlServer(opts: ControlServerOptions): Promise<Co
           v: PROTOCOL_VERSION,
           id: null,
           ok: false,
-          error: { code: 'E_IO', message: `the supervisor is serving ${maxConnections} connections already`, hint: 'try again in a moment' },
+          error: {
+            code: 'E_IO',
+            message: `the supervisor is serving ${maxConnections} connections already`,
+            hint: 'try again in a moment',
+          },
         }),
       );
       setTimeout(() => socket.destroy(), 1000).unref();
@@ -251,7 +265,10 @@ export async function startControlServer(opts: ControlServerOptions): Promise<Co
       for (const [id, topics] of conn.subscriptions) {
         if (!topics.has(topic)) continue;
         if (conn.socket.writableLength > maxSubscriberBuffer) {
-          log?.('warn', `control: subscriber ${conn.id} is not reading (${conn.socket.writableLength} bytes queued); dropping it`);
+          log?.(
+            'warn',
+            `control: subscriber ${conn.id} is not reading (${conn.socket.writableLength} bytes queued); dropping it`,
+          );
           conn.subscriptions.clear();
           conn.socket.destroy();
           break;

@@ -19,7 +19,10 @@ export function preparePrivateSocketDir(socketPath: string): void {
     if (outside) secureRunDir(outside);
     ensurePrivateDir(dir);
     const st = lstatSync(dir);
-    if (st.isSymbolicLink()) throw new KlaudeError('E_INSECURE_RUNDIR', `socket directory ${dir} is a symlink`, { hint: 'remove it; klaude creates its own' });
+    if (st.isSymbolicLink())
+      throw new KlaudeError('E_INSECURE_RUNDIR', `socket directory ${dir} is a symlink`, {
+        hint: 'remove it; klaude creates its own',
+      });
     if (!st.isDirectory()) throw new KlaudeError('E_IO', `socket directory ${dir} is not a directory`);
     const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
     if (st.uid !== uid) {
@@ -72,7 +75,9 @@ export async function clearStaleSocket(socketPath: string): Promise<void> {
     return; // nothing there
   }
   if (!st.isSocket()) {
-    throw new KlaudeError('E_IO', `${socketPath} exists and is not a socket`, { hint: 'remove it by hand if it is not needed' });
+    throw new KlaudeError('E_IO', `${socketPath} exists and is not a socket`, {
+      hint: 'remove it by hand if it is not needed',
+    });
   }
   const state = await probeSocket(socketPath);
   if (state === 'alive') {
@@ -86,7 +91,9 @@ export async function clearStaleSocket(socketPath: string): Promise<void> {
       unlinkSync(socketPath);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new KlaudeError('E_IO', `cannot remove stale socket ${socketPath}: ${(e as Error).message}`, { cause: e });
+        throw new KlaudeError('E_IO', `cannot remove stale socket ${socketPath}: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
     }
   }

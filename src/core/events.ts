@@ -106,11 +106,26 @@ export function extractUpdates(text: string): string[] {
 }
 
 /** The one-line description of a retry: "API unreachable — retry 3/10 in 8 s: connection refused". */
-export function describeRetry(e: { attempt: number; maxAttempts?: number; delayMs?: number; reason: string; kind: RetryKind }): string {
+export function describeRetry(e: {
+  attempt: number;
+  maxAttempts?: number;
+  delayMs?: number;
+  reason: string;
+  kind: RetryKind;
+}): string {
   const what =
-    e.kind === 'unreachable' ? 'API unreachable' : e.kind === 'rate_limit' ? 'rate limited' : e.kind === 'overloaded' ? 'API overloaded' : 'API error';
+    e.kind === 'unreachable'
+      ? 'API unreachable'
+      : e.kind === 'rate_limit'
+        ? 'rate limited'
+        : e.kind === 'overloaded'
+          ? 'API overloaded'
+          : 'API error';
   const n = e.maxAttempts ? `${e.attempt}/${e.maxAttempts}` : `${e.attempt}`;
-  const wait = e.delayMs !== undefined ? ` in ${e.delayMs < 1000 ? `${Math.round(e.delayMs)} ms` : `${e.delayMs < 10_000 ? (e.delayMs / 1000).toFixed(1) : Math.round(e.delayMs / 1000)} s`}` : '';
+  const wait =
+    e.delayMs !== undefined
+      ? ` in ${e.delayMs < 1000 ? `${Math.round(e.delayMs)} ms` : `${e.delayMs < 10_000 ? (e.delayMs / 1000).toFixed(1) : Math.round(e.delayMs / 1000)} s`}`
+      : '';
   const reason = e.reason.trim().split('\n')[0] ?? '';
   return `${what} — retry ${n}${wait}${reason ? `: ${reason}` : ''}`;
 }

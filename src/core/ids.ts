@@ -17,7 +17,8 @@ export interface IdCandidate {
   nativeIds: readonly string[];
 }
 
-export type MatchKind = 'id' | 'short-prefix' | 'id-prefix' | 'id-suffix' | 'native' | 'native-prefix' | 'native-suffix';
+export type MatchKind =
+  'id' | 'short-prefix' | 'id-prefix' | 'id-suffix' | 'native' | 'native-prefix' | 'native-suffix';
 
 export type IdMatch =
   | { kind: 'matched'; id: string; how: MatchKind }

@@ -10,7 +10,17 @@
  * - done / failed / interrupted: terminal; the process is gone. Only a resume brings one back.
  * - cancelled: terminal; a queued agent interrupted before it ever ran.
  */
-export const SESSION_STATUSES = ['pending', 'queued', 'running', 'waiting', 'idle', 'done', 'failed', 'interrupted', 'cancelled'] as const;
+export const SESSION_STATUSES = [
+  'pending',
+  'queued',
+  'running',
+  'waiting',
+  'idle',
+  'done',
+  'failed',
+  'interrupted',
+  'cancelled',
+] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 const TERMINAL: ReadonlySet<SessionStatus> = new Set(['done', 'failed', 'interrupted', 'cancelled']);
@@ -45,10 +55,16 @@ export type TransitionResult = { allowed: true } | { allowed: false; reason: str
  * - A terminal state moves to a live state only with `{ resume: true }`, and never to another terminal
  *   state (the first ending wins; a late "done" after an interrupt is ignored).
  */
-export function applyTransition(from: SessionStatus, to: SessionStatus, opts: TransitionOptions = {}): TransitionResult {
+export function applyTransition(
+  from: SessionStatus,
+  to: SessionStatus,
+  opts: TransitionOptions = {},
+): TransitionResult {
   if (from === to) return { allowed: true };
-  if (to === 'pending' && from !== 'queued') return { allowed: false, reason: `cannot go back to pending from ${from}` };
-  if (to === 'queued' && from !== 'pending') return { allowed: false, reason: `only a new session can be queued (it is ${from})` };
+  if (to === 'pending' && from !== 'queued')
+    return { allowed: false, reason: `cannot go back to pending from ${from}` };
+  if (to === 'queued' && from !== 'pending')
+    return { allowed: false, reason: `only a new session can be queued (it is ${from})` };
   if (!isTerminal(from)) return { allowed: true };
   if (isTerminal(to)) return { allowed: false, reason: `${from} is final; it cannot become ${to}` };
   if (opts.resume) return { allowed: true };

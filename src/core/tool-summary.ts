@@ -31,7 +31,10 @@ export const TOOL_OUTPUT_MAX = 2000;
 
 /** One line, at most `max` characters (an ellipsis marks the cut). */
 export function oneLine(s: string, max = SUMMARY_MAX): string {
-  const flat = s.replace(/\s*\n\s*/g, ' ⏎ ').replace(/\s+/g, ' ').trim();
+  const flat = s
+    .replace(/\s*\n\s*/g, ' ⏎ ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -65,7 +68,12 @@ export function toolActivity(name: string, summary: string): string {
 export function fileChange(name: string, input: unknown): { path: string; kind: 'write' | 'edit' } | null {
   if (input === null || typeof input !== 'object') return null;
   const rec = input as Record<string, unknown>;
-  const p = typeof rec.file_path === 'string' ? rec.file_path : typeof rec.notebook_path === 'string' ? rec.notebook_path : null;
+  const p =
+    typeof rec.file_path === 'string'
+      ? rec.file_path
+      : typeof rec.notebook_path === 'string'
+        ? rec.notebook_path
+        : null;
   if (!p) return null;
   if (name === 'Write') return { path: p, kind: 'write' };
   if (name === 'Edit' || name === 'MultiEdit' || name === 'NotebookEdit') return { path: p, kind: 'edit' };

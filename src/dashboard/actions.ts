@@ -45,14 +45,27 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       await handOver.run(handOver.fresh);
     },
     start: (req) =>
-      afterwards(controlRequest(ctx.socketPath, 'start', { type: req.type, prompt: req.prompt, ...(req.parentId ? { parentId: req.parentId } : {}), cwd }, { timeoutMs: 60_000 })),
-    message: (sessionId, prompt) => afterwards(controlRequest(ctx.socketPath, 'message', { sessionId, prompt }, { timeoutMs: 60_000 })),
-    interrupt: (sessionIds) => afterwards(controlRequest(ctx.socketPath, 'interrupt', { sessionIds }, { timeoutMs: 30_000 })),
+      afterwards(
+        controlRequest(
+          ctx.socketPath,
+          'start',
+          { type: req.type, prompt: req.prompt, ...(req.parentId ? { parentId: req.parentId } : {}), cwd },
+          { timeoutMs: 60_000 },
+        ),
+      ),
+    message: (sessionId, prompt) =>
+      afterwards(controlRequest(ctx.socketPath, 'message', { sessionId, prompt }, { timeoutMs: 60_000 })),
+    interrupt: (sessionIds) =>
+      afterwards(controlRequest(ctx.socketPath, 'interrupt', { sessionIds }, { timeoutMs: 30_000 })),
     archive: async (ids, archived) => {
       // Archiving only hides: it never signals a process, and refuses live sessions outright.
       const rows = setArchived(ctx.db, ids, archived, (found) => {
         const live = archived ? found.find((s) => isLive(s)) : undefined;
-        if (live) throw new KlaudeError('E_SESSION_BUSY', `${shortId(live.id)} is ${live.status}: only finished sessions can be archived`);
+        if (live)
+          throw new KlaudeError(
+            'E_SESSION_BUSY',
+            `${shortId(live.id)} is ${live.status}: only finished sessions can be archived`,
+          );
       });
       for (const s of rows) d.publish({ type: 'session.changed', sessionId: s.id, status: s.status });
       sessions.refresh();
@@ -62,7 +75,10 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
     },
     diff: async (id) => (await import('./review.js')).agentDiff(review, id),
     // The dashboard is the person, even when klaude ui was started from a Claude's shell.
-    answer: (sessionId, a) => afterwards(answerRequest({ ...agentServicesOf({ ctx }), env: { ...ctx.env, CLAUDECODE: undefined } }, sessionId, a)),
+    answer: (sessionId, a) =>
+      afterwards(
+        answerRequest({ ...agentServicesOf({ ctx }), env: { ...ctx.env, CLAUDECODE: undefined } }, sessionId, a),
+      ),
     rulePath: (sessionId) => localSettingsPath(agentServicesOf({ ctx }), sessionId),
     agentTypes: async () => (await import('./agent-types.js')).agentChoices(cwd, shell.opts.env),
     talk: async (sessionId) => {

@@ -54,8 +54,15 @@ export class HandOver {
 
   /** The refusal when the terminal is not the dashboard's to give. */
   busy(): KlaudeError {
-    const what = this.face === 'claude' ? 'claude already has the terminal' : this.face === 'talk' ? 'the terminal is attached to a PTY session' : 'a switch is in progress';
-    return new KlaudeError('E_SWITCH_IN_PROGRESS', what, { hint: 'use `klaude checkout <id>` inside claude to switch sessions' });
+    const what =
+      this.face === 'claude'
+        ? 'claude already has the terminal'
+        : this.face === 'talk'
+          ? 'the terminal is attached to a PTY session'
+          : 'a switch is in progress';
+    return new KlaudeError('E_SWITCH_IN_PROGRESS', what, {
+      hint: 'use `klaude checkout <id>` inside claude to switch sessions',
+    });
   }
 
   /** Hand the terminal to claude on what `prepare` decides; resolves once claude runs. */
@@ -90,7 +97,11 @@ export class HandOver {
     const { ctx } = this.d;
     return async () => {
       const t = store.resolveCheckoutTarget(ctx, target, target);
-      const nativeId = await store.waitForClaudeId(ctx, t, timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000);
+      const nativeId = await store.waitForClaudeId(
+        ctx,
+        t,
+        timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000,
+      );
       // The dashboard has asked before opening a running agent: its run may be stopped. The claim
       // taken here is released once claude is launched (Switcher.launch).
       await store.prepareTarget(ctx, t, { force: true });
@@ -104,7 +115,13 @@ export class HandOver {
   /** A new root session with a fresh claude. */
   readonly fresh = async (): Promise<LaunchSpec> => {
     const { ctx, shell } = this.d;
-    const s = createSession(ctx.db, { projectId: shell.hash, type: 'tui', runtime: 'claude', status: 'idle', instanceId: shell.instanceId });
+    const s = createSession(ctx.db, {
+      projectId: shell.hash,
+      type: 'tui',
+      runtime: 'claude',
+      status: 'idle',
+      instanceId: shell.instanceId,
+    });
     this.created.add(s.id);
     this.rootSessionId = s.id;
     setInstanceRoot(ctx.db, shell.instanceId, s.id);
@@ -125,9 +142,18 @@ export class HandOver {
     const code = exitCodeOf(ev);
     const notice =
       code !== 0 && ev.ranMs < QUICK_DEATH_MS
-        ? { text: `claude exited with code ${code} right after starting (details: ${ctx.log.file ?? 'the klaude log'})`, tone: 'error' as const }
-        : { text: `back from ${shortId(ev.spec.sessionId)} (claude exited${code ? ` with code ${code}` : ''})`, tone: 'info' as const };
-    shell.ui.dispatch({ type: 'notice', notice: this.hookWarning ? { text: this.hookWarning, tone: 'error' as const } : notice });
+        ? {
+            text: `claude exited with code ${code} right after starting (details: ${ctx.log.file ?? 'the klaude log'})`,
+            tone: 'error' as const,
+          }
+        : {
+            text: `back from ${shortId(ev.spec.sessionId)} (claude exited${code ? ` with code ${code}` : ''})`,
+            tone: 'info' as const,
+          };
+    shell.ui.dispatch({
+      type: 'notice',
+      notice: this.hookWarning ? { text: this.hookWarning, tone: 'error' as const } : notice,
+    });
     this.hookWarning = null;
     shell.host.resume();
   }

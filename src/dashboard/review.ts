@@ -22,7 +22,11 @@ export interface ReviewDeps {
 export async function agentDiff(d: ReviewDeps, sessionId: string): Promise<AgentDiff> {
   const s = getSession(d.db, sessionId);
   if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `no session ${shortId(sessionId)}`);
-  const r = await sessionDiff(s, { projectRoot: d.projectRoot, logPath: s.logPath ?? sessionLogPath(d.home, s.projectId, s.id, d.logsDir), patch: true });
+  const r = await sessionDiff(s, {
+    projectRoot: d.projectRoot,
+    logPath: s.logPath ?? sessionLogPath(d.home, s.projectId, s.id, d.logsDir),
+    patch: true,
+  });
   const heading =
     r.kind === 'worktree'
       ? `branch ${r.branch} against ${r.base.slice(0, 10)}, uncommitted work included${r.note ? ` (${r.note})` : ''} · klaude merge ${shortId(s.id)} brings it in`

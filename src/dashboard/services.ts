@@ -27,7 +27,15 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   const { opts, home, instanceId, host, sessions } = shell;
   const { ctx, claudeMissing } = openContext(shell);
   const { db, log } = ctx;
-  createInstance(db, { id: instanceId, projectId: shell.hash, pid: process.pid, socketPath: ctx.socketPath, cwd: shell.cwd, mode: 'ui', klaudeVersion: VERSION });
+  createInstance(db, {
+    id: instanceId,
+    projectId: shell.hash,
+    pid: process.pid,
+    socketPath: ctx.socketPath,
+    cwd: shell.cwd,
+    mode: 'ui',
+    klaudeVersion: VERSION,
+  });
 
   let server: ControlServer | null = null;
   const publish = (e: ControlEvent): void => {
@@ -65,20 +73,43 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   switcher.on('finished', (code) => close(code));
 
   const exits = guardExits({ ctx, shell, handOver, close });
-  const actions = dashboardActions({ ctx, shell, handOver, publish, close, setTalking: (id) => (talking = id), suspendToShell: exits.suspendToShell });
+  const actions = dashboardActions({
+    ctx,
+    shell,
+    handOver,
+    publish,
+    close,
+    setTalking: (id) => (talking = id),
+    suspendToShell: exits.suspendToShell,
+  });
 
   try {
-    const base = supervisorHandlers({ ctx, switcher, rootSessionId: () => handOver.rootSessionId, startedAt: Date.now(), publish });
+    const base = supervisorHandlers({
+      ctx,
+      switcher,
+      rootSessionId: () => handOver.rootSessionId,
+      startedAt: Date.now(),
+      publish,
+    });
     server = await startControlServer({
       socketPath: ctx.socketPath,
       handlers: {
         ...base,
-        status: (p, c) => ({ ...(base.status!(p, c) as Awaited<ReturnType<NonNullable<typeof base.status>>>), mode: 'ui' }),
+        status: (p, c) => ({
+          ...(base.status!(p, c) as Awaited<ReturnType<NonNullable<typeof base.status>>>),
+          mode: 'ui',
+        }),
         // From the dashboard (no claude in the foreground), a checkout opens the target; inside claude it switches.
         checkout: async (payload, c) => {
-          if (handOver.face === 'talk') throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'the dashboard is attached to a PTY session', { hint: 'detach (Ctrl-]) first' });
+          if (handOver.face === 'talk')
+            throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'the dashboard is attached to a PTY session', {
+              hint: 'detach (Ctrl-]) first',
+            });
           if (handOver.face !== 'dashboard') return base.checkout!(payload, c);
-          if (!payload.target) throw new KlaudeError('E_SWITCH_TARGET_MISSING', 'the dashboard is showing: name the session to open', { hint: '`klaude checkout <id>`' });
+          if (!payload.target)
+            throw new KlaudeError('E_SWITCH_TARGET_MISSING', 'the dashboard is showing: name the session to open', {
+              hint: '`klaude checkout <id>`',
+            });
           const r = await handOver.run(handOver.existing(payload.target, payload.timeoutMs));
           return { sessionId: r.spec.sessionId, claudeSessionId: r.spec.claudeSessionId, pid: r.pid };
         },

@@ -61,7 +61,10 @@ export interface UiShell {
  * Actions that exist from the first frame: until the real ones are attached they wait for them
  * (a key pressed while klaude finishes starting acts a moment later instead of failing).
  */
-function lateActions(host: () => DashboardHost, quit: () => void): { actions: DashboardActions; attach(a: DashboardActions): void } {
+function lateActions(
+  host: () => DashboardHost,
+  quit: () => void,
+): { actions: DashboardActions; attach(a: DashboardActions): void } {
   let real: DashboardActions | null = null;
   let attach!: (a: DashboardActions) => void;
   const ready = new Promise<DashboardActions>((resolve) => (attach = resolve));
@@ -126,14 +129,18 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
   // changed rows, at most one frame per dashboard frame: no terminal emulator runs here.
   const preview = new PtyPreviewFeed({
     frameMs: 33,
-    open: async (sessionId, h, o) => (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, opts.env, { gridMs: o.frameMs }),
+    open: async (sessionId, h, o) =>
+      (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, opts.env, { gridMs: o.frameMs }),
   });
   const ui = new ReducerStore<UiState, UiAction>(uiReducer, initialUiState);
   let stopCode: number | null = null;
   const quitEarly = (code: number): void => {
     stopCode ??= code;
   };
-  const late = lateActions(() => host, () => quitEarly(0));
+  const late = lateActions(
+    () => host,
+    () => quitEarly(0),
+  );
   const host: DashboardHost = new DashboardHost({
     deps: {
       sessions,

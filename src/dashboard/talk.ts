@@ -46,7 +46,14 @@ export async function talkFromDashboard(o: DashboardTalkOptions): Promise<TalkOu
     (await spawnPtyHost({ home: o.home, sessionId: session.id, inv: o.inv, env: o.env, cwd: o.cwd, size })).socket;
   let socket = hostPid === null ? await start() : ptySocketPath(o.home, session.projectId, session.id, o.env);
   const attach = (socketPath: string): Promise<AttachEnd> =>
-    attachTerminal({ socketPath, mode: 'control', detachKey, stdin: o.stdin, stdout: o.stdout, onWelcome: () => o.onAttached?.(session.id) });
+    attachTerminal({
+      socketPath,
+      mode: 'control',
+      detachKey,
+      stdin: o.stdin,
+      stdout: o.stdout,
+      onWelcome: () => o.onAttached?.(session.id),
+    });
 
   o.suspend();
   let end: AttachEnd;
@@ -66,7 +73,10 @@ export async function talkFromDashboard(o: DashboardTalkOptions): Promise<TalkOu
   switch (end.reason) {
     case 'detached':
     case 'signal':
-      return { ok: true, message: `detached from ${s}: it keeps running in its PTY (t talks again, ${keys} detaches; v switches screen/log)` };
+      return {
+        ok: true,
+        message: `detached from ${s}: it keeps running in its PTY (t talks again, ${keys} detaches; v switches screen/log)`,
+      };
     case 'exited': {
       const how = end.exit.signal ? `signal ${end.exit.signal}` : `code ${end.exit.exitCode}`;
       return { ok: true, message: `${s}'s ${session.runtime} exited (${how}); t starts it again` };

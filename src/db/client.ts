@@ -15,7 +15,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dbPath, ensurePrivateDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { asDbError, assertNotTooNew, BUSY_TIMEOUT_MS, connect, createPrivateFile, isBusy, journalLength, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
+import {
+  asDbError,
+  assertNotTooNew,
+  BUSY_TIMEOUT_MS,
+  connect,
+  createPrivateFile,
+  isBusy,
+  journalLength,
+  SCHEMA_VERSION,
+  userVersion,
+  type Sqlite,
+} from './connection.js';
 import * as schema from './schema.js';
 
 export { BUSY_TIMEOUT_MS, SCHEMA_VERSION, userVersion } from './connection.js';
@@ -56,7 +67,8 @@ export function openDb(home: string, opts: OpenDbOptions = {}): Db {
     const db = wrap(conn, file);
     const target = opts.migrationsFolder ? journalLength(opts.migrationsFolder) : SCHEMA_VERSION;
     assertNotTooNew(conn, target, file);
-    if (userVersion(conn) < target) runMigrations(db, opts.migrationsFolder ?? findMigrationsFolder(), opts.lockTimeoutMs ?? MIGRATE_TIMEOUT_MS);
+    if (userVersion(conn) < target)
+      runMigrations(db, opts.migrationsFolder ?? findMigrationsFolder(), opts.lockTimeoutMs ?? MIGRATE_TIMEOUT_MS);
     return db;
   } catch (e) {
     sqlite?.close();
@@ -139,10 +151,14 @@ function runMigrations(db: Db, folder: string, timeoutMs: number): void {
     db.migrated = sqlite.transaction(() => applyPending(sqlite, migrations)).immediate();
   } catch (e) {
     if (isBusy(e)) {
-      throw new KlaudeError('E_LOCK', `timed out after ${Math.round(timeoutMs / 1000)} s waiting for another klaude to finish migrating the database`, {
-        hint: 'try again; if it persists, look for a stuck klaude process holding the database',
-        cause: e,
-      });
+      throw new KlaudeError(
+        'E_LOCK',
+        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for another klaude to finish migrating the database`,
+        {
+          hint: 'try again; if it persists, look for a stuck klaude process holding the database',
+          cause: e,
+        },
+      );
     }
     throw e;
   } finally {
@@ -154,8 +170,12 @@ function runMigrations(db: Db, folder: string, timeoutMs: number): void {
 /** Inside the write transaction: false when another process already migrated. */
 function applyPending(sqlite: Sqlite, migrations: MigrationMeta[]): boolean {
   if (userVersion(sqlite) >= migrations.length) return false;
-  sqlite.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)');
-  const last = sqlite.prepare('SELECT max(created_at) AS at FROM "__drizzle_migrations"').get() as { at: number | null };
+  sqlite.exec(
+    'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
+  );
+  const last = sqlite.prepare('SELECT max(created_at) AS at FROM "__drizzle_migrations"').get() as {
+    at: number | null;
+  };
   const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)');
   for (const m of migrations) {
     if (last.at !== null && Number(last.at) >= m.folderMillis) continue;

@@ -50,9 +50,13 @@ export function userVersion(sqlite: Sqlite): number {
 export function assertNotTooNew(sqlite: Sqlite, known: number, file: string): void {
   const v = userVersion(sqlite);
   if (v > known) {
-    throw new KlaudeError('E_DB_TOO_NEW', `the klaude database ${file} is from a newer klaude (schema ${v}, this klaude knows ${known})`, {
-      hint: 'upgrade klaude (npm install -g klaude@latest), or point KLAUDE_HOME elsewhere',
-    });
+    throw new KlaudeError(
+      'E_DB_TOO_NEW',
+      `the klaude database ${file} is from a newer klaude (schema ${v}, this klaude knows ${known})`,
+      {
+        hint: 'upgrade klaude (npm install -g klaude@latest), or point KLAUDE_HOME elsewhere',
+      },
+    );
   }
 }
 

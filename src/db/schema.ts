@@ -182,10 +182,7 @@ export const events = sqliteTable(
     payload: text('payload', { mode: 'json' }).$type<unknown>(),
     createdAt: createdAt(),
   },
-  (t) => [
-    index('events_session_idx').on(t.klaudeSessionId, t.id),
-    index('events_project_idx').on(t.projectId, t.id),
-  ],
+  (t) => [index('events_session_idx').on(t.klaudeSessionId, t.id), index('events_project_idx').on(t.projectId, t.id)],
 );
 
 export const agentUpdates = sqliteTable(

@@ -26,7 +26,16 @@ import { addEvent } from '../db/repos/events.js';
 import { updatesForHook } from '../logs/updates.js';
 import { transcriptUsage } from '../claude/transcript-usage.js';
 import { toolActivity, toolSummary } from '../core/tool-summary.js';
-import { endLink, linkClaude, linkOwner, linkedTranscripts, patchSession, readSession, toolFinished, type HookPatch } from './records.js';
+import {
+  endLink,
+  linkClaude,
+  linkOwner,
+  linkedTranscripts,
+  patchSession,
+  readSession,
+  toolFinished,
+  type HookPatch,
+} from './records.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {
@@ -66,7 +75,10 @@ const FAILURE: Record<string, string> = {
 
 /** One line: what failed, then claude's own words for it (`rate limited: …`). */
 export function turnFailure(p: HookPayload): string {
-  const kind = typeof p.error === 'string' && p.error !== '' ? (FAILURE[p.error] ?? p.error.replace(/_/g, ' ')) : 'the turn failed';
+  const kind =
+    typeof p.error === 'string' && p.error !== ''
+      ? (FAILURE[p.error] ?? p.error.replace(/_/g, ' '))
+      : 'the turn failed';
   const said = typeof p.last_assistant_message === 'string' ? p.last_assistant_message.replace(/\s+/g, ' ').trim() : '';
   if (!said) return kind;
   return clip(said.toLowerCase().startsWith(kind.toLowerCase()) ? said : `${kind}: ${said}`, 300)!;
@@ -91,11 +103,19 @@ export interface HookEnv {
   interactive?: boolean;
 }
 
-export function handleHook(db: HasSqlite, envSessionId: string, event: HookEventName, p: HookPayload, env: HookEnv = {}): HookOutcome {
+export function handleHook(
+  db: HasSqlite,
+  envSessionId: string,
+  event: HookEventName,
+  p: HookPayload,
+  env: HookEnv = {},
+): HookOutcome {
   const out = db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p, env)).immediate();
   const source = str(p.source) ?? 'startup';
   if (event === 'SessionStart' && env.switchedFrom && (source === 'resume' || source === 'startup')) {
-    out.stdout = JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) } });
+    out.stdout = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) },
+    });
   }
   return out;
 }
@@ -131,7 +151,11 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
     case 'SessionStart':
       if (claudeId) {
         const source = str(p.source) ?? 'startup';
-        linkClaude(db, { klaudeSessionId, claudeSessionId: claudeId, transcriptPath: str(p.transcript_path) ?? null, source }, now);
+        linkClaude(
+          db,
+          { klaudeSessionId, claudeSessionId: claudeId, transcriptPath: str(p.transcript_path) ?? null, source },
+          now,
+        );
       }
       to = 'idle';
       patch.error = null;
@@ -170,14 +194,19 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
     case 'PreToolUse':
       // Only interactive claudes have this hook. Late (the turn ended, or the tool's end was
       // recorded first): the tool is no longer running, so it is not what the session does.
-      if ((session.status === 'running' || session.status === 'waiting') && str(p.tool_name) && !toolFinished(db, klaudeSessionId, str(p.tool_use_id))) {
+      if (
+        (session.status === 'running' || session.status === 'waiting') &&
+        str(p.tool_name) &&
+        !toolFinished(db, klaudeSessionId, str(p.tool_use_id))
+      ) {
         patch.activity = toolActivity(p.tool_name!, toolSummary(p.tool_name!, p.tool_input));
       }
       break;
     case 'PostToolUse':
       // A tool finished, so any permission prompt before it was answered — unless a headless
       // agent's request is still held by its runtime (a parallel tool call finished meanwhile).
-      if (session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId))) to = 'running';
+      if (session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId)))
+        to = 'running';
       // Headless runtimes get this hook too but keep their own activity. Hooks of interactive
       // claudes launched before INTERACTIVE_ARG existed: the root's only, as then.
       if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
@@ -200,7 +229,11 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
     const u = transcriptUsage(files, o.usageCacheDir);
     if (u.tokensIn > 0 || u.tokensOut > 0) Object.assign(patch, u);
   }
-  if (to && to !== session.status && applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed) {
+  if (
+    to &&
+    to !== session.status &&
+    applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed
+  ) {
     patch.status = to;
   }
   patchSession(db, klaudeSessionId, patch, now);

@@ -37,7 +37,9 @@ interface TurnRow {
 
 function readTurn(db: HasSqlite, id: string): TurnRow | undefined {
   return db.sqlite
-    .prepare('SELECT status, run_started_at AS runStartedAt, transcript_path AS transcriptPath, project_id AS projectId FROM sessions WHERE id = ?')
+    .prepare(
+      'SELECT status, run_started_at AS runStartedAt, transcript_path AS transcriptPath, project_id AS projectId FROM sessions WHERE id = ?',
+    )
     .get(id) as TurnRow | undefined;
 }
 
@@ -52,7 +54,12 @@ export function interruptAt(line: string): { at: number; forTool: boolean } | nu
   }
   if (o.type !== 'user' || typeof o.timestamp !== 'string') return null;
   const content = o.message?.content;
-  const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.map((c) => (c as { text?: unknown })?.text) : [];
+  const texts =
+    typeof content === 'string'
+      ? [content]
+      : Array.isArray(content)
+        ? content.map((c) => (c as { text?: unknown })?.text)
+        : [];
   const text = texts.find((t): t is string => typeof t === 'string' && t.startsWith(MARK));
   const at = Date.parse(o.timestamp);
   if (!text || Number.isNaN(at)) return null;
@@ -69,8 +76,15 @@ export function endInterruptedTurn(db: HasSqlite, sessionId: string, at: number,
       const row = readTurn(db, sessionId);
       if (!row || (row.status !== 'running' && row.status !== 'waiting')) return false;
       if (row.runStartedAt === null || at < row.runStartedAt) return false;
-      db.sqlite.prepare("UPDATE sessions SET status = 'idle', activity = NULL, updated_at = ? WHERE id = ?").run(Date.now(), sessionId);
-      addEvent(db, { projectId: row.projectId, klaudeSessionId: sessionId, kind: 'claude.interrupted', payload: { at, forTool } });
+      db.sqlite
+        .prepare("UPDATE sessions SET status = 'idle', activity = NULL, updated_at = ? WHERE id = ?")
+        .run(Date.now(), sessionId);
+      addEvent(db, {
+        projectId: row.projectId,
+        klaudeSessionId: sessionId,
+        kind: 'claude.interrupted',
+        payload: { at, forTool },
+      });
       return true;
     })
     .immediate();
@@ -101,7 +115,9 @@ class TranscriptTail {
       this.watcher = watch(dir, { persistent: false }, () => {
         if (this.fd !== null) return;
         // The file, or a directory on the way to it, appeared: look again from there.
-        const deeper = path.dirname(this.file) !== dir && existsSync(path.join(dir, path.relative(dir, this.file).split(path.sep)[0]!));
+        const deeper =
+          path.dirname(this.file) !== dir &&
+          existsSync(path.join(dir, path.relative(dir, this.file).split(path.sep)[0]!));
         if (!deeper && !existsSync(this.file)) return;
         this.watcher?.close();
         this.watcher = null;
@@ -180,7 +196,11 @@ export class InterruptWatch {
   track(sessionId: string): void {
     if (this.sessions.has(sessionId)) return;
     this.sessions.set(sessionId, null);
-    this.stopDb ??= watchDbWrites(this.o.dbPath, () => this.scan(), (err) => this.o.log?.warn('interrupt watch: DB watch failed', { err }));
+    this.stopDb ??= watchDbWrites(
+      this.o.dbPath,
+      () => this.scan(),
+      (err) => this.o.log?.warn('interrupt watch: DB watch failed', { err }),
+    );
     this.scan();
   }
 
@@ -207,7 +227,8 @@ export class InterruptWatch {
         this.o.log?.warn('interrupt watch: reading the session failed', { err, sessionId: id });
         continue;
       }
-      const inTurn = row !== undefined && (row.status === 'running' || row.status === 'waiting') && row.transcriptPath !== null;
+      const inTurn =
+        row !== undefined && (row.status === 'running' || row.status === 'waiting') && row.transcriptPath !== null;
       if (tail && (!inTurn || tail.file !== row!.transcriptPath)) {
         tail.close();
         this.sessions.set(id, null);
@@ -224,7 +245,8 @@ export class InterruptWatch {
     const hit = interruptAt(line);
     if (!hit) return;
     try {
-      if (endInterruptedTurn(this.o.db, sessionId, hit.at, hit.forTool)) this.o.log?.info('turn interrupted by the person', { sessionId, forTool: hit.forTool });
+      if (endInterruptedTurn(this.o.db, sessionId, hit.at, hit.forTool))
+        this.o.log?.info('turn interrupted by the person', { sessionId, forTool: hit.forTool });
     } catch (err) {
       this.o.log?.warn('interrupt watch: ending the turn failed', { err, sessionId });
     }

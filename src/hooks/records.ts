@@ -51,7 +51,9 @@ const COLUMN: Record<keyof HookPatch, string> = {
 /** The transcripts of every Claude session the klaude session has run (for usage sums). */
 export function linkedTranscripts(db: HasSqlite, klaudeSessionId: string): string[] {
   return db.sqlite
-    .prepare('SELECT transcript_path FROM claude_session_links WHERE klaude_session_id = ? AND transcript_path IS NOT NULL')
+    .prepare(
+      'SELECT transcript_path FROM claude_session_links WHERE klaude_session_id = ? AND transcript_path IS NOT NULL',
+    )
     .pluck()
     .all(klaudeSessionId) as string[];
 }
@@ -60,7 +62,9 @@ export function patchSession(db: HasSqlite, id: string, patch: HookPatch, now: n
   const keys = (Object.keys(patch) as (keyof HookPatch)[]).filter((k) => patch[k] !== undefined);
   if (keys.length === 0) return;
   const set = keys.map((k) => `${COLUMN[k]} = ?`).join(', ');
-  db.sqlite.prepare(`UPDATE sessions SET ${set}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k] ?? null), now, id);
+  db.sqlite
+    .prepare(`UPDATE sessions SET ${set}, updated_at = ? WHERE id = ?`)
+    .run(...keys.map((k) => patch[k] ?? null), now, id);
 }
 
 /**
@@ -92,7 +96,9 @@ export function linkClaude(
     )
     .run(now, l.klaudeSessionId, l.claudeSessionId);
   db.sqlite
-    .prepare('UPDATE sessions SET native_session_id = ?, transcript_path = coalesce(?, transcript_path), updated_at = ? WHERE id = ?')
+    .prepare(
+      'UPDATE sessions SET native_session_id = ?, transcript_path = coalesce(?, transcript_path), updated_at = ? WHERE id = ?',
+    )
     .run(l.claudeSessionId, l.transcriptPath, now, l.klaudeSessionId);
 }
 

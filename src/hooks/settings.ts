@@ -58,10 +58,19 @@ export function hookSettings(inv: KlaudeInvocation): Settings {
     const command = hookCommand(inv, event, ...(event === 'PostToolUse' ? [INTERACTIVE_ARG] : []));
     // SessionEnd runs under Claude's own 1.5 s budget unless a timeout raises it.
     const timeout = event === 'SessionEnd' ? 10 : 30;
-    const tool = event === 'PreToolUse' || event === 'PostToolUse' || event === 'PostToolUseFailure' || event === 'PermissionRequest';
+    const tool =
+      event === 'PreToolUse' ||
+      event === 'PostToolUse' ||
+      event === 'PostToolUseFailure' ||
+      event === 'PermissionRequest';
     // Only reports: nothing waits for them (a PermissionRequest hook that answers nothing leaves the dialog to the person).
     const async = event === 'PreToolUse' || event === 'PermissionRequest';
-    hooks[event] = [{ ...(tool ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout, ...(async ? { async: true } : {}) }] }];
+    hooks[event] = [
+      {
+        ...(tool ? { matcher: '*' } : {}),
+        hooks: [{ type: 'command', command, timeout, ...(async ? { async: true } : {}) }],
+      },
+    ];
   }
   return { hooks };
 }
@@ -92,6 +101,9 @@ export function mergeSettings(userValue: string | undefined, ours: Settings): Se
  * reads what its agent does from the stream).
  */
 export function headlessHookSettings(inv: KlaudeInvocation): string {
-  const post: HookEntry = { matcher: '*', hooks: [{ type: 'command', command: hookCommand(inv, 'PostToolUse'), timeout: 30 }] };
+  const post: HookEntry = {
+    matcher: '*',
+    hooks: [{ type: 'command', command: hookCommand(inv, 'PostToolUse'), timeout: 30 }],
+  };
   return JSON.stringify({ hooks: { PostToolUse: [post] } });
 }

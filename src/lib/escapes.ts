@@ -25,7 +25,8 @@ export const POP_TITLE = '\x1b[23;0t';
  * mouse tracking (all encodings), kitty keyboard; reset colours. (Not the alternate screen: in
  * the normal buffer `CSI ?1049 l` also restores a saved cursor position, which would jump it.)
  */
-export const RESET_SEQUENCE = '\x1b[?25h\x1b[?2004l\x1b[?1004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[<u\x1b[0m';
+export const RESET_SEQUENCE =
+  '\x1b[?25h\x1b[?2004l\x1b[?1004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[<u\x1b[0m';
 /** Modes RESET_SEQUENCE leaves alone that a CLI run through a PTY may set: cursor keys, keypad, insert, autowrap, scroll region. */
 export const RESET_INPUT_MODES = '\x1b[?1l\x1b>\x1b[4l\x1b[?7h\x1b[r';
 

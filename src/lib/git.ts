@@ -33,7 +33,11 @@ export function git(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv
 export function gitOk(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): string {
   const r = git(cwd, args, opts);
   if (r.code !== 0) {
-    const why = r.stderr.trim().split('\n').find((l) => l.trim() !== '') ?? `exit ${r.code}`;
+    const why =
+      r.stderr
+        .trim()
+        .split('\n')
+        .find((l) => l.trim() !== '') ?? `exit ${r.code}`;
     throw new KlaudeError('E_GIT', `git ${args[0]} failed: ${why}`);
   }
   return r.stdout;

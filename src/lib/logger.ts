@@ -41,7 +41,12 @@ function errorData(data: Record<string, unknown> | undefined): Record<string, un
  * rotates as often as needed, and lines other processes append to the same file count too (one
  * stat per line; diagnostics are low volume).
  */
-export function createFileLogger(file: string, component: string, env: NodeJS.ProcessEnv = process.env, opts: { rotateBytes?: number } = {}): Logger {
+export function createFileLogger(
+  file: string,
+  component: string,
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { rotateBytes?: number } = {},
+): Logger {
   const threshold = minLevel(env);
   const rotateBytes = opts.rotateBytes ?? ROTATE_BYTES;
   let ready = false;

@@ -48,7 +48,8 @@ export function secureRunDir(dir: string): void {
   const uid = myUid();
   if (uid !== null && st.uid !== uid) throw insecure(dir, `it belongs to another user (uid ${st.uid})`);
   // A mkdir under a umask like 077 is fine; anything wider was not made (or was changed) by us.
-  if ((st.mode & 0o077) !== 0) throw insecure(dir, `its mode is ${(st.mode & 0o777).toString(8).padStart(4, '0')}, not 0700`);
+  if ((st.mode & 0o077) !== 0)
+    throw insecure(dir, `its mode is ${(st.mode & 0o777).toString(8).padStart(4, '0')}, not 0700`);
 }
 
 /** The outside-home run dir among `p`'s ancestors (p included), or null when `p` is not under one. */
@@ -69,8 +70,12 @@ export function assertOwnSocket(socketPath: string): void {
   const uid = myUid();
   if (!st || uid === null) return;
   if (st.uid !== uid) {
-    throw new KlaudeError('E_INSECURE_RUNDIR', `refusing to connect to ${socketPath}: it belongs to another user (uid ${st.uid})`, {
-      hint: 'someone else may be impersonating klaude: remove that directory, or set KLAUDE_HOME elsewhere',
-    });
+    throw new KlaudeError(
+      'E_INSECURE_RUNDIR',
+      `refusing to connect to ${socketPath}: it belongs to another user (uid ${st.uid})`,
+      {
+        hint: 'someone else may be impersonating klaude: remove that directory, or set KLAUDE_HOME elsewhere',
+      },
+    );
   }
 }

@@ -70,7 +70,9 @@ export class WatchdogPool {
   }
 
   private live(): boolean {
-    return this.wd !== null && this.wd.exitCode === null && this.wd.signalCode === null && this.wd.stdin?.writable === true;
+    return (
+      this.wd !== null && this.wd.exitCode === null && this.wd.signalCode === null && this.wd.stdin?.writable === true
+    );
   }
 
   /** A new `sh`, told about every child still guarded. */

@@ -59,10 +59,22 @@ export function guardChild(childPid: number, opts: WatchOptions = {}): Watchdog 
   const tenths = Math.max(1, Math.round((opts.graceMs ?? 3000) / 100));
   let wd: ChildProcess | null = null;
   try {
-    wd = spawn('/bin/sh', ['-c', SCRIPT, 'klaude-watchdog', String(childPid), start === null ? '-' : String(start), String(tenths), opts.group ? String(opts.group) : '-'], {
-      stdio: ['pipe', 'ignore', 'ignore'],
-      detached: true,
-    });
+    wd = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        SCRIPT,
+        'klaude-watchdog',
+        String(childPid),
+        start === null ? '-' : String(start),
+        String(tenths),
+        opts.group ? String(opts.group) : '-',
+      ],
+      {
+        stdio: ['pipe', 'ignore', 'ignore'],
+        detached: true,
+      },
+    );
   } catch {
     wd = null; // no /bin/sh: reconcile is the fallback
   }

@@ -162,7 +162,8 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
       }
       fd = undefined;
     };
-    const idOf = (st: { dev: number; ino: number; birthtimeMs: number }): string => `${st.dev}:${st.ino}:${st.birthtimeMs}`;
+    const idOf = (st: { dev: number; ino: number; birthtimeMs: number }): string =>
+      `${st.dev}:${st.ino}:${st.birthtimeMs}`;
 
     /** Read what is new since `offset`: true when it stopped at `budget` bytes with more to read. */
     const readNew = (budget: number): boolean => {
@@ -227,7 +228,11 @@ export function followLog(file: string, opts: FollowOptions): Promise<FollowEnd>
           return;
         }
       } catch (e) {
-        fail(e instanceof KlaudeError ? e : new KlaudeError('E_IO', `cannot read ${target}: ${(e as Error).message}`, { cause: e }));
+        fail(
+          e instanceof KlaudeError
+            ? e
+            : new KlaudeError('E_IO', `cannot read ${target}: ${(e as Error).message}`, { cause: e }),
+        );
       }
       reading = false;
     };

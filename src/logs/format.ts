@@ -136,7 +136,8 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
   const paint = (style: Style, s: string): string => (color && s ? `${SGR[style][0]}${s}${SGR[style][1]}` : s);
   let shownUpdates = new Set<string>();
 
-  const stamp = (ts: number | undefined): string => (opts.timestamps && typeof ts === 'number' ? `${formatTime(ts)} ` : '');
+  const stamp = (ts: number | undefined): string =>
+    opts.timestamps && typeof ts === 'number' ? `${formatTime(ts)} ` : '';
   /** A one-line item: prefix + body, cut to the width (the stamp counts). */
   const oneLine = (ts: number | undefined, style: Style | null, body: string): string => {
     const st = stamp(ts);
@@ -160,7 +161,9 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
       switch (e.type) {
         case 'init': {
           if (opts.showInit === false) return null;
-          const parts = [e.runtime, e.model, e.nativeSessionId ? `session ${e.nativeSessionId}` : undefined].filter(Boolean);
+          const parts = [e.runtime, e.model, e.nativeSessionId ? `session ${e.nativeSessionId}` : undefined].filter(
+            Boolean,
+          );
           return oneLine(e.ts, 'dim', `· ${parts.join(' · ')}`);
         }
         case 'user': {
@@ -168,7 +171,10 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
           const lines = (e.text ?? '').trimEnd().split('\n');
           const shown = lines.slice(0, MAX_USER_LINES).map((l) => truncate(`> ${l}`, width));
           if (lines.length > MAX_USER_LINES) shown.push(`> … (${lines.length - MAX_USER_LINES} more lines)`);
-          return block(e.ts, shown.map((l) => paint('dim', l)));
+          return block(
+            e.ts,
+            shown.map((l) => paint('dim', l)),
+          );
         }
         case 'text': {
           const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
@@ -190,7 +196,11 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
         case 'tool_result': {
           const out = (e.output ?? '').trimEnd();
           if (e.isError) {
-            const first = out.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+            const first =
+              out
+                .split('\n')
+                .find((l) => l.trim() !== '')
+                ?.trim() ?? '';
             return oneLine(e.ts, 'red', `  ✗ error${first ? `: ${first}` : ''}`);
           }
           const n = out === '' ? 0 : out.split('\n').length;
@@ -204,26 +214,46 @@ export function createFormatter(opts: FormatOptions = {}): EventFormatter {
         case 'status': {
           if (e.status !== 'waiting' && e.status !== 'failed' && e.status !== 'interrupted') return null;
           if (e.status === 'waiting' && !e.reason) return null; // an approval_request line says why
-          return oneLine(e.ts, e.status === 'waiting' ? 'magenta' : 'red', `· ${e.status}${e.reason ? `: ${e.reason}` : ''}`);
+          return oneLine(
+            e.ts,
+            e.status === 'waiting' ? 'magenta' : 'red',
+            `· ${e.status}${e.reason ? `: ${e.reason}` : ''}`,
+          );
         }
         case 'error':
           return oneLine(e.ts, 'red', `✗ error: ${firstLine(e.message ?? '')}`);
         case 'artifact':
           return oneLine(e.ts, 'yellow', `◇ artifact ${e.name}: ${firstLine(e.text ?? '')}`);
         case 'recovered':
-          return oneLine(e.ts, 'magenta', `↻ recovered${e.mode === 'ask' ? ' (needs you: `klaude message` resumes it)' : ''}: ${firstLine(e.cause ?? '')}`);
+          return oneLine(
+            e.ts,
+            'magenta',
+            `↻ recovered${e.mode === 'ask' ? ' (needs you: `klaude message` resumes it)' : ''}: ${firstLine(e.cause ?? '')}`,
+          );
         case 'queued':
-          return oneLine(e.ts, 'dim', `· queued #${e.position}${e.reason ? `: ${e.reason}` : ''} (starts when a run slot frees)`);
+          return oneLine(
+            e.ts,
+            'dim',
+            `· queued #${e.position}${e.reason ? `: ${e.reason}` : ''} (starts when a run slot frees)`,
+          );
         case 'retry':
           return oneLine(e.ts, 'yellow', `↻ ${describeRetry(e)}`);
         case 'approval_request': {
           const what = `${e.tool}${e.summary ? `: ${firstLine(e.summary)}` : ''}`;
           const n = e.approvalId !== undefined ? ` ${e.approvalId}` : '';
           const id = opts.sessionId ?? '<id>';
-          return oneLine(e.ts, 'magenta', `? needs approval${n}: ${what} — \`klaude approve ${id}\` [--always] or \`klaude deny ${id}\` [--reason …]`);
+          return oneLine(
+            e.ts,
+            'magenta',
+            `? needs approval${n}: ${what} — \`klaude approve ${id}\` [--always] or \`klaude deny ${id}\` [--reason …]`,
+          );
         }
         case 'approval_answer':
-          return oneLine(e.ts, e.behavior === 'allow' ? 'green' : e.behavior === 'deny' ? 'red' : 'dim', approvalAnswerText(e));
+          return oneLine(
+            e.ts,
+            e.behavior === 'allow' ? 'green' : e.behavior === 'deny' ? 'red' : 'dim',
+            approvalAnswerText(e),
+          );
         case 'done': {
           const parts: string[] = [e.status];
           if (typeof e.durationMs === 'number') parts.push(formatDuration(e.durationMs));

@@ -37,7 +37,12 @@ export function parseEventLine(line: string): AgentEvent | null {
   if (t === '' || t[0] !== '{') return null;
   try {
     const v: unknown = JSON.parse(t);
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string') {
+    if (
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      typeof (v as { type?: unknown }).type === 'string'
+    ) {
       return v as AgentEvent;
     }
   } catch {

@@ -198,7 +198,8 @@ export function formatSummary(info: CompletionInfo, opts: SummaryOptions = {}): 
     const max = opts.maxFinalChars ?? 6000;
     if (info.finalText) {
       let text = info.finalText;
-      if (text.length > max) text = `${text.slice(0, max).trimEnd()}\n… (cut${opts.moreHint ? `; full text: ${opts.moreHint}` : ''})`;
+      if (text.length > max)
+        text = `${text.slice(0, max).trimEnd()}\n… (cut${opts.moreHint ? `; full text: ${opts.moreHint}` : ''})`;
       lines.push('final text:', text);
     } else {
       lines.push('final text: none');

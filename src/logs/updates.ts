@@ -31,7 +31,10 @@ export interface UpdateView {
 
 /** Attach the reporting sessions' types (one query). */
 export function describeUpdates(db: HasSqlite, rows: readonly UpdateRow[]): UpdateView[] {
-  const types = sessionTypes(db, rows.map((r) => r.sessionId));
+  const types = sessionTypes(
+    db,
+    rows.map((r) => r.sessionId),
+  );
   return rows.map((r) => ({
     id: r.id,
     sessionId: r.sessionId,
@@ -82,7 +85,8 @@ export function updatesForHook(db: HasSqlite, klaudeSessionId: string): string |
   if (rows.length === 0) return null;
   const views = describeUpdates(db, rows);
   const lines = views.map(formatUpdateLine);
-  const head = rows.length === 1 ? 'klaude: an update from a sub-agent' : `klaude: ${rows.length} updates from sub-agents`;
+  const head =
+    rows.length === 1 ? 'klaude: an update from a sub-agent' : `klaude: ${rows.length} updates from sub-agents`;
   const text = `${head} (\`klaude logs <id>\` shows its log):\n${lines.join('\n')}`;
   if (!views.some((v) => v.kind?.startsWith('approval'))) return text;
   return `${text}\n${approvalHint(views.some((v) => v.kind === 'approval_parent') ? 'parent' : 'person')}`;

@@ -28,7 +28,6 @@ export interface AttachOptions {
   stdout?: NodeJS.WriteStream;
 }
 
-
 /** Does this output leave the terminal in the alternate screen? (last switch in the chunk wins) */
 export function altScreenAfter(chunk: string, before: boolean): boolean {
   let last = -1;
@@ -63,7 +62,8 @@ export async function attachTerminal(o: AttachOptions): Promise<AttachEnd> {
     const chunk = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (o.mode === 'view') {
       const r = matcher.push(chunk);
-      if (r.detach || chunk.includes(0x03) || chunk.includes(0x71 /* q */)) finish({ reason: 'detached', by: 'view-key' });
+      if (r.detach || chunk.includes(0x03) || chunk.includes(0x71 /* q */))
+        finish({ reason: 'detached', by: 'view-key' });
       return;
     }
     const r = matcher.push(chunk);
@@ -71,10 +71,14 @@ export async function attachTerminal(o: AttachOptions): Promise<AttachEnd> {
     if (r.detach) finish({ reason: 'detached', by: r.by ?? 'key' });
   };
   const onResize = (): void => {
-    if (o.mode === 'control' && stdout.columns && stdout.rows) conn?.resize({ cols: stdout.columns, rows: stdout.rows });
+    if (o.mode === 'control' && stdout.columns && stdout.rows)
+      conn?.resize({ cols: stdout.columns, rows: stdout.rows });
   };
   const onSignal = (signal: NodeJS.Signals) => () => finish({ reason: 'signal', signal });
-  const signals: [NodeJS.Signals, () => void][] = (['SIGTERM', 'SIGHUP', 'SIGINT'] as NodeJS.Signals[]).map((s) => [s, onSignal(s)]);
+  const signals: [NodeJS.Signals, () => void][] = (['SIGTERM', 'SIGHUP', 'SIGINT'] as NodeJS.Signals[]).map((s) => [
+    s,
+    onSignal(s),
+  ]);
   const onCrash = (err: unknown): void => {
     release();
     process.stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);

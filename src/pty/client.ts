@@ -58,7 +58,11 @@ export interface ConnectOptions {
 }
 
 /** Connect and say hello; resolves once welcomed. E_SESSION_BUSY (etc.) from the host, E_IO when nothing listens. */
-export function connectPty(socketPath: string, opts: ConnectOptions, h: PtyClientHandlers = {}): Promise<PtyConnection> {
+export function connectPty(
+  socketPath: string,
+  opts: ConnectOptions,
+  h: PtyClientHandlers = {},
+): Promise<PtyConnection> {
   return new Promise((resolve, reject) => {
     try {
       assertOwnSocket(socketPath);
@@ -78,7 +82,10 @@ export function connectPty(socketPath: string, opts: ConnectOptions, h: PtyClien
       sock.destroy();
       reject(e);
     };
-    const timer = setTimeout(() => fail(new KlaudeError('E_TIMEOUT', 'the PTY session did not answer')), opts.timeoutMs ?? 10_000);
+    const timer = setTimeout(
+      () => fail(new KlaudeError('E_TIMEOUT', 'the PTY session did not answer')),
+      opts.timeoutMs ?? 10_000,
+    );
     const write = (f: Buffer): void => {
       if (!sock.destroyed && sock.writable) sock.write(f);
     };
@@ -119,7 +126,8 @@ export function connectPty(socketPath: string, opts: ConnectOptions, h: PtyClien
       for (const f of frames) {
         if (!welcomed) {
           if (f.type === FRAME.error) return fail(fromSerialized(decodeJson<WireError>(f)));
-          if (f.type !== FRAME.welcome) return fail(new KlaudeError('E_PROTOCOL', `unexpected PTY frame ${f.type} before welcome`));
+          if (f.type !== FRAME.welcome)
+            return fail(new KlaudeError('E_PROTOCOL', `unexpected PTY frame ${f.type} before welcome`));
           const w = decodeJson<Welcome>(f);
           welcomed = true;
           clearTimeout(timer);

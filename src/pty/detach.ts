@@ -98,7 +98,8 @@ export class DetachMatcher {
       switch (this.state) {
         case 'ground': {
           if (this.key && b === this.key.byte) return { forward: Buffer.from(out), detach: true, by: 'key' };
-          if (this.suspend && b === this.suspend.byte) return { forward: Buffer.from(out), detach: true, by: 'suspend' };
+          if (this.suspend && b === this.suspend.byte)
+            return { forward: Buffer.from(out), detach: true, by: 'suspend' };
           if (b === ESC) {
             if (i + 1 < chunk.length && chunk[i + 1] === 0x5b) {
               // A CSI starting inside this read: hold it until its final byte.
@@ -153,7 +154,8 @@ export class DetachMatcher {
           if (b >= 0x40 && b <= 0x7e) {
             this.state = 'ground';
             const verdict = this.endCsi(b);
-            if (verdict === 'detach' || verdict === 'suspend') return { forward: Buffer.from(out), detach: true, by: verdict === 'detach' ? 'key' : 'suspend' };
+            if (verdict === 'detach' || verdict === 'suspend')
+              return { forward: Buffer.from(out), detach: true, by: verdict === 'detach' ? 'key' : 'suspend' };
             if (this.hold) this.flushSeq(out);
             if (verdict === 'paste') {
               this.state = 'paste';
@@ -208,7 +210,8 @@ export class DetachMatcher {
     else if (b === 0x15) this.lineSoFar = '';
     else if (b >= 0x20 && b < 0x7f) this.lineSoFar += String.fromCharCode(b);
     else if (b >= 0xc0) this.lineSoFar += '\ufffd';
-    else if (b >= 0x80) return; // UTF-8 continuation byte
+    else if (b >= 0x80)
+      return; // UTF-8 continuation byte
     else this.lineSoFar = null; // another control key
     if (this.lineSoFar !== null && this.lineSoFar.length > MAX_LINE) this.lineSoFar = null;
   }

@@ -153,6 +153,7 @@ export class FrameDecoder {
 /** A terminal size the host accepts (node-pty rejects 0; absurd sizes would cost memory). */
 export function validSize(s: Partial<Size> | undefined): Size | null {
   if (!s) return null;
-  const ok = (n: unknown, max: number): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= max;
+  const ok = (n: unknown, max: number): n is number =>
+    typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= max;
   return ok(s.cols, 1000) && ok(s.rows, 500) ? { cols: s.cols, rows: s.rows } : null;
 }

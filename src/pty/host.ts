@@ -14,7 +14,13 @@
  */
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
-import { clearStaleSocket, checkSocketPathLength, listenPrivate, preparePrivateSocketDir, unlinkOwnSocket } from '../control/socket-file.js';
+import {
+  clearStaleSocket,
+  checkSocketPathLength,
+  listenPrivate,
+  preparePrivateSocketDir,
+  unlinkOwnSocket,
+} from '../control/socket-file.js';
 import type { Logger } from '../lib/logger.js';
 import {
   decodeJson,
@@ -157,7 +163,11 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
 
   private hello(c: Client, h: Hello): void {
     if (h.v !== PTY_PROTOCOL_VERSION) {
-      return this.refuse(c, { code: 'E_PROTOCOL', message: `PTY protocol ${h.v} is not ${PTY_PROTOCOL_VERSION}`, hint: 'the session was started by another klaude version' });
+      return this.refuse(c, {
+        code: 'E_PROTOCOL',
+        message: `PTY protocol ${h.v} is not ${PTY_PROTOCOL_VERSION}`,
+        hint: 'the session was started by another klaude version',
+      });
     }
     const mode: AttachMode = h.mode === 'view' ? 'view' : 'control';
     if (mode === 'control') {
@@ -179,7 +189,9 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     const { screen, child } = this.o;
     const gridMs = mode === 'view' ? h.grid?.ms : undefined;
     if (typeof gridMs === 'number' && Number.isFinite(gridMs)) {
-      c.grid = new GridFeed(screen, Math.max(MIN_GRID_MS, gridMs), (rows) => this.send(c, encodeFrame(FRAME.rows, rows)));
+      c.grid = new GridFeed(screen, Math.max(MIN_GRID_MS, gridMs), (rows) =>
+        this.send(c, encodeFrame(FRAME.rows, rows)),
+      );
     }
     const welcome: Welcome = {
       v: PTY_PROTOCOL_VERSION,
@@ -192,7 +204,10 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       ...(c.grid ? { grid: true } : {}),
     };
     this.send(c, encodeFrame(FRAME.welcome, welcome));
-    const history = typeof h.history === 'number' && h.history >= 0 ? Math.min(h.history, ATTACH_HISTORY_LINES) : ATTACH_HISTORY_LINES;
+    const history =
+      typeof h.history === 'number' && h.history >= 0
+        ? Math.min(h.history, ATTACH_HISTORY_LINES)
+        : ATTACH_HISTORY_LINES;
     screen.whenParsed(() => {
       if (!this.clients.has(c) || c.queue === null) return; // gone, or the CLI exited meanwhile
       if (c.grid) {

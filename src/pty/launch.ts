@@ -82,14 +82,19 @@ async function askServer(o: SpawnPtyHostOptions, req: HostRequest): Promise<Star
     } catch (e) {
       if (!isNoServer(e)) throw e;
       // The server was closing (its last session had just ended) or is not there: start one.
-      if (attempt >= 3) throw new KlaudeError('E_IO', 'could not reach the PTY server', { hint: `see ${logFilePath(o.home)}` });
+      if (attempt >= 3)
+        throw new KlaudeError('E_IO', 'could not reach the PTY server', { hint: `see ${logFilePath(o.home)}` });
     }
     await startServer(o.inv, o.home, env, o.timeoutMs ?? 15_000);
   }
 }
 
 /** Ask the server to stop one session's CLI (SIGTERM, SIGKILL after a grace). False: it does not host it (or no server). */
-export async function stopPtySession(home: string, sessionId: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function stopPtySession(
+  home: string,
+  sessionId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
   try {
     const r = await serverRequest<StopReply>(ptyServerSocketPath(home, env), { op: 'stop', sessionId }, 5000);
     if (!r.ok) throw toKlaudeError(r.error);
@@ -101,7 +106,10 @@ export async function stopPtySession(home: string, sessionId: string, env: NodeJ
 }
 
 /** The server's pid and the sessions it hosts; null when no server runs. */
-export async function listPtyServer(home: string, env: NodeJS.ProcessEnv = process.env): Promise<{ pid: number; sessions: string[] } | null> {
+export async function listPtyServer(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ pid: number; sessions: string[] } | null> {
   try {
     const r = await serverRequest<ListReply>(ptyServerSocketPath(home, env), { op: 'list' }, 5000);
     if (!r.ok) throw toKlaudeError(r.error);
@@ -121,7 +129,12 @@ function startServer(inv: KlaudeInvocation, home: string, env: NodeJS.ProcessEnv
     /* no log file: crash output is lost, nothing else */
   }
   // cwd '/': the server must not hold any project's directory (sessions get their own cwd).
-  const child = spawn(inv.node, [...PTY_HOST_NODE_FLAGS, inv.cli, PTY_SERVER_COMMAND], { cwd: '/', env, detached: true, stdio: ['ignore', 'pipe', errFd] });
+  const child = spawn(inv.node, [...PTY_HOST_NODE_FLAGS, inv.cli, PTY_SERVER_COMMAND], {
+    cwd: '/',
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', errFd],
+  });
   if (typeof errFd === 'number') closeSync(errFd);
   const logHint = { hint: `see ${logFilePath(home)}` };
   return new Promise<void>((resolve, reject) => {
@@ -136,10 +149,19 @@ function startServer(inv: KlaudeInvocation, home: string, env: NodeJS.ProcessEnv
       child.unref();
       fn();
     };
-    const timer = setTimeout(() => settle(() => reject(new KlaudeError('E_TIMEOUT', 'the PTY server did not start in time', logHint))), timeoutMs);
-    child.once('error', (e) => settle(() => reject(new KlaudeError('E_IO', `could not start the PTY server: ${e.message}`, { cause: e }))));
+    const timer = setTimeout(
+      () => settle(() => reject(new KlaudeError('E_TIMEOUT', 'the PTY server did not start in time', logHint))),
+      timeoutMs,
+    );
+    child.once('error', (e) =>
+      settle(() => reject(new KlaudeError('E_IO', `could not start the PTY server: ${e.message}`, { cause: e }))),
+    );
     child.once('exit', (code, signal) =>
-      settle(() => reject(new KlaudeError('E_IO', `the PTY server exited (${signal ?? `code ${code}`}) before it was ready`, logHint))),
+      settle(() =>
+        reject(
+          new KlaudeError('E_IO', `the PTY server exited (${signal ?? `code ${code}`}) before it was ready`, logHint),
+        ),
+      ),
     );
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (d: string) => {

@@ -11,6 +11,11 @@ export function ptySocketDir(home: string, projectHash: string, env: NodeJS.Proc
   return path.join(runDir(home, env), projectHash, 'p');
 }
 
-export function ptySocketPath(home: string, projectHash: string, sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
+export function ptySocketPath(
+  home: string,
+  projectHash: string,
+  sessionId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return sessionSocketPath(home, projectHash, 'p', sessionId, env);
 }

@@ -39,7 +39,13 @@ const PURPOSE = 'a PTY session starting';
  * The interactive command for the session: claude with klaude's hooks, or the runtime's own resume.
  * It runs in the session's cwd, else its project's root, else where its starter is.
  */
-export async function buildLaunch(db: Db, session: SessionRow, env: NodeJS.ProcessEnv, starterCwd: string, inv: KlaudeInvocation): Promise<Launch> {
+export async function buildLaunch(
+  db: Db,
+  session: SessionRow,
+  env: NodeJS.ProcessEnv,
+  starterCwd: string,
+  inv: KlaudeInvocation,
+): Promise<Launch> {
   const { config } = loadConfig(klaudeHome(env));
   const meta = session.metadata as { cwd?: unknown } | null;
   const root = getProject(db, session.projectId)?.rootPath ?? starterCwd;
@@ -48,7 +54,9 @@ export async function buildLaunch(db: Db, session: SessionRow, env: NodeJS.Proce
   const binary = adapter.resolveBinary(config, env);
   const known =
     session.nativeSessionId ??
-    (session.runtime === 'claude' ? (activeLink(db, session.id)?.claudeSessionId ?? latestLink(db, session.id)?.claudeSessionId) : null) ??
+    (session.runtime === 'claude'
+      ? (activeLink(db, session.id)?.claudeSessionId ?? latestLink(db, session.id)?.claudeSessionId)
+      : null) ??
     null;
   if (session.runtime !== 'claude') {
     if (!known) {
@@ -80,20 +88,34 @@ export interface PrepareOptions {
  * Take the session's claim, prepare the host request and hand it to `send` (which asks the server);
  * the claim is released once `send` settled (by then the server's 'pty' row says who writes).
  */
-export async function withPreparedRequest<T>(db: Db, o: PrepareOptions, send: (req: HostRequest) => Promise<T>): Promise<T> {
+export async function withPreparedRequest<T>(
+  db: Db,
+  o: PrepareOptions,
+  send: (req: HostRequest) => Promise<T>,
+): Promise<T> {
   const session = getSession(db, o.sessionId);
   if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(o.sessionId)} not found`);
   const s = shortId(session.id);
   claimConversation(db, session.id, PURPOSE, () => {
     const fg = currentProcesses(db, session.id, 'claude').find((p) => isAlive(p.pid));
-    if (fg) throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, { hint: 'detach or exit it there first' });
+    if (fg)
+      throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, {
+        hint: 'detach or exit it there first',
+      });
     const rt = currentProcesses(db, session.id, 'runtime').find((p) => isAlive(p.pid));
-    if (rt) throw new KlaudeError('E_SESSION_BUSY', `${s} is running headless (runtime pid ${rt.pid})`, { hint: `wait for it: \`klaude wait ${s}\`` });
+    if (rt)
+      throw new KlaudeError('E_SESSION_BUSY', `${s} is running headless (runtime pid ${rt.pid})`, {
+        hint: `wait for it: \`klaude wait ${s}\``,
+      });
   });
   try {
     const launch = await buildLaunch(db, session, o.env, o.cwd, o.inv);
     if (session.runtime === 'claude') {
-      linkClaudeSession(db, { klaudeSessionId: session.id, claudeSessionId: launch.nativeId, source: launch.mode === 'new' ? 'startup' : 'resume' });
+      linkClaudeSession(db, {
+        klaudeSessionId: session.id,
+        claudeSessionId: launch.nativeId,
+        source: launch.mode === 'new' ? 'startup' : 'resume',
+      });
     }
     const env: NodeJS.ProcessEnv = {
       ...o.env,

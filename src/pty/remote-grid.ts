@@ -77,7 +77,14 @@ export class RemoteGrid implements ScreenGrid {
       lines.push(this.text(y));
       ansiLines.push(ansiOf(this.grid[y]));
     }
-    return { cols: this.cols, rows: this.rows, lines, ansiLines, cursor: { ...this.cursor }, bufferType: this.bufferType };
+    return {
+      cols: this.cols,
+      rows: this.rows,
+      lines,
+      ansiLines,
+      cursor: { ...this.cursor },
+      bufferType: this.bufferType,
+    };
   }
 
   private reset(): void {

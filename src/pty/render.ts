@@ -27,10 +27,15 @@ export interface RenderState {
   title: string | null;
 }
 
-
 function blank(cell: Cell): boolean {
   const ch = cell.getChars();
-  return (ch === '' || ch === ' ') && cell.isBgDefault() && !cell.isInverse() && !cell.isUnderline() && !cell.isStrikethrough();
+  return (
+    (ch === '' || ch === ' ') &&
+    cell.isBgDefault() &&
+    !cell.isInverse() &&
+    !cell.isUnderline() &&
+    !cell.isStrikethrough()
+  );
 }
 
 /**

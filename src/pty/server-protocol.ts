@@ -91,11 +91,18 @@ export function serverRequest<R>(socketPath: string, req: ServerRequest, timeout
       sock.destroy();
       fn();
     };
-    const timer = setTimeout(() => finish(() => reject(new KlaudeError('E_TIMEOUT', `the PTY server did not answer ${req.op} in time`))), timeoutMs);
+    const timer = setTimeout(
+      () => finish(() => reject(new KlaudeError('E_TIMEOUT', `the PTY server did not answer ${req.op} in time`))),
+      timeoutMs,
+    );
     sock.once('connect', () => sock.write(`${JSON.stringify(req)}\n`));
     sock.on('error', (err: NodeJS.ErrnoException) =>
       finish(() =>
-        reject(err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' || err.code === 'EPIPE' ? new Error(NO_SERVER) : err),
+        reject(
+          err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' || err.code === 'EPIPE'
+            ? new Error(NO_SERVER)
+            : err,
+        ),
       ),
     );
     sock.setEncoding('utf8');

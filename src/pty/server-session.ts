@@ -61,7 +61,10 @@ export async function startSession(db: HasSqlite, home: string, baseLog: Logger,
     if (busy) throw new KlaudeError('E_SESSION_BUSY', busy, { hint: 'detach or exit it there first' });
     // A checkout (or a resume) holds the conversation claim: it is about to write it.
     const holder = claimedByOther(db, s.id, req.starterPid);
-    if (holder) throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is taken by ${holder}`, { hint: 'try again once that is done' });
+    if (holder)
+      throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is taken by ${holder}`, {
+        hint: 'try again once that is done',
+      });
     before = runStateOf(db, s.id);
     if (!before) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(s.id)} not found`);
     const id = recordCurrentRow(db, { sessionId: s.id, kind: 'pty', pid: process.pid, pidStart: selfStart ?? null });

@@ -18,7 +18,13 @@ import { lstatSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import { shortId } from '../core/ids.js';
 import type { HasSqlite } from '../db/connection.js';
-import { checkSocketPathLength, listenPrivate, preparePrivateSocketDir, probeSocket, unlinkOwnSocket } from '../control/socket-file.js';
+import {
+  checkSocketPathLength,
+  listenPrivate,
+  preparePrivateSocketDir,
+  probeSocket,
+  unlinkOwnSocket,
+} from '../control/socket-file.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { CLOSING_CODE, type HostReady, type HostRequest, type ServerRequest, type WireErr } from './server-protocol.js';

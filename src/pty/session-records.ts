@@ -40,11 +40,22 @@ function signalName(n: number | null): string | null {
 }
 
 /** The CLI exited: end the session's 'pty' row, the session is done (resumable), a pty.exit event. */
-export function finishRecords(db: HasSqlite, log: Logger, s: { id: string; projectId: string }, rowId: number, e: PtyExitInfo): void {
+export function finishRecords(
+  db: HasSqlite,
+  log: Logger,
+  s: { id: string; projectId: string },
+  rowId: number,
+  e: PtyExitInfo,
+): void {
   try {
     endRow(db, rowId, { exitCode: e.signal ? null : e.exitCode, signal: signalName(e.signal) });
     setRunState(db, s.id, 'done', Date.now());
-    addEvent(db, { projectId: s.projectId, klaudeSessionId: s.id, kind: 'pty.exit', payload: { code: e.exitCode, signal: signalName(e.signal) } });
+    addEvent(db, {
+      projectId: s.projectId,
+      klaudeSessionId: s.id,
+      kind: 'pty.exit',
+      payload: { code: e.exitCode, signal: signalName(e.signal) },
+    });
   } catch (err) {
     log.error('recording the end of the PTY session failed', { err });
   }

@@ -37,7 +37,8 @@ function findSession(db: Db, input: string, projectId: string): SessionRow {
   try {
     return resolveSession(db, input, { projectId });
   } catch (e) {
-    if (e instanceof KlaudeError && e.code === 'E_SESSION_NOT_FOUND' && input.trim().length >= 4) return resolveSession(db, input);
+    if (e instanceof KlaudeError && e.code === 'E_SESSION_NOT_FOUND' && input.trim().length >= 4)
+      return resolveSession(db, input);
     throw e;
   }
 }
@@ -80,7 +81,8 @@ export function planTalk(home: string, target: string, cwd: string): TalkPlan {
     }
     const host = currentProcesses(db, session.id, 'pty').find((p) => isAlive(p.pid));
     const holder = host ? null : claimedByOther(db, session.id);
-    if (holder) throw new KlaudeError('E_SESSION_BUSY', `${s} is taken by ${holder}`, { hint: 'try again once that is done' });
+    if (holder)
+      throw new KlaudeError('E_SESSION_BUSY', `${s} is taken by ${holder}`, { hint: 'try again once that is done' });
     return { session, hostPid: host?.pid ?? null };
   } finally {
     db.close();
@@ -103,7 +105,9 @@ export async function talk(o: TalkOptions): Promise<number> {
   const s = shortId(session.id);
   const start = async (): Promise<string> => {
     if (o.view) {
-      throw new KlaudeError('E_AGENT_NOT_RUNNING', `${s} is not running in a PTY session`, { hint: `\`klaude talk ${s}\` starts one` });
+      throw new KlaudeError('E_AGENT_NOT_RUNNING', `${s} is not running in a PTY session`, {
+        hint: `\`klaude talk ${s}\` starts one`,
+      });
     }
     const started = await spawnPtyHost({
       home,
@@ -135,7 +139,9 @@ export async function talk(o: TalkOptions): Promise<number> {
         o.view
           ? `klaude: stopped watching ${s}\n`
           : `klaude: detached from ${s}, which keeps running; \`klaude talk ${s}\` returns${
-              end.reason === 'detached' && end.by === 'suspend' ? ' (Ctrl-Z detaches: a PTY session cannot be suspended)' : ` (${keyHint} detaches)`
+              end.reason === 'detached' && end.by === 'suspend'
+                ? ' (Ctrl-Z detaches: a PTY session cannot be suspended)'
+                : ` (${keyHint} detaches)`
             }\n`,
       );
       return end.reason === 'signal' ? 128 + (end.signal === 'SIGHUP' ? 1 : end.signal === 'SIGINT' ? 2 : 15) : 0;
@@ -145,7 +151,9 @@ export async function talk(o: TalkOptions): Promise<number> {
       return o.view ? 0 : end.exit.signal ? 128 + end.exit.signal : (end.exit.exitCode ?? 0);
     }
     case 'lost':
-      stderr.write(`klaude: lost the connection to ${s}'s PTY session [E_IO] — hint: \`klaude talk ${s}\` to try again\n`);
+      stderr.write(
+        `klaude: lost the connection to ${s}'s PTY session [E_IO] — hint: \`klaude talk ${s}\` to try again\n`,
+      );
       return 1;
   }
 }

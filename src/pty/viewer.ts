@@ -38,7 +38,12 @@ export interface PtySessionInfo {
 }
 
 /** Sessions of the project that run in a live PTY host right now. */
-export function listPtySessions(db: Db, projectHash: string, home: string, env: NodeJS.ProcessEnv = process.env): PtySessionInfo[] {
+export function listPtySessions(
+  db: Db,
+  projectHash: string,
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+): PtySessionInfo[] {
   return openProcessesOfProject(db, projectHash, 'pty')
     .filter((r) => isAlive(r.pid))
     .map((r) => ({

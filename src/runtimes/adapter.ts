@@ -79,7 +79,11 @@ export interface NormaliserHooks {
 
 /** The answer to a permission request (`approval_request` event). */
 export type ApprovalDecision =
-  | { behavior: 'allow'; input: unknown; /** the CLI's suggestions, to add as rules ("allow always") */ permanent?: unknown }
+  | {
+      behavior: 'allow';
+      input: unknown;
+      /** the CLI's suggestions, to add as rules ("allow always") */ permanent?: unknown;
+    }
   | { behavior: 'deny'; message: string };
 
 export interface RuntimeAdapter {

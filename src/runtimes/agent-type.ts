@@ -89,9 +89,19 @@ function checkAllowed(type: string, ctx: AgentTypeContext): void {
 export async function resolveAgentType(type: string, ctx: AgentTypeContext): Promise<AgentTypeConfig> {
   checkAllowed(type, ctx);
   const def = resolveDefinition(type, { cwd: ctx.cwd, env: ctx.env });
-  const parentServers = (ctx.parent?.metadata?.agent as { mcpServers?: Record<string, unknown> } | undefined)?.mcpServers;
+  const parentServers = (ctx.parent?.metadata?.agent as { mcpServers?: Record<string, unknown> } | undefined)
+    ?.mcpServers;
   const mcp = resolveAgentMcp(def, { cwd: ctx.cwd, env: ctx.env, parentServers });
-  const tools = def.tools ? [...new Set(def.tools.filter((t) => !isMcpTool(t)).map(baseName).filter((t) => t !== ''))] : null;
+  const tools = def.tools
+    ? [
+        ...new Set(
+          def.tools
+            .filter((t) => !isMcpTool(t))
+            .map(baseName)
+            .filter((t) => t !== ''),
+        ),
+      ]
+    : null;
   return {
     type,
     instructions: def.instructions.trim() || null,

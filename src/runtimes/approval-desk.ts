@@ -101,7 +101,12 @@ export class ApprovalDesk {
       reason: e.reason ?? null,
     });
     if (d.session.parentId) {
-      addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: `${e.tool}: ${e.summary}`, kind: d.config['agents.approvals'] === 'parent' ? 'approval_parent' : 'approval' });
+      addUpdate(d.db, {
+        sessionId: this.id,
+        parentSessionId: d.session.parentId,
+        text: `${e.tool}: ${e.summary}`,
+        kind: d.config['agents.approvals'] === 'parent' ? 'approval_parent' : 'approval',
+      });
     }
     return row;
   }
@@ -114,9 +119,13 @@ export class ApprovalDesk {
     if (request === undefined || request === '') return pending[0]!;
     const hit = pending.filter((p) => String(p.id) === request || p.requestId.startsWith(request));
     if (hit.length !== 1) {
-      throw new KlaudeError('E_NO_PENDING_APPROVAL', `no single pending request '${request}' for agent ${shortId(this.id)}`, {
-        hint: `pending: ${pending.map((p) => `${p.id} (${p.toolName}: ${p.summary})`).join(', ')}`,
-      });
+      throw new KlaudeError(
+        'E_NO_PENDING_APPROVAL',
+        `no single pending request '${request}' for agent ${shortId(this.id)}`,
+        {
+          hint: `pending: ${pending.map((p) => `${p.id} (${p.toolName}: ${p.summary})`).join(', ')}`,
+        },
+      );
     }
     return hit[0]!;
   }
@@ -127,9 +136,14 @@ export class ApprovalDesk {
     const by = p.by ?? 'person';
     if (p.behavior === 'allow') {
       const always = p.always === true && row.suggestions !== null;
-      this.decide(row, { answer: always ? 'allow_always' : 'allow', by }, { behavior: 'allow', input: row.input ?? {}, ...(always ? { permanent: row.suggestions } : {}) });
+      this.decide(
+        row,
+        { answer: always ? 'allow_always' : 'allow', by },
+        { behavior: 'allow', input: row.input ?? {}, ...(always ? { permanent: row.suggestions } : {}) },
+      );
     } else {
-      const message = p.message?.trim() || `The ${by === 'parent' ? 'parent agent' : 'user'} denied this ${row.toolName} call.`;
+      const message =
+        p.message?.trim() || `The ${by === 'parent' ? 'parent agent' : 'user'} denied this ${row.toolName} call.`;
       this.decide(row, { answer: 'deny', message, by }, { behavior: 'deny', message });
     }
     return {
@@ -146,7 +160,10 @@ export class ApprovalDesk {
     const encode = this.d.adapter.encodeApproval;
     if (!encode) throw new KlaudeError('E_INTERNAL', `${this.d.adapter.name} has no approval channel`);
     if (!answerApproval(this.d.db, row.id, a)) {
-      throw new KlaudeError('E_NO_PENDING_APPROVAL', `request ${row.id} of agent ${shortId(this.id)} was answered already`);
+      throw new KlaudeError(
+        'E_NO_PENDING_APPROVAL',
+        `request ${row.id} of agent ${shortId(this.id)} was answered already`,
+      );
     }
     this.clearTimer(row.id);
     if (!this.send(encode(row.requestId, decision))) {
@@ -180,7 +197,11 @@ export class ApprovalDesk {
   /** The CLI withdrew a request (e.g. its turn was interrupted). */
   onCancel(requestId: string): void {
     const row = pendingApprovals(this.d.db, this.id).find((r) => r.requestId === requestId);
-    if (!row || !answerApproval(this.d.db, row.id, { answer: 'cancelled', message: 'withdrawn by the agent', by: 'runtime' })) return;
+    if (
+      !row ||
+      !answerApproval(this.d.db, row.id, { answer: 'cancelled', message: 'withdrawn by the agent', by: 'runtime' })
+    )
+      return;
     this.clearTimer(row.id);
     this.rec.write({ type: 'approval_answer', requestId, approvalId: row.id, behavior: 'cancelled', by: 'runtime' });
     if (pendingApprovals(this.d.db, this.id).length === 0) this.setStatus('running');
@@ -194,7 +215,15 @@ export class ApprovalDesk {
       const pending = pendingApprovals(this.d.db, this.id);
       if (pending.length === 0) return;
       cancelPendingApprovals(this.d.db, this.id, why);
-      for (const r of pending) this.rec.write({ type: 'approval_answer', requestId: r.requestId, approvalId: r.id, behavior: 'cancelled', message: why, by: 'runtime' });
+      for (const r of pending)
+        this.rec.write({
+          type: 'approval_answer',
+          requestId: r.requestId,
+          approvalId: r.id,
+          behavior: 'cancelled',
+          message: why,
+          by: 'runtime',
+        });
     } catch (err) {
       this.d.log.warn('closing pending permission requests failed', { err });
     }

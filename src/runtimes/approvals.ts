@@ -61,9 +61,13 @@ export function localSettingsPath(svc: AgentServices, sessionId: string): string
 export async function answerRequest(svc: AgentServices, sessionId: string, a: AnswerRequest): Promise<AnswerResult> {
   const claude = callerIsClaude(svc.env);
   if (claude && svc.config['agents.approvals'] !== 'parent') {
-    throw new KlaudeError('E_APPROVAL_BY_PERSON', 'permission requests of agents are answered by the person, not by Claude', {
-      hint: 'the person answers in the klaude dashboard or with `klaude approve`/`deny` in a shell; config agents.approvals: parent lets the parent Claude answer',
-    });
+    throw new KlaudeError(
+      'E_APPROVAL_BY_PERSON',
+      'permission requests of agents are answered by the person, not by Claude',
+      {
+        hint: 'the person answers in the klaude dashboard or with `klaude approve`/`deny` in a shell; config agents.approvals: parent lets the parent Claude answer',
+      },
+    );
   }
   const s = getSession(svc.db, sessionId);
   if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} no longer exists`);
@@ -87,7 +91,11 @@ export async function answerRequest(svc: AgentServices, sessionId: string, a: An
   // without a word leaves its session ended as failed).
   cancelPendingApprovals(svc.db, s.id, 'the agent runtime is gone');
   reapIfDead(svc.db, s.id);
-  throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(s.id)} is no longer running: its permission request lapsed`, {
-    hint: `\`klaude message ${shortId(s.id)} "…"\` resumes it`,
-  });
+  throw new KlaudeError(
+    'E_AGENT_NOT_RUNNING',
+    `agent ${shortId(s.id)} is no longer running: its permission request lapsed`,
+    {
+      hint: `\`klaude message ${shortId(s.id)} "…"\` resumes it`,
+    },
+  );
 }

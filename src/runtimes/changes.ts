@@ -69,7 +69,12 @@ export function changesSince(before: TreeSnapshot): FileChanges | null {
  * `paths`) staged, in a scratch index: a copy of the real one, so unchanged files are not hashed
  * again and the real index is never touched.
  */
-export function withAllStaged<T>(top: string, base: string, fn: (diff: (args: string[]) => string) => T, paths?: string[]): T {
+export function withAllStaged<T>(
+  top: string,
+  base: string,
+  fn: (diff: (args: string[]) => string) => T,
+  paths?: string[],
+): T {
   const scratch = mkdtempSync(path.join(tmpdir(), 'klaude-index-'));
   try {
     const index = path.join(scratch, 'index');
@@ -78,7 +83,9 @@ export function withAllStaged<T>(top: string, base: string, fn: (diff: (args: st
     const env = { ...process.env, GIT_INDEX_FILE: index };
     const spec = paths ? ['--', ...paths] : [];
     if (!paths || paths.length > 0) gitOk(top, ['add', '-A', ...spec], { env });
-    return fn((args) => gitOk(top, ['diff', '--cached', '--no-color', '--no-ext-diff', '--no-renames', base, ...args, ...spec], { env }));
+    return fn((args) =>
+      gitOk(top, ['diff', '--cached', '--no-color', '--no-ext-diff', '--no-renames', base, ...args, ...spec], { env }),
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -103,7 +110,10 @@ export function parseNameStatus(out: string): { created: string[]; edited: strin
 export function worktreeChanges(worktree: string, base: string): FileChanges | null {
   try {
     const r = parseNameStatus(withAllStaged(worktree, base, (diff) => diff(['--name-status', '-z'])));
-    return { created: r.created.map((f) => path.join(worktree, f)), edited: r.edited.map((f) => path.join(worktree, f)) };
+    return {
+      created: r.created.map((f) => path.join(worktree, f)),
+      edited: r.edited.map((f) => path.join(worktree, f)),
+    };
   } catch {
     return null;
   }
@@ -112,6 +122,10 @@ export function worktreeChanges(worktree: string, base: string): FileChanges | n
 /** Of these relative paths, the ones git can stage now (present, or tracked and deleted). */
 export function stageablePaths(top: string, rels: string[]): string[] {
   if (rels.length === 0) return [];
-  const tracked = new Set(git(top, ['ls-files', '-z', '--', ...rels]).stdout.split('\0').filter(Boolean));
+  const tracked = new Set(
+    git(top, ['ls-files', '-z', '--', ...rels])
+      .stdout.split('\0')
+      .filter(Boolean),
+  );
   return rels.filter((r) => tracked.has(r) || existsSync(path.join(top, r)));
 }

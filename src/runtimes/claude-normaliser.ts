@@ -37,7 +37,13 @@ export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : isObj(b) && b.type === 'image' ? '[image]' : ''))
+    .map((b) =>
+      isObj(b) && b.type === 'text' && typeof b.text === 'string'
+        ? b.text
+        : isObj(b) && b.type === 'image'
+          ? '[image]'
+          : '',
+    )
     .filter((s) => s !== '')
     .join('\n');
 }
@@ -50,7 +56,9 @@ export function suggestedRule(suggestions: unknown): string | undefined {
     if (!isObj(s) || s.type !== 'addRules' || s.behavior !== 'allow' || !Array.isArray(s.rules)) continue;
     for (const r of s.rules) {
       if (!isObj(r) || typeof r.toolName !== 'string') continue;
-      rules.push(typeof r.ruleContent === 'string' && r.ruleContent !== '' ? `${r.toolName}(${r.ruleContent})` : r.toolName);
+      rules.push(
+        typeof r.ruleContent === 'string' && r.ruleContent !== '' ? `${r.toolName}(${r.ruleContent})` : r.toolName,
+      );
     }
   }
   return rules.length ? rules.join(', ') : undefined;
@@ -94,7 +102,9 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
     nativeId = id;
     const model = str(o.model);
     const cwd = str(o.cwd);
-    return [{ type: 'init', runtime: 'claude', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) }];
+    return [
+      { type: 'init', runtime: 'claude', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) },
+    ];
   };
 
   const onAssistant = (o: Json): AgentEventInput[] => {
@@ -169,7 +179,11 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
     const errors = Array.isArray(o.errors) ? o.errors.filter((e): e is string => typeof e === 'string') : [];
     const finalText = resultText && resultText !== '' ? resultText : lastText;
     const error =
-      status === 'failed' ? (errors.length ? errors.join('; ') : resultText || subtype || 'the turn failed') : undefined;
+      status === 'failed'
+        ? errors.length
+          ? errors.join('; ')
+          : resultText || subtype || 'the turn failed'
+        : undefined;
     events.push({
       type: 'done',
       status,
@@ -177,7 +191,9 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
       ...(total !== undefined ? { costUsd: total } : {}),
       ...(num(o.duration_ms) !== undefined ? { durationMs: num(o.duration_ms) } : {}),
       // claude counts the interruption itself as a turn (one interrupted turn reports 2).
-      ...(num(o.num_turns) !== undefined ? { numTurns: status === 'interrupted' ? Math.max(1, num(o.num_turns)! - 1) : num(o.num_turns) } : {}),
+      ...(num(o.num_turns) !== undefined
+        ? { numTurns: status === 'interrupted' ? Math.max(1, num(o.num_turns)! - 1) : num(o.num_turns) }
+        : {}),
       ...files.snapshot(),
       ...(error ? { error } : {}),
     });
@@ -210,7 +226,8 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
           return [];
         }
         // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.
-        if ((o.type === 'assistant' || o.type === 'user' || o.type === 'stream_event') && o.parent_tool_use_id != null) return [];
+        if ((o.type === 'assistant' || o.type === 'user' || o.type === 'stream_event') && o.parent_tool_use_id != null)
+          return [];
         if (o.type === 'stream_event') return streamDelta(o);
         let out: AgentEventInput[] = [];
         if (o.type === 'system') out = onSystem(o);
@@ -240,7 +257,9 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
           ...(lastText && status === 'interrupted' ? { finalText: lastText } : {}),
           ...(lastTotalCost ? { costUsd: lastTotalCost } : {}),
           ...files.snapshot(),
-          ...(status === 'failed' ? { error: `claude exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` } : {}),
+          ...(status === 'failed'
+            ? { error: `claude exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` }
+            : {}),
         },
       ];
     },

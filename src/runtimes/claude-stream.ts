@@ -17,8 +17,10 @@ export function streamDelta(o: Json): AgentEventInput[] {
   const ev = o.event;
   if (!isObj(ev) || ev.type !== 'content_block_delta' || !isObj(ev.delta)) return [];
   const d = ev.delta;
-  if (d.type === 'text_delta' && typeof d.text === 'string' && d.text !== '') return [{ type: 'text_delta', text: d.text }];
-  if (d.type === 'thinking_delta' && typeof d.thinking === 'string' && d.thinking !== '') return [{ type: 'thinking_delta', text: d.thinking }];
+  if (d.type === 'text_delta' && typeof d.text === 'string' && d.text !== '')
+    return [{ type: 'text_delta', text: d.text }];
+  if (d.type === 'thinking_delta' && typeof d.thinking === 'string' && d.thinking !== '')
+    return [{ type: 'thinking_delta', text: d.thinking }];
   return [];
 }
 
@@ -36,7 +38,10 @@ function errorText(e: unknown): string {
 export function retryKind(status: number | undefined, reason: string): RetryKind {
   if (status === 429 || /rate.?limit/i.test(reason)) return 'rate_limit';
   if (status === 529 || /overload/i.test(reason)) return 'overloaded';
-  if (status === undefined || /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|connection|network|fetch failed|unreachable/i.test(reason)) {
+  if (
+    status === undefined ||
+    /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|connection|network|fetch failed|unreachable/i.test(reason)
+  ) {
     return 'unreachable';
   }
   return 'server';

@@ -26,7 +26,15 @@ const INHERITED_CLAUDE_VARS = [
 
 export function buildClaudeCommand(input: LaunchInput): LaunchCommand {
   // --include-partial-messages: token deltas (stream_event), so a follower sees text as it is written.
-  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+  const args = [
+    '-p',
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--include-partial-messages',
+  ];
   if (input.nativeSessionId) args.push(input.resume ? '--resume' : '--session-id', input.nativeSessionId);
   if (input.permissionMode) args.push('--permission-mode', input.permissionMode);
   // Permission requests come to klaude as control_requests on stdout (cli-facts §2.4), answered on stdin.
@@ -42,7 +50,8 @@ export function buildClaudeCommand(input: LaunchInput): LaunchCommand {
   }
   if (input.settings) args.push('--settings', input.settings);
   if (input.tools) args.push(`--tools=${input.tools.join(',')}`);
-  if (input.disallowedTools && input.disallowedTools.length > 0) args.push(`--disallowedTools=${input.disallowedTools.join(',')}`);
+  if (input.disallowedTools && input.disallowedTools.length > 0)
+    args.push(`--disallowedTools=${input.disallowedTools.join(',')}`);
   if (input.allowedTools && input.allowedTools.length > 0) args.push('--allowedTools', ...input.allowedTools);
   const env: Record<string, string | undefined> = {};
   for (const k of INHERITED_CLAUDE_VARS) env[k] = undefined;
@@ -57,7 +66,8 @@ export const claudeAdapter: RuntimeAdapter = {
   newSessionId: () => randomUuid(),
   buildCommand: buildClaudeCommand,
   createNormaliser: (hooks) => createClaudeNormaliser(hooks),
-  encodeMessage: (text) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null })}\n`,
+  encodeMessage: (text) =>
+    `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null })}\n`,
   encodeInterrupt: (requestId) =>
     `${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } })}\n`,
   encodeApproval: (requestId, d) =>
@@ -68,7 +78,11 @@ export const claudeAdapter: RuntimeAdapter = {
         request_id: requestId,
         response:
           d.behavior === 'allow'
-            ? { behavior: 'allow', updatedInput: d.input, ...(d.permanent !== undefined ? { updatedPermissions: d.permanent } : {}) }
+            ? {
+                behavior: 'allow',
+                updatedInput: d.input,
+                ...(d.permanent !== undefined ? { updatedPermissions: d.permanent } : {}),
+              }
             : { behavior: 'deny', message: d.message },
       },
     })}\n`,

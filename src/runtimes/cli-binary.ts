@@ -41,8 +41,12 @@ function packageVersion(file: string, names: readonly string[]): string | null {
   }
   for (let i = 0; i < 6; i++) {
     try {
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (typeof pkg.name === 'string' && names.includes(pkg.name) && typeof pkg.version === 'string') return pkg.version;
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (typeof pkg.name === 'string' && names.includes(pkg.name) && typeof pkg.version === 'string')
+        return pkg.version;
     } catch {
       /* no package.json here */
     }
@@ -59,11 +63,20 @@ export function parseVersion(text: string): string | null {
 }
 
 /** The executable's version (cached per process); null when it cannot tell. */
-export function cliVersion(file: string, spec: Pick<CliSpec, 'packages'>, env: NodeJS.ProcessEnv = process.env): string | null {
+export function cliVersion(
+  file: string,
+  spec: Pick<CliSpec, 'packages'>,
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
   if (versions.has(file)) return versions.get(file)!;
   let v = packageVersion(file, spec.packages);
   if (v === null) {
-    const r = spawnSync(file, ['--version'], { env, encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(file, ['--version'], {
+      env,
+      encoding: 'utf8',
+      timeout: 15_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     v = r.error || r.status !== 0 ? null : parseVersion(`${r.stdout}\n${r.stderr}`);
   }
   versions.set(file, v);
@@ -79,10 +92,18 @@ export function resolveCliBinary(spec: CliSpec, config: Config, env: NodeJS.Proc
     ? `fix ${spec.configKey} in config.yaml, or install it: ${spec.install}`
     : `install it (${spec.install}) or set ${spec.configKey} in config.yaml`;
   if (!found) {
-    throw new KlaudeError('E_RUNTIME_MISSING', `${spec.label} '${wanted[0]}' not found${configured ? '' : ' on PATH'} (runtime ${spec.runtime})`, { hint });
+    throw new KlaudeError(
+      'E_RUNTIME_MISSING',
+      `${spec.label} '${wanted[0]}' not found${configured ? '' : ' on PATH'} (runtime ${spec.runtime})`,
+      { hint },
+    );
   }
   if (cliVersion(found, spec, env) === null) {
-    throw new KlaudeError('E_RUNTIME_MISSING', `${spec.label} at ${found} does not run (\`${path.basename(found)} --version\` failed)`, { hint });
+    throw new KlaudeError(
+      'E_RUNTIME_MISSING',
+      `${spec.label} at ${found} does not run (\`${path.basename(found)} --version\` failed)`,
+      { hint },
+    );
   }
   return found;
 }

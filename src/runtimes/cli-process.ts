@@ -83,7 +83,9 @@ export class CliProcess {
         if (this.exitInfo) return;
         guard?.dispose();
         this.stdinOpen = false;
-        const stderr = spawnError ? `${this.stderrTail}\ncannot run ${cmd.file}: ${spawnError.message}` : this.stderrTail;
+        const stderr = spawnError
+          ? `${this.stderrTail}\ncannot run ${cmd.file}: ${spawnError.message}`
+          : this.stderrTail;
         this.exitInfo = { code, signal, stderr };
         resolve(this.exitInfo);
       };

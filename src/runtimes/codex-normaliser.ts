@@ -84,11 +84,27 @@ export function createCodexNormaliser(): Normaliser {
         return [{ type: 'tool_call', id, name, summary: toolSummary(name, item.arguments), input: item.arguments }];
       }
       case 'web_search':
-        return [{ type: 'tool_call', id, name: 'web_search', summary: oneLine(str(item.query) ?? ''), input: { query: item.query } }];
+        return [
+          {
+            type: 'tool_call',
+            id,
+            name: 'web_search',
+            summary: oneLine(str(item.query) ?? ''),
+            input: { query: item.query },
+          },
+        ];
       case 'todo_list': {
         const items = Array.isArray(item.items) ? item.items.filter(isObj) : [];
         const done = items.filter((t) => t.completed === true).length;
-        return [{ type: 'tool_call', id, name: 'todo_list', summary: `${items.length} todos, ${done} done`, input: { items } }];
+        return [
+          {
+            type: 'tool_call',
+            id,
+            name: 'todo_list',
+            summary: `${items.length} todos, ${done} done`,
+            input: { items },
+          },
+        ];
       }
       default:
         return [];
@@ -103,26 +119,50 @@ export function createCodexNormaliser(): Normaliser {
         const code = num(item.exit_code);
         const isError = status === 'failed' || status === 'declined' || (code !== undefined && code !== 0);
         const out = str(item.aggregated_output) ?? '';
-        const output = status === 'declined' && out === '' ? 'declined' : code !== undefined && code !== 0 ? `${out}${out && !out.endsWith('\n') ? '\n' : ''}exit code ${code}` : out;
+        const output =
+          status === 'declined' && out === ''
+            ? 'declined'
+            : code !== undefined && code !== 0
+              ? `${out}${out && !out.endsWith('\n') ? '\n' : ''}exit code ${code}`
+              : out;
         return [{ type: 'tool_result', id, name: 'shell', isError, output: clip(output) }];
       }
       case 'file_change': {
         const ok = status === 'completed';
         const changes = changesOf(item);
-        if (ok) for (const c of changes) if (c.kind !== 'delete') files.record(c.path, c.kind === 'add' ? 'created' : 'edited');
-        return [{ type: 'tool_result', id, name: 'apply_patch', isError: !ok, output: changes.map((c) => `${c.kind} ${c.path}`).join('\n') }];
+        if (ok)
+          for (const c of changes)
+            if (c.kind !== 'delete') files.record(c.path, c.kind === 'add' ? 'created' : 'edited');
+        return [
+          {
+            type: 'tool_result',
+            id,
+            name: 'apply_patch',
+            isError: !ok,
+            output: changes.map((c) => `${c.kind} ${c.path}`).join('\n'),
+          },
+        ];
       }
       case 'mcp_tool_call': {
         const err = isObj(item.error) ? str(item.error.message) : str(item.error);
         const res = item.result;
-        const output = err ?? (typeof res === 'string' ? res : res === undefined || res === null ? '' : JSON.stringify(res));
+        const output =
+          err ?? (typeof res === 'string' ? res : res === undefined || res === null ? '' : JSON.stringify(res));
         return [{ type: 'tool_result', id, isError: status === 'failed' || err !== undefined, output: clip(output) }];
       }
       case 'web_search':
         return [{ type: 'tool_result', id, name: 'web_search', isError: false, output: '' }];
       case 'todo_list': {
         const items = Array.isArray(item.items) ? item.items.filter(isObj) : [];
-        return [{ type: 'tool_result', id, name: 'todo_list', isError: false, output: items.map((t) => `${t.completed === true ? '[x]' : '[ ]'} ${str(t.text) ?? ''}`).join('\n') }];
+        return [
+          {
+            type: 'tool_result',
+            id,
+            name: 'todo_list',
+            isError: false,
+            output: items.map((t) => `${t.completed === true ? '[x]' : '[ ]'} ${str(t.text) ?? ''}`).join('\n'),
+          },
+        ];
       }
       default:
         return [];
@@ -134,10 +174,15 @@ export function createCodexNormaliser(): Normaliser {
       const text = str(item.text);
       if (phase !== 'item.completed' || !text || text.trim() === '') return [];
       lastText = text;
-      return [{ type: 'text', text }, ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u }))];
+      return [
+        { type: 'text', text },
+        ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u })),
+      ];
     }
     if (item.type === 'error') {
-      return phase === 'item.completed' ? [{ type: 'error', message: codexErrorMessage(str(item.message), 'codex reported an error') }] : [];
+      return phase === 'item.completed'
+        ? [{ type: 'error', message: codexErrorMessage(str(item.message), 'codex reported an error') }]
+        : [];
     }
     if (phase === 'item.completed') return [...call(item), ...result(item)];
     return call(item);
@@ -148,7 +193,12 @@ export function createCodexNormaliser(): Normaliser {
     const input = num(usage.input_tokens) ?? 0;
     const cached = num(usage.cached_input_tokens) ?? 0;
     const events: AgentEventInput[] = [
-      { type: 'usage', inputTokens: Math.max(0, input - cached), outputTokens: num(usage.output_tokens) ?? 0, cacheReadTokens: cached },
+      {
+        type: 'usage',
+        inputTokens: Math.max(0, input - cached),
+        outputTokens: num(usage.output_tokens) ?? 0,
+        cacheReadTokens: cached,
+      },
       {
         type: 'done',
         status: interrupted ? 'interrupted' : 'done',
@@ -209,5 +259,11 @@ export function codexRetry(message: string | undefined): AgentEventInput | null 
   const m = /^Reconnecting\.\.\.\s*(\d+)\/(\d+)\s*(?:\((.*)\))?/s.exec(message ?? '');
   if (!m) return null;
   const reason = (m[3] ?? '').trim();
-  return { type: 'retry', attempt: Number(m[1]), maxAttempts: Number(m[2]), reason: reason || 'stream disconnected', kind: retryKind(undefined, reason || 'connection') };
+  return {
+    type: 'retry',
+    attempt: Number(m[1]),
+    maxAttempts: Number(m[2]),
+    reason: reason || 'stream disconnected',
+    kind: retryKind(undefined, reason || 'connection'),
+  };
 }

@@ -27,7 +27,11 @@ export function tomlValue(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(tomlValue).join(', ')}]`;
-  if (isObj(v)) return `{ ${Object.entries(v).filter(([, x]) => x !== undefined && x !== null).map(([k, x]) => `${JSON.stringify(k)} = ${tomlValue(x)}`).join(', ')} }`;
+  if (isObj(v))
+    return `{ ${Object.entries(v)
+      .filter(([, x]) => x !== undefined && x !== null)
+      .map(([k, x]) => `${JSON.stringify(k)} = ${tomlValue(x)}`)
+      .join(', ')} }`;
   return '""';
 }
 

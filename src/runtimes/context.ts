@@ -39,5 +39,14 @@ export function openAgentServices(o: { env: NodeJS.ProcessEnv; cwd: string; inv?
     db.close();
     throw e;
   }
-  return { home, config, db, projectRoot: root, projectHash: hash, env: o.env, inv: o.inv ?? currentInvocation(), instanceId: null };
+  return {
+    home,
+    config,
+    db,
+    projectRoot: root,
+    projectHash: hash,
+    env: o.env,
+    inv: o.inv ?? currentInvocation(),
+    instanceId: null,
+  };
 }

@@ -67,17 +67,23 @@ function resultOf(name: string, result: unknown): { isError: boolean; output: st
     if (name === 'shell') {
       const code = num(ok.exitCode);
       const out = [str(ok.stdout), str(ok.stderr)].filter((s) => s).join('');
-      return { isError: code !== undefined && code !== 0, output: code ? `${out}${out ? '\n' : ''}exit code ${code}` : out };
+      return {
+        isError: code !== undefined && code !== 0,
+        output: code ? `${out}${out ? '\n' : ''}exit code ${code}` : out,
+      };
     }
     const text = str(ok.content) ?? str(ok.output) ?? str(ok.message);
     if (text !== undefined) return { isError: false, output: text };
-    if (name === 'write' && num(ok.linesCreated) !== undefined) return { isError: false, output: `${ok.linesCreated} lines written to ${str(ok.path) ?? ''}`.trim() };
+    if (name === 'write' && num(ok.linesCreated) !== undefined)
+      return { isError: false, output: `${ok.linesCreated} lines written to ${str(ok.path) ?? ''}`.trim() };
     return { isError: false, output: '' };
   }
   for (const k of ['failure', 'error', 'rejected']) {
     const v = result[k];
     if (v === undefined) continue;
-    const out = isObj(v) ? (str(v.message) ?? str(v.errorMessage) ?? str(v.error) ?? str(v.stderr) ?? JSON.stringify(v)) : String(v);
+    const out = isObj(v)
+      ? (str(v.message) ?? str(v.errorMessage) ?? str(v.error) ?? str(v.stderr) ?? JSON.stringify(v))
+      : String(v);
     return { isError: true, output: k === 'rejected' && !out ? 'rejected' : out };
   }
   return { isError: false, output: JSON.stringify(result) };
@@ -104,7 +110,8 @@ export function createCursorNormaliser(): Normaliser {
     const { isError, output } = resultOf(tool.name, tool.result);
     const ok = isObj(tool.result) && isObj(tool.result.success) ? tool.result.success : {};
     const p = str(ok.path) ?? (isObj(tool.args) ? str(tool.args.path) : undefined);
-    if (!isError && p && (tool.name === 'write' || tool.name === 'edit')) files.record(p, tool.name === 'write' ? 'created' : 'edited');
+    if (!isError && p && (tool.name === 'write' || tool.name === 'edit'))
+      files.record(p, tool.name === 'write' ? 'created' : 'edited');
     out.push({ type: 'tool_result', id, name: tool.name, isError, output: clip(output) });
     return out;
   };
@@ -137,15 +144,34 @@ export function createCursorNormaliser(): Normaliser {
           nativeId = id;
           const model = str(o.model);
           const cwd = str(o.cwd);
-          return [{ type: 'init', runtime: 'cursor', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) }];
+          return [
+            {
+              type: 'init',
+              runtime: 'cursor',
+              nativeSessionId: id,
+              ...(model ? { model } : {}),
+              ...(cwd ? { cwd } : {}),
+            },
+          ];
         }
         case 'assistant': {
           const msg = isObj(o.message) ? o.message : {};
           const content = msg.content;
-          const text = typeof content === 'string' ? content : Array.isArray(content) ? content.filter(isObj).map((b) => (b.type === 'text' ? (str(b.text) ?? '') : '')).join('') : '';
+          const text =
+            typeof content === 'string'
+              ? content
+              : Array.isArray(content)
+                ? content
+                    .filter(isObj)
+                    .map((b) => (b.type === 'text' ? (str(b.text) ?? '') : ''))
+                    .join('')
+                : '';
           if (text.trim() === '') return [];
           lastText = text;
-          return [{ type: 'text', text }, ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u }))];
+          return [
+            { type: 'text', text },
+            ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u })),
+          ];
         }
         case 'tool_call':
           return onToolCall(o);

@@ -31,7 +31,8 @@ export function findAgent(svc: AgentServices, input: string): SessionRow {
   try {
     return resolveSession(svc.db, input, { projectId: svc.projectHash });
   } catch (e) {
-    if (e instanceof KlaudeError && e.code === 'E_SESSION_NOT_FOUND' && input.trim().length >= 4) return resolveSession(svc.db, input);
+    if (e instanceof KlaudeError && e.code === 'E_SESSION_NOT_FOUND' && input.trim().length >= 4)
+      return resolveSession(svc.db, input);
     throw e;
   }
 }
@@ -75,7 +76,11 @@ export async function followAgents(
   opts: { signal: AbortSignal },
 ): Promise<FollowResult[]> {
   const many = targets.length > 1;
-  const fmtOpts = formatOptionsFor(out, svc.env, { showUser: false, showInit: false, timestamps: svc.config['stream.timestamp'] });
+  const fmtOpts = formatOptionsFor(out, svc.env, {
+    showUser: false,
+    showInit: false,
+    timestamps: svc.config['stream.timestamp'],
+  });
   const local = new AbortController();
   const onAbort = (): void => local.abort();
   opts.signal.addEventListener('abort', onAbort, { once: true });
@@ -133,11 +138,14 @@ export async function followAgents(
         if (tail) out.write(tail);
         ended.add(t.session.id);
         const session = getSession(svc.db, t.session.id) ?? t.session;
-        if (end.reason !== 'done' && !(isTerminal(session.status) && !opts.signal.aborted)) return { session, info: null };
+        if (end.reason !== 'done' && !(isTerminal(session.status) && !opts.signal.aborted))
+          return { session, info: null };
         const info = await completionOf(file, t.offset ?? 0);
         if (!info.ended) info.status = session.status;
         const label = agentLabel(session);
-        out.write(formatSummary(info, { label, moreHint: `klaude logs ${shortId(session.id)}` }).replace(/^/gm, prefix));
+        out.write(
+          formatSummary(info, { label, moreHint: `klaude logs ${shortId(session.id)}` }).replace(/^/gm, prefix),
+        );
         return { session, info };
       }),
     );
@@ -191,7 +199,9 @@ export async function waitForAgents(
       const order = sessions.map((s) => s.id);
       resolve({
         finished: order.filter((id) => finished.has(id)).map((id) => finished.get(id)!),
-        running: order.filter((id) => !finished.has(id)).map((id) => getSession(svc.db, id) ?? sessions.find((s) => s.id === id)!),
+        running: order
+          .filter((id) => !finished.has(id))
+          .map((id) => getSession(svc.db, id) ?? sessions.find((s) => s.id === id)!),
         timedOut,
         ...(opts.stopOnApproval ? { asking: [...asking.values()] } : {}),
       });

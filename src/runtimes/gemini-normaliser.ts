@@ -115,7 +115,10 @@ export function createGeminiNormaliser(opts: GeminiNormaliserOptions = {}): Norm
     const errorText = isObj(o.error) ? str(o.error.message) : str(o.error);
     const output = str(o.output) ?? (ok ? '' : (errorText ?? String(o.status ?? 'error')));
     if (ok && call?.path && FILE_TOOLS.has(call.name)) {
-      files.record(call.path, call.name === 'write_file' && (call.existed === false || /created/i.test(output)) ? 'created' : 'edited');
+      files.record(
+        call.path,
+        call.name === 'write_file' && (call.existed === false || /created/i.test(output)) ? 'created' : 'edited',
+      );
     }
     return [{ type: 'tool_result', id, ...(call ? { name: call.name } : {}), isError: !ok, output: clip(output) }];
   };
@@ -125,7 +128,12 @@ export function createGeminiNormaliser(opts: GeminiNormaliserOptions = {}): Norm
     const stats = isObj(o.stats) ? o.stats : {};
     const cached = num(stats.cached) ?? 0;
     const input = num(stats.input_tokens) ?? num(stats.input) ?? 0;
-    out.push({ type: 'usage', inputTokens: Math.max(0, input - cached), outputTokens: num(stats.output_tokens) ?? 0, cacheReadTokens: cached });
+    out.push({
+      type: 'usage',
+      inputTokens: Math.max(0, input - cached),
+      outputTokens: num(stats.output_tokens) ?? 0,
+      cacheReadTokens: cached,
+    });
     const ok = o.status === 'success';
     const status = interrupted ? 'interrupted' : ok ? 'done' : 'failed';
     const error = geminiErrorMessage(isObj(o.error) ? str(o.error.message) : str(o.error));
@@ -169,7 +177,13 @@ export function createGeminiNormaliser(opts: GeminiNormaliserOptions = {}): Norm
         case 'tool_result':
           return [...flush(), ...onToolResult(o)];
         case 'error':
-          return [...flush(), { type: 'error', message: `${o.severity === 'warning' ? 'warning: ' : ''}${str(o.message) ?? 'gemini reported an error'}` }];
+          return [
+            ...flush(),
+            {
+              type: 'error',
+              message: `${o.severity === 'warning' ? 'warning: ' : ''}${str(o.message) ?? 'gemini reported an error'}`,
+            },
+          ];
         case 'result':
           return onResult(o);
         default:

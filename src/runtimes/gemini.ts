@@ -68,12 +68,16 @@ export function geminiTranscriptPath(cwd: string, id: string, env: NodeJS.Proces
   const dir = geminiDir(env);
   let project: string | undefined;
   try {
-    const reg = JSON.parse(readFileSync(path.join(dir, 'projects.json'), 'utf8')) as { projects?: Record<string, string> };
+    const reg = JSON.parse(readFileSync(path.join(dir, 'projects.json'), 'utf8')) as {
+      projects?: Record<string, string>;
+    };
     project = reg.projects?.[cwd];
   } catch {
     /* no registry yet */
   }
-  const projects = project ? [project, ...listDir(path.join(dir, 'tmp')).filter((p) => p !== project)] : listDir(path.join(dir, 'tmp'));
+  const projects = project
+    ? [project, ...listDir(path.join(dir, 'tmp')).filter((p) => p !== project)]
+    : listDir(path.join(dir, 'tmp'));
   const suffix = `-${id.slice(0, 8)}.jsonl`;
   for (const p of projects) {
     const chats = path.join(dir, 'tmp', p, 'chats');

@@ -78,13 +78,22 @@ export function normaliserFrom(o: {
 export function exitDone(
   cli: string,
   exit: { code: number | null; signal: NodeJS.Signals | null; stderr: string },
-  s: { interrupted: boolean; lastText?: string; files: { filesEdited: string[]; filesCreated: string[] }; costUsd?: number },
+  s: {
+    interrupted: boolean;
+    lastText?: string;
+    files: { filesEdited: string[]; filesCreated: string[] };
+    costUsd?: number;
+  },
   /** Whether exit code 0 means the turn completed (opencode 1.18 has no final event). */
   zeroIsDone = false,
 ): AgentEventInput[] {
   const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
   const tail = stderrTail(exit.stderr);
-  const status: TerminalStatus = s.interrupted ? 'interrupted' : zeroIsDone && exit.code === 0 && !exit.signal ? 'done' : 'failed';
+  const status: TerminalStatus = s.interrupted
+    ? 'interrupted'
+    : zeroIsDone && exit.code === 0 && !exit.signal
+      ? 'done'
+      : 'failed';
   return [
     {
       type: 'done',
@@ -92,7 +101,9 @@ export function exitDone(
       ...(s.lastText !== undefined && status !== 'failed' ? { finalText: s.lastText } : {}),
       ...(s.costUsd ? { costUsd: s.costUsd } : {}),
       ...s.files,
-      ...(status === 'failed' ? { error: `${cli} exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` } : {}),
+      ...(status === 'failed'
+        ? { error: `${cli} exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` }
+        : {}),
     },
   ];
 }
@@ -102,7 +113,11 @@ export function exitDone(
  * definition body + preamble) ahead of the task, only when a session starts (a resumed session
  * already has them).
  */
-export function withInstructions(prompt: string | undefined, instructions: string | null | undefined, resume: boolean): string {
+export function withInstructions(
+  prompt: string | undefined,
+  instructions: string | null | undefined,
+  resume: boolean,
+): string {
   const p = prompt ?? '';
   if (resume || !instructions || instructions.trim() === '') return p;
   return `<instructions>\n${instructions.trim()}\n</instructions>\n\n${p}`;

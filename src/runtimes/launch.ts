@@ -70,13 +70,21 @@ export function spawnRuntime(o: SpawnRuntimeOptions): Promise<number> {
 }
 
 /** Read the launch request from stdin (the runtime side). */
-export async function readRuntimeRequest(stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<RuntimeRequest> {
-  if (stdin.isTTY) throw new KlaudeError('E_USAGE', '`klaude __runtime` is internal: `klaude start` runs it', { hint: 'use `klaude start <type> "<prompt>"`' });
+export async function readRuntimeRequest(
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<RuntimeRequest> {
+  if (stdin.isTTY)
+    throw new KlaudeError('E_USAGE', '`klaude __runtime` is internal: `klaude start` runs it', {
+      hint: 'use `klaude start <type> "<prompt>"`',
+    });
   const chunks: Buffer[] = [];
   for await (const c of stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
   const text = Buffer.concat(chunks).toString('utf8').trim();
   const parsed = JSON.parse(text) as Partial<RuntimeRequest>;
-  if (typeof parsed.prompt !== 'string' || (parsed.source !== 'start' && parsed.source !== 'message' && parsed.source !== 'recover')) {
+  if (
+    typeof parsed.prompt !== 'string' ||
+    (parsed.source !== 'start' && parsed.source !== 'message' && parsed.source !== 'recover')
+  ) {
     throw new KlaudeError('E_BAD_REQUEST', 'malformed runtime request on stdin');
   }
   return {

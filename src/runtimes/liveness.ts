@@ -57,7 +57,9 @@ export function inForeground(db: Db, sessionId: string): ProcessRow | null {
 
 /** Where an interactive session is open, for messages: "a klaude foreground (claude pid 12)". */
 export function describeForeground(p: ProcessRow): string {
-  return p.kind === 'pty' ? `a PTY session (klaude talk; PTY server pid ${p.pid})` : `a klaude foreground (claude pid ${p.pid})`;
+  return p.kind === 'pty'
+    ? `a PTY session (klaude talk; PTY server pid ${p.pid})`
+    : `a klaude foreground (claude pid ${p.pid})`;
 }
 
 /**

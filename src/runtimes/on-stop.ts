@@ -20,7 +20,10 @@ interface Recorder {
 }
 
 /** Config prompts, then the definition's; the same artifact name in both: the definition's wins. */
-export function onStopPrompts(config: readonly OnStopPrompt[], definition: readonly OnStopPrompt[] | undefined): OnStopPrompt[] {
+export function onStopPrompts(
+  config: readonly OnStopPrompt[],
+  definition: readonly OnStopPrompt[] | undefined,
+): OnStopPrompt[] {
   const own = definition ?? [];
   const names = new Set(own.map((p) => p.artifact));
   return [...config.filter((p) => !names.has(p.artifact)), ...own];

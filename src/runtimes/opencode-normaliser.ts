@@ -75,7 +75,8 @@ export function createOpencodeNormaliser(): Normaliser {
     const input = state.input;
     const isError = status === 'error';
     const output = isError ? (str(state.error) ?? 'error') : (str(state.output) ?? '');
-    refused = isError && /rejected permission/i.test(output) ? `${name} ${opencodeToolSummary(name, input)}`.trim() : undefined;
+    refused =
+      isError && /rejected permission/i.test(output) ? `${name} ${opencodeToolSummary(name, input)}`.trim() : undefined;
     if (!isError && isObj(input)) {
       const p = str(input.filePath);
       const meta = isObj(state.metadata) ? state.metadata : {};
@@ -136,7 +137,10 @@ export function createOpencodeNormaliser(): Normaliser {
           if (text && text.trim() !== '' && !part.synthetic) {
             lastText = text;
             refused = undefined;
-            out.push({ type: 'text', text }, ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u })));
+            out.push(
+              { type: 'text', text },
+              ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u })),
+            );
           }
           break;
         }
@@ -167,7 +171,12 @@ export function createOpencodeNormaliser(): Normaliser {
       }
       if (failure && !interrupted) return [done()];
       // 1.18.33: no final event; a clean exit is the end of the turn.
-      return exitDone('opencode', exit, { interrupted, lastText, files: files.snapshot(), ...(cost ? { costUsd: cost } : {}) }, true);
+      return exitDone(
+        'opencode',
+        exit,
+        { interrupted, lastText, files: files.snapshot(), ...(cost ? { costUsd: cost } : {}) },
+        true,
+      );
     },
   });
 }

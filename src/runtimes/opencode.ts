@@ -19,7 +19,14 @@ export const OPENCODE_CLI: CliSpec = {
   commands: ['opencode'],
   configKey: 'opencode.binary',
   install: 'npm i -g opencode-ai',
-  packages: ['opencode-ai', 'opencode-linux-x64', 'opencode-linux-x64-baseline', 'opencode-linux-arm64', 'opencode-darwin-arm64', 'opencode-darwin-x64'],
+  packages: [
+    'opencode-ai',
+    'opencode-linux-x64',
+    'opencode-linux-x64-baseline',
+    'opencode-linux-arm64',
+    'opencode-darwin-arm64',
+    'opencode-darwin-x64',
+  ],
 };
 
 /** `{"mcpServers":{…}}` (inline JSON or a file) → opencode's `{"mcp":{name:{type,command|url,…}}}`, or null. */
@@ -37,7 +44,11 @@ export function opencodeMcpConfig(mcpConfig: string | null | undefined): string 
     if (!isObj(spec)) continue;
     if (typeof spec.command === 'string') {
       const args = Array.isArray(spec.args) ? spec.args.filter((a): a is string => typeof a === 'string') : [];
-      mcp[name] = { type: 'local', command: [spec.command, ...args], ...(isObj(spec.env) ? { environment: spec.env } : {}) };
+      mcp[name] = {
+        type: 'local',
+        command: [spec.command, ...args],
+        ...(isObj(spec.env) ? { environment: spec.env } : {}),
+      };
     } else if (typeof spec.url === 'string') {
       mcp[name] = { type: 'remote', url: spec.url, ...(isObj(spec.headers) ? { headers: spec.headers } : {}) };
     }
@@ -63,7 +74,13 @@ export function buildOpencodeCommand(input: LaunchInput): LaunchCommand {
   if (mcp) env.OPENCODE_CONFIG_CONTENT = mcp;
   // The prompt goes on stdin: `run` puts quotes around every message argument that contains a
   // space, while piped input is taken exactly as it is.
-  return { file: input.binary, args, env, stdin: 'text', stdinText: withInstructions(input.prompt, input.appendSystemPrompt, resume) };
+  return {
+    file: input.binary,
+    args,
+    env,
+    stdin: 'text',
+    stdinText: withInstructions(input.prompt, input.appendSystemPrompt, resume),
+  };
 }
 
 export const opencodeAdapter: RuntimeAdapter = {

@@ -11,6 +11,11 @@ export function agentSocketDir(home: string, projectHash: string, env: NodeJS.Pr
   return path.join(runDir(home, env), projectHash, 'a');
 }
 
-export function agentSocketPath(home: string, projectHash: string, sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
+export function agentSocketPath(
+  home: string,
+  projectHash: string,
+  sessionId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return sessionSocketPath(home, projectHash, 'a', sessionId, env);
 }

@@ -31,7 +31,9 @@ export interface QueuedRequest {
 
 export function queuedRequestOf(metadata: Record<string, unknown> | null): QueuedRequest | null {
   const q = metadata?.queuedRequest as Partial<QueuedRequest> | undefined;
-  return q && typeof q.prompt === 'string' ? { prompt: q.prompt, share: typeof q.share === 'string' ? q.share : null } : null;
+  return q && typeof q.prompt === 'string'
+    ? { prompt: q.prompt, share: typeof q.share === 'string' ? q.share : null }
+    : null;
 }
 
 export interface QueueServices {

@@ -33,10 +33,14 @@ const TOOLS_SHOWN = 15;
 /** The `[RESUME]` prompt: what the turn asked, what was done, the answer so far. */
 export function resumePrompt(cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'partialText'>, cause: string): string {
   const calls = cp.toolCalls ?? [];
-  const lines = [`[RESUME] Your previous run stopped in the middle of a turn (${cause}); klaude resumed this conversation.`];
+  const lines = [
+    `[RESUME] Your previous run stopped in the middle of a turn (${cause}); klaude resumed this conversation.`,
+  ];
   if (calls.length) {
     const shown = calls.slice(-TOOLS_SHOWN);
-    lines.push(`Tool calls already made in that turn (${calls.length}${calls.length > shown.length ? `, last ${shown.length}` : ''}):`);
+    lines.push(
+      `Tool calls already made in that turn (${calls.length}${calls.length > shown.length ? `, last ${shown.length}` : ''}):`,
+    );
     for (const c of shown) lines.push(`- ${c}`);
   } else {
     lines.push('No tool call had been made in that turn yet.');
@@ -59,7 +63,12 @@ export function resumePrompt(cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'p
  * null when not recovering (off, or this turn was recovered once already). `flush` writes what the
  * CLI said before it died, ahead of the `recovered` line.
  */
-export function recoverCli(d: Pick<Deps, 'db' | 'config' | 'session' | 'adapter' | 'log'>, exit: CliExit, flush: () => void, write: (e: AgentEventInput) => void): RuntimeRequest | 'parked' | null {
+export function recoverCli(
+  d: Pick<Deps, 'db' | 'config' | 'session' | 'adapter' | 'log'>,
+  exit: CliExit,
+  flush: () => void,
+  write: (e: AgentEventInput) => void,
+): RuntimeRequest | 'parked' | null {
   const mode = d.config['agents.recover'];
   if (mode === 'off') return null;
   const cause = `${d.adapter.name} ${exit.signal ? `was killed (${exit.signal})` : `exited with code ${exit.code}`} mid-turn`;
@@ -69,7 +78,11 @@ export function recoverCli(d: Pick<Deps, 'db' | 'config' | 'session' | 'adapter'
   if (mode === 'ask') {
     updateSession(d.db, d.session.id, { status: 'waiting' });
     write({ type: 'recovered', cause, mode: 'ask' });
-    write({ type: 'status', status: 'waiting', reason: `needs you: \`klaude message ${shortId(d.session.id)} "…"\` resumes it` });
+    write({
+      type: 'status',
+      status: 'waiting',
+      reason: `needs you: \`klaude message ${shortId(d.session.id)} "…"\` resumes it`,
+    });
     return 'parked';
   }
   d.log.warn('agent CLI died mid-turn: resuming its conversation', { cause });
@@ -97,9 +110,11 @@ function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<voi
   const mode = svc.config['agents.recover'];
   if (mode === 'off') return false;
   const s = getSession(svc.db, sessionId);
-  if (!s || s.type === 'tui' || s.status === 'queued' || (isTerminal(s.status) && s.status !== 'interrupted')) return false;
+  if (!s || s.type === 'tui' || s.status === 'queued' || (isTerminal(s.status) && s.status !== 'interrupted'))
+    return false;
   const cp0 = getCheckpoint(svc.db, s.id);
-  if (!cp0?.inTurn || cp0.recoveredTurn === cp0.turn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id)) return false;
+  if (!cp0?.inTurn || cp0.recoveredTurn === cp0.turn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id))
+    return false;
   // A CLI left by the dead runtime may still write the conversation: it is ended first (SIGTERM,
   // its watchdog escalates); recovery goes ahead on a later look, once it is gone.
   if (endOrphanedClis(svc.db, s.id)) return 'deferred';
@@ -121,7 +136,11 @@ function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<voi
   if (mode === 'ask') {
     releaseConversation(svc.db, s.id, 'crash recovery');
     logEvent(s, { type: 'recovered', cause, mode: 'ask' });
-    logEvent(s, { type: 'status', status: 'waiting', reason: `needs you: \`klaude message ${shortId(s.id)} "…"\` resumes it` });
+    logEvent(s, {
+      type: 'status',
+      status: 'waiting',
+      reason: `needs you: \`klaude message ${shortId(s.id)} "…"\` resumes it`,
+    });
     return 'taken';
   }
   starting.push(spawnRecovery(svc, s, resumePrompt(cp!, cause), cause));
@@ -149,14 +168,23 @@ async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, 
       cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
     });
     const deadline = Date.now() + HANDOFF_MS;
-    while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, s.id, 'runtime').some((p) => p.pid === pid)) await sleep(50);
+    while (
+      Date.now() < deadline &&
+      isAlive(pid) &&
+      !currentProcesses(svc.db, s.id, 'runtime').some((p) => p.pid === pid)
+    )
+      await sleep(50);
   } catch (e) {
     try {
       updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
     } catch {
       /* the DB went away (the caller finished): the next look reaps the session */
     }
-    logEvent(s, { type: 'done', status: 'failed', error: `recovery could not start a runtime: ${(e as Error).message}` });
+    logEvent(s, {
+      type: 'done',
+      status: 'failed',
+      error: `recovery could not start a runtime: ${(e as Error).message}`,
+    });
   } finally {
     releaseConversation(svc.db, s.id, 'crash recovery');
   }

@@ -19,22 +19,41 @@ import { agentSocketPath } from './paths.js';
  */
 export function claimRun(db: Db, sessionId: string, instanceId: string | null): number | null | { busy: string } {
   return tx(db, () => {
-    const other = currentProcesses(db, sessionId, 'runtime').find((p) => p.pid !== process.pid && isSameProcess(p.pid, p.pidStart));
+    const other = currentProcesses(db, sessionId, 'runtime').find(
+      (p) => p.pid !== process.pid && isSameProcess(p.pid, p.pidStart),
+    );
     if (other) return null;
     const holder = claimedByOther(db, sessionId, process.ppid);
     if (holder) return { busy: holder };
     // Open interactively (a klaude foreground, a PTY session): that claude writes the conversation.
-    const fg = [...currentProcesses(db, sessionId, 'claude'), ...currentProcesses(db, sessionId, 'pty')].find((p) => isSameProcess(p.pid, p.pidStart));
-    if (fg) return { busy: fg.kind === 'pty' ? `a PTY session (PTY server pid ${fg.pid})` : `a klaude foreground (claude pid ${fg.pid})` };
+    const fg = [...currentProcesses(db, sessionId, 'claude'), ...currentProcesses(db, sessionId, 'pty')].find((p) =>
+      isSameProcess(p.pid, p.pidStart),
+    );
+    if (fg)
+      return {
+        busy:
+          fg.kind === 'pty' ? `a PTY session (PTY server pid ${fg.pid})` : `a klaude foreground (claude pid ${fg.pid})`,
+      };
     return recordProcess(db, { klaudeSessionId: sessionId, instanceId, pid: process.pid, kind: 'runtime' }).id;
   });
 }
 
 /** The CLI as a 'cli' row owned by the runtime's row, ended when the CLI exits. */
-export function recordCli(d: { db: Db; log: Logger; session: { instanceId: string | null } }, sessionId: string, runtimeRowId: number | null, cli: CliProcess): void {
+export function recordCli(
+  d: { db: Db; log: Logger; session: { instanceId: string | null } },
+  sessionId: string,
+  runtimeRowId: number | null,
+  cli: CliProcess,
+): void {
   cli.child.once('spawn', () => {
     try {
-      const row = recordProcess(d.db, { klaudeSessionId: sessionId, instanceId: d.session.instanceId, pid: cli.pid!, kind: 'cli', parentProcessId: runtimeRowId });
+      const row = recordProcess(d.db, {
+        klaudeSessionId: sessionId,
+        instanceId: d.session.instanceId,
+        pid: cli.pid!,
+        kind: 'cli',
+        parentProcessId: runtimeRowId,
+      });
       void cli.exited.then((e) => {
         try {
           endProcess(d.db, row.id, { exitCode: e.code, signal: e.signal });
@@ -49,9 +68,15 @@ export function recordCli(d: { db: Db; log: Logger; session: { instanceId: strin
 }
 
 /** Another runtime runs this session: hand it the message instead of starting a second CLI (exit code). */
-export async function forwardToOther(d: { home: string; env: NodeJS.ProcessEnv; log: Logger; session: { id: string; projectId: string } }, prompt: string): Promise<number> {
+export async function forwardToOther(
+  d: { home: string; env: NodeJS.ProcessEnv; log: Logger; session: { id: string; projectId: string } },
+  prompt: string,
+): Promise<number> {
   try {
-    await controlRequest(agentSocketPath(d.home, d.session.projectId, d.session.id, d.env), 'message', { sessionId: d.session.id, prompt });
+    await controlRequest(agentSocketPath(d.home, d.session.projectId, d.session.id, d.env), 'message', {
+      sessionId: d.session.id,
+      prompt,
+    });
     d.log.info('another runtime has the session; message forwarded');
     return 0;
   } catch (e) {

@@ -64,7 +64,11 @@ export class RunRecord {
 
   constructor(private readonly d: Deps) {
     this.nativeId = d.session.nativeSessionId;
-    this.base = { cost: d.session.costUsd ?? 0, tokensIn: d.session.tokensIn ?? 0, tokensOut: d.session.tokensOut ?? 0 };
+    this.base = {
+      cost: d.session.costUsd ?? 0,
+      tokensIn: d.session.tokensIn ?? 0,
+      tokensOut: d.session.tokensOut ?? 0,
+    };
   }
 
   get finalized(): boolean {
@@ -122,7 +126,13 @@ export class RunRecord {
     const cur = getSession(d.db, this.id);
     if (cur && applyTransition(cur.status, 'running', { resume: true }).allowed) {
       this.activity = 'thinking'; // the prompt goes to the model now
-      updateSession(d.db, this.id, { status: 'running', endedAt: null, activity: 'thinking', runStartedAt: Date.now(), error: null });
+      updateSession(d.db, this.id, {
+        status: 'running',
+        endedAt: null,
+        activity: 'thinking',
+        runStartedAt: Date.now(),
+        error: null,
+      });
     }
     this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
     if (request.source === 'recover') {
@@ -202,11 +212,13 @@ export class RunRecord {
       case 'tool_result':
         this.write(e);
         this.noteActivity(e);
-        if (e.type === 'tool_call' && !this.onStopTurn) this.checkpoint(() => noteToolCall(d.db, this.id, `${e.name}: ${clip(e.summary ?? '', 200)}`));
+        if (e.type === 'tool_call' && !this.onStopTurn)
+          this.checkpoint(() => noteToolCall(d.db, this.id, `${e.name}: ${clip(e.summary ?? '', 200)}`));
         break;
       case 'update':
         this.write(e);
-        if (d.session.parentId) addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: e.text });
+        if (d.session.parentId)
+          addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: e.text });
         break;
       case 'usage':
         this.tokensIn += (e.inputTokens ?? 0) + (e.cacheReadTokens ?? 0);
@@ -239,7 +251,9 @@ export class RunRecord {
     const event = {
       ...done,
       costUsd: totals.costUsd,
-      ...(files ? { filesCreated: union(done.filesCreated, files.created), filesEdited: union(done.filesEdited, files.edited) } : {}),
+      ...(files
+        ? { filesCreated: union(done.filesCreated, files.created), filesEdited: union(done.filesEdited, files.edited) }
+        : {}),
     };
     // Saved before the `done` line, so whoever is woken by that line finds the file.
     if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
@@ -254,7 +268,8 @@ export class RunRecord {
           status: done.status,
           endedAt: Date.now(),
           activity: null,
-          error: done.status === 'failed' ? clip(oneLine(done.error ?? 'failed without a reason given'), ERROR_MAX) : null,
+          error:
+            done.status === 'failed' ? clip(oneLine(done.error ?? 'failed without a reason given'), ERROR_MAX) : null,
           ...totals,
           ...(done.finalText ? { lastText: clip(done.finalText.trim(), LAST_TEXT_MAX) } : {}),
         });
@@ -274,7 +289,8 @@ export class RunRecord {
   private fileChanges(): FileChanges | null {
     const s = this.d.session;
     try {
-      if (s.worktreePath && s.worktreeBase) return existsSync(s.worktreePath) ? worktreeChanges(s.worktreePath, s.worktreeBase) : null;
+      if (s.worktreePath && s.worktreeBase)
+        return existsSync(s.worktreePath) ? worktreeChanges(s.worktreePath, s.worktreeBase) : null;
       return this.before ? changesSince(this.before) : null;
     } catch (err) {
       this.d.log.warn('reading the changed files from git failed', { err });

@@ -21,7 +21,8 @@ import { launchMetadata, type AgentLaunchMetadata } from './start.js';
 /** `klaude __runtime <sessionId>` (hidden): runs until the agent's work is done, then exits. */
 export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const sessionId = argv[0];
-  if (!sessionId) throw new KlaudeError('E_USAGE', 'usage: klaude __runtime <sessionId> (internal; request JSON on stdin)');
+  if (!sessionId)
+    throw new KlaudeError('E_USAGE', 'usage: klaude __runtime <sessionId> (internal; request JSON on stdin)');
   const home = klaudeHome(env);
   const log = createFileLogger(logFilePath(home), 'runtime', env).child(shortId(sessionId));
   const request = await readRuntimeRequest();
@@ -45,7 +46,8 @@ export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = proce
   const writer = openSessionLog(logPath);
   const rt = new AgentRuntime({ home, config, db, env, log, session, meta, adapter, writer });
 
-  const stop = (reason: string): Promise<void> => rt.stop(reason).catch((err: unknown) => log.error('runtime stop failed', { err, reason }));
+  const stop = (reason: string): Promise<void> =>
+    rt.stop(reason).catch((err: unknown) => log.error('runtime stop failed', { err, reason }));
   process.on('SIGTERM', () => void stop('SIGTERM')); // handled: stop() catches and logs
   process.on('SIGHUP', () => void stop('SIGHUP'));
   process.on('SIGINT', () => {

@@ -55,7 +55,6 @@ export const STOP_GRACE_MS = 3000;
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
 
-
 import type { Deps } from './runtime-deps.js';
 
 export type { Deps };
@@ -86,7 +85,12 @@ export class AgentRuntime {
     this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
     this.stops = new OnStopTurns(onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop));
-    this.rateLimits = new RateLimitWatch({ db: d.db, config: d.config, runtime: d.session.runtime, write: (e) => this.write(e) });
+    this.rateLimits = new RateLimitWatch({
+      db: d.db,
+      config: d.config,
+      runtime: d.session.runtime,
+      write: (e) => this.write(e),
+    });
   }
 
   private get finalized(): boolean {
@@ -126,7 +130,10 @@ export class AgentRuntime {
     if (claimed === null) return forwardToOther(d, request.prompt);
     if (typeof claimed === 'object') {
       d.log.error('the conversation is claimed by someone else: not starting the agent CLI', { holder: claimed.busy });
-      this.write({ type: 'error', message: `not started: ${shortId(this.id)} is taken by ${claimed.busy} [E_SESSION_BUSY]` });
+      this.write({
+        type: 'error',
+        message: `not started: ${shortId(this.id)} is taken by ${claimed.busy} [E_SESSION_BUSY]`,
+      });
       d.writer.close();
       d.db.close();
       return 3;
@@ -136,7 +143,13 @@ export class AgentRuntime {
       this.server = await startControlServer({
         socketPath: agentSocketPath(d.home, d.session.projectId, this.id, d.env),
         handlers: {
-          ping: () => ({ pong: true, instanceId: this.id, pid: process.pid, version: VERSION, protocol: PROTOCOL_VERSION }),
+          ping: () => ({
+            pong: true,
+            instanceId: this.id,
+            pid: process.pid,
+            version: VERSION,
+            protocol: PROTOCOL_VERSION,
+          }),
           message: (p) => this.onMessage(p.prompt),
           interrupt: () => this.onInterrupt(),
           answer: (p) => this.desk.answer(p),
@@ -201,7 +214,10 @@ export class AgentRuntime {
   private relaunchForQueued(exit: CliExit): boolean {
     const { d } = this;
     if (d.adapter.supportsStreamingInput || this.stopping || this.finalized || this.queue.length === 0) return false;
-    d.log.info('agent CLI exited with messages queued: resuming its session in a new process', { code: exit.code, signal: exit.signal });
+    d.log.info('agent CLI exited with messages queued: resuming its session in a new process', {
+      code: exit.code,
+      signal: exit.signal,
+    });
     for (const e of this.normaliser.end(exit)) {
       if (e.type !== 'done') this.write(e);
       else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
@@ -270,7 +286,8 @@ export class AgentRuntime {
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     this.interruptTimer = null;
     // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
-    if (done.status === 'interrupted' && this.queue.length > 0) this.write({ type: 'error', message: droppedNote(this.queue.splice(0)) });
+    if (done.status === 'interrupted' && this.queue.length > 0)
+      this.write({ type: 'error', message: droppedNote(this.queue.splice(0)) });
     const canContinue = !this.stopping && this.cli?.canWrite === true;
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.queue.length > 0 && canContinue) {
@@ -378,14 +395,22 @@ export class AgentRuntime {
       }
       if (!this.finalized) {
         const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
-        this.finalize({ type: 'done', status: 'failed', error: `${d.adapter.name} exited with ${exit.signal ?? `code ${exit.code}`}${tail ? `: ${tail}` : ''}` });
+        this.finalize({
+          type: 'done',
+          status: 'failed',
+          error: `${d.adapter.name} exited with ${exit.signal ?? `code ${exit.code}`}${tail ? `: ${tail}` : ''}`,
+        });
       }
     }
     if (this.queue.length > 0) {
-      this.write({ type: 'error', message: `${this.queue.length} queued message(s) were not delivered: the agent stopped first` });
+      this.write({
+        type: 'error',
+        message: `${this.queue.length} queued message(s) were not delivered: the agent stopped first`,
+      });
     }
     try {
-      if (this.processRowId !== null) endProcess(d.db, this.processRowId, { exitCode: exit?.code ?? null, signal: exit?.signal ?? null });
+      if (this.processRowId !== null)
+        endProcess(d.db, this.processRowId, { exitCode: exit?.code ?? null, signal: exit?.signal ?? null });
     } catch (err) {
       d.log.error('ending the process row failed', { err });
     }

@@ -35,7 +35,9 @@ export function runtimeForModel(model: string | null | undefined): RuntimeName |
 export function parseRuntime(name: string): RuntimeName {
   const n = name.trim().toLowerCase();
   if ((RUNTIMES as readonly string[]).includes(n)) return n as RuntimeName;
-  throw new KlaudeError('E_USAGE', `unknown runtime '${name}'`, { hint: `${didYouMean(n, RUNTIMES)}runtimes: ${RUNTIMES.join(', ')}` });
+  throw new KlaudeError('E_USAGE', `unknown runtime '${name}'`, {
+    hint: `${didYouMean(n, RUNTIMES)}runtimes: ${RUNTIMES.join(', ')}`,
+  });
 }
 
 export function chooseRuntime(o: {

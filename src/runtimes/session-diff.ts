@@ -85,27 +85,59 @@ async function touchedFiles(logPath: string | null, top: string): Promise<string
   return [...rels];
 }
 
-export async function sessionDiff(s: SessionRow, o: { projectRoot: string; logPath: string | null; patch: boolean }): Promise<SessionDiff> {
+export async function sessionDiff(
+  s: SessionRow,
+  o: { projectRoot: string; logPath: string | null; patch: boolean },
+): Promise<SessionDiff> {
   const who = `${s.type} ${shortId(s.id)}`;
   if (s.worktreeBranch && s.worktreeBase) {
     const wt = s.worktreePath;
     if (wt && existsSync(wt)) {
       const r = run(wt, s.worktreeBase, o.patch);
-      return { sessionId: s.id, kind: 'worktree', approximate: false, top: wt, base: s.worktreeBase, branch: s.worktreeBranch, ...r, note: null };
+      return {
+        sessionId: s.id,
+        kind: 'worktree',
+        approximate: false,
+        top: wt,
+        base: s.worktreeBase,
+        branch: s.worktreeBranch,
+        ...r,
+        note: null,
+      };
     }
     // The worktree was removed: its branch (committed work) may still be there.
     const repo = gitTopLevel(o.projectRoot);
     if (!repo || git(repo, ['rev-parse', '--verify', '-q', `refs/heads/${s.worktreeBranch}`]).code !== 0) {
-      throw new KlaudeError('E_NO_WORKTREE', `${who}'s worktree and branch ${s.worktreeBranch} were removed: there is no diff to show`);
+      throw new KlaudeError(
+        'E_NO_WORKTREE',
+        `${who}'s worktree and branch ${s.worktreeBranch} were removed: there is no diff to show`,
+      );
     }
     const range = [`${s.worktreeBase}..refs/heads/${s.worktreeBranch}`];
-    const files = filesOf(gitOk(repo, ['diff', '--no-renames', '--name-status', '-z', ...range]), gitOk(repo, ['diff', '--no-renames', '--numstat', '-z', ...range]));
+    const files = filesOf(
+      gitOk(repo, ['diff', '--no-renames', '--name-status', '-z', ...range]),
+      gitOk(repo, ['diff', '--no-renames', '--numstat', '-z', ...range]),
+    );
     const patch = o.patch ? gitOk(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', ...range]) : '';
-    return { sessionId: s.id, kind: 'worktree', approximate: false, top: repo, base: s.worktreeBase, branch: s.worktreeBranch, files, patch, note: 'its worktree was removed: committed work on its branch only' };
+    return {
+      sessionId: s.id,
+      kind: 'worktree',
+      approximate: false,
+      top: repo,
+      base: s.worktreeBase,
+      branch: s.worktreeBranch,
+      files,
+      patch,
+      note: 'its worktree was removed: committed work on its branch only',
+    };
   }
   const cwd = launchMetadata(s)?.cwd ?? o.projectRoot;
   const top = gitTopLevel(existsSync(cwd) ? cwd : o.projectRoot);
-  if (!top) throw new KlaudeError('E_NOT_GIT_REPO', `${who} works in ${cwd}, which is not in a git repository: klaude diff needs git`);
+  if (!top)
+    throw new KlaudeError(
+      'E_NOT_GIT_REPO',
+      `${who} works in ${cwd}, which is not in a git repository: klaude diff needs git`,
+    );
   const base = headCommit(top) ?? EMPTY_TREE;
   const paths = stageablePaths(top, await touchedFiles(o.logPath, top));
   const r = paths.length ? run(top, base, o.patch, paths) : { files: [], patch: '' };

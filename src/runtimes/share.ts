@@ -29,7 +29,8 @@ function textOf(content: unknown): string {
     .join('\n');
 }
 
-const NOISE = /<system-reminder>[\s\S]*?<\/system-reminder>|<command-[a-z-]+>[\s\S]*?<\/command-[a-z-]+>|<local-command-[a-z-]+>[\s\S]*?<\/local-command-[a-z-]+>/g;
+const NOISE =
+  /<system-reminder>[\s\S]*?<\/system-reminder>|<command-[a-z-]+>[\s\S]*?<\/command-[a-z-]+>|<local-command-[a-z-]+>[\s\S]*?<\/local-command-[a-z-]+>/g;
 
 /** The user/assistant text messages of transcript lines, in order. */
 export function transcriptTurns(lines: Iterable<string>): Turn[] {
@@ -41,7 +42,8 @@ export function transcriptTurns(lines: Iterable<string>): Turn[] {
     } catch {
       continue;
     }
-    if (!isObj(o) || (o.type !== 'user' && o.type !== 'assistant') || o.isMeta === true || o.isSidechain === true) continue;
+    if (!isObj(o) || (o.type !== 'user' && o.type !== 'assistant') || o.isMeta === true || o.isSidechain === true)
+      continue;
     const msg = o.message;
     if (!isObj(msg)) continue;
     const text = textOf(msg.content).replace(NOISE, '').trim();

@@ -69,9 +69,13 @@ function pickParent(svc: AgentServices, req: StartRequest): { parent: SessionRow
   if (!req.parentId) return { parent: null };
   const p = getSession(svc.db, req.parentId);
   if (p && p.projectId === svc.projectHash) return { parent: p };
-  throw new KlaudeError('E_SESSION_NOT_FOUND', `parent session ${shortId(req.parentId)} is not a session of this project`, {
-    hint: 'unset KLAUDE_SESSION_ID, or run klaude start from the project the session belongs to',
-  });
+  throw new KlaudeError(
+    'E_SESSION_NOT_FOUND',
+    `parent session ${shortId(req.parentId)} is not a session of this project`,
+    {
+      hint: 'unset KLAUDE_SESSION_ID, or run klaude start from the project the session belongs to',
+    },
+  );
 }
 
 /** Parent's transcript for --share: its recorded path, else where Claude keeps it for the parent's cwd. */
@@ -87,7 +91,8 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
     throw new KlaudeError('E_USAGE', `count must be a whole number from 1 to ${MAX_COUNT} (got ${req.count})`);
   }
-  if (req.prompt.trim() === '') throw new KlaudeError('E_USAGE', 'the prompt is empty', { hint: 'klaude start <type> "<prompt>"' });
+  if (req.prompt.trim() === '')
+    throw new KlaudeError('E_USAGE', 'the prompt is empty', { hint: 'klaude start <type> "<prompt>"' });
   const notes: string[] = [];
   const cwd = path.resolve(req.cwd ?? svc.projectRoot);
   const { parent } = pickParent(svc, req);
@@ -145,7 +150,14 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
     if (source) {
       let wt: AgentWorktree;
       try {
-        wt = createAgentWorktree({ home: svc.home, projectHash: svc.projectHash, sessionId: s.id, type: req.type, ...source, cwd: realpathSync(cwd) });
+        wt = createAgentWorktree({
+          home: svc.home,
+          projectHash: svc.projectHash,
+          sessionId: s.id,
+          type: req.type,
+          ...source,
+          cwd: realpathSync(cwd),
+        });
       } catch (e) {
         updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
         appendSessionEvent(logPath, { type: 'done', status: 'failed', error: (e as Error).message });
@@ -170,10 +182,17 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
     } else if (nativeId) {
       s = updateSession(svc.db, s.id, { nativeSessionId: nativeId })!;
     }
-    addEvent(svc.db, { projectId: svc.projectHash, klaudeSessionId: s.id, kind: 'agent.start', payload: { type: req.type, runtime, count } });
+    addEvent(svc.db, {
+      projectId: svc.projectHash,
+      klaudeSessionId: s.id,
+      kind: 'agent.start',
+      payload: { type: req.type, runtime, count },
+    });
     if (queueInForce(svc.db, limits, Date.now())) {
       const request: QueuedRequest = { prompt: req.prompt, share };
-      s = updateSession(svc.db, s.id, { metadata: { ...metadata, queuedRequest: request } as unknown as Record<string, unknown> })!;
+      s = updateSession(svc.db, s.id, {
+        metadata: { ...metadata, queuedRequest: request } as unknown as Record<string, unknown>,
+      })!;
       const place = admit(svc.db, s.id, runtime, limits);
       if (place.queued) {
         appendSessionEvent(logPath, { type: 'queued', position: place.position });

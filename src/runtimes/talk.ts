@@ -35,7 +35,12 @@ const unreachable = (e: unknown): boolean =>
   isKlaudeError(e) && (e.code === 'E_NO_SUPERVISOR' || e.code === 'E_IO' || e.code === 'E_AGENT_NOT_RUNNING');
 
 /** One request to the agent's runtime socket. */
-export function askRuntime<A extends Action>(svc: AgentServices, s: SessionRow, action: A, payload: PayloadOf<A>): Promise<ResultOf<A>> {
+export function askRuntime<A extends Action>(
+  svc: AgentServices,
+  s: SessionRow,
+  action: A,
+  payload: PayloadOf<A>,
+): Promise<ResultOf<A>> {
   return controlRequest(agentSocketPath(svc.home, s.projectId, s.id, svc.env), action, payload, { timeoutMs: 5000 });
 }
 
@@ -59,18 +64,26 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
   for (;;) {
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
-    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt)) return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
+    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt))
+      return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
     const fg = inForeground(svc.db, s.id);
     if (fg) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in ${describeForeground(fg)}`, {
-        hint: fg.kind === 'pty' ? `type to it there (\`klaude talk ${shortId(s.id)}\`), or exit that claude first` : 'type to it there, or exit that claude first',
+        hint:
+          fg.kind === 'pty'
+            ? `type to it there (\`klaude talk ${shortId(s.id)}\`), or exit that claude first`
+            : 'type to it there, or exit that claude first',
       });
     }
     const live = liveRuntime(svc.db, s.id);
     if (live) {
       try {
         const r = await askRuntime(svc, s, 'message', { sessionId: s.id, prompt });
-        return { delivered: r.delivered === 'queued' ? 'queued' : 'stdin', pid: r.pid ?? live.pid, nativeSessionId: s.nativeSessionId };
+        return {
+          delivered: r.delivered === 'queued' ? 'queued' : 'stdin',
+          pid: r.pid ?? live.pid,
+          nativeSessionId: s.nativeSessionId,
+        };
       } catch (e) {
         if (!unreachable(e)) throw e;
       }
@@ -100,7 +113,9 @@ function addToQueuedRequest(svc: AgentServices, id: string, prompt: string): boo
     const s = getSession(svc.db, id);
     const req = s?.status === 'queued' ? queuedRequestOf(s.metadata) : null;
     if (!s || !req) return false;
-    updateSession(svc.db, id, { metadata: { ...s.metadata, queuedRequest: { ...req, prompt: `${req.prompt}\n\n${prompt}` } } });
+    updateSession(svc.db, id, {
+      metadata: { ...s.metadata, queuedRequest: { ...req, prompt: `${req.prompt}\n\n${prompt}` } },
+    });
     return true;
   });
 }
@@ -117,7 +132,8 @@ function claimForResume(svc: AgentServices, id: string): string | null {
     claimConversation(svc.db, id, RESUME_PURPOSE, () => {
       const s = getSession(svc.db, id);
       if (!s) throw NOT_STOPPED;
-      const idleTui = s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
+      const idleTui =
+        s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
       // Died mid-turn with `agents.recover: ask`: the person's message resumes it.
       const parked = s.status === 'waiting' && askedRecovery(svc.db, id) !== null && !liveRuntime(svc.db, id);
       if (!isTerminal(s.status) && !idleTui && !parked) throw NOT_STOPPED;
@@ -147,7 +163,11 @@ async function resume(svc: AgentServices, id: string, message: string): Promise<
   const parked = askedRecovery(svc.db, id);
   const cause = parked?.askCause ?? '';
   const request: RuntimeRequest = parked
-    ? { prompt: `${resumePrompt(parked, cause)}\n\nThe person's message: ${message}`, source: 'recover', recoverCause: cause }
+    ? {
+        prompt: `${resumePrompt(parked, cause)}\n\nThe person's message: ${message}`,
+        source: 'recover',
+        recoverCause: cause,
+      }
     : { prompt: message, source: 'message' };
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
   assertWorktreeThere(s.worktreePath, cwd, s.id);
@@ -165,7 +185,8 @@ async function resume(svc: AgentServices, id: string, message: string): Promise<
     // Hold the claim until the runtime's process row exists: from then on that row says who
     // writes the conversation (a checkout sees a live runtime), so there is no gap to race.
     const deadline = Date.now() + HANDOFF_MS;
-    while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, id, 'runtime').some((p) => p.pid === pid)) await sleep(RETRY_MS);
+    while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, id, 'runtime').some((p) => p.pid === pid))
+      await sleep(RETRY_MS);
     return { delivered: 'resumed', pid, nativeSessionId: s.nativeSessionId, logOffset };
   } catch (e) {
     updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
@@ -187,7 +208,12 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
       });
     if (s.status === 'queued') {
       if (cancelQueued(svc.db, s.id)) {
-        if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'cancelled', error: 'interrupted while queued: it never ran' });
+        if (s.logPath)
+          appendSessionEvent(s.logPath, {
+            type: 'done',
+            status: 'cancelled',
+            error: 'interrupted while queued: it never ran',
+          });
         return;
       }
       continue; // it left the queue meanwhile: interrupt what it became
@@ -196,12 +222,20 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
       // Died mid-turn and waiting for the person (`agents.recover: ask`): declined, it ends interrupted.
       endTurn(svc.db, s.id);
       updateSession(svc.db, s.id, { status: 'interrupted', endedAt: Date.now() });
-      if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'interrupted', error: 'not resumed after its run died mid-turn' });
+      if (s.logPath)
+        appendSessionEvent(s.logPath, {
+          type: 'done',
+          status: 'interrupted',
+          error: 'not resumed after its run died mid-turn',
+        });
       return;
     }
     const fgRow = inForeground(svc.db, s.id);
     if (fgRow) {
-      throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} runs in ${describeForeground(fgRow)}: interrupt it there (Esc)`);
+      throw new KlaudeError(
+        'E_SESSION_BUSY',
+        `${shortId(s.id)} runs in ${describeForeground(fgRow)}: interrupt it there (Esc)`,
+      );
     }
     const live = liveRuntime(svc.db, s.id);
     if (!live) {

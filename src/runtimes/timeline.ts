@@ -35,7 +35,10 @@ export interface TranscriptHistory {
 }
 
 /** Every interactive event of these transcripts, in time order, and where reading stopped. */
-export async function readTranscripts(files: readonly string[], normaliser = createTranscriptNormaliser()): Promise<TranscriptHistory> {
+export async function readTranscripts(
+  files: readonly string[],
+  normaliser = createTranscriptNormaliser(),
+): Promise<TranscriptHistory> {
   const offsets = new Map<string, number>();
   let events: AgentEvent[] = [];
   for (const f of files) {

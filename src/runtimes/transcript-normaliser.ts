@@ -64,7 +64,14 @@ export function createTranscriptNormaliser(): TranscriptNormaliser {
       if (!isObj(b)) continue;
       if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
         const name = toolNames.get(b.tool_use_id);
-        out.push({ ts, type: 'tool_result', id: b.tool_use_id, ...(name ? { name } : {}), isError: b.is_error === true, output: clip(contentText(b.content)) });
+        out.push({
+          ts,
+          type: 'tool_result',
+          id: b.tool_use_id,
+          ...(name ? { name } : {}),
+          isError: b.is_error === true,
+          output: clip(contentText(b.content)),
+        });
       } else if (b.type === 'text' && typeof b.text === 'string') {
         const stop = interruptedEvent(b.text, ts);
         if (stop) out.push(stop);
@@ -83,10 +90,19 @@ export function createTranscriptNormaliser(): TranscriptNormaliser {
     for (const b of msg.content) {
       if (!isObj(b)) continue;
       if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
-        out.push(o.isApiErrorMessage === true ? { ts, type: 'error', message: b.text } : { ts, type: 'text', text: b.text });
+        out.push(
+          o.isApiErrorMessage === true ? { ts, type: 'error', message: b.text } : { ts, type: 'text', text: b.text },
+        );
       } else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
         toolNames.set(b.id, b.name);
-        out.push({ ts, type: 'tool_call', id: b.id, name: b.name, summary: toolSummary(b.name, b.input), input: b.input });
+        out.push({
+          ts,
+          type: 'tool_call',
+          id: b.id,
+          name: b.name,
+          summary: toolSummary(b.name, b.input),
+          input: b.input,
+        });
       }
     }
     return out;
@@ -101,7 +117,8 @@ export function createTranscriptNormaliser(): TranscriptNormaliser {
         return [];
       }
       if (!isObj(o) || (o.type !== 'user' && o.type !== 'assistant')) return [];
-      if (o.entrypoint === 'sdk-cli' || o.isSidechain === true || o.isMeta === true || o.isCompactSummary === true) return [];
+      if (o.entrypoint === 'sdk-cli' || o.isSidechain === true || o.isMeta === true || o.isCompactSummary === true)
+        return [];
       const ts = typeof o.timestamp === 'string' ? Date.parse(o.timestamp) : NaN;
       if (!Number.isFinite(ts)) return [];
       try {

@@ -29,7 +29,10 @@ export interface MergeOutcome {
 /** `-c user.name/-c user.email` when the repository has no identity configured (commits would fail). */
 function identityArgs(cwd: string): string[] {
   const has = (k: string): boolean => git(cwd, ['config', '--get', k]).stdout.trim() !== '';
-  return [...(has('user.name') ? [] : ['-c', 'user.name=klaude']), ...(has('user.email') ? [] : ['-c', 'user.email=klaude@localhost'])];
+  return [
+    ...(has('user.name') ? [] : ['-c', 'user.name=klaude']),
+    ...(has('user.email') ? [] : ['-c', 'user.email=klaude@localhost']),
+  ];
 }
 
 /** Commit whatever the agent left uncommitted in its worktree; true when there was something. */
@@ -37,15 +40,26 @@ export function commitAgentWork(s: SessionRow): boolean {
   const wt = s.worktreePath;
   if (!wt || !existsSync(wt) || gitStatus(wt).length === 0) return false;
   gitOk(wt, ['add', '-A']);
-  gitOk(wt, [...identityArgs(wt), 'commit', '-q', '--no-verify', '-m', `klaude: uncommitted work of agent ${shortId(s.id)} (${s.type})`]);
+  gitOk(wt, [
+    ...identityArgs(wt),
+    'commit',
+    '-q',
+    '--no-verify',
+    '-m',
+    `klaude: uncommitted work of agent ${shortId(s.id)} (${s.type})`,
+  ]);
   return true;
 }
 
 export function requireWorktreeAgent(s: SessionRow): string {
   if (!s.worktreeBranch) {
-    throw new KlaudeError('E_NO_WORKTREE', `${s.type} ${shortId(s.id)} works in the shared tree: its changes are already there`, {
-      hint: `klaude diff ${shortId(s.id)} shows them; start agents with --worktree to review before merging`,
-    });
+    throw new KlaudeError(
+      'E_NO_WORKTREE',
+      `${s.type} ${shortId(s.id)} works in the shared tree: its changes are already there`,
+      {
+        hint: `klaude diff ${shortId(s.id)} shows them; start agents with --worktree to review before merging`,
+      },
+    );
   }
   return s.worktreeBranch;
 }
@@ -83,18 +97,37 @@ export function mergeAgentBranch(s: SessionRow, cwd: string): MergeOutcome {
   if (trial.code !== 0) {
     const conflicted = trial.stdout.split('\n').slice(1).filter(Boolean);
     if (trial.code === 1 && conflicted.length) {
-      throw new KlaudeError('E_MERGE_CONFLICT', `merging ${branch} into ${into ?? 'HEAD'} would conflict in ${conflicted.slice(0, 5).join(', ')}${conflicted.length > 5 ? ` and ${conflicted.length - 5} more` : ''}: your tree was not changed${committedNote}`, {
-        hint: `merge by hand (git merge ${branch}) or ask the agent to rebase: klaude message ${shortId(s.id)} "rebase on ${into ?? 'HEAD'}"`,
-      });
+      throw new KlaudeError(
+        'E_MERGE_CONFLICT',
+        `merging ${branch} into ${into ?? 'HEAD'} would conflict in ${conflicted.slice(0, 5).join(', ')}${conflicted.length > 5 ? ` and ${conflicted.length - 5} more` : ''}: your tree was not changed${committedNote}`,
+        {
+          hint: `merge by hand (git merge ${branch}) or ask the agent to rebase: klaude message ${shortId(s.id)} "rebase on ${into ?? 'HEAD'}"`,
+        },
+      );
     }
-    throw new KlaudeError('E_GIT', `git merge-tree failed: ${trial.stderr.trim().split('\n')[0] ?? `exit ${trial.code}`}`, { hint: 'klaude merge needs git 2.38 or newer' });
+    throw new KlaudeError(
+      'E_GIT',
+      `git merge-tree failed: ${trial.stderr.trim().split('\n')[0] ?? `exit ${trial.code}`}`,
+      { hint: 'klaude merge needs git 2.38 or newer' },
+    );
   }
   const files = gitOk(top, ['diff', '--name-only', '-z', 'HEAD', ref]).split('\0').filter(Boolean);
-  const merged = git(top, [...identityArgs(top), 'merge', '-q', '--no-edit', '--no-verify', '-m', `Merge ${branch} (klaude agent ${shortId(s.id)}, ${s.type})`, ref]);
+  const merged = git(top, [
+    ...identityArgs(top),
+    'merge',
+    '-q',
+    '--no-edit',
+    '--no-verify',
+    '-m',
+    `Merge ${branch} (klaude agent ${shortId(s.id)}, ${s.type})`,
+    ref,
+  ]);
   if (merged.code !== 0) {
     if (existsSync(gitOk(top, ['rev-parse', '--git-path', 'MERGE_HEAD']).trim())) git(top, ['merge', '--abort']);
     const why = (merged.stderr || merged.stdout).trim().split('\n')[0] ?? `exit ${merged.code}`;
-    throw new KlaudeError('E_GIT', `git merge ${branch} failed: ${why}; your tree was not changed${committedNote}`, { hint: 'move the files git names out of the way, then merge again' });
+    throw new KlaudeError('E_GIT', `git merge ${branch} failed: ${why}; your tree was not changed${committedNote}`, {
+      hint: 'move the files git names out of the way, then merge again',
+    });
   }
   return { branch, into, committedWork, result: 'merged', files };
 }

@@ -75,19 +75,36 @@ export async function pruneWorktrees(
     const info = worktreeState(s, top);
     if (info.state === 'removed') continue;
     if (info.state === 'running') {
-      out.push({ sessionId: s.id, state: info.state, action: 'kept', reason: `${s.type} ${shortId(s.id)} is ${s.status}` });
+      out.push({
+        sessionId: s.id,
+        state: info.state,
+        action: 'kept',
+        reason: `${s.type} ${shortId(s.id)} is ${s.status}`,
+      });
       continue;
     }
     if (info.state === 'unmerged' && !o.force && !(o.confirm && (await o.confirm(info)))) {
-      const what = info.dirty ? `${info.dirty} uncommitted file${info.dirty === 1 ? '' : 's'}` : `unmerged commits on ${s.worktreeBranch}`;
-      out.push({ sessionId: s.id, state: info.state, action: 'kept', reason: `${what} (klaude merge ${shortId(s.id)}, or prune --force to drop them)` });
+      const what = info.dirty
+        ? `${info.dirty} uncommitted file${info.dirty === 1 ? '' : 's'}`
+        : `unmerged commits on ${s.worktreeBranch}`;
+      out.push({
+        sessionId: s.id,
+        state: info.state,
+        action: 'kept',
+        reason: `${what} (klaude merge ${shortId(s.id)}, or prune --force to drop them)`,
+      });
       continue;
     }
     try {
       removeAgentWorktree(s, top);
       out.push({ sessionId: s.id, state: info.state, action: 'removed' });
     } catch (e) {
-      out.push({ sessionId: s.id, state: info.state, action: 'kept', reason: `removing it failed: ${(e as Error).message}` });
+      out.push({
+        sessionId: s.id,
+        state: info.state,
+        action: 'kept',
+        reason: `removing it failed: ${(e as Error).message}`,
+      });
     }
   }
   return out;

@@ -28,7 +28,11 @@ export interface AgentWorktree {
 
 /** `klaude/<shortid>-<type>`, the type made safe for a ref name. */
 export function worktreeBranchName(sessionId: string, type: string): string {
-  const safe = type.replace(/\.{2,}/g, '.').replace(/[^\w.-]/g, '-').replace(/^[.-]+|[.]+$|\.lock$/g, '') || 'agent';
+  const safe =
+    type
+      .replace(/\.{2,}/g, '.')
+      .replace(/[^\w.-]/g, '-')
+      .replace(/^[.-]+|[.]+$|\.lock$/g, '') || 'agent';
   return `klaude/${shortId(sessionId).toLowerCase()}-${safe}`;
 }
 
@@ -86,8 +90,12 @@ export function createAgentWorktree(o: {
 export function assertWorktreeThere(worktreePath: string | null, cwd: string | null | undefined, id?: string): void {
   if (worktreePath && !existsSync(cwd ?? worktreePath)) {
     const logs = id ? `\`klaude logs ${shortId(id)}\`` : '`klaude logs <id>`';
-    throw new KlaudeError('E_NO_WORKTREE', `the agent's worktree ${worktreePath} was removed (klaude worktree prune): it has nowhere to work`, {
-      hint: `${logs} still shows what it did; start a new agent (\`klaude start <type> --worktree "…"\`) for more work`,
-    });
+    throw new KlaudeError(
+      'E_NO_WORKTREE',
+      `the agent's worktree ${worktreePath} was removed (klaude worktree prune): it has nowhere to work`,
+      {
+        hint: `${logs} still shows what it did; start a new agent (\`klaude start <type> --worktree "…"\`) for more work`,
+      },
+    );
   }
 }

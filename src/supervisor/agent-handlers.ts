@@ -35,7 +35,12 @@ export function agentServicesOf(d: Pick<HandlerDeps, 'ctx'>): AgentServices {
     db: ctx.db,
     projectRoot: ctx.projectRoot,
     projectHash: ctx.projectHash,
-    env: { ...ctx.env, KLAUDE_SOCKET: ctx.socketPath, KLAUDE_INSTANCE_ID: ctx.instanceId, KLAUDE_PROJECT_HASH: ctx.projectHash },
+    env: {
+      ...ctx.env,
+      KLAUDE_SOCKET: ctx.socketPath,
+      KLAUDE_INSTANCE_ID: ctx.instanceId,
+      KLAUDE_PROJECT_HASH: ctx.projectHash,
+    },
     inv: ctx.inv,
     instanceId: ctx.instanceId,
   };
@@ -60,7 +65,14 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         cwd: p.cwd ?? ctx.cwd,
       });
       for (const s of out.sessions) {
-        d.publish({ type: 'session.created', sessionId: s.id, parentId: s.parentId, agentType: s.type, runtime: s.runtime, status: s.status });
+        d.publish({
+          type: 'session.created',
+          sessionId: s.id,
+          parentId: s.parentId,
+          agentType: s.type,
+          runtime: s.runtime,
+          status: s.status,
+        });
       }
       const first = out.sessions[0];
       // The reply must not wait for the agent's turn; the checkout helpers log their own failures.

@@ -26,24 +26,57 @@ const REFUSED: Record<string, string> = {
   '--background': 'klaude runs claude in the foreground',
   '-w': 'a worktree changes the project directory, which breaks resume; run klaude inside the worktree',
   '--worktree': 'a worktree changes the project directory, which breaks resume; run klaude inside the worktree',
-  '--bare': "it skips hooks, and klaude's records of the session come from its hooks; run plain `claude --bare` instead",
-  '--safe-mode': "it suspends hooks, and klaude's records of the session come from its hooks; run plain `claude --safe-mode` instead",
+  '--bare':
+    "it skips hooks, and klaude's records of the session come from its hooks; run plain `claude --bare` instead",
+  '--safe-mode':
+    "it suspends hooks, and klaude's records of the session come from its hooks; run plain `claude --safe-mode` instead",
 };
 
 const SINGLE_VALUE = new Set([
-  '--agent', '--agents', '--append-system-prompt', '--append-system-prompt-file', '--debug-file', '--effort',
-  '--fallback-model', '--input-format', '--json-schema', '--max-budget-usd', '--model', '-n', '--name',
-  '--output-format', '--permission-mode', '--plugin-dir', '--plugin-url', '--remote-control-session-name-prefix',
-  '--setting-sources', '--settings', '--system-prompt', '--system-prompt-file',
+  '--agent',
+  '--agents',
+  '--append-system-prompt',
+  '--append-system-prompt-file',
+  '--debug-file',
+  '--effort',
+  '--fallback-model',
+  '--input-format',
+  '--json-schema',
+  '--max-budget-usd',
+  '--model',
+  '-n',
+  '--name',
+  '--output-format',
+  '--permission-mode',
+  '--plugin-dir',
+  '--plugin-url',
+  '--remote-control-session-name-prefix',
+  '--setting-sources',
+  '--settings',
+  '--system-prompt',
+  '--system-prompt-file',
 ]);
 /** `--flag [value]`: claude takes the next word as the value unless it is a flag. */
 const OPTIONAL_VALUE = new Set(['-d', '--debug', '--prompt-suggestions', '--remote-control']);
 const VARIADIC = new Set([
-  '--add-dir', '--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools', '--betas', '--file',
-  '--mcp-config', '--tools',
+  '--add-dir',
+  '--allowedTools',
+  '--allowed-tools',
+  '--disallowedTools',
+  '--disallowed-tools',
+  '--betas',
+  '--file',
+  '--mcp-config',
+  '--tools',
 ]);
 const FIRST_LAUNCH_ONLY = new Set(['-n', '--name']);
-const ROOT_ONLY = new Set(['--agent', '--system-prompt', '--system-prompt-file', '--append-system-prompt', '--append-system-prompt-file']);
+const ROOT_ONLY = new Set([
+  '--agent',
+  '--system-prompt',
+  '--system-prompt-file',
+  '--append-system-prompt',
+  '--append-system-prompt-file',
+]);
 /** Short flags that take a value: in a cluster like `-cn foo` the value starts after them. */
 const SHORT_WITH_VALUE = new Set(['-n', '-d', '-r', '-w']);
 
@@ -121,7 +154,13 @@ export type LaunchMode = { kind: 'new'; claudeSessionId: string } | { kind: 'res
  * resumed: `klaude --resume-last -- "keep going"`); --name only with a first, fresh one; the
  * root-only flags only when `root` (the launch is of an interactive root session, not an agent).
  */
-export function buildLaunchArgs(p: ClaudePassthrough, mode: LaunchMode, settingsJson: string, first: boolean, opts: { root?: boolean } = {}): string[] {
+export function buildLaunchArgs(
+  p: ClaudePassthrough,
+  mode: LaunchMode,
+  settingsJson: string,
+  first: boolean,
+  opts: { root?: boolean } = {},
+): string[] {
   const session = mode.kind === 'new' ? ['--session-id', mode.claudeSessionId] : ['--resume', mode.claudeSessionId];
   const fresh = first && mode.kind === 'new';
   // The prompt goes last, after `--`, so a variadic flag before it can't swallow it.

@@ -60,8 +60,19 @@ export function openSupervisorContext(i: OpenContextInput): { ctx: SupervisorCon
   };
   // Agents cut off mid-turn are resumed (`agents.recover`); dead runs' slots go to the run queue.
   if (recovered.sessionsEnded.length || recovered.lostProcesses) {
-    const svc = { home: i.home, config: i.config, db, projectRoot: i.projectRoot, projectHash: i.projectHash, env: i.env, inv, instanceId: null };
-    recoverAfterReconcile(svc, recovered.sessionsEnded).catch((err: unknown) => i.log.warn('recovering agents after reconcile failed', { err }));
+    const svc = {
+      home: i.home,
+      config: i.config,
+      db,
+      projectRoot: i.projectRoot,
+      projectHash: i.projectHash,
+      env: i.env,
+      inv,
+      instanceId: null,
+    };
+    recoverAfterReconcile(svc, recovered.sessionsEnded).catch((err: unknown) =>
+      i.log.warn('recovering agents after reconcile failed', { err }),
+    );
   }
   return { ctx, recovered };
 }

@@ -18,7 +18,13 @@ export function supervisorHandlers(d: HandlerDeps): ControlHandlers {
   const { ctx, switcher } = d;
   return {
     ...agentHandlers(d),
-    ping: () => ({ pong: true, instanceId: ctx.instanceId, pid: process.pid, version: VERSION, protocol: PROTOCOL_VERSION }),
+    ping: () => ({
+      pong: true,
+      instanceId: ctx.instanceId,
+      pid: process.pid,
+      version: VERSION,
+      protocol: PROTOCOL_VERSION,
+    }),
     status: () => {
       const fg = switcher.foreground;
       return {
@@ -35,7 +41,11 @@ export function supervisorHandlers(d: HandlerDeps): ControlHandlers {
       };
     },
     checkout: async (payload) => {
-      d.publish({ type: 'instance.switching', switching: true, ...(payload.target ? { targetSessionId: payload.target } : {}) });
+      d.publish({
+        type: 'instance.switching',
+        switching: true,
+        ...(payload.target ? { targetSessionId: payload.target } : {}),
+      });
       try {
         return await switcher.checkout(payload);
       } finally {

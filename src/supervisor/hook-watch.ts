@@ -14,15 +14,21 @@ const POLL_MS = 250;
 
 function sessionStartSince(ctx: SupervisorContext, sessionId: string, since: number): boolean {
   const row = ctx.db.sqlite
-    .prepare("SELECT 1 FROM events WHERE klaude_session_id = ? AND kind = 'hook.SessionStart' AND created_at >= ? LIMIT 1")
+    .prepare(
+      "SELECT 1 FROM events WHERE klaude_session_id = ? AND kind = 'hook.SessionStart' AND created_at >= ? LIMIT 1",
+    )
     .get(sessionId, since);
   return row !== undefined;
 }
 
 export function hookTimeoutError(seconds: number): KlaudeError {
-  return new KlaudeError('E_HOOK_TIMEOUT', `claude's SessionStart hook has not reached klaude ${seconds}s after launch: statuses and checkout will be stale for this session`, {
-    hint: 'hooks are probably disabled ("disableAllHooks": true, or managed settings with "allowManagedHooksOnly") — see ~/.claude/settings.json and .claude/settings*.json',
-  });
+  return new KlaudeError(
+    'E_HOOK_TIMEOUT',
+    `claude's SessionStart hook has not reached klaude ${seconds}s after launch: statuses and checkout will be stale for this session`,
+    {
+      hint: 'hooks are probably disabled ("disableAllHooks": true, or managed settings with "allowManagedHooksOnly") — see ~/.claude/settings.json and .claude/settings*.json',
+    },
+  );
 }
 
 export class HookWatch {

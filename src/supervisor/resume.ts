@@ -11,8 +11,12 @@ import { assertNotForegroundElsewhere } from './store.js';
  * on instead of a fresh root. 'last' = the newest root TUI session of the project that
  * has a Claude session and isn't open in another klaude.
  */
-export function pickResumeSession(ctx: SupervisorContext, which: string): { session: SessionRow; claudeSessionId: string } {
-  const claudeIdOf = (s: SessionRow): string | undefined => s.nativeSessionId ?? latestLink(ctx.db, s.id)?.claudeSessionId;
+export function pickResumeSession(
+  ctx: SupervisorContext,
+  which: string,
+): { session: SessionRow; claudeSessionId: string } {
+  const claudeIdOf = (s: SessionRow): string | undefined =>
+    s.nativeSessionId ?? latestLink(ctx.db, s.id)?.claudeSessionId;
   if (which !== 'last') {
     const s = resolveSession(ctx.db, which, { projectId: ctx.projectHash });
     const id = claudeIdOf(s);

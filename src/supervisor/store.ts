@@ -18,7 +18,11 @@ import { assertWorktreeThere } from '../runtimes/worktree.js';
 import { existsSync } from 'node:fs';
 
 /** Which session checkout goes to: the given id, or the parent of `fromSessionId`. */
-export function resolveCheckoutTarget(ctx: SupervisorContext, target: string | undefined, fromSessionId: string): SessionRow {
+export function resolveCheckoutTarget(
+  ctx: SupervisorContext,
+  target: string | undefined,
+  fromSessionId: string,
+): SessionRow {
   const row = checkoutTarget(ctx, target, fromSessionId);
   assertOpenable(row);
   return row;
@@ -36,12 +40,17 @@ function checkoutTarget(ctx: SupervisorContext, target: string | undefined, from
   const from = getSession(ctx.db, fromSessionId);
   if (!from) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(fromSessionId)} not found`);
   if (!from.parentId) {
-    throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(from.id)} is a root session: it has no parent to go back to`, {
-      hint: 'name a session: `klaude checkout <id>` (`klaude sessions` lists them)',
-    });
+    throw new KlaudeError(
+      'E_SWITCH_TARGET_MISSING',
+      `${shortId(from.id)} is a root session: it has no parent to go back to`,
+      {
+        hint: 'name a session: `klaude checkout <id>` (`klaude sessions` lists them)',
+      },
+    );
   }
   const parent = getSession(ctx.db, from.parentId);
-  if (!parent) throw new KlaudeError('E_SESSION_NOT_FOUND', `parent ${shortId(from.parentId!)} of ${shortId(from.id)} is gone`);
+  if (!parent)
+    throw new KlaudeError('E_SESSION_NOT_FOUND', `parent ${shortId(from.parentId!)} of ${shortId(from.id)} is gone`);
   return parent;
 }
 
@@ -57,12 +66,18 @@ export async function waitForClaudeId(ctx: SupervisorContext, target: SessionRow
     const row = getSession(ctx.db, target.id);
     const id =
       row?.nativeSessionId ??
-      (isClaude ? (activeLink(ctx.db, target.id)?.claudeSessionId ?? latestLink(ctx.db, target.id)?.claudeSessionId) : undefined);
+      (isClaude
+        ? (activeLink(ctx.db, target.id)?.claudeSessionId ?? latestLink(ctx.db, target.id)?.claudeSessionId)
+        : undefined);
     if (id) return id;
     if (Date.now() >= deadline) {
-      throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(target.id)} has no ${isClaude ? 'Claude' : target.runtime} session yet`, {
-        hint: `it may still be starting: retry with a longer --timeout, or check \`klaude logs ${shortId(target.id)}\``,
-      });
+      throw new KlaudeError(
+        'E_SWITCH_TARGET_MISSING',
+        `${shortId(target.id)} has no ${isClaude ? 'Claude' : target.runtime} session yet`,
+        {
+          hint: `it may still be starting: retry with a longer --timeout, or check \`klaude logs ${shortId(target.id)}\``,
+        },
+      );
     }
     await sleep(100);
   }
@@ -77,7 +92,14 @@ export function launchSpecFor(ctx: SupervisorContext, target: SessionRow, native
   assertOpenable(target); // pruned meanwhile (the checkout may have waited for its Claude id)
   const meta = (target.metadata ?? {}) as { cwd?: unknown };
   const cwd = typeof meta.cwd === 'string' && existsSync(meta.cwd) ? meta.cwd : undefined;
-  if (target.runtime !== 'claude') return { sessionId: target.id, claudeSessionId: nativeId, mode: 'resume', runtime: target.runtime, ...(cwd ? { cwd } : {}) };
+  if (target.runtime !== 'claude')
+    return {
+      sessionId: target.id,
+      claudeSessionId: nativeId,
+      mode: 'resume',
+      runtime: target.runtime,
+      ...(cwd ? { cwd } : {}),
+    };
   const mode = transcriptExists(target.transcriptPath, cwd ?? ctx.cwd, nativeId, ctx.env) ? 'resume' : 'new';
   return { sessionId: target.id, claudeSessionId: nativeId, mode, ...(cwd ? { cwd } : {}) };
 }
@@ -92,10 +114,15 @@ export function sessionLabel(s: Pick<SessionRow, 'id' | 'type'>): string {
  * before the relaunch) and the relaunched Claude (env KLAUDE_SWITCHED_FROM, turned into
  * SessionStart additionalContext by the hook).
  */
-export function switchNotice(ctx: SupervisorContext, fromSessionId: string, target: SessionRow): { line: string; from: string } {
+export function switchNotice(
+  ctx: SupervisorContext,
+  fromSessionId: string,
+  target: SessionRow,
+): { line: string; from: string } {
   const from = getSession(ctx.db, fromSessionId);
   const fromLabel = from ? sessionLabel(from) : shortId(fromSessionId);
-  const back = target.parentId === fromSessionId ? '`klaude checkout`' : `\`klaude checkout ${shortId(fromSessionId)}\``;
+  const back =
+    target.parentId === fromSessionId ? '`klaude checkout`' : `\`klaude checkout ${shortId(fromSessionId)}\``;
   return { line: `klaude: switched to ${sessionLabel(target)} — ${back} to go back`, from: fromLabel };
 }
 
@@ -105,7 +132,12 @@ export function switchNotice(ctx: SupervisorContext, fromSessionId: string, targ
  * process records and show with `sessions --all`), and say how to come back to the last
  * conversation with klaude (claude's own line resumes without klaude's hooks).
  */
-export function finishSupervisor(ctx: SupervisorContext, rootId: string, freshRoot: boolean, last: LaunchSpec | null): string | null {
+export function finishSupervisor(
+  ctx: SupervisorContext,
+  rootId: string,
+  freshRoot: boolean,
+  last: LaunchSpec | null,
+): string | null {
   if (freshRoot && archiveIfEmpty(ctx, rootId) && (!last || last.sessionId === rootId)) return null;
   if (!last || (last.runtime && last.runtime !== 'claude')) return null;
   if (!resumable(ctx, last.sessionId, last.claudeSessionId)) return null;
@@ -124,9 +156,13 @@ export function archiveIfEmpty(ctx: SupervisorContext, id: string): boolean {
 export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: string): void {
   const pty = currentProcesses(ctx.db, sessionId, 'pty').find((p) => isAlive(p.pid));
   if (pty) {
-    throw new KlaudeError('E_SESSION_BUSY', `${shortId(sessionId)} is open in a PTY session (klaude talk; PTY server pid ${pty.pid})`, {
-      hint: `talk to it with \`klaude talk ${shortId(sessionId)}\`, or exit its claude first`,
-    });
+    throw new KlaudeError(
+      'E_SESSION_BUSY',
+      `${shortId(sessionId)} is open in a PTY session (klaude talk; PTY server pid ${pty.pid})`,
+      {
+        hint: `talk to it with \`klaude talk ${shortId(sessionId)}\`, or exit its claude first`,
+      },
+    );
   }
   for (const p of currentProcesses(ctx.db, sessionId, 'claude')) {
     if (p.instanceId !== ctx.instanceId && isAlive(p.pid)) {
@@ -144,14 +180,22 @@ export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: 
  * Bash tool, so nobody could be asked, and stopping the run silently would lose its work. The
  * claim is released by the launch (Switcher.launch) or by the caller on failure.
  */
-export async function prepareTarget(ctx: SupervisorContext, target: SessionRow, opts: { force: boolean }): Promise<void> {
+export async function prepareTarget(
+  ctx: SupervisorContext,
+  target: SessionRow,
+  opts: { force: boolean },
+): Promise<void> {
   claimConversation(ctx.db, target.id, checkoutPurpose(ctx.instanceId), () => {
     assertNotForegroundElsewhere(ctx, target.id);
     const live = currentProcesses(ctx.db, target.id, 'runtime').find((p) => isSameProcess(p.pid, p.pidStart));
     if (live && !opts.force) {
-      throw new KlaudeError('E_SESSION_BUSY', `${shortId(target.id)} is running (runtime pid ${live.pid}): checking it out now would stop its turn`, {
-        hint: `\`klaude wait ${shortId(target.id)}\`, then check it out; or \`klaude checkout ${shortId(target.id)} --force\` to stop its run`,
-      });
+      throw new KlaudeError(
+        'E_SESSION_BUSY',
+        `${shortId(target.id)} is running (runtime pid ${live.pid}): checking it out now would stop its turn`,
+        {
+          hint: `\`klaude wait ${shortId(target.id)}\`, then check it out; or \`klaude checkout ${shortId(target.id)} --force\` to stop its run`,
+        },
+      );
     }
   });
   try {
@@ -185,16 +229,22 @@ export function resumable(ctx: SupervisorContext, sessionId: string, claudeSessi
 
 export function beforeLaunch(ctx: SupervisorContext, spec: LaunchSpec): void {
   // Knowing the id up front means the link exists before any hook fires.
-  if (!spec.runtime || spec.runtime === 'claude') linkClaudeSession(ctx.db, {
-    klaudeSessionId: spec.sessionId,
-    claudeSessionId: spec.claudeSessionId,
-    source: spec.mode === 'new' ? 'startup' : 'resume',
-  });
+  if (!spec.runtime || spec.runtime === 'claude')
+    linkClaudeSession(ctx.db, {
+      klaudeSessionId: spec.sessionId,
+      claudeSessionId: spec.claudeSessionId,
+      source: spec.mode === 'new' ? 'startup' : 'resume',
+    });
   updateSession(ctx.db, spec.sessionId, { status: 'idle', endedAt: null, instanceId: ctx.instanceId });
 }
 
 export function recordForeground(ctx: SupervisorContext, spec: LaunchSpec, pid: number): number {
-  const row = recordProcess(ctx.db, { klaudeSessionId: spec.sessionId, instanceId: ctx.instanceId, pid, kind: 'claude' });
+  const row = recordProcess(ctx.db, {
+    klaudeSessionId: spec.sessionId,
+    instanceId: ctx.instanceId,
+    pid,
+    kind: 'claude',
+  });
   addEvent(ctx.db, {
     projectId: ctx.projectHash,
     klaudeSessionId: spec.sessionId,
@@ -204,7 +254,12 @@ export function recordForeground(ctx: SupervisorContext, spec: LaunchSpec, pid: 
   return row.id;
 }
 
-export function afterExit(ctx: SupervisorContext, ev: ForegroundExit, rowId: number | null, relaunchingSame: boolean): void {
+export function afterExit(
+  ctx: SupervisorContext,
+  ev: ForegroundExit,
+  rowId: number | null,
+  relaunchingSame: boolean,
+): void {
   try {
     if (rowId !== null) endProcess(ctx.db, rowId, { exitCode: ev.code, signal: ev.signal });
     if (!relaunchingSame) updateSession(ctx.db, ev.spec.sessionId, { status: 'done', endedAt: Date.now() });

@@ -67,7 +67,15 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
 
   // Pick the root before registering, so a bad --resume leaves no rows behind.
   const resumeFrom = opts.resume ? pickResumeSession(ctx, opts.resume) : undefined;
-  createInstance(db, { id: instanceId, projectId: hash, pid: process.pid, socketPath: ctx.socketPath, cwd, mode: 'cli', klaudeVersion: VERSION });
+  createInstance(db, {
+    id: instanceId,
+    projectId: hash,
+    pid: process.pid,
+    socketPath: ctx.socketPath,
+    cwd,
+    mode: 'cli',
+    klaudeVersion: VERSION,
+  });
   let rootSession: SessionRow;
   let spec: LaunchSpec;
   if (resumeFrom) {

@@ -94,7 +94,8 @@ export class Switcher extends EventEmitter<{
     this.interrupts = new InterruptWatch({ db: ctx.db, dbPath: ctx.db.path, log: ctx.log.child('interrupts') });
     this.hookWatch = new HookWatch(ctx, (e) => {
       this.emit('hookTimeout', e);
-      if (this.listenerCount('hookTimeout') === 0) process.stderr.write(`\r\nklaude: warning: ${e.message} [${e.code}]\r\nklaude: hint: ${e.hint}\r\n`);
+      if (this.listenerCount('hookTimeout') === 0)
+        process.stderr.write(`\r\nklaude: warning: ${e.message} [${e.code}]\r\nklaude: hint: ${e.hint}\r\n`);
     });
   }
 
@@ -122,7 +123,12 @@ export class Switcher extends EventEmitter<{
     return this.last?.spec ?? null;
   }
 
-  private async launch(spec: LaunchSpec, fallback: LaunchSpec | null, attempt = 1, switchedFrom?: string): Promise<Running> {
+  private async launch(
+    spec: LaunchSpec,
+    fallback: LaunchSpec | null,
+    attempt = 1,
+    switchedFrom?: string,
+  ): Promise<Running> {
     const { ctx } = this;
     if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
     const first = this.launches++ === 0;
@@ -147,7 +153,12 @@ export class Switcher extends EventEmitter<{
       const plan = isClaude(spec) ? this.claudeCommand(spec, first) : await this.otherRuntimeCommand(spec);
       if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
       store.beforeLaunch(ctx, spec);
-      running = await this.fg.launch(spec, { ...plan, env, cwd: spec.cwd ?? ctx.cwd, graceMs: ctx.config['switch.graceSeconds'] * 1000 });
+      running = await this.fg.launch(spec, {
+        ...plan,
+        env,
+        cwd: spec.cwd ?? ctx.cwd,
+        graceMs: ctx.config['switch.graceSeconds'] * 1000,
+      });
     } catch (e) {
       releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
       throw e;
@@ -177,7 +188,13 @@ export class Switcher extends EventEmitter<{
     const { ctx } = this;
     // The person's --agent / --system-prompt are the root's persona, not a checked-out agent's.
     const root = store.isInteractiveRoot(ctx, spec.sessionId);
-    const args = buildLaunchArgs(ctx.passthrough, { kind: spec.mode, claudeSessionId: spec.claudeSessionId }, this.settingsJson, first, { root });
+    const args = buildLaunchArgs(
+      ctx.passthrough,
+      { kind: spec.mode, claudeSessionId: spec.claudeSessionId },
+      this.settingsJson,
+      first,
+      { root },
+    );
     return { file: ctx.claudeBin, args };
   }
 
@@ -199,7 +216,8 @@ export class Switcher extends EventEmitter<{
       });
     }
     const cur = this.fg.current;
-    if (!cur) throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'claude is between launches', { hint: 'try again in a moment' });
+    if (!cur)
+      throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'claude is between launches', { hint: 'try again in a moment' });
     this.switching = true;
     let claimed: string | null = null;
     try {
@@ -277,7 +295,12 @@ export class Switcher extends EventEmitter<{
       process.stdout.write(`\x1b[H\x1b[2J${p.notice.line}\r\n`);
       this.launch(p.spec, p.fallback, 1, p.notice.from).then(p.resolve, (err) => {
         p.reject(err);
-        this.restore(p.spec, p.fallback, ev, `could not start ${p.spec.runtime ?? 'claude'} for ${shortId(p.spec.sessionId)}: ${(err as Error).message}`);
+        this.restore(
+          p.spec,
+          p.fallback,
+          ev,
+          `could not start ${p.spec.runtime ?? 'claude'} for ${shortId(p.spec.sessionId)}: ${(err as Error).message}`,
+        );
       });
       return;
     }
@@ -317,7 +340,9 @@ export class Switcher extends EventEmitter<{
     ctx.log.error('switch failed; restoring previous session', { why, failed: target, fallback });
     process.stderr.write(
       `\r\nklaude: could not switch to ${shortId(target.sessionId)} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
-        (fallback ? `klaude: returning to ${shortId(fallback.sessionId)}; details in ${ctx.log.file ?? 'the klaude log'}\r\n` : ''),
+        (fallback
+          ? `klaude: returning to ${shortId(fallback.sessionId)}; details in ${ctx.log.file ?? 'the klaude log'}\r\n`
+          : ''),
     );
     if (!fallback) {
       this.idleExit(ev);

@@ -51,7 +51,10 @@ export function App({ deps, active = true }: AppProps) {
   const now = useMemo(() => (deps.now ? deps.now() : Date.now()), [deps, sessions, ui, tick]);
 
   const { layout, treeInner, logInner } = useMemo(() => geometry(size), [size]);
-  const tree = useMemo(() => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals), [sessions, ui, layout.narrow]);
+  const tree = useMemo(
+    () => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals),
+    [sessions, ui, layout.narrow],
+  );
   // The clock ticks only while a row on screen is running (else no timer: an idle dashboard sleeps).
   const treeShown = active && ui.modal?.kind !== 'help' && (!layout.narrow || ui.focus === 'tree');
   const win = treeWindow(tree.rows.length, tree.selectedIndex, layout.paneRows);
@@ -78,17 +81,36 @@ export function App({ deps, active = true }: AppProps) {
   // its rows are painted into it when they come); without one, once its screen is read.
   // The diff view (c) wins over the screen, as over the log.
   const diffShown = Boolean(sel && ui.diff?.sessionId === sel.id);
-  const screenPane = !diffShown && (screen !== null || (paint !== undefined && watchScreen && previewOfSel?.state !== 'error'));
+  const screenPane =
+    !diffShown && (screen !== null || (paint !== undefined && watchScreen && previewOfSel?.state !== 'error'));
 
   // Where the painter draws the screen's rows (when one does: else Ink draws them, PreviewPane).
   const modal = ui.modal;
   const dialog = modal && modal.kind !== 'help' ? modal : null;
-  const painted = Boolean(paint && screenPane && !dialog && modal?.kind !== 'help' && !layout.tooSmall && (!layout.narrow || ui.focus === 'log'));
+  const painted = Boolean(
+    paint &&
+    screenPane &&
+    !dialog &&
+    modal?.kind !== 'help' &&
+    !layout.tooSmall &&
+    (!layout.narrow || ui.focus === 'log'),
+  );
   const colour = theme.name === 'color';
   const paintFor = painted ? sel!.id : null;
   // A layout effect: in place before anything paints after this frame (see PreviewPainter.inkWrote).
   useLayoutEffect(() => {
-    paint?.place(paintFor ? { sessionId: paintFor, x: (layout.narrow ? 0 : layout.treeWidth) + 2, y: 2, width: logInner, height: layout.paneRows, colour } : null);
+    paint?.place(
+      paintFor
+        ? {
+            sessionId: paintFor,
+            x: (layout.narrow ? 0 : layout.treeWidth) + 2,
+            y: 2,
+            width: logInner,
+            height: layout.paneRows,
+            colour,
+          }
+        : null,
+    );
   }, [paint, paintFor, layout.narrow, layout.treeWidth, logInner, layout.paneRows, colour]);
   useLayoutEffect(() => () => paint?.place(null), [paint]);
 
@@ -100,8 +122,13 @@ export function App({ deps, active = true }: AppProps) {
   const layoutCache = useRef(new LogLayout());
   const logLines = useMemo((): LogLine[] => {
     if (!sel) return [];
-    const lines = layoutCache.current.lines(log.sessionId === sel.id ? log.events : [], logInner, { expandResults: ui.expandResults });
-    const head: LogLine[] = log.dropped > 0 ? [{ text: `… ${log.dropped} earlier events not shown (klaude logs ${shortId(sel.id)})`, tone: 'meta' }] : [];
+    const lines = layoutCache.current.lines(log.sessionId === sel.id ? log.events : [], logInner, {
+      expandResults: ui.expandResults,
+    });
+    const head: LogLine[] =
+      log.dropped > 0
+        ? [{ text: `… ${log.dropped} earlier events not shown (klaude logs ${shortId(sel.id)})`, tone: 'meta' }]
+        : [];
     if (lines.length > 0) return head.concat(lines);
     return sessionInfoLines(sel, log, logInner);
     // log.version covers appends to the same events array.
@@ -109,7 +136,15 @@ export function App({ deps, active = true }: AppProps) {
   // A pending permission request is pinned above the log (at most half the pane).
   const ask = tree.ctx.selectedApproval ?? null;
   const askLines = useMemo(
-    () => (ask && sel ? approvalLines(ask, sessions.approvals.get(sel.id)?.length ?? 1, logInner, Math.max(4, Math.floor(layout.paneRows / 2))) : []),
+    () =>
+      ask && sel
+        ? approvalLines(
+            ask,
+            sessions.approvals.get(sel.id)?.length ?? 1,
+            logInner,
+            Math.max(4, Math.floor(layout.paneRows / 2)),
+          )
+        : [],
     [ask, sel?.id, sessions.approvals, logInner, layout.paneRows],
   );
   // The diff view (c) takes the log's place: same window, same scroll keys.
@@ -125,7 +160,10 @@ export function App({ deps, active = true }: AppProps) {
 
   // Only while the help is open (it is the one place that lists every binding).
   const helpOpen = ui.modal?.kind === 'help';
-  const help = useMemo(() => (helpOpen ? helpLines(tree.ctx, layout.columns - 4, theme) : []), [helpOpen, tree.ctx, layout.columns, theme]);
+  const help = useMemo(
+    () => (helpOpen ? helpLines(tree.ctx, layout.columns - 4, theme) : []),
+    [helpOpen, tree.ctx, layout.columns, theme],
+  );
   const scope = activeScope(ui);
   useKeyRouter(
     {
@@ -146,14 +184,21 @@ export function App({ deps, active = true }: AppProps) {
   if (layout.tooSmall) {
     return (
       <Box width={layout.columns} height={layout.frameRows}>
-        <Text {...theme.ui.warn}>{truncate(`terminal too small (${size.columns}×${size.rows}; need ${MIN_COLUMNS}×${MIN_ROWS}) · q quits`, layout.columns)}</Text>
+        <Text {...theme.ui.warn}>
+          {truncate(
+            `terminal too small (${size.columns}×${size.rows}; need ${MIN_COLUMNS}×${MIN_ROWS}) · q quits`,
+            layout.columns,
+          )}
+        </Text>
       </Box>
     );
   }
 
   const filterNote = ui.filter && !ui.filterEditing ? ` · /${ui.filter}` : '';
   const treeTitle = `sessions ${tree.rows.length}${ui.showArchived ? ' (with archived)' : ''}${filterNote}`;
-  const emptyText = ui.filter ? `nothing matches "${ui.filter}" (/ then Esc clears)` : 'no sessions yet: n opens claude, s starts an agent';
+  const emptyText = ui.filter
+    ? `nothing matches "${ui.filter}" (/ then Esc clears)`
+    : 'no sessions yet: n opens claude, s starts an agent';
   const logTitle = sel ? `log · ${sel.type === 'tui' ? 'claude' : sel.type} ${shortId(sel.id)}` : 'log';
   const below = paneLines.length - (logWin.top + logWin.height);
   const logStatus = diff
@@ -165,7 +210,17 @@ export function App({ deps, active = true }: AppProps) {
 
   const treePane = (focused: boolean) => (
     <Pane title={treeTitle} width={layout.treeWidth} rows={layout.paneRows} focused={focused} theme={theme}>
-      <TreePane rows={tree.rows} selected={tree.selectedIndex} focused={focused} width={treeInner} height={layout.paneRows} theme={theme} now={now} emptyText={emptyText} ptyIds={tree.ptyIds} />
+      <TreePane
+        rows={tree.rows}
+        selected={tree.selectedIndex}
+        focused={focused}
+        width={treeInner}
+        height={layout.paneRows}
+        theme={theme}
+        now={now}
+        emptyText={emptyText}
+        ptyIds={tree.ptyIds}
+      />
     </Pane>
   );
   const rightPane = (focused: boolean) =>
@@ -176,16 +231,31 @@ export function App({ deps, active = true }: AppProps) {
     ) : screenPane ? (
       <Pane
         title={`screen · ${sel!.type === 'tui' ? 'claude' : sel!.type} ${shortId(sel!.id)} · pty`}
-        status={screen ? `${preview.state === 'ended' ? 'ended' : 'live'} · ${screen.cols}×${screen.rows} · t talks, v log` : 'connecting · t talks, v log'}
+        status={
+          screen
+            ? `${preview.state === 'ended' ? 'ended' : 'live'} · ${screen.cols}×${screen.rows} · t talks, v log`
+            : 'connecting · t talks, v log'
+        }
         width={layout.logWidth}
         rows={layout.paneRows}
         focused={focused}
         theme={theme}
       >
-        {paint || !screen ? <Box height={layout.paneRows} /> : <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />}
+        {paint || !screen ? (
+          <Box height={layout.paneRows} />
+        ) : (
+          <PreviewPane screen={screen} width={logInner} height={layout.paneRows} theme={theme} />
+        )}
       </Pane>
     ) : (
-      <Pane title={paneTitle} status={logStatus} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
+      <Pane
+        title={paneTitle}
+        status={logStatus}
+        width={layout.logWidth}
+        rows={layout.paneRows}
+        focused={focused}
+        theme={theme}
+      >
         {askLines.length > 0 ? <LogPane lines={askLines} top={0} height={askLines.length} theme={theme} /> : null}
         <LogPane lines={paneLines} top={logWin.top} height={logWin.height} theme={theme} />
       </Pane>
@@ -211,14 +281,28 @@ export function App({ deps, active = true }: AppProps) {
 
   return (
     <Box flexDirection="column" width={layout.columns} height={layout.frameRows}>
-      <Header project={deps.info.project} instanceId={deps.info.instanceId} counts={tree.counts} usage={tree.usage} width={layout.columns} theme={theme} />
+      <Header
+        project={deps.info.project}
+        instanceId={deps.info.instanceId}
+        counts={tree.counts}
+        usage={tree.usage}
+        width={layout.columns}
+        theme={theme}
+      />
       <Box height={layout.bodyRows} flexDirection="column">
         {body}
       </Box>
       <Footer
         scope={scope}
         ctx={tree.ctx}
-        notice={ui.notice ?? (sessions.error ? { text: sessions.error, tone: 'error' } : log.error ? { text: log.error, tone: 'error' } : null)}
+        notice={
+          ui.notice ??
+          (sessions.error
+            ? { text: sessions.error, tone: 'error' }
+            : log.error
+              ? { text: log.error, tone: 'error' }
+              : null)
+        }
         busy={ui.busy}
         filterEditing={ui.filterEditing || ui.searchEditing}
         filter={ui.searchEditing ? ui.search : ui.filter}

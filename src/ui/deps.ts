@@ -38,7 +38,10 @@ export interface DashboardActions {
    */
   archive(sessionIds: string[], archived: boolean): Promise<void | { note?: string }>;
   /** Answer the session's pending permission request (`request`: its approval number). */
-  answer(sessionId: string, a: { request: string; behavior: 'allow' | 'deny'; always?: boolean; message?: string }): Promise<{ approvalId: number; tool: string; summary: string; rule?: string }>;
+  answer(
+    sessionId: string,
+    a: { request: string; behavior: 'allow' | 'deny'; always?: boolean; message?: string },
+  ): Promise<{ approvalId: number; tool: string; summary: string; rule?: string }>;
   /** Where "allow always" has claude write the rule (the agent's .claude/settings.local.json). */
   rulePath(sessionId: string): string;
   /** What the agent changed (its worktree branch, or the files it touched in the shared tree). */

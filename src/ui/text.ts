@@ -27,7 +27,6 @@ export function cellWidth(s: string): number {
   return w;
 }
 
-
 /** Strip escape sequences and control characters; tabs become spaces, CRLF/CR become LF. */
 export function sanitize(s: string): string {
   return stripControls(stripEscapes(s).replace(/\r\n?/g, '\n').replace(/\t/g, '  '), { keepNewlines: true });

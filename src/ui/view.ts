@@ -7,7 +7,17 @@ import type { LiveProcesses } from '../db/repos/listing.js';
 import type { KeyContext, Scope } from './keymap.js';
 import { computeLayout, innerWidth, type Layout, type TermSize } from './layout.js';
 import type { LogLine } from './log/event-lines.js';
-import { buildRows, countByStatus, runningAgents, subtreeIds, totalUsage, type SessionView, type StatusCounts, type TreeRow, type Usage } from './state/tree.js';
+import {
+  buildRows,
+  countByStatus,
+  runningAgents,
+  subtreeIds,
+  totalUsage,
+  type SessionView,
+  type StatusCounts,
+  type TreeRow,
+  type Usage,
+} from './state/tree.js';
 import { logWindowTop, selectedRowIndex, type UiState } from './state/ui-state.js';
 
 export interface TreeView {
@@ -37,7 +47,11 @@ export function treeView(
   const selectedIndex = selectedRowIndex(ui, rows);
   const selected = rows[selectedIndex]?.session ?? null;
   const byId = new Map(sessions.map((s) => [s.id, s]));
-  const sub = selected ? subtreeIds(sessions, selected.id).map((id) => byId.get(id)!).filter(Boolean) : [];
+  const sub = selected
+    ? subtreeIds(sessions, selected.id)
+        .map((id) => byId.get(id)!)
+        .filter(Boolean)
+    : [];
   const ptyIds = new Set<string>();
   for (const [id, p] of processes) if (p.pty && byId.has(id)) ptyIds.add(id);
   return {

@@ -26,8 +26,12 @@ const opened: { home: TempHome; svc: AgentServices }[] = [];
 beforeAll(async () => {
   mock = await startMockAnthropic({
     responder: (r) => {
-      if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}` };
-      if (r.prompt.startsWith('run: ')) return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+      if (r.isToolResult)
+        return {
+          text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
+        };
+      if (r.prompt.startsWith('run: '))
+        return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
       return { text: `Reply to: ${r.prompt}` };
     },
   });
@@ -46,10 +50,18 @@ afterAll(async () => {
 });
 
 /** A fresh temp home + project for each test (its own settings.local.json, its own DB). */
-function setup(config = ''): { home: TempHome; svc: AgentServices; klaude: (args: string[], env?: Record<string, string>) => ReturnType<typeof runKlaude> } {
+function setup(config = ''): {
+  home: TempHome;
+  svc: AgentServices;
+  klaude: (args: string[], env?: Record<string, string>) => ReturnType<typeof runKlaude>;
+} {
   const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-approve-' });
   writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n${config}`);
-  const svc = openAgentServices({ env: home.env, cwd: home.projectDir, inv: { node: process.execPath, cli: KLAUDE_CLI } });
+  const svc = openAgentServices({
+    env: home.env,
+    cwd: home.projectDir,
+    inv: { node: process.execPath, cli: KLAUDE_CLI },
+  });
   opened.push({ home, svc });
   const klaude = (args: string[], env: Record<string, string> = {}) =>
     runKlaude(args, { env: { ...home.env, ...env }, cwd: home.projectDir, timeoutMs: 60_000 });
@@ -63,7 +75,11 @@ const events = (svc: AgentServices, id: string): AgentEvent[] =>
     .map((l) => JSON.parse(l) as AgentEvent);
 
 /** `klaude sessions --json` until the agent is waiting on a request (a text condition, generous limit). */
-async function waitingInSessions(klaude: ReturnType<typeof setup>['klaude'], id: string, timeoutMs = 60_000): Promise<any> {
+async function waitingInSessions(
+  klaude: ReturnType<typeof setup>['klaude'],
+  id: string,
+  timeoutMs = 60_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
@@ -72,14 +88,20 @@ async function waitingInSessions(klaude: ReturnType<typeof setup>['klaude'], id:
     const flat = (ns: any[]): any[] => ns.flatMap((n) => [n, ...flat(n.children)]);
     const row = flat(JSON.parse(r.stdout)).find((n) => n.id === id);
     if (row?.status === 'waiting' && row.approval) return row;
-    if (row && ['done', 'failed', 'interrupted'].includes(row.status)) throw new Error(`agent ended ${row.status} without asking: ${last}`);
+    if (row && ['done', 'failed', 'interrupted'].includes(row.status))
+      throw new Error(`agent ended ${row.status} without asking: ${last}`);
     if (Date.now() > deadline) throw new Error(`agent never waited for approval; last sessions --json: ${last}`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }
 
 async function start(svc: AgentServices, home: TempHome, prompt: string, parentId?: string): Promise<string> {
-  const out = await startAgents(svc, { type: 'general', prompt, cwd: home.projectDir, ...(parentId ? { parentId } : {}) });
+  const out = await startAgents(svc, {
+    type: 'general',
+    prompt,
+    cwd: home.projectDir,
+    ...(parentId ? { parentId } : {}),
+  });
   return out.sessions[0]!.id;
 }
 
@@ -96,7 +118,12 @@ describe('permission approvals (real claude)', () => {
     const { home, svc, klaude } = setup();
     const id = await start(svc, home, `run: ${CMD}`);
     const row = await waitingInSessions(klaude, id);
-    expect(row.approval).toMatchObject({ tool: 'Bash', summary: CMD, rule: `Bash(${CMD})`, reason: 'This command requires approval' });
+    expect(row.approval).toMatchObject({
+      tool: 'Bash',
+      summary: CMD,
+      rule: `Bash(${CMD})`,
+      reason: 'This command requires approval',
+    });
     expect(row.approval.input).toMatchObject({ command: CMD });
     expect(row.pendingApprovals).toBe(1);
     // The readable listing and status say so too.
@@ -112,9 +139,17 @@ describe('permission approvals (real claude)', () => {
     expect(s.lastText).toBe('Tool said: ok:42');
     const ev = events(svc, id);
     expect(ev.find((e) => e.type === 'tool_result')).toMatchObject({ isError: false, output: '42' });
-    expect(ev.find((e) => e.type === 'approval_request')).toMatchObject({ tool: 'Bash', summary: CMD, approvalId: row.approval.id });
+    expect(ev.find((e) => e.type === 'approval_request')).toMatchObject({
+      tool: 'Bash',
+      summary: CMD,
+      approvalId: row.approval.id,
+    });
     expect(ev.find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'allow', by: 'person' });
-    expect(ev.filter((e) => e.type === 'status').map((e) => (e as { status: string }).status)).toEqual(['running', 'waiting', 'running']);
+    expect(ev.filter((e) => e.type === 'status').map((e) => (e as { status: string }).status)).toEqual([
+      'running',
+      'waiting',
+      'running',
+    ]);
     // Nothing left to answer.
     const again = await klaude(['approve', id.slice(-8)]);
     expect(again.code).toBe(1);
@@ -134,10 +169,15 @@ describe('permission approvals (real claude)', () => {
     const req = await mock.waitForRequest((q) => q.index >= before && q.isToolResult, 10_000);
     expect(req.toolResults[0]).toMatchObject({ isError: true, content: 'no python today, use node' });
     expect(s.lastText).toBe('Tool said: error:no python today, use node');
-    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'deny', message: 'no python today, use node' });
+    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({
+      behavior: 'deny',
+      message: 'no python today, use node',
+    });
     // The readable log says what was asked and how it was answered, with the real id in the hint.
     const log = (await klaude(['logs', id.slice(-8)])).stdout;
-    expect(log).toMatch(new RegExp(`\\? needs approval \\d+: Bash: python3 -c "print\\(6\\*7\\)" — \`klaude approve ${id.slice(-8)}\``));
+    expect(log).toMatch(
+      new RegExp(`\\? needs approval \\d+: Bash: python3 -c "print\\(6\\*7\\)" — \`klaude approve ${id.slice(-8)}\``),
+    );
     expect(log).toContain('✗ denied by person: no python today, use node');
   }, 120_000);
 
@@ -152,7 +192,10 @@ describe('permission approvals (real claude)', () => {
     expect(r.stdout.split('\n')[0]).toBe(`allow always: claude adds the rule Bash(${CMD}) to ${settings}`);
     expect((await finished(svc, id)).status).toBe('done');
     expect(JSON.parse(readFileSync(settings, 'utf8')).permissions.allow).toEqual(['Bash(python3 -c "print\\(6*7\\)")']);
-    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'allow', always: true });
+    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({
+      behavior: 'allow',
+      always: true,
+    });
 
     const second = await start(svc, home, `run: ${CMD}`);
     const s2 = await finished(svc, second);
@@ -166,8 +209,17 @@ describe('permission approvals (real claude)', () => {
     const id = await start(svc, home, `run: ${CMD}`, parent.id);
     await waitingInSessions(klaude, id);
     const hookEnv = { ...home.env, KLAUDE_SESSION_ID: parent.id, KLAUDE_PROJECT_HASH: svc.projectHash };
-    const payload = JSON.stringify({ session_id: 'c0ffee00-0000-4000-8000-000000000001', hook_event_name: 'PostToolUse', tool_name: 'Bash' });
-    const hook = await runProcess(process.execPath, [join(REPO_ROOT, 'dist', 'hook.cjs'), 'post-tool-use'], { env: hookEnv, cwd: home.projectDir, input: payload, timeoutMs: 15_000 });
+    const payload = JSON.stringify({
+      session_id: 'c0ffee00-0000-4000-8000-000000000001',
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+    });
+    const hook = await runProcess(process.execPath, [join(REPO_ROOT, 'dist', 'hook.cjs'), 'post-tool-use'], {
+      env: hookEnv,
+      cwd: home.projectDir,
+      input: payload,
+      timeoutMs: 15_000,
+    });
     const ctx = JSON.parse(hook.stdout).hookSpecificOutput.additionalContext as string;
     expect(ctx).toContain(`[NEEDS APPROVAL] ${id.slice(-8)} Bash: ${CMD}`);
     expect(ctx).toContain('agents.approvals: person');
@@ -193,7 +245,9 @@ describe('permission approvals (real claude)', () => {
 
     const dead = await start(svc, home, `run: ${CMD}`);
     await waitingInSessions(klaude, dead);
-    const { pid } = svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime' AND exited_at IS NULL").get(dead) as { pid: number };
+    const { pid } = svc.db.sqlite
+      .prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime' AND exited_at IS NULL")
+      .get(dead) as { pid: number };
     process.kill(-pid, 'SIGKILL');
     expect(await waitForPidExit(pid, 10_000)).toBe(true);
     const late = await klaude(['approve', dead.slice(-8)]);
@@ -216,11 +270,17 @@ describe('permission approvals (real claude)', () => {
     const ok = await klaude(['approve', id.slice(-8)], { CLAUDECODE: '1' });
     expect(ok.code).toBe(0);
     expect((await finished(svc, id)).status).toBe('done');
-    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'allow', by: 'parent' });
+    expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({
+      behavior: 'allow',
+      by: 'parent',
+    });
 
     const late = await start(svc, home, 'run: python3 -c "print(1+1)"');
     const s = await finished(svc, late);
     expect(s.lastText).toMatch(/^Tool said: error:Nobody answered this permission request within 2 s/);
-    expect(events(svc, late).find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'deny', by: 'timeout' });
+    expect(events(svc, late).find((e) => e.type === 'approval_answer')).toMatchObject({
+      behavior: 'deny',
+      by: 'timeout',
+    });
   }, 150_000);
 });

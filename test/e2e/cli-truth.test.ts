@@ -63,10 +63,14 @@ describe('prompts as written', () => {
   it('an unknown flag gets one line with a did-you-mean', async () => {
     const r = await klaude(['start', 'general', 'x', '--detatch']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("klaude: unknown flag '--detatch' for 'klaude start' [E_UNKNOWN_FLAG] — hint: did you mean `--detach`? (run `klaude start --help` for its flags)\n");
+    expect(r.stderr).toBe(
+      "klaude: unknown flag '--detatch' for 'klaude start' [E_UNKNOWN_FLAG] — hint: did you mean `--detach`? (run `klaude start --help` for its flags)\n",
+    );
     const t = await klaude(['start', 'genral', 'x']);
     expect(t.code).toBe(2);
-    expect(t.stderr).toMatch(/^klaude: unknown agent type 'genral' \[E_USAGE\] — hint: did you mean `general`\? available: general/);
+    expect(t.stderr).toMatch(
+      /^klaude: unknown agent type 'genral' \[E_USAGE\] — hint: did you mean `general`\? available: general/,
+    );
   });
 });
 
@@ -112,7 +116,7 @@ describe('what klaude leaves behind', () => {
     await term?.dispose();
   });
 
-  it('a klaude where no prompt was sent leaves no listed session; one with a prompt ends with klaude\'s resume hint', async () => {
+  it("a klaude where no prompt was sent leaves no listed session; one with a prompt ends with klaude's resume hint", async () => {
     const h = supervisorHome(mock, { prefix: 'klaude-leftover-' });
     try {
       writeConfig(h, `claude:\n  binary: ${CLAUDE_BIN}\n`);

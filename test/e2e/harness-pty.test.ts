@@ -26,7 +26,11 @@ process.stdout.on('resize', () => process.stdout.write('size:' + process.stdout.
 
 describe('harness: PTY driver', () => {
   it('reads the screen, sends keys, tracks buffer and cursor, resizes, and reports the exit', async () => {
-    term = spawnPty(process.execPath, ['-e', CHILD], { cols: 80, rows: 24, env: { ...process.env, TERM: 'xterm-256color' } });
+    term = spawnPty(process.execPath, ['-e', CHILD], {
+      cols: 80,
+      rows: 24,
+      env: { ...process.env, TERM: 'xterm-256color' },
+    });
     await term.waitForText('ALT READY', { timeoutMs: 20_000 });
     expect(term.bufferType()).toBe('alternate');
     expect(term.cursorVisible()).toBe(false);
@@ -47,7 +51,9 @@ describe('harness: PTY driver', () => {
     expect(term.lines()).toHaveLength(15);
     expect([term.cols, term.rows]).toEqual([60, 15]);
 
-    await expect(term.waitForText('never shown', { timeoutMs: 200 })).rejects.toThrow(/timed out after 200 ms[\s\S]*ALT READY/);
+    await expect(term.waitForText('never shown', { timeoutMs: 200 })).rejects.toThrow(
+      /timed out after 200 ms[\s\S]*ALT READY/,
+    );
 
     term.type('q');
     const exit = await term.exited;

@@ -7,7 +7,18 @@ import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { eventKinds, keepTranscript, READY, readDb, runResponder, sessions, startKlaude, submit, supervisorHome, waitForDb } from './supervisor-helpers.js';
+import {
+  eventKinds,
+  keepTranscript,
+  READY,
+  readDb,
+  runResponder,
+  sessions,
+  startKlaude,
+  submit,
+  supervisorHome,
+  waitForDb,
+} from './supervisor-helpers.js';
 import { sessionStatus, sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
 
 let mock: MockAnthropic;
@@ -20,9 +31,15 @@ beforeAll(async () => {
   // with the next prompt, in one message: match on words, not on the start.)
   mock = await startMockAnthropic({
     responder: (r) => {
-      if (r.prompt.includes('slow-essay')) return { text: 'essay line 1\nessay line 2\nessay line 3\nessay line 4\nessay line 5\nessay line 6\n', chunks: 6, delayMs: 1500 };
+      if (r.prompt.includes('slow-essay'))
+        return {
+          text: 'essay line 1\nessay line 2\nessay line 3\nessay line 4\nessay line 5\nessay line 6\n',
+          chunks: 6,
+          delayMs: 1500,
+        };
       if (r.prompt.includes('after-esc-52')) return { text: 'Answered after Esc' };
-      if (r.prompt.includes('fail-63')) return { error: { status: 400, type: 'invalid_request_error', message: 'bad-request-63' } };
+      if (r.prompt.includes('fail-63'))
+        return { error: { status: 400, type: 'invalid_request_error', message: 'bad-request-63' } };
       return runResponder(r);
     },
   });
@@ -41,9 +58,11 @@ afterAll(async () => {
 const root = () => sessions(home).find((s) => s.parent_id === null)!;
 const interrupts = (id: string, h = home) =>
   readDb(h, (db) =>
-    (db.prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'claude.interrupted' ORDER BY id").all(id) as { payload: string }[]).map(
-      (e) => JSON.parse(e.payload) as { forTool: boolean },
-    ),
+    (
+      db
+        .prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'claude.interrupted' ORDER BY id")
+        .all(id) as { payload: string }[]
+    ).map((e) => JSON.parse(e.payload) as { forTool: boolean }),
   );
 
 describe('a turn the person interrupts', () => {
@@ -55,7 +74,11 @@ describe('a turn the person interrupts', () => {
     const id = root().id;
     // Claude's own permission_prompt Notification comes ~6 s after the dialog; PermissionRequest
     // (in the background) as it opens, and it is what made the session waiting.
-    await waitForDb('waiting while asked', () => root().status === 'waiting' && eventKinds(home, id).includes('hook.PermissionRequest'), 20_000);
+    await waitForDb(
+      'waiting while asked',
+      () => root().status === 'waiting' && eventKinds(home, id).includes('hook.PermissionRequest'),
+      20_000,
+    );
     const kinds = eventKinds(home, id);
     const notified = kinds.indexOf('hook.Notification');
     expect(notified === -1 || notified > kinds.indexOf('hook.PermissionRequest')).toBe(true);
@@ -79,21 +102,40 @@ describe('a turn the person interrupts', () => {
     // The next turn is not ended by the old markers (the transcript is read again when it starts).
     await submit(term, 'after-esc-52');
     await term.waitForText('Answered after Esc', { timeoutMs: 60_000 });
-    await waitForDb('the turn ended by Stop', () => root().status === 'idle' && eventKinds(home, id).includes('hook.Stop'));
+    await waitForDb(
+      'the turn ended by Stop',
+      () => root().status === 'idle' && eventKinds(home, id).includes('hook.Stop'),
+    );
     expect(interrupts(id)).toHaveLength(2);
-    const file = readDb(home, (db) => (db.prepare('SELECT transcript_path AS t FROM sessions WHERE id = ?').get(id) as { t: string }).t);
+    const file = readDb(
+      home,
+      (db) => (db.prepare('SELECT transcript_path AS t FROM sessions WHERE id = ?').get(id) as { t: string }).t,
+    );
     keepTranscript(file, 'interrupted-root.jsonl');
     // The log says where each turn was cut.
     const r = await runKlaude(['logs', id.slice(-8)], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/touch declined-41\.txt[\s\S]*· interrupted: permission declined[\s\S]*essay line 1[\s\S]*· interrupted: by you[\s\S]*Answered after Esc/);
+    expect(r.stdout).toMatch(
+      /touch declined-41\.txt[\s\S]*· interrupted: permission declined[\s\S]*essay line 1[\s\S]*· interrupted: by you[\s\S]*Answered after Esc/,
+    );
   });
 
   it('a turn an API error ends (StopFailure, not Stop): idle, and `klaude sessions` says why', async () => {
     const id = root().id;
     await submit(term, 'fail-63 please');
-    await waitForDb('idle after the failed turn', () => root().status === 'idle' && eventKinds(home, id).includes('hook.StopFailure'), 30_000);
-    const row = readDb(home, (db) => db.prepare('SELECT error, activity FROM sessions WHERE id = ?').get(id) as { error: string | null; activity: string | null });
+    await waitForDb(
+      'idle after the failed turn',
+      () => root().status === 'idle' && eventKinds(home, id).includes('hook.StopFailure'),
+      30_000,
+    );
+    const row = readDb(
+      home,
+      (db) =>
+        db.prepare('SELECT error, activity FROM sessions WHERE id = ?').get(id) as {
+          error: string | null;
+          activity: string | null;
+        },
+    );
     expect(row.activity).toBeNull();
     // Claude calls a plain 400 `unknown`; its own text names it.
     expect(row.error).toBe('API Error: 400 bad-request-63');

@@ -8,7 +8,19 @@ import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { eventKinds, keepTranscript as keep, links, READY, runResponder, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb } from './supervisor-helpers.js';
+import {
+  eventKinds,
+  keepTranscript as keep,
+  links,
+  READY,
+  runResponder,
+  sessions,
+  startKlaude,
+  submit,
+  supervisorHome,
+  waitBelow,
+  waitForDb,
+} from './supervisor-helpers.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -17,7 +29,9 @@ let term: PtySession;
 beforeAll(async () => {
   // (after /clear claude sends the command's caveat text with the next prompt: match on the marker)
   mock = await startMockAnthropic({
-    responder: (r) => runResponder(r) ?? (r.prompt.includes('after-clear-3') ? { text: 'Reply after clear 3' } : { text: `Reply to: ${r.prompt}` }),
+    responder: (r) =>
+      runResponder(r) ??
+      (r.prompt.includes('after-clear-3') ? { text: 'Reply after clear 3' } : { text: `Reply to: ${r.prompt}` }),
   });
   home = supervisorHome(mock);
 });
@@ -42,7 +56,14 @@ describe('interactive conversations in the log', () => {
     const r = await klaude(['logs', root.id.slice(-8)]);
     expect(r.code, r.stderr).toBe(0);
     const out = r.stdout;
-    const order = ['> root-hello-31', 'Reply to: root-hello-31', '> run: echo tool-out-77', '→ Bash: echo tool-out-77', '✓ 1 line', 'Tool output: tool-out-77'];
+    const order = [
+      '> root-hello-31',
+      'Reply to: root-hello-31',
+      '> run: echo tool-out-77',
+      '→ Bash: echo tool-out-77',
+      '✓ 1 line',
+      'Tool output: tool-out-77',
+    ];
     let at = -1;
     for (const t of order) {
       const i = out.indexOf(t, at + 1);
@@ -50,9 +71,15 @@ describe('interactive conversations in the log', () => {
       at = i;
     }
     const link = links(home).find((l) => l.klaude_session_id === root.id)!;
-    const tl = readFileSync(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'utf8');
+    const tl = readFileSync(
+      `${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`,
+      'utf8',
+    );
     expect(tl).toContain('"entrypoint":"cli"');
-    keep(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'interactive-root.jsonl');
+    keep(
+      `${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`,
+      'interactive-root.jsonl',
+    );
   });
 
   it('the root’s row says which tool runs while it runs (PreToolUse, in the background), and nothing after the turn', async () => {
@@ -81,7 +108,9 @@ describe('interactive conversations in the log', () => {
     await submit(term, `run: klaude checkout ${child.slice(-8)}`);
     // The switch clears the screen and prints one klaude line: the anchor for what the new claude shows.
     await waitBelow(term, `klaude: switched to ${child.slice(-8)}`, ['Reply to: child-task-5', READY]);
-    await waitForDb('the child’s SessionStart(resume)', () => links(home).find((l) => l.klaude_session_id === child && l.source === 'resume'));
+    await waitForDb('the child’s SessionStart(resume)', () =>
+      links(home).find((l) => l.klaude_session_id === child && l.source === 'resume'),
+    );
     await submit(term, 'after-checkout-9');
     await term.waitForText('Reply to: after-checkout-9', { timeoutMs: 60_000 });
 
@@ -96,7 +125,10 @@ describe('interactive conversations in the log', () => {
     // The headless turn is in the transcript too (entrypoint sdk-cli): shown once, from the log.
     expect(out.split('Reply to: child-task-5').length - 1, out).toBe(1);
     const link = links(home).find((l) => l.klaude_session_id === child)!;
-    keep(`${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`, 'checked-out-agent.jsonl');
+    keep(
+      `${home.home}/.claude/projects/${home.projectDir.replace(/[^a-zA-Z0-9]/g, '-')}/${link.claude_session_id}.jsonl`,
+      'checked-out-agent.jsonl',
+    );
   });
 
   it('after /clear (a new Claude id) the root’s log goes on in the same timeline', async () => {
@@ -107,13 +139,24 @@ describe('interactive conversations in the log', () => {
     await waitBelow(term, `klaude: switched to ${root.id.slice(-8)}`, ['Reply to: root-hello-31', READY]);
     const before = links(home).filter((l) => l.klaude_session_id === root.id).length;
     // Followed live from here: the new transcript after /clear is found and read as it grows.
-    const f = spawn(process.execPath, [KLAUDE_CLI, 'logs', '-f', root.id.slice(-8)], { cwd: home.projectDir, env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const f = spawn(process.execPath, [KLAUDE_CLI, 'logs', '-f', root.id.slice(-8)], {
+      cwd: home.projectDir,
+      env: home.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let followed = '';
     f.stdout!.setEncoding('utf8').on('data', (d: string) => (followed += d));
     await vi.waitFor(() => expect(followed).toContain('Reply to: root-hello-31'), { timeout: 30_000, interval: 50 });
     await submit(term, '/clear');
-    await waitForDb('the new Claude id after /clear', () => links(home).filter((l) => l.klaude_session_id === root.id).length > before);
-    expect(links(home).filter((l) => l.klaude_session_id === root.id).at(-1)!.source).toBe('clear');
+    await waitForDb(
+      'the new Claude id after /clear',
+      () => links(home).filter((l) => l.klaude_session_id === root.id).length > before,
+    );
+    expect(
+      links(home)
+        .filter((l) => l.klaude_session_id === root.id)
+        .at(-1)!.source,
+    ).toBe('clear');
     await submit(term, 'after-clear-3');
     await term.waitForText('Reply after clear 3', { timeoutMs: 60_000 });
     const r = await klaude(['logs', root.id.slice(-8)]);

@@ -14,7 +14,8 @@ import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { killLeftRuntimes } from '../support/runtime-cleanup.js';
 
 /** The slow reply: 16 words then an end mark, `w01 … w16 THE-END` (another letter for another test). */
-const reply = (letter: string): string => `${Array.from({ length: 16 }, (_, i) => `${letter}${String(i + 1).padStart(2, '0')}`).join(' ')} THE-END-${letter}`;
+const reply = (letter: string): string =>
+  `${Array.from({ length: 16 }, (_, i) => `${letter}${String(i + 1).padStart(2, '0')}`).join(' ')} THE-END-${letter}`;
 const FULL = reply('w');
 
 let mock: MockAnthropic;
@@ -24,11 +25,15 @@ let ui: PtySession | undefined;
 
 beforeAll(async () => {
   mock = await startMockAnthropic({
-    responder: (r) => (r.prompt.startsWith('slow') ? { text: reply(r.prompt === 'slow two' ? 'v' : 'w'), chunks: 17, delayMs: 450 } : { text: `Reply to: ${r.prompt}` }),
+    responder: (r) =>
+      r.prompt.startsWith('slow')
+        ? { text: reply(r.prompt === 'slow two' ? 'v' : 'w'), chunks: 17, delayMs: 450 }
+        : { text: `Reply to: ${r.prompt}` },
   });
   home = makeTempHome({ baseUrl: mock.url });
   offline = makeTempHome(); // ANTHROPIC_BASE_URL: a closed loopback port
-  for (const h of [home, offline]) writeFileSync(join(h.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+  for (const h of [home, offline])
+    writeFileSync(join(h.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
 });
 
 afterAll(async () => {
@@ -51,7 +56,11 @@ async function startDetached(h: TempHome, prompt: string): Promise<{ id: string;
 }
 
 function follow(h: TempHome, args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [KLAUDE_CLI, ...args], { cwd: h.projectDir, env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [KLAUDE_CLI, ...args], {
+    cwd: h.projectDir,
+    env: h.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   const exit = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
@@ -82,16 +91,19 @@ describe('token streaming', () => {
     // Partial text is out, and the message is still streaming.
     expect(f.out()).not.toContain('THE-END-w');
     expect(closed(log)).toBe(false);
-    const deltas = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"type":"text_delta"')).length;
+    const deltas = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"text_delta"')).length;
     expect(deltas).toBeGreaterThan(0);
     expect(await f.exit).toBe(0);
     expect(f.out()).toContain(`${FULL}\n`);
     expect(f.out().split('THE-END-w').length - 1).toBe(1);
     // Coalesced: never more than one piece per stream chunk (17), usually fewer.
-    const all = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"type":"text_delta"')).length;
+    const all = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"text_delta"')).length;
     expect(all).toBeLessThanOrEqual(17);
   });
-
 });
 
 describe('failures show at once', () => {
@@ -99,7 +111,10 @@ describe('failures show at once', () => {
     const t0 = Date.now();
     const { id } = await startDetached(offline, 'anyone there?');
     const f = follow(offline, ['logs', '-f', id]);
-    await vi.waitFor(() => expect(f.out()).toMatch(/↻ API unreachable — retry \d+\/10 in [\d.]+ m?s: no connection to the API/), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(
+      () => expect(f.out()).toMatch(/↻ API unreachable — retry \d+\/10 in [\d.]+ m?s: no connection to the API/),
+      { timeout: 20_000, interval: 20 },
+    );
     const took = Date.now() - t0;
     f.child.kill('SIGINT');
     expect(took, `retry line after ${took} ms`).toBeLessThan(5000 + 3000); // 5 s once claude is up; claude's own start-up under load on top

@@ -15,7 +15,16 @@ import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropi
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { READY, submit, waitForDb } from './supervisor-helpers.js';
-import { alive, claudePidOf, ptyRows, sessionStatus, sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
+import {
+  alive,
+  claudePidOf,
+  ptyRows,
+  sessionStatus,
+  sessionWithConversation,
+  startTalk,
+  stopHosts,
+  talkHome,
+} from './talk-helpers.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -66,7 +75,10 @@ async function viewShows(sessionId: string, text: string): Promise<void> {
   v = await openPtyViewer(home.klaudeHome, hash, sessionId, { onUpdate: check }, home.env);
   try {
     check();
-    await Promise.race([shown, new Promise((_, reject) => setTimeout(() => reject(new Error(`${sessionId} never showed ${text}`)), 45_000))]);
+    await Promise.race([
+      shown,
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`${sessionId} never showed ${text}`)), 45_000)),
+    ]);
   } finally {
     v.close();
   }
@@ -183,7 +195,11 @@ describe('the PTY server', () => {
     expect(hb2.hostPid).toBe(server2);
     const ha2 = claudePidOf(home, a.id);
     process.kill(server2, 'SIGTERM');
-    await waitForDb('the server and both claudes gone', () => !alive(server2) && !alive(ha2) && !alive(hb2.pid), 20_000);
+    await waitForDb(
+      'the server and both claudes gone',
+      () => !alive(server2) && !alive(ha2) && !alive(hb2.pid),
+      20_000,
+    );
     for (const id of [a.id, b.id]) {
       expect(ptyRows(home, id).at(-1)!.exited_at).not.toBeNull();
       expect(ptyRows(home, id).at(-1)!.signal).not.toBe('LOST');

@@ -63,12 +63,17 @@ interface Proc {
 function procs(sessionSuffix: string): Proc[] {
   const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
   try {
-    return db.prepare('SELECT p.* FROM runtime_process p JOIN sessions s ON s.id = p.klaude_session_id WHERE s.id LIKE ? ORDER BY p.id').all(`%${sessionSuffix}`) as Proc[];
+    return db
+      .prepare(
+        'SELECT p.* FROM runtime_process p JOIN sessions s ON s.id = p.klaude_session_id WHERE s.id LIKE ? ORDER BY p.id',
+      )
+      .all(`%${sessionSuffix}`) as Proc[];
   } finally {
     db.close();
   }
 }
-const klaude = (args: string[], timeoutMs = 60_000) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs });
+const klaude = (args: string[], timeoutMs = 60_000) =>
+  runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs });
 const waitFor = <T>(what: string, fn: () => T | undefined | false, timeout = 45_000): Promise<T> =>
   vi.waitFor(
     () => {
@@ -83,7 +88,10 @@ describe('the runtime owns its CLI', () => {
   it('SIGKILL of the runtime: its claude -p is gone within 5 s; message then resumes with exactly one writer', async () => {
     home = makeTempHome({ baseUrl: mock.url });
     // Recovery off: this is the person's own message after a crash (agents.recover: auto is run-recovery.test.ts).
-    writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  recover: 'off'\n`);
+    writeFileSync(
+      join(home.klaudeHome, 'config.yaml'),
+      `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  recover: 'off'\n`,
+    );
     const start = await klaude(['start', 'general', 'hold on', '-d']);
     expect(start.code, start.stderr).toBe(0);
     const id = /started (\w{8})/.exec(start.stdout)![1]!;
@@ -108,10 +116,14 @@ describe('the runtime owns its CLI', () => {
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toContain(`${id} had stopped (failed): resumed its claude session`);
     expect(m.stdout).toContain('Reply to: after the crash');
-    const rows = await waitFor('the second run to finish', () => {
-      const p = procs(id);
-      return p.every((r) => r.exited_at !== null) && p;
-    }, 20_000);
+    const rows = await waitFor(
+      'the second run to finish',
+      () => {
+        const p = procs(id);
+        return p.every((r) => r.exited_at !== null) && p;
+      },
+      20_000,
+    );
     // Two runs, each with one CLI; never two CLIs alive at once.
     expect(rows.filter((r) => r.kind === 'cli')).toHaveLength(2);
     const [first, second] = rows.filter((r) => r.kind === 'cli') as (Proc & { started_at: number })[];

@@ -35,7 +35,8 @@ beforeAll(async () => {
         if (out.includes('step-two')) await gate('live').open;
         return { text: 'All finished.' };
       }
-      if (r.prompt === 'live task') return { text: 'Step one.', bash: { command: 'echo step-two', description: 'step two' } };
+      if (r.prompt === 'live task')
+        return { text: 'Step one.', bash: { command: 'echo step-two', description: 'step two' } };
       const held = /^held (\w+)/.exec(r.prompt);
       if (held) {
         await gate(held[1]!).open;
@@ -46,7 +47,10 @@ beforeAll(async () => {
     },
   });
   home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  writeFileSync(
+    join(home.klaudeHome, 'config.yaml'),
+    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
+  );
 });
 
 afterAll(async () => {
@@ -56,11 +60,22 @@ afterAll(async () => {
   home?.cleanup();
 });
 
-const klaude = (args: string[], timeoutMs = 60_000) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs });
+const klaude = (args: string[], timeoutMs = 60_000) =>
+  runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs });
 
 /** A klaude process we can watch while it runs (own process group, like a terminal's foreground job). */
-function spawnKlaude(args: string[]): { child: ChildProcess; out: () => string; err: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [KLAUDE_CLI, ...args], { cwd: home.projectDir, env: home.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnKlaude(args: string[]): {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  exit: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, [KLAUDE_CLI, ...args], {
+    cwd: home.projectDir,
+    env: home.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -85,31 +100,42 @@ describe('klaude start (attached)', () => {
     const run = spawnKlaude(['start', 'general', 'live task']);
     // The second model call is held back: what is on stdout by now was streamed live.
     await vi.waitFor(() => expect(run.out()).toContain('→ Bash: echo step-two'), { timeout: 45_000, interval: 50 });
-    expect(run.out()).toMatch(/^started \w{8} \(general, claude\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ Bash: echo step-two\n/);
+    expect(run.out()).toMatch(
+      /^started \w{8} \(general, claude\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ Bash: echo step-two\n/,
+    );
     expect(run.out()).not.toContain('── agent');
     gate('live').release();
     expect(await run.exit).toBe(0);
     const id = idFrom(run.out());
     expect(run.out()).toContain('  ✓ 1 line\nAll finished.\n');
-    expect(run.out()).toMatch(new RegExp(`── agent ${id} \\(general\\): done · .* · 2 turns · \\$\\d+\\.\\d{4} ──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`));
+    expect(run.out()).toMatch(
+      new RegExp(
+        `── agent ${id} \\(general\\): done · .* · 2 turns · \\$\\d+\\.\\d{4} ──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`,
+      ),
+    );
     expect(run.err()).toBe('');
   });
 
-  it.each(['SIGINT', 'SIGHUP'] as const)('%s detaches: the command says how to follow, the agent still finishes', async (sig) => {
-    const run = spawnKlaude(['start', 'general', `held ${sig}`]);
-    await mock.waitForRequest((r) => r.prompt === `held ${sig}`, 45_000);
-    await vi.waitFor(() => expect(run.out()).toContain('following it'), { timeout: 10_000, interval: 20 });
-    process.kill(-run.child.pid!, sig); // the whole job, as a terminal (or Claude's Bash tool) does
-    expect(await run.exit).toBe(0);
-    const id = idFrom(run.out());
-    expect(run.out()).toContain(`detached (${sig}); ${id} keeps running.\nfollow: klaude logs -f ${id} · wait: klaude wait ${id}\n`);
-    expect(status(id)).toBe('running');
-    gate(sig).release();
-    const w = await klaude(['wait', id]);
-    expect(w.code).toBe(0);
-    expect(w.stdout).toContain(`── agent ${id} (general): done`);
-    expect(w.stdout).toContain(`final text:\nReleased ${sig}.`);
-  });
+  it.each(['SIGINT', 'SIGHUP'] as const)(
+    '%s detaches: the command says how to follow, the agent still finishes',
+    async (sig) => {
+      const run = spawnKlaude(['start', 'general', `held ${sig}`]);
+      await mock.waitForRequest((r) => r.prompt === `held ${sig}`, 45_000);
+      await vi.waitFor(() => expect(run.out()).toContain('following it'), { timeout: 10_000, interval: 20 });
+      process.kill(-run.child.pid!, sig); // the whole job, as a terminal (or Claude's Bash tool) does
+      expect(await run.exit).toBe(0);
+      const id = idFrom(run.out());
+      expect(run.out()).toContain(
+        `detached (${sig}); ${id} keeps running.\nfollow: klaude logs -f ${id} · wait: klaude wait ${id}\n`,
+      );
+      expect(status(id)).toBe('running');
+      gate(sig).release();
+      const w = await klaude(['wait', id]);
+      expect(w.code).toBe(0);
+      expect(w.stdout).toContain(`── agent ${id} (general): done`);
+      expect(w.stdout).toContain(`final text:\nReleased ${sig}.`);
+    },
+  );
 
   it('exits 1 with the failure in the summary when the agent fails', async () => {
     mock.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'stand-in says no' } });
@@ -132,11 +158,19 @@ describe('klaude start -d, wait, message, interrupt', () => {
     gate('detached').release();
     const w = await waiting;
     expect(w.code).toBe(0);
-    expect(w.stdout).toMatch(new RegExp(`^── agent ${id} \\(general\\): done · .*──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nReleased detached\\.\\n$`));
+    expect(w.stdout).toMatch(
+      new RegExp(
+        `^── agent ${id} \\(general\\): done · .*──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nReleased detached\\.\\n$`,
+      ),
+    );
 
     const m = await klaude(['message', id, 'what came first?', '-w']);
     expect(m.code).toBe(0);
-    expect(m.stdout).toMatch(new RegExp(`^${id} had stopped \\(done\\): resumed its claude session [0-9a-f-]{36} with your message\\nReply to: what came first\\?\\n── agent ${id} \\(general\\): done`));
+    expect(m.stdout).toMatch(
+      new RegExp(
+        `^${id} had stopped \\(done\\): resumed its claude session [0-9a-f-]{36} with your message\\nReply to: what came first\\?\\n── agent ${id} \\(general\\): done`,
+      ),
+    );
     const history = JSON.stringify(mock.mainRequests().find((r) => r.prompt === 'what came first?')!.body.messages);
     expect(history).toContain('held detached');
 
@@ -144,7 +178,9 @@ describe('klaude start -d, wait, message, interrupt', () => {
     const i = await klaude(['interrupt', id]);
     expect(i.code).toBe(1);
     expect(i.stdout).toBe('');
-    expect(i.stderr).toBe(`klaude: agent ${id} is not running (done) [E_AGENT_NOT_RUNNING] — hint: \`klaude message ${id} "…"\` resumes it\n`);
+    expect(i.stderr).toBe(
+      `klaude: agent ${id} is not running (done) [E_AGENT_NOT_RUNNING] — hint: \`klaude message ${id} "…"\` resumes it\n`,
+    );
   });
 
   it('wait times out with 124 and a hint; interrupt then ends the turn as interrupted', async () => {
@@ -154,7 +190,9 @@ describe('klaude start -d, wait, message, interrupt', () => {
     const w = await klaude(['wait', id, '--timeout', '1']);
     expect(w.code).toBe(124);
     expect(w.stdout).toBe(`still running: ${id} (running: thinking)\n`);
-    expect(w.stderr).toBe(`klaude: timed out after 1s; 1 agent(s) still running [E_TIMEOUT] — hint: they keep working: run \`klaude wait ${id}\` again\n`);
+    expect(w.stderr).toBe(
+      `klaude: timed out after 1s; 1 agent(s) still running [E_TIMEOUT] — hint: they keep working: run \`klaude wait ${id}\` again\n`,
+    );
     const i = await klaude(['interrupt', id]);
     expect(i.stderr).toBe('');
     expect(i.code).toBe(0);
@@ -170,7 +208,10 @@ describe('klaude start -d, wait, message, interrupt', () => {
     const { sessions } = JSON.parse(d.stdout) as { sessions: { id: string; shortId: string; via: string }[] };
     expect(sessions).toHaveLength(2);
     expect(sessions[0]!.via).toBe('directly');
-    await vi.waitFor(() => expect(mock.mainRequests().filter((r) => r.prompt === 'held twin')).toHaveLength(2), { timeout: 45_000, interval: 50 });
+    await vi.waitFor(() => expect(mock.mainRequests().filter((r) => r.prompt === 'held twin')).toHaveLength(2), {
+      timeout: 45_000,
+      interval: 50,
+    });
     const waiting = klaude(['wait', ...sessions.map((s) => s.shortId), '--any']);
     gate('twin').release();
     const w = await waiting;
@@ -196,7 +237,9 @@ describe('klaude start -d, wait, message, interrupt', () => {
 
     const unknown = await klaude(['start', 'nosuch', 'x']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^klaude: unknown agent type 'nosuch' \[E_USAGE\] — hint: available: general, reviewer;/);
+    expect(unknown.stderr).toMatch(
+      /^klaude: unknown agent type 'nosuch' \[E_USAGE\] — hint: available: general, reviewer;/,
+    );
   });
 
   it('rejects bad input with one-line errors', async () => {

@@ -51,16 +51,22 @@ describe('klaude: foreground claude', () => {
     expect(root).toMatchObject({ type: 'tui', parent_id: null, instance_id: inst!.id });
     expect(inst!.root_session_id).toBe(root!.id);
     // The SessionStart hook confirmed the id klaude chose (--session-id) and added the transcript.
-    const hooked = await waitForDb('the SessionStart hook', () =>
-      eventKinds(home, root!.id).includes('hook.SessionStart') && links(home).find((l) => l.klaude_session_id === root!.id),
+    const hooked = await waitForDb(
+      'the SessionStart hook',
+      () =>
+        eventKinds(home, root!.id).includes('hook.SessionStart') &&
+        links(home).find((l) => l.klaude_session_id === root!.id),
     );
     expect(hooked).toMatchObject({ source: 'startup', ended_at: null });
     // Only the hook's payload knows where claude keeps the transcript.
-    expect(readDb(home, (db) => db.prepare('SELECT transcript_path AS t FROM claude_session_links').get() as { t: string }).t).toMatch(
-      new RegExp(`/\\.claude/projects/[^/]+/${hooked.claude_session_id}\\.jsonl$`),
-    );
+    expect(
+      readDb(home, (db) => db.prepare('SELECT transcript_path AS t FROM claude_session_links').get() as { t: string })
+        .t,
+    ).toMatch(new RegExp(`/\\.claude/projects/[^/]+/${hooked.claude_session_id}\\.jsonl$`));
     expect(sessions(home)[0]!.native_session_id).toBe(hooked.claude_session_id);
-    expect(processes(home)).toMatchObject([{ klaude_session_id: root!.id, instance_id: inst!.id, exited_at: null, is_current: 1 }]);
+    expect(processes(home)).toMatchObject([
+      { klaude_session_id: root!.id, instance_id: inst!.id, exited_at: null, is_current: 1 },
+    ]);
 
     // Ctrl-C typed in the terminal reaches claude (its exit hint) and not klaude, which lives on.
     term.press('ctrl-c');
@@ -70,7 +76,10 @@ describe('klaude: foreground claude', () => {
 
     await submit(term, 'hello from the person');
     await term.waitForText('Reply to: hello from the person', { timeoutMs: 45_000 });
-    await waitForDb('UserPromptSubmit and Stop', () => sessions(home)[0]!.status === 'idle' && sessions(home)[0]!.prompt === 'hello from the person');
+    await waitForDb(
+      'UserPromptSubmit and Stop',
+      () => sessions(home)[0]!.status === 'idle' && sessions(home)[0]!.prompt === 'hello from the person',
+    );
 
     // Claude's Bash tool finds `klaude` (the shim on PATH) and its supervisor (KLAUDE_SOCKET).
     await submit(term, 'run: klaude status');
@@ -93,9 +102,17 @@ describe('klaude: foreground claude', () => {
     expect(processes(home)).toMatchObject([{ exit_code: 0, signal: null, is_current: 0 }]);
     const after = sessions(home)[0]!;
     expect(after.status).toBe('done');
-    expect(links(home)).toMatchObject([{ claude_session_id: hooked.claude_session_id, end_reason: 'prompt_input_exit' }]);
+    expect(links(home)).toMatchObject([
+      { claude_session_id: hooked.claude_session_id, end_reason: 'prompt_input_exit' },
+    ]);
     expect(eventKinds(home, root!.id)).toEqual(
-      expect.arrayContaining(['hook.SessionStart', 'hook.UserPromptSubmit', 'hook.PostToolUse', 'hook.Stop', 'hook.SessionEnd']),
+      expect.arrayContaining([
+        'hook.SessionStart',
+        'hook.UserPromptSubmit',
+        'hook.PostToolUse',
+        'hook.Stop',
+        'hook.SessionEnd',
+      ]),
     );
     expect(term.cursorVisible()).toBe(true);
   });
@@ -110,7 +127,9 @@ describe('klaude: foreground claude', () => {
     const [, inst] = instances(home);
     expect(inst).toMatchObject({ pid: term.pid, status: 'running', root_session_id: root!.id });
     expect(sessions(home)).toHaveLength(1); // no new root: the old one is back
-    await waitForDb('SessionStart(resume)', () => links(home).find((l) => l.claude_session_id === claudeId && l.source === 'resume' && l.ended_at === null));
+    await waitForDb('SessionStart(resume)', () =>
+      links(home).find((l) => l.claude_session_id === claudeId && l.source === 'resume' && l.ended_at === null),
+    );
     expect(processes(home)).toHaveLength(2);
     expect(processes(home)[1]).toMatchObject({ instance_id: inst!.id, exited_at: null });
 
@@ -121,10 +140,14 @@ describe('klaude: foreground claude', () => {
 
     // /clear: the root's current Claude session moves to a new id; the old link ends; same tree.
     await submit(term, '/clear');
-    const cleared = await waitForDb('SessionStart(clear)', () => links(home).find((l) => l.source === 'clear' && l.ended_at === null));
+    const cleared = await waitForDb('SessionStart(clear)', () =>
+      links(home).find((l) => l.source === 'clear' && l.ended_at === null),
+    );
     expect(cleared.claude_session_id).not.toBe(claudeId);
     expect(links(home).find((l) => l.claude_session_id === claudeId)).toMatchObject({ end_reason: 'clear' });
-    expect(sessions(home)).toMatchObject([{ id: root!.id, native_session_id: cleared.claude_session_id, parent_id: null }]);
+    expect(sessions(home)).toMatchObject([
+      { id: root!.id, native_session_id: cleared.claude_session_id, parent_id: null },
+    ]);
 
     // Under load claude can leave `/clear` in its input after running it (seen once in CI with
     // the slash-command menu still open): empty the input before typing the next command.
@@ -142,7 +165,9 @@ describe('klaude: foreground claude', () => {
       expect(r.stdout).toBe('');
       const lines = r.stderr.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(new RegExp(`^klaude: claude flag '${flag}' can't be passed through klaude \\[E_USAGE\\] — hint: `));
+      expect(lines[0]).toMatch(
+        new RegExp(`^klaude: claude flag '${flag}' can't be passed through klaude \\[E_USAGE\\] — hint: `),
+      );
     }
     expect(instances(home)).toHaveLength(before);
   });

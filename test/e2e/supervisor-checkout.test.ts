@@ -131,12 +131,21 @@ describe('klaude checkout', () => {
     expect(req.body.model).toBe(MODEL);
     expect(JSON.stringify(req.body.messages)).toContain('child-marker-41');
     // The relaunched Claude was told why it is here (SessionStart additionalContext).
-    expect(JSON.stringify(req.body.messages)).toContain(`You were opened by klaude checkout from session ${shortId(rootId)} (claude)`);
-    expect(sessions(home).find((s) => s.id === child)).toMatchObject({ native_session_id: childClaude, parent_id: rootId });
+    expect(JSON.stringify(req.body.messages)).toContain(
+      `You were opened by klaude checkout from session ${shortId(rootId)} (claude)`,
+    );
+    expect(sessions(home).find((s) => s.id === child)).toMatchObject({
+      native_session_id: childClaude,
+      parent_id: rootId,
+    });
 
     // `klaude checkout` with no id, from inside the child: back to the parent.
     await submit(term, 'run: klaude checkout');
-    await waitBelow(term, `klaude: switched to ${shortId(rootId)} (claude) — \`klaude checkout ${shortId(child)}\` to go back`, ['Reply to: root-marker-17', READY]);
+    await waitBelow(
+      term,
+      `klaude: switched to ${shortId(rootId)} (claude) — \`klaude checkout ${shortId(child)}\` to go back`,
+      ['Reply to: root-marker-17', READY],
+    );
     expect(term.text()).not.toContain('hello child');
     await waitForDb('the root’s SessionStart(resume)', () =>
       links(home).find((l) => l.claude_session_id === rootClaude && l.source === 'resume' && l.ended_at === null),
@@ -161,7 +170,9 @@ describe('klaude checkout', () => {
 
     const first = controlRequest(socket, 'checkout', { target: late, timeoutMs: 30_000 }, { timeoutMs: 45_000 });
     await waitForDb('the switch to start', async () => (await status()).switching);
-    await expect(controlRequest(socket, 'checkout', { target: rootId })).rejects.toMatchObject({ code: 'E_SWITCH_IN_PROGRESS' });
+    await expect(controlRequest(socket, 'checkout', { target: rootId })).rejects.toMatchObject({
+      code: 'E_SWITCH_IN_PROGRESS',
+    });
     expect(currentClaude()[0]!.pid).toBe(before.pid); // nothing stopped yet: still waiting for the id
 
     link(late, lateClaude); // the agent's Claude session shows up
@@ -199,7 +210,11 @@ describe('klaude checkout', () => {
     await waitBelow(term, `could not switch to ${shortId(broken)}`, ['Reply to: late-marker-23', READY]);
     const raw = term.rawOutput();
     expect(raw).toContain(`wrapper: no conversation ${BROKEN}`);
-    expect(raw).toMatch(new RegExp(`klaude: could not switch to ${shortId(broken)} \\(claude --resume ${BROKEN}\\): claude exited with code 1 right after starting, twice \\[E_SWITCH_FAILED\\]`));
+    expect(raw).toMatch(
+      new RegExp(
+        `klaude: could not switch to ${shortId(broken)} \\(claude --resume ${BROKEN}\\): claude exited with code 1 right after starting, twice \\[E_SWITCH_FAILED\\]`,
+      ),
+    );
     expect(raw).toContain(`klaude: returning to ${shortId(previous.klaude_session_id)}`);
 
     const rows = processes(home).slice(rowsBefore);
@@ -220,7 +235,11 @@ describe('klaude checkout', () => {
     const out = term.rawOutput();
     const claudeLine = Math.max(...[...out.matchAll(/(?<!k)claude --resume [0-9a-f-]{36}/g)].map((m) => m.index));
     expect(claudeLine).toBeGreaterThan(0);
-    expect(out.lastIndexOf(`klaude: resume this session with klaude: klaude --resume ${shortId(previous.klaude_session_id)}`)).toBeGreaterThan(claudeLine);
+    expect(
+      out.lastIndexOf(
+        `klaude: resume this session with klaude: klaude --resume ${shortId(previous.klaude_session_id)}`,
+      ),
+    ).toBeGreaterThan(claudeLine);
     expect(instances(home)).toMatchObject([{ status: 'exited', exit_code: 0 }]);
   });
 });

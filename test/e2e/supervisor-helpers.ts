@@ -103,16 +103,25 @@ export const sessions = (home: TempHome): SessionRow[] =>
 export const links = (home: TempHome): LinkRow[] =>
   readDb(home, (db) => db.prepare('SELECT * FROM claude_session_links ORDER BY id').all() as LinkRow[]);
 export const processes = (home: TempHome): ProcessRow[] =>
-  readDb(home, (db) => db.prepare("SELECT * FROM runtime_process WHERE kind = 'claude' ORDER BY id").all() as ProcessRow[]);
+  readDb(
+    home,
+    (db) => db.prepare("SELECT * FROM runtime_process WHERE kind = 'claude' ORDER BY id").all() as ProcessRow[],
+  );
 export const instances = (home: TempHome): InstanceRow[] =>
   readDb(home, (db) => db.prepare('SELECT * FROM instances ORDER BY started_at, id').all() as InstanceRow[]);
 export const eventKinds = (home: TempHome, sessionId: string): string[] =>
   readDb(home, (db) =>
-    (db.prepare('SELECT kind FROM events WHERE klaude_session_id = ? ORDER BY id').all(sessionId) as { kind: string }[]).map((e) => e.kind),
+    (
+      db.prepare('SELECT kind FROM events WHERE klaude_session_id = ? ORDER BY id').all(sessionId) as { kind: string }[]
+    ).map((e) => e.kind),
   );
 
 /** Wait until `fn` returns a truthy value (re-reading the DB); returns that value. */
-export async function waitForDb<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+export async function waitForDb<T>(
+  what: string,
+  fn: () => T | undefined | null | false,
+  timeoutMs = 30_000,
+): Promise<T> {
   let last: unknown;
   return vi.waitFor(
     () => {
@@ -136,7 +145,9 @@ export async function waitForDb<T>(what: string, fn: () => T | undefined | null 
  * claude was seen to run the queued prompt and also leave its text in the input box.
  */
 export async function waitIdle(term: PtySession, timeoutMs = 45_000): Promise<void> {
-  await term.waitFor((s) => IDLE_PROMPT.test(s) && !BUSY_FOOTER.test(s), 'claude idle (empty input, no turn running)', { timeoutMs });
+  await term.waitFor((s) => IDLE_PROMPT.test(s) && !BUSY_FOOTER.test(s), 'claude idle (empty input, no turn running)', {
+    timeoutMs,
+  });
 }
 
 /**

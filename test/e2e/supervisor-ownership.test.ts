@@ -10,7 +10,19 @@ import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic, type Responder } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { eventKinds, instances, processes, READY, sessions, startKlaude, submit, supervisorHome, waitBelow, waitForDb, writeConfig } from './supervisor-helpers.js';
+import {
+  eventKinds,
+  instances,
+  processes,
+  READY,
+  sessions,
+  startKlaude,
+  submit,
+  supervisorHome,
+  waitBelow,
+  waitForDb,
+  writeConfig,
+} from './supervisor-helpers.js';
 
 let mock: MockAnthropic | undefined;
 let home: TempHome | undefined;
@@ -44,7 +56,13 @@ const isAlive = (pid: number): boolean => {
 const slowAnswer = 'Slow answer line one.\nSlow answer line two.\nSlow answer, the end.';
 const responder: Responder = (req) => {
   if (req.prompt === 'take your time') return { text: slowAnswer, chunks: 3, delayMs: 1500 };
-  if (req.isToolResult) return { text: `Tool output: ${req.toolResults.map((t) => t.content).join(' ').slice(0, 2000)}` };
+  if (req.isToolResult)
+    return {
+      text: `Tool output: ${req.toolResults
+        .map((t) => t.content)
+        .join(' ')
+        .slice(0, 2000)}`,
+    };
   const m = /^run: (.+)$/s.exec(req.prompt);
   if (m) return { bash: { command: m[1]!.trim(), description: 'requested command' } };
   return undefined;
@@ -64,7 +82,12 @@ async function shellPrompt(t: PtySession, timeoutMs = 20_000): Promise<void> {
 describe('klaude owns its processes', () => {
   it('SIGKILL of the supervisor: its claude is gone within 5 s and the shell gets a sane terminal', async () => {
     const h = await setup();
-    term = spawnPty('bash', ['--norc', '--noprofile', '-i'], { cwd: h.projectDir, env: { ...h.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' }, cols: 110, rows: 34 });
+    term = spawnPty('bash', ['--norc', '--noprofile', '-i'], {
+      cwd: h.projectDir,
+      env: { ...h.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' },
+      cols: 110,
+      rows: 34,
+    });
     await shellPrompt(term);
     term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
     await term.waitForText(READY, { timeoutMs: 45_000 });
@@ -82,7 +105,9 @@ describe('klaude owns its processes', () => {
     // The terminal's late answer to claude's DA1 query (`1;2c`) can land in the shell's input at
     // any moment, once: a command it garbles is typed again.
     for (let attempt = 1; ; attempt++) {
-      term.type('\x15echo "MO""DES=$(stty -a | tr -s \' ;\\n\' \'\\n\' | grep -xE -- \'-?(icanon|echo)\' | paste -sd, -)."\r');
+      term.type(
+        "\x15echo \"MO\"\"DES=$(stty -a | tr -s ' ;\\n' '\\n' | grep -xE -- '-?(icanon|echo)' | paste -sd, -).\"\r",
+      );
       try {
         await term.waitForText(/MODES=[^.]*\./, { timeoutMs: 10_000 });
         break;
@@ -125,11 +150,18 @@ describe('klaude owns its processes', () => {
     const h = await setup();
     term = startKlaude(h);
     await term.waitForText(READY, { timeoutMs: 45_000 });
-    for (const f of ['sessions.db', 'sessions.db-wal', 'sessions.db-shm']) rmSync(join(h.klaudeHome, f), { force: true });
-    const r = await runKlaude(['start', 'general', 'where am I', '-d'], { env: h.env, cwd: h.projectDir, timeoutMs: 60_000 });
+    for (const f of ['sessions.db', 'sessions.db-wal', 'sessions.db-shm'])
+      rmSync(join(h.klaudeHome, f), { force: true });
+    const r = await runKlaude(['start', 'general', 'where am I', '-d'], {
+      env: h.env,
+      cwd: h.projectDir,
+      timeoutMs: 60_000,
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).not.toMatch(/follow:/);
-    expect(r.stderr).toMatch(/^klaude: agent \w{8} was started supervisor but is not in .*sessions\.db \[E_DB\].*hint: the running klaude uses another \(or a deleted\) database/);
+    expect(r.stderr).toMatch(
+      /^klaude: agent \w{8} was started supervisor but is not in .*sessions\.db \[E_DB\].*hint: the running klaude uses another \(or a deleted\) database/,
+    );
   });
 
   it('start -c on a slow reply: the agent’s first turn finishes (done, full answer), then the foreground shows it', async () => {
@@ -141,7 +173,11 @@ describe('klaude owns its processes', () => {
     await term.waitForText(/Tool output: started \w{8} \(general, claude\)/, { timeoutMs: 60_000 });
     expect(term.text()).toMatch(/switching to \w{8} when its turn ends/);
     const agent = await waitForDb('the agent', () => sessions(h).find((s) => s.prompt === 'take your time'));
-    const done = await waitForDb('the agent’s turn to end', () => sessions(h).find((s) => s.id === agent.id && s.status !== 'running' && s.status !== 'pending'), 60_000);
+    const done = await waitForDb(
+      'the agent’s turn to end',
+      () => sessions(h).find((s) => s.id === agent.id && s.status !== 'running' && s.status !== 'pending'),
+      60_000,
+    );
     expect(done).toMatchObject({ status: 'done', last_text: slowAnswer });
     await waitForDb(
       'the foreground on the agent',
@@ -149,10 +185,18 @@ describe('klaude owns its processes', () => {
       60_000,
     );
     // The switch clears the screen and prints one klaude line: the anchor for what the new claude shows.
-    await waitBelow(term, `klaude: switched to ${agent.id.slice(-8)}`, ['❯ take your time', 'Slow answer, the end.', READY]);
+    await waitBelow(term, `klaude: switched to ${agent.id.slice(-8)}`, [
+      '❯ take your time',
+      'Slow answer, the end.',
+      READY,
+    ]);
     const logs = await runKlaude(['logs', agent.id, '--raw'], { env: h.env, cwd: h.projectDir });
     expect(term.text()).not.toContain('E_HOOK_TIMEOUT');
-    const last = logs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string }).filter((e) => e.type === 'done');
+    const last = logs.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; status?: string })
+      .filter((e) => e.type === 'done');
     expect(last).toMatchObject([{ status: 'done' }]); // one run, not interrupted
   });
 });

@@ -8,7 +8,16 @@ import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { instances, processes, READY, sessions, submit, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
+import {
+  instances,
+  processes,
+  READY,
+  sessions,
+  submit,
+  supervisorHome,
+  waitForDb,
+  writeConfig,
+} from './supervisor-helpers.js';
 
 let mock: MockAnthropic | undefined;
 let home: TempHome | undefined;
@@ -96,7 +105,11 @@ async function atPrompt(t: PtySession, command: string, marker: RegExp): Promise
 /** The terminal's icanon/echo flags as the shell sees them after klaude, e.g. 'icanon,echo'. */
 async function ttyModes(t: PtySession): Promise<string> {
   // "MO""DES" so the echoed command line itself doesn't match.
-  await atPrompt(t, `echo "MO""DES=$(stty -a | tr -s ' ;\\n' '\\n' | grep -xE -- '-?(icanon|echo)' | paste -sd, -)."`, /MODES=[^.]*\./);
+  await atPrompt(
+    t,
+    `echo "MO""DES=$(stty -a | tr -s ' ;\\n' '\\n' | grep -xE -- '-?(icanon|echo)' | paste -sd, -)."`,
+    /MODES=[^.]*\./,
+  );
   return /MODES=([^.]*)\./.exec(t.text())![1]!;
 }
 

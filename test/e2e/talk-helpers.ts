@@ -24,7 +24,10 @@ export function talkHome(mock: MockAnthropic): TempHome {
 }
 
 /** A klaude session (an agent that finished) whose Claude conversation holds one exchange with `marker`. */
-export async function sessionWithConversation(home: TempHome, marker: string): Promise<{ id: string; claudeId: string }> {
+export async function sessionWithConversation(
+  home: TempHome,
+  marker: string,
+): Promise<{ id: string; claudeId: string }> {
   const claudeId = randomUUID();
   const r = await runClaude(['-p', marker, '--session-id', claudeId], { cwd: home.projectDir, env: home.env });
   expect(r.code, r.stderr).toBe(0);
@@ -33,7 +36,13 @@ export async function sessionWithConversation(home: TempHome, marker: string): P
   try {
     const hash = projectHash(home.projectDir);
     ensureProject(db, { hash, rootPath: home.projectDir });
-    const s = createSession(db, { projectId: hash, type: 'general', runtime: 'claude', status: 'done', prompt: marker });
+    const s = createSession(db, {
+      projectId: hash,
+      type: 'general',
+      runtime: 'claude',
+      status: 'done',
+      prompt: marker,
+    });
     linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: claudeId, source: 'headless' });
     return { id: s.id, claudeId };
   } finally {
@@ -59,20 +68,29 @@ export interface PtyRow {
 }
 
 export const ptyRows = (home: TempHome, sessionId: string): PtyRow[] =>
-  readDb(home, (db) => db.prepare("SELECT * FROM runtime_process WHERE kind = 'pty' AND klaude_session_id = ? ORDER BY id").all(sessionId) as PtyRow[]);
+  readDb(
+    home,
+    (db) =>
+      db
+        .prepare("SELECT * FROM runtime_process WHERE kind = 'pty' AND klaude_session_id = ? ORDER BY id")
+        .all(sessionId) as PtyRow[],
+  );
 
 /** The claude pid of the newest PTY start of the session (from its `pty.start` event). */
 export const claudePidOf = (home: TempHome, sessionId: string): number =>
   readDb(home, (db) => {
-    const row = db.prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'pty.start' ORDER BY id DESC LIMIT 1").get(sessionId) as
-      | { payload: string }
-      | undefined;
+    const row = db
+      .prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'pty.start' ORDER BY id DESC LIMIT 1")
+      .get(sessionId) as { payload: string } | undefined;
     if (!row) throw new Error('no pty.start event');
     return (JSON.parse(row.payload) as { pid: number }).pid;
   });
 
 export const sessionStatus = (home: TempHome, sessionId: string): string =>
-  readDb(home, (db) => (db.prepare('SELECT status FROM sessions WHERE id = ?').get(sessionId) as { status: string }).status);
+  readDb(
+    home,
+    (db) => (db.prepare('SELECT status FROM sessions WHERE id = ?').get(sessionId) as { status: string }).status,
+  );
 
 export function alive(pid: number): boolean {
   try {

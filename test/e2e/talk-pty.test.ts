@@ -117,7 +117,9 @@ describe('klaude talk', () => {
     // Resize the controlling terminal: claude lays out again at the new width.
     expect(t.text()).toMatch(ruleOf(100));
     t.resize(70, 20);
-    await t.waitFor((s) => ruleOf(70).test(s) && !/^─{71,}$/m.test(s), 'claude redrawn at 70 columns', { timeoutMs: 20_000 });
+    await t.waitFor((s) => ruleOf(70).test(s) && !/^─{71,}$/m.test(s), 'claude redrawn at 70 columns', {
+      timeoutMs: 20_000,
+    });
 
     // ///detach typed as a line also detaches (and is not left in claude's input).
     await waitIdle(t);
@@ -189,7 +191,12 @@ describe('klaude talk', () => {
     const other = (() => {
       const db = openDb(home.klaudeHome);
       try {
-        const s = createSession(db, { projectId: projectHash(home.projectDir), type: 'tui', runtime: 'claude', status: 'idle' });
+        const s = createSession(db, {
+          projectId: projectHash(home.projectDir),
+          type: 'tui',
+          runtime: 'claude',
+          status: 'idle',
+        });
         // This test process stands in for the foreground claude of a supervisor.
         recordProcess(db, { klaudeSessionId: s.id, pid: process.pid, kind: 'claude' });
         return s.id;
@@ -205,7 +212,12 @@ describe('klaude talk', () => {
     const idle = (() => {
       const db = openDb(home.klaudeHome);
       try {
-        return createSession(db, { projectId: projectHash(home.projectDir), type: 'general', runtime: 'claude', status: 'done' }).id;
+        return createSession(db, {
+          projectId: projectHash(home.projectDir),
+          type: 'general',
+          runtime: 'claude',
+          status: 'done',
+        }).id;
       } finally {
         db.close();
       }

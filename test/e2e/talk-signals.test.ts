@@ -28,7 +28,9 @@ afterAll(async () => {
 });
 
 async function shellPrompt(t: PtySession): Promise<void> {
-  await t.waitFor((s) => /SHELL\$( |$)/.test(s.trimEnd().split('\n').at(-1) ?? ''), 'the shell prompt', { timeoutMs: 20_000 });
+  await t.waitFor((s) => /SHELL\$( |$)/.test(s.trimEnd().split('\n').at(-1) ?? ''), 'the shell prompt', {
+    timeoutMs: 20_000,
+  });
 }
 
 async function atPrompt(t: PtySession, command: string, marker: RegExp): Promise<string> {
@@ -41,7 +43,11 @@ async function atPrompt(t: PtySession, command: string, marker: RegExp): Promise
 async function afterTalk(t: PtySession): Promise<{ rc: string; modes: string }> {
   await shellPrompt(t);
   const rc = await atPrompt(t, 'echo "r""c=$?."', /rc=(\d+)\./);
-  const modes = await atPrompt(t, `echo "MO""DES=$(stty -a | tr -s ' ;\\n' '\\n' | grep -xE -- '-?(icanon|echo)' | paste -sd, -)."`, /MODES=([^.]*)\./);
+  const modes = await atPrompt(
+    t,
+    `echo "MO""DES=$(stty -a | tr -s ' ;\\n' '\\n' | grep -xE -- '-?(icanon|echo)' | paste -sd, -)."`,
+    /MODES=([^.]*)\./,
+  );
   t.type('\x15clear\r');
   await t.waitForGone(/MODES=/);
   return { rc, modes };

@@ -86,7 +86,9 @@ describe('klaude ui', () => {
 
     const db = new Database(join(demo.home.klaudeHome, 'sessions.db'), { readonly: true });
     try {
-      expect(db.prepare('SELECT mode, status, exit_code FROM instances').all()).toEqual([{ mode: 'ui', status: 'exited', exit_code: 0 }]);
+      expect(db.prepare('SELECT mode, status, exit_code FROM instances').all()).toEqual([
+        { mode: 'ui', status: 'exited', exit_code: 0 },
+      ]);
     } finally {
       db.close();
     }

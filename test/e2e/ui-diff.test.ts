@@ -28,8 +28,15 @@ beforeAll(async () => {
   });
   home = makeTempHome({ baseUrl: mock.url });
   delete home.env.CI; // Ink must run interactive in the PTY
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { cwd: home.projectDir, env: home.env });
+  writeFileSync(
+    join(home.klaudeHome, 'config.yaml'),
+    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
+  );
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
+      cwd: home.projectDir,
+      env: home.env,
+    });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(home.projectDir, 'base.txt'), 'base\n');
   git('add', '-A');
@@ -44,7 +51,10 @@ afterAll(async () => {
 
 describe('klaude ui diff key', () => {
   it('c shows the worktree agent diff in the right pane, c again its log', async () => {
-    const start = await runKlaude(['start', 'general', 'run: printf "line one\\nline two\\n" > from-agent.txt', '--worktree'], { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+    const start = await runKlaude(
+      ['start', 'general', 'run: printf "line one\\nline two\\n" > from-agent.txt', '--worktree'],
+      { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 },
+    );
     expect(start.code, start.stderr).toBe(0);
     const id = /started (\w{8})/.exec(start.stdout)![1]!;
 
@@ -68,7 +78,9 @@ describe('klaude ui diff key', () => {
 
     // Merged, then archived: its worktree and branch go with it.
     const wt = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
-    const { worktree_path: wtPath } = wt.prepare('SELECT worktree_path FROM sessions').get() as { worktree_path: string };
+    const { worktree_path: wtPath } = wt.prepare('SELECT worktree_path FROM sessions').get() as {
+      worktree_path: string;
+    };
     wt.close();
     const merged = await runKlaude(['merge', id], { env: home.env, cwd: home.projectDir });
     expect(merged.code, merged.stderr).toBe(0);
@@ -86,7 +98,9 @@ describe('klaude ui diff key', () => {
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: home.projectDir, encoding: 'utf8' })).toBe('');
     const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
     try {
-      expect(db.prepare('SELECT count(*) AS n FROM sessions WHERE worktree_branch IS NOT NULL').get()).toEqual({ n: 1 });
+      expect(db.prepare('SELECT count(*) AS n FROM sessions WHERE worktree_branch IS NOT NULL').get()).toEqual({
+        n: 1,
+      });
     } finally {
       db.close();
     }

@@ -34,12 +34,24 @@ afterAll(async () => {
 /** A Claude conversation in the project (headless), linked to a new klaude session. */
 async function conversation(marker: string, s: { type: string; parentId?: string }): Promise<string> {
   const claudeId = randomUUID();
-  const r = await runClaude(['-p', marker, '--session-id', claudeId], { cwd: demo.home.projectDir, env: demo.home.env });
+  const r = await runClaude(['-p', marker, '--session-id', claudeId], {
+    cwd: demo.home.projectDir,
+    env: demo.home.env,
+  });
   expect(r.code, r.stderr).toBe(0);
   const db = openDb(demo.home.klaudeHome);
   try {
-    const row = createSession(db, { projectId: projectHash(demo.home.projectDir), type: s.type, parentId: s.parentId ?? null, status: s.type === 'tui' ? 'done' : 'idle' });
-    linkClaudeSession(db, { klaudeSessionId: row.id, claudeSessionId: claudeId, source: s.type === 'tui' ? 'startup' : 'headless' });
+    const row = createSession(db, {
+      projectId: projectHash(demo.home.projectDir),
+      type: s.type,
+      parentId: s.parentId ?? null,
+      status: s.type === 'tui' ? 'done' : 'idle',
+    });
+    linkClaudeSession(db, {
+      klaudeSessionId: row.id,
+      claudeSessionId: claudeId,
+      source: s.type === 'tui' ? 'startup' : 'headless',
+    });
     return row.id;
   } finally {
     db.close();
@@ -102,7 +114,11 @@ describe('klaude ui hand-over', () => {
     await term.waitForText(`log · claude ${shortId(fresh.id)}`);
 
     // `klaude checkout <id>` from another shell, while the dashboard shows: it opens that session here.
-    const r = await runKlaude(['checkout', shortId(root)], { cwd: demo.home.projectDir, env: demo.home.env, timeoutMs: 60_000 });
+    const r = await runKlaude(['checkout', shortId(root)], {
+      cwd: demo.home.projectDir,
+      env: demo.home.env,
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`checked out ${shortId(root)}`);
     await term.waitForText('Reply to: handover-root-marker', { timeoutMs: 45_000 });

@@ -10,8 +10,24 @@ import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
-import { READY, runResponder, startKlaude, submit, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
-import { alive, claudePidOf, ptyRows, sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
+import {
+  READY,
+  runResponder,
+  startKlaude,
+  submit,
+  supervisorHome,
+  waitForDb,
+  writeConfig,
+} from './supervisor-helpers.js';
+import {
+  alive,
+  claudePidOf,
+  ptyRows,
+  sessionStatus,
+  sessionWithConversation,
+  startTalk,
+  stopHosts,
+} from './talk-helpers.js';
 
 let mock: MockAnthropic;
 const homes: { home: TempHome; sessionId: string }[] = [];
@@ -118,8 +134,14 @@ describe('klaude ui with PTY sessions', () => {
     talk.press('ctrl-]');
     await talk.exited;
 
-    await waitForDb('the session waiting (Notification hook)', () => sessionStatus(home, session.id) === 'waiting', 30_000);
-    await ui.waitFor((t) => new RegExp(`◆ general needs you pty .*${s}`).test(t), 'the needs-you mark', { timeoutMs: 10_000 });
+    await waitForDb(
+      'the session waiting (Notification hook)',
+      () => sessionStatus(home, session.id) === 'waiting',
+      30_000,
+    );
+    await ui.waitFor((t) => new RegExp(`◆ general needs you pty .*${s}`).test(t), 'the needs-you mark', {
+      timeoutMs: 10_000,
+    });
     await ui.waitFor((t) => /◆ 1 waiting/.test(t), 'the header count');
     expect(bells(ui.rawOutput())).toBe(1);
     expect(ui.rawOutput()).toContain('\x1b]0;klaude (1 waiting)\x07');

@@ -27,12 +27,17 @@ afterAll(async () => {
 it('paints the first frame without making an Intl.Segmenter; wide text later still lines up', async () => {
   const { db, hash } = seedProject(home);
   try {
-    for (let i = 0; i < 10; i++) createSession(db, { projectId: hash, type: 'general', status: 'done', prompt: `plain task ${i}` });
+    for (let i = 0; i < 10; i++)
+      createSession(db, { projectId: hash, type: 'general', status: 'done', prompt: `plain task ${i}` });
   } finally {
     db.close();
   }
   const log = join(home.root, 'segmenters.log');
-  term = startUi({ home } as never, { cols: 120, rows: 34 }, { NODE_OPTIONS: `--require ${PRELOAD}`, KLAUDE_TEST_SEGMENTER_LOG: log });
+  term = startUi(
+    { home } as never,
+    { cols: 120, rows: 34 },
+    { NODE_OPTIONS: `--require ${PRELOAD}`, KLAUDE_TEST_SEGMENTER_LOG: log },
+  );
   await term.waitForText('? help', { timeoutMs: 30_000 });
   await term.waitForText('plain task 9');
   expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');

@@ -20,14 +20,20 @@ beforeAll(async () => {
     responder: (r) => {
       if (r.prompt.includes('CHILD-TASK')) return { text: `Working on it.\n[UPDATE] ${NOTE}\nChild done.` };
       if (r.prompt.includes('PARENT-TASK')) {
-        return { text: 'Delegating.', bash: { command: 'klaude start general "CHILD-TASK"', description: 'start a child agent' } };
+        return {
+          text: 'Delegating.',
+          bash: { command: 'klaude start general "CHILD-TASK"', description: 'start a child agent' },
+        };
       }
       if (r.isToolResult) return { text: 'Parent done.' };
       return undefined;
     },
   });
   home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  writeFileSync(
+    join(home.klaudeHome, 'config.yaml'),
+    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
+  );
 });
 
 afterAll(async () => {
@@ -36,12 +42,19 @@ afterAll(async () => {
 });
 
 it("a child's [UPDATE] reaches the parent Claude with its next tool result, once", async () => {
-  const parent = await runKlaude(['start', 'general', 'PARENT-TASK'], { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+  const parent = await runKlaude(['start', 'general', 'PARENT-TASK'], {
+    env: home.env,
+    cwd: home.projectDir,
+    timeoutMs: 120_000,
+  });
   expect(parent.code, parent.stderr).toBe(0);
   expect(parent.stdout).toContain('Parent done.');
 
   // The parent's request that answers the Bash call carries the child's note as hook context.
-  const answer = await mock.waitForRequest((r) => r.isToolResult && JSON.stringify(r.body).includes('Delegating.'), 30_000);
+  const answer = await mock.waitForRequest(
+    (r) => r.isToolResult && JSON.stringify(r.body).includes('Delegating.'),
+    30_000,
+  );
   // (The Bash output itself also shows the child's text; the hook's context is a separate reminder.)
   const body = JSON.stringify(answer.body);
   const reminder = /PostToolUse:Bash hook additional context: (.*?)<\/system-reminder>/.exec(body);
@@ -50,7 +63,10 @@ it("a child's [UPDATE] reaches the parent Claude with its next tool result, once
 
   const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
   try {
-    const rows = db.prepare('SELECT text, acknowledged_at FROM agent_updates').all() as { text: string; acknowledged_at: number | null }[];
+    const rows = db.prepare('SELECT text, acknowledged_at FROM agent_updates').all() as {
+      text: string;
+      acknowledged_at: number | null;
+    }[];
     expect(rows).toEqual([{ text: NOTE, acknowledged_at: expect.any(Number) }]);
   } finally {
     db.close();

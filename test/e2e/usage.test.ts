@@ -8,7 +8,16 @@ import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { READY, runResponder, sessions, startKlaude, submit, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
+import {
+  READY,
+  runResponder,
+  sessions,
+  startKlaude,
+  submit,
+  supervisorHome,
+  waitForDb,
+  writeConfig,
+} from './supervisor-helpers.js';
 import { claudeBin } from '../support/claude-bin.js';
 
 let mock: MockAnthropic;
@@ -49,12 +58,26 @@ describe('usage', () => {
 
   it("shows a parent agent's own cost plus its child's on its row in klaude ui", async () => {
     const env = home.env;
-    const parent = await runKlaude(['start', 'general', 'parent task'], { env, cwd: home.projectDir, timeoutMs: 120_000 });
+    const parent = await runKlaude(['start', 'general', 'parent task'], {
+      env,
+      cwd: home.projectDir,
+      timeoutMs: 120_000,
+    });
     expect(parent.code, parent.stderr).toBe(0);
     const parentId = sessions(home).find((s) => s.type === 'general')!.id;
-    const child = await runKlaude(['start', 'general', 'child task'], { env: { ...env, KLAUDE_SESSION_ID: parentId }, cwd: home.projectDir, timeoutMs: 120_000 });
+    const child = await runKlaude(['start', 'general', 'child task'], {
+      env: { ...env, KLAUDE_SESSION_ID: parentId },
+      cwd: home.projectDir,
+      timeoutMs: 120_000,
+    });
     expect(child.code, child.stderr).toBe(0);
-    const rows = sessions(home) as unknown as { id: string; parent_id: string | null; cost_usd: number | null; tokens_in: number; tokens_out: number }[];
+    const rows = sessions(home) as unknown as {
+      id: string;
+      parent_id: string | null;
+      cost_usd: number | null;
+      tokens_in: number;
+      tokens_out: number;
+    }[];
     const p = rows.find((r) => r.id === parentId)!;
     const c = rows.find((r) => r.parent_id === parentId)!;
     expect(p.cost_usd).toBeGreaterThan(0);

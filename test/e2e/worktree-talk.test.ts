@@ -21,7 +21,8 @@ beforeAll(async () => {
   mock = await startMockAnthropic({ responder: runResponder });
   home = supervisorHome(mock);
   writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { cwd: home.projectDir });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { cwd: home.projectDir });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(home.projectDir, 'base.txt'), 'base\n');
   git('add', '-A');
@@ -36,10 +37,21 @@ afterAll(async () => {
 
 describe('klaude talk on a worktree agent', () => {
   it('runs claude in the agent’s worktree on its conversation', async () => {
-    const start = await runKlaude(['start', 'general', 'first words in the worktree', '--worktree'], { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+    const start = await runKlaude(['start', 'general', 'first words in the worktree', '--worktree'], {
+      env: home.env,
+      cwd: home.projectDir,
+      timeoutMs: 120_000,
+    });
     expect(start.code, start.stderr).toBe(0);
     const short = /started (\w{8})/.exec(start.stdout)![1]!;
-    const row = readDb(home, (db) => db.prepare('SELECT id, worktree_path AS wt FROM sessions WHERE id LIKE ?').get(`%${short}`) as { id: string; wt: string });
+    const row = readDb(
+      home,
+      (db) =>
+        db.prepare('SELECT id, worktree_path AS wt FROM sessions WHERE id LIKE ?').get(`%${short}`) as {
+          id: string;
+          wt: string;
+        },
+    );
     sessionId = row.id;
     // Not trusted by hand: claude 2.1.197 asks no trust question in a worktree of a trusted repository.
     term = startTalk(home, [short]);

@@ -28,7 +28,10 @@ beforeAll(async () => {
     },
   });
   home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  writeFileSync(
+    join(home.klaudeHome, 'config.yaml'),
+    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
+  );
   const p = home.projectDir;
   gitIn(p, 'init', '-q', '-b', 'main');
   writeFileSync(join(p, 'base.txt'), 'base line\n');
@@ -43,16 +46,26 @@ afterAll(async () => {
 });
 
 function gitIn(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=person@example.com', ...args], { cwd, encoding: 'utf8', env: home.env });
+  return execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=person@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: home.env,
+  });
 }
 
 const klaude = (args: string[], cwd = home.projectDir) => runKlaude(args, { env: home.env, cwd, timeoutMs: 120_000 });
 const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
 
-function sessionRow(short: string): { worktree_path: string | null; worktree_branch: string | null; worktree_base: string | null } {
+function sessionRow(short: string): {
+  worktree_path: string | null;
+  worktree_branch: string | null;
+  worktree_base: string | null;
+} {
   const db = new Database(join(home.klaudeHome, 'sessions.db'), { readonly: true });
   try {
-    return db.prepare('SELECT worktree_path, worktree_branch, worktree_base FROM sessions WHERE id LIKE ?').get(`%${short}`) as never;
+    return db
+      .prepare('SELECT worktree_path, worktree_branch, worktree_base FROM sessions WHERE id LIKE ?')
+      .get(`%${short}`) as never;
   } finally {
     db.close();
   }
@@ -74,7 +87,9 @@ describe('klaude start --worktree', () => {
     const id = idFrom(start.stdout);
     const row = sessionRow(id);
     expect(row.worktree_branch).toBe(`klaude/${id.toLowerCase()}-general`);
-    expect(row.worktree_path).toMatch(new RegExp(`^${home.klaudeHome}/projects/[0-9a-f]{24}/worktrees/${id.toLowerCase()}$`));
+    expect(row.worktree_path).toMatch(
+      new RegExp(`^${home.klaudeHome}/projects/[0-9a-f]{24}/worktrees/${id.toLowerCase()}$`),
+    );
     expect(row.worktree_base).toBe(before.head);
     expect(start.stdout).toContain(`in worktree ${row.worktree_path} (branch ${row.worktree_branch})`);
     // The file was made in the worktree (and the summary says so), not in the person's tree.
@@ -95,9 +110,16 @@ describe('klaude start --worktree', () => {
     expect(diff.stdout).toContain('+hello-from-agent');
     expect(diff.stderr).toContain(`branch ${row.worktree_branch}`);
     const stat = await klaude(['diff', id, '--stat']);
-    expect(stat.stdout).toMatch(/ made\.txt \| \+1 -0 \(added\)\n 1 file changed, 1 insertion\(\+\), 0 deletions\(-\)\n/);
+    expect(stat.stdout).toMatch(
+      / made\.txt \| \+1 -0 \(added\)\n 1 file changed, 1 insertion\(\+\), 0 deletions\(-\)\n/,
+    );
     const json = JSON.parse((await klaude(['diff', id, '--json'])).stdout);
-    expect(json).toMatchObject({ kind: 'worktree', approximate: false, branch: row.worktree_branch, files: [{ path: 'made.txt', status: 'added', added: 1, deleted: 0 }] });
+    expect(json).toMatchObject({
+      kind: 'worktree',
+      approximate: false,
+      branch: row.worktree_branch,
+      files: [{ path: 'made.txt', status: 'added', added: 1, deleted: 0 }],
+    });
 
     const merge = await klaude(['merge', id]);
     expect(merge.code, merge.stderr).toBe(0);
@@ -117,7 +139,9 @@ describe('klaude start --worktree', () => {
     // Resuming it now fails with why, instead of running somewhere else.
     const again = await klaude(['message', id, 'one more thing', '-w']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`the agent's worktree ${row.worktree_path} was removed (klaude worktree prune): it has nowhere to work [E_NO_WORKTREE]`);
+    expect(again.stderr).toContain(
+      `the agent's worktree ${row.worktree_path} was removed (klaude worktree prune): it has nowhere to work [E_NO_WORKTREE]`,
+    );
   }, 180_000);
 
   it('refuses a conflicting merge and a dirty tree, changing nothing; prune keeps unmerged work without --force', async () => {
@@ -138,7 +162,9 @@ describe('klaude start --worktree', () => {
     const before = treeState();
     const refused = await klaude(['merge', id]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim().split('\n')[0]).toContain(`klaude: merging ${row.worktree_branch} into main would conflict in base.txt: your tree was not changed`);
+    expect(refused.stderr.trim().split('\n')[0]).toContain(
+      `klaude: merging ${row.worktree_branch} into main would conflict in base.txt: your tree was not changed`,
+    );
     expect(refused.stderr).toContain('E_MERGE_CONFLICT');
     expect(refused.stderr).toContain(`(its uncommitted work was committed on ${row.worktree_branch})`);
     expect(treeState()).toEqual(before);
@@ -148,9 +174,17 @@ describe('klaude start --worktree', () => {
     expect(prune.stdout).toContain(`kept ${id}'s worktree: unmerged commits on ${row.worktree_branch}`);
     expect(existsSync(row.worktree_path!)).toBe(true);
     // On a terminal it asks; "n" keeps it.
-    const tty = spawnPty(process.execPath, [KLAUDE_CLI, 'worktree', 'prune'], { cwd: home.projectDir, env: home.env, cols: 200, rows: 20 });
+    const tty = spawnPty(process.execPath, [KLAUDE_CLI, 'worktree', 'prune'], {
+      cwd: home.projectDir,
+      env: home.env,
+      cols: 200,
+      rows: 20,
+    });
     try {
-      await tty.waitForText(`general ${id}'s worktree has commits not merged into your branch (${row.worktree_branch}). Remove it and its branch anyway? [y/N]`, { timeoutMs: 20_000 });
+      await tty.waitForText(
+        `general ${id}'s worktree has commits not merged into your branch (${row.worktree_branch}). Remove it and its branch anyway? [y/N]`,
+        { timeoutMs: 20_000 },
+      );
       tty.write('n\r');
       await tty.waitForText(`kept ${id}'s worktree`);
       expect((await tty.exited).exitCode).toBe(1);

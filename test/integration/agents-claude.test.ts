@@ -4,7 +4,12 @@
 import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentClaudeArgs, clearAgentDefinitionCache, resolveAgentMcp, resolveAgentType } from '../../src/agents/index.js';
+import {
+  agentClaudeArgs,
+  clearAgentDefinitionCache,
+  resolveAgentMcp,
+  resolveAgentType,
+} from '../../src/agents/index.js';
 import { runClaude } from '../support/claude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { parseNdjson } from '../support/run-process.js';
@@ -41,7 +46,10 @@ async function runAgent(type: string, prompt: string) {
   const opts = { cwd: t!.projectDir, env: t!.env };
   const def = resolveAgentType(type, opts);
   const args = agentClaudeArgs(def, resolveAgentMcp(def, opts));
-  const r = await runClaude(['-p', '--output-format', 'stream-json', '--verbose', ...args, prompt], { env: t!.env, cwd: t!.projectDir });
+  const r = await runClaude(['-p', '--output-format', 'stream-json', '--verbose', ...args, prompt], {
+    env: t!.env,
+    cwd: t!.projectDir,
+  });
   const events = parseNdjson(r.stdout);
   return { r, args, init: events.find((e) => e.type === 'system' && e.subtype === 'init'), result: events.at(-1) };
 }
@@ -52,7 +60,15 @@ describe('agent definition → real claude', () => {
     t = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-agents-claude-' });
     const stub = join(t.root, 'mcp-stub.mjs');
     writeFileSync(stub, MCP_SERVER);
-    writeFileSync(join(t.projectDir, '.mcp.json'), JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [stub] }, other: { command: process.execPath, args: ['-e', '0'] } } }));
+    writeFileSync(
+      join(t.projectDir, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          mine: { command: process.execPath, args: [stub] },
+          other: { command: process.execPath, args: ['-e', '0'] },
+        },
+      }),
+    );
     const claudeJson = JSON.parse(readFileSync(t.claudeJsonPath, 'utf8'));
     claudeJson.mcpServers = { usr: { command: process.execPath, args: ['-e', '0'] } };
     writeFileSync(t.claudeJsonPath, JSON.stringify(claudeJson));
@@ -60,7 +76,16 @@ describe('agent definition → real claude', () => {
     mkdirSync(join(t.projectDir, '.claude', 'agents'), { recursive: true });
     writeFileSync(
       join(t.projectDir, '.claude', 'agents', 'pinger.md'),
-      ['---', 'model: sonnet', 'reasoningEffort: low', 'tools: Read, Grep, mcp__mine__ping', 'mcpServers: [mine]', '---', `- ${marker}`, ''].join('\n'),
+      [
+        '---',
+        'model: sonnet',
+        'reasoningEffort: low',
+        'tools: Read, Grep, mcp__mine__ping',
+        'mcpServers: [mine]',
+        '---',
+        `- ${marker}`,
+        '',
+      ].join('\n'),
     );
 
     const prompt = `agent prompt ${Math.random().toString(36).slice(2)}`;
@@ -86,7 +111,10 @@ describe('agent definition → real claude', () => {
     t = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-agents-claude-' });
     const stub = join(t.root, 'mcp-stub.mjs');
     writeFileSync(stub, MCP_SERVER);
-    writeFileSync(join(t.projectDir, '.mcp.json'), JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [stub] } } }));
+    writeFileSync(
+      join(t.projectDir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [stub] } } }),
+    );
     const { r, args, init } = await runAgent('general', 'hello');
     expect(args).toEqual([]);
     expect(r.code, r.stderr).toBe(0);

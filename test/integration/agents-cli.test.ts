@@ -21,7 +21,11 @@ function setup(): TempHome {
   t = makeTempHome({ prefix: 'klaude-agents-cli-' });
   const project = join(t.projectDir, '.claude', 'agents');
   const user = join(t.home, '.claude', 'agents');
-  write(project, 'reviewer.md', '---\ndescription: Reviews diffs for bugs and risky changes before they are merged into the main branch of this repository\nmodel: sonnet\n---\nReview.\n');
+  write(
+    project,
+    'reviewer.md',
+    '---\ndescription: Reviews diffs for bugs and risky changes before they are merged into the main branch of this repository\nmodel: sonnet\n---\nReview.\n',
+  );
   write(project, 'planner.md', '---\nname: planner\nruntime: codex\ndescription: Plans work\n---\n');
   write(user, 'reviewer.md', '---\ndescription: user reviewer (shadowed)\n---\n');
   write(user, 'notes.md', '---\ndescription: Takes notes\n---\n');
@@ -31,7 +35,11 @@ function setup(): TempHome {
 describe('klaude agents', () => {
   it('lists types with source, runtime, model and a truncated description; problems on stderr; exit 0', async () => {
     const h = setup();
-    const bad = write(join(h.projectDir, '.claude', 'agents'), 'broken.md', '---\nname: broken\nreasoningEffort: 3\n---\n');
+    const bad = write(
+      join(h.projectDir, '.claude', 'agents'),
+      'broken.md',
+      '---\nname: broken\nreasoningEffort: 3\n---\n',
+    );
     const r = await runKlaude(['agents'], { env: h.env, cwd: h.projectDir });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -46,7 +54,9 @@ describe('klaude agents', () => {
     expect(reviewer).toContain('Reviews diffs for bugs');
     expect(reviewer.endsWith('…')).toBe(true);
     expect(r.stdout).not.toContain('shadowed');
-    expect(r.stderr).toBe(`problems in agent files:\n  ${bad}:3: field 'reasoningEffort': must be one of low, medium, high; got 3 (file skipped)\n`);
+    expect(r.stderr).toBe(
+      `problems in agent files:\n  ${bad}:3: field 'reasoningEffort': must be one of low, medium, high; got 3 (file skipped)\n`,
+    );
   });
 
   it('--json gives agents and problems', async () => {
@@ -61,7 +71,11 @@ describe('klaude agents', () => {
       'planner:project',
       'reviewer:project',
     ]);
-    expect(out.agents.find((a: { name: string }) => a.name === 'reviewer')).toMatchObject({ model: 'sonnet', instructions: 'Review.', inheritProjectMcps: true });
+    expect(out.agents.find((a: { name: string }) => a.name === 'reviewer')).toMatchObject({
+      model: 'sonnet',
+      instructions: 'Review.',
+      inheritProjectMcps: true,
+    });
     expect(out.problems).toEqual([
       {
         path: join(h.home, '.claude', 'agents', 'odd.md'),
@@ -90,7 +104,15 @@ describe('klaude agents', () => {
     expect(overview.stdout).toMatch(/^\s+agents\s+list the agent types/m);
     const help = await runKlaude(['agents', '--help'], { env: h.env, cwd: h.projectDir });
     expect(help.code).toBe(0);
-    for (const s of ['.claude/agents/<name>.md', 'reasoningEffort', 'inheritProjectMcps', 'inheritParentMcps', 'mcpServers', 'outputDir', '--json']) {
+    for (const s of [
+      '.claude/agents/<name>.md',
+      'reasoningEffort',
+      'inheritProjectMcps',
+      'inheritParentMcps',
+      'mcpServers',
+      'outputDir',
+      '--json',
+    ]) {
       expect(help.stdout).toContain(s);
     }
     const extra = await runKlaude(['agents', 'reviewer'], { env: h.env, cwd: h.projectDir });

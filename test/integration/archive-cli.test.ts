@@ -21,7 +21,13 @@ function setup() {
   h = makeTempHome({ prefix: 'klaude-archive-' });
   const { db, hash } = seedProject(h);
   const root = createSession(db, { projectId: hash, type: 'tui', status: 'idle', prompt: 'hi' });
-  const child = createSession(db, { projectId: hash, parentId: root.id, type: 'general', status: 'done', prompt: 'task' });
+  const child = createSession(db, {
+    projectId: hash,
+    parentId: root.id,
+    type: 'general',
+    status: 'done',
+    prompt: 'task',
+  });
   const other = createSession(db, { projectId: hash, type: 'reviewer', status: 'running', prompt: 'review' });
   const log = sessionLogPath(h.klaudeHome, hash, child.id);
   mkdirSync(dirname(log), { recursive: true });
@@ -37,7 +43,9 @@ describe('klaude archive / delete', () => {
     const r = await klaude(['archive', shortId(root.id).slice(0, 4)]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${shortId(root.id)} (claude), ${shortId(child.id)} (general): archived (\`klaude sessions --all\` shows them)\n`);
+    expect(r.stdout).toBe(
+      `${shortId(root.id)} (claude), ${shortId(child.id)} (general): archived (\`klaude sessions --all\` shows them)\n`,
+    );
     expect(getSession(db, child.id)!.archivedAt).not.toBeNull();
     expect((await klaude(['sessions'])).stdout).not.toContain(shortId(child.id));
     const back = await klaude(['archive', shortId(root.id), '--restore', '--json']);
@@ -50,7 +58,11 @@ describe('klaude archive / delete', () => {
     const { db, root, other } = setup();
     const r = await klaude(['archive', shortId(root.id), shortId(other.id)]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^klaude: ${shortId(other.id)} \\(reviewer\\) is running: only finished sessions can be archived \\[E_SESSION_BUSY\\] — hint: `));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^klaude: ${shortId(other.id)} \\(reviewer\\) is running: only finished sessions can be archived \\[E_SESSION_BUSY\\] — hint: `,
+      ),
+    );
     expect(getSession(db, root.id)!.archivedAt).toBeNull();
 
     recordProcess(db, { klaudeSessionId: root.id, kind: 'claude', pid: process.pid });

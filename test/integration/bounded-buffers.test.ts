@@ -30,14 +30,24 @@ describe('PTY host with a lagging controller', () => {
   it('pauses the PTY while the controller is backed up and resumes on drain; its backlog stays bounded', async () => {
     const dir = tmp();
     // A CLI that writes as fast as it can, for ever.
-    const child: PtyChild = spawnInPty('/bin/sh', ['-c', 'while :; do echo 0123456789012345678901234567890123456789012345678901234567890123456789; done'], {
-      cols: 80,
-      rows: 24,
-      cwd: dir,
-      env: { PATH: process.env.PATH },
-    });
+    const child: PtyChild = spawnInPty(
+      '/bin/sh',
+      ['-c', 'while :; do echo 0123456789012345678901234567890123456789012345678901234567890123456789; done'],
+      {
+        cols: 80,
+        rows: 24,
+        cwd: dir,
+        env: { PATH: process.env.PATH },
+      },
+    );
     const screen = new HeadlessScreen({ cols: 80, rows: 24 });
-    const host = new PtyHost({ sessionId: 's1', socketPath: path.join(dir, 'run', 'h.sock'), child, screen, log: nullLogger });
+    const host = new PtyHost({
+      sessionId: 's1',
+      socketPath: path.join(dir, 'run', 'h.sock'),
+      child,
+      screen,
+      log: nullLogger,
+    });
     cleanups.push(() => {
       child.kill('SIGKILL');
       screen.dispose();
@@ -54,7 +64,11 @@ describe('PTY host with a lagging controller', () => {
     sock.pause(); // the person pressed Ctrl-S: nothing is read any more
 
     await until('the host to pause the PTY', () => host.outputPaused);
-    const hostSide = (): number => [...(host as unknown as { clients: Set<{ sock: net.Socket }> }).clients].reduce((n, c) => n + c.sock.writableLength, 0);
+    const hostSide = (): number =>
+      [...(host as unknown as { clients: Set<{ sock: net.Socket }> }).clients].reduce(
+        (n, c) => n + c.sock.writableLength,
+        0,
+      );
     const atPause = hostSide();
     await new Promise((r) => setTimeout(r, 1500)); // the CLI keeps trying to write meanwhile
     expect(host.outputPaused).toBe(true);
@@ -91,7 +105,10 @@ describe('control server connection cap', () => {
     let text = '';
     extra.on('data', (d: Buffer) => (text += d.toString()));
     await new Promise((r) => extra.once('close', r));
-    expect(JSON.parse(text.trim())).toMatchObject({ ok: false, error: { code: 'E_IO', message: expect.stringMatching(/serving 3 connections/) } });
+    expect(JSON.parse(text.trim())).toMatchObject({
+      ok: false,
+      error: { code: 'E_IO', message: expect.stringMatching(/serving 3 connections/) },
+    });
     expect(server.connections()).toBe(3);
     const refused = await controlRequest(socketPath, 'ping', {}).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'E_IO' });

@@ -34,10 +34,16 @@ async function supervisor(home: string, instanceId: string, answer = true): Prom
 /** A socket file whose listener was SIGKILLed. */
 async function staleSocket(file: string): Promise<void> {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const child = spawn(process.execPath, ['-e', "require('net').createServer().listen(process.argv[1], () => console.log('ready'))", file], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve()));
+  const child = spawn(
+    process.execPath,
+    ['-e', "require('net').createServer().listen(process.argv[1], () => console.log('ready'))", file],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve) =>
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve()),
+  );
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
   await exited;

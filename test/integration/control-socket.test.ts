@@ -20,9 +20,18 @@ function tmpSocket(name = 'sup'): string {
   return path.join(dir, 'run', `${name}.sock`);
 }
 
-const ping: ControlHandlers['ping'] = () => ({ pong: true, instanceId: 'inst-1', pid: process.pid, version: '0.1.0', protocol: 1 });
+const ping: ControlHandlers['ping'] = () => ({
+  pong: true,
+  instanceId: 'inst-1',
+  pid: process.pid,
+  version: '0.1.0',
+  protocol: 1,
+});
 
-async function serve(handlers: ControlHandlers = { ping }, extra: { socketPath?: string; maxFrameBytes?: number; maxSubscriberBufferBytes?: number } = {}): Promise<ControlServer> {
+async function serve(
+  handlers: ControlHandlers = { ping },
+  extra: { socketPath?: string; maxFrameBytes?: number; maxSubscriberBufferBytes?: number } = {},
+): Promise<ControlServer> {
   const server = await startControlServer({ socketPath: extra.socketPath ?? tmpSocket(), handlers, ...extra });
   servers.push(server);
   return server;
@@ -135,8 +144,16 @@ describe('control socket: requests', () => {
 
   it('passes typed payloads to handlers and returns their results', async () => {
     const status: StatusResult = {
-      instanceId: 'i', pid: 1, projectRoot: '/p', projectHash: 'h', mode: 'cli',
-      rootSessionId: 'r', foregroundSessionId: null, foregroundPid: null, switching: false, startedAt: '2025-01-01T00:00:00.000Z',
+      instanceId: 'i',
+      pid: 1,
+      projectRoot: '/p',
+      projectHash: 'h',
+      mode: 'cli',
+      rootSessionId: 'r',
+      foregroundSessionId: null,
+      foregroundPid: null,
+      switching: false,
+      startedAt: '2025-01-01T00:00:00.000Z',
     };
     const seen: unknown[] = [];
     const server = await serve({
@@ -153,7 +170,10 @@ describe('control socket: requests', () => {
     const started = await controlRequest(server.socketPath, 'start', { type: 'general', prompt: 'hi', count: 3 });
     expect(started.sessionIds).toEqual(['s0', 's1', 's2']);
     expect(seen).toEqual([{ type: 'general', prompt: 'hi', count: 3 }]);
-    expect(await controlRequest(server.socketPath, 'message', { sessionId: 's0', prompt: 'abcd' })).toEqual({ delivered: 'stdin', pid: 4 });
+    expect(await controlRequest(server.socketPath, 'message', { sessionId: 's0', prompt: 'abcd' })).toEqual({
+      delivered: 'stdin',
+      pid: 4,
+    });
     // @ts-expect-error: start needs a prompt
     void controlRequest.bind(null, server.socketPath, 'start', { type: 'general' });
   });
@@ -170,7 +190,10 @@ describe('control socket: requests', () => {
   it('carries a KlaudeError code, hint and details to the client', async () => {
     const server = await serve({
       checkout: () => {
-        throw new KlaudeError('E_AMBIGUOUS_ID', 'id "ab" matches 2 sessions', { hint: 'use more characters', details: { candidates: ['ab1', 'ab2'] } });
+        throw new KlaudeError('E_AMBIGUOUS_ID', 'id "ab" matches 2 sessions', {
+          hint: 'use more characters',
+          details: { candidates: ['ab1', 'ab2'] },
+        });
       },
     });
     const err = await rejection(controlRequest(server.socketPath, 'checkout', { target: 'ab' }));
@@ -184,7 +207,11 @@ describe('control socket: requests', () => {
     const log = vi.fn();
     const server = await startControlServer({
       socketPath: tmpSocket(),
-      handlers: { interrupt: async () => { throw new Error('disk on fire'); } },
+      handlers: {
+        interrupt: async () => {
+          throw new Error('disk on fire');
+        },
+      },
       log,
     });
     servers.push(server);
@@ -255,7 +282,10 @@ describe('control socket: requests', () => {
   });
 
   it.each([
-    ['a terminated line', (n: number) => `${JSON.stringify({ v: 1, id: 'big', action: 'ping', payload: { pad: 'x'.repeat(n) } })}\n`],
+    [
+      'a terminated line',
+      (n: number) => `${JSON.stringify({ v: 1, id: 'big', action: 'ping', payload: { pad: 'x'.repeat(n) } })}\n`,
+    ],
     ['an unterminated buffer', (n: number) => 'y'.repeat(n * 3)],
   ])('replies and closes on an oversized frame (%s); the server keeps serving', async (_name, make) => {
     const server = await serve({ ping }, { maxFrameBytes: 1024 });
@@ -395,7 +425,13 @@ describe('control socket: the file', () => {
     const gate = new Promise<void>((r) => (release = r));
     const server = await startControlServer({
       socketPath: tmpSocket(),
-      handlers: { ping, stop: async () => { await gate; return { stopping: true }; } },
+      handlers: {
+        ping,
+        stop: async () => {
+          await gate;
+          return { stopping: true };
+        },
+      },
     });
     const sub = rawConnection(server.socketPath);
     sub.send(JSON.stringify({ v: 1, id: 's', action: 'subscribe' }));
@@ -418,7 +454,9 @@ describe('control socket: subscriptions', () => {
     const server = await serve();
     const got = { sessions: [] as ControlEvent[], updates: [] as ControlEvent[], all: [] as ControlEvent[] };
     const onClose = vi.fn();
-    const s1 = await controlSubscribe(server.socketPath, { topics: ['sessions'] }, (e) => got.sessions.push(e), { onClose });
+    const s1 = await controlSubscribe(server.socketPath, { topics: ['sessions'] }, (e) => got.sessions.push(e), {
+      onClose,
+    });
     const s2 = await controlSubscribe(server.socketPath, { topics: ['updates'] }, (e) => got.updates.push(e));
     const s3 = await controlSubscribe(server.socketPath, {}, (e) => got.all.push(e));
     server.publish({ type: 'update', sessionId: 'a', text: 'halfway' });
@@ -451,8 +489,14 @@ describe('control socket: subscriptions', () => {
   });
 
   it('lets a subscribe handler veto, and rejects unknown topics', async () => {
-    const server = await serve({ subscribe: () => { throw new KlaudeError('E_BAD_REQUEST', 'no subscribers today'); } });
-    expect((await rejection(controlSubscribe(server.socketPath, {}, () => undefined))).message).toBe('no subscribers today');
+    const server = await serve({
+      subscribe: () => {
+        throw new KlaudeError('E_BAD_REQUEST', 'no subscribers today');
+      },
+    });
+    expect((await rejection(controlSubscribe(server.socketPath, {}, () => undefined))).message).toBe(
+      'no subscribers today',
+    );
     const other = await serve();
     const err = await rejection(controlSubscribe(other.socketPath, { topics: ['gossip' as never] }, () => undefined));
     expect(err.code).toBe('E_BAD_REQUEST');
@@ -461,7 +505,12 @@ describe('control socket: subscriptions', () => {
 
   it('drops a subscriber that does not read instead of buffering without bound', async () => {
     const log = vi.fn();
-    const server = await startControlServer({ socketPath: tmpSocket(), handlers: { ping }, maxSubscriberBufferBytes: 64 * 1024, log });
+    const server = await startControlServer({
+      socketPath: tmpSocket(),
+      handlers: { ping },
+      maxSubscriberBufferBytes: 64 * 1024,
+      log,
+    });
     servers.push(server);
     const c = rawConnection(server.socketPath);
     c.send(JSON.stringify({ v: 1, id: 'slow', action: 'subscribe', payload: { topics: ['updates'] } }));

@@ -2,7 +2,17 @@
 // supervisor all call openDb. The children run the client bundled by esbuild the way dist/ ships it
 // (better-sqlite3 external, drizzle/ found by walking up from dist/chunks/).
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -111,46 +121,55 @@ function migrationsWithAddColumn(): string {
 }
 
 describe('concurrent openDb', () => {
-  it.each([1, 2, 3])('six processes on a fresh home all succeed; the schema is migrated once (trial %i)', async (trial) => {
-    const home = path.join(root, `fresh-${trial}`);
-    const results = await openAtOnce(home);
-    expect(results.filter((r) => r.migrated)).toHaveLength(1);
-    expect(results.every((r) => r.userVersion === SCHEMA_VERSION)).toBe(true);
-    const s = inspect(home);
-    expect(s.userVersion).toBe(SCHEMA_VERSION);
-    expect(s.migrations).toBe(SCHEMA_VERSION);
-    expect(s.projects).toBe(N);
-  });
+  it.each([1, 2, 3])(
+    'six processes on a fresh home all succeed; the schema is migrated once (trial %i)',
+    async (trial) => {
+      const home = path.join(root, `fresh-${trial}`);
+      const results = await openAtOnce(home);
+      expect(results.filter((r) => r.migrated)).toHaveLength(1);
+      expect(results.every((r) => r.userVersion === SCHEMA_VERSION)).toBe(true);
+      const s = inspect(home);
+      expect(s.userVersion).toBe(SCHEMA_VERSION);
+      expect(s.migrations).toBe(SCHEMA_VERSION);
+      expect(s.projects).toBe(N);
+    },
+  );
 
-  it.each([1, 2])('six processes on a DB one migration behind (ALTER TABLE ADD) all succeed (trial %i)', async (trial) => {
-    const home = path.join(root, `behind-${trial}`);
-    openDb(home).close(); // at the shipped version
-    const folder = migrationsWithAddColumn();
-    const results = await openAtOnce(home, folder);
-    expect(results.filter((r) => r.migrated)).toHaveLength(1);
-    const s = inspect(home);
-    expect(s.userVersion).toBe(SCHEMA_VERSION + 1);
-    expect(s.migrations).toBe(SCHEMA_VERSION + 1);
-    expect(s.sessionColumns.filter((c) => c === 'test_note')).toHaveLength(1);
-  });
+  it.each([1, 2])(
+    'six processes on a DB one migration behind (ALTER TABLE ADD) all succeed (trial %i)',
+    async (trial) => {
+      const home = path.join(root, `behind-${trial}`);
+      openDb(home).close(); // at the shipped version
+      const folder = migrationsWithAddColumn();
+      const results = await openAtOnce(home, folder);
+      expect(results.filter((r) => r.migrated)).toHaveLength(1);
+      const s = inspect(home);
+      expect(s.userVersion).toBe(SCHEMA_VERSION + 1);
+      expect(s.migrations).toBe(SCHEMA_VERSION + 1);
+      expect(s.sessionColumns.filter((c) => c === 'test_note')).toHaveLength(1);
+    },
+  );
 
   // The race the old lock file lost: three openers of a DB one migration behind. SQLite's write lock
   // (BEGIN IMMEDIATE around the whole migration, user_version re-read inside) lets exactly one apply it.
-  it.each([1, 2, 3])('three processes on a DB one migration behind: exactly one migrates, once, with no lock file (trial %i)', async (trial) => {
-    const home = path.join(root, `three-${trial}`);
-    openDb(home).close();
-    const folder = migrationsWithAddColumn();
-    const results = await openAtOnce(home, folder, 3);
-    expect(results).toHaveLength(3);
-    expect(results.filter((r) => r.migrated)).toHaveLength(1);
-    expect(results.every((r) => r.userVersion === SCHEMA_VERSION + 1)).toBe(true);
-    const s = inspect(home);
-    expect(s.userVersion).toBe(SCHEMA_VERSION + 1);
-    expect(s.migrations).toBe(SCHEMA_VERSION + 1); // the new migration recorded once
-    expect(s.sessionColumns.filter((c) => c === 'test_note')).toHaveLength(1); // and run once (a second ADD would fail)
-    expect(s.projects).toBe(3);
-    expect(existsSync(path.join(home, '.migrate.lock'))).toBe(false);
-  });
+  it.each([1, 2, 3])(
+    'three processes on a DB one migration behind: exactly one migrates, once, with no lock file (trial %i)',
+    async (trial) => {
+      const home = path.join(root, `three-${trial}`);
+      openDb(home).close();
+      const folder = migrationsWithAddColumn();
+      const results = await openAtOnce(home, folder, 3);
+      expect(results).toHaveLength(3);
+      expect(results.filter((r) => r.migrated)).toHaveLength(1);
+      expect(results.every((r) => r.userVersion === SCHEMA_VERSION + 1)).toBe(true);
+      const s = inspect(home);
+      expect(s.userVersion).toBe(SCHEMA_VERSION + 1);
+      expect(s.migrations).toBe(SCHEMA_VERSION + 1); // the new migration recorded once
+      expect(s.sessionColumns.filter((c) => c === 'test_note')).toHaveLength(1); // and run once (a second ADD would fail)
+      expect(s.projects).toBe(3);
+      expect(existsSync(path.join(home, '.migrate.lock'))).toBe(false);
+    },
+  );
 
   it('three processes on a DB two migrations behind apply both, in order, in one go', async () => {
     const home = path.join(root, 'two-behind');
@@ -158,10 +177,15 @@ describe('concurrent openDb', () => {
     const folder = migrationsWithAddColumn();
     // A second new migration that needs the first (it indexes the new column).
     const journalPath = path.join(folder, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number; when: number; tag: string }[] };
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as {
+      entries: { idx: number; when: number; tag: string }[];
+    };
     const last = journal.entries.at(-1)!;
     const tag = `${String(journal.entries.length).padStart(4, '0')}_test_index`;
-    writeFileSync(path.join(folder, `${tag}.sql`), 'CREATE INDEX `sessions_test_note_idx` ON `sessions` (`test_note`);');
+    writeFileSync(
+      path.join(folder, `${tag}.sql`),
+      'CREATE INDEX `sessions_test_note_idx` ON `sessions` (`test_note`);',
+    );
     journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1000, tag });
     writeFileSync(journalPath, JSON.stringify(journal, null, 2));
     const results = await openAtOnce(home, folder, 3);

@@ -1,8 +1,25 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUSY_TIMEOUT_MS, findMigrationsFolder, openDb, openMemoryDb, SCHEMA_VERSION, tx, userVersion } from '../../src/db/client.js';
+import {
+  BUSY_TIMEOUT_MS,
+  findMigrationsFolder,
+  openDb,
+  openMemoryDb,
+  SCHEMA_VERSION,
+  tx,
+  userVersion,
+} from '../../src/db/client.js';
 import { openFastDb } from '../../src/db/fast.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
@@ -26,7 +43,15 @@ function holdWriteLock(home: string): { release(): void } {
 }
 
 const REPO = path.resolve(import.meta.dirname, '../..');
-const TABLES = ['agent_updates', 'claude_session_links', 'events', 'instances', 'projects', 'runtime_process', 'sessions'];
+const TABLES = [
+  'agent_updates',
+  'claude_session_links',
+  'events',
+  'instances',
+  'projects',
+  'runtime_process',
+  'sessions',
+];
 
 let root: string;
 let savedUmask: number;
@@ -41,9 +66,9 @@ afterEach(() => {
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 const tables = (db: ReturnType<typeof openDb>) =>
-  (db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
-    (r) => r.name,
-  );
+  (
+    db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+  ).map((r) => r.name);
 const migrationRows = (db: ReturnType<typeof openDb>) =>
   (db.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
 
@@ -78,7 +103,9 @@ describe('openDb on a fresh home', () => {
       expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
       expect(db.sqlite.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
-      const journal = JSON.parse(readFileSync(path.join(REPO, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] };
+      const journal = JSON.parse(readFileSync(path.join(REPO, 'drizzle/meta/_journal.json'), 'utf8')) as {
+        entries: unknown[];
+      };
       expect(SCHEMA_VERSION).toBe(journal.entries.length); // the embedded count matches the shipped journal
       expect(userVersion(db.sqlite)).toBe(SCHEMA_VERSION);
       expect(migrationRows(db)).toBe(SCHEMA_VERSION);

@@ -8,9 +8,23 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { openDb, type Db } from '../../src/db/client.js';
 import { artifactMaps, artifactsOf, saveArtifact } from '../../src/db/repos/artifacts.js';
-import { beginTurn, claimRecovery, endTurn, getCheckpoint, noteText, noteToolCall } from '../../src/db/repos/checkpoints.js';
+import {
+  beginTurn,
+  claimRecovery,
+  endTurn,
+  getCheckpoint,
+  noteText,
+  noteToolCall,
+} from '../../src/db/repos/checkpoints.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
-import { admit, cancelQueued, lowerLimit, queuePosition, takeRunnable, type RunLimits } from '../../src/db/repos/queue.js';
+import {
+  admit,
+  cancelQueued,
+  lowerLimit,
+  queuePosition,
+  takeRunnable,
+  type RunLimits,
+} from '../../src/db/repos/queue.js';
 import { createSession, getSession, updateSession } from '../../src/db/repos/sessions.js';
 import { onStopPrompts } from '../../src/runtimes/on-stop.js';
 import { resumePrompt } from '../../src/runtimes/recover.js';
@@ -32,7 +46,11 @@ afterEach(() => {
 const limits = (global: number, per: Record<string, number> = {}): RunLimits => ({ global, perRuntime: per });
 
 /** A new agent as `start` makes it (pending), then admitted. */
-function startOne(runtime: 'claude' | 'codex', l: RunLimits, at: number): { id: string; queued: boolean; position: number } {
+function startOne(
+  runtime: 'claude' | 'codex',
+  l: RunLimits,
+  at: number,
+): { id: string; queued: boolean; position: number } {
   const s = createSession(db, { projectId: P, type: 'general', runtime, status: 'pending' });
   return { id: s.id, ...admit(db, s.id, runtime, l, at) };
 }
@@ -106,7 +124,13 @@ describe('checkpoints', () => {
     noteText(db, s.id, 'Sec', '\n\n');
     noteText(db, s.id, 'ond.', '');
     const cp = getCheckpoint(db, s.id)!;
-    expect(cp).toMatchObject({ turn: 1, inTurn: 1, prompt: 'do the thing', toolCalls: ['Bash: npm test'], partialText: 'First block.\n\nSecond.' });
+    expect(cp).toMatchObject({
+      turn: 1,
+      inTurn: 1,
+      prompt: 'do the thing',
+      toolCalls: ['Bash: npm test'],
+      partialText: 'First block.\n\nSecond.',
+    });
     expect(claimRecovery(db, s.id)).not.toBeNull();
     expect(claimRecovery(db, s.id)).toBeNull(); // once per turn
     beginTurn(db, s.id, 'next');
@@ -140,7 +164,9 @@ describe('artifacts and onStop config', () => {
     expect(() => parseConfig('agents:\n  onStop:\n    - prompt: x\n', 'c.yaml')).toThrow(/artifact must be a name/);
     expect(() => parseConfig('agents:\n  onStop: yes\n', 'c.yaml')).toThrow(/E_CONFIG|list of \{prompt, artifact\}/);
     expect(() => parseConfig('agents:\n  maxRunning: -1\n', 'c.yaml')).toThrow(/maxRunning/);
-    expect(parseConfig('runtimes:\n  codex:\n    maxRunning: 3\n', 'c.yaml').config['runtimes.codex.maxRunning']).toBe(3);
+    expect(parseConfig('runtimes:\n  codex:\n    maxRunning: 3\n', 'c.yaml').config['runtimes.codex.maxRunning']).toBe(
+      3,
+    );
     expect(
       onStopPrompts(
         [

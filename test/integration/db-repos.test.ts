@@ -5,7 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isUlid } from '../../src/core/ids.js';
 import { openDb, type Db } from '../../src/db/client.js';
 import { addEvent, sessionEvents } from '../../src/db/repos/events.js';
-import { createInstance, endInstance, getInstance, listInstances, setInstanceRoot } from '../../src/db/repos/instances.js';
+import {
+  createInstance,
+  endInstance,
+  getInstance,
+  listInstances,
+  setInstanceRoot,
+} from '../../src/db/repos/instances.js';
 import {
   activeLink,
   endClaudeLink,
@@ -51,7 +57,14 @@ describe('projects', () => {
 
 describe('instances', () => {
   it('create, root, list by project/status, end keeps the first end', () => {
-    const i = createInstance(db, { projectId: P, pid: 42, socketPath: '/s.sock', cwd: '/proj', mode: 'cli', klaudeVersion: '0.1.0' });
+    const i = createInstance(db, {
+      projectId: P,
+      pid: 42,
+      socketPath: '/s.sock',
+      cwd: '/proj',
+      mode: 'cli',
+      klaudeVersion: '0.1.0',
+    });
     expect(isUlid(i.id)).toBe(true);
     expect(i.status).toBe('running');
     const s = createSession(db, { projectId: P, type: 'tui', instanceId: i.id });
@@ -88,7 +101,13 @@ describe('sessions', () => {
     });
     expect(getSession(db, kid.id)?.metadata).toEqual({ flags: ['-d'] });
 
-    const up = updateSession(db, kid.id, { status: 'running', lastText: 'hi', costUsd: 0.25, tokensIn: 10, title: undefined })!;
+    const up = updateSession(db, kid.id, {
+      status: 'running',
+      lastText: 'hi',
+      costUsd: 0.25,
+      tokensIn: 10,
+      title: undefined,
+    })!;
     expect(up).toMatchObject({ status: 'running', lastText: 'hi', costUsd: 0.25, tokensIn: 10, runtime: 'codex' });
     expect(up.updatedAt).toBeGreaterThanOrEqual(kid.updatedAt);
     expect(updateSession(db, 'missing', { status: 'done' })).toBeUndefined();
@@ -112,7 +131,12 @@ describe('claude session links', () => {
     // klaude launches `claude --session-id OLD` and links before any hook fires
     linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: OLD, source: 'startup' });
     // SessionStart confirms it, now with the transcript path
-    const confirmed = linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: OLD, source: 'startup', transcriptPath: '/t/old.jsonl' });
+    const confirmed = linkClaudeSession(db, {
+      klaudeSessionId: s.id,
+      claudeSessionId: OLD,
+      source: 'startup',
+      transcriptPath: '/t/old.jsonl',
+    });
     expect(linksOf(db, s.id)).toHaveLength(1);
     expect(confirmed.transcriptPath).toBe('/t/old.jsonl');
     expect(getSession(db, s.id)).toMatchObject({ nativeSessionId: OLD, transcriptPath: '/t/old.jsonl' });
@@ -124,7 +148,12 @@ describe('claude session links', () => {
     expect(ended.endedAt).toBeTypeOf('number');
     expect(activeLink(db, s.id)).toBeUndefined();
     expect(getSession(db, s.id)?.nativeSessionId).toBe(OLD); // still resumable until the new one starts
-    linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: NEW, source: 'clear', transcriptPath: '/t/new.jsonl' });
+    linkClaudeSession(db, {
+      klaudeSessionId: s.id,
+      claudeSessionId: NEW,
+      source: 'clear',
+      transcriptPath: '/t/new.jsonl',
+    });
     expect(getSession(db, s.id)).toMatchObject({ nativeSessionId: NEW, transcriptPath: '/t/new.jsonl' });
     expect(activeLink(db, s.id)?.claudeSessionId).toBe(NEW);
     expect(latestLink(db, s.id)?.claudeSessionId).toBe(NEW);
@@ -142,7 +171,12 @@ describe('claude session links', () => {
 
     // checkout resumes OLD: the link reopens and becomes the latest; the open NEW… was closed already
     const reopened = linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: OLD, source: 'resume' });
-    expect(reopened).toMatchObject({ endedAt: null, endReason: null, source: 'resume', transcriptPath: '/t/old.jsonl' });
+    expect(reopened).toMatchObject({
+      endedAt: null,
+      endReason: null,
+      source: 'resume',
+      transcriptPath: '/t/old.jsonl',
+    });
     expect(activeLink(db, s.id)?.claudeSessionId).toBe(OLD);
     expect(latestLink(db, s.id)?.claudeSessionId).toBe(OLD);
     expect(getSession(db, s.id)?.nativeSessionId).toBe(OLD);
@@ -153,7 +187,11 @@ describe('claude session links', () => {
     linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: OLD, source: 'startup' });
     linkClaudeSession(db, { klaudeSessionId: s.id, claudeSessionId: NEW, source: 'clear' });
     expect(findLinkByClaudeId(db, OLD)?.endReason).toBe('superseded');
-    expect(linksOf(db, s.id).filter((l) => l.endedAt === null).map((l) => l.claudeSessionId)).toEqual([NEW]);
+    expect(
+      linksOf(db, s.id)
+        .filter((l) => l.endedAt === null)
+        .map((l) => l.claudeSessionId),
+    ).toEqual([NEW]);
   });
 
   it('a Claude id keeps its first klaude owner; the other session still points at it', () => {
@@ -187,7 +225,12 @@ describe('processes', () => {
 describe('events and updates', () => {
   it('events append with growing ids', () => {
     const s = createSession(db, { projectId: P, type: 'general' });
-    const e1 = addEvent(db, { projectId: P, klaudeSessionId: s.id, kind: 'hook.session_start', payload: { source: 'startup' } });
+    const e1 = addEvent(db, {
+      projectId: P,
+      klaudeSessionId: s.id,
+      kind: 'hook.session_start',
+      payload: { source: 'startup' },
+    });
     const e2 = addEvent(db, { klaudeSessionId: s.id, kind: 'switch' });
     expect(e2).toBeGreaterThan(e1);
     expect(sessionEvents(db, s.id).map((e) => [e.kind, e.payload])).toEqual([

@@ -126,7 +126,11 @@ describe('resolveSession', () => {
       tx(big, () => {
         for (let i = 0; i < 2000; i++) {
           const s = createSession(big, { projectId: P1, type: 'general' });
-          linkClaudeSession(big, { klaudeSessionId: s.id, claudeSessionId: `uuid-${i}-${s.id.toLowerCase()}`, source: 'headless' });
+          linkClaudeSession(big, {
+            klaudeSessionId: s.id,
+            claudeSessionId: `uuid-${i}-${s.id.toLowerCase()}`,
+            source: 'headless',
+          });
           last = s.id;
         }
       });

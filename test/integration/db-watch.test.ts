@@ -21,7 +21,10 @@ it('tells every listener of a write (together: one watch, one debounce), and kee
   db = d;
   const heard = { a: 0, b: 0 };
   const stopA = watchDbWrites(d.path, () => heard.a++);
-  stops.push(stopA, watchDbWrites(d.path, () => heard.b++));
+  stops.push(
+    stopA,
+    watchDbWrites(d.path, () => heard.b++),
+  );
   ensureProject(d, { hash: 'e'.repeat(24), rootPath: '/p' });
   await vi.waitFor(() => expect(heard.a).toBeGreaterThanOrEqual(1), { timeout: 5_000, interval: 20 });
   expect(heard.b).toBe(heard.a); // called in the same turn

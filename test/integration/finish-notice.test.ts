@@ -37,7 +37,13 @@ it('rings once per agent per ending; not for idle endings, the foreground, roots
   const old = createSession(db, { projectId: PROJECT, type: 'coder', status: 'done' });
   updateSession(db, old.id, { endedAt: Date.now() - 1000 });
   const writes: string[] = [];
-  const stop = watchAgentFinishes({ db, projectId: PROJECT, mode: 'both', inFront: (id) => id === front.id, write: (x) => writes.push(x) });
+  const stop = watchAgentFinishes({
+    db,
+    projectId: PROJECT,
+    mode: 'both',
+    inFront: (id) => id === front.id,
+    write: (x) => writes.push(x),
+  });
   try {
     updateSession(other, worker.id, { status: 'done', endedAt: Date.now() });
     await until(() => writes.length > 0, 'a notification');

@@ -19,7 +19,11 @@ const mainBody = (messages: unknown[], extra: Record<string, unknown> = {}) => (
 });
 
 async function post(m: MockAnthropic, body: unknown, path = '/v1/messages?beta=true') {
-  return fetch(m.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(m.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Parse an SSE body into [{event, data}] with arrival times. */
@@ -78,7 +82,12 @@ describe('harness: mock Anthropic API', () => {
     );
     const events = await readSse(res);
     expect(events[2]!.data.delta.text).toBe('Reply to: the real prompt');
-    expect(mock.requests.at(-1)).toMatchObject({ prompt: 'the real prompt', isToolResult: false, isSideRequest: false, kind: 'messages' });
+    expect(mock.requests.at(-1)).toMatchObject({
+      prompt: 'the real prompt',
+      isToolResult: false,
+      isSideRequest: false,
+      kind: 'messages',
+    });
   });
 
   it('scripts a Bash tool_use and recognises the tool_result turn', async () => {
@@ -95,10 +104,17 @@ describe('harness: mock Anthropic API', () => {
     const toolUseId = starts[1].id;
     const res = await post(
       mock,
-      mainBody([userTurn('go'), { role: 'assistant', content: [] }, userTurn([{ type: 'tool_result', tool_use_id: toolUseId, content: 'hi\n' }])]),
+      mainBody([
+        userTurn('go'),
+        { role: 'assistant', content: [] },
+        userTurn([{ type: 'tool_result', tool_use_id: toolUseId, content: 'hi\n' }]),
+      ]),
     );
     expect((await readSse(res))[2]!.data.delta.text).toBe('Tool finished.');
-    expect(mock.requests.at(-1)).toMatchObject({ isToolResult: true, toolResults: [{ toolUseId, content: 'hi\n', isError: false }] });
+    expect(mock.requests.at(-1)).toMatchObject({
+      isToolResult: true,
+      toolResults: [{ toolUseId, content: 'hi\n', isError: false }],
+    });
   });
 
   it('streams a slow reply in many delayed deltas', async () => {
@@ -111,14 +127,20 @@ describe('harness: mock Anthropic API', () => {
   });
 
   it('answers errors like the real API and uses responder, FIFO, then default in that order', async () => {
-    mock = await startMockAnthropic({ responder: (r) => (r.prompt === 'ask responder' ? { text: 'from responder' } : undefined) });
+    mock = await startMockAnthropic({
+      responder: (r) => (r.prompt === 'ask responder' ? { text: 'from responder' } : undefined),
+    });
     mock.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'busy' } });
     const err = await post(mock, mainBody([userTurn('x')]));
     expect(err.status).toBe(529);
     expect(await err.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } });
     expect(mock.queued()).toBe(0);
-    expect((await readSse(await post(mock, mainBody([userTurn('ask responder')]))))[2]!.data.delta.text).toBe('from responder');
-    expect((await readSse(await post(mock, mainBody([userTurn('other')]))))[2]!.data.delta.text).toBe('Reply to: other');
+    expect((await readSse(await post(mock, mainBody([userTurn('ask responder')]))))[2]!.data.delta.text).toBe(
+      'from responder',
+    );
+    expect((await readSse(await post(mock, mainBody([userTurn('other')]))))[2]!.data.delta.text).toBe(
+      'Reply to: other',
+    );
   });
 
   it('answers side requests without consuming the script', async () => {
@@ -131,7 +153,10 @@ describe('harness: mock Anthropic API', () => {
       tools: [],
       system: [{ type: 'text', text: 'Generate a concise, sentence-case title (3-7 words) …' }],
       output_config: {
-        format: { type: 'json_schema', schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } },
+        format: {
+          type: 'json_schema',
+          schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+        },
       },
       messages: [userTurn([{ type: 'text', text: '<session>\nhello\n</session>' }])],
     };
@@ -139,14 +164,21 @@ describe('harness: mock Anthropic API', () => {
     expect(JSON.parse(side[2]!.data.delta.text)).toEqual({ title: 'Mock session' });
     expect(mock.requests.at(-1)!.isSideRequest).toBe(true);
     expect(mock.queued()).toBe(1);
-    expect((await readSse(await post(mock, mainBody([userTurn('main')]))))[2]!.data.delta.text).toBe('for the main turn');
+    expect((await readSse(await post(mock, mainBody([userTurn('main')]))))[2]!.data.delta.text).toBe(
+      'for the main turn',
+    );
     expect(mock.mainRequests().map((r) => r.prompt)).toEqual(['main']);
   });
 
   it('answers non-stream requests with a JSON message, count_tokens, HEAD and 404s', async () => {
     mock = await startMockAnthropic();
     const res = await post(mock, mainBody([userTurn('plain')], { stream: false }));
-    expect(await res.json()).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Reply to: plain' }], stop_reason: 'end_turn' });
+    expect(await res.json()).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Reply to: plain' }],
+      stop_reason: 'end_turn',
+    });
     const count = await post(mock, { messages: [userTurn('x')] }, '/v1/messages/count_tokens?beta=true');
     expect(((await count.json()) as any).input_tokens).toBeGreaterThan(0);
     expect((await fetch(mock.url + '/', { method: 'HEAD' })).status).toBe(200);
@@ -164,7 +196,9 @@ describe('harness: mock Anthropic API', () => {
     );
     const seen = await mock.waitForRequest((r) => r.prompt === 'hang here', 5_000);
     expect(seen.index).toBe(0);
-    await expect(mock.waitForRequest((r) => r.prompt === 'never', 100)).rejects.toThrow(/no matching request within 100 ms/);
+    await expect(mock.waitForRequest((r) => r.prompt === 'never', 100)).rejects.toThrow(
+      /no matching request within 100 ms/,
+    );
     const race = await Promise.race([pending, new Promise((r) => setTimeout(() => r('still hanging'), 300))]);
     expect(race).toBe('still hanging');
     await mock.close();

@@ -38,7 +38,12 @@ describe('harness: real claude -p against the stand-in', () => {
     expect(init?.cwd).toBe(home.projectDir);
     expect(init?.apiKeySource).toBe('ANTHROPIC_API_KEY');
     const result = events.at(-1);
-    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: `scripted answer to ${prompt}` });
+    expect(result).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: `scripted answer to ${prompt}`,
+    });
     expect(result.total_cost_usd).toBeGreaterThan(0);
 
     const main = mock.mainRequests();
@@ -69,7 +74,9 @@ describe('harness: real claude -p against the stand-in', () => {
     expect(toolTurn.prompt).toBe('');
 
     const events = parseNdjson(r.stdout);
-    const toolUse = events.flatMap((e) => (e.type === 'assistant' ? e.message.content : [])).find((b: any) => b.type === 'tool_use');
+    const toolUse = events
+      .flatMap((e) => (e.type === 'assistant' ? e.message.content : []))
+      .find((b: any) => b.type === 'tool_use');
     expect(toolUse).toMatchObject({ name: 'Bash', input: { command } });
     expect(events.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'All done.', num_turns: 2 });
     expect(mock.mainRequests()).toHaveLength(2);

@@ -29,7 +29,13 @@ beforeEach(() => {
   const db = openDb(home.klaudeHome);
   try {
     ensureProject(db, { hash: PROJECT, rootPath: home.projectDir });
-    const inst = createInstance(db, { projectId: PROJECT, pid: process.pid, socketPath: '/nowhere.sock', cwd: home.projectDir, mode: 'cli' });
+    const inst = createInstance(db, {
+      projectId: PROJECT,
+      pid: process.pid,
+      socketPath: '/nowhere.sock',
+      cwd: home.projectDir,
+      mode: 'cli',
+    });
     rootId = createSession(db, { projectId: PROJECT, type: 'tui', status: 'idle', instanceId: inst.id }).id;
     childId = createSession(db, { projectId: PROJECT, parentId: rootId, type: 'general', status: 'running' }).id;
     env = {
@@ -102,7 +108,12 @@ const P = {
     tool_name: 'Bash',
     tool_input: { command: 'touch a', description: 'touch' },
   }),
-  preToolUse: (id: string, toolUseId: string, tool_name = 'Bash', tool_input: unknown = { command: 'npm test', description: 'run the tests' }) => ({
+  preToolUse: (
+    id: string,
+    toolUseId: string,
+    tool_name = 'Bash',
+    tool_input: unknown = { command: 'npm test', description: 'run the tests' },
+  ) => ({
     ...common(id),
     effort: { level: 'high' },
     hook_event_name: 'PreToolUse',
@@ -121,16 +132,26 @@ function query<T>(sql: string, ...args: unknown[]): T[] {
   }
 }
 const session = (id: string) =>
-  query<{ status: string; activity: string | null; native_session_id: string | null; transcript_path: string | null; prompt: string | null; last_text: string | null; parent_id: string | null; error: string | null }>(
-    'SELECT * FROM sessions WHERE id = ?',
-    id,
-  )[0]!;
+  query<{
+    status: string;
+    activity: string | null;
+    native_session_id: string | null;
+    transcript_path: string | null;
+    prompt: string | null;
+    last_text: string | null;
+    parent_id: string | null;
+    error: string | null;
+  }>('SELECT * FROM sessions WHERE id = ?', id)[0]!;
 const linksOf = (id: string) =>
-  query<{ claude_session_id: string; source: string; transcript_path: string | null; ended_at: number | null; end_reason: string | null }>(
-    'SELECT * FROM claude_session_links WHERE klaude_session_id = ? ORDER BY id',
-    id,
-  );
-const eventKinds = (id: string) => query<{ kind: string }>('SELECT kind FROM events WHERE klaude_session_id = ? ORDER BY id', id).map((e) => e.kind);
+  query<{
+    claude_session_id: string;
+    source: string;
+    transcript_path: string | null;
+    ended_at: number | null;
+    end_reason: string | null;
+  }>('SELECT * FROM claude_session_links WHERE klaude_session_id = ? ORDER BY id', id);
+const eventKinds = (id: string) =>
+  query<{ kind: string }>('SELECT kind FROM events WHERE klaude_session_id = ? ORDER BY id', id).map((e) => e.kind);
 const logText = () => {
   const f = path.join(home.klaudeHome, 'klaude.log');
   return existsSync(f) ? readFileSync(f, 'utf8') : '';
@@ -140,14 +161,23 @@ const routes = [
   { name: 'dist/hook.cjs (injected)', args: (event: string) => [HOOK_CJS, ...event.split(' ')] },
   { name: 'dist/cli.js hook', args: (event: string) => [KLAUDE_CLI, 'hook', ...event.split(' ')] },
 ];
-const activity = (id: string) => query<{ activity: string | null }>('SELECT activity FROM sessions WHERE id = ?', id)[0]!.activity;
+const activity = (id: string) =>
+  query<{ activity: string | null }>('SELECT activity FROM sessions WHERE id = ?', id)[0]!.activity;
 
 describe.each(routes)('klaude hook via $name', ({ args }) => {
-  async function run(event: string, payload: unknown, e: Record<string, string | undefined> = env): Promise<RunProcessResult> {
+  async function run(
+    event: string,
+    payload: unknown,
+    e: Record<string, string | undefined> = env,
+  ): Promise<RunProcessResult> {
     const input = typeof payload === 'string' ? payload : JSON.stringify(payload);
     return runProcess(process.execPath, args(event), { env: e, cwd: home.projectDir, input, timeoutMs: 15_000 });
   }
-  async function hook(event: string, payload: unknown, e: Record<string, string | undefined> = env): Promise<RunProcessResult> {
+  async function hook(
+    event: string,
+    payload: unknown,
+    e: Record<string, string | undefined> = env,
+  ): Promise<RunProcessResult> {
     const r = await run(event, payload, e);
     expect(r.stdout).toBe(''); // nothing for Claude to read
     return r;
@@ -160,8 +190,14 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
 
   it('SessionStart links the Claude id to KLAUDE_SESSION_ID; SessionEnd closes the link', async () => {
     await ok('session-start', P.start(ID_A));
-    expect(linksOf(rootId)).toMatchObject([{ claude_session_id: ID_A, source: 'startup', transcript_path: `/tmp/transcripts/${ID_A}.jsonl`, ended_at: null }]);
-    expect(session(rootId)).toMatchObject({ native_session_id: ID_A, transcript_path: `/tmp/transcripts/${ID_A}.jsonl`, status: 'idle' });
+    expect(linksOf(rootId)).toMatchObject([
+      { claude_session_id: ID_A, source: 'startup', transcript_path: `/tmp/transcripts/${ID_A}.jsonl`, ended_at: null },
+    ]);
+    expect(session(rootId)).toMatchObject({
+      native_session_id: ID_A,
+      transcript_path: `/tmp/transcripts/${ID_A}.jsonl`,
+      status: 'idle',
+    });
 
     await ok('session-end', P.end(ID_A, 'prompt_input_exit'));
     const [link] = linksOf(rootId);
@@ -240,7 +276,11 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
   it('a turn an API error ended (StopFailure): idle, why in one line until the next prompt', async () => {
     await ok('user-prompt-submit', P.prompt(ID_A, 'summarise'));
     await ok('stop-failure', P.stopFailure(ID_A, 'rate_limit', 'API Error: Request rejected (429) · slow down'));
-    expect(session(rootId)).toMatchObject({ status: 'idle', activity: null, error: 'rate limited: API Error: Request rejected (429) · slow down' });
+    expect(session(rootId)).toMatchObject({
+      status: 'idle',
+      activity: null,
+      error: 'rate limited: API Error: Request rejected (429) · slow down',
+    });
     expect(session(rootId).last_text).toBe('API Error: Request rejected (429) · slow down');
     await ok('user-prompt-submit', P.prompt(ID_A, 'again'));
     expect(session(rootId)).toMatchObject({ status: 'running', error: null });
@@ -289,7 +329,9 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
   it("PostToolUse hands sub-agents' pending [UPDATE] notes to Claude once, as additionalContext", async () => {
     const db = new Database(path.join(home.klaudeHome, 'sessions.db'));
     try {
-      const add = db.prepare('INSERT INTO agent_updates (session_id, parent_session_id, text, created_at) VALUES (?, ?, ?, ?)');
+      const add = db.prepare(
+        'INSERT INTO agent_updates (session_id, parent_session_id, text, created_at) VALUES (?, ?, ?, ?)',
+      );
       add.run(childId, rootId, 'tests pass (42/42)', Date.now());
       add.run(childId, rootId, 'starting the refactor', Date.now());
     } finally {
@@ -297,7 +339,9 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     }
     const first = await run('post-tool-use', P.postToolUse(ID_A));
     expect(first.code, first.stderr).toBe(0);
-    const out = JSON.parse(first.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    const out = JSON.parse(first.stdout) as {
+      hookSpecificOutput: { hookEventName: string; additionalContext: string };
+    };
     expect(out.hookSpecificOutput.hookEventName).toBe('PostToolUse');
     expect(out.hookSpecificOutput.additionalContext).toContain('tests pass (42/42)');
     expect(out.hookSpecificOutput.additionalContext).toContain('starting the refactor');
@@ -354,7 +398,11 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
   });
 
   it('a starved hook waits for its whole payload (no timer of its own): written after 3 s, still recorded', async () => {
-    const child = spawn(process.execPath, args('session-start'), { env, cwd: home.projectDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args('session-start'), {
+      env,
+      cwd: home.projectDir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const text = JSON.stringify(P.start(ID_A));
     child.stdin.write(text.slice(0, 20)); // half now, the rest once the old 2 s timer would have fired
     await new Promise((r) => setTimeout(r, 3000));
@@ -370,12 +418,16 @@ describe.each(routes)('klaude hook via $name', ({ args }) => {
     mkdirSync(path.join(broken, 'sessions.db'), { recursive: true }); // a directory where the DB should be
     const r = await hook('stop', P.stop(ID_A, 'x'), { ...env, KLAUDE_HOME: broken });
     expect([r.code, r.stderr]).toEqual([0, '']);
-    expect(readFileSync(path.join(broken, 'klaude.log'), 'utf8')).toMatch(/ERROR \[hook \d+\] hook Stop failed .*E_DB|ERROR \[hook \d+\] hook Stop failed .*sessions\.db/);
+    expect(readFileSync(path.join(broken, 'klaude.log'), 'utf8')).toMatch(
+      /ERROR \[hook \d+\] hook Stop failed .*E_DB|ERROR \[hook \d+\] hook Stop failed .*sessions\.db/,
+    );
   });
 
   it('names an unknown event in one line (exit 2)', async () => {
     const r = await hook('pre-frobnicate', {});
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^klaude: unknown hook event 'pre-frobnicate' \[E_USAGE\] — hint: one of: session-start, .*post-tool-use, post-tool-use-failure, permission-request\n$/);
+    expect(r.stderr).toMatch(
+      /^klaude: unknown hook event 'pre-frobnicate' \[E_USAGE\] — hint: one of: session-start, .*post-tool-use, post-tool-use-failure, permission-request\n$/,
+    );
   });
 });

@@ -21,12 +21,16 @@ afterEach(() => {
 });
 
 const line = (o: object) => `${JSON.stringify(o)}\n`;
-const prompt = (text: string, at: number) => line({ type: 'user', timestamp: new Date(at).toISOString(), message: { role: 'user', content: text } });
+const prompt = (text: string, at: number) =>
+  line({ type: 'user', timestamp: new Date(at).toISOString(), message: { role: 'user', content: text } });
 const interrupt = (at: number, forTool = false) =>
   line({
     type: 'user',
     timestamp: new Date(at).toISOString(),
-    message: { role: 'user', content: [{ type: 'text', text: `[Request interrupted by user${forTool ? ' for tool use' : ''}]` }] },
+    message: {
+      role: 'user',
+      content: [{ type: 'text', text: `[Request interrupted by user${forTool ? ' for tool use' : ''}]` }],
+    },
   });
 
 function setUp(): { d: Db; id: string; transcript: string; start: (at: number) => void } {
@@ -40,7 +44,11 @@ function setUp(): { d: Db; id: string; transcript: string; start: (at: number) =
   d.sqlite.prepare('UPDATE sessions SET transcript_path = ? WHERE id = ?').run(transcript, s.id);
   // What UserPromptSubmit writes.
   const start = (at: number) =>
-    d.sqlite.prepare("UPDATE sessions SET status = 'running', activity = 'thinking', run_started_at = ?, updated_at = ? WHERE id = ?").run(at, Date.now(), s.id);
+    d.sqlite
+      .prepare(
+        "UPDATE sessions SET status = 'running', activity = 'thinking', run_started_at = ?, updated_at = ? WHERE id = ?",
+      )
+      .run(at, Date.now(), s.id);
   return { d, id: s.id, transcript, start };
 }
 
@@ -49,7 +57,15 @@ it('reads the marker lines claude writes, and nothing else', () => {
   expect(interruptAt(interrupt(2_000, true))).toEqual({ at: 2_000, forTool: true });
   // A prompt that mentions the words is not the marker; nor is an assistant's text, nor a torn line.
   expect(interruptAt(prompt('why did you print [Request interrupted by user] there?', 3_000))).toBeNull();
-  expect(interruptAt(line({ type: 'assistant', timestamp: new Date(1).toISOString(), message: { content: [{ type: 'text', text: '[Request interrupted by user]' }] } }))).toBeNull();
+  expect(
+    interruptAt(
+      line({
+        type: 'assistant',
+        timestamp: new Date(1).toISOString(),
+        message: { content: [{ type: 'text', text: '[Request interrupted by user]' }] },
+      }),
+    ),
+  ).toBeNull();
   expect(interruptAt('{"type":"user", "[Request interrupted by user')).toBeNull();
 });
 
@@ -63,11 +79,23 @@ it('ends the running turn (idle, no activity) when the transcript says the perso
   // claude creates the transcript (and its directories) with the turn's first line.
   mkdirSync(dirname(transcript), { recursive: true });
   appendFileSync(transcript, prompt('write a long essay', t0 + 5));
-  appendFileSync(transcript, line({ type: 'assistant', timestamp: new Date(t0 + 50).toISOString(), message: { content: [{ type: 'text', text: 'Once' }] } }));
+  appendFileSync(
+    transcript,
+    line({
+      type: 'assistant',
+      timestamp: new Date(t0 + 50).toISOString(),
+      message: { content: [{ type: 'text', text: 'Once' }] },
+    }),
+  );
   expect(getSession(d, id)).toMatchObject({ status: 'running', activity: 'thinking' });
   appendFileSync(transcript, interrupt(t0 + 100));
-  await vi.waitFor(() => expect(getSession(d, id)).toMatchObject({ status: 'idle', activity: null }), { timeout: 10_000, interval: 20 });
-  const ev = d.sqlite.prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'claude.interrupted'").all(id) as { payload: string }[];
+  await vi.waitFor(() => expect(getSession(d, id)).toMatchObject({ status: 'idle', activity: null }), {
+    timeout: 10_000,
+    interval: 20,
+  });
+  const ev = d.sqlite
+    .prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'claude.interrupted'")
+    .all(id) as { payload: string }[];
   expect(ev.map((e) => JSON.parse(e.payload))).toEqual([{ at: t0 + 100, forTool: false }]);
 
   // The next turn: the old marker, read again when the turn's watch starts, is older than the
@@ -76,8 +104,13 @@ it('ends the running turn (idle, no activity) when the transcript says the perso
   start(t1);
   appendFileSync(transcript, prompt('touch a file', t1 + 5));
   appendFileSync(transcript, interrupt(t1 + 200, true));
-  await vi.waitFor(() => expect(getSession(d, id)).toMatchObject({ status: 'idle', activity: null }), { timeout: 10_000, interval: 20 });
-  const kinds = d.sqlite.prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'claude.interrupted' ORDER BY id").all(id) as { payload: string }[];
+  await vi.waitFor(() => expect(getSession(d, id)).toMatchObject({ status: 'idle', activity: null }), {
+    timeout: 10_000,
+    interval: 20,
+  });
+  const kinds = d.sqlite
+    .prepare("SELECT payload FROM events WHERE klaude_session_id = ? AND kind = 'claude.interrupted' ORDER BY id")
+    .all(id) as { payload: string }[];
   expect(kinds.map((e) => JSON.parse(e.payload))).toEqual([
     { at: t0 + 100, forTool: false },
     { at: t1 + 200, forTool: true },

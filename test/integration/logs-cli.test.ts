@@ -33,7 +33,14 @@ const LOG = [
   j({ type: 'update', text: 'fixed the wait helper' }),
   j({ type: 'usage', inputTokens: 10, outputTokens: 20 }),
   j({ type: 'text', text: 'All tests pass now.' }),
-  j({ type: 'done', status: 'done', finalText: 'All tests pass now.', costUsd: 0.0123, durationMs: 41_000, numTurns: 3 }),
+  j({
+    type: 'done',
+    status: 'done',
+    finalText: 'All tests pass now.',
+    costUsd: 0.0123,
+    durationMs: 41_000,
+    numTurns: 3,
+  }),
 ];
 
 function seed(opts: { status?: 'running' | 'done'; log?: string[] | null; logPath?: 'explicit' | 'default' } = {}) {
@@ -113,7 +120,10 @@ describe('klaude logs', () => {
 
   it('resolves the Claude session id and a unique prefix; the default log location is used without a log_path', async () => {
     const { h, s } = seed({ logPath: 'default' });
-    const byClaude = await runKlaude(['logs', '4a234254-cccc-4000-8000-000000000003', '-n', '1'], { env: h.env, cwd: h.projectDir });
+    const byClaude = await runKlaude(['logs', '4a234254-cccc-4000-8000-000000000003', '-n', '1'], {
+      env: h.env,
+      cwd: h.projectDir,
+    });
     expect(byClaude.stdout).toBe('■ done · 41s · 3 turns · $0.0123\n');
     const byPrefix = await runKlaude(['logs', s.id.slice(0, 20), '-n', '1'], { env: h.env, cwd: h.projectDir });
     expect(byPrefix.stdout).toBe(byClaude.stdout);

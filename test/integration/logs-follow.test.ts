@@ -1,6 +1,15 @@
 // The log follower against real files, with lines written by this process and by another one.
 import { execFile } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -26,7 +35,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const line = (ts: number, extra: Record<string, unknown> = {}) => `${JSON.stringify({ type: 'text', ts, text: `event ${ts}`, ...extra })}\n`;
+const line = (ts: number, extra: Record<string, unknown> = {}) =>
+  `${JSON.stringify({ type: 'text', ts, text: `event ${ts}`, ...extra })}\n`;
 const doneLine = (ts: number) => `${JSON.stringify({ type: 'done', ts, status: 'done', finalText: 'fin' })}\n`;
 
 /** Collects events and lets a test wait for the n-th one (bounded, so a broken follower fails instead of hanging). */
@@ -43,7 +53,10 @@ function collector() {
     events.length >= n
       ? Promise.resolve()
       : new Promise((resolve, reject) => {
-          const t = setTimeout(() => reject(new Error(`timed out waiting for ${n} events; got ${events.length}: ${lines.join(' | ')}`)), ms);
+          const t = setTimeout(
+            () => reject(new Error(`timed out waiting for ${n} events; got ${events.length}: ${lines.join(' | ')}`)),
+            ms,
+          );
           waiters.push({ n, resolve: () => (clearTimeout(t), resolve()) });
         });
   const ts = () => events.map((e) => e.ts);
@@ -173,7 +186,9 @@ describe('followLog', () => {
     expect(c.ts()).toEqual([1]);
     expect(await fsWatchers()).toBe(watchersBefore);
     // an already-aborted signal resolves at once
-    expect((await bounded(followLog(file, { onEvent: c.onEvent, signal: AbortSignal.abort() }))).reason).toBe('aborted');
+    expect((await bounded(followLog(file, { onEvent: c.onEvent, signal: AbortSignal.abort() }))).reason).toBe(
+      'aborted',
+    );
     expect(c.ts()).toEqual([1]);
   });
 
@@ -266,7 +281,11 @@ describe('followLog', () => {
     const file = path.join(dir, 'stop.ndjson');
     writeFileSync(file, doneLine(1) + line(2));
     const c = collector();
-    const following = followLog(file, { fromStart: true, onEvent: c.onEvent, stopWhen: (e) => e.type === 'done' && e.ts > 2 });
+    const following = followLog(file, {
+      fromStart: true,
+      onEvent: c.onEvent,
+      stopWhen: (e) => e.type === 'done' && e.ts > 2,
+    });
     await c.waitFor(2);
     appendFileSync(file, doneLine(3) + line(4));
     const end = await bounded(following);

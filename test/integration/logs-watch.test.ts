@@ -52,11 +52,23 @@ describe('klaude watch', () => {
 
   it('named ids, --json, and --filter (non-matching ones stay pending)', async () => {
     const s = seed();
-    const r = await runKlaude(['watch', shortId(s.p.id), '--once', '--json', '--filter', 'TESTS?'], { env: s.h.env, cwd: s.h.projectDir });
+    const r = await runKlaude(['watch', shortId(s.p.id), '--once', '--json', '--filter', 'TESTS?'], {
+      env: s.h.env,
+      cwd: s.h.projectDir,
+    });
     expect(r.code).toBe(0);
-    const rows = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ sessionId: s.c2.id, parentSessionId: s.p.id, agentType: 'tester', text: 'tests pass\n(all 42)', acknowledged: true });
+    expect(rows[0]).toMatchObject({
+      sessionId: s.c2.id,
+      parentSessionId: s.p.id,
+      agentType: 'tester',
+      text: 'tests pass\n(all 42)',
+      acknowledged: true,
+    });
     expect(pendingUpdates(s.db, s.p.id).map((u) => u.text)).toEqual(['halfway through the refactor']);
     const bad = await runKlaude(['watch', '--once', '--filter', '('], { env: s.h.env, cwd: s.h.projectDir });
     expect(bad.code).toBe(2);
@@ -109,7 +121,9 @@ describe('updatesForHook', () => {
         ].join('\n'),
       );
       expect(updatesForHook(db, s.p.id)).toBeNull();
-      expect(updatesForHook(db, s.q.id)).toMatch(/^klaude: an update from a sub-agent .*\n\[UPDATE\] \w{8} \(explore\): found the config loader$/);
+      expect(updatesForHook(db, s.q.id)).toMatch(
+        /^klaude: an update from a sub-agent .*\n\[UPDATE\] \w{8} \(explore\): found the config loader$/,
+      );
       expect(updatesForHook(db, 'NO-SUCH-SESSION')).toBeNull();
     } finally {
       db.close();

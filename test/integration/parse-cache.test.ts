@@ -1,7 +1,16 @@
 // What a YAML text parsed to is remembered in <home>/cache/parsed.json (lib/parse-cache.ts): the
 // next process gets it without loading the yaml library; an edited file is parsed again; only
 // results JSON keeps exactly are remembered; the file is private and bounded.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,7 +61,16 @@ describe('parseRemembered', () => {
 
   it('does not remember what JSON would change, nor a parse that throws', () => {
     const file = parseCacheFile(tmp());
-    for (const v of [Number.POSITIVE_INFINITY, Number.NaN, -0, new Date(0), new Uint8Array(1), { a: undefined }, [1, , 2], { __proto__: null, x: new Map() }]) {
+    for (const v of [
+      Number.POSITIVE_INFINITY,
+      Number.NaN,
+      -0,
+      new Date(0),
+      new Uint8Array(1),
+      { a: undefined },
+      [1, , 2],
+      { __proto__: null, x: new Map() },
+    ]) {
       expect(jsonExact(v)).toBe(false);
     }
     expect(jsonExact({ a: [1, 'x', null, true, { b: 2.5 }] })).toBe(true);
@@ -64,13 +82,18 @@ describe('parseRemembered', () => {
     parseRemembered(file, 'k', 'x: .inf', inf);
     expect(parseRemembered(file, 'k', 'x: .inf', inf)).toEqual({ x: Number.POSITIVE_INFINITY });
     expect(calls).toBe(2);
-    expect(() => parseRemembered(file, 'k', 'bad', () => { throw new Error('bad yaml'); })).toThrow('bad yaml');
+    expect(() =>
+      parseRemembered(file, 'k', 'bad', () => {
+        throw new Error('bad yaml');
+      }),
+    ).toThrow('bad yaml');
     expect(existsSync(file)).toBe(false);
   });
 
   it('config and frontmatter give the same results from the cache as from the yaml library', () => {
     const file = parseCacheFile(tmp());
-    const config = 'switch:\n  graceSeconds: 2.5\nagents:\n  onStop:\n    - prompt: sum it up\n      artifact: summary\n';
+    const config =
+      'switch:\n  graceSeconds: 2.5\nagents:\n  onStop:\n    - prompt: sum it up\n      artifact: summary\n';
     const direct = parseConfig(config, 'c.yaml');
     expect(parseConfig(config, 'c.yaml', file)).toEqual(direct);
     expect(parseConfig(config, 'c.yaml', file)).toEqual(direct); // from the cache
@@ -105,7 +128,10 @@ describe('klaude with a config file', () => {
     expect(JSON.parse(edited.stdout).config['switch.graceSeconds']).toBe(4);
 
     mkdirSync(path.join(h.projectDir, '.claude', 'agents'), { recursive: true });
-    writeFileSync(path.join(h.projectDir, '.claude', 'agents', 'rev.md'), '---\nname: rev\ndescription: Reviews\n---\nBe kind.\n');
+    writeFileSync(
+      path.join(h.projectDir, '.claude', 'agents', 'rev.md'),
+      '---\nname: rev\ndescription: Reviews\n---\nBe kind.\n',
+    );
     const agents = await runKlaude(['agents', '--json'], { env, cwd: h.projectDir });
     const agentsAgain = await runKlaude(['agents', '--json'], { env, cwd: h.projectDir });
     expect([agents.code, agentsAgain.code]).toEqual([0, 0]);

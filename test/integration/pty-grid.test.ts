@@ -28,11 +28,24 @@ const HASH = 'a'.repeat(24);
 const ID = '01JGRIDTEST000000000000000';
 
 /** A CLI that echoes each line it reads back in bold green, numbered; `exit` ends it. */
-async function startHost(): Promise<{ host: PtyHost; child: PtyChild; screen: HeadlessScreen; socket: string; home: string; env: NodeJS.ProcessEnv }> {
+async function startHost(): Promise<{
+  host: PtyHost;
+  child: PtyChild;
+  screen: HeadlessScreen;
+  socket: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+}> {
   const home = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-grid-')));
   const env = { ...process.env, HOME: home, KLAUDE_HOME: home };
-  const script = 'n=0; while read l; do [ "$l" = exit ] && exit 3; n=$((n+1)); printf "\\033[1;32m%s %s\\033[0m 日本\\n" "$n" "$l"; done';
-  const child = spawnInPty('/bin/sh', ['-c', script], { cols: 60, rows: 12, cwd: home, env: { PATH: process.env.PATH } });
+  const script =
+    'n=0; while read l; do [ "$l" = exit ] && exit 3; n=$((n+1)); printf "\\033[1;32m%s %s\\033[0m 日本\\n" "$n" "$l"; done';
+  const child = spawnInPty('/bin/sh', ['-c', script], {
+    cols: 60,
+    rows: 12,
+    cwd: home,
+    env: { PATH: process.env.PATH },
+  });
   const screen = new HeadlessScreen({ cols: 60, rows: 12 });
   const socket = ptySocketPath(home, HASH, ID, env);
   const host = new PtyHost({ sessionId: ID, socketPath: socket, child, screen, log: nullLogger });
@@ -77,12 +90,16 @@ describe('grid viewers', () => {
 
     const frames: { at: number; m: GridRows }[] = [];
     const grid = new RemoteGrid(1, 1);
-    const view = await connectPty(socket, { mode: 'view', history: 0, grid: { ms: 100 } }, {
-      onRows: (m) => {
-        frames.push({ at: Date.now(), m });
-        grid.apply(m);
+    const view = await connectPty(
+      socket,
+      { mode: 'view', history: 0, grid: { ms: 100 } },
+      {
+        onRows: (m) => {
+          frames.push({ at: Date.now(), m });
+          grid.apply(m);
+        },
       },
-    });
+    );
     cleanups.push(() => view.detach());
     expect(view.welcome.grid).toBe(true);
     await until('the first frame', () => frames.length === 1);
@@ -126,12 +143,16 @@ describe('grid viewers', () => {
     const ctl = await controller(socket);
     const grid = new RemoteGrid(1, 1);
     let atExit: string[] | null = null;
-    const view = await connectPty(socket, { mode: 'view', history: 0, grid: { ms: 1000 } }, {
-      onRows: (m) => grid.apply(m),
-      onExit: () => {
-        atExit = grid.snapshot().lines;
+    const view = await connectPty(
+      socket,
+      { mode: 'view', history: 0, grid: { ms: 1000 } },
+      {
+        onRows: (m) => grid.apply(m),
+        onExit: () => {
+          atExit = grid.snapshot().lines;
+        },
       },
-    });
+    );
     cleanups.push(() => view.detach());
     // A frame is due at most once a second: the last output is sent with the exit, not dropped.
     ctl.input(Buffer.from('bye\rexit\r'));
@@ -148,7 +169,10 @@ describe('grid viewers', () => {
     let updates = 0;
     const rows = await openPtyViewer(home, HASH, ID, { onUpdate: () => updates++ }, env, { gridMs: 16 });
     const bytes = await openPtyViewer(home, HASH, ID, {}, env);
-    cleanups.push(() => rows.close(), () => bytes.close());
+    cleanups.push(
+      () => rows.close(),
+      () => bytes.close(),
+    );
     // Opened means the session's screen is in the viewer already.
     expect(shows(rows.grid!(), '1 hello')).toBe(true);
     expect(shows(bytes.grid!(), '1 hello')).toBe(true);

@@ -58,7 +58,10 @@ it('writes the done line before the row says the run ended', () => {
   expect(seen.map((s) => s.type)).toEqual(['text', 'done']);
   expect(seen.every((s) => s.row !== undefined && !isTerminal(s.row as never))).toBe(true);
   expect(getSession(d, session.id)).toMatchObject({ status: 'interrupted', activity: null });
-  const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string });
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; status?: string });
   expect(lines.at(-1)).toMatchObject({ type: 'done', status: 'interrupted' });
   // Once only: a second ending neither writes nor changes the row.
   rec.finalize({ type: 'done', status: 'failed', error: 'late' });

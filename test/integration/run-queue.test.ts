@@ -79,7 +79,12 @@ describe('run queue (agents.maxRunning: 2)', () => {
     const jobs: { id: string; queued: number }[] = [];
     for (let i = 1; i <= 4; i++) jobs.push(await start(`slow job ${i}`));
     expect(jobs.map((j) => j.queued)).toEqual([0, 0, 1, 2]);
-    expect(jobs.map((j) => getSession(svc.db, j.id)!.status)).toEqual([expect.stringMatching(/pending|running/), expect.stringMatching(/pending|running/), 'queued', 'queued']);
+    expect(jobs.map((j) => getSession(svc.db, j.id)!.status)).toEqual([
+      expect.stringMatching(/pending|running/),
+      expect.stringMatching(/pending|running/),
+      'queued',
+      'queued',
+    ]);
 
     // Listings say so: sessions --json (queuePosition) and the plain table (queued #n).
     const list = await klaude(['sessions', '--json']);
@@ -95,7 +100,11 @@ describe('run queue (agents.maxRunning: 2)', () => {
     expect(table.stdout).toMatch(/queued #2/);
     expect(events(jobs[2]!.id)[0]).toMatchObject({ type: 'queued', position: 1 });
 
-    const r = await waitForAgents(svc, jobs.map((j) => getSession(svc.db, j.id)!), { timeoutMs: 150_000 });
+    const r = await waitForAgents(
+      svc,
+      jobs.map((j) => getSession(svc.db, j.id)!),
+      { timeoutMs: 150_000 },
+    );
     expect(r.timedOut).toBe(false);
     expect(r.finished.map((s) => s.status)).toEqual(['done', 'done', 'done', 'done']);
 
@@ -103,7 +112,10 @@ describe('run queue (agents.maxRunning: 2)', () => {
     // after one of 1 and 2 ended, job 4 only after two runs ended.
     const ended = [1, 2].map((i) => getSession(svc.db, jobs[i - 1]!.id)!.endedAt!).sort((a, b) => a - b);
     expect(firstSeen('slow job 3')).toBeGreaterThanOrEqual(ended[0]!);
-    const dequeued = svc.db.sqlite.prepare("SELECT klaude_session_id FROM events WHERE kind = 'agent.dequeued' ORDER BY id").pluck().all();
+    const dequeued = svc.db.sqlite
+      .prepare("SELECT klaude_session_id FROM events WHERE kind = 'agent.dequeued' ORDER BY id")
+      .pluck()
+      .all();
     expect(dequeued.filter((id) => id === jobs[2]!.id || id === jobs[3]!.id)).toEqual([jobs[2]!.id, jobs[3]!.id]);
     const ended3 = getSession(svc.db, jobs[2]!.id)!.endedAt!;
     expect(firstSeen('slow job 4')).toBeGreaterThanOrEqual(Math.min(ended[1]!, ended3));
@@ -117,7 +129,9 @@ describe('run queue (agents.maxRunning: 2)', () => {
     expect(started.code).toBe(0);
     expect(started.stdout).toMatch(/^started (\w{8}) \(general, claude\): queued #1, starts when a run slot frees/);
     const short = /^started (\w{8})/.exec(started.stdout)![1]!;
-    const c = { id: (svc.db.sqlite.prepare('SELECT id FROM sessions WHERE id LIKE ?').pluck().get(`%${short}`) as string) };
+    const c = {
+      id: svc.db.sqlite.prepare('SELECT id FROM sessions WHERE id LIKE ?').pluck().get(`%${short}`) as string,
+    };
     expect(getSession(svc.db, c.id)!.status).toBe('queued');
     await interruptAgent(svc, c.id);
     expect(getSession(svc.db, c.id)!.status).toBe('cancelled');
@@ -144,7 +158,11 @@ describe('on-stop artifacts', () => {
       ['complete', 'yes'],
     ]);
     // Same conversation: the on-stop request carries the work turn before it.
-    const req = mock.mainRequests().find((q) => q.prompt.startsWith('ONSTOP complete') && JSON.stringify(q.body.messages).includes('write the report'))!;
+    const req = mock
+      .mainRequests()
+      .find(
+        (q) => q.prompt.startsWith('ONSTOP complete') && JSON.stringify(q.body.messages).includes('write the report'),
+      )!;
     expect(req).toBeDefined();
     expect(JSON.stringify(req.body.messages)).toContain('SUMMARY: did the job');
 
@@ -179,14 +197,23 @@ describe('on-stop artifacts', () => {
 
 describe('rate limiting', () => {
   it('a 429 seen as a retry lowers the runtime limit for a while, and the rows say so', async () => {
-    mock.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } });
+    mock.enqueue({
+      error: { status: 429, type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' },
+    });
     const { id } = await start('after a rate limit');
     const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 90_000 });
     expect(r.finished[0]!.status).toBe('done');
     const ev = events(id);
     expect(ev.some((e) => e.type === 'retry' && e.kind === 'rate_limit')).toBe(true);
-    expect(ev.some((e) => e.type === 'status' && /rate limited \(429\): claude runs at most 1 agent at once until/.test(e.reason ?? ''))).toBe(true);
-    const low = svc.db.sqlite.prepare("SELECT max_running AS max, until FROM runtime_limits WHERE runtime = 'claude'").get() as { max: number; until: number };
+    expect(
+      ev.some(
+        (e) =>
+          e.type === 'status' && /rate limited \(429\): claude runs at most 1 agent at once until/.test(e.reason ?? ''),
+      ),
+    ).toBe(true);
+    const low = svc.db.sqlite
+      .prepare("SELECT max_running AS max, until FROM runtime_limits WHERE runtime = 'claude'")
+      .get() as { max: number; until: number };
     expect(low.max).toBe(1);
     expect(low.until).toBeGreaterThan(Date.now());
 
@@ -196,7 +223,9 @@ describe('rate limiting', () => {
     expect([a.queued, b.queued]).toEqual([0, 1]);
     const table = await klaude(['sessions']);
     expect(table.stdout).toMatch(/queued #1 \(rate-limited: claude max 1\)/);
-    const done = await waitForAgents(svc, [getSession(svc.db, a.id)!, getSession(svc.db, b.id)!], { timeoutMs: 120_000 });
+    const done = await waitForAgents(svc, [getSession(svc.db, a.id)!, getSession(svc.db, b.id)!], {
+      timeoutMs: 120_000,
+    });
     expect(done.finished.map((s) => s.status)).toEqual(['done', 'done']);
     expect(firstSeen('slow limited B')).toBeGreaterThanOrEqual(getSession(svc.db, a.id)!.endedAt!);
   }, 200_000);

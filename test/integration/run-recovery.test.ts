@@ -30,14 +30,23 @@ const isResume = (r: RecordedRequest): boolean => r.prompt.startsWith('[RESUME]'
 beforeAll(async () => {
   mock = await startMockAnthropic({
     responder: (r) => {
-      if (isResume(r)) return slowResume ? { text: 'Resuming slowly, part one. And more.', chunks: 30, delayMs: 300 } : { text: 'Resumed: finished the job.' };
+      if (isResume(r))
+        return slowResume
+          ? { text: 'Resuming slowly, part one. And more.', chunks: 30, delayMs: 300 }
+          : { text: 'Resumed: finished the job.' };
       // The crash job: a Bash call first (a tool call done), then a slow answer to be cut off.
-      if (r.isToolResult) return { text: 'Partial answer, part one.\nPart two comes slowly and never ends.', chunks: 60, delayMs: 250 };
-      if (r.prompt.startsWith('crash job')) return { bash: { command: 'echo step-one-done', description: 'step one' }, text: 'Starting.' };
+      if (r.isToolResult)
+        return { text: 'Partial answer, part one.\nPart two comes slowly and never ends.', chunks: 60, delayMs: 250 };
+      if (r.prompt.startsWith('crash job'))
+        return { bash: { command: 'echo step-one-done', description: 'step one' }, text: 'Starting.' };
       return { text: `Reply to: ${r.prompt}` };
     },
   });
-  home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-recover-', settings: { permissions: { allow: ['Bash(echo:*)'] } } });
+  home = makeTempHome({
+    baseUrl: mock.url,
+    prefix: 'klaude-recover-',
+    settings: { permissions: { allow: ['Bash(echo:*)'] } },
+  });
   writeConfig('auto');
   svc = openAgentServices({ env: home.env, cwd: home.projectDir, inv: { node: process.execPath, cli: KLAUDE_CLI } });
 });
@@ -52,7 +61,10 @@ afterAll(async () => {
 
 /** The runtime reads the config file when it starts. */
 function writeConfig(recover: string): void {
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  recover: ${recover}\n`);
+  writeFileSync(
+    join(home.klaudeHome, 'config.yaml'),
+    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  recover: ${recover}\n`,
+  );
   if (svc) svc.config['agents.recover'] = recover as 'auto';
 }
 
@@ -87,7 +99,12 @@ async function startCrashJob(tag: string): Promise<string> {
 }
 
 const cliPid = (id: string): number =>
-  svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'cli' AND exited_at IS NULL ORDER BY id DESC LIMIT 1").pluck().get(id) as number;
+  svc.db.sqlite
+    .prepare(
+      "SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'cli' AND exited_at IS NULL ORDER BY id DESC LIMIT 1",
+    )
+    .pluck()
+    .get(id) as number;
 
 function expectResumePrompt(r: RecordedRequest, tag: string): void {
   expect(r.prompt).toContain('Tool calls already made in that turn (1)');
@@ -111,7 +128,10 @@ describe('recovery from a crash mid-turn (agents.recover: auto)', () => {
     const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 60_000 });
     expect(r.finished[0]).toMatchObject({ status: 'done', nativeSessionId: native });
     const ev = events(id);
-    expect(ev.find((e) => e.type === 'recovered')).toMatchObject({ mode: 'auto', cause: expect.stringContaining('SIGKILL') });
+    expect(ev.find((e) => e.type === 'recovered')).toMatchObject({
+      mode: 'auto',
+      cause: expect.stringContaining('SIGKILL'),
+    });
     expect(ev.find((e) => e.type === 'user' && e.source === 'recover')).toBeDefined();
     expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'done', finalText: 'Resumed: finished the job.' });
   }, 120_000);
@@ -140,7 +160,10 @@ describe('recovery from a crash mid-turn (agents.recover: auto)', () => {
     await until('the runtime gone', () => !isAlive(runtime.pid));
     const list = await runKlaude(['sessions'], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
     expect(list.code, list.stderr).toBe(0);
-    const resumed = await mock.waitForRequest((r) => r.index >= n && isResume(r) && r.prompt.includes('crash job E'), 60_000);
+    const resumed = await mock.waitForRequest(
+      (r) => r.index >= n && isResume(r) && r.prompt.includes('crash job E'),
+      60_000,
+    );
     expectResumePrompt(resumed, 'E');
     const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 60_000 });
     expect(r.finished[0]!.status).toBe('done');
@@ -173,7 +196,10 @@ describe('agents.recover: ask', () => {
       const id = await startCrashJob('D');
       const n = mock.requests.length;
       process.kill(cliPid(id), 'SIGKILL');
-      await until('waiting for the person', () => getSession(svc.db, id)!.status === 'waiting' && !liveRuntime(svc.db, id));
+      await until(
+        'waiting for the person',
+        () => getSession(svc.db, id)!.status === 'waiting' && !liveRuntime(svc.db, id),
+      );
       expect(events(id).find((e) => e.type === 'recovered')).toMatchObject({ mode: 'ask' });
       // Nothing resumed it on its own, and a look by `wait` does not reap it.
       const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 2500 });

@@ -58,8 +58,22 @@ describe('run directory outside KLAUDE_HOME', () => {
   });
 
   it.each([
-    ['pre-created with mode 0777', (rd: string) => { mkdirSync(rd); chmodSync(rd, 0o777); }, /mode is 0777, not 0700/],
-    ['a symlink to a directory', (rd: string) => { mkdirSync(`${rd}-target`, { mode: 0o700 }); symlinkSync(`${rd}-target`, rd); }, /is a symlink/],
+    [
+      'pre-created with mode 0777',
+      (rd: string) => {
+        mkdirSync(rd);
+        chmodSync(rd, 0o777);
+      },
+      /mode is 0777, not 0700/,
+    ],
+    [
+      'a symlink to a directory',
+      (rd: string) => {
+        mkdirSync(`${rd}-target`, { mode: 0o700 });
+        symlinkSync(`${rd}-target`, rd);
+      },
+      /is a symlink/,
+    ],
   ])('is refused when %s (E_INSECURE_RUNDIR), and left as it was', async (_name, make, why) => {
     const { env, rd } = longHome();
     make(rd);
@@ -80,14 +94,19 @@ describe('run directory outside KLAUDE_HOME', () => {
     expect((err as Error).message).toMatch(/belongs to another user \(uid 65534\)/);
   });
 
-  it.skipIf(!isRoot)('`klaude start` refuses it from the CLI in one line (no prompt goes to a stranger’s socket)', async () => {
-    const { h, env, rd } = longHome();
-    mkdirSync(rd, { mode: 0o700 });
-    chownSync(rd, OTHER_UID, OTHER_UID);
-    const r = await runKlaude(['start', 'general', 'secret prompt', '-d'], { env, cwd: h.projectDir });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^klaude: refusing the run directory .* belongs to another user \(uid 65534\) \[E_INSECURE_RUNDIR\]/);
-  });
+  it.skipIf(!isRoot)(
+    '`klaude start` refuses it from the CLI in one line (no prompt goes to a stranger’s socket)',
+    async () => {
+      const { h, env, rd } = longHome();
+      mkdirSync(rd, { mode: 0o700 });
+      chownSync(rd, OTHER_UID, OTHER_UID);
+      const r = await runKlaude(['start', 'general', 'secret prompt', '-d'], { env, cwd: h.projectDir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /^klaude: refusing the run directory .* belongs to another user \(uid 65534\) \[E_INSECURE_RUNDIR\]/,
+      );
+    },
+  );
 
   it.skipIf(!isRoot)('clients refuse a control or PTY socket owned by another user', async () => {
     const { env } = longHome();

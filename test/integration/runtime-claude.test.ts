@@ -32,7 +32,8 @@ beforeAll(async () => {
   mock = await startMockAnthropic({
     responder: (r) => {
       if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => t.content).join(' ')}` };
-      if (r.prompt.startsWith('run: ')) return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+      if (r.prompt.startsWith('run: '))
+        return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
       if (r.prompt.startsWith('hang')) return { hang: true };
       if (r.prompt.startsWith('slow')) return { text: `Slowly: ${r.prompt}`, chunks: 6, delayMs: 150 };
       if (r.prompt.startsWith('report')) return { text: 'Working.\n[UPDATE] half way there\nDone.' };
@@ -66,7 +67,11 @@ async function start(prompt: string, extra: { parentId?: string } = {}): Promise
 
 /** The run's process itself has exited (it records the end in the DB first, then stops its CLI and exits). */
 async function runtimeGone(id: string): Promise<void> {
-  const pids = (svc.db.sqlite.prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime'").all(id) as { pid: number }[]).map((r) => r.pid);
+  const pids = (
+    svc.db.sqlite
+      .prepare("SELECT pid FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime'")
+      .all(id) as { pid: number }[]
+  ).map((r) => r.pid);
   for (const pid of pids) expect(await waitForPidExit(pid, 20_000)).toBe(true);
 }
 
@@ -83,25 +88,54 @@ describe('agent runtime with the real claude', () => {
     const link = activeLink(svc.db, id);
     expect(link).toMatchObject({ source: 'headless' });
     const s = await finished(id);
-    expect(s).toMatchObject({ status: 'done', lastText: 'Reply to: say hello', nativeSessionId: link!.claudeSessionId });
+    expect(s).toMatchObject({
+      status: 'done',
+      lastText: 'Reply to: say hello',
+      nativeSessionId: link!.claudeSessionId,
+    });
     expect(s.costUsd).toBeGreaterThan(0);
     expect(s.tokensIn).toBeGreaterThan(0);
     expect(s.endedAt).not.toBeNull();
 
     const ev = events(id);
     // Streamed pieces (--include-partial-messages) come before the whole text that closes them.
-    expect(ev.map((e) => e.type).filter((t, i, all) => t !== 'text_delta' || all[i - 1] !== 'text_delta')).toEqual(['status', 'user', 'init', 'text_delta', 'text', 'usage', 'done']);
-    expect(ev.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toBe('Reply to: say hello');
+    expect(ev.map((e) => e.type).filter((t, i, all) => t !== 'text_delta' || all[i - 1] !== 'text_delta')).toEqual([
+      'status',
+      'user',
+      'init',
+      'text_delta',
+      'text',
+      'usage',
+      'done',
+    ]);
+    expect(
+      ev
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('Reply to: say hello');
     expect(s.activity).toBeNull();
     expect(s.runStartedAt).toBeGreaterThan(0);
     expect(ev[1]).toMatchObject({ type: 'user', text: 'say hello', source: 'start' });
     expect(ev.find((e) => e.type === 'init')).toMatchObject({ nativeSessionId: link!.claudeSessionId });
-    expect(ev[2]).toMatchObject({ type: 'init', runtime: 'claude', nativeSessionId: link!.claudeSessionId, cwd: home.projectDir });
-    expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'done', finalText: 'Reply to: say hello', costUsd: s.costUsd });
+    expect(ev[2]).toMatchObject({
+      type: 'init',
+      runtime: 'claude',
+      nativeSessionId: link!.claudeSessionId,
+      cwd: home.projectDir,
+    });
+    expect(ev.at(-1)).toMatchObject({
+      type: 'done',
+      status: 'done',
+      finalText: 'Reply to: say hello',
+      costUsd: s.costUsd,
+    });
 
     // The runtime is gone and said so; its socket with it.
     await runtimeGone(id);
-    const rows = svc.db.sqlite.prepare("SELECT * FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime'").all(id) as {
+    const rows = svc.db.sqlite
+      .prepare("SELECT * FROM runtime_process WHERE klaude_session_id = ? AND kind = 'runtime'")
+      .all(id) as {
       exited_at: number | null;
       exit_code: number | null;
       is_current: number;
@@ -123,21 +157,32 @@ describe('agent runtime with the real claude', () => {
     const ev = events(id);
     const call = ev.find((e) => e.type === 'tool_call');
     expect(call).toMatchObject({ name: 'Bash', summary: 'echo marker-$((6*7))' });
-    expect(ev.find((e) => e.type === 'tool_result')).toMatchObject({ id: (call as { id: string }).id, name: 'Bash', isError: false, output: 'marker-42' });
+    expect(ev.find((e) => e.type === 'tool_result')).toMatchObject({
+      id: (call as { id: string }).id,
+      name: 'Bash',
+      isError: false,
+      output: 'marker-42',
+    });
     expect(ev.at(-1)).toMatchObject({ type: 'done', finalText: 'Tool said: marker-42', numTurns: 2 });
     expect(s.parentId).toBe(parent.id);
     // The injected PostToolUse hook ran for the agent (how nested agents get their children's updates).
-    const kinds = (svc.db.sqlite.prepare('SELECT kind FROM events WHERE klaude_session_id = ?').all(id) as { kind: string }[]).map((e) => e.kind);
+    const kinds = (
+      svc.db.sqlite.prepare('SELECT kind FROM events WHERE klaude_session_id = ?').all(id) as { kind: string }[]
+    ).map((e) => e.kind);
     expect(kinds).toContain('hook.PostToolUse');
     expect(kinds).not.toContain('hook.SessionStart');
 
     const reporter = await start('report progress', { parentId: parent.id });
     await finished(reporter);
-    expect(events(reporter).filter((e) => e.type === 'update')).toEqual([expect.objectContaining({ text: 'half way there' })]);
-    expect(pendingUpdates(svc.db, parent.id)).toEqual([expect.objectContaining({ sessionId: reporter, text: 'half way there' })]);
+    expect(events(reporter).filter((e) => e.type === 'update')).toEqual([
+      expect.objectContaining({ text: 'half way there' }),
+    ]);
+    expect(pendingUpdates(svc.db, parent.id)).toEqual([
+      expect.objectContaining({ sessionId: reporter, text: 'half way there' }),
+    ]);
   });
 
-  it('--share appends the parent\'s recent conversation (from its transcript) to the first message', async () => {
+  it("--share appends the parent's recent conversation (from its transcript) to the first message", async () => {
     const transcript = join(home.root, 'parent-transcript.jsonl');
     writeFileSync(
       transcript,
@@ -148,19 +193,46 @@ describe('agent runtime with the real claude', () => {
         .map((l) => JSON.stringify(l))
         .join('\n') + '\n',
     );
-    const parent = createSession(svc.db, { projectId: svc.projectHash, type: 'tui', status: 'idle', transcriptPath: transcript });
-    const out = await startAgents(svc, { type: 'general', prompt: 'continue the rename', share: true, parentId: parent.id, cwd: home.projectDir });
+    const parent = createSession(svc.db, {
+      projectId: svc.projectHash,
+      type: 'tui',
+      status: 'idle',
+      transcriptPath: transcript,
+    });
+    const out = await startAgents(svc, {
+      type: 'general',
+      prompt: 'continue the rename',
+      share: true,
+      parentId: parent.id,
+      cwd: home.projectDir,
+    });
     expect(out.notes).toEqual([]);
     const id = out.sessions[0]!.id;
     await finished(id);
     const req = mock.mainRequests().find((r) => r.prompt.startsWith('continue the rename'))!;
-    expect(req.prompt).toMatch(/^continue the rename\n\n<parent-context>\n\nRecent conversation of session \w{8}, which started you/);
-    expect(req.prompt).toContain('user: We decided to rename Foo to Bar.\n\nassistant: Renamed in three files.\n\n</parent-context>');
+    expect(req.prompt).toMatch(
+      /^continue the rename\n\n<parent-context>\n\nRecent conversation of session \w{8}, which started you/,
+    );
+    expect(req.prompt).toContain(
+      'user: We decided to rename Foo to Bar.\n\nassistant: Renamed in three files.\n\n</parent-context>',
+    );
     // The log keeps the prompt and the shared block apart.
-    expect(events(id).filter((e) => e.type === 'user').map((e) => (e as { source: string }).source)).toEqual(['start', 'share']);
+    expect(
+      events(id)
+        .filter((e) => e.type === 'user')
+        .map((e) => (e as { source: string }).source),
+    ).toEqual(['start', 'share']);
 
-    const none = await startAgents(svc, { type: 'general', prompt: 'nothing to share', share: true, parentId: createSession(svc.db, { projectId: svc.projectHash, type: 'tui' }).id, cwd: home.projectDir });
-    expect(none.notes).toEqual([expect.stringMatching(/^--share: no conversation found for \w{8}; started without shared context$/)]);
+    const none = await startAgents(svc, {
+      type: 'general',
+      prompt: 'nothing to share',
+      share: true,
+      parentId: createSession(svc.db, { projectId: svc.projectHash, type: 'tui' }).id,
+      cwd: home.projectDir,
+    });
+    expect(none.notes).toEqual([
+      expect.stringMatching(/^--share: no conversation found for \w{8}; started without shared context$/),
+    ]);
     await finished(none.sessions[0]!.id);
   });
 
@@ -181,7 +253,10 @@ describe('agent runtime with the real claude', () => {
 
     const ev = events(id);
     expect(ev.filter((e) => e.type === 'done')).toHaveLength(2);
-    expect(ev.filter((e) => e.type === 'user').map((e) => (e as { source: string }).source)).toEqual(['start', 'message']);
+    expect(ev.filter((e) => e.type === 'user').map((e) => (e as { source: string }).source)).toEqual([
+      'start',
+      'message',
+    ]);
     expect(ev.find((e) => e.type === 'status' && e.reason === 'resumed')).toBeDefined();
     // Cost accumulates over the runs.
     const dones = ev.filter((e) => e.type === 'done') as { costUsd: number }[];
@@ -205,7 +280,9 @@ describe('agent runtime with the real claude', () => {
     expect(ev.filter((e) => e.type === 'done')).toHaveLength(1);
     expect(ev.filter((e) => e.type === 'status')).toHaveLength(1);
     expect(ev.at(-1)).toMatchObject({ type: 'done', finalText: 'Reply to: first aside\n\nsecond aside' });
-    expect(ev.findIndex((e) => e.type === 'user' && e.text === 'first aside')).toBeGreaterThan(ev.findIndex((e) => e.type === 'text'));
+    expect(ev.findIndex((e) => e.type === 'user' && e.text === 'first aside')).toBeGreaterThan(
+      ev.findIndex((e) => e.type === 'text'),
+    );
   });
 
   it('interrupts a turn that hangs: the run ends interrupted, and a second interrupt is E_AGENT_NOT_RUNNING', async () => {
@@ -233,7 +310,13 @@ describe('agent runtime with the real claude', () => {
     const ev = events(id);
     // One turn, cut off: counted as one (claude's num_turns says 2).
     expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'interrupted', numTurns: 1 });
-    expect(ev.some((e) => e.type === 'error' && e.message.includes('1 queued message(s) not sent because the turn was interrupted: "queued behind the hang"'))).toBe(true);
+    expect(
+      ev.some(
+        (e) =>
+          e.type === 'error' &&
+          e.message.includes('1 queued message(s) not sent because the turn was interrupted: "queued behind the hang"'),
+      ),
+    ).toBe(true);
     expect(mock.mainRequests().some((r) => r.prompt.includes('queued behind the hang'))).toBe(false);
   });
 
@@ -299,6 +382,10 @@ describe('agent runtime with the real claude', () => {
     svc.config['agents.recover'] = 'off'; // test/integration/run-recovery.test.ts covers the default (auto)
     const s = await finished(id, 30_000).finally(() => (svc.config['agents.recover'] = 'auto'));
     expect(s.status).toBe('failed');
-    expect(events(id).at(-1)).toMatchObject({ type: 'done', status: 'failed', error: expect.stringContaining(`pid ${live.pid}`) });
+    expect(events(id).at(-1)).toMatchObject({
+      type: 'done',
+      status: 'failed',
+      error: expect.stringContaining(`pid ${live.pid}`),
+    });
   });
 });

@@ -52,13 +52,19 @@ describe('klaude with runtime codex', () => {
     const run = h.spawnKlaude(['start', 'general', 'live task', '--runtime', 'codex']);
     // The model call after the tool is held back: what is on stdout by now was streamed live.
     await vi.waitFor(() => expect(run.out()).toContain('→ shell: echo step-two'), { timeout: 45_000, interval: 50 });
-    expect(run.out()).toMatch(/^started \w{8} \(general, codex\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ shell: echo step-two\n/);
+    expect(run.out()).toMatch(
+      /^started \w{8} \(general, codex\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ shell: echo step-two\n/,
+    );
     expect(run.out()).not.toContain('── agent');
     gates.release('live');
     expect(await run.exit).toBe(0);
     id = idFrom(run.out());
     expect(run.out()).toContain('  ✓ 1 line\nAll finished.\n');
-    expect(run.out()).toMatch(new RegExp(`── agent ${id} \\(general\\): done.*──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`));
+    expect(run.out()).toMatch(
+      new RegExp(
+        `── agent ${id} \\(general\\): done.*──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`,
+      ),
+    );
     expect(run.err()).toBe('');
 
     const s = h.session(id);
@@ -88,7 +94,9 @@ describe('klaude with runtime codex', () => {
     const m = await h.klaude(['message', thread.slice(0, 13), 'and then?', '-w']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toMatch(
-      new RegExp(`^${id} had stopped \\(done\\): resumed its codex session ${thread} in a new codex process \\(it takes no input while it runs\\) with your message\\nReply to: and then\\?\\n── agent ${id} \\(general\\): done`),
+      new RegExp(
+        `^${id} had stopped \\(done\\): resumed its codex session ${thread} in a new codex process \\(it takes no input while it runs\\) with your message\\nReply to: and then\\?\\n── agent ${id} \\(general\\): done`,
+      ),
     );
     // The resumed run saw the earlier turn: same thread.
     const req = mock.mainRequests().find((r) => r.prompt === 'and then?')!;
@@ -104,7 +112,11 @@ describe('klaude with runtime codex', () => {
     await mock.waitForRequest((r) => r.prompt === 'held first', 45_000);
     const m = await h.klaude(['message', q, 'held second']);
     expect(m.code, m.stderr).toBe(0);
-    expect(m.stdout).toMatch(new RegExp(`^queued for ${q} \\(running\\): codex takes no input while it runs, so when the current turn ends klaude resumes its codex session [0-9a-f-]{36} in a new process with your message\\n`));
+    expect(m.stdout).toMatch(
+      new RegExp(
+        `^queued for ${q} \\(running\\): codex takes no input while it runs, so when the current turn ends klaude resumes its codex session [0-9a-f-]{36} in a new process with your message\\n`,
+      ),
+    );
     gates.release('first');
     await mock.waitForRequest((r) => r.prompt === 'held second', 45_000);
     gates.release('second');
@@ -155,7 +167,10 @@ describe('klaude with runtime codex', () => {
       writeFileSync(join(home.klaudeHome, 'config.yaml'), '');
     }
     // Not on PATH either.
-    const stripped = await runKlaude(['start', 'general', 'anything', '--runtime', 'codex'], { env: { ...home.env, PATH: '/usr/bin:/bin' }, cwd: home.projectDir });
+    const stripped = await runKlaude(['start', 'general', 'anything', '--runtime', 'codex'], {
+      env: { ...home.env, PATH: '/usr/bin:/bin' },
+      cwd: home.projectDir,
+    });
     expect(stripped.code).toBe(1);
     expect(stripped.stderr).toBe(
       "klaude: OpenAI Codex CLI 'codex' not found on PATH (runtime codex) [E_RUNTIME_MISSING] — hint: install it (npm i -g @openai/codex) or set codex.binary in config.yaml\n",

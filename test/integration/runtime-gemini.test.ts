@@ -46,10 +46,15 @@ describe('klaude with runtime gemini', () => {
   let id = '';
   let native = '';
 
-  it('start streams text and tool calls live, ends with the final text; the session id is klaude\'s choice', async () => {
+  it("start streams text and tool calls live, ends with the final text; the session id is klaude's choice", async () => {
     const run = h.spawnKlaude(['start', 'general', 'live task', '--runtime', 'gemini']);
-    await vi.waitFor(() => expect(run.out()).toContain('→ run_shell_command: echo step-two'), { timeout: 60_000, interval: 50 });
-    expect(run.out()).toMatch(/^started \w{8} \(general, gemini\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ run_shell_command: echo step-two\n/);
+    await vi.waitFor(() => expect(run.out()).toContain('→ run_shell_command: echo step-two'), {
+      timeout: 60_000,
+      interval: 50,
+    });
+    expect(run.out()).toMatch(
+      /^started \w{8} \(general, gemini\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ run_shell_command: echo step-two\n/,
+    );
     expect(run.out()).not.toContain('── agent');
     id = idFrom(run.out());
     // Known before gemini said anything about it (picked up front, --session-id).
@@ -58,13 +63,25 @@ describe('klaude with runtime gemini', () => {
     gates.release('live');
     expect(await run.exit).toBe(0);
     expect(run.out()).toContain('  ✓ 1 line\nAll finished.\n');
-    expect(run.out()).toMatch(new RegExp(`── agent ${id} \\(general\\): done.*──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`));
+    expect(run.out()).toMatch(
+      new RegExp(
+        `── agent ${id} \\(general\\): done.*──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`,
+      ),
+    );
     expect(run.err()).toBe('');
     expect(h.session(id)).toMatchObject({ runtime: 'gemini', status: 'done', native_session_id: native });
     const log = h.events(id);
-    expect(log.find((e) => e.type === 'init')).toMatchObject({ runtime: 'gemini', nativeSessionId: native, model: GEMINI_TEST_MODEL });
+    expect(log.find((e) => e.type === 'init')).toMatchObject({
+      runtime: 'gemini',
+      nativeSessionId: native,
+      model: GEMINI_TEST_MODEL,
+    });
     // klaude's preamble went ahead of the first message (gemini has no system-prompt flag).
-    expect(mock.mainRequests()[0]!.prompt).toMatch(new RegExp(`<instructions>\\nYou are a klaude sub-agent \\(type "general", id ${id}\\)[\\s\\S]*</instructions>\\n\\nlive task$`));
+    expect(mock.mainRequests()[0]!.prompt).toMatch(
+      new RegExp(
+        `<instructions>\\nYou are a klaude sub-agent \\(type "general", id ${id}\\)[\\s\\S]*</instructions>\\n\\nlive task$`,
+      ),
+    );
   });
 
   it('sessions -v shows both ids; either id resolves', async () => {
@@ -82,7 +99,9 @@ describe('klaude with runtime gemini', () => {
     const m = await h.klaude(['message', native, 'and then?', '-w']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toMatch(
-      new RegExp(`^${id} had stopped \\(done\\): resumed its gemini session ${native} in a new gemini process \\(it takes no input while it runs\\) with your message\\nReply to: and then\\?\\n── agent ${id} \\(general\\): done`),
+      new RegExp(
+        `^${id} had stopped \\(done\\): resumed its gemini session ${native} in a new gemini process \\(it takes no input while it runs\\) with your message\\nReply to: and then\\?\\n── agent ${id} \\(general\\): done`,
+      ),
     );
     const req = mock.mainRequests().find((r) => r.prompt.endsWith('and then?'))!;
     // The resumed conversation holds the first turn, and the instructions are not sent again.
@@ -105,7 +124,10 @@ describe('klaude with runtime gemini', () => {
   it('a gemini-* model picks gemini; without gemini on PATH: one line with the install hint', async () => {
     writeFileSync(join(home.klaudeHome, 'config.yaml'), '');
     try {
-      const r = await runKlaude(['start', 'general', 'x', '--model', GEMINI_TEST_MODEL], { env: { ...home.env, PATH: '/usr/bin:/bin' }, cwd: home.projectDir });
+      const r = await runKlaude(['start', 'general', 'x', '--model', GEMINI_TEST_MODEL], {
+        env: { ...home.env, PATH: '/usr/bin:/bin' },
+        cwd: home.projectDir,
+      });
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(
         "klaude: Gemini CLI 'gemini' not found on PATH (runtime gemini) [E_RUNTIME_MISSING] — hint: install it (npm i -g @google/gemini-cli) or set gemini.binary in config.yaml\n",

@@ -42,12 +42,22 @@ beforeAll(async () => {
     },
   });
   home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(join(home.klaudeHome, "config.yaml"), `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  writeFileSync(
+    join(home.klaudeHome, 'config.yaml'),
+    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
+  );
   const inv = { node: process.execPath, cli: KLAUDE_CLI };
   svc = openAgentServices({ env: home.env, cwd: home.projectDir, inv });
   instanceId = '01JSUPERV1S0R0000000000000';
   sock = socketPath(svc.home, svc.projectHash, instanceId, home.env);
-  createInstance(svc.db, { id: instanceId, projectId: svc.projectHash, pid: process.pid, socketPath: sock, cwd: home.projectDir, mode: 'cli' });
+  createInstance(svc.db, {
+    id: instanceId,
+    projectId: svc.projectHash,
+    pid: process.pid,
+    socketPath: sock,
+    cwd: home.projectDir,
+    mode: 'cli',
+  });
   rootId = createSession(svc.db, { projectId: svc.projectHash, type: 'tui', status: 'idle', instanceId }).id;
   const ctx = {
     home: svc.home,
@@ -93,7 +103,10 @@ const env = (): Record<string, string> => ({ ...home.env, KLAUDE_SOCKET: sock })
 
 describe('supervisor agent actions over the socket', () => {
   it('starts agents through the supervisor: its instance on the rows, top level from a plain shell (no KLAUDE_SESSION_ID), events published', async () => {
-    const r = await runKlaude(['start', 'general', 'through the socket', '2', '--json'], { env: env(), cwd: home.projectDir });
+    const r = await runKlaude(['start', 'general', 'through the socket', '2', '--json'], {
+      env: env(),
+      cwd: home.projectDir,
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { sessions: { id: string; via: string }[] };
@@ -102,13 +115,18 @@ describe('supervisor agent actions over the socket', () => {
     const rows = out.sessions.map((s) => getSession(svc.db, s.id)!);
     // The parent is the klaude session of the caller's terminal; a plain shell has none.
     for (const s of rows) expect(s).toMatchObject({ instanceId, parentId: null, type: 'general' });
-    expect(published.filter((e) => e.type === 'session.created').map((e) => (e as { sessionId: string }).sessionId)).toEqual(out.sessions.map((s) => s.id));
+    expect(
+      published.filter((e) => e.type === 'session.created').map((e) => (e as { sessionId: string }).sessionId),
+    ).toEqual(out.sessions.map((s) => s.id));
     const w = await waitForAgents(svc, rows, { timeoutMs: 60_000 });
     expect(w.finished.map((s) => s.status)).toEqual(['done', 'done']);
   });
 
   it("gives the agent's CLI an environment pointing back here: its own session id, this socket, klaude on PATH", async () => {
-    const r = await runKlaude(['start', 'general', 'run: echo "$KLAUDE_SESSION_ID|$KLAUDE_SOCKET|$(command -v klaude)"'], { env: env(), cwd: home.projectDir });
+    const r = await runKlaude(
+      ['start', 'general', 'run: echo "$KLAUDE_SESSION_ID|$KLAUDE_SOCKET|$(command -v klaude)"'],
+      { env: env(), cwd: home.projectDir },
+    );
     expect(r.code).toBe(0);
     const id = findId(r.stdout);
     const [sid, socket, klaude] = /Tool said: (.*)/.exec(r.stdout)![1]!.split('|');
@@ -144,7 +162,10 @@ describe('supervisor agent actions over the socket', () => {
     const bad = await runKlaude(['start', 'general', 'x', '--now'], { env: env(), cwd: home.projectDir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--now goes with -c\/--checkout \[E_USAGE\]/);
-    const r = await runKlaude(['start', 'general', 'check me out now', '-c', '--now'], { env: env(), cwd: home.projectDir });
+    const r = await runKlaude(['start', 'general', 'check me out now', '-c', '--now'], {
+      env: env(),
+      cwd: home.projectDir,
+    });
     expect(r.code, r.stderr).toBe(0);
     const id = findId(r.stdout);
     expect(r.stdout).toMatch(/switching to \w{8} now: /);
@@ -154,10 +175,17 @@ describe('supervisor agent actions over the socket', () => {
 
   it('answers message and interrupt for agents (E_AGENT_NOT_RUNNING per id in the result)', async () => {
     const { controlRequest } = await import('../../src/control/client.js');
-    const [done] = svc.db.sqlite.prepare("SELECT id FROM sessions WHERE type = 'general' AND status = 'done' AND prompt = 'through the socket'").all() as { id: string }[];
+    const [done] = svc.db.sqlite
+      .prepare("SELECT id FROM sessions WHERE type = 'general' AND status = 'done' AND prompt = 'through the socket'")
+      .all() as { id: string }[];
     const res = await controlRequest(sock, 'interrupt', { sessionIds: [done!.id] });
     expect(res.results).toEqual([{ sessionId: done!.id, ok: false, code: 'E_AGENT_NOT_RUNNING' }]);
-    const m = await controlRequest(sock, 'message', { sessionId: done!.id, prompt: 'one more thing' }, { timeoutMs: 20_000 });
+    const m = await controlRequest(
+      sock,
+      'message',
+      { sessionId: done!.id, prompt: 'one more thing' },
+      { timeoutMs: 20_000 },
+    );
     expect(m.delivered).toBe('resumed');
     const w = await waitForAgents(svc, [getSession(svc.db, done!.id)!], { timeoutMs: 60_000 });
     expect(w.finished[0]).toMatchObject({ status: 'done', lastText: 'Reply to: one more thing' });

@@ -22,7 +22,8 @@ beforeAll(async () => {
         if (r.toolResults.some((t) => t.content.includes('step-two'))) await gates.wait('live');
         return { text: 'All finished.' };
       }
-      if (r.prompt.endsWith('live task')) return { text: 'Step one.', bash: { command: 'echo step-two', description: 'step two' } };
+      if (r.prompt.endsWith('live task'))
+        return { text: 'Step one.', bash: { command: 'echo step-two', description: 'step two' } };
       if (r.prompt.endsWith('hang on')) return { hang: true };
       return { text: `Reply to: ${r.prompt.split('\n').at(-1)}` };
     },
@@ -45,13 +46,19 @@ describe('klaude with runtime opencode', () => {
   it('start streams text and tool calls live; done (with the final text) when opencode exits', async () => {
     const run = h.spawnKlaude(['start', 'general', 'live task', '--runtime', 'opencode']);
     await vi.waitFor(() => expect(run.out()).toContain('→ bash: echo step-two'), { timeout: 60_000, interval: 50 });
-    expect(run.out()).toMatch(/^started \w{8} \(general, opencode\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ bash: echo step-two\n/);
+    expect(run.out()).toMatch(
+      /^started \w{8} \(general, opencode\)\nfollowing it \(Ctrl-C detaches; the agent keeps running\)\nStep one\.\n→ bash: echo step-two\n/,
+    );
     expect(run.out()).not.toContain('── agent');
     id = idFrom(run.out());
     gates.release('live');
     expect(await run.exit).toBe(0);
     expect(run.out()).toContain('  ✓ 1 line\nAll finished.\n');
-    expect(run.out()).toMatch(new RegExp(`── agent ${id} \\(general\\): done.*\\$0\\.\\d{4} ──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`));
+    expect(run.out()).toMatch(
+      new RegExp(
+        `── agent ${id} \\(general\\): done.*\\$0\\.\\d{4} ──\\nfiles edited: none\\nfiles created: none\\nfinal text:\\nAll finished\\.\\n$`,
+      ),
+    );
     expect(run.err()).toBe('');
     const s = h.session(id);
     expect(s).toMatchObject({ runtime: 'opencode', status: 'done' });
@@ -60,7 +67,11 @@ describe('klaude with runtime opencode', () => {
     expect(h.events(id).find((e) => e.type === 'init')).toMatchObject({ runtime: 'opencode', nativeSessionId: native });
     // The prompt reached opencode exactly (on stdin), after klaude's instructions.
     const first = mock.mainRequests().find((r) => r.prompt.endsWith('live task'))!;
-    expect(first.prompt).toMatch(new RegExp(`^<instructions>\\nYou are a klaude sub-agent \\(type "general", id ${id}\\)[\\s\\S]*</instructions>\\n\\nlive task$`));
+    expect(first.prompt).toMatch(
+      new RegExp(
+        `^<instructions>\\nYou are a klaude sub-agent \\(type "general", id ${id}\\)[\\s\\S]*</instructions>\\n\\nlive task$`,
+      ),
+    );
     expect(first.body.model).toBe(OPENCODE_TEST_MODEL.split('/')[1]);
   });
 
@@ -79,7 +90,9 @@ describe('klaude with runtime opencode', () => {
     const m = await h.klaude(['message', id, 'and then?', '-w']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toMatch(
-      new RegExp(`^${id} had stopped \\(done\\): resumed its opencode session ${native} in a new opencode process \\(it takes no input while it runs\\) with your message\\nReply to: and then\\?\\n── agent ${id} \\(general\\): done`),
+      new RegExp(
+        `^${id} had stopped \\(done\\): resumed its opencode session ${native} in a new opencode process \\(it takes no input while it runs\\) with your message\\nReply to: and then\\?\\n── agent ${id} \\(general\\): done`,
+      ),
     );
     const req = mock.mainRequests().find((r) => r.prompt === 'and then?')!;
     expect(JSON.stringify(req.body.messages)).toContain('live task');
@@ -97,8 +110,13 @@ describe('klaude with runtime opencode', () => {
   });
 
   it('without opencode on PATH: one line with the install hint', async () => {
-    const r = await runKlaude(['start', 'general', 'x', '--runtime', 'opencode'], { env: { ...home.env, PATH: '/usr/bin:/bin' }, cwd: home.projectDir });
+    const r = await runKlaude(['start', 'general', 'x', '--runtime', 'opencode'], {
+      env: { ...home.env, PATH: '/usr/bin:/bin' },
+      cwd: home.projectDir,
+    });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("klaude: opencode 'opencode' not found on PATH (runtime opencode) [E_RUNTIME_MISSING] — hint: install it (npm i -g opencode-ai) or set opencode.binary in config.yaml\n");
+    expect(r.stderr).toBe(
+      "klaude: opencode 'opencode' not found on PATH (runtime opencode) [E_RUNTIME_MISSING] — hint: install it (npm i -g opencode-ai) or set opencode.binary in config.yaml\n",
+    );
   });
 });

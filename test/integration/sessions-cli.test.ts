@@ -21,7 +21,13 @@ function seed() {
   const h = (home = makeTempHome());
   const { db, hash } = seedProject(h);
   const now = Date.now();
-  const root = createSession(db, { projectId: hash, type: 'tui', status: 'idle', prompt: 'fix the flaky test\nin src/db', nativeSessionId: '4a234254-aaaa-4000-8000-000000000001' });
+  const root = createSession(db, {
+    projectId: hash,
+    type: 'tui',
+    status: 'idle',
+    prompt: 'fix the flaky test\nin src/db',
+    nativeSessionId: '4a234254-aaaa-4000-8000-000000000001',
+  });
   updateSession(db, root.id, { lastText: 'Done: the test now waits for the event.' });
   db.sqlite.prepare('UPDATE sessions SET created_at = ? WHERE id = ?').run(now - 3 * 3600_000, root.id);
   const coder = createSession(db, {
@@ -36,7 +42,13 @@ function seed() {
   });
   updateSession(db, coder.id, { costUsd: 0.0421 });
   recordProcess(db, { klaudeSessionId: coder.id, pid: process.pid, kind: 'runtime' });
-  const reviewer = createSession(db, { projectId: hash, parentId: coder.id, type: 'reviewer', status: 'done', prompt: 'review it' });
+  const reviewer = createSession(db, {
+    projectId: hash,
+    parentId: coder.id,
+    type: 'reviewer',
+    status: 'done',
+    prompt: 'review it',
+  });
   updateSession(db, reviewer.id, { lastText: 'LGTM', endedAt: now });
   const old = createSession(db, { projectId: hash, type: 'tui', status: 'done', prompt: 'an old session' });
   updateSession(db, old.id, { endedAt: now - 10 * DAY, updatedAt: now - 10 * DAY });
@@ -54,9 +66,19 @@ describe('klaude sessions', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+RUNTIME\s+AGE\s+ACTIVITY\s+FIRST → LAST MESSAGE$/);
-    expect(lines[1]).toMatch(new RegExp(`^${shortId(s.root.id)}\\s+idle\\s+tui\\s+claude\\s+3h\\s+fix the flaky test in src/db → Done: the test now waits for the event\\.$`));
-    expect(lines[2]).toMatch(new RegExp(`^└─ ${shortId(s.coder.id)}\\s+running\\s+coder\\s+claude\\s+\\d+s\\s+\\d+s working\\s+rewrite the wait helper$`));
-    expect(lines[3]).toMatch(new RegExp(`^   └─ ${shortId(s.reviewer.id)}\\s+done\\s+reviewer\\s+claude\\s+\\d+s\\s+review it → LGTM$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^${shortId(s.root.id)}\\s+idle\\s+tui\\s+claude\\s+3h\\s+fix the flaky test in src/db → Done: the test now waits for the event\\.$`,
+      ),
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^└─ ${shortId(s.coder.id)}\\s+running\\s+coder\\s+claude\\s+\\d+s\\s+\\d+s working\\s+rewrite the wait helper$`,
+      ),
+    );
+    expect(lines[3]).toMatch(
+      new RegExp(`^   └─ ${shortId(s.reviewer.id)}\\s+done\\s+reviewer\\s+claude\\s+\\d+s\\s+review it → LGTM$`),
+    );
     expect(lines[4]).toBe('1 session ended over 7 days ago hidden (--all shows them)');
     expect(lines).toHaveLength(5);
     expect(r.stdout).not.toContain(shortId(s.archived.id));
@@ -90,11 +112,26 @@ describe('klaude sessions', () => {
     expect(r.code).toBe(0);
     const roots = JSON.parse(r.stdout);
     expect(roots).toHaveLength(1);
-    expect(roots[0]).toMatchObject({ id: s.root.id, shortId: shortId(s.root.id), type: 'tui', status: 'idle', parentId: null });
+    expect(roots[0]).toMatchObject({
+      id: s.root.id,
+      shortId: shortId(s.root.id),
+      type: 'tui',
+      status: 'idle',
+      parentId: null,
+    });
     const coder = roots[0].children[0];
-    expect(coder).toMatchObject({ id: s.coder.id, type: 'coder', pid: process.pid, costUsd: 0.0421, model: 'sonnet', logPath: '/tmp/logs/coder.ndjson' });
+    expect(coder).toMatchObject({
+      id: s.coder.id,
+      type: 'coder',
+      pid: process.pid,
+      costUsd: 0.0421,
+      model: 'sonnet',
+      logPath: '/tmp/logs/coder.ndjson',
+    });
     expect(coder.children.map((c: { id: string }) => c.id)).toEqual([s.reviewer.id]);
-    const all = JSON.parse((await runKlaude(['sessions', '--json', '--all'], { env: s.h.env, cwd: s.h.projectDir })).stdout);
+    const all = JSON.parse(
+      (await runKlaude(['sessions', '--json', '--all'], { env: s.h.env, cwd: s.h.projectDir })).stdout,
+    );
     // Newest root first, as the dashboard lists them.
     expect(all.map((n: { id: string }) => n.id)).toEqual([s.archived.id, s.old.id, s.root.id]);
   });

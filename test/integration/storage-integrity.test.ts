@@ -66,7 +66,9 @@ describe('a database from a newer klaude', () => {
     const before = readFileSync(path.join(h.klaudeHome, 'sessions.db'));
     const r = await runKlaude(['sessions'], { env: h.env, cwd: h.projectDir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^klaude: the klaude database .* is from a newer klaude .*\[E_DB_TOO_NEW\].*hint: upgrade klaude/);
+    expect(r.stderr).toMatch(
+      /^klaude: the klaude database .* is from a newer klaude .*\[E_DB_TOO_NEW\].*hint: upgrade klaude/,
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(readFileSync(path.join(h.klaudeHome, 'sessions.db')).equals(before)).toBe(true);
   });

@@ -3,7 +3,16 @@
 // target. Real Switcher, real DB, real processes (a shell stand-in for claude).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,11 +56,17 @@ beforeEach(() => {
   const home = path.join(root, 'klaude');
   // Dies on SIGTERM (exit 143 as claude, via the signal here); no children left behind.
   const stub = path.join(root, 'claude-stub');
-  writeFileSync(stub, "#!/bin/sh\nexec sleep 600\n");
+  writeFileSync(stub, '#!/bin/sh\nexec sleep 600\n');
   chmodSync(stub, 0o755);
   db = openDb(home);
   ensureProject(db, { hash: 'p'.repeat(24), rootPath: root });
-  const instance = createInstance(db, { projectId: 'p'.repeat(24), pid: process.pid, socketPath: path.join(root, 'x.sock'), cwd: root, mode: 'cli' });
+  const instance = createInstance(db, {
+    projectId: 'p'.repeat(24),
+    pid: process.pid,
+    socketPath: path.join(root, 'x.sock'),
+    cwd: root,
+    mode: 'cli',
+  });
   ctx = {
     home,
     config: loadConfig(home).config,
@@ -143,7 +158,9 @@ describe('Switcher', () => {
     const [, signal] = await exited;
     expect(signal).toBe('SIGTERM');
     expect(currentProcesses(db, b, 'runtime')).toEqual([]);
-    expect(db.sqlite.prepare('SELECT signal FROM runtime_process WHERE id = ?').get(row.id)).toEqual({ signal: 'SIGTERM' });
+    expect(db.sqlite.prepare('SELECT signal FROM runtime_process WHERE id = ?').get(row.id)).toEqual({
+      signal: 'SIGTERM',
+    });
     expect(currentProcesses(db, b, 'claude')).toMatchObject([{ pid: res.pid }]);
   });
 
@@ -174,7 +191,10 @@ describe('Switcher', () => {
       instanceId: null,
     };
     const err = await deliverMessage(svc, b, 'hello').catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'E_SESSION_BUSY', message: expect.stringMatching(/is taken by a checkout in klaude \S+ \(pid \d+\)$/) });
+    expect(err).toMatchObject({
+      code: 'E_SESSION_BUSY',
+      message: expect.stringMatching(/is taken by a checkout in klaude \S+ \(pid \d+\)$/),
+    });
     expect(Date.now() - t0).toBeLessThan(3000); // answered during the grace, not after it
     expect(currentProcesses(db, b, 'runtime')).toEqual([]);
     expect(getSession(db, b)!.status).toBe('done');
@@ -185,7 +205,9 @@ describe('Switcher', () => {
   });
 
   it('a failure recording the launch (disk full, DB busy) never abandons the live claude', async () => {
-    db.sqlite.exec("CREATE TRIGGER no_claude_rows BEFORE INSERT ON runtime_process WHEN NEW.kind = 'claude' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    db.sqlite.exec(
+      "CREATE TRIGGER no_claude_rows BEFORE INSERT ON runtime_process WHEN NEW.kind = 'claude' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
     const { switcher } = await started(); // resolves: the failure is logged, not thrown
     const cur = switcher.fg.current!;
     expect(isAlive(cur.pid)).toBe(true);
@@ -205,8 +227,15 @@ describe('Switcher', () => {
 
     process.kill(first.pid, 'SIGTERM'); // the person quits claude meanwhile
     await first.exited;
-    linkClaudeSession(db, { klaudeSessionId: c, claudeSessionId: '00000000-0000-4000-8000-00000000000c', source: 'headless' });
-    expect(await checkout).toMatchObject({ code: 'E_SWITCH_FAILED', message: 'the foreground claude exited during the checkout' });
+    linkClaudeSession(db, {
+      klaudeSessionId: c,
+      claudeSessionId: '00000000-0000-4000-8000-00000000000c',
+      source: 'headless',
+    });
+    expect(await checkout).toMatchObject({
+      code: 'E_SWITCH_FAILED',
+      message: 'the foreground claude exited during the checkout',
+    });
     expect(switcher.isSwitching).toBe(false);
   });
 
@@ -216,7 +245,10 @@ describe('Switcher', () => {
     mkdirSync(agentDir);
     const record = path.join(root, 'codex-args.txt');
     const codexStub = path.join(root, 'codex-stub');
-    writeFileSync(codexStub, `#!/bin/sh\n[ "$1" = --version ] && { echo 'codex-cli 0.169.0'; exit 0; }\necho "$PWD $*" > '${record}'\nexec sleep 600\n`);
+    writeFileSync(
+      codexStub,
+      `#!/bin/sh\n[ "$1" = --version ] && { echo 'codex-cli 0.169.0'; exit 0; }\necho "$PWD $*" > '${record}'\nexec sleep 600\n`,
+    );
     chmodSync(codexStub, 0o755);
     ctx.config['codex.binary'] = codexStub;
     const thread = '01a202c8-f774-7931-90aa-cdd5395af93a';
@@ -234,7 +266,9 @@ describe('Switcher', () => {
     await waitFor(() => existsSync(record) && readFileSync(record, 'utf8').includes(thread));
     expect(readFileSync(record, 'utf8').trim()).toBe(`${agentDir} resume ${thread}`);
     // No Claude link is invented for a codex thread.
-    expect(db.sqlite.prepare('SELECT count(*) AS n FROM claude_session_links WHERE claude_session_id = ?').get(thread)).toEqual({ n: 0 });
+    expect(
+      db.sqlite.prepare('SELECT count(*) AS n FROM claude_session_links WHERE claude_session_id = ?').get(thread),
+    ).toEqual({ n: 0 });
     expect(currentProcesses(db, agent.id, 'claude')).toMatchObject([{ pid: res.pid }]);
   });
 
@@ -283,14 +317,20 @@ describe('Switcher', () => {
     }) as typeof process.stderr.write;
     try {
       const finished = once(switcher, 'finished'); // going back to A fails the same way: nothing left to run
-      expect(await switcher.checkout({ target: b }).catch((e: unknown) => e)).toMatchObject({ code: 'E_CLAUDE_NOT_FOUND' });
+      expect(await switcher.checkout({ target: b }).catch((e: unknown) => e)).toMatchObject({
+        code: 'E_CLAUDE_NOT_FOUND',
+      });
       await finished;
     } finally {
       process.stderr.write = write;
     }
     const text = said.join('');
     // Human output names sessions by their short (displayed) id.
-    expect(text).toMatch(new RegExp(`klaude: could not switch to ${shortId(b)} \\(claude --[a-z-]+ 00000000-0000-4000-8000-00000000000b\\): could not start claude for ${shortId(b)}: `));
+    expect(text).toMatch(
+      new RegExp(
+        `klaude: could not switch to ${shortId(b)} \\(claude --[a-z-]+ 00000000-0000-4000-8000-00000000000b\\): could not start claude for ${shortId(b)}: `,
+      ),
+    );
     expect(text).toContain(`klaude: returning to ${shortId(a)}`);
     expect(text).not.toContain(`could not switch to ${shortId(a)}`);
   });
@@ -301,11 +341,23 @@ describe('Switcher', () => {
     writeFileSync(recorder, `#!/bin/sh\necho "$KLAUDE_SESSION_ID $*" >> '${record}'\nexec sleep 600\n`);
     chmodSync(recorder, 0o755);
     ctx.claudeBin = recorder;
-    ctx.passthrough = parseClaudePassthrough(['--agent', 'planner', '--append-system-prompt', 'be the root', '--model', 'opus']);
-    const recorded = (n: number): Promise<void> => waitFor(() => existsSync(record) && readFileSync(record, 'utf8').trim().split('\n').length >= n);
+    ctx.passthrough = parseClaudePassthrough([
+      '--agent',
+      'planner',
+      '--append-system-prompt',
+      'be the root',
+      '--model',
+      'opus',
+    ]);
+    const recorded = (n: number): Promise<void> =>
+      waitFor(() => existsSync(record) && readFileSync(record, 'utf8').trim().split('\n').length >= n);
     const { switcher, a } = await started();
     const child = createSession(db, { projectId: 'p'.repeat(24), type: 'general', parentId: a, status: 'done' });
-    linkClaudeSession(db, { klaudeSessionId: child.id, claudeSessionId: '00000000-0000-4000-8000-0000000000c1', source: 'headless' });
+    linkClaudeSession(db, {
+      klaudeSessionId: child.id,
+      claudeSessionId: '00000000-0000-4000-8000-0000000000c1',
+      source: 'headless',
+    });
     await recorded(1); // each stand-in records its argv before the next checkout stops it
     await switcher.checkout({ target: child.id });
     await recorded(2);

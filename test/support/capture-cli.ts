@@ -15,14 +15,22 @@ export interface CaptureRun {
 }
 
 /** Spawn a LaunchCommand like the runtime does (stdin closed or fed), collect its output. */
-export function runCommand(cmd: LaunchCommand, home: TempHome, opts: { timeoutMs?: number; onStdout?: (text: string) => void; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CaptureRun> {
+export function runCommand(
+  cmd: LaunchCommand,
+  home: TempHome,
+  opts: { timeoutMs?: number; onStdout?: (text: string) => void; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<CaptureRun> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...home.env, PWD: home.projectDir };
     for (const [k, v] of Object.entries(cmd.env)) {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
-    const child = spawn(cmd.file, cmd.args, { cwd: home.projectDir, env, stdio: [cmd.stdin === 'closed' ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd.file, cmd.args, {
+      cwd: home.projectDir,
+      env,
+      stdio: [cmd.stdin === 'closed' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (cmd.stdin === 'text') child.stdin!.end(cmd.stdinText ?? '');
     opts.onSpawn?.(child);
     let stdout = '';
@@ -45,10 +53,18 @@ export function runCommand(cmd: LaunchCommand, home: TempHome, opts: { timeoutMs
 }
 
 /** Write `<dir>/<name>` with the scrubbed stdout; refuses output that contains a test key. */
-export function writeFixture(dir: string, name: string, run: CaptureRun, home: TempHome, ports: number[], secrets: string[]): void {
+export function writeFixture(
+  dir: string,
+  name: string,
+  run: CaptureRun,
+  home: TempHome,
+  ports: number[],
+  secrets: string[],
+): void {
   const out = scrub(run.stdout, home, ports);
   for (const s of secrets) if (s && out.includes(s)) throw new Error(`${name}: output contains a key`);
   writeFileSync(join(dir, name), out.endsWith('\n') || out === '' ? out : `${out}\n`);
   console.log(`wrote ${name} (${out.split('\n').filter(Boolean).length} lines, exit ${run.code ?? run.signal})`);
-  if (run.code !== 0 && run.stderr.trim()) console.log(`  stderr: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  if (run.code !== 0 && run.stderr.trim())
+    console.log(`  stderr: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
 }

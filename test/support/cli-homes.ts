@@ -64,7 +64,13 @@ export function prepareCliHomes(home: TempHome, s: StandIns): void {
 
 /** Replace temp paths and stand-in ports in captured output (stable fixtures that leak nothing). */
 export function scrub(text: string, home: TempHome, ports: number[]): string {
-  let out = text.split(home.projectDir).join('/home/user/project').split(home.home).join('/home/user').split(home.root).join('/tmp/klaude-test');
+  let out = text
+    .split(home.projectDir)
+    .join('/home/user/project')
+    .split(home.home)
+    .join('/home/user')
+    .split(home.root)
+    .join('/tmp/klaude-test');
   // opencode also prints paths relative to / ("tmp/klaude-test-XXXX/project/…").
   out = out.split(home.root.slice(1)).join('tmp/klaude-test');
   for (const p of ports) out = out.split(`127.0.0.1:${p}`).join('127.0.0.1:PORT');

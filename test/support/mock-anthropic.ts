@@ -109,7 +109,10 @@ function systemText(system: unknown): string {
 }
 
 /** Build the recorded form of a request body (exported for unit tests of the parser). */
-export function parseMessagesBody(body: any, isSide: (body: any) => boolean = isSideRequestBody): Pick<RecordedRequest, 'prompt' | 'isToolResult' | 'toolResults' | 'isSideRequest' | 'stream'> {
+export function parseMessagesBody(
+  body: any,
+  isSide: (body: any) => boolean = isSideRequestBody,
+): Pick<RecordedRequest, 'prompt' | 'isToolResult' | 'toolResults' | 'isSideRequest' | 'stream'> {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   let lastUser: any;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -121,7 +124,11 @@ export function parseMessagesBody(body: any, isSide: (body: any) => boolean = is
   const blocks: any[] = Array.isArray(lastUser?.content) ? lastUser.content : [];
   const toolResults: ToolResult[] = blocks
     .filter((b) => b?.type === 'tool_result')
-    .map((b) => ({ toolUseId: String(b.tool_use_id ?? ''), content: flattenContent(b.content), isError: b.is_error === true }));
+    .map((b) => ({
+      toolUseId: String(b.tool_use_id ?? ''),
+      content: flattenContent(b.content),
+      isError: b.is_error === true,
+    }));
   const textOnly =
     typeof lastUser?.content === 'string'
       ? lastUser.content
@@ -164,7 +171,8 @@ function splitText(text: string, chunks: number): string[] {
   return out.length ? out : [''];
 }
 
-type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type Block =
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 function replyBlocks(reply: Exclude<Reply, { error: unknown } | { hang: true }>): Block[] {
   if ('bash' in reply) {
@@ -189,7 +197,11 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   const net = new Loopback();
   const debug = opts.debug ?? process.env.MOCK_ANTHROPIC_DEBUG === '1';
 
-  const log = requestLog<RecordedRequest>('mock-anthropic', (r) => `${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`, debug);
+  const log = requestLog<RecordedRequest>(
+    'mock-anthropic',
+    (r) => `${r.method} ${r.path} side=${r.isSideRequest} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`,
+    debug,
+  );
   const { requests, record } = log;
 
   const sendJson = (res: ServerResponse, status: number, obj: unknown) => {
@@ -208,7 +220,10 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       return; // never answer
     }
     if ('error' in reply) {
-      sendJson(res, reply.error.status, { type: 'error', error: { type: reply.error.type, message: reply.error.message } });
+      sendJson(res, reply.error.status, {
+        type: 'error',
+        error: { type: reply.error.type, message: reply.error.message },
+      });
       return;
     }
     const model = req.body?.model ?? opts.model ?? 'claude-mock';
@@ -219,39 +234,87 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     const id = nextId('msg');
     if (!req.stream) {
       sendJson(res, 200, {
-        id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null,
-        usage: { input_tokens: inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: blocks,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: {
+          input_tokens: inputTokens,
+          output_tokens: outputTokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
       });
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': nextId('req') });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'request-id': nextId('req'),
+    });
     writeEvent(res, 'message_start', {
       type: 'message_start',
       message: {
-        id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: inputTokens,
+          output_tokens: 1,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
       },
     });
     const chunks = 'chunks' in reply ? reply.chunks : undefined;
     const delayMs = 'delayMs' in reply ? (reply.delayMs ?? 0) : 0;
     for (const [index, block] of blocks.entries()) {
       if (block.type === 'text') {
-        writeEvent(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+        writeEvent(res, 'content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'text', text: '' },
+        });
         for (const piece of splitText(block.text, chunks ?? 1)) {
           if (delayMs > 0) await sleep(delayMs);
           if (res.destroyed) return;
-          writeEvent(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+          writeEvent(res, 'content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'text_delta', text: piece },
+          });
         }
       } else {
-        writeEvent(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-        writeEvent(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+        writeEvent(res, 'content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        });
+        writeEvent(res, 'content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+        });
       }
       writeEvent(res, 'content_block_stop', { type: 'content_block_stop', index });
     }
     writeEvent(res, 'message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { input_tokens: inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: {
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
     });
     writeEvent(res, 'message_stop', { type: 'message_stop' });
     res.end();
@@ -271,9 +334,25 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     const pathname = path.split('?')[0] ?? '/';
     const method = inReq.method ?? 'GET';
     const kind: RecordedRequest['kind'] =
-      method === 'POST' && pathname === '/v1/messages' ? 'messages' : method === 'POST' && pathname === '/v1/messages/count_tokens' ? 'count_tokens' : 'other';
-    const parsed = kind === 'messages' ? parseMessagesBody(body, opts.isSideRequest) : { prompt: '', isToolResult: false, toolResults: [], isSideRequest: kind !== 'other', stream: false };
-    const rec: RecordedRequest = { index: requests.length, method, path, headers: inReq.headers, body, kind, ...parsed, receivedAt: Date.now() };
+      method === 'POST' && pathname === '/v1/messages'
+        ? 'messages'
+        : method === 'POST' && pathname === '/v1/messages/count_tokens'
+          ? 'count_tokens'
+          : 'other';
+    const parsed =
+      kind === 'messages'
+        ? parseMessagesBody(body, opts.isSideRequest)
+        : { prompt: '', isToolResult: false, toolResults: [], isSideRequest: kind !== 'other', stream: false };
+    const rec: RecordedRequest = {
+      index: requests.length,
+      method,
+      path,
+      headers: inReq.headers,
+      body,
+      kind,
+      ...parsed,
+      receivedAt: Date.now(),
+    };
     record(rec);
 
     if (kind === 'count_tokens') return sendJson(res, 200, { input_tokens: estimateTokens(body) });
@@ -283,7 +362,10 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
         res.end(method === 'HEAD' ? undefined : '{}');
         return;
       }
-      return sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `Not found: ${method} ${pathname}` } });
+      return sendJson(res, 404, {
+        type: 'error',
+        error: { type: 'not_found_error', message: `Not found: ${method} ${pathname}` },
+      });
     }
     let reply: Reply | undefined;
     if (rec.isSideRequest) {
@@ -298,7 +380,8 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: String(err?.message ?? err) } });
+      if (!res.headersSent)
+        sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: String(err?.message ?? err) } });
       else res.destroy();
     });
   });

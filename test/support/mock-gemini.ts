@@ -113,7 +113,8 @@ function sideAnswer(body: any): string {
   const schema = body?.generationConfig?.responseJsonSchema ?? body?.generationConfig?.responseSchema;
   const sample = (s: any): unknown => {
     const t = String(s?.type ?? '').toLowerCase();
-    if (t === 'object') return Object.fromEntries(Object.entries<any>(s.properties ?? {}).map(([k, v]) => [k, sample(v)]));
+    if (t === 'object')
+      return Object.fromEntries(Object.entries<any>(s.properties ?? {}).map(([k, v]) => [k, sample(v)]));
     if (t === 'array') return [];
     if (t === 'boolean') return false;
     if (t === 'number' || t === 'integer') return 0;
@@ -123,13 +124,19 @@ function sideAnswer(body: any): string {
   return schema ? JSON.stringify(sample(schema)) : 'mock';
 }
 
-export async function startMockGemini(opts: { responder?: GeminiResponder; debug?: boolean } = {}): Promise<MockGemini> {
+export async function startMockGemini(
+  opts: { responder?: GeminiResponder; debug?: boolean } = {},
+): Promise<MockGemini> {
   const queue: GeminiReply[] = [];
   let responder = opts.responder ?? null;
   const net = new Loopback();
   const debug = opts.debug ?? process.env.MOCK_GEMINI_DEBUG === '1';
 
-  const log = requestLog<GeminiRequest>('mock-gemini', (r) => `${r.method} ${r.path} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`, debug);
+  const log = requestLog<GeminiRequest>(
+    'mock-gemini',
+    (r) => `${r.method} ${r.path} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`,
+    debug,
+  );
   const { requests, record } = log;
 
   const usage = (req: GeminiRequest, out: number) => {
@@ -137,10 +144,17 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
     return { promptTokenCount: prompt, candidatesTokenCount: out, totalTokenCount: prompt + out };
   };
 
-  async function answer(req: GeminiRequest, res: ServerResponse, reply: Exclude<GeminiReply, { error: unknown } | { hang: true }>): Promise<void> {
+  async function answer(
+    req: GeminiRequest,
+    res: ServerResponse,
+    reply: Exclude<GeminiReply, { error: unknown } | { hang: true }>,
+  ): Promise<void> {
     const call =
       'shell' in reply
-        ? { name: 'run_shell_command', args: { command: reply.shell.command, description: reply.shell.description ?? 'Run a command' } }
+        ? {
+            name: 'run_shell_command',
+            args: { command: reply.shell.command, description: reply.shell.description ?? 'Run a command' },
+          }
         : 'functionCall' in reply
           ? reply.functionCall
           : null;
@@ -185,9 +199,28 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
       const method = inReq.method ?? 'GET';
       const m = /\/models\/([^/:?]+):(streamGenerateContent|generateContent|countTokens)/.exec(path);
       const kind: GeminiRequest['kind'] =
-        method !== 'POST' || !m ? 'other' : m[2] === 'streamGenerateContent' ? 'stream' : m[2] === 'generateContent' ? 'generate' : 'countTokens';
-      const parsed = kind === 'stream' || kind === 'generate' ? parseGeminiBody(body) : { prompt: '', isToolResult: false, toolResults: [] };
-      const rec: GeminiRequest = { index: requests.length, method, path, headers: inReq.headers, body, kind, model: m?.[1] ?? '', ...parsed, receivedAt: Date.now() };
+        method !== 'POST' || !m
+          ? 'other'
+          : m[2] === 'streamGenerateContent'
+            ? 'stream'
+            : m[2] === 'generateContent'
+              ? 'generate'
+              : 'countTokens';
+      const parsed =
+        kind === 'stream' || kind === 'generate'
+          ? parseGeminiBody(body)
+          : { prompt: '', isToolResult: false, toolResults: [] };
+      const rec: GeminiRequest = {
+        index: requests.length,
+        method,
+        path,
+        headers: inReq.headers,
+        body,
+        kind,
+        model: m?.[1] ?? '',
+        ...parsed,
+        receivedAt: Date.now(),
+      };
       record(rec);
       if (kind === 'countTokens') {
         sendJson(res, 200, { totalTokens: usage(rec, 0).promptTokenCount });
@@ -206,11 +239,15 @@ export async function startMockGemini(opts: { responder?: GeminiResponder; debug
         return;
       }
       if ('error' in reply) {
-        sendJson(res, reply.error.status, { error: { code: reply.error.status, message: reply.error.message, status: 'INTERNAL' } });
+        sendJson(res, reply.error.status, {
+          error: { code: reply.error.status, message: reply.error.message, status: 'INTERNAL' },
+        });
         return;
       }
       await answer(rec, res, reply);
-    })().catch((err) => failRequest(res, { error: { code: 500, message: String(err?.message ?? err), status: 'INTERNAL' } }));
+    })().catch((err) =>
+      failRequest(res, { error: { code: 500, message: String(err?.message ?? err), status: 'INTERNAL' } }),
+    );
   });
   const { url, port } = await net.listen(server);
   return {

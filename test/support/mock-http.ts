@@ -39,7 +39,11 @@ export function requestLog<R>(name: string, describe: (r: R) => string, debug: b
         };
         const timer = setTimeout(() => {
           waiters.delete(w);
-          reject(new Error(`${name}: no matching request within ${timeoutMs} ms; seen:\n${requests.map(describe).join('\n') || '(none)'}`));
+          reject(
+            new Error(
+              `${name}: no matching request within ${timeoutMs} ms; seen:\n${requests.map(describe).join('\n') || '(none)'}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(w);
       });

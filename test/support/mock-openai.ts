@@ -106,7 +106,9 @@ const textOf = (content: unknown): string =>
       : '';
 
 /** The recorded form of a /v1/responses body (exported for tests of the parser). */
-export function parseResponsesBody(body: any): Pick<OpenAiRequest, 'prompt' | 'instructions' | 'isToolResult' | 'toolOutputs' | 'tools'> {
+export function parseResponsesBody(
+  body: any,
+): Pick<OpenAiRequest, 'prompt' | 'instructions' | 'isToolResult' | 'toolOutputs' | 'tools'> {
   const input: any[] = Array.isArray(body?.input) ? body.input : [];
   let lastUser = -1;
   for (let i = input.length - 1; i >= 0; i--) {
@@ -118,10 +120,15 @@ export function parseResponsesBody(body: any): Pick<OpenAiRequest, 'prompt' | 'i
   const after = input.slice(lastUser + 1);
   const toolOutputs = after
     .filter((it) => it?.type === 'function_call_output')
-    .map((it) => ({ callId: String(it.call_id ?? ''), output: typeof it.output === 'string' ? it.output : JSON.stringify(it.output) }));
+    .map((it) => ({
+      callId: String(it.call_id ?? ''),
+      output: typeof it.output === 'string' ? it.output : JSON.stringify(it.output),
+    }));
   const instructions = [
     typeof body?.instructions === 'string' ? body.instructions : '',
-    ...input.filter((it) => it?.type === 'message' && (it.role === 'developer' || it.role === 'system')).map((it) => textOf(it.content)),
+    ...input
+      .filter((it) => it?.type === 'message' && (it.role === 'developer' || it.role === 'system'))
+      .map((it) => textOf(it.content)),
   ]
     .filter((s) => s)
     .join('\n');
@@ -145,16 +152,26 @@ function split(text: string, n: number): string[] {
   return out.length ? out : [''];
 }
 
-export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug?: boolean } = {}): Promise<MockOpenAi> {
+export async function startMockOpenAi(
+  opts: { responder?: OpenAiResponder; debug?: boolean } = {},
+): Promise<MockOpenAi> {
   const queue: OpenAiReply[] = [];
   let responder = opts.responder ?? null;
   const net = new Loopback();
   const debug = opts.debug ?? process.env.MOCK_OPENAI_DEBUG === '1';
 
-  const log = requestLog<OpenAiRequest>('mock-openai', (r) => `${r.method} ${r.path} tool=${r.isToolResult} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`, debug);
+  const log = requestLog<OpenAiRequest>(
+    'mock-openai',
+    (r) => `${r.method} ${r.path} tool=${r.isToolResult} prompt=${JSON.stringify(r.prompt.slice(0, 80))}`,
+    debug,
+  );
   const { requests, record } = log;
 
-  async function stream(req: OpenAiRequest, res: ServerResponse, reply: Exclude<OpenAiReply, { error: unknown } | { hang: true }>): Promise<void> {
+  async function stream(
+    req: OpenAiRequest,
+    res: ServerResponse,
+    reply: Exclude<OpenAiReply, { error: unknown } | { hang: true }>,
+  ): Promise<void> {
     const id = nextId('resp');
     const model = req.body?.model ?? 'mock';
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -166,7 +183,10 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
     const text = 'text' in reply ? reply.text : undefined;
     if (text !== undefined) {
       const msgId = nextId('msg');
-      ev('response.output_item.added', { output_index: index, item: { type: 'message', id: msgId, role: 'assistant', status: 'in_progress', content: [] } });
+      ev('response.output_item.added', {
+        output_index: index,
+        item: { type: 'message', id: msgId, role: 'assistant', status: 'in_progress', content: [] },
+      });
       const chunks = 'chunks' in reply ? (reply.chunks ?? 1) : 1;
       const delayMs = 'delayMs' in reply ? (reply.delayMs ?? 0) : 0;
       for (const piece of split(text, chunks)) {
@@ -175,7 +195,13 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
       }
       ev('response.output_item.done', {
         output_index: index,
-        item: { type: 'message', id: msgId, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] },
+        item: {
+          type: 'message',
+          id: msgId,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text, annotations: [] }],
+        },
       });
       index++;
     }
@@ -186,8 +212,18 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
           ? reply.functionCall
           : null;
     if (call) {
-      const item = { type: 'function_call', id: nextId('fc'), call_id: nextId('call'), name: call.name, arguments: JSON.stringify(call.arguments), status: 'completed' };
-      ev('response.output_item.added', { output_index: index, item: { ...item, arguments: '', status: 'in_progress' } });
+      const item = {
+        type: 'function_call',
+        id: nextId('fc'),
+        call_id: nextId('call'),
+        name: call.name,
+        arguments: JSON.stringify(call.arguments),
+        status: 'completed',
+      };
+      ev('response.output_item.added', {
+        output_index: index,
+        item: { ...item, arguments: '', status: 'in_progress' },
+      });
       ev('response.output_item.done', { output_index: index, item });
     }
     const inputTokens = Math.max(1, Math.ceil(JSON.stringify(req.body?.input ?? '').length / 400));
@@ -224,8 +260,20 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
       const path = inReq.url ?? '/';
       const method = inReq.method ?? 'GET';
       const kind = method === 'POST' && path.split('?')[0]!.endsWith('/responses') ? 'responses' : 'other';
-      const parsed = kind === 'responses' ? parseResponsesBody(body) : { prompt: '', instructions: '', isToolResult: false, toolOutputs: [], tools: [] };
-      const rec: OpenAiRequest = { index: requests.length, method, path, headers: inReq.headers, body, kind, ...parsed, receivedAt: Date.now() };
+      const parsed =
+        kind === 'responses'
+          ? parseResponsesBody(body)
+          : { prompt: '', instructions: '', isToolResult: false, toolOutputs: [], tools: [] };
+      const rec: OpenAiRequest = {
+        index: requests.length,
+        method,
+        path,
+        headers: inReq.headers,
+        body,
+        kind,
+        ...parsed,
+        receivedAt: Date.now(),
+      };
       record(rec);
       if (kind === 'other') {
         if (method === 'GET' && path.startsWith('/v1/models')) {
@@ -243,7 +291,9 @@ export async function startMockOpenAi(opts: { responder?: OpenAiResponder; debug
         return;
       }
       if ('error' in reply) {
-        sendJson(res, reply.error.status, { error: { message: reply.error.message, type: reply.error.type ?? 'server_error', code: null } });
+        sendJson(res, reply.error.status, {
+          error: { message: reply.error.message, type: reply.error.type ?? 'server_error', code: null },
+        });
         return;
       }
       await stream(rec, res, reply);

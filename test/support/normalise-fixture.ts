@@ -53,4 +53,5 @@ export function brief(e: AgentEventInput): string {
   }
 }
 
-export const doneOf = (events: AgentEventInput[]) => events.filter((e): e is Extract<AgentEventInput, { type: 'done' }> => e.type === 'done');
+export const doneOf = (events: AgentEventInput[]) =>
+  events.filter((e): e is Extract<AgentEventInput, { type: 'done' }> => e.type === 'done');

@@ -139,8 +139,16 @@ function matches(screen: string, match: string | RegExp): boolean {
 export function spawnPty(file: string, args: string[], opts: SpawnPtyOptions = {}): PtySession {
   let cols = opts.cols ?? 100;
   let rows = opts.rows ?? 30;
-  const term: XTerminal = new Terminal({ cols, rows, scrollback: opts.scrollback ?? 1000, allowProposedApi: true, logLevel: 'off' });
-  const env = Object.fromEntries(Object.entries(opts.env ?? process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const term: XTerminal = new Terminal({
+    cols,
+    rows,
+    scrollback: opts.scrollback ?? 1000,
+    allowProposedApi: true,
+    logLevel: 'off',
+  });
+  const env = Object.fromEntries(
+    Object.entries(opts.env ?? process.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   const child = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd ?? process.cwd(), env });
 
   let raw = '';
@@ -221,11 +229,18 @@ export function spawnPty(file: string, args: string[], opts: SpawnPtyOptions = {
         else if (exitedFlag) {
           // The child is gone: once its last output is parsed the screen cannot change any more.
           void exited.then((ex) =>
-            finish(pred(text()) ? undefined : new Error(`pty: child exited (${JSON.stringify(ex)}) while waiting for ${what}\n${screenDump()}`)),
+            finish(
+              pred(text())
+                ? undefined
+                : new Error(`pty: child exited (${JSON.stringify(ex)}) while waiting for ${what}\n${screenDump()}`),
+            ),
           );
         }
       };
-      const timer = setTimeout(() => finish(new Error(`pty: timed out after ${timeoutMs} ms waiting for ${what}\n${screenDump()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`pty: timed out after ${timeoutMs} ms waiting for ${what}\n${screenDump()}`)),
+        timeoutMs,
+      );
       listeners.add(check);
       check();
     });
@@ -282,7 +297,10 @@ export function spawnPty(file: string, args: string[], opts: SpawnPtyOptions = {
     async dispose() {
       if (!exitedFlag) {
         session.kill('SIGTERM');
-        const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 5000))]);
+        const timedOut = await Promise.race([
+          exited.then(() => false),
+          new Promise<boolean>((r) => setTimeout(() => r(true), 5000)),
+        ]);
         if (timedOut) {
           session.kill('SIGKILL');
           await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);

@@ -21,7 +21,11 @@ export interface RunProcessResult {
 export function runProcess(file: string, args: string[], opts: RunProcessOptions = {}): Promise<RunProcessResult> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd: opts.cwd ?? process.cwd(),
+      env: opts.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -30,7 +34,9 @@ export function runProcess(file: string, args: string[], opts: RunProcessOptions
     child.stdin.end(opts.input ?? undefined);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${file} ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(`${file} ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+      );
     }, timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);

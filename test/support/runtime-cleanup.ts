@@ -18,7 +18,9 @@ function kill(pid: number): void {
 
 /** SIGKILL every process the DB still records as live: runtimes with their groups, stray CLIs. */
 export function killRuntimeGroups(db: Readable): void {
-  const rows = db.prepare("SELECT pid, kind FROM runtime_process WHERE exited_at IS NULL AND kind IN ('runtime', 'cli')").all() as { pid: number; kind: string }[];
+  const rows = db
+    .prepare("SELECT pid, kind FROM runtime_process WHERE exited_at IS NULL AND kind IN ('runtime', 'cli')")
+    .all() as { pid: number; kind: string }[];
   for (const r of rows) kill(r.kind === 'runtime' ? -r.pid : r.pid);
 }
 

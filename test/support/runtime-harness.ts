@@ -45,11 +45,19 @@ export interface SessionRecord {
 }
 
 export function harness(home: () => TempHome) {
-  const klaude = (args: string[], timeoutMs = 90_000) => runKlaude(args, { env: home().env, cwd: home().projectDir, timeoutMs });
+  const klaude = (args: string[], timeoutMs = 90_000) =>
+    runKlaude(args, { env: home().env, cwd: home().projectDir, timeoutMs });
 
   /** A klaude process to watch while it runs (own process group, like a terminal's job). */
-  const spawnKlaude = (args: string[]): { child: ChildProcess; out: () => string; err: () => string; exit: Promise<number | null> } => {
-    const child = spawn(process.execPath, [KLAUDE_CLI, ...args], { cwd: home().projectDir, env: home().env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spawnKlaude = (
+    args: string[],
+  ): { child: ChildProcess; out: () => string; err: () => string; exit: Promise<number | null> } => {
+    const child = spawn(process.execPath, [KLAUDE_CLI, ...args], {
+      cwd: home().projectDir,
+      env: home().env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -68,7 +76,12 @@ export function harness(home: () => TempHome) {
   };
 
   const session = (short: string): SessionRecord =>
-    withDb((db) => db.prepare('SELECT id, status, runtime, native_session_id, log_path FROM sessions WHERE id LIKE ?').get(`%${short}`) as SessionRecord);
+    withDb(
+      (db) =>
+        db
+          .prepare('SELECT id, status, runtime, native_session_id, log_path FROM sessions WHERE id LIKE ?')
+          .get(`%${short}`) as SessionRecord,
+    );
 
   /** The session's log as events. */
   const events = (short: string): any[] =>

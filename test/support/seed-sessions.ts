@@ -34,7 +34,11 @@ export interface LiveKlaude {
 
 /** Spawn `node dist/cli.js …args` and keep it running. */
 export function spawnKlaude(args: string[], opts: { env: Record<string, string>; cwd: string }): LiveKlaude {
-  const child = spawn(process.execPath, [KLAUDE_CLI, ...args], { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [KLAUDE_CLI, ...args], {
+    env: opts.env,
+    cwd: opts.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let listeners: (() => void)[] = [];
@@ -86,7 +90,10 @@ export function spawnKlaude(args: string[], opts: { env: Record<string, string>;
       return Promise.race([
         exit,
         new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error(`klaude did not exit within ${ms} ms\nstdout:\n${out}\nstderr:\n${err}`)), ms).unref(),
+          setTimeout(
+            () => reject(new Error(`klaude did not exit within ${ms} ms\nstdout:\n${out}\nstderr:\n${err}`)),
+            ms,
+          ).unref(),
         ),
       ]);
     },

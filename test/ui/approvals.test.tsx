@@ -13,7 +13,14 @@ afterEach(() => {
   d = undefined;
 });
 
-const suggestions = [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test' }], behavior: 'allow', destination: 'localSettings' }];
+const suggestions = [
+  {
+    type: 'addRules',
+    rules: [{ toolName: 'Bash', ruleContent: 'npm test' }],
+    behavior: 'allow',
+    destination: 'localSettings',
+  },
+];
 
 async function withRequest(): Promise<{ d: RenderedDashboard; id: string; approval: ApprovalRow }> {
   const r = await renderDashboard({ columns: 140, rows: 30 });
@@ -67,7 +74,10 @@ describe('dashboard: permission requests', () => {
     await d.type('use the unit tests');
     await d.press('enter');
     await d.waitFor(() => answers(d!).length === 2, 'the deny');
-    expect(answers(d)[1]).toEqual([w.id, { request: String(w.approval.id), behavior: 'deny', message: 'use the unit tests' }]);
+    expect(answers(d)[1]).toEqual([
+      w.id,
+      { request: String(w.approval.id), behavior: 'deny', message: 'use the unit tests' },
+    ]);
   });
 
   it('the keys explain themselves on an agent without a request', async () => {

@@ -14,7 +14,8 @@ afterEach(() => {
 
 const rowsOf = (frame: string): string[] => frame.split('\n');
 /** The tree row (left pane) that names this session. */
-const row = (frame: string, id: string): string => rowsOf(frame).find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
+const row = (frame: string, id: string): string =>
+  rowsOf(frame).find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
 
 describe('dashboard', () => {
   it('renders the tree with status glyphs, types, short ids, runtime, age and cost; header counts; footer hints', async () => {

@@ -53,7 +53,9 @@ describe('SessionsFeed', () => {
     const before = feed.queries;
     const s = createSession(other, { projectId: P, type: 'reviewer', status: 'pending' });
     for (const st of ['running', 'waiting', 'running'] as const) updateSession(other, s.id, { status: st });
-    const seen = await until(() => (feed.getSnapshot().sessions[0]?.status === 'running' ? feed.getSnapshot() : undefined));
+    const seen = await until(() =>
+      feed.getSnapshot().sessions[0]?.status === 'running' ? feed.getSnapshot() : undefined,
+    );
     expect(seen.sessions.map((x) => x.type)).toEqual(['reviewer']);
     // Four writes; re-queries capped at one per frame (one leading, at most one trailing per frame).
     await new Promise((r) => setTimeout(r, 150));
@@ -98,7 +100,9 @@ describe('SessionsFeed', () => {
     await until(() => (feed.getSnapshot().sessions.some((x) => x.id === s.id) ? true : undefined));
     expect(feed.queries).toBe(q + 1);
     updateSession(other, s.id, { activity: 'writing' });
-    await until(() => (feed.getSnapshot().sessions.find((x) => x.id === s.id)?.activity === 'writing' ? true : undefined));
+    await until(() =>
+      feed.getSnapshot().sessions.find((x) => x.id === s.id)?.activity === 'writing' ? true : undefined,
+    );
     expect(Object.isFrozen(feed.getSnapshot().sessions)).toBe(true);
   });
 });
@@ -108,7 +112,10 @@ describe('LogFeed', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'klaude-logfeed-'));
     const a = path.join(dir, 'logs', 'a.ndjson');
     const b = path.join(dir, 'logs', 'b.ndjson');
-    appendEvents(a, [{ type: 'text', text: 'a1' }, { type: 'text', text: 'a2' }]);
+    appendEvents(a, [
+      { type: 'text', text: 'a1' },
+      { type: 'text', text: 'a2' },
+    ]);
     const appended: string[] = [];
     const feed = new LogFeed({ tail: 1, onAppend: (e) => appended.push(e.type === 'text' ? e.text : e.type) });
     open.push(feed);

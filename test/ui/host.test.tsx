@@ -152,7 +152,11 @@ describe('DashboardHost', () => {
     await new Promise((r) => setTimeout(r, 60)); // one throttled frame
     const frame = out.take();
     expect(frame.startsWith(CLEAR_SCREEN)).toBe(true);
-    const lines = frame.slice(CLEAR_SCREEN.length).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').split('\n').filter((l) => l.trim() !== '');
+    const lines = frame
+      .slice(CLEAR_SCREEN.length)
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     expect(lines.length).toBeLessThanOrEqual(11);
     expect(host.size.getSnapshot()).toEqual({ columns: 60, rows: 12 });
     out.emit('resize'); // same size again: nothing

@@ -1,7 +1,16 @@
 // The keymap is the single declaration of keys: no key means two things in one scope, every
 // command is runnable, footer and help come from it, and keys resolve with reasons.
 import { describe, expect, it } from 'vitest';
-import { bindingFor, displayKey, footerBindings, helpGroups, KEYMAP, scopeChain, type KeyContext, type Scope } from '../../src/ui/keymap.js';
+import {
+  bindingFor,
+  displayKey,
+  footerBindings,
+  helpGroups,
+  KEYMAP,
+  scopeChain,
+  type KeyContext,
+  type Scope,
+} from '../../src/ui/keymap.js';
 import { keyName, resolveKey, splitKeys } from '../../src/ui/input/keys.js';
 import { runCommand, type CommandEnv } from '../../src/ui/input/run-command.js';
 import type { SessionView } from '../../src/ui/state/tree.js';
@@ -95,7 +104,10 @@ describe('keymap', () => {
       help: { height: 10, lines: 40 },
       sessions: [sel],
       processes: new Map(),
-      actions: new Proxy({} as CommandEnv['actions'], { get: () => () => Promise.resolve({ results: [], sessionIds: [], choices: [], problems: [], delivered: 'stdin' }) }),
+      actions: new Proxy({} as CommandEnv['actions'], {
+        get: () => () =>
+          Promise.resolve({ results: [], sessionIds: [], choices: [], problems: [], delivered: 'stdin' }),
+      }),
     };
     for (const b of KEYMAP) expect(() => runCommand(b.id, env), b.id).not.toThrow();
   });
@@ -134,19 +146,39 @@ describe('key resolution', () => {
     const tui = session({ type: 'tui', status: 'idle' });
     expect(resolveKey('j', 'j', 'tree', ctx(tui))).toMatchObject({ kind: 'command', binding: { id: 'tree.down' } });
     expect(resolveKey('j', 'j', 'log', ctx(tui))).toMatchObject({ kind: 'command', binding: { id: 'log.down' } });
-    expect(resolveKey('pageup', '', 'tree', ctx(tui))).toMatchObject({ kind: 'command', binding: { id: 'log.pageUp' } });
+    expect(resolveKey('pageup', '', 'tree', ctx(tui))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'log.pageUp' },
+    });
     expect(resolveKey(null, 'hello', 'input', ctx(tui))).toEqual({ kind: 'text', text: 'hello' });
     expect(resolveKey('q', 'q', 'input', ctx(tui))).toEqual({ kind: 'text', text: 'q' });
     const m = resolveKey('m', 'm', 'tree', ctx(tui));
     expect(m).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is an interactive session') });
     const done = session({ status: 'done' });
-    expect(resolveKey('i', 'i', 'tree', ctx(done))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is done: nothing to interrupt') });
-    expect(resolveKey('i', 'i', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'agent.interrupt' } });
+    expect(resolveKey('i', 'i', 'tree', ctx(done))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('is done: nothing to interrupt'),
+    });
+    expect(resolveKey('i', 'i', 'tree', ctx(session()))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'agent.interrupt' },
+    });
     // A non-Claude agent opens in its own CLI (the hand-over resumes it the way checkout does).
-    expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex' })))).toMatchObject({ kind: 'command', binding: { id: 'session.open' } });
-    expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex', status: 'done', nativeSessionId: null })))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('never started a codex session') });
-    expect(resolveKey('h', 'h', 'log', ctx(tui))).toEqual({ kind: 'unbound', reason: 'h (fold) works in the tree pane: Tab switches panes' });
-    expect(resolveKey('z', 'z', 'tree', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z is not a key here: ? lists the keys' });
+    expect(resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex' })))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'session.open' },
+    });
+    expect(
+      resolveKey('enter', '', 'tree', ctx(session({ runtime: 'codex', status: 'done', nativeSessionId: null }))),
+    ).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('never started a codex session') });
+    expect(resolveKey('h', 'h', 'log', ctx(tui))).toEqual({
+      kind: 'unbound',
+      reason: 'h (fold) works in the tree pane: Tab switches panes',
+    });
+    expect(resolveKey('z', 'z', 'tree', ctx(tui))).toEqual({
+      kind: 'unbound',
+      reason: 'z is not a key here: ? lists the keys',
+    });
     expect(resolveKey('z', 'z', 'confirm', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z: answer y or n' });
     expect(bindingFor('escape', 'help')?.id).toBe('help.close');
   });
@@ -155,12 +187,17 @@ describe('key resolution', () => {
     const t = (c: KeyContext) => resolveKey('t', 't', 'tree', c);
     expect(t(ctx(null))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('no session selected') });
     expect(t(ctx(session({ status: 'done' })))).toMatchObject({ kind: 'command', binding: { id: 'session.talk' } });
-    expect(t(ctx(session({ status: 'idle' }), { selectedProcesses: { pty: 4242 } }))).toMatchObject({ kind: 'command' });
+    expect(t(ctx(session({ status: 'idle' }), { selectedProcesses: { pty: 4242 } }))).toMatchObject({
+      kind: 'command',
+    });
     expect(t(ctx(session({ type: 'tui', status: 'idle' }), { selectedProcesses: { claude: 777 } }))).toMatchObject({
       kind: 'disabled',
       reason: expect.stringContaining('is open in a klaude foreground (claude pid 777): talk to it there'),
     });
-    expect(t(ctx(session(), { selectedProcesses: { runtime: 778 } }))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is running headless') });
+    expect(t(ctx(session(), { selectedProcesses: { runtime: 778 } }))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('is running headless'),
+    });
     expect(t(ctx(session({ status: 'done', nativeSessionId: null })))).toMatchObject({
       kind: 'disabled',
       reason: expect.stringContaining('never started a conversation: there is nothing to talk to'),
@@ -172,12 +209,27 @@ describe('key resolution', () => {
   });
 
   it('v toggles the live screen of PTY sessions only; x stops PTY sessions only when quitting with some running', () => {
-    expect(resolveKey('v', 'v', 'tree', ctx(session()))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('is not running in a PTY session: t starts one') });
-    expect(resolveKey('v', 'v', 'log', ctx(session(), { selectedProcesses: { pty: 1 } }))).toMatchObject({ kind: 'command', binding: { id: 'view.screen' } });
+    expect(resolveKey('v', 'v', 'tree', ctx(session()))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('is not running in a PTY session: t starts one'),
+    });
+    expect(resolveKey('v', 'v', 'log', ctx(session(), { selectedProcesses: { pty: 1 } }))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'view.screen' },
+    });
     const tui = session({ type: 'tui' });
-    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'interrupt', ptySessions: 2 }))).toMatchObject({ kind: 'disabled', reason: 'only when quitting (q)' });
-    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 0 }))).toMatchObject({ kind: 'disabled', reason: 'no PTY sessions are running' });
-    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 2 }))).toMatchObject({ kind: 'command', binding: { id: 'confirm.stopPty' } });
+    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'interrupt', ptySessions: 2 }))).toMatchObject({
+      kind: 'disabled',
+      reason: 'only when quitting (q)',
+    });
+    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 0 }))).toMatchObject({
+      kind: 'disabled',
+      reason: 'no PTY sessions are running',
+    });
+    expect(resolveKey('x', 'x', 'confirm', ctx(tui, { confirming: 'quit', ptySessions: 2 }))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'confirm.stopPty' },
+    });
     expect(bindingFor('q', 'tree')!.description).toContain('PTY sessions keep running');
   });
 
@@ -186,23 +238,50 @@ describe('key resolution', () => {
       kind: 'disabled',
       reason: expect.stringContaining('runs in a PTY session: press t to talk to it'),
     });
-    expect(resolveKey('escape', '\x1b', 'tree', ctx(session(), { filterActive: true }))).toMatchObject({ kind: 'command', binding: { id: 'view.clearFilter' } });
-    expect(resolveKey('y', 'y', 'log', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'session.copyId' } });
-    expect(resolveKey('/', '/', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'view.filter' } });
-    expect(resolveKey('/', '/', 'log', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'log.search' } });
-    expect(resolveKey('n', 'n', 'log', ctx(session(), { searchActive: true }))).toMatchObject({ kind: 'command', binding: { id: 'log.searchNext' } });
-    expect(resolveKey('N', 'N', 'log', ctx(session()))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('no search') });
-    expect(resolveKey('n', 'n', 'tree', ctx(session()))).toMatchObject({ kind: 'command', binding: { id: 'session.new' } });
+    expect(resolveKey('escape', '\x1b', 'tree', ctx(session(), { filterActive: true }))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'view.clearFilter' },
+    });
+    expect(resolveKey('y', 'y', 'log', ctx(session()))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'session.copyId' },
+    });
+    expect(resolveKey('/', '/', 'tree', ctx(session()))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'view.filter' },
+    });
+    expect(resolveKey('/', '/', 'log', ctx(session()))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'log.search' },
+    });
+    expect(resolveKey('n', 'n', 'log', ctx(session(), { searchActive: true }))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'log.searchNext' },
+    });
+    expect(resolveKey('N', 'N', 'log', ctx(session()))).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('no search'),
+    });
+    expect(resolveKey('n', 'n', 'tree', ctx(session()))).toMatchObject({
+      kind: 'command',
+      binding: { id: 'session.new' },
+    });
   });
 
   it('the confirm footer offers x only when quitting with PTY sessions running', () => {
-    const ids = (c: KeyContext) => hintSegments('confirm', c, 200, themes.noColor).map((s) => s.text).join('');
+    const ids = (c: KeyContext) =>
+      hintSegments('confirm', c, 200, themes.noColor)
+        .map((s) => s.text)
+        .join('');
     expect(ids(ctx(session(), { confirming: 'interrupt', ptySessions: 2 }))).not.toContain('stop PTY');
     expect(ids(ctx(session(), { confirming: 'quit', ptySessions: 2 }))).toContain('x stop PTY sessions');
   });
 
   it('a footer too narrow for every hint keeps `? help  q quit` and drops others', () => {
-    const line = (w: number) => hintSegments('tree', ctx(session()), w, themes.noColor).map((s) => s.text).join('');
+    const line = (w: number) =>
+      hintSegments('tree', ctx(session()), w, themes.noColor)
+        .map((s) => s.text)
+        .join('');
     expect(line(400)).toMatch(/⏎ open .* \? help {2}q quit$/);
     for (const w of [120, 80, 40]) {
       expect(line(w)).toMatch(/\? help {2}q quit$/);
@@ -226,7 +305,10 @@ describe('key resolution', () => {
     const parent = session({ status: 'done' });
     const child = session({ id: '01JBBBBBBBBBBBBBBBBBBBBBBB', parentId: parent.id, status: 'waiting', type: 'coder' });
     const r = resolveKey('d', 'd', 'tree', ctx(parent, { selectedSubtree: [parent, child] }));
-    expect(r).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('its sub-agent coder BBBBBBBB is waiting') });
+    expect(r).toMatchObject({
+      kind: 'disabled',
+      reason: expect.stringContaining('its sub-agent coder BBBBBBBB is waiting'),
+    });
     expect(resolveKey('d', 'd', 'tree', ctx(parent))).toMatchObject({ kind: 'command' });
   });
 });

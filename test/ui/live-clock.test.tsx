@@ -21,7 +21,9 @@ describe('the running rows’ clock', () => {
       type: 'builder',
       status: 'running',
     }).id;
-    d.db.sqlite.prepare('UPDATE sessions SET run_started_at = ?, activity = ? WHERE id = ?').run(NOW - 65_000, 'Bash: npm test', id);
+    d.db.sqlite
+      .prepare('UPDATE sessions SET run_started_at = ?, activity = ? WHERE id = ?')
+      .run(NOW - 65_000, 'Bash: npm test', id);
     d.feed.refresh();
     await d.waitForText('1m05s Bash');
     expect(clock.running).toBe(true);

@@ -44,12 +44,19 @@ describe('LogFeed, live', () => {
     await until(() => (feed.getSnapshot().loaded ? true : undefined));
     appendEvents(log, [{ type: 'text_delta', text: 'Hel' }]);
     appendEvents(log, [{ type: 'text_delta', text: 'lo wor' }]);
-    const partial = await until(() => (feed.getSnapshot().events.at(-1)?.type === 'text_delta' && (feed.getSnapshot().events.at(-1) as { text: string }).text === 'Hello wor' ? feed.getSnapshot() : undefined));
+    const partial = await until(() =>
+      feed.getSnapshot().events.at(-1)?.type === 'text_delta' &&
+      (feed.getSnapshot().events.at(-1) as { text: string }).text === 'Hello wor'
+        ? feed.getSnapshot()
+        : undefined,
+    );
     expect(partial.events.map(brief)).toEqual(['user go', 'text_delta Hello wor']);
     expect(Object.isFrozen(partial)).toBe(true);
     expect(Object.isFrozen(partial.events)).toBe(true);
     appendEvents(log, [{ type: 'text', text: 'Hello world.' }]);
-    const whole = await until(() => (feed.getSnapshot().events.at(-1)?.type === 'text' ? feed.getSnapshot() : undefined));
+    const whole = await until(() =>
+      feed.getSnapshot().events.at(-1)?.type === 'text' ? feed.getSnapshot() : undefined,
+    );
     expect(whole.events.map(brief)).toEqual(['user go', 'text Hello world.']);
     expect(partial.events.map(brief)).toEqual(['user go', 'text_delta Hello wor']); // the old snapshot did not change
   });
@@ -60,16 +67,41 @@ describe('LogFeed, live', () => {
     copyFileSync(path.join(REPO_ROOT, 'test/fixtures/transcripts/checked-out-agent.jsonl'), transcript);
     const log = path.join(dir, 'b.ndjson');
     const typed = Date.parse('2026-11-23T18:52:57.451Z');
-    appendEvents(log, [{ type: 'user', text: 'child-task-5', source: 'start' }, { type: 'text', text: 'Reply to: child-task-5' }], typed - 6000);
+    appendEvents(
+      log,
+      [
+        { type: 'user', text: 'child-task-5', source: 'start' },
+        { type: 'text', text: 'Reply to: child-task-5' },
+      ],
+      typed - 6000,
+    );
     const feed = new LogFeed({ transcripts: (id) => (id === 'b' ? [transcript] : []) });
     open.push(feed);
     feed.select('b', log);
     const first = await until(() => (feed.getSnapshot().loaded ? feed.getSnapshot() : undefined));
-    expect(first.events.map(brief)).toEqual(['user child-task-5', 'text Reply to: child-task-5', 'user after-checkout-9', 'text Reply to: after-checkout-9']);
+    expect(first.events.map(brief)).toEqual([
+      'user child-task-5',
+      'text Reply to: child-task-5',
+      'user after-checkout-9',
+      'text Reply to: after-checkout-9',
+    ]);
     // claude writes the next interactive turn.
-    const line = JSON.parse(readFileSync(transcript, 'utf8').trim().split('\n').find((l) => l.includes('"promptSource":"typed"'))!);
-    appendFileSync(transcript, `${JSON.stringify({ ...line, timestamp: new Date().toISOString(), message: { role: 'user', content: 'one more' } })}\n`);
-    await until(() => (feed.getSnapshot().events.at(-1)?.type === 'user' && (feed.getSnapshot().events.at(-1) as { text: string }).text === 'one more' ? true : undefined));
+    const line = JSON.parse(
+      readFileSync(transcript, 'utf8')
+        .trim()
+        .split('\n')
+        .find((l) => l.includes('"promptSource":"typed"'))!,
+    );
+    appendFileSync(
+      transcript,
+      `${JSON.stringify({ ...line, timestamp: new Date().toISOString(), message: { role: 'user', content: 'one more' } })}\n`,
+    );
+    await until(() =>
+      feed.getSnapshot().events.at(-1)?.type === 'user' &&
+      (feed.getSnapshot().events.at(-1) as { text: string }).text === 'one more'
+        ? true
+        : undefined,
+    );
   });
 
   it("shows streamed pieces on the dashboard clock's tick while it runs (one frame for both)", async () => {
@@ -101,7 +133,10 @@ describe('LogFeed, live', () => {
     open.push(feed);
     feed.select('c', log);
     await until(() => (feed.getSnapshot().loaded ? true : undefined));
-    appendEvents(log, [{ type: 'text_delta', text: 'Hel' }, { type: 'text_delta', text: 'lo wor' }]);
+    appendEvents(log, [
+      { type: 'text_delta', text: 'Hel' },
+      { type: 'text_delta', text: 'lo wor' },
+    ]);
     await until(() => seen || undefined);
     expect(seen).toBe('user|text_delta Hello wor');
   });

@@ -12,10 +12,19 @@ describe('log pane lines', () => {
     expect(eventLines(ev({ type: 'tool_call', id: '1', name: 'Bash', summary: 'npm test' }), folded)).toEqual([
       { text: '→ Bash: npm test', tone: 'tool', indent: 2 },
     ]);
-    expect(eventLines(ev({ type: 'tool_result', id: '1', isError: false, output: 'a\nb\nc\n' }), folded)[0]!.text).toBe('  ✓ a (+2 lines)');
-    expect(eventLines(ev({ type: 'tool_result', id: '1', isError: true, output: 'boom' }), folded)[0]).toMatchObject({ text: '  ✗ boom', tone: 'resultError' });
-    expect(eventLines(ev({ type: 'tool_result', id: '1', isError: false, output: '' }), folded)[0]!.text).toBe('  ✓ (no output)');
-    const open = eventLines(ev({ type: 'tool_result', id: '1', isError: false, output: 'a\nb' }), { expandResults: true });
+    expect(eventLines(ev({ type: 'tool_result', id: '1', isError: false, output: 'a\nb\nc\n' }), folded)[0]!.text).toBe(
+      '  ✓ a (+2 lines)',
+    );
+    expect(eventLines(ev({ type: 'tool_result', id: '1', isError: true, output: 'boom' }), folded)[0]).toMatchObject({
+      text: '  ✗ boom',
+      tone: 'resultError',
+    });
+    expect(eventLines(ev({ type: 'tool_result', id: '1', isError: false, output: '' }), folded)[0]!.text).toBe(
+      '  ✓ (no output)',
+    );
+    const open = eventLines(ev({ type: 'tool_result', id: '1', isError: false, output: 'a\nb' }), {
+      expandResults: true,
+    });
     expect(open.map((l) => l.text)).toEqual(['  ✓ 2 lines', '    a', '    b']);
   });
 
@@ -24,18 +33,30 @@ describe('log pane lines', () => {
     expect(text.map((l) => l.tone)).toEqual(['text', 'update']);
     const layout = new LogLayout();
     const lines = layout.lines(
-      [ev({ type: 'text', text: 'x\n[UPDATE] half done' }), ev({ type: 'update', text: 'half done' }), ev({ type: 'update', text: 'other' })],
+      [
+        ev({ type: 'text', text: 'x\n[UPDATE] half done' }),
+        ev({ type: 'update', text: 'half done' }),
+        ev({ type: 'update', text: 'other' }),
+      ],
       80,
       folded,
     );
     expect(lines.map((l) => l.text)).toEqual(['x', '[UPDATE] half done', '[UPDATE] other']);
-    expect(eventLines(ev({ type: 'text', text: 'red \x1b[31mtext\x1b[0m\x07 and \x1b]0;title\x07ok' }), folded)[0]!.text).toBe('red text and ok');
+    expect(
+      eventLines(ev({ type: 'text', text: 'red \x1b[31mtext\x1b[0m\x07 and \x1b]0;title\x07ok' }), folded)[0]!.text,
+    ).toBe('red text and ok');
   });
 
   it('summarises the end of a run', () => {
-    const done = eventLines(ev({ type: 'done', status: 'done', durationMs: 95_000, numTurns: 3, costUsd: 0.0213, filesEdited: ['a.ts'] }), folded);
+    const done = eventLines(
+      ev({ type: 'done', status: 'done', durationMs: 95_000, numTurns: 3, costUsd: 0.0213, filesEdited: ['a.ts'] }),
+      folded,
+    );
     expect(done.map((l) => l.text)).toEqual(['■ done · 1m35s · 3 turns · $0.0213', '   edited a.ts']);
-    expect(eventLines(ev({ type: 'done', status: 'failed', error: 'quota' }), folded).map((l) => l.tone)).toEqual(['error', 'error']);
+    expect(eventLines(ev({ type: 'done', status: 'failed', error: 'quota' }), folded).map((l) => l.tone)).toEqual([
+      'error',
+      'error',
+    ]);
     expect(eventLines(ev({ type: 'usage', inputTokens: 5 }), folded)).toEqual([]);
   });
 

@@ -54,7 +54,13 @@ function setup(mode: NotifyMode, inFront: () => string | null = () => null) {
   feed = new SessionsFeed({ db, projectId: P, frameMs: 0, watchFiles: false });
   const out = new FakeOut();
   const screen = new TerminalScreen(out as unknown as NodeJS.WriteStream, new FakeIn() as unknown as NodeJS.ReadStream);
-  const notifier = new WaitingNotifier({ source: feed, mode, write: (s) => out.write(s), setTitle: (t) => screen.setTitle(t), inFront });
+  const notifier = new WaitingNotifier({
+    source: feed,
+    mode,
+    write: (s) => out.write(s),
+    setTitle: (t) => screen.setTitle(t),
+    inFront,
+  });
   const set = (id: string, status: 'running' | 'waiting' | 'idle' | 'done' | 'failed'): void => {
     updateSession(db!, id, { status });
     feed!.refresh();

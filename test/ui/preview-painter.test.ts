@@ -11,7 +11,14 @@ import { screenGrid, type PtyViewer, type PtyViewerHandlers } from '../../src/pt
 import { PtyPreviewFeed } from '../../src/ui/data/pty-preview.js';
 import { PreviewPainter, type PaintRegion } from '../../src/ui/terminal/preview-painter.js';
 
-const REGION: PaintRegion = { sessionId: '01JSESSION0000000000000000', x: 50, y: 2, width: 66, height: 28, colour: true };
+const REGION: PaintRegion = {
+  sessionId: '01JSESSION0000000000000000',
+  x: 50,
+  y: 2,
+  width: 66,
+  height: 28,
+  colour: true,
+};
 const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
 
 const cleanups: (() => void)[] = [];
@@ -29,7 +36,14 @@ async function setup(frameMs = 0) {
     frameMs,
     open: async (_id, h) => {
       handlers = h;
-      const v: PtyViewer = { pid: 1, snapshot: () => { throw new Error('the painter path reads rows, not snapshots'); }, grid: () => screenGrid(session), close: () => undefined };
+      const v: PtyViewer = {
+        pid: 1,
+        snapshot: () => {
+          throw new Error('the painter path reads rows, not snapshots');
+        },
+        grid: () => screenGrid(session),
+        close: () => undefined,
+      };
       return v;
     },
   });
@@ -61,7 +75,11 @@ async function setup(frameMs = 0) {
     writes = 0;
     return r;
   };
-  const paneRow = (i: number): string => term.lines()[REGION.y + i]!.slice(REGION.x, REGION.x + REGION.width).trimEnd();
+  const paneRow = (i: number): string =>
+    term
+      .lines()
+      [REGION.y + i]!.slice(REGION.x, REGION.x + REGION.width)
+      .trimEnd();
   const update = (): void => handlers.onUpdate?.();
   return { session, term, feed, painter, output, take, paneRow, update };
 }
@@ -90,8 +108,18 @@ describe('PreviewPainter', () => {
     expect(t.paneRow(27)).toBe('  ? for shortcuts');
     expect(t.paneRow(24)).toBe('─'.repeat(66)); // cut to the pane, not wrapped
     const buf = t.term.term.buffer.active;
-    expect(buf.getLine(REGION.y + 27)!.getCell(REGION.x + 2)!.getFgColor()).toBe(174);
-    expect(buf.getLine(REGION.y + 25)!.getCell(REGION.x)!.isBold()).toBeTruthy();
+    expect(
+      buf
+        .getLine(REGION.y + 27)!
+        .getCell(REGION.x + 2)!
+        .getFgColor(),
+    ).toBe(174);
+    expect(
+      buf
+        .getLine(REGION.y + 25)!
+        .getCell(REGION.x)!
+        .isBold(),
+    ).toBeTruthy();
     expect([buf.cursorX, buf.cursorY]).toEqual([0, 32]);
     // Nothing outside the pane's inside was touched.
     expect(t.term.lines()[REGION.y + 3]!.slice(0, REGION.x).trim()).toBe('');

@@ -17,7 +17,10 @@ afterEach(() => {
 });
 
 const plain = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
-const row = (frame: string, id: string): string => plain(frame).split('\n').find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
+const row = (frame: string, id: string): string =>
+  plain(frame)
+    .split('\n')
+    .find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
 
 /** A viewer whose screen the test writes; `update()` is the host's output arriving. */
 class FakeViewer implements PtyViewer {
@@ -29,7 +32,14 @@ class FakeViewer implements PtyViewer {
   snapshot(): PtySnapshot {
     const rows = 30;
     const lines = Array.from({ length: rows }, (_, i) => this.screen[i] ?? '');
-    return { cols: 100, rows, lines, ansiLines: lines.map((l) => (l ? `\x1b[0;38;5;174m${l}\x1b[0m` : '')), cursor: this.cursor, bufferType: 'normal' };
+    return {
+      cols: 100,
+      rows,
+      lines,
+      ansiLines: lines.map((l) => (l ? `\x1b[0;38;5;174m${l}\x1b[0m` : '')),
+      cursor: this.cursor,
+      bufferType: 'normal',
+    };
   }
   close(): void {
     this.closed = true;
@@ -48,7 +58,17 @@ function fakePreview() {
     frameMs: 0,
     open: async (sessionId, h) => {
       const viewer = new FakeViewer(h);
-      viewer.screen = ['Welcome to Claude Code', '', '> first prompt', 'Reply to: first prompt', '', '─'.repeat(100), '❯ ', '─'.repeat(100), '  ? for shortcuts'];
+      viewer.screen = [
+        'Welcome to Claude Code',
+        '',
+        '> first prompt',
+        'Reply to: first prompt',
+        '',
+        '─'.repeat(100),
+        '❯ ',
+        '─'.repeat(100),
+        '  ? for shortcuts',
+      ];
       viewer.cursor = { x: 2, y: 6 };
       opened.push({ sessionId, viewer });
       return viewer;
@@ -92,7 +112,8 @@ describe('PtyPreviewFeed keeps recent viewers', () => {
     const p = fakePreview();
     const live = async (id: string): Promise<void> => {
       p.feed.select(id, 7);
-      for (let i = 0; i < 100 && !(p.feed.getSnapshot().sessionId === id && p.feed.getSnapshot().state === 'live'); i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 100 && !(p.feed.getSnapshot().sessionId === id && p.feed.getSnapshot().state === 'live'); i++)
+        await new Promise((r) => setTimeout(r, 5));
       expect(p.feed.getSnapshot()).toMatchObject({ sessionId: id, state: 'live' });
     };
     await live('A');
@@ -101,7 +122,12 @@ describe('PtyPreviewFeed keeps recent viewers', () => {
     expect(p.opened.map((o) => o.sessionId)).toEqual(['A', 'B']);
     await live('C');
     await live('D'); // kept: B (oldest) is closed once A and C are kept
-    expect(p.opened.map((o) => [o.sessionId, o.viewer.closed])).toEqual([['A', false], ['B', true], ['C', false], ['D', false]]);
+    expect(p.opened.map((o) => [o.sessionId, o.viewer.closed])).toEqual([
+      ['A', false],
+      ['B', true],
+      ['C', false],
+      ['D', false],
+    ]);
     p.feed.close();
     expect(p.opened.every((o) => o.viewer.closed)).toBe(true);
   });
@@ -145,7 +171,20 @@ describe('dashboard with PTY sessions', () => {
     expect(f.split('\n').every((l) => [...l].length <= 120)).toBe(true);
     expect(d.frame()).toContain('\x1b[38;5;174m'); // the session's colours kept
 
-    v.update(['> first prompt', 'Reply to: first prompt', '> second', 'Reply to: a new reply arrived', '', '─'.repeat(100), '❯ ', '─'.repeat(100), '  ? for shortcuts'], 6);
+    v.update(
+      [
+        '> first prompt',
+        'Reply to: first prompt',
+        '> second',
+        'Reply to: a new reply arrived',
+        '',
+        '─'.repeat(100),
+        '❯ ',
+        '─'.repeat(100),
+        '  ? for shortcuts',
+      ],
+      6,
+    );
     await d.waitForText('Reply to: a new reply arrived');
 
     // v shows the log instead (the viewer is kept open a while for a quick way back), v again the
@@ -182,7 +221,10 @@ describe('dashboard with PTY sessions', () => {
   });
 
   it('t talks through the dashboard’s action, and says why it cannot', async () => {
-    d = await renderDashboard({ columns: 140, actions: { talk: async () => ({ ok: true, message: 'detached from root: it keeps running in its PTY' }) } });
+    d = await renderDashboard({
+      columns: 140,
+      actions: { talk: async () => ({ ok: true, message: 'detached from root: it keeps running in its PTY' }) },
+    });
     const s = d.sessions;
     await d.press('t');
     await d.waitForText('detached from root: it keeps running in its PTY');
@@ -192,7 +234,10 @@ describe('dashboard with PTY sessions', () => {
     d.feed.refresh();
     await new Promise((r) => setTimeout(r, 50)); // the frame with the new processes is rendered
     await d.press('t');
-    await d.waitFor((f) => /talk: claude \w+ is open in a klaude foreground \(claude pid \d+\)/.test(plain(f)), 'the reason');
+    await d.waitFor(
+      (f) => /talk: claude \w+ is open in a klaude foreground \(claude pid \d+\)/.test(plain(f)),
+      'the reason',
+    );
     expect(d.calls.filter((c) => c.name === 'talk')).toHaveLength(1);
     // The help lists it (generated from the keymap).
     await d.press('?');
@@ -208,13 +253,19 @@ describe('dashboard with PTY sessions', () => {
     d.feed.refresh();
     await d.waitForText('sessions 1');
     await d.press('q');
-    await d.waitFor((f) => /1 PTY session is running\. They keep running too/.test(plain(f).replace(/\s*│\s*/g, ' ')), 'the quit question');
+    await d.waitFor(
+      (f) => /1 PTY session is running\. They keep running too/.test(plain(f).replace(/\s*│\s*/g, ' ')),
+      'the quit question',
+    );
     expect(plain(d.frame())).toMatch(/x stop PTY sessions/); // the footer, from the keymap
     expect(d.calls.filter((c) => c.name === 'quit')).toEqual([]);
     await d.press('n');
     await d.press('q', 'y');
     expect(d.calls.filter((c) => c.name === 'quit')).toEqual([{ name: 'quit', args: [] }]);
     await d.press('q', 'x');
-    expect(d.calls.filter((c) => c.name === 'quit').at(-1)).toEqual({ name: 'quit', args: [{ stopPtySessions: true }] });
+    expect(d.calls.filter((c) => c.name === 'quit').at(-1)).toEqual({
+      name: 'quit',
+      args: [{ stopPtySessions: true }],
+    });
   });
 });

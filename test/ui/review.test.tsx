@@ -13,7 +13,8 @@ afterEach(() => {
   d = undefined;
 });
 
-const row = (frame: string, id: string): string => frame.split('\n').find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
+const row = (frame: string, id: string): string =>
+  frame.split('\n').find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
 
 const PATCH = [
   'diff --git a/made.txt b/made.txt',
@@ -50,7 +51,10 @@ describe('diff view', () => {
     });
     const rev = d.sessions.rev!;
     d.ui.dispatch({ type: 'select', id: rev.id });
-    await d.waitFor((f) => row(f, rev.id).includes('reviewer') && f.includes(`log · reviewer ${shortId(rev.id)}`), 'reviewer selected');
+    await d.waitFor(
+      (f) => row(f, rev.id).includes('reviewer') && f.includes(`log · reviewer ${shortId(rev.id)}`),
+      'reviewer selected',
+    );
     await d.press('c');
     await d.waitForText('reading the diff…');
     expect(d.calls.find((c) => c.name === 'diff')?.args).toEqual([rev.id]);
@@ -102,7 +106,11 @@ describe('diff view', () => {
     await d.press('c');
     await d.waitForText('interactive session: diffs are kept for agents');
     expect(d.calls.some((c) => c.name === 'diff')).toBe(false);
-    expect(helpGroups().find((g) => g.group === 'View')!.bindings.map((b) => b.id)).toContain('view.diff');
+    expect(
+      helpGroups()
+        .find((g) => g.group === 'View')!
+        .bindings.map((b) => b.id),
+    ).toContain('view.diff');
   });
 });
 
@@ -130,6 +138,9 @@ describe('diff lines', () => {
     expect(tone('+hello-from-agent')).toBe('diffAdd');
     expect(tone('-base line')).toBe('diffDel');
     expect(tone(' context line 0')).toBe('text');
-    expect(diffLines('h', '')).toEqual([{ text: 'h', tone: 'meta' }, { text: 'no changes', tone: 'meta' }]);
+    expect(diffLines('h', '')).toEqual([
+      { text: 'h', tone: 'meta' },
+      { text: 'no changes', tone: 'meta' },
+    ]);
   });
 });

@@ -62,7 +62,11 @@ describe('tree', () => {
 
   it('finds subtrees and the agents that are working', () => {
     expect(subtreeIds(ALL, 'A').sort()).toEqual(['A', 'A1', 'A11', 'A2']);
-    expect(runningAgents(ALL).map((x) => x.id).sort()).toEqual(['A1', 'A11']);
+    expect(
+      runningAgents(ALL)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(['A1', 'A11']);
   });
 });
 
@@ -107,8 +111,17 @@ describe('ui reducer', () => {
   });
 
   it('edits the text of the open input, and the filter', () => {
-    let st = run(initialUiState, { type: 'openMessage', sessionId: 'A1' }, { type: 'edit', op: 'insert', text: 'hello worx' });
-    st = run(st, { type: 'edit', op: 'backspace' }, { type: 'edit', op: 'insert', text: 'ld again' }, { type: 'edit', op: 'deleteWord' });
+    let st = run(
+      initialUiState,
+      { type: 'openMessage', sessionId: 'A1' },
+      { type: 'edit', op: 'insert', text: 'hello worx' },
+    );
+    st = run(
+      st,
+      { type: 'edit', op: 'backspace' },
+      { type: 'edit', op: 'insert', text: 'ld again' },
+      { type: 'edit', op: 'deleteWord' },
+    );
     expect(st.modal).toEqual({ kind: 'message', sessionId: 'A1', text: 'hello world' });
     st = run(st, { type: 'closeModal' }, { type: 'filterStart' }, { type: 'edit', op: 'insert', text: 'rev' });
     expect(st.filter).toBe('rev');
@@ -121,7 +134,14 @@ describe('ui reducer', () => {
     expect(st.modal).toMatchObject({ kind: 'start', step: 'type', choices: null });
     st = run(
       st,
-      { type: 'startChoices', choices: [{ name: 'a', description: '', source: 'x' }, { name: 'b', description: '', source: 'x' }], problems: [] },
+      {
+        type: 'startChoices',
+        choices: [
+          { name: 'a', description: '', source: 'x' },
+          { name: 'b', description: '', source: 'x' },
+        ],
+        problems: [],
+      },
       { type: 'pick', by: 5 },
       { type: 'startStep', step: 'prompt' },
       { type: 'edit', op: 'insert', text: 'go' },

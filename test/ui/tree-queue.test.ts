@@ -10,7 +10,10 @@ import { treeRowSegments } from '../../src/ui/components/tree-pane.js';
 import type { TreeRow } from '../../src/ui/state/tree.js';
 import { themes } from '../../src/ui/theme.js';
 
-const text = (row: TreeRow): string => treeRowSegments(row, 80, themes.noColor, Date.now()).map((s) => s.text).join('');
+const text = (row: TreeRow): string =>
+  treeRowSegments(row, 80, themes.noColor, Date.now())
+    .map((s) => s.text)
+    .join('');
 
 describe('tree rows of the run queue', () => {
   it('show a queued agent with its place, and a rate-limited runtime', () => {
@@ -24,7 +27,15 @@ describe('tree rows of the run queue', () => {
     expect(admit(db, b.id, 'claude', limits)).toEqual({ queued: true, position: 1 });
     lowerLimit(db, 'claude', limits, Date.now() + 60_000, 'rate limited (429)');
     const rows = listSessionRows(db, { projectId: P });
-    const view = (id: string): TreeRow => ({ session: rows.find((r) => r.id === id)!, depth: 0, hasChildren: false, collapsed: false, match: true, subtree: { costUsd: 0, tokens: 0 } }) as TreeRow;
+    const view = (id: string): TreeRow =>
+      ({
+        session: rows.find((r) => r.id === id)!,
+        depth: 0,
+        hasChildren: false,
+        collapsed: false,
+        match: true,
+        subtree: { costUsd: 0, tokens: 0 },
+      }) as TreeRow;
     expect(text(view(b.id))).toMatch(/⋯ reviewer #1/);
     expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'queued', queuePosition: 1, rateLimitMax: 1 });
     db.close();
@@ -36,11 +47,22 @@ describe('tree rows of the run queue', () => {
     ensureProject(db, { hash: P, rootPath: '/p' });
     const s = createSession(db, { projectId: P, type: 'tui', status: 'idle', prompt: 'summarise the repo' });
     const row = (): TreeRow =>
-      ({ session: listSessionRows(db, { projectId: P })[0]!, depth: 0, hasChildren: false, collapsed: false, match: true, subtree: { costUsd: 0, tokens: 0 } }) as TreeRow;
+      ({
+        session: listSessionRows(db, { projectId: P })[0]!,
+        depth: 0,
+        hasChildren: false,
+        collapsed: false,
+        match: true,
+        subtree: { costUsd: 0, tokens: 0 },
+      }) as TreeRow;
     expect(text(row())).toContain('summarise the repo');
     db.sqlite.prepare("UPDATE sessions SET error = 'rate limited: API Error: 429' WHERE id = ?").run(s.id);
     expect(text(row())).toContain('✗ rate limited: API Error: 429');
-    db.sqlite.prepare("UPDATE sessions SET status = 'running', error = NULL, activity = 'Bash: npm test', run_started_at = ? WHERE id = ?").run(Date.now(), s.id);
+    db.sqlite
+      .prepare(
+        "UPDATE sessions SET status = 'running', error = NULL, activity = 'Bash: npm test', run_started_at = ? WHERE id = ?",
+      )
+      .run(Date.now(), s.id);
     expect(text(row())).toMatch(/\ds Bash: npm test/);
     db.close();
   });

@@ -87,7 +87,12 @@ describe('agent definition files', () => {
 
   it('defaults: name from the file name, inheritProjectMcps true, inheritParentMcps false', () => {
     write(projectAgents(), 'helper.md', '---\ndescription: helps\n---\nHelp.\n');
-    expect(find('helper')).toMatchObject({ name: 'helper', inheritProjectMcps: true, inheritParentMcps: false, instructions: 'Help.' });
+    expect(find('helper')).toMatchObject({
+      name: 'helper',
+      inheritProjectMcps: true,
+      inheritParentMcps: false,
+      instructions: 'Help.',
+    });
     expect(find('helper')).not.toHaveProperty('tools');
     expect(find('helper')).not.toHaveProperty('model');
   });
@@ -105,8 +110,16 @@ describe('agent definition files', () => {
   });
 
   it.each([
-    ['mcpServers as a map adds inline servers', 'mcpServers:\n  db: {command: db-mcp, args: [--ro]}', { pick: null, inline: { db: { command: 'db-mcp', args: ['--ro'] } } }],
-    ['mcpServers as a mixed list', 'mcpServers:\n  - github\n  - web: {type: http, url: "http://x/mcp"}', { pick: ['github'], inline: { web: { type: 'http', url: 'http://x/mcp' } } }],
+    [
+      'mcpServers as a map adds inline servers',
+      'mcpServers:\n  db: {command: db-mcp, args: [--ro]}',
+      { pick: null, inline: { db: { command: 'db-mcp', args: ['--ro'] } } },
+    ],
+    [
+      'mcpServers as a mixed list',
+      'mcpServers:\n  - github\n  - web: {type: http, url: "http://x/mcp"}',
+      { pick: ['github'], inline: { web: { type: 'http', url: 'http://x/mcp' } } },
+    ],
     ['mcpServers: [] picks none', 'mcpServers: []', { pick: [], inline: {} }],
   ])('%s', (_label, yaml, expected) => {
     write(projectAgents(), 'x.md', `---\n${yaml}\n---\n`);
@@ -118,18 +131,58 @@ describe('agent definition files', () => {
   const bad: [string, string, string | RegExp, number | undefined][] = [
     ['model not a string', 'name: a\nmodel: 42', "field 'model': must be a string, got 42", 3],
     ['empty description', 'description:', "field 'description': must be a string, got nothing", 2],
-    ['reasoningEffort outside the set', 'reasoningEffort: extreme', `field 'reasoningEffort': must be one of low, medium, high; got "extreme"`, 2],
-    ['unknown runtime', 'runtime: copilot', /field 'runtime': must be one of claude, codex, gemini, cursor, opencode; got "copilot"/, 2],
-    ['boolean as a string', 'inheritProjectMcps: "yes"', `field 'inheritProjectMcps': must be true or false, got "yes"`, 2],
-    ['YAML 1.1 yes is not a boolean', 'inheritParentMcps: yes', `field 'inheritParentMcps': must be true or false, got "yes"`, 2],
-    ['allowedAgents not a list', 'allowedAgents: general', `field 'allowedAgents': must be a list of strings, got "general"`, 2],
-    ['allowedAgents item not a string', 'allowedAgents: [general, 3]', "field 'allowedAgents': item 2 must be a non-empty string, got 3", 2],
+    [
+      'reasoningEffort outside the set',
+      'reasoningEffort: extreme',
+      `field 'reasoningEffort': must be one of low, medium, high; got "extreme"`,
+      2,
+    ],
+    [
+      'unknown runtime',
+      'runtime: copilot',
+      /field 'runtime': must be one of claude, codex, gemini, cursor, opencode; got "copilot"/,
+      2,
+    ],
+    [
+      'boolean as a string',
+      'inheritProjectMcps: "yes"',
+      `field 'inheritProjectMcps': must be true or false, got "yes"`,
+      2,
+    ],
+    [
+      'YAML 1.1 yes is not a boolean',
+      'inheritParentMcps: yes',
+      `field 'inheritParentMcps': must be true or false, got "yes"`,
+      2,
+    ],
+    [
+      'allowedAgents not a list',
+      'allowedAgents: general',
+      `field 'allowedAgents': must be a list of strings, got "general"`,
+      2,
+    ],
+    [
+      'allowedAgents item not a string',
+      'allowedAgents: [general, 3]',
+      "field 'allowedAgents': item 2 must be a non-empty string, got 3",
+      2,
+    ],
     ['tools a number', 'tools: 5', "field 'tools': must be a comma-separated string or a list of tool names, got 5", 2],
     ['tools item a mapping', 'tools: [Read, {a: 1}]', "field 'tools': item 2 must be a tool name, got a mapping", 2],
     ['mcpServers a string', 'mcpServers: github', /field 'mcpServers': must be a list of server names/, 2],
-    ['inline server without command or url', 'mcpServers:\n  db: {args: [x]}', "field 'mcpServers': server 'db' needs a 'command' (stdio) or a 'url' (http/sse)", 2],
+    [
+      'inline server without command or url',
+      'mcpServers:\n  db: {args: [x]}',
+      "field 'mcpServers': server 'db' needs a 'command' (stdio) or a 'url' (http/sse)",
+      2,
+    ],
     ['outputDir absolute', 'outputDir: /tmp/out', "field 'outputDir': must be a relative path (under .claude/)", 2],
-    ['outputDir escaping .claude', 'outputDir: ../../etc', "field 'outputDir': must name a directory inside .claude/", 2],
+    [
+      'outputDir escaping .claude',
+      'outputDir: ../../etc',
+      "field 'outputDir': must name a directory inside .claude/",
+      2,
+    ],
     ['name with a space', 'name: my agent', `field 'name': "my agent" is not usable as an agent type`, 2],
     ['permissionMode unknown', 'permissionMode: yolo', "field 'permissionMode': must be one of", 2],
     ['bad YAML names its line', 'name: a\ndescription: ok\nmodel: [sonnet', /^invalid YAML: Flow sequence/, 4],
@@ -189,7 +242,9 @@ describe('agent definition files', () => {
     const second = write(projectAgents(), 'b.md', '---\nname: dup\n---\n');
     const { agents, problems } = load();
     expect(agents.find((a) => a.name === 'dup')?.path).toBe(join(projectAgents(), 'a.md'));
-    expect(problems).toMatchObject([{ path: second, line: 2, message: expect.stringContaining("agent type 'dup' is already defined by") }]);
+    expect(problems).toMatchObject([
+      { path: second, line: 2, message: expect.stringContaining("agent type 'dup' is already defined by") },
+    ]);
   });
 
   it('finds files in subdirectories', () => {
@@ -212,10 +267,18 @@ describe('precedence and lookup', () => {
   });
 
   it('general is built in, and a file may override it', () => {
-    expect(resolveAgentType('general', { cwd: t.projectDir, env: t.env })).toMatchObject({ source: 'builtin', path: null, instructions: '' });
+    expect(resolveAgentType('general', { cwd: t.projectDir, env: t.env })).toMatchObject({
+      source: 'builtin',
+      path: null,
+      instructions: '',
+    });
     clearAgentDefinitionCache();
     write(projectAgents(), 'general.md', '---\nmodel: opus\n---\nHouse rules.\n');
-    expect(resolveAgentType('general', { cwd: t.projectDir, env: t.env })).toMatchObject({ source: 'project', model: 'opus', instructions: 'House rules.' });
+    expect(resolveAgentType('general', { cwd: t.projectDir, env: t.env })).toMatchObject({
+      source: 'project',
+      model: 'opus',
+      instructions: 'House rules.',
+    });
   });
 
   it('an unknown type is E_USAGE with the available types and where to put a file', () => {

@@ -18,13 +18,26 @@ const srv = (tag: string) => ({ command: 'node', args: [`${tag}.js`] });
 function writeScopes(extraLocal: Record<string, unknown> = {}): void {
   const claudeJson = JSON.parse(readFileSync(t.claudeJsonPath, 'utf8'));
   claudeJson.mcpServers = { a: srv('user-a'), b: srv('user-b'), c: srv('user-c') };
-  claudeJson.projects[t.projectDir] = { ...claudeJson.projects[t.projectDir], mcpServers: { c: srv('local-c'), e: srv('local-e') }, ...extraLocal };
+  claudeJson.projects[t.projectDir] = {
+    ...claudeJson.projects[t.projectDir],
+    mcpServers: { c: srv('local-c'), e: srv('local-e') },
+    ...extraLocal,
+  };
   writeFileSync(t.claudeJsonPath, JSON.stringify(claudeJson));
-  writeFileSync(join(t.projectDir, '.mcp.json'), JSON.stringify({ mcpServers: { b: srv('project-b'), c: srv('project-c'), d: srv('project-d') } }));
+  writeFileSync(
+    join(t.projectDir, '.mcp.json'),
+    JSON.stringify({ mcpServers: { b: srv('project-b'), c: srv('project-c'), d: srv('project-d') } }),
+  );
 }
 
 const opts = (more: { parentServers?: Record<string, unknown> } = {}) => ({ cwd: t.projectDir, env: t.env, ...more });
-const agent = (over: Partial<AgentDefinition>): AgentDefinition => ({ ...builtinGeneral(), name: 'x', source: 'project', path: '/p/x.md', ...over });
+const agent = (over: Partial<AgentDefinition>): AgentDefinition => ({
+  ...builtinGeneral(),
+  name: 'x',
+  source: 'project',
+  path: '/p/x.md',
+  ...over,
+});
 const parsed = (json: string | null) => (json === null ? null : JSON.parse(json).mcpServers);
 
 describe('MCP scopes', () => {
@@ -50,7 +63,9 @@ describe('MCP scopes', () => {
     const dir = join(t.root, 'cfg');
     mkdirSync(dir);
     writeFileSync(join(dir, '.claude.json'), JSON.stringify({ mcpServers: { z: srv('z') } }));
-    expect(Object.keys(loadMcpServers({ cwd: t.projectDir, env: { ...t.env, CLAUDE_CONFIG_DIR: dir } }))).toEqual(['z']);
+    expect(Object.keys(loadMcpServers({ cwd: t.projectDir, env: { ...t.env, CLAUDE_CONFIG_DIR: dir } }))).toEqual([
+      'z',
+    ]);
   });
 
   it('a broken .mcp.json is an E_CONFIG error naming the file', () => {
@@ -91,7 +106,9 @@ describe('resolveAgentMcp', () => {
     }
     expect(err).toBeInstanceOf(KlaudeError);
     expect((err as KlaudeError).code).toBe('E_AGENT_DEFINITION');
-    expect((err as KlaudeError).message).toBe("/p/x.md: field 'mcpServers': unknown MCP server 'github' (known: a, b, c, d, e)");
+    expect((err as KlaudeError).message).toBe(
+      "/p/x.md: field 'mcpServers': unknown MCP server 'github' (known: a, b, c, d, e)",
+    );
   });
 
   it('mcpServers: [] gives no servers at all', () => {
@@ -102,7 +119,10 @@ describe('resolveAgentMcp', () => {
 
   it('inline servers as a map are added to the inherited ones, without strict', () => {
     writeScopes();
-    const r = resolveAgentMcp(agent({ mcpServers: { pick: null, inline: { web: { type: 'http', url: 'http://x' } } } }), opts());
+    const r = resolveAgentMcp(
+      agent({ mcpServers: { pick: null, inline: { web: { type: 'http', url: 'http://x' } } } }),
+      opts(),
+    );
     expect(r.strict).toBe(false);
     expect(parsed(r.mcpConfigJson)).toEqual({ web: { type: 'http', url: 'http://x' } });
     expect(Object.keys(r.servers).sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'web']);
@@ -129,13 +149,20 @@ describe('resolveAgentMcp', () => {
   });
 
   it('inheritProjectMcps: false with no servers anywhere changes nothing', () => {
-    expect(resolveAgentMcp(agent({ inheritProjectMcps: false }), opts())).toEqual({ mcpConfigJson: null, strict: false, servers: {} });
+    expect(resolveAgentMcp(agent({ inheritProjectMcps: false }), opts())).toEqual({
+      mcpConfigJson: null,
+      strict: false,
+      servers: {},
+    });
   });
 
   it('inheritParentMcps adds the parent session servers', () => {
     writeScopes();
     const parentServers = { p1: srv('parent-1'), a: srv('user-a') };
-    const only = resolveAgentMcp(agent({ inheritProjectMcps: false, inheritParentMcps: true }), opts({ parentServers }));
+    const only = resolveAgentMcp(
+      agent({ inheritProjectMcps: false, inheritParentMcps: true }),
+      opts({ parentServers }),
+    );
     expect(only.strict).toBe(true);
     expect(parsed(only.mcpConfigJson)).toEqual(parentServers);
 

@@ -37,15 +37,32 @@ describe('claude approvals', () => {
   });
 
   it('suggested rules: tool(content), bare tool names, nothing for other suggestion types', () => {
-    expect(suggestedRule([{ type: 'addRules', behavior: 'allow', rules: [{ toolName: 'Bash', ruleContent: 'npm test' }, { toolName: 'WebSearch' }] }])).toBe('Bash(npm test), WebSearch');
+    expect(
+      suggestedRule([
+        {
+          type: 'addRules',
+          behavior: 'allow',
+          rules: [{ toolName: 'Bash', ruleContent: 'npm test' }, { toolName: 'WebSearch' }],
+        },
+      ]),
+    ).toBe('Bash(npm test), WebSearch');
     expect(suggestedRule([{ type: 'setMode', mode: 'acceptEdits', destination: 'session' }])).toBeUndefined();
     expect(suggestedRule(undefined)).toBeUndefined();
   });
 
   it('answers as control_responses: allow (with the suggestions for "always") and deny with the message', () => {
     const allow = JSON.parse(claudeAdapter.encodeApproval!('r1', { behavior: 'allow', input: { command: 'ls' } }));
-    expect(allow).toEqual({ type: 'control_response', response: { subtype: 'success', request_id: 'r1', response: { behavior: 'allow', updatedInput: { command: 'ls' } } } });
-    const always = JSON.parse(claudeAdapter.encodeApproval!('r2', { behavior: 'allow', input: {}, permanent: [{ type: 'addRules' }] }));
+    expect(allow).toEqual({
+      type: 'control_response',
+      response: {
+        subtype: 'success',
+        request_id: 'r1',
+        response: { behavior: 'allow', updatedInput: { command: 'ls' } },
+      },
+    });
+    const always = JSON.parse(
+      claudeAdapter.encodeApproval!('r2', { behavior: 'allow', input: {}, permanent: [{ type: 'addRules' }] }),
+    );
     expect(always.response.response.updatedPermissions).toEqual([{ type: 'addRules' }]);
     const deny = JSON.parse(claudeAdapter.encodeApproval!('r3', { behavior: 'deny', message: 'no' }));
     expect(deny.response.response).toEqual({ behavior: 'deny', message: 'no' });
@@ -53,7 +70,9 @@ describe('claude approvals', () => {
 
   it('launches claude with the stdio permission tool when approvals are on', () => {
     const base = { binary: 'claude', cwd: '/p', nativeSessionId: null, resume: false };
-    expect(buildClaudeCommand({ ...base, approvals: true, permissionMode: 'default' }).args.join(' ')).toContain('--permission-mode default --permission-prompt-tool stdio');
+    expect(buildClaudeCommand({ ...base, approvals: true, permissionMode: 'default' }).args.join(' ')).toContain(
+      '--permission-mode default --permission-prompt-tool stdio',
+    );
     expect(buildClaudeCommand(base).args).not.toContain('--permission-prompt-tool');
   });
 
@@ -64,12 +83,34 @@ describe('claude approvals', () => {
   });
 
   it('log lines and the parent note', () => {
-    const req: AgentEvent = { ts: 0, type: 'approval_request', requestId: 'r', approvalId: 3, tool: 'Bash', summary: 'npm test' };
-    expect(formatEvent(req)).toBe('? needs approval 3: Bash: npm test — `klaude approve <id>` [--always] or `klaude deny <id>` [--reason …]');
-    expect(approvalAnswerText({ behavior: 'deny', by: 'person', message: 'use node' })).toBe('✗ denied by person: use node');
+    const req: AgentEvent = {
+      ts: 0,
+      type: 'approval_request',
+      requestId: 'r',
+      approvalId: 3,
+      tool: 'Bash',
+      summary: 'npm test',
+    };
+    expect(formatEvent(req)).toBe(
+      '? needs approval 3: Bash: npm test — `klaude approve <id>` [--always] or `klaude deny <id>` [--reason …]',
+    );
+    expect(approvalAnswerText({ behavior: 'deny', by: 'person', message: 'use node' })).toBe(
+      '✗ denied by person: use node',
+    );
     expect(approvalAnswerText({ behavior: 'allow', always: true, by: 'parent' })).toBe('✓ allowed always by parent');
-    const note = { id: 1, sessionId: 's', shortId: '8HJ2KD0P', agentType: 'general', parentSessionId: 'p', text: 'Bash: npm test', kind: 'approval', createdAt: 0 };
+    const note = {
+      id: 1,
+      sessionId: 's',
+      shortId: '8HJ2KD0P',
+      agentType: 'general',
+      parentSessionId: 'p',
+      text: 'Bash: npm test',
+      kind: 'approval',
+      createdAt: 0,
+    };
     expect(formatUpdateLine(note)).toBe('[NEEDS APPROVAL] 8HJ2KD0P Bash: npm test');
-    expect(formatUpdateLine({ ...note, kind: null, text: 'tests pass' })).toBe('[UPDATE] 8HJ2KD0P (general): tests pass');
+    expect(formatUpdateLine({ ...note, kind: null, text: 'tests pass' })).toBe(
+      '[UPDATE] 8HJ2KD0P (general): tests pass',
+    );
   });
 });

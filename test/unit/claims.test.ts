@@ -24,7 +24,10 @@ describe('conversation claims', () => {
   it('a second taker gets E_SESSION_BUSY naming the live holder; the holder re-takes its own; release frees it', () => {
     claimConversation(db, sid, 'a checkout in klaude X');
     expect(() => claimConversation(db, sid, 'a resume by klaude message')).toThrow(
-      expect.objectContaining({ code: 'E_SESSION_BUSY', message: expect.stringMatching(/is taken by a checkout in klaude X \(pid \d+\)$/) }),
+      expect.objectContaining({
+        code: 'E_SESSION_BUSY',
+        message: expect.stringMatching(/is taken by a checkout in klaude X \(pid \d+\)$/),
+      }),
     );
     claimConversation(db, sid, 'a checkout in klaude X'); // same process, same purpose
     releaseConversation(db, sid, 'a resume by klaude message'); // not that one's to release
@@ -43,7 +46,12 @@ describe('conversation claims', () => {
     // Our own pid with another start time: a reused pid, not the holder.
     releaseClaim(db, sid, { pid: process.pid, holder: `a resume by klaude message (pid ${process.pid})` });
     if (process.platform === 'linux') {
-      takeClaim(db, sid, { holder: 'someone (reused pid)', pid: process.pid, start: processStartTime(process.pid)! + 1 }, holderAlive);
+      takeClaim(
+        db,
+        sid,
+        { holder: 'someone (reused pid)', pid: process.pid, start: processStartTime(process.pid)! + 1 },
+        holderAlive,
+      );
       expect(claimedByOther(db, sid, -1)).toBeNull(); // our pid is skipped by design; a wrong start is void anyway
       expect(holderAlive(process.pid, processStartTime(process.pid)! + 1)).toBe(false);
     }

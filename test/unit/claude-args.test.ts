@@ -13,20 +13,44 @@ describe('parseClaudePassthrough', () => {
     ['a value flag with =', ['--model=sonnet'], { persistent: ['--model=sonnet'] }],
     ['a boolean flag', ['--verbose'], { persistent: ['--verbose'] }],
     ['a choice flag', ['--permission-mode', 'plan'], { persistent: ['--permission-mode', 'plan'] }],
-    ['a value that looks like a flag', ['--append-system-prompt', '-be brief-'], { persistent: ['--append-system-prompt', '-be brief-'] }],
-    ['a variadic flag stops at the next flag', ['--add-dir', 'a', 'b', '--verbose'], { persistent: ['--add-dir', 'a', 'b', '--verbose'] }],
-    ['a variadic flag takes every word (as claude does)', ['--allowedTools', 'Bash', 'Edit'], { persistent: ['--allowedTools', 'Bash', 'Edit'] }],
+    [
+      'a value that looks like a flag',
+      ['--append-system-prompt', '-be brief-'],
+      { persistent: ['--append-system-prompt', '-be brief-'] },
+    ],
+    [
+      'a variadic flag stops at the next flag',
+      ['--add-dir', 'a', 'b', '--verbose'],
+      { persistent: ['--add-dir', 'a', 'b', '--verbose'] },
+    ],
+    [
+      'a variadic flag takes every word (as claude does)',
+      ['--allowedTools', 'Bash', 'Edit'],
+      { persistent: ['--allowedTools', 'Bash', 'Edit'] },
+    ],
     ['the kebab spelling', ['--allowed-tools', 'Bash'], { persistent: ['--allowed-tools', 'Bash'] }],
     ['an optional value taken', ['--debug', 'api,hooks'], { persistent: ['--debug', 'api,hooks'] }],
     ['an optional value absent', ['-d', '--verbose'], { persistent: ['-d', '--verbose'] }],
     ['an optional value attached', ['-dapi'], { persistent: ['-dapi'] }],
-    ['--name is first-launch only', ['--name', 'refactor', '--model', 'opus'], { firstOnly: ['--name', 'refactor'], persistent: ['--model', 'opus'] }],
+    [
+      '--name is first-launch only',
+      ['--name', 'refactor', '--model', 'opus'],
+      { firstOnly: ['--name', 'refactor'], persistent: ['--model', 'opus'] },
+    ],
     ['-n with an attached value', ['-nrefactor'], { firstOnly: ['-nrefactor'] }],
     ['prompt words', ['fix', 'the', 'bug'], { prompt: ['fix', 'the', 'bug'] }],
     ['flags and a prompt', ['--model', 'opus', 'fix it'], { persistent: ['--model', 'opus'], prompt: ['fix it'] }],
     ['a lone dash is a word', ['-'], { prompt: ['-'] }],
-    ['everything after -- is the prompt', ['--model', 'opus', '--', '--name', 'x'], { persistent: ['--model', 'opus'], prompt: ['--name', 'x'] }],
-    ['--settings is kept aside for merging', ['--settings', '{"a":1}', '--verbose'], { userSettings: '{"a":1}', persistent: ['--verbose'] }],
+    [
+      'everything after -- is the prompt',
+      ['--model', 'opus', '--', '--name', 'x'],
+      { persistent: ['--model', 'opus'], prompt: ['--name', 'x'] },
+    ],
+    [
+      '--settings is kept aside for merging',
+      ['--settings', '{"a":1}', '--verbose'],
+      { userSettings: '{"a":1}', persistent: ['--verbose'] },
+    ],
     ['--settings=', ['--settings={"a":1}'], { userSettings: '{"a":1}' }],
   ])('%s', (_name, args, expected) => {
     expect(parseClaudePassthrough(args)).toEqual({ ...none, ...expected });
@@ -61,7 +85,11 @@ describe('parseClaudePassthrough', () => {
       err = e;
     }
     expect(isKlaudeError(err)).toBe(true);
-    expect(err).toMatchObject({ code: 'E_USAGE', message: `claude flag '${flag}' can't be passed through klaude`, exitCode: 2 });
+    expect(err).toMatchObject({
+      code: 'E_USAGE',
+      message: `claude flag '${flag}' can't be passed through klaude`,
+      exitCode: 2,
+    });
     expect((err as { hint?: string }).hint).toBeTruthy();
   });
 
@@ -74,16 +102,41 @@ describe('buildLaunchArgs', () => {
   const p = parseClaudePassthrough(['--model', 'opus', '--add-dir', 'a', '--name', 'job', 'fix', 'it']);
   const S = '{"hooks":{}}';
   it.each<[string, Parameters<typeof buildLaunchArgs>[1], boolean, string[]]>([
-    ['first, fresh: everything', { kind: 'new', claudeSessionId: 'u1' }, true, ['--session-id', 'u1', '--settings', S, '--model', 'opus', '--add-dir', 'a', '--name', 'job', '--', 'fix it']],
-    ['first, resumed (--resume-last): the prompt, no --name', { kind: 'resume', claudeSessionId: 'u1' }, true, ['--resume', 'u1', '--settings', S, '--model', 'opus', '--add-dir', 'a', '--', 'fix it']],
-    ['a checkout relaunch: the persistent flags only', { kind: 'resume', claudeSessionId: 'u2' }, false, ['--resume', 'u2', '--settings', S, '--model', 'opus', '--add-dir', 'a']],
-    ['a relaunch of a never-used id', { kind: 'new', claudeSessionId: 'u3' }, false, ['--session-id', 'u3', '--settings', S, '--model', 'opus', '--add-dir', 'a']],
+    [
+      'first, fresh: everything',
+      { kind: 'new', claudeSessionId: 'u1' },
+      true,
+      ['--session-id', 'u1', '--settings', S, '--model', 'opus', '--add-dir', 'a', '--name', 'job', '--', 'fix it'],
+    ],
+    [
+      'first, resumed (--resume-last): the prompt, no --name',
+      { kind: 'resume', claudeSessionId: 'u1' },
+      true,
+      ['--resume', 'u1', '--settings', S, '--model', 'opus', '--add-dir', 'a', '--', 'fix it'],
+    ],
+    [
+      'a checkout relaunch: the persistent flags only',
+      { kind: 'resume', claudeSessionId: 'u2' },
+      false,
+      ['--resume', 'u2', '--settings', S, '--model', 'opus', '--add-dir', 'a'],
+    ],
+    [
+      'a relaunch of a never-used id',
+      { kind: 'new', claudeSessionId: 'u3' },
+      false,
+      ['--session-id', 'u3', '--settings', S, '--model', 'opus', '--add-dir', 'a'],
+    ],
   ])('%s', (_name, mode, first, expected) => {
     expect(buildLaunchArgs(p, mode, S, first)).toEqual(expected);
   });
 
   it('puts the prompt after -- so a variadic flag cannot swallow it', () => {
-    const args = buildLaunchArgs(parseClaudePassthrough(['--allowedTools', 'Bash', '--', 'go']), { kind: 'new', claudeSessionId: 'u' }, S, true);
+    const args = buildLaunchArgs(
+      parseClaudePassthrough(['--allowedTools', 'Bash', '--', 'go']),
+      { kind: 'new', claudeSessionId: 'u' },
+      S,
+      true,
+    );
     expect(args.slice(-4)).toEqual(['--allowedTools', 'Bash', '--', 'go']);
   });
 });
@@ -91,8 +144,20 @@ describe('buildLaunchArgs', () => {
 describe('root-only flags (the root persona is not a checked-out agent’s)', () => {
   const S = '{}';
   const p = parseClaudePassthrough([
-    '--agent', 'reviewer', '--model', 'opus', '--append-system-prompt', '-be brief-', '--system-prompt-file=p.md',
-    '--add-dir', 'a', 'b', '--debug', '--system-prompt', 'you are root', '--verbose',
+    '--agent',
+    'reviewer',
+    '--model',
+    'opus',
+    '--append-system-prompt',
+    '-be brief-',
+    '--system-prompt-file=p.md',
+    '--add-dir',
+    'a',
+    'b',
+    '--debug',
+    '--system-prompt',
+    'you are root',
+    '--verbose',
   ]);
   const resume = { kind: 'resume', claudeSessionId: 'u' } as const;
 
@@ -102,6 +167,14 @@ describe('root-only flags (the root persona is not a checked-out agent’s)', ()
   });
 
   it('are left out, with their values, for a checked-out agent; everything else stays', () => {
-    expect(buildLaunchArgs(p, resume, S, false, { root: false }).slice(4)).toEqual(['--model', 'opus', '--add-dir', 'a', 'b', '--debug', '--verbose']);
+    expect(buildLaunchArgs(p, resume, S, false, { root: false }).slice(4)).toEqual([
+      '--model',
+      'opus',
+      '--add-dir',
+      'a',
+      'b',
+      '--debug',
+      '--verbose',
+    ]);
   });
 });

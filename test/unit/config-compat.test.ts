@@ -7,16 +7,26 @@ import { parseCommandLine } from '../../src/commands/parse-flags.js';
 
 describe('config.yaml', () => {
   it('reports every problem of the file in one error', () => {
-    expect(() => parseConfig('switch:\n  graceSeconds: "soon"\nagents:\n  permisionMode: x\nui:\n  maxFps: -3\n', '/h/config.yaml')).toThrow(
+    expect(() =>
+      parseConfig(
+        'switch:\n  graceSeconds: "soon"\nagents:\n  permisionMode: x\nui:\n  maxFps: -3\n',
+        '/h/config.yaml',
+      ),
+    ).toThrow(
       expect.objectContaining({
         code: 'E_CONFIG',
-        message: expect.stringMatching(/^\/h\/config\.yaml: 3 problems: switch\.graceSeconds must be .*; unknown key 'agents\.permisionMode' \(did you mean 'agents\.permissionMode'\?\); ui\.maxFps must be /),
+        message: expect.stringMatching(
+          /^\/h\/config\.yaml: 3 problems: switch\.graceSeconds must be .*; unknown key 'agents\.permisionMode' \(did you mean 'agents\.permissionMode'\?\); ui\.maxFps must be /,
+        ),
       }),
     );
   });
 
-  it('maps the design notes\' keys with a deprecation warning', () => {
-    const r = parseConfig('wrapper:\n  claudeBinary: /opt/claude\n  socketDir: /tmp/run\ndb:\n  path: /x.db\n', '/h/config.yaml');
+  it("maps the design notes' keys with a deprecation warning", () => {
+    const r = parseConfig(
+      'wrapper:\n  claudeBinary: /opt/claude\n  socketDir: /tmp/run\ndb:\n  path: /x.db\n',
+      '/h/config.yaml',
+    );
     expect(r.config['claude.binary']).toBe('/opt/claude');
     expect(r.fromFile.has('claude.binary')).toBe(true);
     expect(r.warnings).toEqual([
@@ -26,7 +36,9 @@ describe('config.yaml', () => {
     ]);
     const both = parseConfig('wrapper:\n  claudeBinary: /old\nclaude:\n  binary: /new\n', '/h/config.yaml');
     expect(both.config['claude.binary']).toBe('/new');
-    expect(both.warnings).toEqual(["/h/config.yaml: 'wrapper.claudeBinary' is ignored: 'claude.binary' is set too; remove 'wrapper.claudeBinary'"]);
+    expect(both.warnings).toEqual([
+      "/h/config.yaml: 'wrapper.claudeBinary' is ignored: 'claude.binary' is set too; remove 'wrapper.claudeBinary'",
+    ]);
   });
 });
 
@@ -34,6 +46,9 @@ describe('klaude --continue', () => {
   it('-c and --continue are flags of klaude itself (--resume-last), not refused', () => {
     const root = COMMANDS.find((c) => c.name === '')!;
     expect(parseCommandLine(root, ['-c']).flags).toMatchObject({ continue: true });
-    expect(parseCommandLine(root, ['--continue', '--', '--model', 'x'])).toMatchObject({ flags: { continue: true }, passthrough: ['--model', 'x'] });
+    expect(parseCommandLine(root, ['--continue', '--', '--model', 'x'])).toMatchObject({
+      flags: { continue: true },
+      passthrough: ['--model', 'x'],
+    });
   });
 });

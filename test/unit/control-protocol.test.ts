@@ -3,13 +3,31 @@ import { LineDecoder } from '../../src/lib/line-decoder.js';
 import { checkRequest, isEventFrame, isResponseFrame, parseRequestLine, topicOf } from '../../src/control/protocol.js';
 
 describe('checkRequest', () => {
-  const ok = (action: string, payload?: unknown) => ({ v: 1, id: 'r1', action, ...(payload === undefined ? {} : { payload }) });
+  const ok = (action: string, payload?: unknown) => ({
+    v: 1,
+    id: 'r1',
+    action,
+    ...(payload === undefined ? {} : { payload }),
+  });
   it.each([
     ['ping without payload', ok('ping'), true],
     ['ping with null payload', ok('ping', null), true],
     ['status with extra keys', ok('status', { extra: 1 }), true],
     ['start minimal', ok('start', { type: 'general', prompt: '' }), true],
-    ['start full', ok('start', { type: 'g', prompt: 'p', parentId: 'x', count: 2, runtime: 'codex', model: 'm', share: true, checkout: false }), true],
+    [
+      'start full',
+      ok('start', {
+        type: 'g',
+        prompt: 'p',
+        parentId: 'x',
+        count: 2,
+        runtime: 'codex',
+        model: 'm',
+        share: true,
+        checkout: false,
+      }),
+      true,
+    ],
     ['start without type', ok('start', { prompt: 'p' }), false],
     ['start count 0', ok('start', { type: 'g', prompt: 'p', count: 0 }), false],
     ['start count 1.5', ok('start', { type: 'g', prompt: 'p', count: 1.5 }), false],
@@ -35,13 +53,20 @@ describe('checkRequest', () => {
     }
   });
 
-  it('reads a request without a version as version 1 (the design notes\' requests)', () => {
-    expect(checkRequest({ id: 'q', action: 'ping' })).toMatchObject({ ok: true, request: { v: 1, id: 'q', action: 'ping' } });
+  it("reads a request without a version as version 1 (the design notes' requests)", () => {
+    expect(checkRequest({ id: 'q', action: 'ping' })).toMatchObject({
+      ok: true,
+      request: { v: 1, id: 'q', action: 'ping' },
+    });
   });
 
   it('names both versions on a mismatch and keeps the id', () => {
     const r = checkRequest({ v: 3, id: 'q', action: 'ping' });
-    expect(r).toMatchObject({ ok: false, id: 'q', error: { code: 'E_PROTOCOL', details: { expected: 1, received: 3 } } });
+    expect(r).toMatchObject({
+      ok: false,
+      id: 'q',
+      error: { code: 'E_PROTOCOL', details: { expected: 1, received: 3 } },
+    });
     if (!r.ok) expect(r.error.message).toMatch(/v3.*v1/);
   });
 

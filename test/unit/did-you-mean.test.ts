@@ -15,7 +15,9 @@ describe('did-you-mean', () => {
   });
 
   it('hints the nearest runtime', () => {
-    expect(() => parseRuntime('codx')).toThrow(expect.objectContaining({ code: 'E_USAGE', hint: expect.stringMatching(/^did you mean `codex`\? runtimes: /) }));
+    expect(() => parseRuntime('codx')).toThrow(
+      expect.objectContaining({ code: 'E_USAGE', hint: expect.stringMatching(/^did you mean `codex`\? runtimes: /) }),
+    );
     expect(didYouMean('zzz', ['claude'])).toBe('');
   });
 });

@@ -27,8 +27,30 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ['claude', 'npm test', '✓ done', '日本語', '👍🏽', 'e\u0301', '─────', '│', ' ', 'Bash: ls -la', '12s writing', '⠋'];
-const STYLES = ['\x1b[1m', '\x1b[2m', '\x1b[31m', '\x1b[38;5;208m', '\x1b[38;2;10;200;30m', '\x1b[44m', '\x1b[7m', '\x1b[4m'];
+const WORDS = [
+  'claude',
+  'npm test',
+  '✓ done',
+  '日本語',
+  '👍🏽',
+  'e\u0301',
+  '─────',
+  '│',
+  ' ',
+  'Bash: ls -la',
+  '12s writing',
+  '⠋',
+];
+const STYLES = [
+  '\x1b[1m',
+  '\x1b[2m',
+  '\x1b[31m',
+  '\x1b[38;5;208m',
+  '\x1b[38;2;10;200;30m',
+  '\x1b[44m',
+  '\x1b[7m',
+  '\x1b[4m',
+];
 const RESETS = ['\x1b[22m', '\x1b[39m', '\x1b[49m', '\x1b[27m', '\x1b[24m', '\x1b[0m'];
 const upper: Transformer = (line) => line.toUpperCase();
 const numbered: Transformer = (line, i) => `${i}:${line}`;
@@ -58,7 +80,13 @@ function frame(r: () => number, width: number, height: number): Op[] {
     if (k < 0.1) {
       const x1 = Math.floor(r() * width);
       const y1 = Math.floor(r() * height);
-      ops.push({ type: 'clip', clip: r() < 0.8 ? { x1, x2: x1 + Math.floor(r() * width), y1, y2: y1 + Math.floor(r() * height) } : { y1, y2: y1 + 3 } });
+      ops.push({
+        type: 'clip',
+        clip:
+          r() < 0.8
+            ? { x1, x2: x1 + Math.floor(r() * width), y1, y2: y1 + Math.floor(r() * height) }
+            : { y1, y2: y1 + 3 },
+      });
       depth++;
     } else if (k < 0.15 && depth > 0) {
       ops.push({ type: 'unclip' });
@@ -66,13 +94,21 @@ function frame(r: () => number, width: number, height: number): Op[] {
     } else {
       const t = r();
       const transformers = t < 0.1 ? [upper] : t < 0.15 ? [numbered, upper] : [];
-      ops.push({ type: 'write', x: Math.floor(r() * (width + 4)) - 2, y: Math.floor(r() * (height + 4)) - 2, text: text(r), transformers });
+      ops.push({
+        type: 'write',
+        x: Math.floor(r() * (width + 4)) - 2,
+        y: Math.floor(r() * (height + 4)) - 2,
+        text: text(r),
+        transformers,
+      });
     }
   }
   return ops;
 }
 
-function render<T extends { write: InkOutput['write']; clip: InkOutput['clip']; unclip: InkOutput['unclip']; get: InkOutput['get'] }>(out: T, ops: Op[]): { output: string; height: number } {
+function render<
+  T extends { write: InkOutput['write']; clip: InkOutput['clip']; unclip: InkOutput['unclip']; get: InkOutput['get'] },
+>(out: T, ops: Op[]): { output: string; height: number } {
   for (const op of ops) {
     if (op.type === 'write') out.write(op.x, op.y, op.text, { transformers: op.transformers });
     else if (op.type === 'clip') out.clip(op.clip as Parameters<InkOutput['clip']>[0]);
@@ -114,12 +150,16 @@ describe('frame output', () => {
       const width = f % 50 === 49 ? 20 + Math.floor(r() * 100) : 80;
       const height = 12;
       // Most frames repeat most of the last one (as a dashboard's do): its ops with a few changed.
-      const ops = f > 0 && r() < 0.7 ? previous.map((op) => (op.type === 'write' && r() < 0.1 ? { ...op, text: text(r) } : op)) : frame(r, width, height);
+      const ops =
+        f > 0 && r() < 0.7
+          ? previous.map((op) => (op.type === 'write' && r() < 0.1 ? { ...op, text: text(r) } : op))
+          : frame(r, width, height);
       previous = ops;
       const expected = render(new InkOutput({ width, height }), ops);
       const got = render(new FrameOutput({ width, height }), ops);
       expect(got.height).toBe(expected.height);
-      if (got.output !== expected.output) expect(await cells(got, width), `frame ${f}`).toEqual(await cells(expected, width));
+      if (got.output !== expected.output)
+        expect(await cells(got, width), `frame ${f}`).toEqual(await cells(expected, width));
     }
   });
 
@@ -127,13 +167,37 @@ describe('frame output', () => {
     const cases: Array<[number, number, Op[]]> = [
       [10, 3, [{ type: 'write', x: 0, y: 0, text: '日本語日本語', transformers: [] }]],
       [10, 3, [{ type: 'write', x: 0, y: -1, text: 'a\nb\nc\nd', transformers: [numbered] }]],
-      [10, 3, [{ type: 'write', x: 0, y: 0, text: '\x1b[31mred', transformers: [] }, { type: 'write', x: 1, y: 0, text: 'X', transformers: [] }]],
-      [10, 3, [{ type: 'clip', clip: { x1: 2, x2: 5, y1: 1, y2: 2 } }, { type: 'write', x: 0, y: 0, text: '0123456789\nabcdefghij\nABCDEFGHIJ', transformers: [] }, { type: 'unclip' }]],
+      [
+        10,
+        3,
+        [
+          { type: 'write', x: 0, y: 0, text: '\x1b[31mred', transformers: [] },
+          { type: 'write', x: 1, y: 0, text: 'X', transformers: [] },
+        ],
+      ],
+      [
+        10,
+        3,
+        [
+          { type: 'clip', clip: { x1: 2, x2: 5, y1: 1, y2: 2 } },
+          { type: 'write', x: 0, y: 0, text: '0123456789\nabcdefghij\nABCDEFGHIJ', transformers: [] },
+          { type: 'unclip' },
+        ],
+      ],
       [4, 2, [{ type: 'write', x: 2, y: 0, text: 'wider than the frame', transformers: [] }]],
-      [6, 2, [{ type: 'write', x: 0, y: 0, text: '', transformers: [] }, { type: 'write', x: 0, y: 1, text: '   ', transformers: [] }]],
+      [
+        6,
+        2,
+        [
+          { type: 'write', x: 0, y: 0, text: '', transformers: [] },
+          { type: 'write', x: 0, y: 1, text: '   ', transformers: [] },
+        ],
+      ],
     ];
     for (const [width, height, ops] of cases) {
-      expect(await cells(render(new FrameOutput({ width, height }), ops), width)).toEqual(await cells(render(new InkOutput({ width, height }), ops), width));
+      expect(await cells(render(new FrameOutput({ width, height }), ops), width)).toEqual(
+        await cells(render(new InkOutput({ width, height }), ops), width),
+      );
     }
   });
 });

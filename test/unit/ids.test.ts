@@ -14,7 +14,8 @@ const CANDS: IdCandidate[] = [
   { id: C, nativeIds: [UUID_C, 'ses_Ab12Cd34Ef'] },
 ];
 
-const matched = (id: string, how?: string): Partial<IdMatch> => (how ? { kind: 'matched', id, how } : { kind: 'matched', id }) as Partial<IdMatch>;
+const matched = (id: string, how?: string): Partial<IdMatch> =>
+  (how ? { kind: 'matched', id, how } : { kind: 'matched', id }) as Partial<IdMatch>;
 
 const TABLE: [string, string, Partial<IdMatch>][] = [
   ['full ULID', A, matched(A, 'id')],
@@ -57,7 +58,11 @@ describe('matchIds', () => {
   it('a prefix of the displayed id wins over a prefix of the hidden full id', () => {
     const E = '01JDQAAAAAAAAAAAAA01JDQ8ZZ';
     expect(shortId(E)).toBe('01JDQ8ZZ');
-    expect(matchIds('01JDQ8', [...CANDS, { id: E, nativeIds: [] }])).toEqual({ kind: 'matched', id: E, how: 'short-prefix' });
+    expect(matchIds('01JDQ8', [...CANDS, { id: E, nativeIds: [] }])).toEqual({
+      kind: 'matched',
+      id: E,
+      how: 'short-prefix',
+    });
   });
 
   it('a native id current on two sessions is ambiguous', () => {
@@ -69,7 +74,12 @@ describe('matchIds', () => {
   });
 
   it('repeated candidate rows count once', () => {
-    expect(matchIds('ABCD', [{ id: A, nativeIds: [] }, { id: A, nativeIds: [UUID_A] }])).toMatchObject(matched(A));
+    expect(
+      matchIds('ABCD', [
+        { id: A, nativeIds: [] },
+        { id: A, nativeIds: [UUID_A] },
+      ]),
+    ).toMatchObject(matched(A));
   });
 });
 

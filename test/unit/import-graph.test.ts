@@ -17,8 +17,20 @@ describe('the folder import graph of src/', () => {
   });
 
   it('finds a cycle when there is one (the detector itself)', () => {
-    expect(cycleIn([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }])).toEqual(['a', 'b', 'c', 'a']);
-    expect(cycleIn([{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'b', to: 'c' }])).toBeUndefined();
+    expect(
+      cycleIn([
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+        { from: 'c', to: 'a' },
+      ]),
+    ).toEqual(['a', 'b', 'c', 'a']);
+    expect(
+      cycleIn([
+        { from: 'a', to: 'b' },
+        { from: 'a', to: 'c' },
+        { from: 'b', to: 'c' },
+      ]),
+    ).toBeUndefined();
   });
 
   it('sees dynamic and type-only imports', () => {

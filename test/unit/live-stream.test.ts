@@ -26,17 +26,29 @@ describe('claude normaliser: partial messages and retries', () => {
   it('reads api_retry lines of an unreachable API, an overloaded one and a rate limit', () => {
     const unreachable = run('print-retry-unreachable.ndjson').filter((e) => e.type === 'retry');
     expect(unreachable.length).toBeGreaterThanOrEqual(3);
-    expect(unreachable[0]).toMatchObject({ type: 'retry', attempt: 1, maxAttempts: 10, kind: 'unreachable', reason: 'no connection to the API' });
-    expect(describeRetry(unreachable[2] as Extract<AgentEvent, { type: 'retry' }>)).toMatch(/^API unreachable — retry 3\/10 in \d\.\d s: no connection to the API$/);
+    expect(unreachable[0]).toMatchObject({
+      type: 'retry',
+      attempt: 1,
+      maxAttempts: 10,
+      kind: 'unreachable',
+      reason: 'no connection to the API',
+    });
+    expect(describeRetry(unreachable[2] as Extract<AgentEvent, { type: 'retry' }>)).toMatch(
+      /^API unreachable — retry 3\/10 in \d\.\d s: no connection to the API$/,
+    );
     const [ovl] = run('print-retry-overloaded.ndjson').filter((e) => e.type === 'retry');
     expect(ovl).toMatchObject({ kind: 'overloaded', reason: 'overloaded (HTTP 529)' });
     const [rl] = run('print-retry-rate-limit.ndjson').filter((e) => e.type === 'retry');
     expect(rl).toMatchObject({ kind: 'rate_limit', reason: 'rate limit (HTTP 429)' });
-    expect(describeRetry({ ...(rl as Extract<AgentEvent, { type: 'retry' }>) })).toMatch(/^rate limited — retry 1\/10 in \d+ ms: rate limit \(HTTP 429\)$/);
+    expect(describeRetry({ ...(rl as Extract<AgentEvent, { type: 'retry' }>) })).toMatch(
+      /^rate limited — retry 1\/10 in \d+ ms: rate limit \(HTTP 429\)$/,
+    );
   });
 
   it('takes codex reconnect messages as retries', () => {
-    expect(codexRetry('Reconnecting... 2/5 (stream disconnected before completion: error sending request)')).toMatchObject({
+    expect(
+      codexRetry('Reconnecting... 2/5 (stream disconnected before completion: error sending request)'),
+    ).toMatchObject({
       type: 'retry',
       attempt: 2,
       maxAttempts: 5,
@@ -101,7 +113,11 @@ describe('stream printer, thinking', () => {
       p.finish(),
     ];
     expect(bytes).toEqual(['', '∴ hm', ' ok', '\nHi', '\n∴ again', '\n']);
-    expect(createStreamPrinter(createFormatter({}), { showThinking: false }).print(ev({ type: 'thinking_delta', text: 'x' }))).toBe('');
+    expect(
+      createStreamPrinter(createFormatter({}), { showThinking: false }).print(
+        ev({ type: 'thinking_delta', text: 'x' }),
+      ),
+    ).toBe('');
   });
 });
 
@@ -143,14 +159,28 @@ describe('the activity column', () => {
   it('shows a running session’s elapsed time and activity, a failed one’s reason, nothing otherwise', async () => {
     const { activityCell } = await import('../../src/commands/sessions.js');
     const base = { activity: null, runStartedAt: null, updatedAt: 0, error: null };
-    expect(activityCell({ ...base, status: 'running', activity: 'Bash: npm test', runStartedAt: 1000 }, 66_000)).toBe('1m05s Bash: npm test');
-    expect(activityCell({ ...base, status: 'running', activity: 'API unreachable — retry 3/10 in 2.2 s: no connection to the API', runStartedAt: 0 }, 8000)).toBe(
-      '8s API unreachable — retry 3/10 in 2.2 s: no connection to the API',
+    expect(activityCell({ ...base, status: 'running', activity: 'Bash: npm test', runStartedAt: 1000 }, 66_000)).toBe(
+      '1m05s Bash: npm test',
     );
-    expect(activityCell({ ...base, status: 'failed', error: 'claude exited with code 1: boom' }, 0)).toBe('claude exited with code 1: boom');
+    expect(
+      activityCell(
+        {
+          ...base,
+          status: 'running',
+          activity: 'API unreachable — retry 3/10 in 2.2 s: no connection to the API',
+          runStartedAt: 0,
+        },
+        8000,
+      ),
+    ).toBe('8s API unreachable — retry 3/10 in 2.2 s: no connection to the API');
+    expect(activityCell({ ...base, status: 'failed', error: 'claude exited with code 1: boom' }, 0)).toBe(
+      'claude exited with code 1: boom',
+    );
     expect(activityCell({ ...base, status: 'done', activity: 'stale' }, 0)).toBe('');
     // An interactive session whose last turn failed (StopFailure) is idle, and says why.
-    expect(activityCell({ ...base, status: 'idle', error: 'rate limited: API Error: 429 slow down' }, 0)).toBe('✗ rate limited: API Error: 429 slow down');
+    expect(activityCell({ ...base, status: 'idle', error: 'rate limited: API Error: 429 slow down' }, 0)).toBe(
+      '✗ rate limited: API Error: 429 slow down',
+    );
     expect(activityCell({ ...base, status: 'idle' }, 0)).toBe('');
   });
 
@@ -159,9 +189,16 @@ describe('the activity column', () => {
     expect(activityOf({ type: 'text_delta', text: 'x' })).toBe('writing');
     expect(activityOf({ type: 'thinking_delta', text: 'x' })).toBe('thinking');
     expect(activityOf({ type: 'tool_call', id: 't', name: 'Bash', summary: 'npm test' })).toBe('Bash: npm test');
-    expect(activityOf({ type: 'retry', attempt: 2, maxAttempts: 10, delayMs: 1100, reason: 'overloaded (HTTP 529)', kind: 'overloaded' })).toBe(
-      'API overloaded — retry 2/10 in 1.1 s: overloaded (HTTP 529)',
-    );
+    expect(
+      activityOf({
+        type: 'retry',
+        attempt: 2,
+        maxAttempts: 10,
+        delayMs: 1100,
+        reason: 'overloaded (HTTP 529)',
+        kind: 'overloaded',
+      }),
+    ).toBe('API overloaded — retry 2/10 in 1.1 s: overloaded (HTTP 529)');
     expect(activityOf({ type: 'done', status: 'done' })).toBeNull();
     expect(activityOf({ type: 'usage' })).toBeUndefined();
   });

@@ -19,14 +19,22 @@ describe('formatEvent (plain)', () => {
   it.each<[string, AgentEvent, string | null]>([
     ['assistant text as is', e({ type: 'text', text: 'Hello.\n\nSecond paragraph.\n' }), 'Hello.\n\nSecond paragraph.'],
     ['empty text shows nothing', e({ type: 'text', text: '  \n' }), null],
-    ['tool call with key argument', e({ type: 'tool_call', id: 't1', name: 'Bash', summary: 'npm test' }), '→ Bash: npm test'],
+    [
+      'tool call with key argument',
+      e({ type: 'tool_call', id: 't1', name: 'Bash', summary: 'npm test' }),
+      '→ Bash: npm test',
+    ],
     ['tool call without argument', e({ type: 'tool_call', id: 't1', name: 'TodoWrite', summary: '' }), '→ TodoWrite'],
     [
       'multi-line argument: first line',
       e({ type: 'tool_call', id: 't1', name: 'Bash', summary: 'set -e\nnpm ci\nnpm test' }),
       '→ Bash: set -e …',
     ],
-    ['result folded to a line count', e({ type: 'tool_result', id: 't1', isError: false, output: 'a\nb\nc\n' }), '  ✓ 3 lines'],
+    [
+      'result folded to a line count',
+      e({ type: 'tool_result', id: 't1', isError: false, output: 'a\nb\nc\n' }),
+      '  ✓ 3 lines',
+    ],
     ['one line', e({ type: 'tool_result', id: 't1', isError: false, output: 'ok' }), '  ✓ 1 line'],
     ['no output', e({ type: 'tool_result', id: 't1', isError: false, output: '' }), '  ✓ no output'],
     [
@@ -37,10 +45,18 @@ describe('formatEvent (plain)', () => {
     ['error without output', e({ type: 'tool_result', id: 't1', isError: true, output: '' }), '  ✗ error'],
     ['update marked', e({ type: 'update', text: 'tests pass' }), '[UPDATE] tests pass'],
     ['prompt', e({ type: 'user', text: 'fix the test\nplease' }), '> fix the test\n> please'],
-    ['init', e({ type: 'init', runtime: 'claude', nativeSessionId: 'abc-123', model: 'sonnet' }), '· claude · sonnet · session abc-123'],
+    [
+      'init',
+      e({ type: 'init', runtime: 'claude', nativeSessionId: 'abc-123', model: 'sonnet' }),
+      '· claude · sonnet · session abc-123',
+    ],
     ['usage hidden', e({ type: 'usage', inputTokens: 5, costUsd: 0.1 }), null],
     ['running status hidden', e({ type: 'status', status: 'running' }), null],
-    ['waiting status shown', e({ type: 'status', status: 'waiting', reason: 'permission prompt' }), '· waiting: permission prompt'],
+    [
+      'waiting status shown',
+      e({ type: 'status', status: 'waiting', reason: 'permission prompt' }),
+      '· waiting: permission prompt',
+    ],
     ['error event', e({ type: 'error', message: 'API error 529\ndetails' }), '✗ error: API error 529 …'],
     [
       'done with stats',
@@ -81,7 +97,9 @@ describe('timestamps', () => {
   it('prefix the first line of each item; continuation lines are aligned', () => {
     const opts = { timestamps: true };
     expect(formatTime(TS)).toBe('09:05:07');
-    expect(formatEvent(e({ type: 'tool_call', id: 't', name: 'Read', summary: 'a.ts' }), opts)).toBe('09:05:07 → Read: a.ts');
+    expect(formatEvent(e({ type: 'tool_call', id: 't', name: 'Read', summary: 'a.ts' }), opts)).toBe(
+      '09:05:07 → Read: a.ts',
+    );
     expect(formatEvent(e({ type: 'text', text: 'one\ntwo' }), opts)).toBe('09:05:07 one\n         two');
   });
 });
@@ -89,7 +107,9 @@ describe('timestamps', () => {
 describe('[UPDATE] lines', () => {
   it('an update event repeating a line of the text just shown is not printed twice', () => {
     const f = createFormatter();
-    expect(f.format(e({ type: 'text', text: 'Working.\n[UPDATE] halfway there' }))).toBe('Working.\n[UPDATE] halfway there');
+    expect(f.format(e({ type: 'text', text: 'Working.\n[UPDATE] halfway there' }))).toBe(
+      'Working.\n[UPDATE] halfway there',
+    );
     expect(f.format(e({ type: 'update', text: 'halfway there' }))).toBeNull();
     expect(f.format(e({ type: 'update', text: 'something else' }))).toBe('[UPDATE] something else');
   });

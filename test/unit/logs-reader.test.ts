@@ -12,7 +12,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ev = (i: number, extra: Record<string, unknown> = {}) => JSON.stringify({ type: 'text', ts: 1000 + i, text: `line ${i}`, ...extra });
+const ev = (i: number, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ type: 'text', ts: 1000 + i, text: `line ${i}`, ...extra });
 
 describe('parseEventLine', () => {
   it.each([
@@ -85,7 +86,13 @@ describe('readTail', () => {
     expect(t.events.map((e) => e.ts)).toEqual([1003, 1004, 1005]);
     expect(t.lines).toEqual([ev(3), ev(4), ev(5)]);
     expect(t.offset).toBe(Buffer.byteLength(body));
-    const endOf = (i: number) => Buffer.byteLength([1, 2, 3, 4, 5].slice(0, i).map((k) => `${ev(k)}\n`).join(''));
+    const endOf = (i: number) =>
+      Buffer.byteLength(
+        [1, 2, 3, 4, 5]
+          .slice(0, i)
+          .map((k) => `${ev(k)}\n`)
+          .join(''),
+      );
     expect(t.ends).toEqual([endOf(3), endOf(4), endOf(5)]);
     expect(t.missing).toBe(false);
   });

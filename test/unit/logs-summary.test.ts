@@ -11,7 +11,13 @@ describe('collectCompletionInfo', () => {
       log(
         { type: 'init', runtime: 'claude', nativeSessionId: 'c1' },
         { type: 'user', text: 'do it' },
-        { type: 'tool_call', id: 'a', name: 'Write', summary: 'src/new.ts', input: { file_path: '/p/src/new.ts', content: 'x' } },
+        {
+          type: 'tool_call',
+          id: 'a',
+          name: 'Write',
+          summary: 'src/new.ts',
+          input: { file_path: '/p/src/new.ts', content: 'x' },
+        },
         { type: 'tool_result', id: 'a', isError: false, output: 'ok' },
         { type: 'tool_call', id: 'b', name: 'Edit', summary: 'src/old.ts', input: { file_path: '/p/src/old.ts' } },
         { type: 'tool_result', id: 'b', isError: false, output: 'ok' },
@@ -66,7 +72,13 @@ describe('collectCompletionInfo', () => {
         { type: 'status', status: 'waiting' },
       ),
     );
-    expect(info).toMatchObject({ status: 'waiting', finalText: 'second', error: 'rate limited', ended: false, durationMs: null });
+    expect(info).toMatchObject({
+      status: 'waiting',
+      finalText: 'second',
+      error: 'rate limited',
+      ended: false,
+      durationMs: null,
+    });
     expect(info.costUsd).toBeCloseTo(0.03);
   });
 
@@ -87,7 +99,14 @@ describe('formatSummary', () => {
   const base = collectCompletionInfo(
     log(
       { type: 'tool_call', id: 'a', name: 'Write', summary: 'x.ts', input: { file_path: 'x.ts' } },
-      { type: 'done', status: 'done', finalText: 'Result:\n- one\n- two', costUsd: 0.0123, durationMs: 41_000, numTurns: 6 },
+      {
+        type: 'done',
+        status: 'done',
+        finalText: 'Result:\n- one\n- two',
+        costUsd: 0.0123,
+        durationMs: 41_000,
+        numTurns: 6,
+      },
     ),
   );
 

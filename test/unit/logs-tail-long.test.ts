@@ -9,13 +9,17 @@ import { readAllEvents, readTail } from '../../src/logs/reader.js';
 const dir = mkdtempSync(join(tmpdir(), 'klaude-tail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const line = (i: number, len: number): string => JSON.stringify({ ts: i, type: 'text', text: `${i}:${'x'.repeat(len)}é` });
+const line = (i: number, len: number): string =>
+  JSON.stringify({ ts: i, type: 'text', text: `${i}:${'x'.repeat(len)}é` });
 
 describe('readTail on long lines', () => {
   it('matches a whole read for every chunk size, with a torn tail', async () => {
     const lens = [10, 5000, 3, 70_000, 1, 1, 200_000, 20];
     const file = join(dir, 'a.ndjson');
-    writeFileSync(file, `${lens.map((l, i) => line(i, l)).join('\n')}\n{"ts":99,"type":"text","text":"torn ${'y'.repeat(9000)}`);
+    writeFileSync(
+      file,
+      `${lens.map((l, i) => line(i, l)).join('\n')}\n{"ts":99,"type":"text","text":"torn ${'y'.repeat(9000)}`,
+    );
     const all = await readAllEvents(file);
     expect(all).toHaveLength(lens.length);
     for (const chunkSize of [1024, 4096, 65_536, 1 << 20]) {

@@ -60,20 +60,37 @@ const start: CommandSpec = {
   },
   load: async () => ({ run: async () => 0 }),
 };
-const root: CommandSpec = { ...start, name: '', passthrough: true, flags: { resumeLast: { type: 'boolean', description: '' } } };
+const root: CommandSpec = {
+  ...start,
+  name: '',
+  passthrough: true,
+  flags: { resumeLast: { type: 'boolean', description: '' } },
+};
 
 describe('parseCommandLine', () => {
   it.each<[string, string[], { help?: boolean; flags?: Record<string, unknown>; input?: string[] }]>([
     ['a prompt starting with "- "', ['general', '- list item'], { input: ['general', '- list item'] }],
-    ['a prompt with whitespace before a flag', ['general', '-x y', '-d'], { flags: { detach: true }, input: ['general', '-x y'] }],
+    [
+      'a prompt with whitespace before a flag',
+      ['general', '-x y', '-d'],
+      { flags: { detach: true }, input: ['general', '-x y'] },
+    ],
     ['`-` alone', ['general', '-'], { input: ['general', '-'] }],
     ['`--` ends flags', ['general', '--', '-h'], { help: false, input: ['general', '-h'] }],
     ['`--` then a flag-like prompt', ['general', '--', '--detach'], { flags: {}, input: ['general', '--detach'] }],
     ['-h after a positional is text', ['general', '-h'], { help: false, input: ['general', '-h'] }],
-    ['--help after a positional is text', ['general', 'x', '--help'], { help: false, input: ['general', 'x', '--help'] }],
+    [
+      '--help after a positional is text',
+      ['general', 'x', '--help'],
+      { help: false, input: ['general', 'x', '--help'] },
+    ],
     ['-h before positionals asks for help', ['-h', 'general'], { help: true, input: ['general'] }],
     ['--help alone', ['--help'], { help: true, input: [] }],
-    ['a flag value with whitespace and a dash', ['--model', '-a b', 'general'], { flags: { model: '-a b' }, input: ['general'] }],
+    [
+      'a flag value with whitespace and a dash',
+      ['--model', '-a b', 'general'],
+      { flags: { model: '-a b' }, input: ['general'] },
+    ],
   ])('%s', (_name, argv, want) => {
     expect(parseCommandLine(start, argv)).toMatchObject({ passthrough: [], ...want });
   });
@@ -89,10 +106,17 @@ describe('parseCommandLine', () => {
 
   it('an unknown flag is one line with a did-you-mean', () => {
     expect(() => parseCommandLine(start, ['general', 'x', '--detatch'])).toThrow(
-      expect.objectContaining({ code: 'E_UNKNOWN_FLAG', message: "unknown flag '--detatch' for 'klaude start'", hint: expect.stringContaining('did you mean `--detach`?') }),
+      expect.objectContaining({
+        code: 'E_UNKNOWN_FLAG',
+        message: "unknown flag '--detatch' for 'klaude start'",
+        hint: expect.stringContaining('did you mean `--detach`?'),
+      }),
     );
     expect(() => parseCommandLine(start, ['general', '-q'])).toThrow(
-      expect.objectContaining({ code: 'E_UNKNOWN_FLAG', hint: expect.stringContaining("to pass '-q' as text, put it after `--`") }),
+      expect.objectContaining({
+        code: 'E_UNKNOWN_FLAG',
+        hint: expect.stringContaining("to pass '-q' as text, put it after `--`"),
+      }),
     );
   });
 });

@@ -19,7 +19,19 @@ describe('plain lines', () => {
   });
 
   it('leaves wide, combining, zero-width and control characters to string-width', () => {
-    for (const s of ['日本', 'e\u0301', '👍🏽', '\u200b', 'a\tb', '\u00ad', '✅', '◽', 'a\u001b]8;;x\u0007b', '\u001b[?25l', '\u001b[4:3m']) {
+    for (const s of [
+      '日本',
+      'e\u0301',
+      '👍🏽',
+      '\u200b',
+      'a\tb',
+      '\u00ad',
+      '✅',
+      '◽',
+      'a\u001b]8;;x\u0007b',
+      '\u001b[?25l',
+      '\u001b[4:3m',
+    ]) {
       expect(plainLine(s), JSON.stringify(s)).toBeNull();
     }
   });

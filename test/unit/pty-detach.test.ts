@@ -9,7 +9,10 @@ const CTRL_RB = parseDetachKey('ctrl-]')!;
 const matcher = (line?: string | null) => new DetachMatcher({ key: CTRL_RB, line });
 
 /** Feed chunks; return what was forwarded and whether/how it detached. */
-function feed(m: DetachMatcher, chunks: (string | Buffer)[]): { out: string; detach: boolean; by?: string; at: number } {
+function feed(
+  m: DetachMatcher,
+  chunks: (string | Buffer)[],
+): { out: string; detach: boolean; by?: string; at: number } {
   let out = '';
   for (let i = 0; i < chunks.length; i++) {
     const c = chunks[i]!;
@@ -74,9 +77,18 @@ describe('DetachMatcher: the key', () => {
   });
 
   it('Ctrl-Z detaches (as suspend) only when asked to', () => {
-    expect(feed(new DetachMatcher({ key: CTRL_RB, suspendDetaches: true }), ['ab\x1a'])).toMatchObject({ detach: true, by: 'suspend', out: 'ab' });
-    expect(feed(new DetachMatcher({ key: CTRL_RB, suspendDetaches: true }), ['\x1b[122;5u'])).toMatchObject({ detach: true, by: 'suspend' });
-    expect(feed(new DetachMatcher({ key: CTRL_RB, suspendDetaches: true }), ['\x1b[200~\x1a\x1b[201~']).detach).toBe(false);
+    expect(feed(new DetachMatcher({ key: CTRL_RB, suspendDetaches: true }), ['ab\x1a'])).toMatchObject({
+      detach: true,
+      by: 'suspend',
+      out: 'ab',
+    });
+    expect(feed(new DetachMatcher({ key: CTRL_RB, suspendDetaches: true }), ['\x1b[122;5u'])).toMatchObject({
+      detach: true,
+      by: 'suspend',
+    });
+    expect(feed(new DetachMatcher({ key: CTRL_RB, suspendDetaches: true }), ['\x1b[200~\x1a\x1b[201~']).detach).toBe(
+      false,
+    );
     expect(feed(matcher(), ['\x1a'])).toMatchObject({ detach: false, out: '\x1a' });
   });
 

@@ -64,7 +64,11 @@ describe('the PTY server’s records', () => {
   });
 
   it('a live claim of someone other than the starter refuses; the starter’s, or a dead holder’s, does not', () => {
-    const parent = { holder: 'a checkout in klaude X (pid p)', pid: process.ppid, start: processStartTime(process.ppid) };
+    const parent = {
+      holder: 'a checkout in klaude X (pid p)',
+      pid: process.ppid,
+      start: processStartTime(process.ppid),
+    };
     expect(takeClaim(db, sid, parent, holderAlive)).toBeNull();
     expect(claimOf(db, sid)).toEqual({ holder: parent.holder, holderPid: parent.pid, holderStart: parent.start });
     expect(claimOf(db, sid)!.holder).toBe(getClaim(db, sid)!.holder);

@@ -39,7 +39,8 @@ describe('render of soft-wrapped lines', () => {
     host.write(`$ echo\r\n${LONG}\r\n>`);
     const term = await attach(host, 40);
     expect(term.lines()).toEqual(host.lines());
-    const wrapped = (s: HeadlessScreen) => Array.from({ length: s.rows }, (_, y) => s.term.buffer.active.getLine(s.term.buffer.active.baseY + y)!.isWrapped);
+    const wrapped = (s: HeadlessScreen) =>
+      Array.from({ length: s.rows }, (_, y) => s.term.buffer.active.getLine(s.term.buffer.active.baseY + y)!.isWrapped);
     expect(wrapped(term)).toEqual(wrapped(host));
     expect(wrapped(host).filter(Boolean)).toHaveLength(2); // the test is about something: LONG takes three rows
   });

@@ -22,7 +22,9 @@ describe('render', () => {
   it('reproduces text, colours and attributes, wide characters and the cursor', async () => {
     const a = new HeadlessScreen({ cols: 40, rows: 8 });
     a.write('\x1b[1;31mbold red\x1b[0m plain \x1b[38;5;208morange\x1b[0m\r\n');
-    a.write('\x1b[38;2;10;20;30;48;2;200;100;50mtrue colour\x1b[0m \x1b[7minverse\x1b[27m \x1b[4;3munder-italic\x1b[0m\r\n');
+    a.write(
+      '\x1b[38;2;10;20;30;48;2;200;100;50mtrue colour\x1b[0m \x1b[7minverse\x1b[27m \x1b[4;3munder-italic\x1b[0m\r\n',
+    );
     a.write('wide: 漢字✓ end\r\n');
     a.write('\x1b[44m   \x1b[0m blue bg cells\r\n');
     a.write('\x1b[6;5Hcursor here');

@@ -18,7 +18,12 @@ export function markdownLinks(text: string): string[] {
 }
 
 const slug = (heading: string): string =>
-  heading.trim().toLowerCase().replace(/[`*_]/g, '').replace(/[^\p{L}\p{N}\s-]/gu, '').replace(/\s/g, '-');
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[`*_]/g, '')
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .replace(/\s/g, '-');
 
 /** Problems with the links of one markdown file, relative to the repository root. */
 export function brokenLinks(file: string): string[] {
@@ -47,7 +52,9 @@ export function brokenLinks(file: string): string[] {
 
 const docs = (): string[] =>
   existsSync(path.join(ROOT, 'docs'))
-    ? readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)
+    ? readdirSync(path.join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`)
     : [];
 
 describe('README and docs links', () => {

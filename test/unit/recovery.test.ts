@@ -27,10 +27,12 @@ afterEach(() => db.close());
 
 const instance = (projectId: string, pid: number) =>
   createInstance(db, { projectId, pid, socketPath: `/run/${pid}.sock`, cwd: '/p', mode: 'cli' }).id;
-const session = (type: string, status: SessionStatus, projectId = P1) => createSession(db, { projectId, type, status }).id;
+const session = (type: string, status: SessionStatus, projectId = P1) =>
+  createSession(db, { projectId, type, status }).id;
 const proc = (sessionId: string, pid: number, kind: 'claude' | 'runtime' = 'claude') =>
   recordProcess(db, { klaudeSessionId: sessionId, pid, kind, isCurrent: true }).id;
-const row = (id: number) => db.sqlite.prepare('SELECT * FROM runtime_process WHERE id = ?').get(id) as Record<string, unknown>;
+const row = (id: number) =>
+  db.sqlite.prepare('SELECT * FROM runtime_process WHERE id = ?').get(id) as Record<string, unknown>;
 
 describe('reconcile', () => {
   it('does nothing when every recorded process is alive', () => {
@@ -59,7 +61,12 @@ describe('reconcile', () => {
     const working = session('general', 'running');
     const waiting = session('general', 'waiting');
     const idle = session('general', 'idle');
-    const rows = [proc(tui, deadPid()), proc(working, deadPid(), 'runtime'), proc(waiting, deadPid(), 'runtime'), proc(idle, deadPid(), 'runtime')];
+    const rows = [
+      proc(tui, deadPid()),
+      proc(working, deadPid(), 'runtime'),
+      proc(waiting, deadPid(), 'runtime'),
+      proc(idle, deadPid(), 'runtime'),
+    ];
     const r = reconcile(db);
     expect(r.lostProcesses).toBe(4);
     expect(new Set(r.sessionsEnded)).toEqual(new Set([tui, working, waiting, idle]));
@@ -122,7 +129,13 @@ describe('reconcile: processes are pid + start time; ownerless ones are ended', 
     const pid = await sleeper();
     const inst = instance(P1, deadPid());
     const s = session('tui', 'idle');
-    const id = recordProcess(db, { klaudeSessionId: s, instanceId: inst, pid, kind: 'claude', pidStart: processStartTime(pid)! + 1 }).id;
+    const id = recordProcess(db, {
+      klaudeSessionId: s,
+      instanceId: inst,
+      pid,
+      kind: 'claude',
+      pidStart: processStartTime(pid)! + 1,
+    }).id;
     const r = reconcile(db);
     expect(r).toMatchObject({ lostProcesses: 1, orphansSignalled: 0 });
     expect(row(id)).toMatchObject({ signal: 'LOST', is_current: 0 });

@@ -2,7 +2,16 @@
 // of the shared tree, a worktree's changes against its base without touching its real index, the
 // summary preferring git's lists, transcript usage sums, branch names, the `worktree:` field.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,7 +24,8 @@ import { changesSince, snapshotTree, worktreeChanges } from '../../src/runtimes/
 import { worktreeBranchName } from '../../src/runtimes/worktree.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
 
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-git-')));
@@ -88,7 +98,8 @@ describe('completion summary files', () => {
 describe('transcriptUsage', () => {
   it('sums assistant usage once per message id (claude repeats it per content block)', () => {
     const f = path.join(dir, 't.jsonl');
-    const a = (id: string, usage: Record<string, number>) => JSON.stringify({ type: 'assistant', message: { id, usage } });
+    const a = (id: string, usage: Record<string, number>) =>
+      JSON.stringify({ type: 'assistant', message: { id, usage } });
     writeFileSync(
       f,
       [
@@ -107,7 +118,8 @@ describe('transcriptUsage with a cache', () => {
   it('reads only what was appended since the last turn, keeping the sums and the dedupe across reads', () => {
     const f = path.join(dir, 't.jsonl');
     const cache = path.join(dir, 'usage');
-    const a = (id: string, out: number) => `${JSON.stringify({ type: 'assistant', message: { id, usage: { input_tokens: 10, output_tokens: out } } })}\n`;
+    const a = (id: string, out: number) =>
+      `${JSON.stringify({ type: 'assistant', message: { id, usage: { input_tokens: 10, output_tokens: out } } })}\n`;
     writeFileSync(f, a('m1', 1) + a('m2', 2));
     expect(transcriptUsage([f], cache)).toEqual({ tokensIn: 20, tokensOut: 3 });
     // The next turn: m2's second block (already counted), a new reply, and a line being written.

@@ -7,7 +7,12 @@ import { formatShareBlock, transcriptTurns } from '../../src/runtimes/share.js';
 import { clip, toolSummary } from '../../src/core/tool-summary.js';
 import { KlaudeError } from '../../src/lib/errors.js';
 
-const base = { binary: '/bin/claude', cwd: '/p', nativeSessionId: '11111111-2222-3333-4444-555555555555', resume: false };
+const base = {
+  binary: '/bin/claude',
+  cwd: '/p',
+  nativeSessionId: '11111111-2222-3333-4444-555555555555',
+  resume: false,
+};
 
 describe('claude adapter: command line', () => {
   it('starts a new session with the id chosen up front, stream-json both ways', () => {
@@ -15,9 +20,17 @@ describe('claude adapter: command line', () => {
     expect(cmd.file).toBe('/bin/claude');
     expect(cmd.stdin).toBe('stream-json');
     expect(cmd.args).toEqual([
-      '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
-      '--session-id', base.nativeSessionId,
-      '--permission-mode', 'acceptEdits',
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--session-id',
+      base.nativeSessionId,
+      '--permission-mode',
+      'acceptEdits',
     ]);
   });
 
@@ -32,18 +45,35 @@ describe('claude adapter: command line', () => {
       effort: 'high',
     });
     expect(cmd.args.slice(7)).toEqual([
-      '--resume', base.nativeSessionId,
-      '--model', 'sonnet',
-      '--effort', 'high',
-      '--append-system-prompt', 'Be brief.',
-      '--mcp-config={"mcpServers":{}}', '--strict-mcp-config',
-      '--allowedTools', 'Bash(npm test:*)', 'Read',
+      '--resume',
+      base.nativeSessionId,
+      '--model',
+      'sonnet',
+      '--effort',
+      'high',
+      '--append-system-prompt',
+      'Be brief.',
+      '--mcp-config={"mcpServers":{}}',
+      '--strict-mcp-config',
+      '--allowedTools',
+      'Bash(npm test:*)',
+      'Read',
     ]);
   });
 
   it('limits built-in tools and adds MCP servers without strictness when asked', () => {
-    const cmd = buildClaudeCommand({ ...base, tools: ['Read', 'Grep'], disallowedTools: ['WebFetch'], mcpConfig: '{"mcpServers":{"x":{}}}', mcpStrict: false });
-    expect(cmd.args.slice(9)).toEqual(['--mcp-config={"mcpServers":{"x":{}}}', '--tools=Read,Grep', '--disallowedTools=WebFetch']);
+    const cmd = buildClaudeCommand({
+      ...base,
+      tools: ['Read', 'Grep'],
+      disallowedTools: ['WebFetch'],
+      mcpConfig: '{"mcpServers":{"x":{}}}',
+      mcpStrict: false,
+    });
+    expect(cmd.args.slice(9)).toEqual([
+      '--mcp-config={"mcpServers":{"x":{}}}',
+      '--tools=Read,Grep',
+      '--disallowedTools=WebFetch',
+    ]);
     expect(buildClaudeCommand({ ...base, tools: [] }).args.at(-1)).toBe('--tools=');
   });
 
@@ -68,7 +98,10 @@ describe('claude adapter: command line', () => {
   it('picks fresh UUIDs and resumes interactively with --resume', () => {
     expect(claudeAdapter.newSessionId()).toMatch(/^[0-9a-f-]{36}$/);
     expect(claudeAdapter.newSessionId()).not.toBe(claudeAdapter.newSessionId());
-    expect(claudeAdapter.interactiveResume('/bin/claude', 'abc')).toEqual({ file: '/bin/claude', args: ['--resume', 'abc'] });
+    expect(claudeAdapter.interactiveResume('/bin/claude', 'abc')).toEqual({
+      file: '/bin/claude',
+      args: ['--resume', 'abc'],
+    });
   });
 });
 
@@ -115,7 +148,10 @@ describe('--share context', () => {
   const line = (o: unknown) => JSON.stringify(o);
   const transcript = [
     line({ type: 'queue-operation', operation: 'enqueue' }),
-    line({ type: 'user', message: { role: 'user', content: 'Please refactor the DB layer.<system-reminder>noise</system-reminder>' } }),
+    line({
+      type: 'user',
+      message: { role: 'user', content: 'Please refactor the DB layer.<system-reminder>noise</system-reminder>' },
+    }),
     line({ type: 'assistant', message: { content: [{ type: 'text', text: 'Looking at src/db.' }] } }),
     line({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't', name: 'Read', input: {} }] } }),
     line({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't', content: 'file body' }] } }),
@@ -137,7 +173,10 @@ describe('--share context', () => {
     expect(block).toContain('user: Please refactor the DB layer.');
     expect(block).toContain('session ABCD1234');
     expect(block).toMatch(/<\/parent-context>$/);
-    const many = Array.from({ length: 40 }, (_, i) => ({ role: 'user' as const, text: `message ${i} ${'z'.repeat(1900)}` }));
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      role: 'user' as const,
+      text: `message ${i} ${'z'.repeat(1900)}`,
+    }));
     const big = formatShareBlock(many, 'x')!;
     expect(big.length).toBeLessThan(13_000);
     expect(big).toContain('message 39');

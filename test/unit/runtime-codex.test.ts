@@ -9,7 +9,11 @@ const OK = { exit: { code: 0 } };
 
 describe('codex normaliser: captured runs', () => {
   const cases: { fixture: string; run?: FixtureRun; expected: string[] }[] = [
-    { fixture: 'exec-text.ndjson', run: OK, expected: ['init codex', 'text "Hello from the stand-in."', 'usage', 'done done'] },
+    {
+      fixture: 'exec-text.ndjson',
+      run: OK,
+      expected: ['init codex', 'text "Hello from the stand-in."', 'usage', 'done done'],
+    },
     {
       fixture: 'exec-shell.ndjson',
       run: OK,
@@ -53,11 +57,23 @@ describe('codex normaliser: captured runs', () => {
       run: { exit: { code: 1 } },
       expected: ['init codex', 'error stand-in bad request', 'done failed'],
     },
-    { fixture: 'exec-resume.ndjson', run: OK, expected: ['init codex', 'text "Second answer, same thread."', 'usage', 'done done'] },
+    {
+      fixture: 'exec-resume.ndjson',
+      run: OK,
+      expected: ['init codex', 'text "Second answer, same thread."', 'usage', 'done done'],
+    },
     // SIGINT (klaude's interrupt): codex exits 1 without a final event.
-    { fixture: 'exec-interrupt.ndjson', run: { interruptAfter: 1, exit: { code: 1 } }, expected: ['init codex', 'done interrupted'] },
+    {
+      fixture: 'exec-interrupt.ndjson',
+      run: { interruptAfter: 1, exit: { code: 1 } },
+      expected: ['init codex', 'done interrupted'],
+    },
     // The same run cut off without an interrupt: a failure.
-    { fixture: 'exec-interrupt.ndjson', run: { exit: { code: 1, stderr: 'boom' } }, expected: ['init codex', 'done failed'] },
+    {
+      fixture: 'exec-interrupt.ndjson',
+      run: { exit: { code: 1, stderr: 'boom' } },
+      expected: ['init codex', 'done failed'],
+    },
   ];
   it.each(cases)('$fixture', ({ fixture, run, expected }) => {
     expect(runFixture(createCodexNormaliser(), fixtureLines('codex', fixture), run).map(brief)).toEqual(expected);
@@ -65,9 +81,24 @@ describe('codex normaliser: captured runs', () => {
 
   it('reports the thread id, usage without cost, the final text and created files', () => {
     const events = runFixture(createCodexNormaliser(), fixtureLines('codex', 'exec-patch.ndjson'), OK);
-    expect(events[0]).toEqual({ type: 'init', runtime: 'codex', nativeSessionId: '01a20601-6dc5-7d63-82b5-45b8768cd640' });
-    expect(events.find((e) => e.type === 'usage')).toEqual({ type: 'usage', inputTokens: 275, outputTokens: 15, cacheReadTokens: 0 });
-    expect(doneOf(events)[0]).toEqual({ type: 'done', status: 'done', finalText: 'Created notes.txt.', filesEdited: [], filesCreated: ['/home/user/project/notes.txt'] });
+    expect(events[0]).toEqual({
+      type: 'init',
+      runtime: 'codex',
+      nativeSessionId: '01a20601-6dc5-7d63-82b5-45b8768cd640',
+    });
+    expect(events.find((e) => e.type === 'usage')).toEqual({
+      type: 'usage',
+      inputTokens: 275,
+      outputTokens: 15,
+      cacheReadTokens: 0,
+    });
+    expect(doneOf(events)[0]).toEqual({
+      type: 'done',
+      status: 'done',
+      finalText: 'Created notes.txt.',
+      filesEdited: [],
+      filesCreated: ['/home/user/project/notes.txt'],
+    });
   });
 
   it('a failed turn carries the API message, not the raw body', () => {
@@ -82,13 +113,25 @@ describe('codex normaliser: captured runs', () => {
     const m = createCodexNormaliser();
     runFixture(m, fixtureLines('codex', 'exec-text.ndjson').slice(0, 2));
     expect(m.end({ code: null, signal: 'SIGKILL', stderr: 'WARNING: x\nfatal: gone\n' })).toEqual([
-      { type: 'done', status: 'failed', filesEdited: [], filesCreated: [], error: 'codex exited with signal SIGKILL: WARNING: x | fatal: gone' },
+      {
+        type: 'done',
+        status: 'failed',
+        filesEdited: [],
+        filesCreated: [],
+        error: 'codex exited with signal SIGKILL: WARNING: x | fatal: gone',
+      },
     ]);
   });
 
   it('ignores junk, reasoning and unknown lines', () => {
     const n = createCodexNormaliser();
-    for (const l of ['', 'not json', '{"type":42}', '{"type":"item.completed","item":{"id":"r","type":"reasoning","text":"hmm"}}', '{"type":"future.event"}']) {
+    for (const l of [
+      '',
+      'not json',
+      '{"type":42}',
+      '{"type":"item.completed","item":{"id":"r","type":"reasoning","text":"hmm"}}',
+      '{"type":"future.event"}',
+    ]) {
       expect(n.line(l)).toEqual([]);
     }
   });
@@ -96,11 +139,53 @@ describe('codex normaliser: captured runs', () => {
   it('maps mcp, web search and todo items to tool calls', () => {
     const n = createCodexNormaliser();
     const lines = [
-      { type: 'item.started', item: { id: 'm', type: 'mcp_tool_call', server: 'docs', tool: 'search', arguments: { query: 'ulid' }, status: 'in_progress' } },
-      { type: 'item.completed', item: { id: 'm', type: 'mcp_tool_call', server: 'docs', tool: 'search', arguments: { query: 'ulid' }, result: { content: [] }, error: null, status: 'completed' } },
+      {
+        type: 'item.started',
+        item: {
+          id: 'm',
+          type: 'mcp_tool_call',
+          server: 'docs',
+          tool: 'search',
+          arguments: { query: 'ulid' },
+          status: 'in_progress',
+        },
+      },
+      {
+        type: 'item.completed',
+        item: {
+          id: 'm',
+          type: 'mcp_tool_call',
+          server: 'docs',
+          tool: 'search',
+          arguments: { query: 'ulid' },
+          result: { content: [] },
+          error: null,
+          status: 'completed',
+        },
+      },
       { type: 'item.completed', item: { id: 'w', type: 'web_search', query: 'vitest 4' } },
-      { type: 'item.started', item: { id: 't', type: 'todo_list', items: [{ text: 'a', completed: true }, { text: 'b', completed: false }] } },
-      { type: 'item.updated', item: { id: 't', type: 'todo_list', items: [{ text: 'a', completed: true }, { text: 'b', completed: true }] } },
+      {
+        type: 'item.started',
+        item: {
+          id: 't',
+          type: 'todo_list',
+          items: [
+            { text: 'a', completed: true },
+            { text: 'b', completed: false },
+          ],
+        },
+      },
+      {
+        type: 'item.updated',
+        item: {
+          id: 't',
+          type: 'todo_list',
+          items: [
+            { text: 'a', completed: true },
+            { text: 'b', completed: true },
+          ],
+        },
+      },
     ].map((o) => JSON.stringify(o));
     expect(runFixture(n, lines).map(brief)).toEqual([
       'tool_call mcp__docs__search: ulid',
@@ -129,7 +214,9 @@ describe('codex helpers', () => {
 
   it('tomlValue writes TOML literals', () => {
     expect(tomlValue('a "q"\nb')).toBe('"a \\"q\\"\\nb"');
-    expect(tomlValue({ command: 'npx', args: ['-y', 'srv'], env: { K: 'v' } })).toBe('{ "command" = "npx", "args" = ["-y", "srv"], "env" = { "K" = "v" } }');
+    expect(tomlValue({ command: 'npx', args: ['-y', 'srv'], env: { K: 'v' } })).toBe(
+      '{ "command" = "npx", "args" = ["-y", "srv"], "env" = { "K" = "v" } }',
+    );
   });
 
   it.each([
@@ -145,16 +232,29 @@ describe('codex command', () => {
   const base = { binary: '/bin/codex', cwd: '/p', nativeSessionId: null, resume: false, prompt: '-starts with a dash' };
 
   it('a new thread: exec --json, sandbox, instructions, prompt after --, stdin closed', () => {
-    const cmd = buildCodexCommand({ ...base, permissionMode: 'acceptEdits', model: 'gpt-5', effort: 'high', appendSystemPrompt: 'Be "brief".' });
+    const cmd = buildCodexCommand({
+      ...base,
+      permissionMode: 'acceptEdits',
+      model: 'gpt-5',
+      effort: 'high',
+      appendSystemPrompt: 'Be "brief".',
+    });
     expect(cmd).toEqual({
       file: '/bin/codex',
       args: [
-        'exec', '--json', '--skip-git-repo-check',
-        '-c', 'sandbox_mode="workspace-write"',
-        '-m', 'gpt-5',
-        '-c', 'model_reasoning_effort="high"',
-        '-c', 'developer_instructions="Be \\"brief\\"."',
-        '--', '-starts with a dash',
+        'exec',
+        '--json',
+        '--skip-git-repo-check',
+        '-c',
+        'sandbox_mode="workspace-write"',
+        '-m',
+        'gpt-5',
+        '-c',
+        'model_reasoning_effort="high"',
+        '-c',
+        'developer_instructions="Be \\"brief\\"."',
+        '--',
+        '-starts with a dash',
       ],
       env: {},
       stdin: 'closed',
@@ -162,12 +262,33 @@ describe('codex command', () => {
   });
 
   it('resume: exec resume … -- <thread> <prompt>; bypass skips the sandbox', () => {
-    const cmd = buildCodexCommand({ ...base, nativeSessionId: 'T1', resume: true, permissionMode: 'bypassPermissions', prompt: 'next' });
-    expect(cmd.args).toEqual(['exec', 'resume', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--', 'T1', 'next']);
+    const cmd = buildCodexCommand({
+      ...base,
+      nativeSessionId: 'T1',
+      resume: true,
+      permissionMode: 'bypassPermissions',
+      prompt: 'next',
+    });
+    expect(cmd.args).toEqual([
+      'exec',
+      'resume',
+      '--json',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '--',
+      'T1',
+      'next',
+    ]);
   });
 
   it('MCP servers become mcp_servers overrides', () => {
-    const mcp = JSON.stringify({ mcpServers: { docs: { command: 'npx', args: ['docs-mcp'] }, web: { url: 'http://127.0.0.1:1/mcp' }, 'bad name': { command: 'x' } } });
+    const mcp = JSON.stringify({
+      mcpServers: {
+        docs: { command: 'npx', args: ['docs-mcp'] },
+        web: { url: 'http://127.0.0.1:1/mcp' },
+        'bad name': { command: 'x' },
+      },
+    });
     const args = buildCodexCommand({ ...base, mcpConfig: mcp }).args;
     expect(args).toContain('mcp_servers.docs={ "command" = "npx", "args" = ["docs-mcp"] }');
     expect(args).toContain('mcp_servers.web={ "url" = "http://127.0.0.1:1/mcp" }');

@@ -4,7 +4,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildGeminiCommand, geminiAdapter, geminiApprovalMode, geminiTranscriptPath } from '../../src/runtimes/gemini.js';
+import {
+  buildGeminiCommand,
+  geminiAdapter,
+  geminiApprovalMode,
+  geminiTranscriptPath,
+} from '../../src/runtimes/gemini.js';
 import { createGeminiNormaliser, geminiErrorMessage, geminiToolSummary } from '../../src/runtimes/gemini-normaliser.js';
 import { brief, doneOf, fixtureLines, runFixture, type FixtureRun } from '../support/normalise-fixture.js';
 
@@ -15,7 +20,11 @@ const normaliser = () => createGeminiNormaliser({ exists: () => false });
 describe('gemini normaliser: captured runs', () => {
   const cases: { fixture: string; run?: FixtureRun; expected: string[] }[] = [
     // Three delta pieces become one text block.
-    { fixture: 'prompt-text.ndjson', run: OK, expected: ['init gemini', 'text "Hello from the stand-in, in three parts."', 'usage', 'done done'] },
+    {
+      fixture: 'prompt-text.ndjson',
+      run: OK,
+      expected: ['init gemini', 'text "Hello from the stand-in, in three parts."', 'usage', 'done done'],
+    },
     {
       fixture: 'prompt-shell.ndjson',
       run: OK,
@@ -33,7 +42,14 @@ describe('gemini normaliser: captured runs', () => {
     {
       fixture: 'prompt-write.ndjson',
       run: OK,
-      expected: ['init gemini', 'tool_call write_file: /home/user/project/notes.txt', 'tool_result write_file: ', 'text "Created notes.txt."', 'usage', 'done done'],
+      expected: [
+        'init gemini',
+        'tool_call write_file: /home/user/project/notes.txt',
+        'tool_result write_file: ',
+        'text "Created notes.txt."',
+        'usage',
+        'done done',
+      ],
     },
     {
       fixture: 'prompt-shell-denied.ndjson',
@@ -47,20 +63,46 @@ describe('gemini normaliser: captured runs', () => {
         'done done',
       ],
     },
-    { fixture: 'prompt-api-error.ndjson', run: { exit: { code: 144 } }, expected: ['init gemini', 'usage', 'done failed'] },
-    { fixture: 'prompt-resume.ndjson', run: OK, expected: ['init gemini', 'text "Second answer, same session."', 'usage', 'done done'] },
+    {
+      fixture: 'prompt-api-error.ndjson',
+      run: { exit: { code: 144 } },
+      expected: ['init gemini', 'usage', 'done failed'],
+    },
+    {
+      fixture: 'prompt-resume.ndjson',
+      run: OK,
+      expected: ['init gemini', 'text "Second answer, same session."', 'usage', 'done done'],
+    },
     // SIGINT: gemini exits 0 without a result.
-    { fixture: 'prompt-interrupt.ndjson', run: { interruptAfter: 1, exit: { code: 0 } }, expected: ['init gemini', 'done interrupted'] },
+    {
+      fixture: 'prompt-interrupt.ndjson',
+      run: { interruptAfter: 1, exit: { code: 0 } },
+      expected: ['init gemini', 'done interrupted'],
+    },
     { fixture: 'prompt-interrupt.ndjson', run: { exit: { code: 0 } }, expected: ['init gemini', 'done failed'] },
   ];
   it.each(cases)('$fixture', ({ fixture, run, expected }) => {
-    expect(runFixture(normaliser(), fixtureLines('gemini', fixture), run).filter((e) => e.type !== 'text_delta').map(brief)).toEqual(expected);
+    expect(
+      runFixture(normaliser(), fixtureLines('gemini', fixture), run)
+        .filter((e) => e.type !== 'text_delta')
+        .map(brief),
+    ).toEqual(expected);
   });
 
   it('reports the session id and model, usage, duration, final text and a created file', () => {
     const events = runFixture(normaliser(), fixtureLines('gemini', 'prompt-write.ndjson'), OK);
-    expect(events[0]).toEqual({ type: 'init', runtime: 'gemini', nativeSessionId: '5e551011-0000-4000-8000-000000000001', model: 'gemini-2.5-pro' });
-    expect(events.find((e) => e.type === 'usage')).toEqual({ type: 'usage', inputTokens: 5, outputTokens: 15, cacheReadTokens: 0 });
+    expect(events[0]).toEqual({
+      type: 'init',
+      runtime: 'gemini',
+      nativeSessionId: '5e551011-0000-4000-8000-000000000001',
+      model: 'gemini-2.5-pro',
+    });
+    expect(events.find((e) => e.type === 'usage')).toEqual({
+      type: 'usage',
+      inputTokens: 5,
+      outputTokens: 15,
+      cacheReadTokens: 0,
+    });
     expect(doneOf(events)[0]).toEqual({
       type: 'done',
       status: 'done',
@@ -72,7 +114,10 @@ describe('gemini normaliser: captured runs', () => {
   });
 
   it('write_file of an existing file counts as edited', () => {
-    const events = runFixture(createGeminiNormaliser({ exists: () => true }), fixtureLines('gemini', 'prompt-write.ndjson'));
+    const events = runFixture(
+      createGeminiNormaliser({ exists: () => true }),
+      fixtureLines('gemini', 'prompt-write.ndjson'),
+    );
     expect(doneOf(events)[0]).toMatchObject({ filesEdited: ['/home/user/project/notes.txt'], filesCreated: [] });
   });
 
@@ -83,22 +128,26 @@ describe('gemini normaliser: captured runs', () => {
 
   it('text still pending at exit is written before the closing done', () => {
     const lines = fixtureLines('gemini', 'prompt-text.ndjson').slice(0, 4);
-    expect(runFixture(normaliser(), lines, { exit: { code: 1, stderr: 'quota exceeded' } }).filter((e) => e.type !== 'text_delta').map(brief)).toEqual([
-      'init gemini',
-      'text "Hello from the stand-in, in "',
-      'done failed',
-    ]);
+    expect(
+      runFixture(normaliser(), lines, { exit: { code: 1, stderr: 'quota exceeded' } })
+        .filter((e) => e.type !== 'text_delta')
+        .map(brief),
+    ).toEqual(['init gemini', 'text "Hello from the stand-in, in "', 'done failed']);
   });
 
   it('error events become error events; junk is ignored', () => {
     const n = normaliser();
-    expect(n.line('{"type":"error","severity":"warning","message":"Loop detected"}')).toEqual([{ type: 'error', message: 'warning: Loop detected' }]);
+    expect(n.line('{"type":"error","severity":"warning","message":"Loop detected"}')).toEqual([
+      { type: 'error', message: 'warning: Loop detected' },
+    ]);
     expect(n.line('garbage')).toEqual([]);
     expect(n.line('{"type":"message","role":"user","content":"x"}')).toEqual([]);
   });
 
   it('geminiErrorMessage and tool summaries', () => {
-    expect(geminiErrorMessage('[API Error: {"error":{"code":429,"message":"slow down"}}]')).toBe('API error 429: slow down');
+    expect(geminiErrorMessage('[API Error: {"error":{"code":429,"message":"slow down"}}]')).toBe(
+      'API error 429: slow down',
+    );
     expect(geminiErrorMessage('plain')).toBe('plain');
     expect(geminiToolSummary('read_many_files', { paths: ['a.ts', 'b.ts'] })).toBe('a.ts b.ts');
     expect(geminiToolSummary('replace', { file_path: '/p/x.ts', old_string: 'a', new_string: 'b' })).toBe('/p/x.ts');
@@ -115,10 +164,15 @@ describe('gemini command', () => {
       file: '/bin/gemini',
       args: [
         '--prompt=<instructions>\nYou are klaude agent X.\n</instructions>\n\n-x do it',
-        '--output-format', 'stream-json', '--skip-trust',
-        '--session-id', 'U1',
-        '--approval-mode', 'auto_edit',
-        '-m', 'gemini-2.5-pro',
+        '--output-format',
+        'stream-json',
+        '--skip-trust',
+        '--session-id',
+        'U1',
+        '--approval-mode',
+        'auto_edit',
+        '-m',
+        'gemini-2.5-pro',
       ],
       env: { GEMINI_CLI_NO_RELAUNCH: 'true' },
       stdin: 'closed',
@@ -126,8 +180,22 @@ describe('gemini command', () => {
   });
 
   it('resume: --resume <uuid>, no instructions again', () => {
-    const cmd = buildGeminiCommand({ ...base, resume: true, appendSystemPrompt: 'again?', permissionMode: 'bypassPermissions' });
-    expect(cmd.args).toEqual(['--prompt=-x do it', '--output-format', 'stream-json', '--skip-trust', '--resume', 'U1', '--approval-mode', 'yolo']);
+    const cmd = buildGeminiCommand({
+      ...base,
+      resume: true,
+      appendSystemPrompt: 'again?',
+      permissionMode: 'bypassPermissions',
+    });
+    expect(cmd.args).toEqual([
+      '--prompt=-x do it',
+      '--output-format',
+      'stream-json',
+      '--skip-trust',
+      '--resume',
+      'U1',
+      '--approval-mode',
+      'yolo',
+    ]);
   });
 
   it.each([
@@ -143,7 +211,10 @@ describe('gemini command', () => {
     expect(geminiAdapter.choosesSessionIdUpFront).toBe(true);
     expect(geminiAdapter.newSessionId()).toMatch(/^[0-9a-f-]{36}$/);
     expect(geminiAdapter.supportsStreamingInput).toBe(false);
-    expect(geminiAdapter.interactiveResume('/bin/gemini', 'U1')).toEqual({ file: '/bin/gemini', args: ['--resume', 'U1'] });
+    expect(geminiAdapter.interactiveResume('/bin/gemini', 'U1')).toEqual({
+      file: '/bin/gemini',
+      args: ['--resume', 'U1'],
+    });
   });
 });
 
@@ -174,7 +245,10 @@ describe('gemini transcript path', () => {
 describe('gemini normaliser: streamed pieces', () => {
   it('gives a text_delta per assistant delta piece, and the whole text after them', () => {
     const events = runFixture(normaliser(), fixtureLines('gemini', 'prompt-text.ndjson'), OK);
-    const deltas = events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('');
+    const deltas = events
+      .filter((e) => e.type === 'text_delta')
+      .map((e) => (e as { text: string }).text)
+      .join('');
     const text = events.find((e) => e.type === 'text') as { text: string } | undefined;
     expect(deltas).not.toBe('');
     expect(text?.text).toBe(deltas);

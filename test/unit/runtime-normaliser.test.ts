@@ -60,7 +60,14 @@ describe('claude normaliser: captured runs', () => {
     {
       // Two turns on one process: init once; the second turn ends interrupted (its "[Request interrupted by user]").
       fixture: 'stream-input-interrupt.ndjson',
-      expected: ['init claude', 'text "Answer to the first message."', 'usage', 'done done', 'usage', 'done interrupted'],
+      expected: [
+        'init claude',
+        'text "Answer to the first message."',
+        'usage',
+        'done done',
+        'usage',
+        'done interrupted',
+      ],
     },
     {
       fixture: 'runtime-files.ndjson',
@@ -83,7 +90,11 @@ describe('claude normaliser: captured runs', () => {
     },
   ];
   it.each(cases)('$fixture', ({ fixture, expected }) => {
-    expect(run(fixture).filter((e) => e.type !== 'text_delta').map(brief)).toEqual(expected);
+    expect(
+      run(fixture)
+        .filter((e) => e.type !== 'text_delta')
+        .map(brief),
+    ).toEqual(expected);
   });
 
   it('reports the native session id, model and cwd once', () => {
@@ -117,11 +128,26 @@ describe('claude normaliser: captured runs', () => {
   it('counts a Write over an existing file as edited', () => {
     const n = createClaudeNormaliser();
     const write = (id: string, type: string) => [
-      JSON.stringify({ type: 'assistant', parent_tool_use_id: null, message: { content: [{ type: 'tool_use', id, name: 'Write', input: { file_path: '/p/a.ts', content: 'x' } }] } }),
-      JSON.stringify({ type: 'user', parent_tool_use_id: null, message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] }, tool_use_result: { type } }),
+      JSON.stringify({
+        type: 'assistant',
+        parent_tool_use_id: null,
+        message: { content: [{ type: 'tool_use', id, name: 'Write', input: { file_path: '/p/a.ts', content: 'x' } }] },
+      }),
+      JSON.stringify({
+        type: 'user',
+        parent_tool_use_id: null,
+        message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] },
+        tool_use_result: { type },
+      }),
     ];
-    for (const l of [...write('t1', 'update'), JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok' })]) n.line(l);
-    const done = lines('print-text.ndjson').flatMap((l) => n.line(l)).find((e) => e.type === 'done');
+    for (const l of [
+      ...write('t1', 'update'),
+      JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok' }),
+    ])
+      n.line(l);
+    const done = lines('print-text.ndjson')
+      .flatMap((l) => n.line(l))
+      .find((e) => e.type === 'done');
     expect(done).toMatchObject({ filesEdited: ['/p/a.ts'], filesCreated: [] });
   });
 
@@ -157,7 +183,10 @@ describe('claude normaliser: robustness', () => {
     ['assistant without content', '{"type":"assistant","message":null}'],
     ['assistant with junk blocks', '{"type":"assistant","message":{"content":[null,1,"x",{"type":"tool_use"}]}}'],
     ['user with junk blocks', '{"type":"user","message":{"content":[{"type":"tool_result"},null]}}'],
-    ['a sub-agent message', '{"type":"assistant","parent_tool_use_id":"toolu_1","message":{"content":[{"type":"text","text":"inner"}]}}'],
+    [
+      'a sub-agent message',
+      '{"type":"assistant","parent_tool_use_id":"toolu_1","message":{"content":[{"type":"text","text":"inner"}]}}',
+    ],
     ['a truncated line', '{"type":"assistant","message":{"content":[{"type":"text","te'],
   ])('ignores %s', (_name, line) => {
     const n = createClaudeNormaliser();
@@ -175,12 +204,18 @@ describe('claude normaliser: robustness', () => {
     const a = createClaudeNormaliser();
     a.line(lines('print-text.ndjson')[0]!);
     expect(a.end({ code: 1, signal: null, stderr: 'boom\nreally bad' })).toEqual([
-      expect.objectContaining({ type: 'done', status: 'failed', error: expect.stringContaining('code 1: boom | really bad') }),
+      expect.objectContaining({
+        type: 'done',
+        status: 'failed',
+        error: expect.stringContaining('code 1: boom | really bad'),
+      }),
     ]);
     const b = createClaudeNormaliser();
     b.line(lines('print-text.ndjson')[0]!);
     b.noteInterrupt();
-    expect(b.end({ code: null, signal: 'SIGINT', stderr: '' })).toEqual([expect.objectContaining({ type: 'done', status: 'interrupted' })]);
+    expect(b.end({ code: null, signal: 'SIGINT', stderr: '' })).toEqual([
+      expect.objectContaining({ type: 'done', status: 'interrupted' }),
+    ]);
   });
 
   it('adds nothing at exit after a complete turn', () => {
@@ -200,7 +235,10 @@ describe('refused tool calls (permission_denials)', () => {
         is_error: false,
         result: 'I could not run the tests.',
         num_turns: 2,
-        permission_denials: [{ tool_name: 'Bash', tool_use_id: 't1', tool_input: { command: 'npm test -- --run' } }, { tool_name: 'WebFetch', tool_use_id: 't2', tool_input: {} }],
+        permission_denials: [
+          { tool_name: 'Bash', tool_use_id: 't1', tool_input: { command: 'npm test -- --run' } },
+          { tool_name: 'WebFetch', tool_use_id: 't2', tool_input: {} },
+        ],
       }),
     );
     expect(out.map((e) => e.type)).toEqual(['usage', 'done', 'error']);
@@ -208,7 +246,7 @@ describe('refused tool calls (permission_denials)', () => {
     expect(out[2]).toEqual({
       type: 'error',
       message:
-        "refused without asking (headless agents can't answer permission prompts): Bash(npm test -- --run), WebFetch; allow it with agents.allowedTools in config.yaml, e.g. [\"Bash(npm:*)\", \"WebFetch\"]",
+        'refused without asking (headless agents can\'t answer permission prompts): Bash(npm test -- --run), WebFetch; allow it with agents.allowedTools in config.yaml, e.g. ["Bash(npm:*)", "WebFetch"]',
     });
   });
 

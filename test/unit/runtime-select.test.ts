@@ -62,7 +62,11 @@ describe('chooseRuntime', () => {
       }
     })();
     expect(e).toBeInstanceOf(KlaudeError);
-    expect(e).toMatchObject({ code: 'E_USAGE', message: "unknown runtime 'copilot'", hint: 'runtimes: claude, codex, gemini, cursor, opencode' });
+    expect(e).toMatchObject({
+      code: 'E_USAGE',
+      message: "unknown runtime 'copilot'",
+      hint: 'runtimes: claude, codex, gemini, cursor, opencode',
+    });
   });
 });
 
@@ -96,7 +100,10 @@ describe('finding a CLI', () => {
   it('a configured path that does not exist names the key', () => {
     const config = { ...defaultConfig(), 'codex.binary': '/nonexistent/codex' };
     const e = missing(() => resolveCliBinary(CODEX_CLI, config, { PATH: dir }));
-    expect(e).toMatchObject({ code: 'E_RUNTIME_MISSING', message: "OpenAI Codex CLI '/nonexistent/codex' not found (runtime codex)" });
+    expect(e).toMatchObject({
+      code: 'E_RUNTIME_MISSING',
+      message: "OpenAI Codex CLI '/nonexistent/codex' not found (runtime codex)",
+    });
     expect(e.hint).toBe('fix codex.binary in config.yaml, or install it: npm i -g @openai/codex');
   });
 

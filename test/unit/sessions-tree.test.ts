@@ -29,7 +29,13 @@ describe('session tree', () => {
   });
 
   it('prunes, keeping ancestors of kept nodes', () => {
-    const t = buildTree([item('A', null, false), item('B', 'A', false), item('C', 'B', true), item('D', 'A', false), item('E', null, false)]);
+    const t = buildTree([
+      item('A', null, false),
+      item('B', 'A', false),
+      item('C', 'B', true),
+      item('D', 'A', false),
+      item('E', null, false),
+    ]);
     const { roots, dropped } = pruneTree(t, (i) => i.keep);
     expect(flattenTree(roots).map((r) => r.item.id)).toEqual(['A', 'B', 'C']);
     expect(dropped).toBe(2);

@@ -56,7 +56,10 @@ describe('transcript normaliser', () => {
   });
 
   it('leaves out what a headless run wrote (the session log has it)', () => {
-    expect(events('checked-out-agent.jsonl').map(brief)).toEqual(['user after-checkout-9', 'text Reply to: after-checkout-9']);
+    expect(events('checked-out-agent.jsonl').map(brief)).toEqual([
+      'user after-checkout-9',
+      'text Reply to: after-checkout-9',
+    ]);
   });
 
   it('stamps events with the entry time, so they merge with the log in time order', () => {
@@ -66,15 +69,27 @@ describe('transcript normaliser', () => {
       { ts: t[0]!.ts - 5000, type: 'text', text: 'headless' },
       { ts: t[1]!.ts + 5000, type: 'text', text: 'later' },
     ];
-    expect(mergeByTime(log, t).map(brief)).toEqual(['text headless', 'user after-checkout-9', 'text Reply to: after-checkout-9', 'text later']);
+    expect(mergeByTime(log, t).map(brief)).toEqual([
+      'text headless',
+      'user after-checkout-9',
+      'text Reply to: after-checkout-9',
+      'text later',
+    ]);
   });
 
   it('puts a transcript in the order its entries were made, whatever order claude appended them in', async () => {
-    const lines = readFileSync(join(REPO_ROOT, 'test/fixtures/transcripts/interactive-root.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(join(REPO_ROOT, 'test/fixtures/transcripts/interactive-root.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     const prompt = lines.findIndex((l) => l.includes('"type":"user"') && l.includes('root-hello-31'));
     const reply = lines.findIndex((l, i) => i > prompt && l.includes('"type":"assistant"'));
     // The prompt's entry appended after its reply's.
-    const swapped = [...lines.slice(0, prompt), ...lines.slice(prompt + 1, reply + 1), lines[prompt]!, ...lines.slice(reply + 1)];
+    const swapped = [
+      ...lines.slice(0, prompt),
+      ...lines.slice(prompt + 1, reply + 1),
+      lines[prompt]!,
+      ...lines.slice(reply + 1),
+    ];
     const dir = mkdtempSync(join(tmpdir(), 'klaude-transcript-'));
     try {
       writeFileSync(join(dir, 't.jsonl'), `${swapped.join('\n')}\n`);
@@ -88,9 +103,34 @@ describe('transcript normaliser', () => {
   it('names slash commands and skips meta and broken lines', () => {
     const n = createTranscriptNormaliser();
     const at = '2026-01-01T00:00:00.000Z';
-    expect(n.line(JSON.stringify({ type: 'user', timestamp: at, entrypoint: 'cli', message: { role: 'user', content: '<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>' } }))).toMatchObject([{ type: 'user', text: '/clear' }]);
-    expect(n.line(JSON.stringify({ type: 'user', timestamp: at, isMeta: true, message: { role: 'user', content: 'Caveat: …' } }))).toEqual([]);
-    expect(n.line(JSON.stringify({ type: 'user', timestamp: at, message: { role: 'user', content: '<local-command-stdout></local-command-stdout>' } }))).toEqual([]);
+    expect(
+      n.line(
+        JSON.stringify({
+          type: 'user',
+          timestamp: at,
+          entrypoint: 'cli',
+          message: {
+            role: 'user',
+            content:
+              '<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>',
+          },
+        }),
+      ),
+    ).toMatchObject([{ type: 'user', text: '/clear' }]);
+    expect(
+      n.line(
+        JSON.stringify({ type: 'user', timestamp: at, isMeta: true, message: { role: 'user', content: 'Caveat: …' } }),
+      ),
+    ).toEqual([]);
+    expect(
+      n.line(
+        JSON.stringify({
+          type: 'user',
+          timestamp: at,
+          message: { role: 'user', content: '<local-command-stdout></local-command-stdout>' },
+        }),
+      ),
+    ).toEqual([]);
     expect(n.line('{"type":"user"')).toEqual([]);
   });
 });

@@ -6,7 +6,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replyWritten } from '../../src/claude/transcript-usage.js';
 
-const lines = readFileSync(path.join(__dirname, '../fixtures/transcripts/interactive-root.jsonl'), 'utf8').trim().split('\n');
+const lines = readFileSync(path.join(__dirname, '../fixtures/transcripts/interactive-root.jsonl'), 'utf8')
+  .trim()
+  .split('\n');
 const typeOf = (l: string): string => (JSON.parse(l) as { type: string }).type;
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

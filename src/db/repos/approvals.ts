@@ -57,13 +57,18 @@ export function addApproval(db: HasSqlite, a: NewApproval): ApprovalRow {
 
 /** Whether the session has an unanswered request (one indexed lookup; the PostToolUse hook asks). */
 export function hasPendingApproval(db: HasSqlite, sessionId: string): boolean {
-  return db.sqlite.prepare('SELECT 1 FROM approvals WHERE session_id = ? AND answer IS NULL LIMIT 1').get(sessionId) !== undefined;
+  return (
+    db.sqlite.prepare('SELECT 1 FROM approvals WHERE session_id = ? AND answer IS NULL LIMIT 1').get(sessionId) !==
+    undefined
+  );
 }
 
 /** A session's unanswered requests, oldest first. */
 export function pendingApprovals(db: HasSqlite, sessionId: string): ApprovalRow[] {
   return (
-    db.sqlite.prepare(`SELECT ${COLUMNS} FROM approvals WHERE session_id = ? AND answer IS NULL ORDER BY id`).all(sessionId) as Raw[]
+    db.sqlite
+      .prepare(`SELECT ${COLUMNS} FROM approvals WHERE session_id = ? AND answer IS NULL ORDER BY id`)
+      .all(sessionId) as Raw[]
   ).map(row);
 }
 
@@ -72,7 +77,9 @@ export function pendingApprovalsOf(db: HasSqlite, sessionIds: readonly string[])
   const out = new Map<string, ApprovalRow[]>();
   if (sessionIds.length === 0) return out;
   const wanted = new Set(sessionIds);
-  const rows = (db.sqlite.prepare(`SELECT ${COLUMNS} FROM approvals WHERE answer IS NULL ORDER BY id`).all() as Raw[]).map(row);
+  const rows = (
+    db.sqlite.prepare(`SELECT ${COLUMNS} FROM approvals WHERE answer IS NULL ORDER BY id`).all() as Raw[]
+  ).map(row);
   for (const r of rows) {
     if (!wanted.has(r.sessionId)) continue;
     const list = out.get(r.sessionId) ?? [];
@@ -106,7 +113,9 @@ export function getApproval(db: HasSqlite, id: number): ApprovalRow | undefined 
 
 /** All requests of a session, oldest first (answered ones too). */
 export function approvalsOf(db: HasSqlite, sessionId: string): ApprovalRow[] {
-  return (db.sqlite.prepare(`SELECT ${COLUMNS} FROM approvals WHERE session_id = ? ORDER BY id`).all(sessionId) as Raw[]).map(row);
+  return (
+    db.sqlite.prepare(`SELECT ${COLUMNS} FROM approvals WHERE session_id = ? ORDER BY id`).all(sessionId) as Raw[]
+  ).map(row);
 }
 
 /** Record the answer if the request is still pending; false when someone answered first. */
@@ -117,7 +126,9 @@ export function answerApproval(
 ): boolean {
   return (
     db.sqlite
-      .prepare('UPDATE approvals SET answer = ?, answer_message = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answer IS NULL')
+      .prepare(
+        'UPDATE approvals SET answer = ?, answer_message = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answer IS NULL',
+      )
       .run(a.answer, a.message ?? null, a.by, Date.now(), id).changes === 1
   );
 }

@@ -9,7 +9,10 @@ export interface Artifact {
   createdAt: number;
 }
 
-export function saveArtifact(db: Db, a: { sessionId: string; name: string; text: string; costUsd?: number | null }): void {
+export function saveArtifact(
+  db: Db,
+  a: { sessionId: string; name: string; text: string; costUsd?: number | null },
+): void {
   db.sqlite
     .prepare(
       `INSERT INTO artifacts (session_id, name, text, cost_usd, created_at) VALUES (?, ?, ?, ?, ?)
@@ -21,7 +24,9 @@ export function saveArtifact(db: Db, a: { sessionId: string; name: string; text:
 /** A session's artifacts, in the order they were produced. */
 export function artifactsOf(db: HasSqlite, sessionId: string): Artifact[] {
   return db.sqlite
-    .prepare('SELECT name, text, cost_usd AS costUsd, created_at AS createdAt FROM artifacts WHERE session_id = ? ORDER BY created_at, id')
+    .prepare(
+      'SELECT name, text, cost_usd AS costUsd, created_at AS createdAt FROM artifacts WHERE session_id = ? ORDER BY created_at, id',
+    )
     .all(sessionId) as Artifact[];
 }
 
@@ -31,7 +36,9 @@ export function artifactMaps(db: HasSqlite, sessionIds: readonly string[]): Map<
   for (let i = 0; i < sessionIds.length; i += 500) {
     const chunk = sessionIds.slice(i, i + 500);
     const rows = db.sqlite
-      .prepare(`SELECT session_id AS id, name, text FROM artifacts WHERE session_id IN (${chunk.map(() => '?').join(',')}) ORDER BY created_at, id`)
+      .prepare(
+        `SELECT session_id AS id, name, text FROM artifacts WHERE session_id IN (${chunk.map(() => '?').join(',')}) ORDER BY created_at, id`,
+      )
       .all(...chunk) as { id: string; name: string; text: string }[];
     for (const r of rows) out.set(r.id, { ...out.get(r.id), [r.name]: r.text });
   }

@@ -34,14 +34,18 @@ export function beginTurn(db: Db, sessionId: string, prompt: string): void {
 
 /** A recovered turn goes on (same turn number, what was done is kept). */
 export function continueTurn(db: Db, sessionId: string): void {
-  db.sqlite.prepare('UPDATE checkpoints SET in_turn = 1, ask_cause = NULL, updated_at = ? WHERE session_id = ?').run(Date.now(), sessionId);
+  db.sqlite
+    .prepare('UPDATE checkpoints SET in_turn = 1, ask_cause = NULL, updated_at = ? WHERE session_id = ?')
+    .run(Date.now(), sessionId);
 }
 
 export function noteToolCall(db: Db, sessionId: string, summary: string): void {
   const cp = getCheckpoint(db, sessionId);
   if (!cp?.inTurn) return;
   const calls = [...(cp.toolCalls ?? []), summary].slice(-TOOLS_MAX);
-  db.sqlite.prepare('UPDATE checkpoints SET tool_calls = ?, updated_at = ? WHERE session_id = ?').run(JSON.stringify(calls), Date.now(), sessionId);
+  db.sqlite
+    .prepare('UPDATE checkpoints SET tool_calls = ?, updated_at = ? WHERE session_id = ?')
+    .run(JSON.stringify(calls), Date.now(), sessionId);
 }
 
 /** Add assistant text to the turn's partial answer: a new block (`sep` between blocks) or a piece of the current one (`sep` ''). */
@@ -55,7 +59,9 @@ export function noteText(db: Db, sessionId: string, text: string, sep = '\n\n'):
 }
 
 export function endTurn(db: Db, sessionId: string): void {
-  db.sqlite.prepare('UPDATE checkpoints SET in_turn = 0, ask_cause = NULL, updated_at = ? WHERE session_id = ?').run(Date.now(), sessionId);
+  db.sqlite
+    .prepare('UPDATE checkpoints SET in_turn = 0, ask_cause = NULL, updated_at = ? WHERE session_id = ?')
+    .run(Date.now(), sessionId);
 }
 
 /**

@@ -24,7 +24,13 @@ export type Alive = (pid: number, start: number | null) => boolean;
  * to refuse). Returns the existing live claim of someone else instead of taking it; null = taken.
  * Re-taking one's own claim (same pid and start) refreshes it.
  */
-export function takeClaim(db: Db, sessionId: string, who: ClaimHolder, alive: Alive, check?: () => void): ClaimRow | null {
+export function takeClaim(
+  db: Db,
+  sessionId: string,
+  who: ClaimHolder,
+  alive: Alive,
+  check?: () => void,
+): ClaimRow | null {
   return tx(db, () => {
     const cur = db.orm.select().from(sessionClaims).where(eq(sessionClaims.klaudeSessionId, sessionId)).get();
     // The same process may hold claims for different purposes (a supervisor's checkout and its
@@ -34,7 +40,13 @@ export function takeClaim(db: Db, sessionId: string, who: ClaimHolder, alive: Al
     check?.();
     db.orm
       .insert(sessionClaims)
-      .values({ klaudeSessionId: sessionId, holder: who.holder, holderPid: who.pid, holderStart: who.start, createdAt: Date.now() })
+      .values({
+        klaudeSessionId: sessionId,
+        holder: who.holder,
+        holderPid: who.pid,
+        holderStart: who.start,
+        createdAt: Date.now(),
+      })
       .onConflictDoUpdate({
         target: sessionClaims.klaudeSessionId,
         set: { holder: who.holder, holderPid: who.pid, holderStart: who.start, createdAt: Date.now() },
@@ -48,7 +60,13 @@ export function takeClaim(db: Db, sessionId: string, who: ClaimHolder, alive: Al
 export function releaseClaim(db: Db, sessionId: string, who: Pick<ClaimHolder, 'pid' | 'holder'>): void {
   db.orm
     .delete(sessionClaims)
-    .where(and(eq(sessionClaims.klaudeSessionId, sessionId), eq(sessionClaims.holderPid, who.pid), eq(sessionClaims.holder, who.holder)))
+    .where(
+      and(
+        eq(sessionClaims.klaudeSessionId, sessionId),
+        eq(sessionClaims.holderPid, who.pid),
+        eq(sessionClaims.holder, who.holder),
+      ),
+    )
     .run();
 }
 

@@ -30,7 +30,11 @@ export function addEvent(db: HasSqlite, e: NewEvent): number {
 }
 
 /** A session's events after `afterId` (exclusive), oldest first, at most `limit` (1000). */
-export function sessionEvents(db: HasSqlite, sessionId: string, o: { afterId?: number; limit?: number } = {}): EventRow[] {
+export function sessionEvents(
+  db: HasSqlite,
+  sessionId: string,
+  o: { afterId?: number; limit?: number } = {},
+): EventRow[] {
   const rows = db.sqlite
     .prepare(
       `SELECT id, project_id AS projectId, klaude_session_id AS klaudeSessionId, kind, payload, created_at AS createdAt

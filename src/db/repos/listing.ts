@@ -64,9 +64,12 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   ${col('s.worktree_branch', 'worktreeBranch')},
   s.archived_at AS archivedAt, s.created_at AS createdAt, s.updated_at AS updatedAt, s.ended_at AS endedAt,
   substr(s.activity, 1, 120) AS activity, s.run_started_at AS runStartedAt, substr(s.error, 1, ${cut}) AS error,
-  ${col(`(SELECT p.pid FROM runtime_process p
+  ${col(
+    `(SELECT p.pid FROM runtime_process p
      WHERE p.klaude_session_id = s.id AND p.is_current = 1 AND p.exited_at IS NULL
-     ORDER BY p.id DESC LIMIT 1)`, 'pid')},
+     ORDER BY p.id DESC LIMIT 1)`,
+    'pid',
+  )},
   CASE WHEN s.status = 'queued' THEN (SELECT COUNT(*) FROM sessions q WHERE q.status = 'queued'
      AND (q.queued_at < s.queued_at OR (q.queued_at = s.queued_at AND q.id <= s.id))) END AS queuePosition,
   l.max_running AS rateLimitMax, l.until AS rateLimitUntil
@@ -96,7 +99,9 @@ function rowMaker(names: string[]): (r: unknown[]) => unknown {
   let make = makers.get(key);
   if (!make) {
     // The names are this file's own column aliases (from the statement), not input.
-    make = new Function('r', `return {${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')}};`) as (r: unknown[]) => unknown;
+    make = new Function('r', `return {${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')}};`) as (
+      r: unknown[],
+    ) => unknown;
     makers.set(key, make);
   }
   return make;

@@ -116,5 +116,9 @@ export function getProcess(db: Db, id: number): ProcessRow | undefined {
 
 /** Note a signal sent to a still-running process (so the next pass escalates instead of repeating). */
 export function markSignalled(db: Db, id: number, signal: string): void {
-  db.orm.update(runtimeProcess).set({ signal }).where(and(eq(runtimeProcess.id, id), isNull(runtimeProcess.exitedAt))).run();
+  db.orm
+    .update(runtimeProcess)
+    .set({ signal })
+    .where(and(eq(runtimeProcess.id, id), isNull(runtimeProcess.exitedAt)))
+    .run();
 }

@@ -30,7 +30,10 @@ export function currentRows(db: HasSqlite, sessionId: string): OpenRow[] {
 }
 
 /** A new current row of `kind` for the session (the previous current one of that kind stops being current). */
-export function recordCurrentRow(db: HasSqlite, r: { sessionId: string; kind: string; pid: number; pidStart: number | null }): number {
+export function recordCurrentRow(
+  db: HasSqlite,
+  r: { sessionId: string; kind: string; pid: number; pidStart: number | null },
+): number {
   return writeTx(db, () => {
     const id = Number(
       db.sqlite
@@ -41,7 +44,9 @@ export function recordCurrentRow(db: HasSqlite, r: { sessionId: string; kind: st
         .run(r.sessionId, r.pid, r.pidStart, r.kind, Date.now()).lastInsertRowid,
     );
     db.sqlite
-      .prepare('UPDATE runtime_process SET is_current = 0 WHERE klaude_session_id = ? AND kind = ? AND is_current = 1 AND id != ?')
+      .prepare(
+        'UPDATE runtime_process SET is_current = 0 WHERE klaude_session_id = ? AND kind = ? AND is_current = 1 AND id != ?',
+      )
       .run(r.sessionId, r.kind, id);
     return id;
   });
@@ -50,7 +55,9 @@ export function recordCurrentRow(db: HasSqlite, r: { sessionId: string; kind: st
 /** The process of row `id` ended (kept as it is when already ended). */
 export function endRow(db: HasSqlite, id: number, e: { exitCode?: number | null; signal?: string | null } = {}): void {
   db.sqlite
-    .prepare('UPDATE runtime_process SET exited_at = ?, exit_code = ?, signal = ?, is_current = 0 WHERE id = ? AND exited_at IS NULL')
+    .prepare(
+      'UPDATE runtime_process SET exited_at = ?, exit_code = ?, signal = ?, is_current = 0 WHERE id = ? AND exited_at IS NULL',
+    )
     .run(Date.now(), e.exitCode ?? null, e.signal ?? null, id);
 }
 
@@ -62,7 +69,9 @@ export interface ClaimOf {
 
 export function claimOf(db: HasSqlite, sessionId: string): ClaimOf | undefined {
   return db.sqlite
-    .prepare('SELECT holder, holder_pid AS holderPid, holder_start AS holderStart FROM session_claims WHERE klaude_session_id = ?')
+    .prepare(
+      'SELECT holder, holder_pid AS holderPid, holder_start AS holderStart FROM session_claims WHERE klaude_session_id = ?',
+    )
     .get(sessionId) as ClaimOf | undefined;
 }
 
@@ -72,10 +81,13 @@ export interface RunState {
 }
 
 export function runStateOf(db: HasSqlite, sessionId: string): RunState | undefined {
-  return db.sqlite.prepare('SELECT status, ended_at AS endedAt FROM sessions WHERE id = ?').get(sessionId) as RunState | undefined;
+  return db.sqlite.prepare('SELECT status, ended_at AS endedAt FROM sessions WHERE id = ?').get(sessionId) as
+    RunState | undefined;
 }
 
 /** An interactive session started ('idle', not ended), ended ('done' at `endedAt`), or put back as it was. */
 export function setRunState(db: HasSqlite, sessionId: string, status: string, endedAt: number | null): void {
-  db.sqlite.prepare('UPDATE sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ?').run(status, endedAt, Date.now(), sessionId);
+  db.sqlite
+    .prepare('UPDATE sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ?')
+    .run(status, endedAt, Date.now(), sessionId);
 }

@@ -75,7 +75,9 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
     let total = [...used.values()].reduce((a, b) => a + b, 0);
     const globalMax = limits.global > 0 ? limits.global : Infinity;
     const taken: string[] = [];
-    const take = db.sqlite.prepare("UPDATE sessions SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'queued'");
+    const take = db.sqlite.prepare(
+      "UPDATE sessions SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'queued'",
+    );
     // The order agents leave the queue, kept (events ids are strictly increasing).
     const note = db.sqlite.prepare(
       "INSERT INTO events (project_id, klaude_session_id, kind, payload, created_at) SELECT project_id, id, 'agent.dequeued', NULL, ? FROM sessions WHERE id = ?",
@@ -98,7 +100,13 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
  * Admit a new session: `pending` when a slot is free and no queued agent could take it first (it
  * may start now), else `queued` with its FIFO position. One transaction with the count.
  */
-export function admit(db: Db, sessionId: string, runtime: string, limits: RunLimits, now: number = Date.now()): { queued: boolean; position: number } {
+export function admit(
+  db: Db,
+  sessionId: string,
+  runtime: string,
+  limits: RunLimits,
+  now: number = Date.now(),
+): { queued: boolean; position: number } {
   return tx(db, () => {
     const queued = db.sqlite.prepare("SELECT runtime FROM sessions WHERE status = 'queued'").pluck().all() as string[];
     const used = slotsInUse(db);
@@ -112,18 +120,24 @@ export function admit(db: Db, sessionId: string, runtime: string, limits: RunLim
     const fits = !ahead && total < globalMax && room(runtime);
     if (fits) return { queued: false, position: 0 };
     const position = queued.length + 1;
-    db.sqlite.prepare("UPDATE sessions SET status = 'queued', queued_at = ?, updated_at = ? WHERE id = ?").run(now, now, sessionId);
+    db.sqlite
+      .prepare("UPDATE sessions SET status = 'queued', queued_at = ?, updated_at = ? WHERE id = ?")
+      .run(now, now, sessionId);
     return { queued: true, position };
   });
 }
 
 /** 1-based place in the queue (0 when not queued). */
 export function queuePosition(db: HasSqlite, sessionId: string): number {
-  const row = db.sqlite.prepare("SELECT queued_at AS at FROM sessions WHERE id = ? AND status = 'queued'").get(sessionId) as { at: number } | undefined;
+  const row = db.sqlite
+    .prepare("SELECT queued_at AS at FROM sessions WHERE id = ? AND status = 'queued'")
+    .get(sessionId) as { at: number } | undefined;
   if (!row) return 0;
   return (
     (db.sqlite
-      .prepare("SELECT COUNT(*) FROM sessions WHERE status = 'queued' AND (queued_at < ? OR (queued_at = ? AND id <= ?))")
+      .prepare(
+        "SELECT COUNT(*) FROM sessions WHERE status = 'queued' AND (queued_at < ? OR (queued_at = ? AND id <= ?))",
+      )
       .pluck()
       .get(row.at, row.at, sessionId) as number) ?? 0
   );
@@ -132,8 +146,11 @@ export function queuePosition(db: HasSqlite, sessionId: string): number {
 /** Cancel a session still queued (interrupt before it ran). False when it already left the queue. */
 export function cancelQueued(db: Db, sessionId: string, now: number = Date.now()): boolean {
   return (
-    db.sqlite.prepare("UPDATE sessions SET status = 'cancelled', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now, now, sessionId)
-      .changes === 1
+    db.sqlite
+      .prepare(
+        "UPDATE sessions SET status = 'cancelled', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
+      )
+      .run(now, now, sessionId).changes === 1
   );
 }
 
@@ -141,10 +158,21 @@ export function cancelQueued(db: Db, sessionId: string, now: number = Date.now()
  * The runtime reported rate limiting: its limit drops to half of what it runs now (at least 1)
  * until `until`. A second report while lowered halves again and extends the window.
  */
-export function lowerLimit(db: Db, runtime: string, limits: RunLimits, until: number, reason: string, now: number = Date.now()): LoweredLimit {
+export function lowerLimit(
+  db: Db,
+  runtime: string,
+  limits: RunLimits,
+  until: number,
+  reason: string,
+  now: number = Date.now(),
+): LoweredLimit {
   return tx(db, () => {
     const running = slotsInUse(db).get(runtime) ?? 1;
-    const base = Math.min(running, runtimeLimit(limits, loweredLimits(db, now), runtime), limits.global > 0 ? limits.global : Infinity);
+    const base = Math.min(
+      running,
+      runtimeLimit(limits, loweredLimits(db, now), runtime),
+      limits.global > 0 ? limits.global : Infinity,
+    );
     const maxRunning = Math.max(1, Math.floor(base / 2));
     db.sqlite
       .prepare(

@@ -35,12 +35,20 @@ export function ownerlessRows(db: Db): ProcessRow[] {
 }
 
 /** `isAlive(pid, start)`: start is the recorded start time (null: unknown, judge by pid alone). */
-export function markDeadRows(db: Db, isAlive: (pid: number, start: number | null) => boolean, opts: { projectId?: string } = {}): ReconcileResult {
+export function markDeadRows(
+  db: Db,
+  isAlive: (pid: number, start: number | null) => boolean,
+  opts: { projectId?: string } = {},
+): ReconcileResult {
   const result: ReconcileResult = { staleInstances: [], lostProcesses: 0, sessionsEnded: [], orphansSignalled: 0 };
   const running = db.orm
     .select()
     .from(instances)
-    .where(opts.projectId ? and(eq(instances.status, 'running'), eq(instances.projectId, opts.projectId)) : eq(instances.status, 'running'))
+    .where(
+      opts.projectId
+        ? and(eq(instances.status, 'running'), eq(instances.projectId, opts.projectId))
+        : eq(instances.status, 'running'),
+    )
     .all()
     .filter((i) => !isAlive(i.pid, null));
   const open = db.orm
@@ -56,13 +64,22 @@ export function markDeadRows(db: Db, isAlive: (pid: number, start: number | null
       db.orm
         .update(instances)
         .set({ status: 'stale', endedAt: now })
-        .where(inArray(instances.id, running.map((i) => i.id)))
+        .where(
+          inArray(
+            instances.id,
+            running.map((i) => i.id),
+          ),
+        )
         .run();
       result.staleInstances = running.map((i) => i.id);
     }
     const touched = new Set<string>();
     for (const p of open) {
-      db.orm.update(runtimeProcess).set({ exitedAt: now, isCurrent: 0, signal: 'LOST' }).where(eq(runtimeProcess.id, p.id)).run();
+      db.orm
+        .update(runtimeProcess)
+        .set({ exitedAt: now, isCurrent: 0, signal: 'LOST' })
+        .where(eq(runtimeProcess.id, p.id))
+        .run();
       touched.add(p.klaudeSessionId);
     }
     result.lostProcesses = open.length;

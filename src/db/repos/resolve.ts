@@ -1,4 +1,12 @@
-import { escapeLike, isUlid, matchIds, MIN_ID_CHARS, SHORT_ID_LENGTH, shortId, type IdCandidate } from '../../core/ids.js';
+import {
+  escapeLike,
+  isUlid,
+  matchIds,
+  MIN_ID_CHARS,
+  SHORT_ID_LENGTH,
+  shortId,
+  type IdCandidate,
+} from '../../core/ids.js';
 import { KlaudeError } from '../../lib/errors.js';
 import type { HasSqlite } from '../connection.js';
 import type { SessionRow } from '../schema.js';

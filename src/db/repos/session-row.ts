@@ -18,10 +18,14 @@ export const SESSION_COLUMNS = `id, project_id AS projectId, parent_id AS parent
 /** A row selected with SESSION_COLUMNS as drizzle returns it (`metadata` is JSON text in the table). */
 export function sessionFromSql(r: Record<string, unknown>): SessionRow {
   const meta = r.metadata;
-  return { ...r, metadata: typeof meta === 'string' ? (JSON.parse(meta) as Record<string, unknown>) : null } as SessionRow;
+  return {
+    ...r,
+    metadata: typeof meta === 'string' ? (JSON.parse(meta) as Record<string, unknown>) : null,
+  } as SessionRow;
 }
 
 export function sessionById(db: HasSqlite, id: string): SessionRow | undefined {
-  const r = db.sqlite.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  const r = db.sqlite.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as
+    Record<string, unknown> | undefined;
   return r ? sessionFromSql(r) : undefined;
 }

@@ -60,7 +60,12 @@ export function updateSession(db: Db, id: string, patch: SessionPatch): SessionR
  * Archive several sessions (or bring them back) in one transaction: all or none. `check` sees the
  * rows as they are inside the transaction and may refuse by throwing (nothing is written then).
  */
-export function setArchived(db: Db, ids: readonly string[], archived: boolean, check?: (rows: SessionRow[]) => void): SessionRow[] {
+export function setArchived(
+  db: Db,
+  ids: readonly string[],
+  archived: boolean,
+  check?: (rows: SessionRow[]) => void,
+): SessionRow[] {
   return tx(db, () => {
     const rows = ids.map((id) => getSession(db, id)).filter((s): s is SessionRow => s !== undefined);
     check?.(rows);
@@ -131,7 +136,20 @@ export interface SessionState {
  * with `since: 'live'` those not ended yet, archived ones included.
  */
 export function sessionStates(db: Db, projectId: string, since: number | 'live'): SessionState[] {
-  const cols = { id: sessions.id, type: sessions.type, status: sessions.status, createdAt: sessions.createdAt, endedAt: sessions.endedAt };
-  const which = since === 'live' ? notInArray(sessions.status, SESSION_STATUSES.filter(isTerminal)) : gte(sessions.updatedAt, since);
-  return db.orm.select(cols).from(sessions).where(and(eq(sessions.projectId, projectId), which)).all();
+  const cols = {
+    id: sessions.id,
+    type: sessions.type,
+    status: sessions.status,
+    createdAt: sessions.createdAt,
+    endedAt: sessions.endedAt,
+  };
+  const which =
+    since === 'live'
+      ? notInArray(sessions.status, SESSION_STATUSES.filter(isTerminal))
+      : gte(sessions.updatedAt, since);
+  return db.orm
+    .select(cols)
+    .from(sessions)
+    .where(and(eq(sessions.projectId, projectId), which))
+    .all();
 }

@@ -11,7 +11,10 @@ import type { SessionRow } from '../schema.js';
  * link made by Claude's SessionStart hook rather than by a headless runtime), oldest first.
  * Empty for a session that only ever ran headless: its log says everything.
  */
-export function transcriptsOf(db: HasSqlite, s: Pick<SessionRow, 'id' | 'type'> & { transcriptPath?: string | null }): string[] {
+export function transcriptsOf(
+  db: HasSqlite,
+  s: Pick<SessionRow, 'id' | 'type'> & { transcriptPath?: string | null },
+): string[] {
   const links = db.sqlite
     .prepare(
       `SELECT source, transcript_path AS transcriptPath FROM claude_session_links

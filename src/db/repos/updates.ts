@@ -11,7 +11,10 @@ const COLUMNS = `id, session_id AS sessionId, parent_session_id AS parentSession
   created_at AS createdAt, acknowledged_at AS acknowledgedAt`;
 
 /** Store an update a child reported for its parent (kind 'approval'/'approval_parent': klaude's note that the child waits for a permission answer). */
-export function addUpdate(db: HasSqlite, u: { sessionId: string; parentSessionId: string; text: string; kind?: 'approval' | 'approval_parent' }): UpdateRow {
+export function addUpdate(
+  db: HasSqlite,
+  u: { sessionId: string; parentSessionId: string; text: string; kind?: 'approval' | 'approval_parent' },
+): UpdateRow {
   return db.sqlite
     .prepare(
       `INSERT INTO agent_updates (session_id, parent_session_id, text, kind, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
@@ -22,9 +25,7 @@ export function addUpdate(db: HasSqlite, u: { sessionId: string; parentSessionId
 /** Unacknowledged updates for a parent, oldest first. */
 export function pendingUpdates(db: HasSqlite, parentId: string): UpdateRow[] {
   return db.sqlite
-    .prepare(
-      `SELECT ${COLUMNS} FROM agent_updates WHERE parent_session_id = ? AND acknowledged_at IS NULL ORDER BY id`,
-    )
+    .prepare(`SELECT ${COLUMNS} FROM agent_updates WHERE parent_session_id = ? AND acknowledged_at IS NULL ORDER BY id`)
     .all(parentId) as UpdateRow[];
 }
 

@@ -27,7 +27,8 @@ export function dialogTitle(modal: Exclude<Modal, { kind: 'help' }>): string {
   }
 }
 
-const name = (s: SessionView | undefined, id: string): string => (s ? `${s.type === 'tui' ? 'claude' : s.type} ${shortId(id)}` : shortId(id));
+const name = (s: SessionView | undefined, id: string): string =>
+  s ? `${s.type === 'tui' ? 'claude' : s.type} ${shortId(id)}` : shortId(id);
 
 /** The text being typed, wrapped, with a cursor at the end; the last `rows` lines. */
 function InputBox({ text, width, rows, theme }: { text: string; width: number; rows: number; theme: Theme }) {
@@ -57,7 +58,7 @@ export function DialogPane({ modal, sessionsById, width, height, theme }: Dialog
         ))}
         <Text> </Text>
         <Text>
-          <Text {...theme.ui.key}>y</Text> yes   <Text {...theme.ui.key}>n</Text>/<Text {...theme.ui.key}>Esc</Text> no
+          <Text {...theme.ui.key}>y</Text> yes <Text {...theme.ui.key}>n</Text>/<Text {...theme.ui.key}>Esc</Text> no
         </Text>
       </Box>
     );
@@ -66,7 +67,9 @@ export function DialogPane({ modal, sessionsById, width, height, theme }: Dialog
     const target = sessionsById.get(modal.sessionId);
     return (
       <Box flexDirection="column">
-        <Text {...theme.ui.muted}>{truncate(`to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`, width)}</Text>
+        <Text {...theme.ui.muted}>
+          {truncate(`to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`, width)}
+        </Text>
         <Text> </Text>
         <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
         <Text> </Text>
@@ -78,8 +81,12 @@ export function DialogPane({ modal, sessionsById, width, height, theme }: Dialog
     const target = sessionsById.get(modal.sessionId);
     return (
       <Box flexDirection="column">
-        <Text>{truncate(`deny ${name(target, modal.sessionId)} request ${modal.approvalId}: ${modal.what}`, width)}</Text>
-        <Text {...theme.ui.muted}>{truncate('reason for the agent (optional; it sees it as the tool result):', width)}</Text>
+        <Text>
+          {truncate(`deny ${name(target, modal.sessionId)} request ${modal.approvalId}: ${modal.what}`, width)}
+        </Text>
+        <Text {...theme.ui.muted}>
+          {truncate('reason for the agent (optional; it sees it as the tool result):', width)}
+        </Text>
         <InputBox text={modal.text} width={width} rows={Math.max(1, height - 5)} theme={theme} />
         <Text> </Text>
         <Text {...theme.ui.muted}>{truncate('⏎ deny · Esc cancel', width)}</Text>

@@ -4,7 +4,15 @@
  */
 import { Text } from 'ink';
 import { memo } from 'react';
-import { disabledReason, displayKey, footerBindings, KEYMAP, type Binding, type KeyContext, type Scope } from '../keymap.js';
+import {
+  disabledReason,
+  displayKey,
+  footerBindings,
+  KEYMAP,
+  type Binding,
+  type KeyContext,
+  type Scope,
+} from '../keymap.js';
 import type { Notice } from '../state/ui-state.js';
 import { cellWidth, truncate } from '../text.js';
 import type { Theme } from '../theme.js';
@@ -26,7 +34,13 @@ export interface FooterProps {
  * The scope's hints in footer order, as many as fit. `? help` and `q quit` (group App) always stay:
  * when the line is too narrow for everything, it is the other hints that go.
  */
-export function hintSegments(scope: Scope, ctx: KeyContext, width: number, theme: Theme, keymap: readonly Binding[] = KEYMAP): Segment[] {
+export function hintSegments(
+  scope: Scope,
+  ctx: KeyContext,
+  width: number,
+  theme: Theme,
+  keymap: readonly Binding[] = KEYMAP,
+): Segment[] {
   const shown = footerBindings(scope, keymap)
     .map((b) => ({ b, off: disabledReason(b, ctx) !== null, key: displayKey(b.keys[0]!) }))
     .filter((h) => !(h.off && h.b.hideWhenOff));
@@ -54,7 +68,17 @@ export function hintSegments(scope: Scope, ctx: KeyContext, width: number, theme
   return out;
 }
 
-export const Footer = memo(function Footer({ scope, ctx, notice, busy, filterEditing, filter, width, theme, keymap }: FooterProps) {
+export const Footer = memo(function Footer({
+  scope,
+  ctx,
+  notice,
+  busy,
+  filterEditing,
+  filter,
+  width,
+  theme,
+  keymap,
+}: FooterProps) {
   if (filterEditing) {
     return <Line segments={[{ text: '/', style: theme.ui.key }, { text: truncate(` ${filter}▏`, width - 1) }]} />;
   }

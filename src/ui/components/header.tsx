@@ -25,7 +25,10 @@ function countSegments(counts: StatusCounts, theme: Theme, compact: boolean): Se
     if (n === 0) continue;
     // Sessions waiting for the person stand out (they also ring the terminal's bell and count in its title).
     const style = st === 'waiting' ? theme.ui.attention : theme.status[st];
-    parts.push({ text: compact ? ' ' : '  ' }, { text: compact ? `${STATUS_GLYPH[st]}${n}` : `${STATUS_GLYPH[st]} ${n} ${st}`, style });
+    parts.push(
+      { text: compact ? ' ' : '  ' },
+      { text: compact ? `${STATUS_GLYPH[st]}${n}` : `${STATUS_GLYPH[st]} ${n} ${st}`, style },
+    );
   }
   if (parts.length === 0) parts.push({ text: '  no sessions yet', style: theme.ui.muted });
   return parts;
@@ -46,5 +49,9 @@ export const Header = memo(function Header({ project, instanceId, counts, usage,
   const rightWidth = widthOf(parts);
   const l = truncate(left, Math.max(8, width - rightWidth));
   if (cellWidth(l) + rightWidth > width) return <Text {...theme.ui.title}>{truncate(left, width)}</Text>;
-  return <Line segments={[{ text: l, style: theme.ui.title }, { text: ' '.repeat(width - cellWidth(l) - rightWidth) }, ...parts]} />;
+  return (
+    <Line
+      segments={[{ text: l, style: theme.ui.title }, { text: ' '.repeat(width - cellWidth(l) - rightWidth) }, ...parts]}
+    />
+  );
 });

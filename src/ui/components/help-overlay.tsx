@@ -8,7 +8,12 @@ import { Line, type Segment } from './segments.js';
 const SCOPE_TAG: Partial<Record<Binding['scope'], string>> = { tree: 'tree', log: 'log' };
 
 /** The overlay's lines (all of them; the component shows a window). */
-export function helpLines(ctx: KeyContext, width: number, theme: Theme, keymap: readonly Binding[] = KEYMAP): Segment[][] {
+export function helpLines(
+  ctx: KeyContext,
+  width: number,
+  theme: Theme,
+  keymap: readonly Binding[] = KEYMAP,
+): Segment[][] {
   const keyCol = Math.min(22, Math.max(10, Math.floor(width * 0.3)));
   const lines: Segment[][] = [];
   for (const { group, bindings } of helpGroups(keymap)) {
@@ -26,7 +31,11 @@ export function helpLines(ctx: KeyContext, width: number, theme: Theme, keymap: 
         { text: desc, style: reason ? theme.ui.keyDisabled : {} },
       ];
       lines.push(line);
-      if (reason) lines.push([{ text: ' '.repeat(keyCol + 1) }, { text: truncate(`now: ${reason}`, descRoom), style: theme.ui.muted }]);
+      if (reason)
+        lines.push([
+          { text: ' '.repeat(keyCol + 1) },
+          { text: truncate(`now: ${reason}`, descRoom), style: theme.ui.muted },
+        ]);
     }
   }
   return lines;

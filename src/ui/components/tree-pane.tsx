@@ -63,7 +63,8 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
 export function rowDetail(row: TreeRow, now: number): string {
   const s = row.session;
   const flat = (x: string | null | undefined): string => (x ?? '').replace(/\s+/g, ' ').trim();
-  if (isWorking(s)) return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
+  if (isWorking(s))
+    return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
   // Failed, or idle after an interactive turn that failed (StopFailure): why.
   if ((s.status === 'failed' || s.status === 'idle') && s.error) return `✗ ${flat(s.error)}`;
   return flat(s.title ?? s.prompt);
@@ -89,12 +90,23 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   // Marks after the type: the session needs the person; it runs in a PTY (dropped when no room).
   const waiting = s.status === 'waiting' && s.archivedAt === null;
   let tagRoom = labelRoom - cellWidth(typeText);
-  const needsText = !waiting ? '' : tagRoom >= NEEDS_YOU.length ? NEEDS_YOU : tagRoom >= NEEDS_YOU_SHORT.length ? NEEDS_YOU_SHORT : '';
+  const needsText = !waiting
+    ? ''
+    : tagRoom >= NEEDS_YOU.length
+      ? NEEDS_YOU
+      : tagRoom >= NEEDS_YOU_SHORT.length
+        ? NEEDS_YOU_SHORT
+        : '';
   tagRoom -= needsText.length;
   const ptyText = pty && tagRoom >= PTY_TAG.length ? PTY_TAG : '';
   tagRoom -= ptyText.length;
   // The run queue: its place, or the runtime's lowered limit after rate limiting.
-  const queueTag = s.status === 'queued' && s.queuePosition ? ` #${s.queuePosition}` : s.rateLimitMax != null && (s.status === 'running' || s.status === 'queued') ? ' rate-limited' : '';
+  const queueTag =
+    s.status === 'queued' && s.queuePosition
+      ? ` #${s.queuePosition}`
+      : s.rateLimitMax != null && (s.status === 'running' || s.status === 'queued')
+        ? ' rate-limited'
+        : '';
   const queueText = tagRoom >= queueTag.length ? queueTag : '';
   tagRoom -= queueText.length;
   const wtText = s.worktreeBranch && tagRoom >= WT_TAG.length ? WT_TAG : '';
@@ -121,7 +133,17 @@ export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: 
   ];
 }
 
-export const TreePane = memo(function TreePane({ rows, selected, focused, width, height, theme, now, emptyText, ptyIds }: TreePaneProps) {
+export const TreePane = memo(function TreePane({
+  rows,
+  selected,
+  focused,
+  width,
+  height,
+  theme,
+  now,
+  emptyText,
+  ptyIds,
+}: TreePaneProps) {
   if (rows.length === 0) {
     return (
       <Box flexDirection="column">
@@ -145,7 +167,10 @@ export const TreePane = memo(function TreePane({ rows, selected, focused, width,
         // The selected row: the selection style over every piece (inverse when the tree has focus).
         const sel = focused ? theme.ui.selected : theme.ui.selectedUnfocused;
         const used = cellWidth(segs.map((x) => x.text).join(''));
-        const all = [...segs, { text: fit('', Math.max(0, width - used)) }].map((x) => ({ text: x.text, style: { ...x.style, ...sel } }));
+        const all = [...segs, { text: fit('', Math.max(0, width - used)) }].map((x) => ({
+          text: x.text,
+          style: { ...x.style, ...sel },
+        }));
         return <Line key={row.session.id} segments={all} />;
       })}
     </Box>

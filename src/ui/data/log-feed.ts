@@ -63,7 +63,16 @@ export const DELTA_FRAME_MS = 500;
 /** While the beat ticks (once a second) its tick shows the pieces; this only guards a late tick. */
 const BEAT_GRACE_MS = 1200;
 
-const EMPTY: LogSnapshot = { sessionId: null, file: null, events: Object.freeze([]), dropped: 0, version: 0, loaded: true, missing: false, error: null };
+const EMPTY: LogSnapshot = {
+  sessionId: null,
+  file: null,
+  events: Object.freeze([]),
+  dropped: 0,
+  version: 0,
+  loaded: true,
+  missing: false,
+  error: null,
+};
 
 export class LogFeed extends Emitter implements Source<LogSnapshot> {
   private snapshot: LogSnapshot = EMPTY;
@@ -101,7 +110,16 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
     this.abort = undefined;
     this.clearDeltaTimer();
     this.events = [];
-    this.snapshot = { sessionId, file, events: EMPTY.events, dropped: 0, version: this.snapshot.version + 1, loaded: file === null, missing: false, error: null };
+    this.snapshot = {
+      sessionId,
+      file,
+      events: EMPTY.events,
+      dropped: 0,
+      version: this.snapshot.version + 1,
+      loaded: file === null,
+      missing: false,
+      error: null,
+    };
     this.emit();
     if (!file) return;
     const ac = new AbortController();
@@ -116,13 +134,18 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
       if (e.type === 'text_delta' || e.type === 'thinking_delta') this.queueDeltaNotify();
       else this.queueNotify();
     };
-    const listTranscripts = (): string[] => (sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : []);
+    const listTranscripts = (): string[] =>
+      sessionId && this.opts.transcripts ? this.opts.transcripts(sessionId) : [];
     // The tail first (so "loaded" is a known moment), then everything after it as it is written.
     Promise.all([this.readTail(file, this.tail), readTranscripts(transcripts)]).then(([t, history]) => {
       if (ac.signal.aborted) return;
       const first = mergeByTime(t.events, history.events).slice(-this.tail);
       for (const e of first) pushMerged(this.events, e);
-      this.update({ loaded: true, missing: t.missing && history.events.length === 0, events: Object.freeze(this.events.slice()) });
+      this.update({
+        loaded: true,
+        missing: t.missing && history.events.length === 0,
+        events: Object.freeze(this.events.slice()),
+      });
       if (history.offsets.size > 0) followTranscripts({ history, list: listTranscripts, onEvent, signal: ac.signal });
       this.follow(file, {
         fromOffset: t.offset,
@@ -152,10 +175,13 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
 
   private queueDeltaNotify(): void {
     if (this.deltaTimer || this.notifyQueued) return;
-    this.deltaTimer = setTimeout(() => {
-      this.deltaTimer = undefined;
-      this.queueNotify();
-    }, this.opts.beat?.running ? BEAT_GRACE_MS : DELTA_FRAME_MS);
+    this.deltaTimer = setTimeout(
+      () => {
+        this.deltaTimer = undefined;
+        this.queueNotify();
+      },
+      this.opts.beat?.running ? BEAT_GRACE_MS : DELTA_FRAME_MS,
+    );
   }
 
   private queueNotify(): void {
@@ -175,7 +201,13 @@ export class LogFeed extends Emitter implements Source<LogSnapshot> {
       this.events.splice(0, cut);
       dropped += cut;
     }
-    this.snapshot = Object.freeze({ ...this.snapshot, events: Object.freeze(this.events.slice()), dropped, missing: false, version: this.snapshot.version + 1 });
+    this.snapshot = Object.freeze({
+      ...this.snapshot,
+      events: Object.freeze(this.events.slice()),
+      dropped,
+      missing: false,
+      version: this.snapshot.version + 1,
+    });
     this.emit();
   }
 

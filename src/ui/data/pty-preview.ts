@@ -178,30 +178,31 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
         if (this.snapshot.state !== 'ended') this.set({ state: 'ended' });
       },
     };
-    this.opts
-      .open(sessionId, handlers, { frameMs: this.frameMs })
-      .then(
-        (v) => {
-          if (!current()) {
-            v.close();
-            return;
-          }
-          opened = v;
-          this.viewer = v;
-          this.read();
-        },
-        (err: unknown) => {
-          if (!current()) return;
-          if (attempt < RETRIES) {
-            this.timer = setTimeout(() => {
+    this.opts.open(sessionId, handlers, { frameMs: this.frameMs }).then(
+      (v) => {
+        if (!current()) {
+          v.close();
+          return;
+        }
+        opened = v;
+        this.viewer = v;
+        this.read();
+      },
+      (err: unknown) => {
+        if (!current()) return;
+        if (attempt < RETRIES) {
+          this.timer = setTimeout(
+            () => {
               this.timer = undefined;
               if (current()) this.connect(sessionId, token, attempt + 1);
-            }, 50 * 2 ** attempt);
-            return;
-          }
-          this.set({ state: 'error', error: (err as Error)?.message ?? String(err) });
-        },
-      );
+            },
+            50 * 2 ** attempt,
+          );
+          return;
+        }
+        this.set({ state: 'error', error: (err as Error)?.message ?? String(err) });
+      },
+    );
   }
 
   close(): void {
@@ -248,7 +249,14 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
     const grid = this.paintFrame ? this.grid() : null;
     if (grid && this.paintFrame) {
       // The frame around the pane changes only with the state or the screen's size.
-      const frame: PtySnapshot = { cols: grid.cols, rows: grid.rows, lines: [], ansiLines: [], cursor: { x: 0, y: 0 }, bufferType: grid.bufferType };
+      const frame: PtySnapshot = {
+        cols: grid.cols,
+        rows: grid.rows,
+        lines: [],
+        ansiLines: [],
+        cursor: { x: 0, y: 0 },
+        bufferType: grid.bufferType,
+      };
       if (state !== this.snapshot.state || !sameScreen(this.snapshot.screen, frame)) this.set({ state, screen: frame });
       this.paintFrame();
       return;

@@ -44,7 +44,13 @@ export interface SessionsFeedOptions {
 }
 
 export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
-  private snapshot: SessionsSnapshot = { sessions: [], processes: new Map(), approvals: new Map(), version: 0, error: null };
+  private snapshot: SessionsSnapshot = {
+    sessions: [],
+    processes: new Map(),
+    approvals: new Map(),
+    version: 0,
+    error: null,
+  };
   private signature = '';
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
@@ -150,7 +156,8 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
     try {
       rows = listSessionRows(this.opts.db, { projectId: this.opts.projectId, includeArchived: true });
       processes = liveProcessesOfProject(this.opts.db, this.opts.projectId);
-      for (const a of projectPendingApprovals(this.opts.db, this.opts.projectId)) approvals.set(a.sessionId, [...(approvals.get(a.sessionId) ?? []), a]);
+      for (const a of projectPendingApprovals(this.opts.db, this.opts.projectId))
+        approvals.set(a.sessionId, [...(approvals.get(a.sessionId) ?? []), a]);
     } catch (err) {
       this.opts.onError?.(err);
       const msg = `cannot read sessions: ${(err as Error).message}`;
@@ -160,14 +167,25 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
       }
       return;
     }
-    const procSig = [...processes].map(([id, p]) => `${id}:${p.pty ?? ''}:${p.ptyRow ?? ''}:${p.claude ?? ''}:${p.runtime ?? ''}`).join(',');
-    const askSig = [...approvals.values()].flat().map((a) => a.id).join(',');
+    const procSig = [...processes]
+      .map(([id, p]) => `${id}:${p.pty ?? ''}:${p.ptyRow ?? ''}:${p.claude ?? ''}:${p.runtime ?? ''}`)
+      .join(',');
+    const askSig = [...approvals.values()]
+      .flat()
+      .map((a) => a.id)
+      .join(',');
     const sig = `${rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n')}\n${procSig}\n${askSig}`;
     if (sig === this.signature && this.snapshot.error === null) return;
     this.signature = sig;
     // Frozen: React (and anyone else) may keep a snapshot; the next change makes a new one.
     for (const r of rows) Object.freeze(r);
-    this.snapshot = Object.freeze({ sessions: Object.freeze(rows), processes, approvals, version: this.snapshot.version + 1, error: null });
+    this.snapshot = Object.freeze({
+      sessions: Object.freeze(rows),
+      processes,
+      approvals,
+      version: this.snapshot.version + 1,
+      error: null,
+    });
     this.emit();
   }
 

@@ -10,7 +10,13 @@ import type { CommandEnv } from './run-command.js';
 
 const what = (a: ApprovalRow): string => `${a.toolName}${a.summary ? `: ${a.summary}` : ''}`;
 
-function send(env: CommandEnv, sessionId: string, approvalId: number, a: { behavior: 'allow' | 'deny'; always?: boolean; message?: string }, done: string): void {
+function send(
+  env: CommandEnv,
+  sessionId: string,
+  approvalId: number,
+  a: { behavior: 'allow' | 'deny'; always?: boolean; message?: string },
+  done: string,
+): void {
   const { dispatch } = env;
   dispatch({ type: 'busy', text: `answering ${shortId(sessionId)}…` });
   env.actions.answer(sessionId, { request: String(approvalId), ...a }).then(
@@ -21,7 +27,10 @@ function send(env: CommandEnv, sessionId: string, approvalId: number, a: { behav
     (e: unknown) => {
       const err = e as { message?: string; code?: string };
       dispatch({ type: 'busy', text: null });
-      dispatch({ type: 'notice', notice: { text: `${err.message ?? String(e)}${err.code ? ` [${err.code}]` : ''}`, tone: 'error' } });
+      dispatch({
+        type: 'notice',
+        notice: { text: `${err.message ?? String(e)}${err.code ? ` [${err.code}]` : ''}`, tone: 'error' },
+      });
     },
   );
 }
@@ -36,7 +45,10 @@ export function runApprovalCommand(id: string, env: CommandEnv): void {
       return send(env, sel.id, ask.id, { behavior: 'allow' }, `allowed ${shortId(sel.id)} ${what(ask)}`);
     case 'approval.always': {
       if (!ask.suggestedRule) {
-        return env.dispatch({ type: 'notice', notice: { text: `claude suggested no rule for ${what(ask)}: A allows it once`, tone: 'warn' } });
+        return env.dispatch({
+          type: 'notice',
+          notice: { text: `claude suggested no rule for ${what(ask)}: A allows it once`, tone: 'warn' },
+        });
       }
       return env.dispatch({
         type: 'confirm',
@@ -52,12 +64,24 @@ export function runApprovalCommand(id: string, env: CommandEnv): void {
 
 /** The person said yes to "allow always". */
 export function confirmAllowAlways(env: CommandEnv, intent: Extract<ConfirmIntent, { kind: 'allowAlways' }>): void {
-  send(env, intent.sessionId, intent.approvalId, { behavior: 'allow', always: true }, `allowed always ${shortId(intent.sessionId)} (rule written)`);
+  send(
+    env,
+    intent.sessionId,
+    intent.approvalId,
+    { behavior: 'allow', always: true },
+    `allowed always ${shortId(intent.sessionId)} (rule written)`,
+  );
 }
 
 /** Enter in the deny dialog. */
 export function submitDeny(env: CommandEnv, m: Extract<Modal, { kind: 'deny' }>): void {
   env.dispatch({ type: 'closeModal' });
   const reason = m.text.trim();
-  send(env, m.sessionId, m.approvalId, { behavior: 'deny', ...(reason ? { message: reason } : {}) }, `denied ${shortId(m.sessionId)} ${m.what}`);
+  send(
+    env,
+    m.sessionId,
+    m.approvalId,
+    { behavior: 'deny', ...(reason ? { message: reason } : {}) },
+    `denied ${shortId(m.sessionId)} ${m.what}`,
+  );
 }

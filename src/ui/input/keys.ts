@@ -3,9 +3,25 @@
  * one input hook (use-key-router.ts) calls this and then runs the command.
  */
 import type { Key } from 'ink';
-import { bindingFor, disabledReason, displayKey, KEYMAP, scopeChain, type Binding, type KeyContext, type Scope } from '../keymap.js';
+import {
+  bindingFor,
+  disabledReason,
+  displayKey,
+  KEYMAP,
+  scopeChain,
+  type Binding,
+  type KeyContext,
+  type Scope,
+} from '../keymap.js';
 
-const CONTROL_NAMES: Record<string, string> = { '\r': 'enter', '\n': 'enter', '\t': 'tab', '\x7f': 'backspace', '\b': 'backspace', '\x1b': 'escape' };
+const CONTROL_NAMES: Record<string, string> = {
+  '\r': 'enter',
+  '\n': 'enter',
+  '\t': 'tab',
+  '\x7f': 'backspace',
+  '\b': 'backspace',
+  '\x1b': 'escape',
+};
 
 /** The key a control character stands for (null for printable text). */
 function controlName(ch: string): string | null {
@@ -40,7 +56,6 @@ export interface KeyPress {
   name: string | null;
   input: string;
 }
-
 
 /**
  * One Ink input event → the keys in it. Ink hands over a run of plain characters as one string
@@ -83,7 +98,13 @@ export type Resolution =
 
 const isPrintable = (s: string): boolean => s !== '' && !/[\x00-\x1f\x7f]/.test(s);
 
-export function resolveKey(name: string | null, input: string, scope: Scope, ctx: KeyContext, keymap: readonly Binding[] = KEYMAP): Resolution {
+export function resolveKey(
+  name: string | null,
+  input: string,
+  scope: Scope,
+  ctx: KeyContext,
+  keymap: readonly Binding[] = KEYMAP,
+): Resolution {
   if (name !== null) {
     const b = bindingFor(name, scope, keymap);
     if (b) {

@@ -8,7 +8,12 @@ import type { LogLine } from '../log/event-lines.js';
  * The index of the next line containing `query`, searching from `from` in `dir` and wrapping
  * around; -1 when no line matches.
  */
-export function findLogMatch(lines: readonly Pick<LogLine, 'text'>[], query: string, from: number, dir: 1 | -1): number {
+export function findLogMatch(
+  lines: readonly Pick<LogLine, 'text'>[],
+  query: string,
+  from: number,
+  dir: 1 | -1,
+): number {
   const q = query.trim().toLowerCase();
   const n = lines.length;
   if (!q || n === 0) return -1;

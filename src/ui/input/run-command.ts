@@ -62,7 +62,12 @@ function track<T>(env: CommandEnv, busy: string, p: Promise<T>, done: (r: T) => 
 function openSession(env: CommandEnv, id: string): void {
   const s = env.tree.byId.get(id);
   const what = s ? label(s) : shortId(id);
-  env.dispatch({ type: 'busy', text: s?.nativeSessionId ? `opening ${what}…` : `opening ${what}: waiting for its ${s?.runtime === 'claude' || !s ? 'Claude' : s.runtime} session…` });
+  env.dispatch({
+    type: 'busy',
+    text: s?.nativeSessionId
+      ? `opening ${what}…`
+      : `opening ${what}: waiting for its ${s?.runtime === 'claude' || !s ? 'Claude' : s.runtime} session…`,
+  });
   env.actions.open(id).then(
     () => env.dispatch({ type: 'busy', text: null }),
     (e: unknown) => {
@@ -88,15 +93,26 @@ function confirmed(env: CommandEnv, intent: ConfirmIntent): void {
     case 'interrupt':
       track(env, 'interrupting…', actions.interrupt(intent.sessionIds), (r) => {
         const bad = r.results.filter((x) => !x.ok);
-        return bad.length ? `could not interrupt ${bad.map((b) => `${shortId(b.sessionId)}${b.code ? ` (${b.code})` : ''}`).join(', ')}` : `interrupted ${intent.sessionIds.map(shortId).join(', ')}`;
+        return bad.length
+          ? `could not interrupt ${bad.map((b) => `${shortId(b.sessionId)}${b.code ? ` (${b.code})` : ''}`).join(', ')}`
+          : `interrupted ${intent.sessionIds.map(shortId).join(', ')}`;
       });
       return;
     case 'archive': {
       const first = tree.byId.get(intent.sessionIds[0]!);
       const what = first ? label(first) : shortId(intent.sessionIds[0]!);
-      const more = intent.sessionIds.length > 1 ? ` and ${intent.sessionIds.length - 1} sub-agent${intent.sessionIds.length > 2 ? 's' : ''}` : '';
-      track(env, intent.archive ? 'archiving…' : 'restoring…', actions.archive(intent.sessionIds, intent.archive), (r) =>
-        intent.archive ? `archived ${what}${more} (a shows archived sessions)${r?.note ? `; ${r.note}` : ''}` : `${what}${more} back in the tree`,
+      const more =
+        intent.sessionIds.length > 1
+          ? ` and ${intent.sessionIds.length - 1} sub-agent${intent.sessionIds.length > 2 ? 's' : ''}`
+          : '';
+      track(
+        env,
+        intent.archive ? 'archiving…' : 'restoring…',
+        actions.archive(intent.sessionIds, intent.archive),
+        (r) =>
+          intent.archive
+            ? `archived ${what}${more} (a shows archived sessions)${r?.note ? `; ${r.note}` : ''}`
+            : `${what}${more} back in the tree`,
       );
       return;
     }
@@ -108,9 +124,12 @@ function submit(env: CommandEnv): void {
   const m = ui.modal;
   if (m?.kind === 'message') {
     const text = m.text.trim();
-    if (!text) return dispatch({ type: 'notice', notice: { text: 'type a message first (Esc cancels)', tone: 'warn' } });
+    if (!text)
+      return dispatch({ type: 'notice', notice: { text: 'type a message first (Esc cancels)', tone: 'warn' } });
     dispatch({ type: 'closeModal' });
-    track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) => deliveredText(shortId(m.sessionId), r.delivered));
+    track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) =>
+      deliveredText(shortId(m.sessionId), r.delivered),
+    );
     return;
   }
   if (m?.kind === 'deny') return submitDeny(env, m);
@@ -118,13 +137,20 @@ function submit(env: CommandEnv): void {
     const text = m.text.trim();
     const type = m.choices?.[m.index]?.name;
     if (!type) return dispatch({ type: 'startStep', step: 'type' });
-    if (!text) return dispatch({ type: 'notice', notice: { text: 'type the prompt for the agent first (Esc cancels)', tone: 'warn' } });
+    if (!text)
+      return dispatch({
+        type: 'notice',
+        notice: { text: 'type the prompt for the agent first (Esc cancels)', tone: 'warn' },
+      });
     dispatch({ type: 'closeModal' });
     env.dispatch({ type: 'busy', text: `starting ${type}…` });
     actions.start({ type, prompt: text, parentId: m.parentId }).then(
       (r) => {
         dispatch({ type: 'busy', text: null });
-        dispatch({ type: 'notice', notice: { text: `started ${type} ${r.sessionIds.map(shortId).join(', ')}`, tone: 'info' } });
+        dispatch({
+          type: 'notice',
+          notice: { text: `started ${type} ${r.sessionIds.map(shortId).join(', ')}`, tone: 'info' },
+        });
         if (r.sessionIds[0]) dispatch({ type: 'select', id: r.sessionIds[0] });
       },
       (e: unknown) => {
@@ -146,9 +172,13 @@ function searchLog(env: CommandEnv, query: string, from: number, dir: 1 | -1): v
   const { log, dispatch } = env;
   if (!query.trim()) return;
   const i = findLogMatch(log.lines, query, from, dir);
-  if (i === -1) return dispatch({ type: 'notice', notice: { text: `no line of this log contains "${query}"`, tone: 'warn' } });
+  if (i === -1)
+    return dispatch({ type: 'notice', notice: { text: `no line of this log contains "${query}"`, tone: 'warn' } });
   dispatch({ type: 'logJump', line: i, total: log.lines.length, height: log.height });
-  dispatch({ type: 'notice', notice: { text: `"${query}": line ${i + 1} of ${log.lines.length} (n next, N previous)`, tone: 'info' } });
+  dispatch({
+    type: 'notice',
+    notice: { text: `"${query}": line ${i + 1} of ${log.lines.length} (n next, N previous)`, tone: 'info' },
+  });
 }
 
 export function runCommand(id: CommandId, env: CommandEnv): void {
@@ -189,12 +219,21 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
       return dispatch({ type: 'focus' });
     case 'view.follow':
       dispatch({ type: 'toggleFollow', total: log.lines.length, height: log.height });
-      return dispatch({ type: 'notice', notice: { text: ui.follow ? 'log paused (f or End follows again)' : 'following the log', tone: 'info' } });
+      return dispatch({
+        type: 'notice',
+        notice: { text: ui.follow ? 'log paused (f or End follows again)' : 'following the log', tone: 'info' },
+      });
     case 'view.expand':
       return dispatch({ type: 'toggleExpand' });
     case 'view.archived':
       dispatch({ type: 'toggleArchived' });
-      return dispatch({ type: 'notice', notice: { text: ui.showArchived ? 'archived sessions hidden' : 'showing archived sessions (dimmed; d brings one back)', tone: 'info' } });
+      return dispatch({
+        type: 'notice',
+        notice: {
+          text: ui.showArchived ? 'archived sessions hidden' : 'showing archived sessions (dimmed; d brings one back)',
+          tone: 'info',
+        },
+      });
     case 'view.filter':
       return dispatch({ type: 'filterStart' });
     case 'view.clearFilter':
@@ -227,7 +266,10 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
       const p = tree.ctx.ptySessions;
       if (n === 0 && p === 0) return actions.quit();
       const parts: string[] = [];
-      if (n > 0) parts.push(`${n} agent${n === 1 ? ' is' : 's are'} still working. They keep running after the dashboard quits (klaude ui or klaude sessions finds them again).`);
+      if (n > 0)
+        parts.push(
+          `${n} agent${n === 1 ? ' is' : 's are'} still working. They keep running after the dashboard quits (klaude ui or klaude sessions finds them again).`,
+        );
       if (p > 0) {
         parts.push(
           `${p} PTY session${p === 1 ? '' : 's'} ${p === 1 ? 'is' : 'are'} running. They keep running too: they are their own processes (klaude talk <id> attaches, klaude ui shows them; their conversations stay resumable).`,
@@ -271,7 +313,15 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
     }
     case 'view.screen':
       dispatch({ type: 'toggleScreen' });
-      return dispatch({ type: 'notice', notice: { text: ui.showScreen ? 'showing the log (v shows the live screen)' : 'showing the live screen (v shows the log)', tone: 'info' } });
+      return dispatch({
+        type: 'notice',
+        notice: {
+          text: ui.showScreen
+            ? 'showing the log (v shows the live screen)'
+            : 'showing the live screen (v shows the log)',
+          tone: 'info',
+        },
+      });
     case 'session.open':
       if (!sel) return;
       if (sel.type !== 'tui' && isActive(sel.status)) {
@@ -316,14 +366,23 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
       if (!sel) return;
       const archive = sel.archivedAt === null;
       const ids = archive ? subtreeIds(env.sessions, sel.id) : [sel.id];
-      if (archive && ids.some((x) => { const s = tree.byId.get(x); return s ? isLive(s) : false; })) return;
+      if (
+        archive &&
+        ids.some((x) => {
+          const s = tree.byId.get(x);
+          return s ? isLive(s) : false;
+        })
+      )
+        return;
       const subs = ids.length - 1;
       return dispatch({
         type: 'confirm',
         intent: { kind: 'archive', sessionIds: ids, archive },
         message: archive
           ? `Archive ${label(sel)}${subs ? ` and its ${subs} sub-agent${subs === 1 ? '' : 's'}` : ''}? It leaves the tree; its log and conversation stay (a shows archived sessions, d brings it back).${
-              ids.some((x) => tree.byId.get(x)?.worktreeBranch) ? ' Git worktrees of merged or empty agents are removed; unmerged work is kept.' : ''
+              ids.some((x) => tree.byId.get(x)?.worktreeBranch)
+                ? ' Git worktrees of merged or empty agents are removed; unmerged work is kept.'
+                : ''
             }`
           : `Bring ${label(sel)} back into the tree?`,
         dangerous: false,

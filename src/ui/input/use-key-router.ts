@@ -24,7 +24,8 @@ export function useKeyRouter(env: CommandEnv, getUi: () => UiState, isActive: bo
       keys.forEach((k, i) => {
         ui = getUi();
         // Later keys of one chunk see the state the earlier ones left (React renders after the batch).
-        const tree = i === 0 ? first.tree : treeView(first.sessions, ui, first.tree.ctx.narrow, first.processes, first.approvals);
+        const tree =
+          i === 0 ? first.tree : treeView(first.sessions, ui, first.tree.ctx.narrow, first.processes, first.approvals);
         handleKey(k, { ...first, ui, tree });
       });
     },

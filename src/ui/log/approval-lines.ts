@@ -23,28 +23,44 @@ function diff(oldText: string, newText: string): LogLine[] {
 function body(a: ApprovalRow): LogLine[] {
   const input = isObj(a.input) ? a.input : {};
   if (a.toolName === 'Bash' && str(input.command)) {
-    return sanitize(str(input.command)).split('\n').map((l, i) => ({ text: `  ${i === 0 ? '$' : ' '} ${l}`, tone: 'tool', indent: 4 }));
+    return sanitize(str(input.command))
+      .split('\n')
+      .map((l, i) => ({ text: `  ${i === 0 ? '$' : ' '} ${l}`, tone: 'tool', indent: 4 }));
   }
   if ((a.toolName === 'Edit' || a.toolName === 'MultiEdit') && str(input.file_path)) {
     const edits = Array.isArray(input.edits) ? input.edits.filter(isObj) : [input];
-    return [{ text: `  ${str(input.file_path)}`, tone: 'tool' }, ...edits.flatMap((e) => diff(str(e.old_string), str(e.new_string)))];
+    return [
+      { text: `  ${str(input.file_path)}`, tone: 'tool' },
+      ...edits.flatMap((e) => diff(str(e.old_string), str(e.new_string))),
+    ];
   }
   if (a.toolName === 'Write' && str(input.file_path)) {
     const lines = sanitize(str(input.content)).split('\n');
-    return [{ text: `  ${str(input.file_path)} (new content, ${lines.length} lines)`, tone: 'tool' }, ...lines.map((l): LogLine => ({ text: `  + ${l}`, tone: 'done', indent: 4 }))];
+    return [
+      { text: `  ${str(input.file_path)} (new content, ${lines.length} lines)`, tone: 'tool' },
+      ...lines.map((l): LogLine => ({ text: `  + ${l}`, tone: 'done', indent: 4 })),
+    ];
   }
   return [{ text: `  ${a.summary || JSON.stringify(a.input)}`, tone: 'tool', indent: 4 }];
 }
 
 /** At most `maxRows` wrapped lines; the key line always shows. */
 export function approvalLines(a: ApprovalRow, pending: number, width: number, maxRows: number): LogLine[] {
-  const head: LogLine = { text: `? needs approval · request ${a.id}${pending > 1 ? ` (1 of ${pending})` : ''} · ${a.toolName}`, tone: 'status' };
-  const keys: LogLine = { text: `A allow once · W allow always${a.suggestedRule ? ` (${a.suggestedRule})` : ''} · D deny`, tone: 'update', indent: 2 };
+  const head: LogLine = {
+    text: `? needs approval · request ${a.id}${pending > 1 ? ` (1 of ${pending})` : ''} · ${a.toolName}`,
+    tone: 'status',
+  };
+  const keys: LogLine = {
+    text: `A allow once · W allow always${a.suggestedRule ? ` (${a.suggestedRule})` : ''} · D deny`,
+    tone: 'update',
+    indent: 2,
+  };
   const reason: LogLine[] = a.reason ? [{ text: `  ${sanitize(a.reason)}`, tone: 'meta', indent: 2 }] : [];
   const fixed = wrapLogLines([head], width).concat(wrapLogLines(reason, width));
   const tail = wrapLogLines([keys], width);
   const room = Math.max(1, maxRows - fixed.length - tail.length - 1);
   let what = wrapLogLines(body(a), width);
-  if (what.length > room) what = [...what.slice(0, room - 1), { text: `  … ${what.length - room + 1} more lines`, tone: 'meta' }];
+  if (what.length > room)
+    what = [...what.slice(0, room - 1), { text: `  … ${what.length - room + 1} more lines`, tone: 'meta' }];
   return [...fixed, ...what, ...tail, { text: '─'.repeat(Math.max(1, width)), tone: 'meta' }];
 }

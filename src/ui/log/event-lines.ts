@@ -22,7 +22,10 @@ export interface FormatOptions {
 
 const MAX_EXPANDED_RESULT_LINES = 200;
 
-const oneLine = (s: string): string => sanitize(s).replace(/\s*\n\s*/g, ' ⏎ ').trim();
+const oneLine = (s: string): string =>
+  sanitize(s)
+    .replace(/\s*\n\s*/g, ' ⏎ ')
+    .trim();
 
 function textLines(text: string): LogLine[] {
   return sanitize(text)
@@ -40,9 +43,21 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
     case 'init':
       return [{ text: `── ${e.runtime} session ${e.nativeSessionId}${e.model ? ` · ${e.model}` : ''}`, tone: 'meta' }];
     case 'user': {
-      const tag = e.source === 'message' ? '(message) ' : e.source === 'share' ? '(shared) ' : e.source === 'onStop' ? '(on stop) ' : e.source === 'recover' ? '(resume) ' : '';
+      const tag =
+        e.source === 'message'
+          ? '(message) '
+          : e.source === 'share'
+            ? '(shared) '
+            : e.source === 'onStop'
+              ? '(on stop) '
+              : e.source === 'recover'
+                ? '(resume) '
+                : '';
       const [first = '', ...rest] = sanitize(e.text).split('\n');
-      return [{ text: `› ${tag}${first}`, tone: 'user', indent: 2 }, ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'user', indent: 2 }))];
+      return [
+        { text: `› ${tag}${first}`, tone: 'user', indent: 2 },
+        ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'user', indent: 2 })),
+      ];
     }
     case 'text':
       return textLines(e.text);
@@ -55,7 +70,10 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
     }
     case 'thinking_delta': {
       const [first = '', ...rest] = sanitize(e.text.replace(/^\n+/, '')).split('\n');
-      return [{ text: `∴ ${first}`, tone: 'meta', indent: 2 }, ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'meta', indent: 2 }))];
+      return [
+        { text: `∴ ${first}`, tone: 'meta', indent: 2 },
+        ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'meta', indent: 2 })),
+      ];
     }
     case 'retry':
       return [{ text: `↻ ${oneLine(describeRetry(e))}`, tone: 'error', indent: 2 }];
@@ -73,7 +91,11 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
       }
       const shown = lines.slice(0, MAX_EXPANDED_RESULT_LINES).map((l) => ({ text: `    ${l}`, tone, indent: 4 }));
       const cut = lines.length - shown.length;
-      return [{ text: `  ${mark} ${lines.length} lines`, tone }, ...shown, ...(cut > 0 ? [{ text: `    … ${cut} more lines`, tone }] : [])];
+      return [
+        { text: `  ${mark} ${lines.length} lines`, tone },
+        ...shown,
+        ...(cut > 0 ? [{ text: `    … ${cut} more lines`, tone }] : []),
+      ];
     }
     case 'usage':
       return [];
@@ -84,7 +106,13 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
     case 'error':
       return [{ text: `✗ ${oneLine(e.message)}`, tone: 'error', indent: 2 }];
     case 'approval_request':
-      return [{ text: `? needs approval${e.approvalId !== undefined ? ` ${e.approvalId}` : ''}: ${e.tool}${e.summary ? `: ${oneLine(e.summary)}` : ''}`, tone: 'status', indent: 2 }];
+      return [
+        {
+          text: `? needs approval${e.approvalId !== undefined ? ` ${e.approvalId}` : ''}: ${e.tool}${e.summary ? `: ${oneLine(e.summary)}` : ''}`,
+          tone: 'status',
+          indent: 2,
+        },
+      ];
     case 'approval_answer':
       return [{ text: `  ${approvalAnswerText(e)}`, tone: e.behavior === 'deny' ? 'error' : 'status', indent: 4 }];
     case 'artifact':
@@ -102,7 +130,10 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
       ].filter(Boolean);
       const lines: LogLine[] = [{ text: `■ ${bits.join(' · ')}`, tone: e.status === 'done' ? 'done' : 'error' }];
       if (e.error) lines.push({ text: `   ${oneLine(e.error)}`, tone: 'error', indent: 3 });
-      const files = [...(e.filesEdited ?? []).map((f) => `edited ${f}`), ...(e.filesCreated ?? []).map((f) => `created ${f}`)];
+      const files = [
+        ...(e.filesEdited ?? []).map((f) => `edited ${f}`),
+        ...(e.filesCreated ?? []).map((f) => `created ${f}`),
+      ];
       for (const f of files) lines.push({ text: `   ${f}`, tone: 'meta', indent: 3 });
       return lines;
     }

@@ -24,7 +24,12 @@ export function sessionInfoLines(s: SessionView, log: LogSnapshot, width: number
   } else if (log.error) {
     out.push({ text: log.error, tone: 'error' });
   } else {
-    out.push({ text: log.missing ? `no log yet: ${s.status === 'pending' ? 'the agent is starting' : 'nothing written'}` : 'the log is empty', tone: 'meta' });
+    out.push({
+      text: log.missing
+        ? `no log yet: ${s.status === 'pending' ? 'the agent is starting' : 'nothing written'}`
+        : 'the log is empty',
+      tone: 'meta',
+    });
     if (s.prompt) out.push({ text: `› ${clip(s.prompt, 400)}`, tone: 'user', indent: 2 });
     if (log.file) out.push({ text: log.file, tone: 'meta' });
   }

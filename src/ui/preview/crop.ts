@@ -17,7 +17,10 @@ export interface ScreenLike {
 }
 
 /** The first and one-past-last screen row to show in `height` rows. */
-export function previewRows(screen: Pick<ScreenLike, 'lines' | 'cursor'>, height: number): { start: number; end: number } {
+export function previewRows(
+  screen: Pick<ScreenLike, 'lines' | 'cursor'>,
+  height: number,
+): { start: number; end: number } {
   let last = -1;
   for (let y = screen.lines.length - 1; y >= 0; y--) {
     if (screen.lines[y]!.trim() !== '') {

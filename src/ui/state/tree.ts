@@ -34,7 +34,8 @@ export type SessionView = Pick<
   | 'nativeSessionId'
   | 'activity'
   | 'runStartedAt'
-  | 'error'> &
+  | 'error'
+> &
   /** The run queue (optional: views built by hand in tests leave them out). */
   Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch'>>;
 
@@ -54,7 +55,10 @@ export interface Usage {
   tokens: number;
 }
 
-const ownUsage = (s: SessionView): Usage => ({ costUsd: s.costUsd ?? 0, tokens: (s.tokensIn ?? 0) + (s.tokensOut ?? 0) });
+const ownUsage = (s: SessionView): Usage => ({
+  costUsd: s.costUsd ?? 0,
+  tokens: (s.tokensIn ?? 0) + (s.tokensOut ?? 0),
+});
 
 /** Cost and tokens of every session given (the project's total in the header). */
 export function totalUsage(sessions: readonly SessionView[]): Usage {
@@ -76,7 +80,11 @@ function subtreeUsage(sessions: readonly SessionView[]): Map<string, Usage> {
     if (u.costUsd === 0 && u.tokens === 0) continue;
     // Add to itself and every ancestor (guarding against a parent cycle).
     const seen = new Set<string>();
-    for (let cur: SessionView | undefined = s; cur && !seen.has(cur.id); cur = cur.parentId ? byId.get(cur.parentId) : undefined) {
+    for (
+      let cur: SessionView | undefined = s;
+      cur && !seen.has(cur.id);
+      cur = cur.parentId ? byId.get(cur.parentId) : undefined
+    ) {
       seen.add(cur.id);
       const acc = out.get(cur.id) ?? { costUsd: 0, tokens: 0 };
       acc.costUsd += u.costUsd;
@@ -195,7 +203,9 @@ export function countByStatus(sessions: readonly SessionView[]): StatusCounts {
 
 /** Agents (not interactive TUI sessions) that are doing something: what `q` warns about. */
 export function runningAgents(sessions: readonly SessionView[]): SessionView[] {
-  return sessions.filter((s) => s.type !== 'tui' && s.archivedAt === null && (s.status === 'pending' || isActive(s.status)));
+  return sessions.filter(
+    (s) => s.type !== 'tui' && s.archivedAt === null && (s.status === 'pending' || isActive(s.status)),
+  );
 }
 
 /** Running (or waiting) now: its row shows a clock that moves. */

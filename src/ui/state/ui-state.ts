@@ -115,7 +115,11 @@ export type UiAction =
   | { type: 'toggleScreen' }
   /** Show this session's diff (loading until diffLoaded), or back to the log when null. */
   | { type: 'showDiff'; sessionId: string | null }
-  | { type: 'diffLoaded'; sessionId: string; diff: { heading: string; patch: string; files: number } | { error: string } }
+  | {
+      type: 'diffLoaded';
+      sessionId: string;
+      diff: { heading: string; patch: string; files: number } | { error: string };
+    }
   | { type: 'toggleArchived' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
@@ -139,7 +143,10 @@ export type UiAction =
   | { type: 'busy'; text: string | null };
 
 /** Index of the selected row in `rows` (the stored id, else the nearest index), -1 when empty. */
-export function selectedRowIndex(state: Pick<UiState, 'selectedId' | 'selectedIndex'>, rows: readonly TreeRow[]): number {
+export function selectedRowIndex(
+  state: Pick<UiState, 'selectedId' | 'selectedIndex'>,
+  rows: readonly TreeRow[],
+): number {
   if (rows.length === 0) return -1;
   if (state.selectedId !== null) {
     const i = rows.findIndex((r) => r.session.id === state.selectedId);
@@ -183,12 +190,20 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
   switch (a.type) {
     case 'move': {
       const cur = selectedRowIndex(state, a.rows);
-      const to = a.to === 'first' ? 0 : a.to === 'last' ? a.rows.length - 1 : typeof a.to === 'number' ? a.to : cur + a.to.by;
+      const to =
+        a.to === 'first' ? 0 : a.to === 'last' ? a.rows.length - 1 : typeof a.to === 'number' ? a.to : cur + a.to.by;
       return selectIndex(state, a.rows, to);
     }
     case 'select':
       if (a.id === state.selectedId) return state;
-      return { ...state, selectedId: a.id, selectedIndex: a.index ?? state.selectedIndex, follow: true, logTop: 0, diff: null };
+      return {
+        ...state,
+        selectedId: a.id,
+        selectedIndex: a.index ?? state.selectedIndex,
+        follow: true,
+        logTop: 0,
+        diff: null,
+      };
     case 'fold': {
       const i = selectedRowIndex(state, a.rows);
       const row = a.rows[i];
@@ -224,13 +239,21 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'showDiff':
       if (a.sessionId === null) return state.diff ? { ...state, diff: null, follow: true, logTop: 0 } : state;
       // A diff is read from the top.
-      return { ...state, follow: false, logTop: 0, diff: { sessionId: a.sessionId, state: 'loading', heading: '', patch: '', files: 0, error: null } };
+      return {
+        ...state,
+        follow: false,
+        logTop: 0,
+        diff: { sessionId: a.sessionId, state: 'loading', heading: '', patch: '', files: 0, error: null },
+      };
     case 'diffLoaded': {
       if (state.diff?.sessionId !== a.sessionId) return state; // closed, or another one asked for since
       const d = a.diff;
       return 'error' in d
         ? { ...state, diff: { ...state.diff, state: 'error', error: d.error } }
-        : { ...state, diff: { ...state.diff, state: 'ready', heading: d.heading, patch: d.patch, files: d.files, error: null } };
+        : {
+            ...state,
+            diff: { ...state.diff, state: 'ready', heading: d.heading, patch: d.patch, files: d.files, error: null },
+          };
     }
     case 'toggleArchived':
       return { ...state, showArchived: !state.showArchived };
@@ -252,7 +275,10 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'confirm':
       return { ...state, modal: { kind: 'confirm', intent: a.intent, message: a.message, dangerous: a.dangerous } };
     case 'openStart':
-      return { ...state, modal: { kind: 'start', step: 'type', choices: null, problems: [], index: 0, parentId: a.parentId, text: '' } };
+      return {
+        ...state,
+        modal: { kind: 'start', step: 'type', choices: null, problems: [], index: 0, parentId: a.parentId, text: '' },
+      };
     case 'startChoices':
       if (state.modal?.kind !== 'start') return state;
       return { ...state, modal: { ...state.modal, choices: a.choices, problems: a.problems, index: 0 } };
@@ -267,7 +293,10 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'openMessage':
       return { ...state, modal: { kind: 'message', sessionId: a.sessionId, text: '' } };
     case 'openDeny':
-      return { ...state, modal: { kind: 'deny', sessionId: a.sessionId, approvalId: a.approvalId, what: a.what, text: '' } };
+      return {
+        ...state,
+        modal: { kind: 'deny', sessionId: a.sessionId, approvalId: a.approvalId, what: a.what, text: '' },
+      };
     case 'closeModal':
       return state.modal ? { ...state, modal: null } : state;
     case 'edit': {

@@ -38,7 +38,8 @@ const slices = new TwoGenerations<string>(2048);
 const rows = new TwoGenerations<string>(1024);
 
 const styledChars = (line: string): StyledChar[] => styled.get(line, () => styledCharsFromTokens(tokenize(line)));
-const slice = (line: string, from: number, to: number): string => slices.get(`${from}:${to}:${line}`, () => sliceAnsi(line, from, to));
+const slice = (line: string, from: number, to: number): string =>
+  slices.get(`${from}:${to}:${line}`, () => sliceAnsi(line, from, to));
 
 const plains = new TwoGenerations<PlainLine | null>(2048);
 const plain = (line: string): PlainLine | null => plains.get(line, plainLine);
@@ -124,7 +125,8 @@ function buildRow(columns: number, pieces: Array<[number, string]>): string {
       cells[offsetX] = character;
       const w = Math.max(1, width(character.value));
       // A wide character's second cell is empty (and keeps its style), as in Ink.
-      for (let i = 1; i < w; i++) cells[offsetX + i] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
+      for (let i = 1; i < w; i++)
+        cells[offsetX + i] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
       offsetX += w;
     }
   }
@@ -155,7 +157,9 @@ export default class Output {
   }
 
   get(): { output: string; height: number } {
-    const pieces: Array<Array<[number, string]> | undefined> = new Array<Array<[number, string]> | undefined>(this.height);
+    const pieces: Array<Array<[number, string]> | undefined> = new Array<Array<[number, string]> | undefined>(
+      this.height,
+    );
     const clips: Clip[] = [];
     for (const op of this.operations) {
       if (op.type === 'clip') clips.push(op.clip);
@@ -177,7 +181,11 @@ export default class Output {
   }
 
   /** One write, clipped and transformed as Ink does, added to the pieces of the rows it lands on. */
-  private place(op: Extract<Operation, { type: 'write' }>, clip: Clip | undefined, pieces: Array<Array<[number, string]> | undefined>): void {
+  private place(
+    op: Extract<Operation, { type: 'write' }>,
+    clip: Clip | undefined,
+    pieces: Array<Array<[number, string]> | undefined>,
+  ): void {
     let { x, y } = op;
     let lines = op.text.split('\n');
     if (clip) {

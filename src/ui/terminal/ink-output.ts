@@ -53,7 +53,11 @@ export class InkOutput extends EventEmitter {
     return this.real.writableEnded;
   }
 
-  write(chunk: string | Uint8Array, encodingOrCb?: BufferEncoding | ((err?: Error | null) => void), cb?: (err?: Error | null) => void): boolean {
+  write(
+    chunk: string | Uint8Array,
+    encodingOrCb?: BufferEncoding | ((err?: Error | null) => void),
+    cb?: (err?: Error | null) => void,
+  ): boolean {
     let rows: FrameWrite['rows'] | null = null;
     if (typeof chunk === 'string') {
       const lines = frameLines(chunk);

@@ -30,7 +30,10 @@ type WrapAnsi = (text: string, columns: number, options: { trim: boolean; hard: 
 type Truncate = (text: string, columns: number, options: { position: 'start' | 'middle' | 'end' }) => string;
 
 /** `wrap-text.js`, given the libraries Ink wraps and truncates with. */
-export function wrapTextWith(wrapAnsi: WrapAnsi, truncate: Truncate): (text: string, maxWidth: number, wrapType: string) => string {
+export function wrapTextWith(
+  wrapAnsi: WrapAnsi,
+  truncate: Truncate,
+): (text: string, maxWidth: number, wrapType: string) => string {
   const wrapped = new TwoGenerations<string>(2048);
   return (text, maxWidth, wrapType) =>
     wrapped.get(`${maxWidth}\u0000${wrapType}\u0000${text}`, () => {

@@ -20,7 +20,6 @@ import type { SessionView } from '../state/tree.js';
 
 export type { NotifyMode };
 
-
 /** OSC 52: set the clipboard (`c`) to this text, base64; through tmux/ssh where they pass it on. */
 
 export interface WaitingNotifierOptions {
@@ -99,7 +98,9 @@ export class WaitingNotifier {
       if (id === front) continue;
       const s = snap.sessions.find((x) => x.id === id)!;
       const ask = snap.approvals?.get(id)?.[0];
-      this.ring(`klaude: ${who(s)}${ask ? ` needs approval: ${ask.toolName}: ${ask.summary.slice(0, 80)}` : ` needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`}`);
+      this.ring(
+        `klaude: ${who(s)}${ask ? ` needs approval: ${ask.toolName}: ${ask.summary.slice(0, 80)}` : ` needs you${s.title ? ` (${s.title.slice(0, 60)})` : ''}`}`,
+      );
     }
     for (const s of finished) {
       if (s.id === front) continue;

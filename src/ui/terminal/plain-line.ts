@@ -15,8 +15,8 @@
  * shapes, and the text-style dingbats (✓ ✗ ⚠). Sorted, inclusive, flat pairs.
  */
 export const NARROW: readonly number[] = [
-  0x20, 0x7e, 0xa0, 0xac, 0xae, 0x2ff, 0x2010, 0x2029, 0x202f, 0x205f, 0x2070, 0x20cf, 0x20f1, 0x2319, 0x231c, 0x2328, 0x232b, 0x23e8,
-  0x23f4, 0x25fc, 0x25ff, 0x25ff, 0x26a0, 0x26a0, 0x2713, 0x2718,
+  0x20, 0x7e, 0xa0, 0xac, 0xae, 0x2ff, 0x2010, 0x2029, 0x202f, 0x205f, 0x2070, 0x20cf, 0x20f1, 0x2319, 0x231c, 0x2328,
+  0x232b, 0x23e8, 0x23f4, 0x25fc, 0x25ff, 0x25ff, 0x26a0, 0x26a0, 0x2713, 0x2718,
 ];
 
 function narrow(c: number): boolean {
@@ -46,8 +46,29 @@ export interface PlainLine {
 const FG = 1 << 7;
 const BG = 1 << 8;
 /** Codes that set an attribute (bold and dim share one "off"), and the codes that clear one. */
-const SETS = new Map<number, number>([[1, 1], [2, 1], [3, 2], [4, 4], [5, 8], [7, 16], [8, 32], [9, 64], [53, 512]]);
-const CLEARS = new Map<number, number>([[22, 1], [23, 2], [24, 4], [25, 8], [27, 16], [28, 32], [29, 64], [55, 512], [39, FG], [49, BG]]);
+const SETS = new Map<number, number>([
+  [1, 1],
+  [2, 1],
+  [3, 2],
+  [4, 4],
+  [5, 8],
+  [7, 16],
+  [8, 32],
+  [9, 64],
+  [53, 512],
+]);
+const CLEARS = new Map<number, number>([
+  [22, 1],
+  [23, 2],
+  [24, 4],
+  [25, 8],
+  [27, 16],
+  [28, 32],
+  [29, 64],
+  [55, 512],
+  [39, FG],
+  [49, BG],
+]);
 
 /** The state after one SGR's parameters, or -1 for a code this does not know. */
 function applySgr(state: number, params: string): number {

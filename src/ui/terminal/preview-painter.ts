@@ -54,7 +54,14 @@ export class PreviewPainter {
 
   place(region: PaintRegion | null): void {
     const was = this.region;
-    const same = region && was && region.x === was.x && region.y === was.y && region.width === was.width && region.height === was.height && region.colour === was.colour;
+    const same =
+      region &&
+      was &&
+      region.x === was.x &&
+      region.y === was.y &&
+      region.width === was.width &&
+      region.height === was.height &&
+      region.colour === was.colour;
     if (same) {
       // Another session in the same pane: the cells on the terminal are known, draw the difference.
       if (region.sessionId === was.sessionId) return;
@@ -144,7 +151,14 @@ export class PreviewPainter {
 }
 
 /** Where `prev` and `next` differ, drawn at row `y` (or '' when they don't). */
-export function diffRow(prev: RowCells, next: RowCells, width: number, x0: number, y: number, pen: { look: string }): string {
+export function diffRow(
+  prev: RowCells,
+  next: RowCells,
+  width: number,
+  x0: number,
+  y: number,
+  pen: { look: string },
+): string {
   let a = 0;
   while (a < width && prev.chars[a] === next.chars[a] && prev.looks[a] === next.looks[a]) a++;
   if (a === width) return '';

@@ -92,8 +92,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
   const ui = new ReducerStore<UiState, UiAction>(uiReducer, { ...initialUiState, ...opts.ui });
   const size = new SizeStore({ columns: opts.columns ?? 100, rows: opts.rows ?? 30 });
   const calls: ActionCall[] = [];
-  const record =
-    <K extends keyof DashboardActions>(name: K, fallback: DashboardActions[K]): DashboardActions[K] =>
+  const record = <K extends keyof DashboardActions>(name: K, fallback: DashboardActions[K]): DashboardActions[K] =>
     ((...args: unknown[]) => {
       calls.push({ name, args });
       const impl = (opts.actions?.[name] ?? fallback) as (...a: unknown[]) => unknown;
@@ -104,7 +103,9 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     newSession: record('newSession', async () => {}),
     start: record('start', async () => ({ sessionIds: ['01JSTARTEDAGENT00000000000'] })),
     message: record('message', async () => ({ delivered: 'stdin' })),
-    interrupt: record('interrupt', async (ids: string[]) => ({ results: ids.map((sessionId) => ({ sessionId, ok: true })) })),
+    interrupt: record('interrupt', async (ids: string[]) => ({
+      results: ids.map((sessionId) => ({ sessionId, ok: true })),
+    })),
     archive: record('archive', async () => {}),
     answer: record('answer', async () => ({ approvalId: 1, tool: 'Bash', summary: 'npm test' })),
     rulePath: record('rulePath', () => '/p/.claude/settings.local.json'),

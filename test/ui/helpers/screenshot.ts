@@ -26,7 +26,10 @@ interface Cell {
   v?: 1;
 }
 
-function color(mode: 'fg' | 'bg', cell: ReturnType<NonNullable<ReturnType<Term['buffer']['active']['getLine']>>['getCell']>): number | string | null {
+function color(
+  mode: 'fg' | 'bg',
+  cell: ReturnType<NonNullable<ReturnType<Term['buffer']['active']['getLine']>>['getCell']>,
+): number | string | null {
   if (!cell) return null;
   const isDefault = mode === 'fg' ? cell.isFgDefault() : cell.isBgDefault();
   if (isDefault) return null;
@@ -78,7 +81,9 @@ async function shoot(session: PtySession, m: ReturnType<typeof mirror>, name: st
   await m.sync();
   const json = path.join(outDir, `${name}.json`);
   writeFileSync(json, JSON.stringify({ cols: m.term.cols, rows: m.term.rows, cells: dump(m.term) }));
-  execFileSync('/usr/bin/python3', [path.join(here, 'cells-to-png.py'), json, path.join(outDir, `${name}.png`)], { stdio: 'inherit' });
+  execFileSync('/usr/bin/python3', [path.join(here, 'cells-to-png.py'), json, path.join(outDir, `${name}.png`)], {
+    stdio: 'inherit',
+  });
   execFileSync('rm', ['-f', json]);
   console.log(`wrote ${path.join(outDir, `${name}.png`)}`);
 }
@@ -96,7 +101,10 @@ try {
   appendEvents(demo.sessions.rev!.logPath, [
     { type: 'tool_call', id: 'w', name: 'Edit', summary: 'src/auth/refresh.ts' },
     { type: 'tool_result', id: 'w', isError: false, output: 'Updated src/auth/refresh.ts (12 lines)' },
-    { type: 'text', text: 'Refresh now awaits the pending login write before reading the session.\n[UPDATE] fix ready for review: refresh waits for the login write' },
+    {
+      type: 'text',
+      text: 'Refresh now awaits the pending login write before reading the session.\n[UPDATE] fix ready for review: refresh waits for the login write',
+    },
     { type: 'update', text: 'fix ready for review: refresh waits for the login write' },
   ]);
   await term.waitForText('fix ready for review');

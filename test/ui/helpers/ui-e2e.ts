@@ -17,7 +17,11 @@ export function uiHome(mock: MockAnthropic): DemoHome {
 }
 
 export function startUi(demo: DemoHome, size = { cols: 120, rows: 34 }, env: Record<string, string> = {}): PtySession {
-  return spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: demo.home.projectDir, env: { ...demo.home.env, ...env }, ...size });
+  return spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], {
+    cwd: demo.home.projectDir,
+    env: { ...demo.home.env, ...env },
+    ...size,
+  });
 }
 
 /** The frame's rows (the last terminal row is kept empty so Ink never clears the screen). */
