@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
 const here = fileURLToPath(import.meta.url);
-const changes = await tsImport('../src/runtimes/changes.ts', here);
+const changes = await tsImport('../src/git/changes.ts', here);
 const N = Number(process.env.BENCH_N ?? 20);
 const FILES = Number(process.env.BENCH_FILES ?? 5000);
 

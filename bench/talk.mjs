@@ -34,7 +34,7 @@ const READY = /\?\s*for\s*shortcuts/; // claude moves the cursor over blanks (no
 const wakeups = (pid) =>
   Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
-/** hello → the screen frame, over the host's socket (the PTY protocol of src/pty/framing.ts). */
+/** hello → the screen frame, over the host's socket (the PTY protocol of src/ptyd/framing.ts). */
 function screenLatency(socketPath) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();

@@ -28,7 +28,7 @@ if (process.env.KLAUDE_BENCH_CHILD !== '1') {
 
 const { openDb } = await import(path.join(repo, 'src/db/client.ts'));
 const { openFastDb } = await import(path.join(repo, 'src/db/fast.ts'));
-const { SessionsFeed } = await import(path.join(repo, 'src/ui/data/sessions-feed.ts'));
+const { SessionsFeed } = await import(path.join(repo, 'src/feeds/sessions-feed.ts'));
 
 const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-bench-requery-')));
 try {

@@ -1,4 +1,4 @@
-// The owner-death watchdog's cost (src/lib/watchdog.ts): time for guardChild() to return, time
+// The owner-death watchdog's cost (src/ownership/watchdog.ts): time for guardChild() to return, time
 // until the `sh` is up, its memory (RSS/PSS from /proc), and how soon a guarded child is ended
 // after its owner is SIGKILLed. Run: node bench/watchdog.mjs [n]
 import { spawn } from 'node:child_process';
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { register } from 'tsx/esm/api';
 
 register();
-const { guardChild } = await import('../src/lib/watchdog.ts');
+const { guardChild } = await import('../src/ownership/watchdog.ts');
 
 const n = Number(process.argv[2] ?? 20);
 const kb = (pid, key) => {
@@ -48,7 +48,7 @@ for (let i = 0; i < Math.min(n, 10); i++) {
       '-e',
       `
     const { spawn } = require('node:child_process');
-    import('${new URL('../src/lib/watchdog.ts', import.meta.url).pathname}').then(({ guardChild }) => {
+    import('${new URL('../src/ownership/watchdog.ts', import.meta.url).pathname}').then(({ guardChild }) => {
       const c = spawn('sleep', ['60'], { stdio: 'ignore' });
       c.on('spawn', () => { guardChild(c.pid, { graceMs: 1000 }); console.log(c.pid); });
       setInterval(() => {}, 1000);

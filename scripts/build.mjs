@@ -47,24 +47,24 @@ const dbClientFromEsm = {
 };
 
 /**
- * Ink's per-frame output builder is swapped for src/ui/terminal/frame-output.ts (same contract and
+ * Ink's per-frame output builder is swapped for src/ui/render/frame-output.ts (same contract and
  * bytes, rows reused across frames; see that file for why), and its `widest-line` for the memoised
- * one in src/ui/terminal/text-width.ts. Only imports made by Ink's own files are redirected.
+ * one in src/ui/render/text-width.ts. Only imports made by Ink's own files are redirected.
  */
 const inkFrameOutput = {
   name: 'ink-frame-output',
   setup(b) {
     b.onResolve({ filter: /^widest-line$/ }, (args) =>
       /[\\/]ink[\\/]build[\\/]/.test(args.importer)
-        ? { path: fileURLToPath(new URL('../src/ui/terminal/text-width.ts', import.meta.url)) }
+        ? { path: fileURLToPath(new URL('../src/ui/render/text-width.ts', import.meta.url)) }
         : undefined,
     );
     b.onResolve({ filter: /^\.\/output\.js$/ }, (args) =>
       /[\\/]ink[\\/]build[\\/]renderer\.js$/.test(args.importer)
-        ? { path: fileURLToPath(new URL('../src/ui/terminal/frame-output.ts', import.meta.url)) }
+        ? { path: fileURLToPath(new URL('../src/ui/render/frame-output.ts', import.meta.url)) }
         : undefined,
     );
-    // Ink's text helpers with bounded memos (src/ui/terminal/ink-text.ts), built around the
+    // Ink's text helpers with bounded memos (src/ui/render/ink-text.ts), built around the
     // libraries and the sanitiser Ink itself uses.
     b.onResolve({ filter: /^\.\/(measure-text|wrap-text|sanitize-ansi)\.js$/ }, (args) =>
       /[\\/]ink[\\/]build[\\/]/.test(args.importer)
@@ -73,7 +73,7 @@ const inkFrameOutput = {
     );
     b.onLoad({ filter: /.*/, namespace: 'ink-text' }, (args) => {
       const inkBuild = args.pluginData;
-      const ours = JSON.stringify(fileURLToPath(new URL('../src/ui/terminal/ink-text.ts', import.meta.url)));
+      const ours = JSON.stringify(fileURLToPath(new URL('../src/ui/render/ink-text.ts', import.meta.url)));
       const contents = {
         'measure-text': `export { measureText as default } from ${ours};`,
         'wrap-text': `import wrapAnsi from 'wrap-ansi'; import cliTruncate from 'cli-truncate'; import { wrapTextWith } from ${ours}; export default wrapTextWith(wrapAnsi, cliTruncate);`,

@@ -69,14 +69,14 @@ async function main(argv: string[]): Promise<number> {
     const { runHook } = await import('./hooks/run.js');
     return runHook(rest);
   }
-  // Hidden: the detached agent runtime (src/runtimes/launch.ts starts `klaude __runtime <id>`).
+  // Hidden: the detached agent runtime (src/agent-ops/launch.ts starts `klaude __runtime <id>`).
   if (first === '__runtime') {
-    const { runtimeMain } = await import('./runtimes/runtime-entry.js');
+    const { runtimeMain } = await import('./runtime/entry.js');
     return runtimeMain(rest);
   }
   // Hidden: the user's PTY server, which hosts every talk session (src/pty/launch.ts starts `klaude __ptyd`).
   if (first === '__ptyd') {
-    const { ptyServerMain } = await import('./pty/server-main.js');
+    const { ptyServerMain } = await import('./ptyd/entry.js');
     return ptyServerMain();
   }
   const root = findCommand('');

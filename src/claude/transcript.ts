@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { claudeConfigDir } from './paths.js';
+import { claudeConfigDir } from './config-dir.js';
 
 function javaStringHash(s: string): number {
   let h = 0;

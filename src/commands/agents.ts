@@ -1,5 +1,5 @@
-import { loadAgentDefinitions } from '../agents/definitions.js';
-import { formatProblem } from '../agents/types.js';
+import { loadAgentDefinitions } from '../agent-types/definitions.js';
+import { formatProblem } from '../agent-types/types.js';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome } from '../config/paths.js';
 import { table } from '../lib/format.js';

@@ -1,12 +1,12 @@
 /**
  * `klaude approve <id> [--always] [--request <n>]` and (deny.ts) `klaude deny <id> [--reason …]`:
  * answer an agent's pending permission request (the oldest unless --request names one). The answer
- * goes to the agent's runtime, which replies to its CLI; see src/runtimes/approvals.ts.
+ * goes to the agent's runtime, which replies to its CLI; see src/agent-ops/approvals.ts.
  */
 import { shortId } from '../core/ids.js';
-import { answerRequest, localSettingsPath, pendingRequest } from '../runtimes/approvals.js';
-import { openAgentServices } from '../runtimes/context.js';
-import { findAgent } from '../runtimes/follow-agents.js';
+import { answerRequest, localSettingsPath, pendingRequest } from '../agent-ops/approvals.js';
+import { openAgentServices } from '../agent-ops/context.js';
+import { findAgent } from '../agent-ops/follow-agents.js';
 import type { CommandContext } from './types.js';
 
 export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): Promise<number> {

@@ -1,7 +1,7 @@
 /** `klaude archive <id…> [--restore] [--json]` and `klaude delete <id…> [--json]`. */
 import { shortId } from '../core/ids.js';
-import { archiveSessions, deleteSessions } from '../runtimes/archive.js';
-import { openAgentServices } from '../runtimes/context.js';
+import { archiveSessions, deleteSessions } from '../agent-ops/archive.js';
+import { openAgentServices } from '../agent-ops/context.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {

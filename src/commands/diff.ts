@@ -3,9 +3,9 @@
  * patch goes to stdout (so it pipes into `git apply`), what it is a diff of goes to stderr.
  */
 import { shortId } from '../core/ids.js';
-import { openAgentServices } from '../runtimes/context.js';
-import { findAgent, logPathOf } from '../runtimes/follow-agents.js';
-import { sessionDiff, type DiffFile, type SessionDiff } from '../runtimes/session-diff.js';
+import { openAgentServices } from '../agent-ops/context.js';
+import { findAgent, logPathOf } from '../agent-ops/follow-agents.js';
+import { sessionDiff, type DiffFile, type SessionDiff } from '../git/session-diff.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 

@@ -3,7 +3,7 @@ import { shortId } from '../core/ids.js';
 import { openDb } from '../db/client.js';
 import { listInstances } from '../db/repos/instances.js';
 import { age, table } from '../lib/format.js';
-import { reconcile } from '../recovery/reconcile.js';
+import { reconcile } from '../ownership/reconcile.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {

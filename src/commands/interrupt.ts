@@ -5,9 +5,9 @@
 import { shortId } from '../core/ids.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
-import { openAgentServices } from '../runtimes/context.js';
-import { findAgent, waitForAgents } from '../runtimes/follow-agents.js';
-import { interruptAgent } from '../runtimes/talk.js';
+import { openAgentServices } from '../agent-ops/context.js';
+import { findAgent, waitForAgents } from '../agent-ops/follow-agents.js';
+import { interruptAgent } from '../agent-ops/message.js';
 import type { CommandContext } from './types.js';
 
 /** How long to wait for interrupted turns to end before reporting. */

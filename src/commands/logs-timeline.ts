@@ -8,7 +8,7 @@ import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { followLog } from '../logs/follow.js';
 import { readAll } from '../logs/reader.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
-import { mergeByTime, readTranscripts, followTranscripts } from '../runtimes/timeline.js';
+import { mergeByTime, readTranscripts, followTranscripts } from '../agent-ops/timeline.js';
 
 export interface TimelineRun {
   home: string;

@@ -191,7 +191,7 @@ async function sessionToRead(
   fast?.close();
   const [{ openDb }, { reconcile }] = await Promise.all([
     import('../db/client.js'),
-    import('../recovery/reconcile.js'),
+    import('../ownership/reconcile.js'),
   ]);
   const db = openDb(home);
   try {

@@ -1,8 +1,8 @@
 /** `klaude merge <id> [--json]`: bring a worktree agent's branch into the current branch (runtimes/worktree-merge.ts). */
 import { shortId } from '../core/ids.js';
-import { openAgentServices } from '../runtimes/context.js';
-import { findAgent } from '../runtimes/follow-agents.js';
-import { mergeAgentBranch } from '../runtimes/worktree-merge.js';
+import { openAgentServices } from '../agent-ops/context.js';
+import { findAgent } from '../agent-ops/follow-agents.js';
+import { mergeAgentBranch } from '../git/merge.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {

@@ -6,11 +6,11 @@ import { statSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
 import { getSession } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
-import { getAdapter } from '../runtimes/adapter.js';
-import { openAgentServices } from '../runtimes/context.js';
-import { detachOnSignals, detachedHint } from '../runtimes/detach.js';
-import { findAgent, followAgents, logPathOf } from '../runtimes/follow-agents.js';
-import { deliverMessage } from '../runtimes/talk.js';
+import { getAdapter } from '../adapters/runtime-adapter.js';
+import { openAgentServices } from '../agent-ops/context.js';
+import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
+import { findAgent, followAgents, logPathOf } from '../agent-ops/follow-agents.js';
+import { deliverMessage } from '../agent-ops/message.js';
 import type { CommandContext } from './types.js';
 
 function sizeOf(file: string): number {

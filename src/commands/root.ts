@@ -1,6 +1,6 @@
 import { KlaudeError } from '../lib/errors.js';
 import { keepYoungGenerationSmall } from '../lib/heap.js';
-import { parseClaudePassthrough } from '../supervisor/claude-args.js';
+import { parseClaudePassthrough } from '../supervisor/foreground-args.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {

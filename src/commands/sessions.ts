@@ -60,7 +60,7 @@ async function openForListing(
   // Missing or old DB, or a process died: the full client migrates and reconcile marks the dead.
   const [{ openDb }, { reconcile }] = await Promise.all([
     import('../db/client.js'),
-    import('../recovery/reconcile.js'),
+    import('../ownership/reconcile.js'),
   ]);
   const db = openDb(home);
   try {
@@ -68,7 +68,7 @@ async function openForListing(
     // Runs cut off mid-turn are recovered (`agents.recover`), and dead runs' slots go to the queue.
     if (sessionsEnded.length || lostProcesses) {
       const [{ recoverAfterReconcile }, { loadConfig }, { currentInvocation }] = await Promise.all([
-        import('../runtimes/recover.js'),
+        import('../agent-ops/recover.js'),
         import('../config/config.js'),
         import('../claude/shim.js'),
       ]);

@@ -10,10 +10,10 @@ import { locateSupervisor } from '../control/locate.js';
 import { queuePosition } from '../db/repos/queue.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
-import { openAgentServices, type AgentServices } from '../runtimes/context.js';
-import { detachOnSignals, detachedHint } from '../runtimes/detach.js';
-import { followAgents, logPathOf } from '../runtimes/follow-agents.js';
-import { MAX_COUNT, startAgents, type StartRequest } from '../runtimes/start.js';
+import { openAgentServices, type AgentServices } from '../agent-ops/context.js';
+import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
+import { followAgents, logPathOf } from '../agent-ops/follow-agents.js';
+import { MAX_COUNT, startAgents, type StartRequest } from '../agent-ops/start.js';
 import type { CommandContext } from './types.js';
 
 /** The supervisor to go through: ours (KLAUDE_SOCKET), a named one, or the only live one; null = none. */

@@ -1,5 +1,5 @@
 /** `klaude talk <id> [--view]`: talk to a session in a PTY that keeps running after you detach. */
-import { talk } from '../pty/talk.js';
+import { talk } from '../pty/talk-session.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {

@@ -8,10 +8,10 @@ import { shortId } from '../core/ids.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { formatSummary } from '../logs/summary.js';
-import { callerIsClaude } from '../runtimes/approvals.js';
-import { openAgentServices } from '../runtimes/context.js';
-import { detachOnSignals } from '../runtimes/detach.js';
-import { agentLabel, completionOf, findAgent, logPathOf, waitForAgents } from '../runtimes/follow-agents.js';
+import { callerIsClaude } from '../agent-ops/approvals.js';
+import { openAgentServices } from '../agent-ops/context.js';
+import { detachOnSignals } from '../agent-ops/follow-detach.js';
+import { agentLabel, completionOf, findAgent, logPathOf, waitForAgents } from '../agent-ops/follow-agents.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {

@@ -24,7 +24,7 @@ import {
   pendingUpdatesFor,
   type UpdateView,
 } from '../logs/updates.js';
-import { reconcile } from '../recovery/reconcile.js';
+import { reconcile } from '../ownership/reconcile.js';
 import { findSession } from './logs.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';

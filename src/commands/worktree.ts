@@ -7,10 +7,10 @@ import { createInterface } from 'node:readline/promises';
 import { shortId } from '../core/ids.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
-import { gitTopLevel } from '../lib/git.js';
-import { openAgentServices } from '../runtimes/context.js';
-import { findAgent } from '../runtimes/follow-agents.js';
-import { pruneWorktrees, worktreeState, type WorktreeInfo } from '../runtimes/worktree-prune.js';
+import { gitTopLevel } from '../git/exec.js';
+import { openAgentServices } from '../agent-ops/context.js';
+import { findAgent } from '../agent-ops/follow-agents.js';
+import { pruneWorktrees, worktreeState, type WorktreeInfo } from '../git/prune.js';
 import type { CommandContext } from './types.js';
 
 async function ask(ctx: CommandContext, info: WorktreeInfo): Promise<boolean> {

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { closestName } from '../lib/closest.js';
 import { KlaudeError } from '../lib/errors.js';
-import { parseCacheFile, parseRemembered } from '../lib/parse-cache.js';
-import { yaml } from '../lib/yaml.js';
+import { parseCacheFile, parseRemembered } from './parse-cache.js';
+import { yaml } from './yaml.js';
 import { configPath } from './paths.js';
 import {
   CONFIG_KEYS,

@@ -4,7 +4,7 @@
  * `klaude start`); talk attaches the terminal to a PTY session.
  */
 import { controlRequest } from '../control/client.js';
-import { answerRequest, localSettingsPath } from '../runtimes/approvals.js';
+import { answerRequest, localSettingsPath } from '../agent-ops/approvals.js';
 import { agentServicesOf } from '../supervisor/agent-handlers.js';
 import type { ControlEvent } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
@@ -12,9 +12,9 @@ import { setArchived } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from '../supervisor/context.js';
 import type { DashboardActions } from '../ui/deps.js';
-import { isLive } from '../ui/state/tree.js';
+import { isLive } from '../feeds/session-tree.js';
 import { osc52 } from '../lib/escapes.js';
-import { reclaimStdin } from '../ui/terminal/screen.js';
+import { reclaimStdin } from '../ui/render/screen.js';
 import { stopPtySession } from '../pty/launch.js';
 import type { HandOver } from './hand-over.js';
 import type { UiShell } from './supervisor.js';
@@ -87,7 +87,7 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       d.setTalking(sessionId);
       const stdin = shell.opts.stdin ?? process.stdin;
       try {
-        const { talkFromDashboard } = await import('./talk.js');
+        const { talkFromDashboard } = await import('./talk-key.js');
         return await talkFromDashboard({
           home: shell.home,
           sessionId,

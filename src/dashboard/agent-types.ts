@@ -1,5 +1,5 @@
 /** The agent types the dashboard's start dialog offers: the same definitions `klaude start` uses. */
-import { clearAgentDefinitionCache, formatProblem, loadAgentDefinitions } from '../agents/index.js';
+import { clearAgentDefinitionCache, formatProblem, loadAgentDefinitions } from '../agent-types/index.js';
 import type { AgentChoice } from '../ui/state/ui-state.js';
 
 export function agentChoices(cwd: string, env: NodeJS.ProcessEnv): { choices: AgentChoice[]; problems: string[] } {

@@ -7,9 +7,9 @@ import type { Db } from '../db/client.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { sessionLogPath } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { gitTopLevel } from '../lib/git.js';
-import { sessionDiff } from '../runtimes/session-diff.js';
-import { pruneWorktrees } from '../runtimes/worktree-prune.js';
+import { gitTopLevel } from '../git/exec.js';
+import { sessionDiff } from '../git/session-diff.js';
+import { pruneWorktrees } from '../git/prune.js';
 import type { AgentDiff } from '../ui/deps.js';
 
 export interface ReviewDeps {

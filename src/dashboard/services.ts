@@ -17,7 +17,7 @@ import { createFileLogger } from '../lib/logger.js';
 import { VERSION } from '../lib/version.js';
 import { openSupervisorContext, type SupervisorContext } from '../supervisor/context.js';
 import { supervisorHandlers } from '../supervisor/handlers.js';
-import { WaitingNotifier } from '../ui/terminal/notify.js';
+import { WaitingNotifier } from '../ui/notify.js';
 import { dashboardActions } from './actions.js';
 import { guardExits } from './exits.js';
 import { HandOver } from './hand-over.js';

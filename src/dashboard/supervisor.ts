@@ -12,17 +12,17 @@ import path from 'node:path';
 import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, sessionLogPath } from '../config/paths.js';
 import { openFastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
-import { Clock } from '../ui/data/clock.js';
-import { LogFeed } from '../ui/data/log-feed.js';
+import { Clock } from '../feeds/clock.js';
+import { LogFeed } from '../feeds/log-feed.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
-import { PtyPreviewFeed } from '../ui/data/pty-preview.js';
-import { SessionsFeed } from '../ui/data/sessions-feed.js';
+import { PtyPreviewFeed } from '../feeds/pty-preview.js';
+import { SessionsFeed } from '../feeds/sessions-feed.js';
 import type { DashboardActions } from '../ui/deps.js';
 import { DashboardHost } from '../ui/host.js';
-import { ReducerStore } from '../ui/state/store.js';
+import { ReducerStore } from '../feeds/store.js';
 import { initialUiState, uiReducer, type UiAction, type UiState } from '../ui/state/ui-state.js';
 import { themeFor } from '../ui/theme.js';
-import { parseClaudePassthrough } from '../supervisor/claude-args.js';
+import { parseClaudePassthrough } from '../supervisor/foreground-args.js';
 
 export interface UiSupervisorOptions {
   cwd: string;

@@ -35,7 +35,7 @@ import {
   readSession,
   toolFinished,
   type HookPatch,
-} from './records.js';
+} from '../db/repos/hook-records.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {

@@ -8,9 +8,9 @@
 import { writeSync } from 'node:fs';
 import { ALT_SCREEN_OFF, ALT_SCREEN_ON, moveTo, RESET_INPUT_MODES } from '../lib/escapes.js';
 import { restoreTerminal } from '../lib/terminal.js';
-import { connectPty, type PtyConnection } from './client.js';
+import { connectPty, type PtyConnection } from './host-client.js';
 import { DetachMatcher, type DetachKey } from './detach.js';
-import type { AttachMode, ExitInfo, Welcome } from './framing.js';
+import type { AttachMode, ExitInfo, Welcome } from '../ptyd/framing.js';
 
 export type AttachEnd =
   | { reason: 'detached'; by: 'key' | 'line' | 'suspend' | 'view-key' }

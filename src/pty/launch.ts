@@ -13,7 +13,7 @@ import { closeSync, openSync } from 'node:fs';
 import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
-import type { Size } from './framing.js';
+import type { Size } from '../ptyd/framing.js';
 import { openDb } from '../db/client.js';
 import { withPreparedRequest } from './prepare.js';
 import {
@@ -27,9 +27,9 @@ import {
   type ListReply,
   type StopReply,
   type WireErr,
-} from './server-protocol.js';
+} from '../ptyd/protocol.js';
 
-export type { HostReady } from './server-protocol.js';
+export type { HostReady } from '../ptyd/protocol.js';
 
 export const PTY_SERVER_COMMAND = '__ptyd';
 

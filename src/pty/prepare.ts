@@ -19,11 +19,11 @@ import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { hookSettings } from '../hooks/settings.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isAlive } from '../lib/process.js';
-import { claimConversation, releaseConversation } from '../recovery/claim.js';
-import { getAdapter } from '../runtimes/adapter.js';
+import { claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
+import { getAdapter } from '../adapters/runtime-adapter.js';
 import { ensureShim, prependPath, type KlaudeInvocation } from '../claude/shim.js';
 import { transcriptExists } from '../claude/transcript.js';
-import type { HostRequest } from './server-protocol.js';
+import type { HostRequest } from '../ptyd/protocol.js';
 
 export interface Launch {
   file: string;

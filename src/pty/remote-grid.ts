@@ -3,8 +3,8 @@
  * cells, kept as received. It serves the dashboard's preview the way a local headless terminal
  * would (ScreenGrid), without one: the host already parses the session's output.
  */
-import { blankRow, PLAIN, type RowCells } from './cells.js';
-import type { GridRows } from './framing.js';
+import { blankRow, PLAIN, type RowCells } from '../ptyd/cells.js';
+import type { GridRows } from '../ptyd/framing.js';
 import type { PtySnapshot, ScreenGrid } from './viewer.js';
 
 export class RemoteGrid implements ScreenGrid {

@@ -22,12 +22,12 @@
 import type { Db } from '../db/client.js';
 import { openProcessesOfProject } from '../db/repos/processes.js';
 import { isAlive } from '../lib/process.js';
-import { readRow, rowStamp, rowText, type RowCells } from './cells.js';
-import { connectPty, type PtyConnection } from './client.js';
-import type { ExitInfo, Size } from './framing.js';
-import { ptySocketPath } from './paths.js';
+import { readRow, rowStamp, rowText, type RowCells } from '../ptyd/cells.js';
+import { connectPty, type PtyConnection } from './host-client.js';
+import type { ExitInfo, Size } from '../ptyd/framing.js';
+import { ptySocketPath } from '../ptyd/socket-path.js';
 import { RemoteGrid } from './remote-grid.js';
-import type { HeadlessScreen } from './screen.js';
+import type { HeadlessScreen } from '../ptyd/screen.js';
 
 export interface PtySessionInfo {
   sessionId: string;
@@ -149,7 +149,7 @@ export async function openPtyViewer(
   /** A host that sends bytes: load a headless terminal, then replay what came meanwhile. */
   const emulate = (size: Size): void => {
     early = [];
-    void import('./screen.js').then(({ HeadlessScreen: Screen }) => {
+    void import('../ptyd/screen.js').then(({ HeadlessScreen: Screen }) => {
       // No scrollback here: the host's history would be parsed only to be dropped.
       screen = new Screen({ cols: size.cols, rows: size.rows, scrollback: 0 });
       const backlog = early ?? [];

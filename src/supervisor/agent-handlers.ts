@@ -11,7 +11,7 @@
  * Wire into supervisorHandlers: `{ ...agentHandlers(deps), ping, status, … }`.
  */
 import { readFile } from 'node:fs/promises';
-import { clearAgentDefinitionCache } from '../agents/index.js';
+import { clearAgentDefinitionCache } from '../agent-types/index.js';
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
 import type { ControlHandlers } from '../control/server.js';
@@ -19,9 +19,10 @@ import { resolveSession } from '../db/repos/resolve.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { sleep } from '../lib/process.js';
-import type { AgentServices } from '../runtimes/context.js';
-import { launchMetadata, startAgents } from '../runtimes/start.js';
-import { deliverMessage, interruptAgent } from '../runtimes/talk.js';
+import type { AgentServices } from '../agent-ops/context.js';
+import { startAgents } from '../agent-ops/start.js';
+import { launchMetadata } from '../agent-types/launch-settings.js';
+import { deliverMessage, interruptAgent } from '../agent-ops/message.js';
 import type { HandlerDeps } from './handlers.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 

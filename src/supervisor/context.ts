@@ -4,10 +4,10 @@ import { openDb, type Db } from '../db/client.js';
 import { ensureProject } from '../db/repos/projects.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import type { Logger } from '../lib/logger.js';
-import type { ClaudePassthrough } from './claude-args.js';
-import { reconcile, type ReconcileResult } from '../recovery/reconcile.js';
+import type { ClaudePassthrough } from './foreground-args.js';
+import { reconcile, type ReconcileResult } from '../ownership/reconcile.js';
 import { currentInvocation, ensureShim } from '../claude/shim.js';
-import { recoverAfterReconcile } from '../runtimes/recover.js';
+import { recoverAfterReconcile } from '../agent-ops/recover.js';
 
 /** Everything a running supervisor knows about itself; built once at start-up. */
 export interface SupervisorContext {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
-import { guardChild } from '../lib/watchdog.js';
+import { guardChild } from '../ownership/watchdog.js';
 
 export interface LaunchSpec {
   sessionId: string;

@@ -10,11 +10,11 @@ import { resolveSession } from '../db/repos/resolve.js';
 import { childrenOf, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isAlive, isSameProcess, sleep, terminatePid } from '../lib/process.js';
-import { checkoutPurpose, claimConversation, releaseConversation } from '../recovery/claim.js';
+import { checkoutPurpose, claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
 import type { SupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
 import { transcriptExists } from '../claude/transcript.js';
-import { assertWorktreeThere } from '../runtimes/worktree.js';
+import { assertWorktreeThere } from '../git/worktree.js';
 import { existsSync } from 'node:fs';
 
 /** Which session checkout goes to: the given id, or the parent of `fromSessionId`. */

@@ -18,7 +18,7 @@ import { restoreTerminal } from '../lib/terminal.js';
 import { VERSION } from '../lib/version.js';
 import { watchApprovalRequests } from './approval-notice.js';
 import { watchAgentFinishes } from './finish-notice.js';
-import { parseClaudePassthrough } from './claude-args.js';
+import { parseClaudePassthrough } from './foreground-args.js';
 import { openSupervisorContext } from './context.js';
 import type { LaunchSpec } from './foreground.js';
 import { supervisorHandlers } from './handlers.js';

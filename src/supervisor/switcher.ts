@@ -16,15 +16,15 @@ import { shortId } from '../core/ids.js';
 import { KlaudeError } from '../lib/errors.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { hookSettings, mergeSettings } from '../hooks/settings.js';
-import { buildLaunchArgs } from './claude-args.js';
+import { buildLaunchArgs } from './foreground-args.js';
 import type { SupervisorContext } from './context.js';
 import { HookWatch } from './hook-watch.js';
-import { InterruptWatch } from '../hooks/interrupts.js';
+import { InterruptWatch } from '../claude/transcript-follower.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
-import { getAdapter } from '../runtimes/adapter.js';
+import { getAdapter } from '../adapters/runtime-adapter.js';
 import { prependPath } from '../claude/shim.js';
 import * as store from './store.js';
-import { checkoutPurpose, releaseConversation } from '../recovery/claim.js';
+import { checkoutPurpose, releaseConversation } from '../ownership/conversation-claim.js';
 
 export const QUICK_DEATH_MS = 3000;
 

@@ -2,15 +2,15 @@
  * What the dashboard is given. The UI reads snapshots from sources and calls actions; it never
  * spawns processes or writes the DB itself (the supervisor implements the actions).
  */
-import type { Clock } from './data/clock.js';
-import type { LogSnapshot } from './data/log-feed.js';
-import type { PreviewSnapshot } from './data/pty-preview.js';
-import type { SessionsSnapshot } from './data/sessions-feed.js';
+import type { Clock } from '../feeds/clock.js';
+import type { LogSnapshot } from '../feeds/log-feed.js';
+import type { PreviewSnapshot } from '../feeds/pty-preview.js';
+import type { SessionsSnapshot } from '../feeds/sessions-feed.js';
 import type { TermSize } from './layout.js';
-import type { ReducerStore, Source } from './state/store.js';
-import type { SessionView } from './state/tree.js';
+import type { ReducerStore, Source } from '../feeds/store.js';
+import type { SessionView } from '../feeds/session-tree.js';
 import type { AgentChoice, UiAction, UiState } from './state/ui-state.js';
-import type { PaintRegion } from './terminal/preview-painter.js';
+import type { PaintRegion } from './render/preview-painter.js';
 import type { Theme } from './theme.js';
 
 /** What an agent changed, for the diff view (see runtimes/session-diff.ts). */

@@ -16,10 +16,10 @@ import { render, type Instance } from 'ink';
 import { App } from './app.js';
 import type { DashboardDeps } from './deps.js';
 import type { TermSize } from './layout.js';
-import { Emitter, type Source } from './state/store.js';
-import { InkOutput } from './terminal/ink-output.js';
-import { PreviewPainter } from './terminal/preview-painter.js';
-import { TerminalScreen } from './terminal/screen.js';
+import { Emitter, type Source } from '../feeds/store.js';
+import { InkOutput } from './render/ink-output.js';
+import { PreviewPainter } from './render/preview-painter.js';
+import { TerminalScreen } from './render/screen.js';
 
 export class SizeStore extends Emitter implements Source<TermSize> {
   constructor(private size: TermSize) {

@@ -11,8 +11,8 @@ import { shortId } from '../core/ids.js';
 import { isActive } from '../core/status.js';
 import type { ApprovalRow } from '../db/repos/approvals.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
-import type { SessionView } from './state/tree.js';
-import { isLive } from './state/tree.js';
+import type { SessionView } from '../feeds/session-tree.js';
+import { isLive } from '../feeds/session-tree.js';
 import type { ConfirmIntent } from './state/ui-state.js';
 
 export type Scope = 'main' | 'tree' | 'log' | 'help' | 'confirm' | 'picker' | 'input';

@@ -17,7 +17,7 @@ import {
   type StatusCounts,
   type TreeRow,
   type Usage,
-} from './state/tree.js';
+} from '../feeds/session-tree.js';
 import { logWindowTop, selectedRowIndex, type UiState } from './state/ui-state.js';
 
 export interface TreeView {

@@ -9,7 +9,7 @@ import { openDb } from '../../src/db/client.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
-import { ptySocketPath } from '../../src/pty/paths.js';
+import { ptySocketPath } from '../../src/ptyd/socket-path.js';
 import { CLAUDE_BIN, runClaude } from '../support/claude-bin.js';
 import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import type { MockAnthropic } from '../support/mock-anthropic.js';

@@ -9,7 +9,7 @@ import {
   clearAgentDefinitionCache,
   resolveAgentMcp,
   resolveAgentType,
-} from '../../src/agents/index.js';
+} from '../../src/agent-types/index.js';
 import { runClaude } from '../support/claude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { parseNdjson } from '../support/run-process.js';

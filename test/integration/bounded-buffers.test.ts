@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { controlRequest } from '../../src/control/client.js';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
 import { nullLogger } from '../../src/lib/logger.js';
-import { encodeFrame, FRAME, PTY_PROTOCOL_VERSION } from '../../src/pty/framing.js';
-import { PtyHost } from '../../src/pty/host.js';
-import { spawnInPty, type PtyChild } from '../../src/pty/pty-process.js';
-import { HeadlessScreen } from '../../src/pty/screen.js';
+import { encodeFrame, FRAME, PTY_PROTOCOL_VERSION } from '../../src/ptyd/framing.js';
+import { PtyHost } from '../../src/ptyd/host.js';
+import { spawnInPty, type PtyChild } from '../../src/ptyd/pty-process.js';
+import { HeadlessScreen } from '../../src/ptyd/screen.js';
 import { until } from '../support/until.js';
 
 const dirs: string[] = [];

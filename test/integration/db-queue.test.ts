@@ -26,8 +26,8 @@ import {
   type RunLimits,
 } from '../../src/db/repos/queue.js';
 import { createSession, getSession, updateSession } from '../../src/db/repos/sessions.js';
-import { onStopPrompts } from '../../src/runtimes/on-stop.js';
-import { resumePrompt } from '../../src/runtimes/recover.js';
+import { onStopPrompts } from '../../src/runtime/on-stop.js';
+import { resumePrompt } from '../../src/agent-ops/recover.js';
 
 const P = 'a'.repeat(24);
 let root: string;

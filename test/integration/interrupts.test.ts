@@ -7,7 +7,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { openDb, type Db } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
-import { endInterruptedTurn, interruptAt, InterruptWatch } from '../../src/hooks/interrupts.js';
+import { endInterruptedTurn, interruptAt, InterruptWatch } from '../../src/claude/transcript-follower.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
 const PROJECT = 'd'.repeat(24);

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
-import { parseFrontmatter } from '../../src/agents/frontmatter.js';
-import { jsonExact, parseCacheFile, parseRemembered } from '../../src/lib/parse-cache.js';
+import { parseFrontmatter } from '../../src/agent-types/frontmatter.js';
+import { jsonExact, parseCacheFile, parseRemembered } from '../../src/config/parse-cache.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 

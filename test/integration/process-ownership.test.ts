@@ -29,7 +29,7 @@ function owner(h: TempHome, child: string, opts: string): { pids: Promise<[numbe
   writeFileSync(
     file,
     `import { spawn } from 'node:child_process';
-import { guardChild } from ${JSON.stringify(path.join(REPO_ROOT, 'src/lib/watchdog.ts'))};
+import { guardChild } from ${JSON.stringify(path.join(REPO_ROOT, 'src/ownership/watchdog.ts'))};
 const c = spawn('/bin/sh', ['-c', ${JSON.stringify(child)}], { stdio: 'ignore', ...${opts} });
 c.on('spawn', () => { guardChild(c.pid, { graceMs: 1000${opts.includes('detached') ? ', group: c.pid' : ''} }); console.log('PIDS', process.pid, c.pid); });
 setInterval(() => {}, 1000);
@@ -93,7 +93,7 @@ function poolOwner(h: TempHome): Promise<number[]> {
     file,
     `import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { WatchdogPool } from ${JSON.stringify(path.join(REPO_ROOT, 'src/lib/watchdog-pool.ts'))};
+import { WatchdogPool } from ${JSON.stringify(path.join(REPO_ROOT, 'src/ownership/watchdog-pool.ts'))};
 const pool = new WatchdogPool();
 const kids = [
   spawn('/bin/sh', ['-c', 'exec sleep 300'], { stdio: 'ignore' }),

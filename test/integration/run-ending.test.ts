@@ -11,8 +11,8 @@ import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
 import { nullLogger } from '../../src/lib/logger.js';
 import { openSessionLog } from '../../src/logs/writer.js';
-import { RunRecord } from '../../src/runtimes/run-record.js';
-import type { RuntimeAdapter } from '../../src/runtimes/adapter.js';
+import { RunRecord } from '../../src/runtime/run-record.js';
+import type { RuntimeAdapter } from '../../src/adapters/runtime-adapter.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
 const PROJECT = 'c'.repeat(24);

@@ -8,7 +8,7 @@ import { runDir, socketPath } from '../../src/config/paths.js';
 import { controlRequest } from '../../src/control/client.js';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
 import { isKlaudeError } from '../../src/lib/errors.js';
-import { connectPty } from '../../src/pty/client.js';
+import { connectPty } from '../../src/pty/host-client.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 

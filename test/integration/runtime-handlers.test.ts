@@ -12,8 +12,8 @@ import { startControlServer, type ControlServer } from '../../src/control/server
 import { createInstance } from '../../src/db/repos/instances.js';
 import { getSession, createSession } from '../../src/db/repos/sessions.js';
 import { nullLogger } from '../../src/lib/logger.js';
-import { openAgentServices, type AgentServices } from '../../src/runtimes/context.js';
-import { waitForAgents } from '../../src/runtimes/follow-agents.js';
+import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
+import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
 import { agentHandlers } from '../../src/supervisor/agent-handlers.js';
 import type { SupervisorContext } from '../../src/supervisor/context.js';
 import type { HandlerDeps } from '../../src/supervisor/handlers.js';

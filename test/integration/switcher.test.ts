@@ -25,15 +25,15 @@ import { currentProcesses, recordProcess } from '../../src/db/repos/processes.js
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession, updateSession } from '../../src/db/repos/sessions.js';
 import { getClaim } from '../../src/db/repos/claims.js';
-import type { AgentServices } from '../../src/runtimes/context.js';
-import { deliverMessage } from '../../src/runtimes/talk.js';
+import type { AgentServices } from '../../src/agent-ops/context.js';
+import { deliverMessage } from '../../src/agent-ops/message.js';
 import { nullLogger } from '../../src/lib/logger.js';
-import { parseClaudePassthrough } from '../../src/supervisor/claude-args.js';
+import { parseClaudePassthrough } from '../../src/supervisor/foreground-args.js';
 import type { SupervisorContext } from '../../src/supervisor/context.js';
 import type { ForegroundExit } from '../../src/supervisor/foreground.js';
 import { Switcher } from '../../src/supervisor/switcher.js';
 import { launchSpecFor } from '../../src/supervisor/store.js';
-import { planTalk } from '../../src/pty/talk.js';
+import { planTalk } from '../../src/pty/talk-session.js';
 import { projectHash, projectRoot } from '../../src/config/paths.js';
 
 let root: string;

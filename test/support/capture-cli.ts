@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LaunchCommand } from '../../src/runtimes/adapter.js';
+import type { LaunchCommand } from '../../src/adapters/runtime-adapter.js';
 import { scrub } from './cli-homes.js';
 import type { TempHome } from './temp-home.js';
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentEventInput } from '../../src/core/events.js';
-import type { Normaliser } from '../../src/runtimes/adapter.js';
+import type { Normaliser } from '../../src/adapters/runtime-adapter.js';
 import { REPO_ROOT } from './klaude-bin.js';
 
 export function fixtureLines(cli: string, name: string): string[] {

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, updateSession } from '../../src/db/repos/sessions.js';
-import { LogFeed } from '../../src/ui/data/log-feed.js';
-import { SessionsFeed } from '../../src/ui/data/sessions-feed.js';
+import { LogFeed } from '../../src/feeds/log-feed.js';
+import { SessionsFeed } from '../../src/feeds/sessions-feed.js';
 import { appendEvents } from './helpers/demo-data.js';
 
 const P = 'p0000000000000000000000b';

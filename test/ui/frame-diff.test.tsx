@@ -6,9 +6,9 @@ import { EventEmitter } from 'node:events';
 import { Box, render, Text } from 'ink';
 import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeadlessScreen } from '../../src/pty/screen.js';
-import { diffFrame, frameLines } from '../../src/ui/terminal/frame-diff.js';
-import { InkOutput } from '../../src/ui/terminal/ink-output.js';
+import { HeadlessScreen } from '../../src/ptyd/screen.js';
+import { diffFrame, frameLines } from '../../src/ui/render/frame-diff.js';
+import { InkOutput } from '../../src/ui/render/ink-output.js';
 
 const COLS = 40;
 const ROWS = 12;

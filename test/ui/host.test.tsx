@@ -4,11 +4,11 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemoryDb } from '../../src/db/client.js';
-import { LogFeed } from '../../src/ui/data/log-feed.js';
-import { SessionsFeed } from '../../src/ui/data/sessions-feed.js';
+import { LogFeed } from '../../src/feeds/log-feed.js';
+import { SessionsFeed } from '../../src/feeds/sessions-feed.js';
 import type { DashboardActions } from '../../src/ui/deps.js';
 import { DashboardHost } from '../../src/ui/host.js';
-import { ReducerStore } from '../../src/ui/state/store.js';
+import { ReducerStore } from '../../src/feeds/store.js';
 import { initialUiState, uiReducer } from '../../src/ui/state/ui-state.js';
 import { CLEAR_SCREEN, ENTER_ALT, HIDE_CURSOR, LEAVE_ALT, SHOW_CURSOR } from '../../src/lib/escapes.js';
 import { themes } from '../../src/ui/theme.js';

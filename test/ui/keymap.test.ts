@@ -13,7 +13,7 @@ import {
 } from '../../src/ui/keymap.js';
 import { keyName, resolveKey, splitKeys } from '../../src/ui/input/keys.js';
 import { runCommand, type CommandEnv } from '../../src/ui/input/run-command.js';
-import type { SessionView } from '../../src/ui/state/tree.js';
+import type { SessionView } from '../../src/feeds/session-tree.js';
 import { initialUiState } from '../../src/ui/state/ui-state.js';
 import { treeView } from '../../src/ui/view.js';
 import { hintSegments } from '../../src/ui/components/footer.js';

@@ -2,7 +2,7 @@
 // time moves with no input; with nothing running on screen the clock has no timer at all.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/db/repos/sessions.js';
-import { Clock } from '../../src/ui/data/clock.js';
+import { Clock } from '../../src/feeds/clock.js';
 import { NOW, PROJECT, renderDashboard, type RenderedDashboard } from './helpers/render-dashboard.js';
 
 let d: RenderedDashboard | undefined;

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
-import { LogFeed } from '../../src/ui/data/log-feed.js';
-import { Emitter } from '../../src/ui/state/store.js';
+import { LogFeed } from '../../src/feeds/log-feed.js';
+import { Emitter } from '../../src/feeds/store.js';
 import { REPO_ROOT } from '../support/klaude-bin.js';
 import { appendEvents } from './helpers/demo-data.js';
 

@@ -6,11 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openMemoryDb, type Db } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, updateSession } from '../../src/db/repos/sessions.js';
-import { SessionsFeed } from '../../src/ui/data/sessions-feed.js';
+import { SessionsFeed } from '../../src/feeds/sessions-feed.js';
 import { cropRow, previewLines } from '../../src/ui/preview/crop.js';
 import { BEL, POP_TITLE, PUSH_TITLE, titleSequence } from '../../src/lib/escapes.js';
-import { WaitingNotifier, type NotifyMode } from '../../src/ui/terminal/notify.js';
-import { TerminalScreen } from '../../src/ui/terminal/screen.js';
+import { WaitingNotifier, type NotifyMode } from '../../src/ui/notify.js';
+import { TerminalScreen } from '../../src/ui/render/screen.js';
 
 const P = 'p0000000000000000000000n';
 

@@ -6,10 +6,10 @@
 // that row is read again), Ink rewriting its frame gets the inside repainted, and frames follow
 // the frame-rate cap and stop when the session is quiet.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeadlessScreen } from '../../src/pty/screen.js';
+import { HeadlessScreen } from '../../src/ptyd/screen.js';
 import { screenGrid, type PtyViewer, type PtyViewerHandlers } from '../../src/pty/viewer.js';
-import { PtyPreviewFeed } from '../../src/ui/data/pty-preview.js';
-import { PreviewPainter, type PaintRegion } from '../../src/ui/terminal/preview-painter.js';
+import { PtyPreviewFeed } from '../../src/feeds/pty-preview.js';
+import { PreviewPainter, type PaintRegion } from '../../src/ui/render/preview-painter.js';
 
 const REGION: PaintRegion = {
   sessionId: '01JSESSION0000000000000000',

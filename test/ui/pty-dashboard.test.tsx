@@ -7,7 +7,7 @@ import { shortId } from '../../src/core/ids.js';
 import { recordProcess } from '../../src/db/repos/processes.js';
 import { updateSession } from '../../src/db/repos/sessions.js';
 import type { PtySnapshot, PtyViewer, PtyViewerHandlers } from '../../src/pty/viewer.js';
-import { PtyPreviewFeed } from '../../src/ui/data/pty-preview.js';
+import { PtyPreviewFeed } from '../../src/feeds/pty-preview.js';
 import { renderDashboard, type RenderedDashboard } from './helpers/render-dashboard.js';
 
 let d: RenderedDashboard | undefined;

@@ -1,6 +1,6 @@
 // The tree model and the UI reducer: pure, table-like checks.
 import { describe, expect, it } from 'vitest';
-import { buildRows, countByStatus, runningAgents, subtreeIds, type SessionView } from '../../src/ui/state/tree.js';
+import { buildRows, countByStatus, runningAgents, subtreeIds, type SessionView } from '../../src/feeds/session-tree.js';
 import { initialUiState, logWindowTop, uiReducer, type UiAction, type UiState } from '../../src/ui/state/ui-state.js';
 
 let n = 0;

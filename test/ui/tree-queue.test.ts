@@ -7,7 +7,7 @@ import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { listSessionRows } from '../../src/db/repos/listing.js';
 import { treeRowSegments } from '../../src/ui/components/tree-pane.js';
-import type { TreeRow } from '../../src/ui/state/tree.js';
+import type { TreeRow } from '../../src/feeds/session-tree.js';
 import { themes } from '../../src/ui/theme.js';
 
 const text = (row: TreeRow): string =>

@@ -1,6 +1,6 @@
 // The claude flags built from an agent definition (their effect on the real CLI: integration/agents-claude.test.ts).
 import { describe, expect, it } from 'vitest';
-import { agentClaudeArgs, builtinGeneral, type AgentDefinition } from '../../src/agents/index.js';
+import { agentClaudeArgs, builtinGeneral, type AgentDefinition } from '../../src/agent-types/index.js';
 
 const def = (over: Partial<AgentDefinition>): AgentDefinition => ({
   ...builtinGeneral(),

@@ -9,7 +9,7 @@ import {
   loadAgentDefinitions,
   resolveAgentType,
   type AgentDefinition,
-} from '../../src/agents/index.js';
+} from '../../src/agent-types/index.js';
 import { KlaudeError } from '../../src/lib/errors.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 

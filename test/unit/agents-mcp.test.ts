@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { builtinGeneral, loadMcpServers, resolveAgentMcp, type AgentDefinition } from '../../src/agents/index.js';
+import { builtinGeneral, loadMcpServers, resolveAgentMcp, type AgentDefinition } from '../../src/agent-types/index.js';
 import { KlaudeError } from '../../src/lib/errors.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { approvalAnswerText, formatEvent } from '../../src/logs/format.js';
 import { formatUpdateLine } from '../../src/logs/updates.js';
-import { permissionModeFor } from '../../src/runtimes/approval-desk.js';
-import { buildClaudeCommand, claudeAdapter } from '../../src/runtimes/claude.js';
-import { createClaudeNormaliser, suggestedRule } from '../../src/runtimes/claude-normaliser.js';
-import { codexAdapter } from '../../src/runtimes/codex.js';
+import { permissionModeFor } from '../../src/runtime/approval-desk.js';
+import { buildClaudeCommand, claudeAdapter } from '../../src/adapters/claude/adapter.js';
+import { createClaudeNormaliser, suggestedRule } from '../../src/adapters/claude/normaliser.js';
+import { codexAdapter } from '../../src/adapters/codex/adapter.js';
 
 const CAPTURED =
   '{"type":"control_request","request_id":"1084001d-73c7-44ad-9f1f-9a585eeddb2e","request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"python3 -c \\"print(6*7)\\"","description":"calc"},"description":"calc","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"python3 -c \\"print(6*7)\\""}],"behavior":"allow","destination":"localSettings"}],"decision_reason":"This command requires approval","decision_reason_type":"other","tool_use_id":"toolu_mockmwtm13t01"}}';

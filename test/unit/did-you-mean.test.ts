@@ -1,7 +1,7 @@
 // Did-you-mean for what people mistype: commands, flags, agent types, runtimes.
 import { describe, expect, it } from 'vitest';
 import { closestName, didYouMean } from '../../src/lib/closest.js';
-import { parseRuntime } from '../../src/runtimes/select.js';
+import { parseRuntime } from '../../src/agent-ops/select-runtime.js';
 
 describe('did-you-mean', () => {
   it.each<[string, string[], string | undefined]>([

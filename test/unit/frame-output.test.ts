@@ -1,4 +1,4 @@
-// The bundle's stand-in for Ink's output builder (src/ui/terminal/frame-output.ts) against Ink's
+// The bundle's stand-in for Ink's output builder (src/ui/render/frame-output.ts) against Ink's
 // own: random frames of styled, wide and clipped text, written frame after frame so the stand-in's
 // memos (rows, pieces, tokenised lines, widths) are reused the way a dashboard reuses them. Both
 // frames are drawn on a headless terminal and must show the same cells: characters, colours and
@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 // Ink does not export its Output; the test reads it from the installed package by path.
 import InkOutput from '../../node_modules/ink/build/output.js';
-import FrameOutput from '../../src/ui/terminal/frame-output.js';
-import { HeadlessScreen } from '../../src/pty/screen.js';
-import { TwoGenerations } from '../../src/ui/terminal/memo.js';
+import FrameOutput from '../../src/ui/render/frame-output.js';
+import { HeadlessScreen } from '../../src/ptyd/screen.js';
+import { TwoGenerations } from '../../src/ui/render/memo.js';
 
 type Transformer = (line: string, index: number) => string;
 type Op =

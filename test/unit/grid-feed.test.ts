@@ -1,10 +1,10 @@
 // The host's grid feed (pty/grid-feed.ts) against a real headless screen: output written while a
 // frame waits for the screen to parse is not lost (it gets the next frame).
 import { describe, expect, it } from 'vitest';
-import type { GridRows } from '../../src/pty/framing.js';
-import { GridFeed } from '../../src/pty/grid-feed.js';
+import type { GridRows } from '../../src/ptyd/framing.js';
+import { GridFeed } from '../../src/ptyd/grid-feed.js';
 import { RemoteGrid } from '../../src/pty/remote-grid.js';
-import { HeadlessScreen } from '../../src/pty/screen.js';
+import { HeadlessScreen } from '../../src/ptyd/screen.js';
 import { until } from '../support/until.js';
 
 describe('GridFeed', () => {

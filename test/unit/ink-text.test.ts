@@ -1,4 +1,4 @@
-// The bundle's stand-ins for Ink's text helpers (src/ui/terminal/ink-text.ts) give Ink's answers,
+// The bundle's stand-ins for Ink's text helpers (src/ui/render/ink-text.ts) give Ink's answers,
 // and their memory stays bounded however many texts go through them.
 import cliTruncate from 'cli-truncate';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import wrapAnsi from 'wrap-ansi';
 import inkMeasureText from '../../node_modules/ink/build/measure-text.js';
 import inkSanitize from '../../node_modules/ink/build/sanitize-ansi.js';
 import inkWrapText from '../../node_modules/ink/build/wrap-text.js';
-import { measureText, sanitizeWith, wrapTextWith } from '../../src/ui/terminal/ink-text.js';
+import { measureText, sanitizeWith, wrapTextWith } from '../../src/ui/render/ink-text.js';
 
 const TEXTS = [
   '',

@@ -5,9 +5,9 @@ import { describeRetry, type AgentEvent, type AgentEventInput } from '../../src/
 import { createFormatter } from '../../src/logs/format.js';
 import { appendMerged } from '../../src/logs/merge-deltas.js';
 import { createStreamPrinter } from '../../src/logs/stream-print.js';
-import { createClaudeNormaliser } from '../../src/runtimes/claude-normaliser.js';
-import { codexRetry } from '../../src/runtimes/codex-normaliser.js';
-import { DeltaCoalescer } from '../../src/runtimes/delta-coalescer.js';
+import { createClaudeNormaliser } from '../../src/adapters/claude/normaliser.js';
+import { codexRetry } from '../../src/adapters/codex/normaliser.js';
+import { DeltaCoalescer } from '../../src/runtime/delta-coalescer.js';
 import { fixtureLines, runFixture } from '../support/normalise-fixture.js';
 
 const run = (name: string): AgentEventInput[] => runFixture(createClaudeNormaliser(), fixtureLines('claude', name), {});
@@ -185,7 +185,7 @@ describe('the activity column', () => {
   });
 
   it('follows what the runtime sees: writing, a tool, a retry, nothing once done', async () => {
-    const { activityOf } = await import('../../src/runtimes/run-record.js');
+    const { activityOf } = await import('../../src/runtime/run-record.js');
     expect(activityOf({ type: 'text_delta', text: 'x' })).toBe('writing');
     expect(activityOf({ type: 'thinking_delta', text: 'x' })).toBe('thinking');
     expect(activityOf({ type: 'tool_call', id: 't', name: 'Bash', summary: 'npm test' })).toBe('Bash: npm test');

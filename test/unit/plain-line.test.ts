@@ -1,9 +1,9 @@
-// The quick path for a frame's lines (src/ui/terminal/plain-line.ts) against string-width: every
+// The quick path for a frame's lines (src/ui/render/plain-line.ts) against string-width: every
 // code point it counts as one column is one column to string-width too, alone and between others,
 // and a line it accepts measures what string-width measures.
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { NARROW, plainLine } from '../../src/ui/terminal/plain-line.js';
+import { NARROW, plainLine } from '../../src/ui/render/plain-line.js';
 
 describe('plain lines', () => {
   it('counts as one column only what string-width counts as one', () => {

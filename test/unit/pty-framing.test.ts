@@ -1,6 +1,6 @@
 // The PTY host's frames: encode/decode round trip under any chunking, JSON bodies, the size bound.
 import { describe, expect, it } from 'vitest';
-import { decodeJson, encodeFrame, FRAME, FrameDecoder, MAX_FRAME_BYTES, validSize } from '../../src/pty/framing.js';
+import { decodeJson, encodeFrame, FRAME, FrameDecoder, MAX_FRAME_BYTES, validSize } from '../../src/ptyd/framing.js';
 
 describe('PTY framing', () => {
   const frames = [

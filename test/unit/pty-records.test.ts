@@ -10,8 +10,8 @@ import { claimOf, currentRows, endRow, recordCurrentRow, setRunState } from '../
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
 import { processStartTime } from '../../src/lib/process.js';
-import { holderAlive } from '../../src/recovery/claim.js';
-import { busyReason, claimedByOther } from '../../src/pty/session-records.js';
+import { holderAlive } from '../../src/ownership/conversation-claim.js';
+import { busyReason, claimedByOther } from '../../src/ptyd/session-records.js';
 
 let db: Db;
 let sid: string;

@@ -2,7 +2,7 @@
 // person's terminal (which re-wraps on its own resize) and the host's screen (which re-wraps on the
 // PTY's resize) agree. Real @xterm/headless on both sides.
 import { describe, expect, it } from 'vitest';
-import { HeadlessScreen } from '../../src/pty/screen.js';
+import { HeadlessScreen } from '../../src/ptyd/screen.js';
 
 const LONG = 'The quick brown fox jumps over the lazy dog and keeps running until the line wraps twice.';
 

@@ -1,7 +1,7 @@
 // Rendering a headless screen back to ANSI: painting the render on a fresh terminal of the same
 // size gives the same screen (text, colours, attributes, wide characters, cursor, modes).
 import { describe, expect, it } from 'vitest';
-import { HeadlessScreen } from '../../src/pty/screen.js';
+import { HeadlessScreen } from '../../src/ptyd/screen.js';
 
 async function replay(src: HeadlessScreen, history = 0): Promise<HeadlessScreen> {
   await src.parsed();

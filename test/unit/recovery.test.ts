@@ -9,7 +9,7 @@ import { currentProcesses, endProcess, recordProcess } from '../../src/db/repos/
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
 import type { SessionStatus } from '../../src/core/status.js';
-import { reconcile } from '../../src/recovery/reconcile.js';
+import { reconcile } from '../../src/ownership/reconcile.js';
 
 const P1 = '1'.repeat(24);
 const P2 = '2'.repeat(24);

@@ -15,13 +15,13 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseFrontmatter } from '../../src/agents/frontmatter.js';
-import { toDefinition } from '../../src/agents/validate.js';
+import { parseFrontmatter } from '../../src/agent-types/frontmatter.js';
+import { toDefinition } from '../../src/agent-types/validate.js';
 import { transcriptUsage } from '../../src/claude/transcript-usage.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { collectCompletionInfo } from '../../src/logs/summary.js';
-import { changesSince, snapshotTree, worktreeChanges } from '../../src/runtimes/changes.js';
-import { worktreeBranchName } from '../../src/runtimes/worktree.js';
+import { changesSince, snapshotTree, worktreeChanges } from '../../src/git/changes.js';
+import { worktreeBranchName } from '../../src/git/worktree.js';
 
 let dir: string;
 const git = (...args: string[]) =>

@@ -1,9 +1,9 @@
 // The adapter seam: the claude command line, stdin encodings, tool summaries, share blocks, socket paths.
 import { describe, expect, it } from 'vitest';
-import { getAdapter } from '../../src/runtimes/adapter.js';
-import { buildClaudeCommand, claudeAdapter } from '../../src/runtimes/claude.js';
-import { agentSocketPath } from '../../src/runtimes/paths.js';
-import { formatShareBlock, transcriptTurns } from '../../src/runtimes/share.js';
+import { getAdapter } from '../../src/adapters/runtime-adapter.js';
+import { buildClaudeCommand, claudeAdapter } from '../../src/adapters/claude/adapter.js';
+import { agentSocketPath } from '../../src/control/agent-socket.js';
+import { formatShareBlock, transcriptTurns } from '../../src/agent-ops/share.js';
 import { clip, toolSummary } from '../../src/core/tool-summary.js';
 import { KlaudeError } from '../../src/lib/errors.js';
 

@@ -1,8 +1,8 @@
 // The codex adapter: normaliser on real captured `codex exec --json` lines (test/fixtures/codex),
 // and the command it builds.
 import { describe, expect, it } from 'vitest';
-import { buildCodexCommand, codexAdapter, codexSandbox, tomlValue } from '../../src/runtimes/codex.js';
-import { codexErrorMessage, createCodexNormaliser, unwrapShell } from '../../src/runtimes/codex-normaliser.js';
+import { buildCodexCommand, codexAdapter, codexSandbox, tomlValue } from '../../src/adapters/codex/adapter.js';
+import { codexErrorMessage, createCodexNormaliser, unwrapShell } from '../../src/adapters/codex/normaliser.js';
 import { brief, doneOf, fixtureLines, runFixture, type FixtureRun } from '../support/normalise-fixture.js';
 
 const OK = { exit: { code: 0 } };

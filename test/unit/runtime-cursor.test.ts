@@ -1,8 +1,8 @@
 // The cursor adapter. NOTE: test/fixtures/cursor holds CONSTRUCTED lines (built from the documented
 // shapes in docs/cli-facts.md §4.3), not captured ones: cursor-agent cannot be installed here.
 import { describe, expect, it } from 'vitest';
-import { buildCursorCommand, cursorAdapter } from '../../src/runtimes/cursor.js';
-import { createCursorNormaliser, cursorTool } from '../../src/runtimes/cursor-normaliser.js';
+import { buildCursorCommand, cursorAdapter } from '../../src/adapters/cursor/adapter.js';
+import { createCursorNormaliser, cursorTool } from '../../src/adapters/cursor/normaliser.js';
 import { brief, doneOf, fixtureLines, runFixture, type FixtureRun } from '../support/normalise-fixture.js';
 
 describe('cursor normaliser: constructed lines (not captured)', () => {

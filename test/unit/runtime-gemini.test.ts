@@ -9,8 +9,8 @@ import {
   geminiAdapter,
   geminiApprovalMode,
   geminiTranscriptPath,
-} from '../../src/runtimes/gemini.js';
-import { createGeminiNormaliser, geminiErrorMessage, geminiToolSummary } from '../../src/runtimes/gemini-normaliser.js';
+} from '../../src/adapters/gemini/adapter.js';
+import { createGeminiNormaliser, geminiErrorMessage, geminiToolSummary } from '../../src/adapters/gemini/normaliser.js';
 import { brief, doneOf, fixtureLines, runFixture, type FixtureRun } from '../support/normalise-fixture.js';
 
 const OK = { exit: { code: 0 } };

@@ -1,7 +1,7 @@
 // The claude stream-json normaliser against real captured lines (test/fixtures/claude/*.ndjson).
 import { describe, expect, it } from 'vitest';
 import type { AgentEventInput } from '../../src/core/events.js';
-import { createClaudeNormaliser } from '../../src/runtimes/claude-normaliser.js';
+import { createClaudeNormaliser } from '../../src/adapters/claude/normaliser.js';
 import { fixtureLines, runFixture } from '../support/normalise-fixture.js';
 
 const lines = (name: string): string[] => fixtureLines('claude', name);

@@ -2,8 +2,8 @@
 // (test/fixtures/opencode) — 1.18.33 has no final event, so each run ends with the exit — and the
 // command it builds.
 import { describe, expect, it } from 'vitest';
-import { buildOpencodeCommand, opencodeAdapter, opencodeMcpConfig } from '../../src/runtimes/opencode.js';
-import { createOpencodeNormaliser, opencodeToolSummary } from '../../src/runtimes/opencode-normaliser.js';
+import { buildOpencodeCommand, opencodeAdapter, opencodeMcpConfig } from '../../src/adapters/opencode/adapter.js';
+import { createOpencodeNormaliser, opencodeToolSummary } from '../../src/adapters/opencode/normaliser.js';
 import { brief, doneOf, fixtureLines, runFixture, type FixtureRun } from '../support/normalise-fixture.js';
 
 const OK = { exit: { code: 0 } };

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import { KlaudeError } from '../../src/lib/errors.js';
-import { getAdapter } from '../../src/runtimes/adapter.js';
-import { cliVersion, parseVersion, resolveCliBinary } from '../../src/runtimes/cli-binary.js';
-import { CODEX_CLI } from '../../src/runtimes/codex.js';
-import { CURSOR_CLI } from '../../src/runtimes/cursor.js';
-import { chooseRuntime, runtimeForModel } from '../../src/runtimes/select.js';
+import { getAdapter } from '../../src/adapters/runtime-adapter.js';
+import { cliVersion, parseVersion, resolveCliBinary } from '../../src/adapters/cli-binary.js';
+import { CODEX_CLI } from '../../src/adapters/codex/adapter.js';
+import { CURSOR_CLI } from '../../src/adapters/cursor/adapter.js';
+import { chooseRuntime, runtimeForModel } from '../../src/agent-ops/select-runtime.js';
 
 describe('runtimeForModel', () => {
   it.each([

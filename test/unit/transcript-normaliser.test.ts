@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
-import { createTranscriptNormaliser } from '../../src/runtimes/transcript-normaliser.js';
-import { mergeByTime, readTranscripts } from '../../src/runtimes/timeline.js';
+import { createTranscriptNormaliser } from '../../src/adapters/claude/transcript-normaliser.js';
+import { mergeByTime, readTranscripts } from '../../src/agent-ops/timeline.js';
 import { REPO_ROOT } from '../support/klaude-bin.js';
 
 const events = (name: string): AgentEvent[] => {

@@ -3,7 +3,7 @@
  * agents hold a run slot, which queued ones may start now (first in, first out, taken in one
  * IMMEDIATE transaction so two processes ending runs at once never start the same one twice), and
  * a runtime's lowered limit after it reported rate limiting. Starting the taken ones is the
- * caller's (src/runtimes/queue.ts).
+ * caller's (src/agent-ops/queue.ts).
  */
 import { tx, type Db } from '../client.js';
 import type { HasSqlite } from '../connection.js';

@@ -2,7 +2,7 @@
 import { Box, Text } from 'ink';
 import { shortId } from '../../core/ids.js';
 import type { Modal } from '../state/ui-state.js';
-import type { SessionView } from '../state/tree.js';
+import type { SessionView } from '../../feeds/session-tree.js';
 import { truncate, wrapText } from '../text.js';
 import type { Theme } from '../theme.js';
 

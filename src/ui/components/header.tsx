@@ -3,7 +3,7 @@ import { Text } from 'ink';
 import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
 import { SESSION_STATUSES } from '../../core/status.js';
-import type { StatusCounts, Usage } from '../state/tree.js';
+import type { StatusCounts, Usage } from '../../feeds/session-tree.js';
 import { cellWidth, formatCost, formatCount, truncate } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';

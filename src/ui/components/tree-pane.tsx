@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
 import { elapsed } from '../../lib/format.js';
-import { isWorking, type TreeRow } from '../state/tree.js';
+import { isWorking, type TreeRow } from '../../feeds/session-tree.js';
 import { cellWidth, fit, formatAge, formatCost, formatCount, truncate, wrapText } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';

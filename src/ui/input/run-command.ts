@@ -8,7 +8,7 @@ import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { DashboardActions } from '../deps.js';
 import type { CommandId } from '../keymap.js';
 import { isActive } from '../../core/status.js';
-import { isLive, subtreeIds, type SessionView } from '../state/tree.js';
+import { isLive, subtreeIds, type SessionView } from '../../feeds/session-tree.js';
 import type { ConfirmIntent, UiAction, UiState } from '../state/ui-state.js';
 import type { LogWindow, TreeView } from '../view.js';
 import { confirmAllowAlways, runApprovalCommand, submitDeny } from './approval-commands.js';

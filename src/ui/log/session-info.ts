@@ -1,6 +1,6 @@
 /** What the log pane shows for a session without log lines: an interactive session, or an agent not started yet. */
-import type { LogSnapshot } from '../data/log-feed.js';
-import type { SessionView } from '../state/tree.js';
+import type { LogSnapshot } from '../../feeds/log-feed.js';
+import type { SessionView } from '../../feeds/session-tree.js';
 import { sanitize } from '../text.js';
 import { wrapLogLines, type LogLine } from './event-lines.js';
 

@@ -4,7 +4,7 @@
  * cells changed since the last frame. A screen row that did not change costs one comparison of
  * its cell array, not a new string.
  */
-import { sameStamp, type RowCells } from '../../pty/cells.js';
+import { sameStamp, type RowCells } from '../../ptyd/cells.js';
 import type { ScreenGrid } from '../../pty/viewer.js';
 import { previewRows } from './crop.js';
 

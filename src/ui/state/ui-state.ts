@@ -3,7 +3,7 @@
  * reducer is pure, so key handling is testable without a terminal. Actions that depend on what
  * is on screen (tree rows, log line count, pane height) carry it in the payload.
  */
-import type { TreeRow } from './tree.js';
+import type { TreeRow } from '../../feeds/session-tree.js';
 
 export type Pane = 'tree' | 'log';
 

@@ -1,0 +1,292 @@
+/**
+ * Claude Code `-p --output-format stream-json --verbose` lines → AgentEvents (docs/cli-facts.md §2.2).
+ *
+ *   system/init              → init (once per native session id; claude repeats it every turn)
+ *   assistant text block     → text, plus one `update` per `[UPDATE] …` line
+ *   assistant tool_use       → tool_call with the key argument as summary
+ *   user tool_result         → tool_result (output clipped); Write/Edit/MultiEdit successes feed the
+ *                              files edited/created lists
+ *   user "[Request interrupted by user]" → the current turn ends interrupted
+ *   result                   → usage (this turn's tokens and cost) + done (status, final text,
+ *                              the process's cumulative cost, files)
+ *   control_response         → hooks.onControlResponse (interrupt acknowledgement)
+ *   stream_event content_block_delta text_delta / thinking_delta (`--include-partial-messages`)
+ *                            → text_delta / thinking_delta, one per delta (the runtime coalesces them);
+ *                              the `assistant` line that follows still gives the whole `text`
+ *   system/api_retry         → retry (attempt, max, delay, why: unreachable / rate limit / overloaded)
+ *   control_request can_use_tool → approval_request (`--permission-prompt-tool stdio`, §2.4): the
+ *                              runtime holds it until someone answers
+ *   control_cancel_request   → hooks.onControlCancel (the CLI gave up on a request it sent)
+ * Lines of sub-agents (parent_tool_use_id set), other stream_events, hook and status lines, and anything
+ * unknown or malformed give nothing.
+ */
+import { extractUpdates, type AgentEventInput, type TerminalStatus } from '../../core/events.js';
+import { retryFromClaude, streamDelta } from './stream.js';
+import type { Normaliser, NormaliserHooks } from '../runtime-adapter.js';
+import { clip, fileChange, FileTracker, toolSummary } from '../../core/tool-summary.js';
+
+const INTERRUPTED_MARK = '[Request interrupted by user';
+
+type Json = Record<string, unknown>;
+const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
+const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+
+/** Flatten tool_result / message content (string or blocks) to text. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b) =>
+      isObj(b) && b.type === 'text' && typeof b.text === 'string'
+        ? b.text
+        : isObj(b) && b.type === 'image'
+          ? '[image]'
+          : '',
+    )
+    .filter((s) => s !== '')
+    .join('\n');
+}
+
+/** `Bash(npm test)` for each rule claude suggests adding (permission_suggestions of type addRules). */
+export function suggestedRule(suggestions: unknown): string | undefined {
+  if (!Array.isArray(suggestions)) return undefined;
+  const rules: string[] = [];
+  for (const s of suggestions) {
+    if (!isObj(s) || s.type !== 'addRules' || s.behavior !== 'allow' || !Array.isArray(s.rules)) continue;
+    for (const r of s.rules) {
+      if (!isObj(r) || typeof r.toolName !== 'string') continue;
+      rules.push(
+        typeof r.ruleContent === 'string' && r.ruleContent !== '' ? `${r.toolName}(${r.ruleContent})` : r.toolName,
+      );
+    }
+  }
+  return rules.length ? rules.join(', ') : undefined;
+}
+
+const onControlRequest = (o: Json): AgentEventInput[] => {
+  const id = str(o.request_id);
+  const req = o.request;
+  if (!id || !isObj(req) || req.subtype !== 'can_use_tool' || typeof req.tool_name !== 'string') return [];
+  const rule = suggestedRule(req.permission_suggestions);
+  const reason = str(req.decision_reason);
+  return [
+    {
+      type: 'approval_request',
+      requestId: id,
+      tool: req.tool_name,
+      summary: toolSummary(req.tool_name, req.input),
+      input: req.input,
+      ...(reason ? { reason } : {}),
+      ...(rule ? { rule } : {}),
+      ...(req.permission_suggestions !== undefined ? { suggestions: req.permission_suggestions } : {}),
+    },
+  ];
+};
+
+export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser {
+  let nativeId: string | null = null;
+  const toolNames = new Map<string, string>();
+  const pendingFiles = new Map<string, { path: string; kind: 'write' | 'edit' }>();
+  const files = new FileTracker();
+  let lastText: string | undefined;
+  let interrupted = false;
+  let lastWasResult = false;
+  let lastTotalCost = 0;
+
+  const onSystem = (o: Json): AgentEventInput[] => {
+    if (o.subtype === 'api_retry') return retryFromClaude(o);
+    if (o.subtype !== 'init') return [];
+    const id = str(o.session_id);
+    if (!id || id === nativeId) return [];
+    nativeId = id;
+    const model = str(o.model);
+    const cwd = str(o.cwd);
+    return [
+      { type: 'init', runtime: 'claude', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) },
+    ];
+  };
+
+  const onAssistant = (o: Json): AgentEventInput[] => {
+    const msg = o.message;
+    if (!isObj(msg) || !Array.isArray(msg.content)) return [];
+    const out: AgentEventInput[] = [];
+    for (const b of msg.content) {
+      if (!isObj(b)) continue;
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
+        lastText = b.text;
+        out.push({ type: 'text', text: b.text });
+        for (const u of extractUpdates(b.text)) out.push({ type: 'update', text: u });
+      } else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
+        toolNames.set(b.id, b.name);
+        const change = fileChange(b.name, b.input);
+        if (change) pendingFiles.set(b.id, change);
+        out.push({ type: 'tool_call', id: b.id, name: b.name, summary: toolSummary(b.name, b.input), input: b.input });
+      }
+    }
+    return out;
+  };
+
+  const onUser = (o: Json): AgentEventInput[] => {
+    const msg = o.message;
+    if (!isObj(msg)) return [];
+    const content = msg.content;
+    if (typeof content === 'string') {
+      if (content.startsWith(INTERRUPTED_MARK)) interrupted = true;
+      return [];
+    }
+    if (!Array.isArray(content)) return [];
+    const out: AgentEventInput[] = [];
+    const meta = isObj(o.tool_use_result) ? o.tool_use_result : undefined;
+    for (const b of content) {
+      if (!isObj(b)) continue;
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.startsWith(INTERRUPTED_MARK)) interrupted = true;
+      if (b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+      const id = b.tool_use_id;
+      const isError = b.is_error === true;
+      const name = toolNames.get(id);
+      const change = pendingFiles.get(id);
+      pendingFiles.delete(id);
+      if (change && !isError) {
+        const created = change.kind === 'write' && (meta?.type === 'create' || meta?.type === undefined);
+        files.record(change.path, created ? 'created' : 'edited');
+      }
+      out.push({ type: 'tool_result', id, ...(name ? { name } : {}), isError, output: clip(contentText(b.content)) });
+    }
+    return out;
+  };
+
+  const onResult = (o: Json): AgentEventInput[] => {
+    const usage = isObj(o.usage) ? o.usage : {};
+    const total = num(o.total_cost_usd);
+    const turnCost = total !== undefined ? Math.max(0, total - lastTotalCost) : undefined;
+    if (total !== undefined) lastTotalCost = total;
+    const input = (num(usage.input_tokens) ?? 0) + (num(usage.cache_creation_input_tokens) ?? 0);
+    const events: AgentEventInput[] = [
+      {
+        type: 'usage',
+        inputTokens: input,
+        outputTokens: num(usage.output_tokens) ?? 0,
+        cacheReadTokens: num(usage.cache_read_input_tokens) ?? 0,
+        ...(turnCost !== undefined ? { costUsd: turnCost } : {}),
+      },
+    ];
+    const subtype = str(o.subtype);
+    const isError = o.is_error === true || (subtype !== undefined && subtype !== 'success');
+    const aborted = /^aborted/.test(str(o.terminal_reason) ?? '');
+    const status: TerminalStatus = interrupted || (isError && aborted) ? 'interrupted' : isError ? 'failed' : 'done';
+    const resultText = str(o.result);
+    const errors = Array.isArray(o.errors) ? o.errors.filter((e): e is string => typeof e === 'string') : [];
+    const finalText = resultText && resultText !== '' ? resultText : lastText;
+    const error =
+      status === 'failed'
+        ? errors.length
+          ? errors.join('; ')
+          : resultText || subtype || 'the turn failed'
+        : undefined;
+    events.push({
+      type: 'done',
+      status,
+      ...(finalText !== undefined && status !== 'failed' ? { finalText } : {}),
+      ...(total !== undefined ? { costUsd: total } : {}),
+      ...(num(o.duration_ms) !== undefined ? { durationMs: num(o.duration_ms) } : {}),
+      // claude counts the interruption itself as a turn (one interrupted turn reports 2).
+      ...(num(o.num_turns) !== undefined
+        ? { numTurns: status === 'interrupted' ? Math.max(1, num(o.num_turns)! - 1) : num(o.num_turns) }
+        : {}),
+      ...files.snapshot(),
+      ...(error ? { error } : {}),
+    });
+    const refused = permissionDenials(o.permission_denials);
+    if (refused) events.push({ type: 'error', message: refused });
+    interrupted = false;
+    lastText = undefined;
+    return events;
+  };
+
+  return {
+    line(raw) {
+      let o: unknown;
+      try {
+        o = JSON.parse(raw);
+      } catch {
+        return [];
+      }
+      if (!isObj(o) || typeof o.type !== 'string') return [];
+      try {
+        if (o.type === 'control_response' && isObj(o.response)) {
+          const id = str(o.response.request_id);
+          if (id) hooks.onControlResponse?.(id, o.response.subtype === 'success');
+          return [];
+        }
+        if (o.type === 'control_request') return onControlRequest(o);
+        if (o.type === 'control_cancel_request') {
+          const id = str(o.request_id);
+          if (id) hooks.onControlCancel?.(id);
+          return [];
+        }
+        // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.
+        if ((o.type === 'assistant' || o.type === 'user' || o.type === 'stream_event') && o.parent_tool_use_id != null)
+          return [];
+        if (o.type === 'stream_event') return streamDelta(o);
+        let out: AgentEventInput[] = [];
+        if (o.type === 'system') out = onSystem(o);
+        else if (o.type === 'assistant') out = onAssistant(o);
+        else if (o.type === 'user') out = onUser(o);
+        else if (o.type === 'result') out = onResult(o);
+        else return [];
+        lastWasResult = o.type === 'result' ? true : o.type === 'system' ? lastWasResult : false;
+        return out;
+      } catch {
+        return [];
+      }
+    },
+    noteInterrupt() {
+      interrupted = true;
+    },
+    end(exit) {
+      if (lastWasResult) return [];
+      lastWasResult = true;
+      const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
+      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+      const status: TerminalStatus = interrupted ? 'interrupted' : 'failed';
+      return [
+        {
+          type: 'done',
+          status,
+          ...(lastText && status === 'interrupted' ? { finalText: lastText } : {}),
+          ...(lastTotalCost ? { costUsd: lastTotalCost } : {}),
+          ...files.snapshot(),
+          ...(status === 'failed'
+            ? { error: `claude exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` }
+            : {}),
+        },
+      ];
+    },
+  };
+}
+
+/**
+ * `result.permission_denials` ([{tool_name, tool_input}], docs/cli-facts.md): a headless agent
+ * can't ask, so a refused tool call ends the turn quietly. Say what was refused and where to allow it.
+ */
+export function permissionDenials(v: unknown): string | null {
+  if (!Array.isArray(v) || v.length === 0) return null;
+  const shown: string[] = [];
+  const rules: string[] = [];
+  for (const d of v) {
+    if (!isObj(d)) continue;
+    const tool = str(d.tool_name) ?? 'a tool';
+    const input = isObj(d.tool_input) ? d.tool_input : {};
+    const cmd = tool === 'Bash' ? str(input.command) : undefined;
+    shown.push(cmd ? `Bash(${cmd.length > 60 ? `${cmd.slice(0, 59)}…` : cmd})` : tool);
+    const word = cmd?.trim().split(/\s+/)[0];
+    const rule = word ? `Bash(${word}:*)` : tool;
+    if (!rules.includes(rule)) rules.push(rule);
+  }
+  if (!shown.length) return null;
+  return (
+    `refused without asking (headless agents can't answer permission prompts): ${[...new Set(shown)].join(', ')}; ` +
+    `allow it with agents.allowedTools in config.yaml, e.g. [${rules.map((r) => JSON.stringify(r)).join(', ')}]`
+  );
+}

@@ -1,0 +1,144 @@
+/**
+ * The seam between klaude and an agent CLI (claude now; codex, gemini, cursor, opencode later).
+ * Callers (the runtime process, start/message/interrupt, checkout) only ever see this interface:
+ * adding a CLI means one new adapter file plus one line in the registry below.
+ *
+ * An adapter is pure description: how to launch the CLI, how to talk to it on stdin, how to turn
+ * each stdout line into klaude's event union. Processes, the DB and the log belong to the runtime.
+ */
+import type { AgentEventInput } from '../core/events.js';
+import type { Config, RuntimeName } from '../config/schema.js';
+import { KlaudeError } from '../lib/errors.js';
+
+export interface LaunchInput {
+  /** The CLI executable (from `resolveBinary`). */
+  binary: string;
+  cwd: string;
+  /**
+   * The native session to create or continue. For CLIs that accept an id up front (claude
+   * `--session-id`), the caller picks it before the launch; null lets the CLI choose.
+   */
+  nativeSessionId: string | null;
+  /** Continue `nativeSessionId` (claude `--resume`) instead of creating it. */
+  resume: boolean;
+  /** The first message, for CLIs without streaming input (it goes on the command line). */
+  prompt?: string;
+  model?: string | null;
+  permissionMode?: string | null;
+  /** Ask klaude about tool calls the permission mode does not allow (claude `--permission-prompt-tool stdio`). */
+  approvals?: boolean;
+  /** Pre-approved tool rules (`Bash(npm test:*)`, `mcp__server__tool`): a headless agent cannot ask. */
+  allowedTools?: readonly string[];
+  /** The built-in tools the agent has (agent definition `tools:`); null/absent = the CLI's default set. */
+  tools?: readonly string[] | null;
+  disallowedTools?: readonly string[];
+  /** Agent instructions appended to the CLI's own system prompt. */
+  appendSystemPrompt?: string | null;
+  /** MCP servers: inline JSON (`{"mcpServers":{…}}`) or a file path. */
+  mcpConfig?: string | null;
+  /** Only the servers of `mcpConfig` (claude `--strict-mcp-config`); default true when `mcpConfig` is given. */
+  mcpStrict?: boolean;
+  /** Extra CLI settings (inline JSON or a path), e.g. injected hooks. */
+  settings?: string | null;
+  /** Reasoning effort hint for CLIs that take one. */
+  effort?: string | null;
+}
+
+export interface LaunchCommand {
+  file: string;
+  args: string[];
+  /** Variables to add to the runtime's environment (undefined = remove). */
+  env: Record<string, string | undefined>;
+  /**
+   * 'stream-json': messages and control requests are written to stdin; 'closed': stdin is /dev/null;
+   * 'text': `stdinText` is written, then stdin is closed (opencode reads its prompt this way).
+   */
+  stdin: 'stream-json' | 'closed' | 'text';
+  stdinText?: string;
+}
+
+/** Stateful translator of one CLI run's stdout lines into AgentEvents. Never throws. */
+export interface Normaliser {
+  /** One stdout line (without the newline) → zero or more events. Unknown or broken lines give []. */
+  line(line: string): AgentEventInput[];
+  /** The runtime asked for an interrupt: the turn that ends next ends `interrupted`. */
+  noteInterrupt(): void;
+  /**
+   * The CLI exited. Returns a closing `done` when the run ended without the CLI reporting one
+   * (crash, signal, opencode's missing final event), else [].
+   */
+  end(exit: { code: number | null; signal: NodeJS.Signals | null; stderr: string }): AgentEventInput[];
+}
+
+export interface NormaliserHooks {
+  /** A control response for a request the runtime sent (e.g. the interrupt acknowledgement). */
+  onControlResponse?(requestId: string, ok: boolean): void;
+  /** The CLI withdrew a request it had sent (a permission request whose turn was interrupted). */
+  onControlCancel?(requestId: string): void;
+}
+
+/** The answer to a permission request (`approval_request` event). */
+export type ApprovalDecision =
+  | {
+      behavior: 'allow';
+      input: unknown;
+      /** the CLI's suggestions, to add as rules ("allow always") */ permanent?: unknown;
+    }
+  | { behavior: 'deny'; message: string };
+
+export interface RuntimeAdapter {
+  readonly name: RuntimeName;
+  /** The CLI takes follow-up messages on stdin while it runs (else `message` resumes with a new process). */
+  readonly supportsStreamingInput: boolean;
+  /** klaude picks the native session id before launch (so links exist before the first event). */
+  readonly choosesSessionIdUpFront: boolean;
+  /** The executable, or E_RUNTIME_MISSING / E_CLAUDE_NOT_FOUND with an install hint. */
+  resolveBinary(config: Config, env: NodeJS.ProcessEnv): string;
+  /** A fresh native session id (only when `choosesSessionIdUpFront`). */
+  newSessionId(): string;
+  buildCommand(input: LaunchInput): LaunchCommand;
+  createNormaliser(hooks?: NormaliserHooks): Normaliser;
+  /** One stdin line (with newline) carrying a user message (streaming-input CLIs). */
+  encodeMessage(text: string): string;
+  /** One stdin line asking the CLI to stop the current turn, or null when it has none (signals only). */
+  encodeInterrupt(requestId: string): string | null;
+  /**
+   * One stdin line answering a permission request. Absent: the CLI has no approval channel (it
+   * never emits `approval_request`; its own non-interactive policy decides, see docs/approvals.md).
+   */
+  encodeApproval?(requestId: string, decision: ApprovalDecision): string;
+  /** Where the CLI keeps the native session's transcript, if it is a file klaude can check. */
+  transcriptPath?(cwd: string, nativeSessionId: string, env: NodeJS.ProcessEnv): string;
+  /** The command that opens the native session interactively (checkout of this agent). */
+  interactiveResume(binary: string, nativeSessionId: string): { file: string; args: string[] };
+}
+
+type Loader = () => Promise<RuntimeAdapter>;
+
+const ADAPTERS: Partial<Record<RuntimeName, Loader>> = {
+  claude: async () => (await import('./claude/adapter.js')).claudeAdapter,
+  codex: async () => (await import('./codex/adapter.js')).codexAdapter,
+  gemini: async () => (await import('./gemini/adapter.js')).geminiAdapter,
+  opencode: async () => (await import('./opencode/adapter.js')).opencodeAdapter,
+  cursor: async () => (await import('./cursor/adapter.js')).cursorAdapter,
+};
+
+export function isRuntimeName(name: string): name is RuntimeName {
+  return ['claude', 'codex', 'gemini', 'cursor', 'opencode'].includes(name);
+}
+
+/** The adapter for a runtime name; E_BAD_REQUEST for unknown names, E_RUNTIME_MISSING for not-yet-supported ones. */
+export async function getAdapter(name: string): Promise<RuntimeAdapter> {
+  if (!isRuntimeName(name)) {
+    throw new KlaudeError('E_BAD_REQUEST', `unknown runtime '${name}'`, {
+      hint: 'runtimes: claude, codex, gemini, cursor, opencode',
+    });
+  }
+  const load = ADAPTERS[name];
+  if (!load) {
+    throw new KlaudeError('E_RUNTIME_MISSING', `runtime '${name}' is not supported by this klaude yet`, {
+      hint: `supported now: ${Object.keys(ADAPTERS).join(', ')}`,
+    });
+  }
+  return load();
+}

@@ -1,0 +1,259 @@
+/**
+ * Talking to running agents: deliver a message (to the live runtime's socket, or by resuming the
+ * agent's native session in a new runtime when none runs) and interrupt the current turn.
+ * Used by `klaude message` / `klaude interrupt` directly and by the supervisor's handlers.
+ */
+import { statSync } from 'node:fs';
+import { shortId } from '../core/ids.js';
+import { isTerminal } from '../core/status.js';
+import { controlRequest } from '../control/client.js';
+import type { Action, PayloadOf, ResultOf } from '../control/protocol.js';
+import { tx } from '../db/client.js';
+import { getProject } from '../db/repos/projects.js';
+import { cancelQueued } from '../db/repos/queue.js';
+import { appendSessionEvent } from '../logs/writer.js';
+import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { isKlaudeError, KlaudeError } from '../lib/errors.js';
+import { isAlive, sleep } from '../lib/process.js';
+import { currentProcesses } from '../db/repos/processes.js';
+import { claimConversation, releaseConversation, RESUME_PURPOSE } from '../ownership/conversation-claim.js';
+import type { AgentServices } from './context.js';
+import { spawnRuntime, type RuntimeRequest } from './launch.js';
+import { askedRecovery, endTurn } from '../db/repos/checkpoints.js';
+import { describeForeground, endOrphanedClis, inForeground, liveRuntime } from '../ownership/liveness.js';
+import { reapOrRecover, resumePrompt } from './recover.js';
+import { agentSocketPath } from '../control/agent-socket.js';
+import { queuedRequestOf } from './queue.js';
+import { launchMetadata } from '../agent-types/launch-settings.js';
+import { assertWorktreeThere } from '../git/worktree.js';
+
+/** How long to keep trying a runtime that is starting up or finishing its run. */
+export const TRANSITION_WAIT_MS = 15_000;
+const RETRY_MS = 50;
+
+const unreachable = (e: unknown): boolean =>
+  isKlaudeError(e) && (e.code === 'E_NO_SUPERVISOR' || e.code === 'E_IO' || e.code === 'E_AGENT_NOT_RUNNING');
+
+/** One request to the agent's runtime socket. */
+export function askRuntime<A extends Action>(
+  svc: AgentServices,
+  s: SessionRow,
+  action: A,
+  payload: PayloadOf<A>,
+): Promise<ResultOf<A>> {
+  return controlRequest(agentSocketPath(svc.home, s.projectId, s.id, svc.env), action, payload, { timeoutMs: 5000 });
+}
+
+export interface Delivery {
+  delivered: 'stdin' | 'queued' | 'resumed';
+  pid: number;
+  /** The native session the agent continues (resumed deliveries). */
+  nativeSessionId: string | null;
+  /** Resumed deliveries: the status the agent had stopped with, and its log's size just before the new run. */
+  previousStatus?: string;
+  logOffset?: number;
+}
+
+/**
+ * Give `prompt` to the agent: queued for its running runtime, or — when its runtime has stopped —
+ * a new runtime resumes its native session with the prompt as the next message.
+ */
+export async function deliverMessage(svc: AgentServices, sessionId: string, prompt: string): Promise<Delivery> {
+  if (prompt.trim() === '') throw new KlaudeError('E_USAGE', 'the message is empty');
+  const deadline = Date.now() + TRANSITION_WAIT_MS;
+  for (;;) {
+    const s = getSession(svc.db, sessionId);
+    if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
+    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt))
+      return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
+    const fg = inForeground(svc.db, s.id);
+    if (fg) {
+      throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in ${describeForeground(fg)}`, {
+        hint:
+          fg.kind === 'pty'
+            ? `type to it there (\`klaude talk ${shortId(s.id)}\`), or exit that claude first`
+            : 'type to it there, or exit that claude first',
+      });
+    }
+    const live = liveRuntime(svc.db, s.id);
+    if (live) {
+      try {
+        const r = await askRuntime(svc, s, 'message', { sessionId: s.id, prompt });
+        return {
+          delivered: r.delivered === 'queued' ? 'queued' : 'stdin',
+          pid: r.pid ?? live.pid,
+          nativeSessionId: s.nativeSessionId,
+        };
+      } catch (e) {
+        if (!unreachable(e)) throw e;
+      }
+    } else {
+      reapOrRecover(svc, s.id);
+      // A CLI left by a runtime that died (SIGKILL) may still be writing the conversation: it is
+      // ended first (its watchdog is already on it), so the resume is the only writer.
+      const previous = endOrphanedClis(svc.db, s.id) ? null : claimForResume(svc, s.id);
+      if (previous !== null) return { ...(await resume(svc, s.id, prompt)), previousStatus: previous };
+    }
+    // A runtime is starting (no socket yet) or finishing (socket closed, process still there).
+    if (Date.now() > deadline) {
+      throw new KlaudeError('E_SESSION_BUSY', `agent ${shortId(s.id)} is between runs and did not settle`, {
+        hint: `try again in a moment; \`klaude logs ${shortId(s.id)}\` shows what it is doing`,
+      });
+    }
+    await sleep(RETRY_MS);
+  }
+}
+
+/** Thrown inside the claim transaction when the session is not stopped (yet): roll back, retry. */
+const NOT_STOPPED = new Error('not stopped');
+
+/** A message to an agent still in the run queue joins its first prompt. False: it left the queue. */
+function addToQueuedRequest(svc: AgentServices, id: string, prompt: string): boolean {
+  return tx(svc.db, () => {
+    const s = getSession(svc.db, id);
+    const req = s?.status === 'queued' ? queuedRequestOf(s.metadata) : null;
+    if (!s || !req) return false;
+    updateSession(svc.db, id, {
+      metadata: { ...s.metadata, queuedRequest: { ...req, prompt: `${req.prompt}\n\n${prompt}` } },
+    });
+    return true;
+  });
+}
+
+/**
+ * Atomically take a stopped session for a resume (its conversation claim + status → running), so
+ * two messages never start two runtimes and a checkout in progress is never raced: a live claim of
+ * someone else throws E_SESSION_BUSY naming it. Stopped: a terminal status, or a TUI session
+ * nobody has in the foreground. The claim passes to the runtime started (see resume).
+ */
+function claimForResume(svc: AgentServices, id: string): string | null {
+  let previous: string | null = null;
+  try {
+    claimConversation(svc.db, id, RESUME_PURPOSE, () => {
+      const s = getSession(svc.db, id);
+      if (!s) throw NOT_STOPPED;
+      const idleTui =
+        s.type === 'tui' && s.status !== 'pending' && !inForeground(svc.db, id) && !liveRuntime(svc.db, id);
+      // Died mid-turn with `agents.recover: ask`: the person's message resumes it.
+      const parked = s.status === 'waiting' && askedRecovery(svc.db, id) !== null && !liveRuntime(svc.db, id);
+      if (!isTerminal(s.status) && !idleTui && !parked) throw NOT_STOPPED;
+      previous = s.status;
+      updateSession(svc.db, id, { status: 'running', endedAt: null });
+    });
+    return previous;
+  } catch (e) {
+    if (e === NOT_STOPPED) return null;
+    throw e;
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** How long a resume holds the claim waiting for its runtime to record itself. */
+const HANDOFF_MS = 15_000;
+
+async function resume(svc: AgentServices, id: string, message: string): Promise<Delivery> {
+  const s = getSession(svc.db, id)!;
+  const parked = askedRecovery(svc.db, id);
+  const cause = parked?.askCause ?? '';
+  const request: RuntimeRequest = parked
+    ? {
+        prompt: `${resumePrompt(parked, cause)}\n\nThe person's message: ${message}`,
+        source: 'recover',
+        recoverCause: cause,
+      }
+    : { prompt: message, source: 'message' };
+  const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
+  assertWorktreeThere(s.worktreePath, cwd, s.id);
+  // Where the new run's events start: after anything written for the previous run (a reaper's `done`).
+  const logOffset = s.logPath ? sizeOf(s.logPath) : undefined;
+  try {
+    const pid = await spawnRuntime({
+      home: svc.home,
+      sessionId: s.id,
+      request,
+      inv: svc.inv,
+      env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+      cwd,
+    });
+    // Hold the claim until the runtime's process row exists: from then on that row says who
+    // writes the conversation (a checkout sees a live runtime), so there is no gap to race.
+    const deadline = Date.now() + HANDOFF_MS;
+    while (Date.now() < deadline && isAlive(pid) && !currentProcesses(svc.db, id, 'runtime').some((p) => p.pid === pid))
+      await sleep(RETRY_MS);
+    return { delivered: 'resumed', pid, nativeSessionId: s.nativeSessionId, logOffset };
+  } catch (e) {
+    updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
+    throw e;
+  } finally {
+    releaseConversation(svc.db, id, RESUME_PURPOSE);
+  }
+}
+
+/** Interrupt the agent's current turn. E_AGENT_NOT_RUNNING when no turn runs. */
+export async function interruptAgent(svc: AgentServices, sessionId: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const s = getSession(svc.db, sessionId);
+    if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
+    const notRunning = (): KlaudeError =>
+      new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(s.id)} is not running (${s.status})`, {
+        hint: isTerminal(s.status) ? `\`klaude message ${shortId(s.id)} "…"\` resumes it` : undefined,
+      });
+    if (s.status === 'queued') {
+      if (cancelQueued(svc.db, s.id)) {
+        if (s.logPath)
+          appendSessionEvent(s.logPath, {
+            type: 'done',
+            status: 'cancelled',
+            error: 'interrupted while queued: it never ran',
+          });
+        return;
+      }
+      continue; // it left the queue meanwhile: interrupt what it became
+    }
+    if (s.status === 'waiting' && askedRecovery(svc.db, s.id) && !liveRuntime(svc.db, s.id)) {
+      // Died mid-turn and waiting for the person (`agents.recover: ask`): declined, it ends interrupted.
+      endTurn(svc.db, s.id);
+      updateSession(svc.db, s.id, { status: 'interrupted', endedAt: Date.now() });
+      if (s.logPath)
+        appendSessionEvent(s.logPath, {
+          type: 'done',
+          status: 'interrupted',
+          error: 'not resumed after its run died mid-turn',
+        });
+      return;
+    }
+    const fgRow = inForeground(svc.db, s.id);
+    if (fgRow) {
+      throw new KlaudeError(
+        'E_SESSION_BUSY',
+        `${shortId(s.id)} runs in ${describeForeground(fgRow)}: interrupt it there (Esc)`,
+      );
+    }
+    const live = liveRuntime(svc.db, s.id);
+    if (!live) {
+      // Started a moment ago: its runtime may not have registered yet.
+      if (s.status === 'pending' || (s.status === 'running' && Date.now() < deadline && !reapOrRecover(svc, s.id))) {
+        if (Date.now() > deadline) throw notRunning();
+        await sleep(RETRY_MS);
+        continue;
+      }
+      throw notRunning();
+    }
+    try {
+      await askRuntime(svc, s, 'interrupt', { sessionIds: [s.id] });
+      return;
+    } catch (e) {
+      if (isKlaudeError(e) && e.code === 'E_AGENT_NOT_RUNNING') throw notRunning();
+      if (!unreachable(e) || Date.now() > deadline) throw notRunning();
+      await sleep(RETRY_MS);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * Recovery from a run that died mid-turn (design notes: khlone checkpoint + `[RESUME]` prompt).
+ * The runtime's own watcher handles its CLI dying (runtime/recover-cli.ts); this handles the runtime
+ * itself dying (SIGKILL, OOM, reboot), found by whoever looks at the session next (`wait`,
+ * `message`, `interrupt`, listings after reconcile). `agents.recover`: `auto` resumes the same
+ * conversation with a resume prompt built from the checkpoint, at most once per turn; `ask` marks
+ * the session `waiting` (needs you) until a `klaude message` resumes it; `off` leaves it ended.
+ */
+import { shortId } from '../core/ids.js';
+import { isTerminal } from '../core/status.js';
+import { claimRecovery, getCheckpoint, type CheckpointRow } from '../db/repos/checkpoints.js';
+import { currentProcesses, endProcess } from '../db/repos/processes.js';
+import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { appendSessionEvent } from '../logs/writer.js';
+import { isAlive, sleep } from '../lib/process.js';
+import { isKlaudeError } from '../lib/errors.js';
+import { claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
+import type { AgentServices } from './context.js';
+import type { AgentEventInput } from '../core/events.js';
+import { spawnRuntime, type RuntimeRequest } from './launch.js';
+import { endOrphanedClis, inForeground, liveRuntime, reapIfDead } from '../ownership/liveness.js';
+import { startQueued } from './queue.js';
+
+const PARTIAL_SHOWN = 1500;
+/** How long recovery holds the conversation claim waiting for its runtime to record itself. */
+const HANDOFF_MS = 15_000;
+/** After reconcile, how long to wait for a dead runtime's CLI to end before recovery gives up for now. */
+const ORPHAN_WAIT_MS = 5_000;
+const TOOLS_SHOWN = 15;
+
+/** The `[RESUME]` prompt: what the turn asked, what was done, the answer so far. */
+export function resumePrompt(cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'partialText'>, cause: string): string {
+  const calls = cp.toolCalls ?? [];
+  const lines = [
+    `[RESUME] Your previous run stopped in the middle of a turn (${cause}); klaude resumed this conversation.`,
+  ];
+  if (calls.length) {
+    const shown = calls.slice(-TOOLS_SHOWN);
+    lines.push(
+      `Tool calls already made in that turn (${calls.length}${calls.length > shown.length ? `, last ${shown.length}` : ''}):`,
+    );
+    for (const c of shown) lines.push(`- ${c}`);
+  } else {
+    lines.push('No tool call had been made in that turn yet.');
+  }
+  const partial = (cp.partialText ?? '').trim();
+  if (partial) {
+    const cut = partial.length > PARTIAL_SHOWN ? `…${partial.slice(-PARTIAL_SHOWN)}` : partial;
+    lines.push('Your partial answer so far:', cut);
+  }
+  lines.push(
+    'Check what is already done before repeating anything (a command may have run only partly), then continue from where you left off.',
+    `The request of that turn was:\n${cp.prompt ?? '(not recorded)'}`,
+  );
+  return lines.join('\n');
+}
+
+/** Thrown inside the claim transaction when the turn is not (or no longer) recoverable. */
+const NOT_RECOVERABLE = new Error('not recoverable');
+
+/**
+ * The session's runtime is gone mid-turn: claim its recovery (the conversation claim, and the
+ * checkpoint's once-per-turn mark, in one transaction) and resume it, or mark it for the person.
+ * True when recovery has the session (the caller must not reap it): also while the dead
+ * runtime's CLI is still being ended, or someone else holds the conversation.
+ */
+export function recoverLostRun(svc: AgentServices, sessionId: string): boolean {
+  return tryRecover(svc, sessionId, []) !== false;
+}
+
+/**
+ * recoverLostRun, saying whether recovery was only put off (the dead runtime's CLI still runs);
+ * the start of the resuming runtime is added to `starting` for callers that close the DB after.
+ */
+function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<void>[]): 'taken' | 'deferred' | false {
+  const mode = svc.config['agents.recover'];
+  if (mode === 'off') return false;
+  const s = getSession(svc.db, sessionId);
+  if (!s || s.type === 'tui' || s.status === 'queued' || (isTerminal(s.status) && s.status !== 'interrupted'))
+    return false;
+  const cp0 = getCheckpoint(svc.db, s.id);
+  if (!cp0?.inTurn || cp0.recoveredTurn === cp0.turn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id))
+    return false;
+  // A CLI left by the dead runtime may still write the conversation: it is ended first (SIGTERM,
+  // its watchdog escalates); recovery goes ahead on a later look, once it is gone.
+  if (endOrphanedClis(svc.db, s.id)) return 'deferred';
+  const dead = currentProcesses(svc.db, s.id, 'runtime');
+  const cause = dead[0] ? `its runtime (pid ${dead[0].pid}) died` : 'its runtime died';
+  let cp: CheckpointRow | null = null;
+  try {
+    claimConversation(svc.db, s.id, 'crash recovery', () => {
+      cp = claimRecovery(svc.db, s.id, mode === 'ask' ? { ask: cause } : {});
+      if (!cp) throw NOT_RECOVERABLE;
+      for (const p of dead) endProcess(svc.db, p.id, { exitCode: null, signal: 'LOST' });
+      updateSession(svc.db, s.id, { status: mode === 'ask' ? 'waiting' : 'running', endedAt: null });
+    });
+  } catch (e) {
+    if (e === NOT_RECOVERABLE) return false;
+    if (isKlaudeError(e) && e.code === 'E_SESSION_BUSY') return 'taken'; // someone else is taking it (checkout)
+    throw e;
+  }
+  if (mode === 'ask') {
+    releaseConversation(svc.db, s.id, 'crash recovery');
+    logEvent(s, { type: 'recovered', cause, mode: 'ask' });
+    logEvent(s, {
+      type: 'status',
+      status: 'waiting',
+      reason: `needs you: \`klaude message ${shortId(s.id)} "…"\` resumes it`,
+    });
+    return 'taken';
+  }
+  starting.push(spawnRecovery(svc, s, resumePrompt(cp!, cause), cause));
+  return 'taken';
+}
+
+function logEvent(s: SessionRow, e: Parameters<typeof appendSessionEvent>[1]): void {
+  try {
+    if (s.logPath) appendSessionEvent(s.logPath, e);
+  } catch {
+    /* the DB has the state */
+  }
+}
+
+/** Start the runtime that resumes the conversation; the conversation claim passes to it once it has recorded itself. */
+async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, cause: string): Promise<void> {
+  const cwd = (s.metadata as { cwd?: unknown } | null)?.cwd;
+  try {
+    const pid = await spawnRuntime({
+      home: svc.home,
+      sessionId: s.id,
+      request: { prompt, source: 'recover', recoverCause: cause },
+      inv: svc.inv,
+      env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+      cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
+    });
+    const deadline = Date.now() + HANDOFF_MS;
+    while (
+      Date.now() < deadline &&
+      isAlive(pid) &&
+      !currentProcesses(svc.db, s.id, 'runtime').some((p) => p.pid === pid)
+    )
+      await sleep(50);
+  } catch (e) {
+    try {
+      updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
+    } catch {
+      /* the DB went away (the caller finished): the next look reaps the session */
+    }
+    logEvent(s, {
+      type: 'done',
+      status: 'failed',
+      error: `recovery could not start a runtime: ${(e as Error).message}`,
+    });
+  } finally {
+    releaseConversation(svc.db, s.id, 'crash recovery');
+  }
+}
+
+/**
+ * A session whose runtime may have died: recover it (see above), else end it as failed and give
+ * its run slot to the queue. Returns the ended row when it was reaped.
+ */
+export function reapOrRecover(svc: AgentServices, sessionId: string): SessionRow | undefined {
+  if (recoverLostRun(svc, sessionId)) return undefined;
+  const ended = reapIfDead(svc.db, sessionId);
+  if (ended) void startQueued(svc);
+  return ended;
+}
+
+/** Agents of the project whose checkpoint says a turn was running and not yet recovered (their runtime may be dead). */
+function midTurnIds(svc: AgentServices): string[] {
+  return svc.db.sqlite
+    .prepare(
+      `SELECT c.session_id FROM checkpoints c JOIN sessions s ON s.id = c.session_id
+       WHERE s.project_id = ? AND c.in_turn = 1 AND (c.recovered_turn IS NULL OR c.recovered_turn < c.turn)
+         AND s.status IN ('pending', 'running', 'waiting', 'interrupted')`,
+    )
+    .pluck()
+    .all(svc.projectHash) as string[];
+}
+
+/**
+ * After `reconcile` found dead processes: recover the project's agents cut off mid-turn (those it
+ * ended, and those whose runtime died while their CLI lived on), then fill freed run slots.
+ */
+export async function recoverAfterReconcile(svc: AgentServices, endedIds: readonly string[]): Promise<void> {
+  const starting: Promise<void>[] = [];
+  for (const id of new Set([...endedIds, ...midTurnIds(svc)])) {
+    // Nobody may look again soon: give a dead runtime's orphaned CLI a moment to go (its watchdog ends it).
+    const deadline = Date.now() + ORPHAN_WAIT_MS;
+    while (tryRecover(svc, id, starting) === 'deferred' && Date.now() < deadline) await sleep(100);
+  }
+  await Promise.all(starting);
+  await startQueued(svc);
+}

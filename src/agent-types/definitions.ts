@@ -1,0 +1,186 @@
+/**
+ * Agent types: `<project>/.claude/agents/**\/*.md` over `~/.claude/agents/**\/*.md` over the
+ * built-in `general`. Each directory is read once per process (cached by path); a bad file is
+ * reported as a problem and skipped, never hiding the good ones.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { klaudeHome, projectRoot } from '../config/paths.js';
+import { didYouMean } from '../lib/closest.js';
+import { KlaudeError } from '../lib/errors.js';
+import { parseCacheFile } from '../config/parse-cache.js';
+import { projectAgentsDir, tildify, userAgentsDir } from '../claude/config-dir.js';
+import { FrontmatterError, parseFrontmatter, type Frontmatter } from './frontmatter.js';
+import {
+  formatProblem,
+  type AgentDefinition,
+  type AgentDefinitions,
+  type AgentLookupOptions,
+  type AgentProblem,
+  type AgentSource,
+} from './types.js';
+import { FieldError, toDefinition } from './validate.js';
+
+export const BUILTIN_AGENT_TYPE = 'general';
+
+/** A plain Claude Code agent: no file, no extra instructions, the project's MCP servers. */
+export function builtinGeneral(): AgentDefinition {
+  return {
+    name: BUILTIN_AGENT_TYPE,
+    source: 'builtin',
+    path: null,
+    description: 'plain Claude Code agent (no extra instructions)',
+    inheritProjectMcps: true,
+    inheritParentMcps: false,
+    instructions: '',
+  };
+}
+
+const RANK: Record<AgentSource, number> = { builtin: 0, user: 1, project: 2 };
+
+const cache = new Map<string, AgentDefinitions>();
+
+/** Forget what was read (tests that rewrite agent files in place; long-lived processes on change). */
+export function clearAgentDefinitionCache(): void {
+  cache.clear();
+}
+
+interface DirResult {
+  defs: AgentDefinition[];
+  problems: AgentProblem[];
+}
+
+function markdownFiles(dir: string): { files: string[]; problem?: string } {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { files: [] };
+    return { files: [], problem: `cannot read the directory: ${(e as Error).message}` };
+  }
+  const files = names
+    .filter((n) => n.toLowerCase().endsWith('.md'))
+    .sort()
+    .map((n) => path.join(dir, n))
+    .filter((f) => {
+      try {
+        return statSync(f).isFile();
+      } catch {
+        return false;
+      }
+    });
+  return { files };
+}
+
+function loadDir(dir: string, source: Exclude<AgentSource, 'builtin'>, cacheFile: string): DirResult {
+  const out: DirResult = { defs: [], problems: [] };
+  const { files, problem } = markdownFiles(dir);
+  if (problem) out.problems.push({ path: dir, message: problem, severity: 'error', source, name: '' });
+  const byName = new Map<string, string>();
+  for (const file of files) {
+    let fm: Frontmatter | undefined;
+    const stem = path.basename(file).replace(/\.md$/i, '');
+    const fail = (message: string, line?: number): void => {
+      const declared =
+        fm && typeof fm.data.name === 'string' && fm.data.name.trim() !== '' ? fm.data.name.trim() : stem;
+      out.problems.push({ path: file, line, message, severity: 'error', source, name: declared });
+    };
+    try {
+      fm = parseFrontmatter(readFileSync(file, 'utf8'), cacheFile);
+      const { def, warnings } = toDefinition(fm, file, source);
+      const earlier = byName.get(def.name);
+      if (earlier) {
+        fail(
+          `agent type '${def.name}' is already defined by ${earlier} (in the same directory)`,
+          fm.keyLines.get('name'),
+        );
+        continue;
+      }
+      byName.set(def.name, file);
+      out.defs.push(def);
+      for (const w of warnings) {
+        out.problems.push({
+          path: file,
+          line: fm.keyLines.get(w.field),
+          message: w.message,
+          severity: 'warning',
+          source,
+          name: def.name,
+        });
+      }
+    } catch (e) {
+      if (e instanceof FrontmatterError) fail(e.message, e.line);
+      else if (e instanceof FieldError) fail(e.message, fm?.keyLines.get(e.field));
+      else fail(`cannot read the file: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/** All agent types visible from cwd, and the problems of files that could not be used. */
+export function loadAgentDefinitions(opts: AgentLookupOptions = {}): AgentDefinitions {
+  const env = opts.env ?? process.env;
+  const projectDir = projectAgentsDir(projectRoot(opts.cwd ?? process.cwd()));
+  const userDir = userAgentsDir(env);
+  const key = `${projectDir}\0${userDir}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+
+  // Run in the home directory itself, the two directories are one: read it once, as the user's.
+  const cacheFile = parseCacheFile(klaudeHome(env));
+  const user = loadDir(userDir, 'user', cacheFile);
+  const project =
+    path.resolve(projectDir) === path.resolve(userDir)
+      ? { defs: [], problems: [] }
+      : loadDir(projectDir, 'project', cacheFile);
+  const byName = new Map<string, AgentDefinition>([[BUILTIN_AGENT_TYPE, builtinGeneral()]]);
+  for (const d of [...user.defs, ...project.defs]) byName.set(d.name, d);
+  const result: AgentDefinitions = {
+    agents: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    problems: [...project.problems, ...user.problems],
+  };
+  cache.set(key, result);
+  return result;
+}
+
+/**
+ * The definition of one agent type. A broken file that would define the type (and is not
+ * shadowed by a higher-precedence good one) is an E_AGENT_DEFINITION error, never silently
+ * replaced by a lower-precedence file; an unknown type is E_USAGE listing what exists.
+ */
+export function resolveAgentType(type: string, opts: AgentLookupOptions = {}): AgentDefinition {
+  const env = opts.env ?? process.env;
+  const { agents, problems } = loadAgentDefinitions(opts);
+  const found = agents.find((a) => a.name === type);
+  const broken = problems.find(
+    (p) => p.severity === 'error' && p.name === type && (!found || RANK[p.source] >= RANK[found.source]),
+  );
+  if (broken) {
+    throw new KlaudeError('E_AGENT_DEFINITION', `bad agent file for type '${type}': ${formatProblem(broken)}`, {
+      hint: 'fix the file; `klaude agents` lists agent types and file problems',
+      details: { path: broken.path, line: broken.line, problem: broken.message },
+    });
+  }
+  if (found) return found;
+  const root = projectRoot(opts.cwd ?? process.cwd());
+  const available = agents.map((a) => a.name);
+  throw new KlaudeError('E_USAGE', `unknown agent type '${type}'`, {
+    hint:
+      `${didYouMean(type, available)}available: ${available.join(', ')}; to add '${type}', write ${tildify(path.join(projectAgentsDir(root), `${type}.md`), env)} (project) ` +
+      `or ${tildify(path.join(userAgentsDir(env), `${type}.md`), env)} (user)`,
+    details: { available },
+  });
+}
+
+/** May an agent of type `parent` start one of type `child`? (No `allowedAgents` = any.) */
+export function isAgentAllowed(parent: AgentDefinition, child: string): boolean {
+  return (
+    parent.allowedAgents === undefined || parent.allowedAgents.includes(child) || parent.allowedAgents.includes('*')
+  );
+}
+
+/** Absolute directory for an agent's saved output (`<root>/.claude/<outputDir>`), or null. */
+export function agentOutputDir(def: AgentDefinition, root: string): string | null {
+  return def.outputDir ? path.join(root, '.claude', def.outputDir) : null;
+}

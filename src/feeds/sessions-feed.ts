@@ -1,0 +1,209 @@
+/**
+ * The project's sessions, live, without polling. Any process that changes the DB (hooks,
+ * agent runtimes, other supervisors, `klaude` commands) writes the SQLite WAL, so a file
+ * notification on the DB's directory says "something changed"; the supervisor's own events
+ * call `poke()` too. Each notification asks for a check, at most once per frame (a burst of
+ * writes costs one), and the check is cheap before it is thorough:
+ *   1. `PRAGMA data_version`: did any other connection commit since the last check? (no I/O)
+ *   2. this project's change marker: count and max(updated_at) of its sessions (an index of
+ *      its own), and its open processes; a write in another project leaves it as it was;
+ *   3. only then the listing query (`queries` counts those).
+ * No notification, no timer, no work.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { HasSqlite } from '../db/connection.js';
+import { projectPendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
+import { listSessionRows, liveProcessesOfProject, type LiveProcesses } from '../db/repos/listing.js';
+import { Emitter, type Source } from './store.js';
+import type { SessionView } from './session-tree.js';
+
+export type { ApprovalRow, LiveProcesses };
+
+export interface SessionsSnapshot {
+  sessions: readonly SessionView[];
+  /** Live processes (PTY host, foreground claude, headless runtime) by session id. */
+  processes: ReadonlyMap<string, LiveProcesses>;
+  /** Pending permission requests by session id, oldest first. */
+  approvals: ReadonlyMap<string, readonly ApprovalRow[]>;
+  /** Bumped on every change. */
+  version: number;
+  /** Last query error (the previous sessions stay shown). */
+  error: string | null;
+}
+
+export interface SessionsFeedOptions {
+  /** Any open connection (the drizzle-free one is enough); `path` is the DB file, or ':memory:'. */
+  db: HasSqlite & { path: string };
+  projectId: string;
+  /** Minimum time between two queries (one frame). */
+  frameMs: number;
+  /** Watch the DB files (off in tests that poke by hand). Default true for file DBs. */
+  watchFiles?: boolean;
+  onError?: (err: unknown) => void;
+}
+
+export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
+  private snapshot: SessionsSnapshot = {
+    sessions: [],
+    processes: new Map(),
+    approvals: new Map(),
+    version: 0,
+    error: null,
+  };
+  private signature = '';
+  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private lastQueryAt = 0;
+  private watcher: FSWatcher | undefined;
+  private closed = false;
+  /** Listing queries run (diagnostics, bench). */
+  queries = 0;
+  /** Change-marker probes run (step 2 above). */
+  probes = 0;
+  private dataVersion = -1;
+  private poked = false;
+  private marker = '';
+
+  constructor(private readonly opts: SessionsFeedOptions) {
+    super();
+    this.query();
+    if (opts.watchFiles ?? opts.db.path !== ':memory:') this.watchDb();
+  }
+
+  getSnapshot = (): SessionsSnapshot => this.snapshot;
+
+  /** Something may have changed (said by the supervisor: the data_version step is skipped): check within a frame. */
+  poke = (): void => {
+    this.poked = true;
+    this.schedule();
+  };
+
+  private schedule(): void {
+    if (this.closed || this.scheduled) return;
+    this.scheduled = true;
+    const wait = this.lastQueryAt + this.opts.frameMs - Date.now();
+    const run = (): void => {
+      this.timer = undefined;
+      this.immediate = undefined;
+      this.scheduled = false;
+      this.check();
+    };
+    if (wait <= 0) this.immediate = setImmediate(run);
+    else this.timer = setTimeout(run, wait);
+  }
+
+  /** Query now (after the dashboard's own writes, so the change shows in the same frame). */
+  refresh(): void {
+    this.query();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  /** The cheap checks, then the query only when this project's rows changed. */
+  private check(): void {
+    if (this.closed) return;
+    this.lastQueryAt = Date.now();
+    try {
+      const v = this.opts.db.sqlite.pragma('data_version', { simple: true }) as number;
+      const poked = this.poked;
+      this.poked = false;
+      if (v === this.dataVersion && !poked && this.snapshot.error === null) return;
+      this.dataVersion = v;
+      const m = this.probe();
+      if (m === this.marker && this.snapshot.error === null) return;
+    } catch {
+      /* the query below reports the problem */
+    }
+    this.query();
+  }
+
+  /** This project's change marker (two small indexed reads). */
+  private probe(): string {
+    this.probes++;
+    const db = this.opts.db.sqlite;
+    const s = db
+      .prepare('SELECT count(*) AS n, ifnull(max(updated_at), 0) AS u FROM sessions WHERE project_id = ?')
+      .get(this.opts.projectId) as { n: number; u: number };
+    const p = db
+      .prepare(
+        `SELECT count(*) AS n, ifnull(max(p.id), 0) AS m FROM runtime_process p JOIN sessions s ON s.id = p.klaude_session_id
+         WHERE p.exited_at IS NULL AND p.is_current = 1 AND s.project_id = ?`,
+      )
+      .get(this.opts.projectId) as { n: number; m: number };
+    return `${s.n}:${s.u}:${p.n}:${p.m}`;
+  }
+
+  private query(): void {
+    if (this.closed) return;
+    try {
+      this.marker = this.probe();
+    } catch {
+      /* reported by the listing query */
+    }
+    this.lastQueryAt = Date.now();
+    this.queries++;
+    let rows: SessionView[];
+    let processes: Map<string, LiveProcesses>;
+    const approvals = new Map<string, ApprovalRow[]>();
+    try {
+      rows = listSessionRows(this.opts.db, { projectId: this.opts.projectId, includeArchived: true });
+      processes = liveProcessesOfProject(this.opts.db, this.opts.projectId);
+      for (const a of projectPendingApprovals(this.opts.db, this.opts.projectId))
+        approvals.set(a.sessionId, [...(approvals.get(a.sessionId) ?? []), a]);
+    } catch (err) {
+      this.opts.onError?.(err);
+      const msg = `cannot read sessions: ${(err as Error).message}`;
+      if (this.snapshot.error !== msg) {
+        this.snapshot = { ...this.snapshot, error: msg, version: this.snapshot.version + 1 };
+        this.emit();
+      }
+      return;
+    }
+    const procSig = [...processes]
+      .map(([id, p]) => `${id}:${p.pty ?? ''}:${p.ptyRow ?? ''}:${p.claude ?? ''}:${p.runtime ?? ''}`)
+      .join(',');
+    const askSig = [...approvals.values()]
+      .flat()
+      .map((a) => a.id)
+      .join(',');
+    const sig = `${rows.map((r) => `${r.id}|${r.updatedAt}|${r.status}|${r.archivedAt}|${r.parentId}`).join('\n')}\n${procSig}\n${askSig}`;
+    if (sig === this.signature && this.snapshot.error === null) return;
+    this.signature = sig;
+    // Frozen: React (and anyone else) may keep a snapshot; the next change makes a new one.
+    for (const r of rows) Object.freeze(r);
+    this.snapshot = Object.freeze({
+      sessions: Object.freeze(rows),
+      processes,
+      approvals,
+      version: this.snapshot.version + 1,
+      error: null,
+    });
+    this.emit();
+  }
+
+  /**
+   * Watch the directory holding the DB (not the -wal file itself: SQLite deletes and recreates
+   * it), and react to writes of the DB and its WAL only.
+   */
+  private watchDb(): void {
+    const file = this.opts.db.path;
+    const dir = path.dirname(file);
+    const names = new Set([path.basename(file), `${path.basename(file)}-wal`]);
+    try {
+      this.watcher = watch(dir, { persistent: false }, (_type, name) => {
+        if (name === null || names.has(String(name))) this.schedule();
+      });
+      this.watcher.on('error', (err) => this.opts.onError?.(err));
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+  }
+}

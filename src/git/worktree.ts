@@ -1,0 +1,101 @@
+/**
+ * `--worktree` agents: each gets a git worktree of its own on a new branch from the current HEAD,
+ * so agents never edit the person's tree (or each other's).
+ *
+ * Naming (documented in `klaude start --help`):
+ *   branch     klaude/<shortid>-<type>         e.g. klaude/8hj2kd0p-reviewer
+ *   directory  <KLAUDE_HOME>/projects/<project-hash>/worktrees/<shortid>
+ * The directory is outside the person's tree (nothing to git-ignore). The worktree's git dir gets a
+ * `klaude-project` file naming the project root, so klaude commands run inside the worktree (the
+ * agent's own `klaude start`, a checkout) count as the same project (config/paths.ts projectRoot).
+ */
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { shortId } from '../core/ids.js';
+import { projectDir, WORKTREE_OWNER_FILE } from '../config/paths.js';
+import { KlaudeError } from '../lib/errors.js';
+import { gitOk, gitTopLevel, headCommit } from './exec.js';
+
+export interface AgentWorktree {
+  /** The worktree's top level. */
+  path: string;
+  branch: string;
+  /** The commit the branch was made from. */
+  base: string;
+  /** Where the agent works: the worktree, or the same sub-directory of it the person was in. */
+  cwd: string;
+}
+
+/** `klaude/<shortid>-<type>`, the type made safe for a ref name. */
+export function worktreeBranchName(sessionId: string, type: string): string {
+  const safe =
+    type
+      .replace(/\.{2,}/g, '.')
+      .replace(/[^\w.-]/g, '-')
+      .replace(/^[.-]+|[.]+$|\.lock$/g, '') || 'agent';
+  return `klaude/${shortId(sessionId).toLowerCase()}-${safe}`;
+}
+
+export function agentWorktreeDir(home: string, projectHash: string, sessionId: string): string {
+  return path.join(projectDir(home, projectHash), 'worktrees', shortId(sessionId).toLowerCase());
+}
+
+/** The repository `cwd` is in and its HEAD commit; one-line errors when there is none. */
+export function worktreeSource(cwd: string): { top: string; head: string } {
+  const top = gitTopLevel(cwd);
+  if (!top) {
+    throw new KlaudeError('E_NOT_GIT_REPO', `--worktree needs a git repository, and ${cwd} is not in one`, {
+      hint: 'run `git init` and commit once, or start the agent without --worktree',
+    });
+  }
+  const head = headCommit(top);
+  if (!head) {
+    throw new KlaudeError('E_NOT_GIT_REPO', `--worktree needs a commit to branch from, and ${top} has none yet`, {
+      hint: 'commit once, or start the agent without --worktree',
+    });
+  }
+  return { top, head };
+}
+
+/** Create the agent's worktree and branch from `head`. */
+export function createAgentWorktree(o: {
+  home: string;
+  projectHash: string;
+  sessionId: string;
+  type: string;
+  /** From worktreeSource. */
+  top: string;
+  head: string;
+  /** The directory the agent was started from (kept as the same sub-directory of the worktree). */
+  cwd: string;
+}): AgentWorktree {
+  const dir = agentWorktreeDir(o.home, o.projectHash, o.sessionId);
+  const branch = worktreeBranchName(o.sessionId, o.type);
+  mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+  chmodSync(path.dirname(dir), 0o700);
+  gitOk(o.top, ['worktree', 'add', '-q', '-b', branch, dir, o.head]);
+  const gitDir = gitOk(dir, ['rev-parse', '--absolute-git-dir']).trim();
+  writeFileSync(path.join(gitDir, WORKTREE_OWNER_FILE), `${o.top}\n`, { mode: 0o600 });
+  const rel = path.relative(o.top, o.cwd);
+  const cwd = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? path.join(dir, rel) : dir;
+  mkdirSync(cwd, { recursive: true });
+  return { path: dir, branch, base: o.head, cwd };
+}
+
+/**
+ * A worktree agent resumed, checked out or talked to after its worktree was pruned has nowhere to
+ * work (opening it elsewhere would run its conversation in the wrong tree): say so. `cwd` is the
+ * directory it was started in (inside the worktree), the worktree itself when unknown.
+ */
+export function assertWorktreeThere(worktreePath: string | null, cwd: string | null | undefined, id?: string): void {
+  if (worktreePath && !existsSync(cwd ?? worktreePath)) {
+    const logs = id ? `\`klaude logs ${shortId(id)}\`` : '`klaude logs <id>`';
+    throw new KlaudeError(
+      'E_NO_WORKTREE',
+      `the agent's worktree ${worktreePath} was removed (klaude worktree prune): it has nowhere to work`,
+      {
+        hint: `${logs} still shows what it did; start a new agent (\`klaude start <type> --worktree "…"\`) for more work`,
+      },
+    );
+  }
+}

@@ -1,0 +1,424 @@
+/**
+ * The agent runtime: one detached process per running agent (`klaude __runtime <sessionId>`, its
+ * launch request as JSON on stdin; see launch.ts). It drives the agent's CLI through its adapter,
+ * appends the normalised events to the session log, keeps the DB current, and answers `message`,
+ * `interrupt`, `answer` (permission requests, approval-desk.ts), `stop` and `ping` on its own
+ * control socket (`<runDir>/<hash>/a/<id>.sock`).
+ *
+ * Lifecycle — one runtime per burst of work, not per agent lifetime:
+ *
+ *   spawn ─▶ claim (runtime_process row; refuse if another live runtime has the session)
+ *        ─▶ listen on the socket ─▶ start the CLI (`--session-id <uuid>` the first time,
+ *           `--resume <uuid>` once a transcript exists) ─▶ status running ─▶ send the first message
+ *        ─▶ turns: messages that arrive during a turn are queued HERE and sent together when the
+ *           turn's `result` comes (claude would merge queued stdin messages into one turn anyway,
+ *           which makes "is the agent finished?" unknowable from outside; queuing here keeps it exact)
+ *        ─▶ last turn done with nothing queued: status + `done` written at once, socket closed,
+ *           CLI stdin closed, CLI exits, process row ended, runtime exits.
+ *
+ * Why exit when idle rather than linger: nothing to supervise between turns, no idle processes
+ * piling up, and a crash between turns cannot leave a "running" agent behind. A later
+ * `klaude message` finds no socket and starts a new runtime that resumes the same native session
+ * (claude `--resume` continues in place: same id, same transcript), so the conversation goes on.
+ *
+ * Interrupt: stream-json `control_request` {subtype: interrupt}; if the CLI has not acknowledged it
+ * within INTERRUPT_ACK_MS, SIGINT (claude then ends the turn with a result, exit 0). The turn ends
+ * `interrupted`. SIGTERM (checkout stopping a headless agent, `stop`) records `interrupted` at once,
+ * then stops the CLI (SIGTERM, SIGKILL after a grace).
+ */
+import { existsSync } from 'node:fs';
+import type { AgentEventInput, EventOf } from '../core/events.js';
+import { shortId } from '../core/ids.js';
+import { startControlServer, type ControlServer } from '../control/server.js';
+import { PROTOCOL_VERSION } from '../control/protocol.js';
+import { endProcess } from '../db/repos/processes.js';
+import { KlaudeError } from '../lib/errors.js';
+import { claimRun, forwardToOther, recordCli } from './run-claim.js';
+import { VERSION } from '../lib/version.js';
+import type { Normaliser } from '../adapters/runtime-adapter.js';
+import { CliProcess, type CliExit } from './cli-process.js';
+import { ApprovalDesk } from './approval-desk.js';
+import type { RuntimeRequest } from '../agent-ops/launch.js';
+import { agentSocketPath } from '../control/agent-socket.js';
+import { currentInvocation } from '../claude/shim.js';
+import { droppedNote, RunRecord } from './run-record.js';
+import { cliLaunch } from './cli-launch.js';
+import { OnStopTurns, onStopPrompts } from './on-stop.js';
+import { startQueued } from '../agent-ops/queue.js';
+import { RateLimitWatch } from './rate-limit.js';
+import { recoverCli } from './recover-cli.js';
+import { DeltaCoalescer } from './delta-coalescer.js';
+import { assertWorktreeThere } from '../git/worktree.js';
+
+export const INTERRUPT_ACK_MS = 2000;
+export const STOP_GRACE_MS = 3000;
+/** After the last turn, how long the CLI may take to exit once its stdin is closed. */
+const EXIT_AFTER_EOF_MS = 15_000;
+
+import type { Deps } from './deps.js';
+
+export type { Deps };
+
+export class AgentRuntime {
+  private cli: CliProcess | null = null;
+  private normaliser: Normaliser;
+  private server: ControlServer | null = null;
+  private processRowId: number | null = null;
+  private readonly queue: string[] = [];
+  private turnActive = true; // the first message is pending from the start
+  private stopping = false;
+  private interruptTimer: NodeJS.Timeout | null = null;
+  private interruptSeq = 0;
+  /** An interrupt was asked in this turn: the CLI ending it is no crash. */
+  private interruptAsked = false;
+  /** Died mid-turn with `agents.recover: ask`: the run ends without a `done`, waiting for the person. */
+  private parked = false;
+  private readonly rec: RunRecord;
+  private readonly stops: OnStopTurns;
+  private readonly rateLimits: RateLimitWatch;
+  private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
+  private readonly desk: ApprovalDesk;
+
+  constructor(private readonly d: Deps) {
+    this.rec = new RunRecord(d);
+    this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
+    this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
+    this.normaliser = this.newNormaliser();
+    this.stops = new OnStopTurns(onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop));
+    this.rateLimits = new RateLimitWatch({
+      db: d.db,
+      config: d.config,
+      runtime: d.session.runtime,
+      write: (e) => this.write(e),
+    });
+  }
+
+  private get finalized(): boolean {
+    return this.rec.finalized;
+  }
+
+  private write(e: AgentEventInput): void {
+    this.deltas.flush();
+    this.rec.write(e);
+  }
+
+  private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+    this.deltas.flush();
+    if (!this.finalized) this.desk.closeAll('the run ended');
+    this.rec.finalize(done);
+  }
+
+  private newNormaliser(): Normaliser {
+    return this.d.adapter.createNormaliser({
+      onControlResponse: (id) => {
+        if (id.startsWith('klaude_int_') && this.interruptTimer) {
+          clearTimeout(this.interruptTimer);
+          this.interruptTimer = null;
+        }
+      },
+      onControlCancel: (id) => this.desk.onCancel(id),
+    });
+  }
+
+  private get id(): string {
+    return this.d.session.id;
+  }
+
+  async run(request: RuntimeRequest): Promise<number> {
+    const { d } = this;
+    const claimed = claimRun(d.db, this.id, d.session.instanceId);
+    if (claimed === null) return forwardToOther(d, request.prompt);
+    if (typeof claimed === 'object') {
+      d.log.error('the conversation is claimed by someone else: not starting the agent CLI', { holder: claimed.busy });
+      this.write({
+        type: 'error',
+        message: `not started: ${shortId(this.id)} is taken by ${claimed.busy} [E_SESSION_BUSY]`,
+      });
+      d.writer.close();
+      d.db.close();
+      return 3;
+    }
+    this.processRowId = claimed;
+    try {
+      this.server = await startControlServer({
+        socketPath: agentSocketPath(d.home, d.session.projectId, this.id, d.env),
+        handlers: {
+          ping: () => ({
+            pong: true,
+            instanceId: this.id,
+            pid: process.pid,
+            version: VERSION,
+            protocol: PROTOCOL_VERSION,
+          }),
+          message: (p) => this.onMessage(p.prompt),
+          interrupt: () => this.onInterrupt(),
+          answer: (p) => this.desk.answer(p),
+          stop: () => {
+            setImmediate(() => void this.stop('stop requested'));
+            return { stopping: true };
+          },
+        },
+        log: (level, msg, data) => d.log[level](msg, data),
+      });
+    } catch (e) {
+      d.log.warn('agent control socket unavailable: message/interrupt will not reach this run', { err: e });
+    }
+
+    if (this.stopping) return this.shutdown(null);
+    try {
+      this.launch(request);
+    } catch (e) {
+      d.log.error('cannot start the agent CLI', { err: e });
+      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
+      return this.shutdown(null);
+    }
+    for (;;) {
+      const exit = await this.cli!.exited;
+      if (!this.relaunchForQueued(exit) && !this.recoverMidTurn(exit)) return this.shutdown(exit);
+    }
+  }
+
+  /** The runtime's own watcher: its CLI died mid-turn (see recover.ts, `agents.recover`). */
+  private recoverMidTurn(exit: CliExit): boolean {
+    if (this.stopping || this.finalized || !this.turnActive || this.interruptAsked || this.stops.inTurn) return false;
+    // A clean exit is no crash: CLIs that end a turn by exiting (opencode, codex) exit 0 then.
+    if (exit.signal === null && exit.code === 0) return false;
+    const flush = (): void => this.normaliser.end(exit).forEach((e) => e.type !== 'done' && this.write(e));
+    const next = recoverCli(this.d, exit, flush, (e) => this.write(e));
+    this.parked = next === 'parked';
+    return next !== null && next !== 'parked' && this.relaunch(next);
+  }
+
+  /** A new CLI process for the same run (queued messages, recovery). False: it could not start (the run failed). */
+  private relaunch(request: RuntimeRequest): boolean {
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    this.interruptTimer = null;
+    this.normaliser = this.newNormaliser();
+    this.turnActive = true;
+    try {
+      this.launch(request);
+      return true;
+    } catch (e) {
+      this.d.log.error('cannot restart the agent CLI', { err: e });
+      this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
+      return false;
+    }
+  }
+
+  /**
+   * CLIs without streaming input (codex, gemini, opencode, cursor) run one turn per process:
+   * messages that arrived during the turn are sent by resuming the native session in a new
+   * process once this one has exited. The finished turn's `done` is not written (as with claude,
+   * whose queued messages continue the run); the run goes on. False: nothing to resume.
+   */
+  private relaunchForQueued(exit: CliExit): boolean {
+    const { d } = this;
+    if (d.adapter.supportsStreamingInput || this.stopping || this.finalized || this.queue.length === 0) return false;
+    d.log.info('agent CLI exited with messages queued: resuming its session in a new process', {
+      code: exit.code,
+      signal: exit.signal,
+    });
+    for (const e of this.normaliser.end(exit)) {
+      if (e.type !== 'done') this.write(e);
+      else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
+    }
+    return this.relaunch({ prompt: this.queue.splice(0).join('\n\n'), source: 'message' });
+  }
+
+  private launch(request: RuntimeRequest): void {
+    const { d } = this;
+    const { adapter, meta, session } = d;
+    assertWorktreeThere(session.worktreePath, meta.cwd, session.id);
+    let resume = false;
+    let nativeId = this.rec.nativeId;
+    if (nativeId) {
+      const transcript = adapter.transcriptPath?.(meta.cwd, nativeId, d.env);
+      resume = transcript ? existsSync(transcript) : true;
+    } else if (adapter.choosesSessionIdUpFront) {
+      nativeId = adapter.newSessionId();
+    }
+    if (nativeId) this.rec.setNativeId(nativeId);
+    const first = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
+    const { cmd, env } = cliLaunch(d, { nativeId, resume, first });
+    d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId, cwd: meta.cwd });
+    this.rec.started(request, resume);
+
+    this.cli = new CliProcess(cmd, {
+      cwd: meta.cwd,
+      env,
+      onLine: (line) => this.handle(this.normaliser.line(line)),
+      onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
+    });
+    recordCli(d, this.id, this.processRowId, this.cli);
+    const queued = this.cli.canWrite ? this.queue.splice(0) : [];
+    if (request.source !== 'recover') this.rec.beginTurn([first, ...queued].join('\n\n'));
+    if (this.cli.canWrite) {
+      this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));
+      for (const q of queued) this.write({ type: 'user', text: q, source: 'message' });
+    }
+  }
+
+  private handle(events: AgentEventInput[]): void {
+    // Stopped: the run's `done` closes the log; what the CLI still had in the pipe would land after it.
+    if (this.stopping) return;
+    for (const e of events) {
+      try {
+        if (e.type === 'text_delta' || e.type === 'thinking_delta') {
+          this.deltas.push(e);
+          continue;
+        }
+        this.deltas.flush();
+        if (e.type === 'retry') this.rateLimits.retry(e);
+        if (e.type === 'done') this.onTurnDone(e);
+        else if (e.type === 'approval_request') this.desk.onRequest(e);
+        else this.rec.apply(e);
+      } catch (err) {
+        this.d.log.error('handling an agent event failed', { err, type: e.type });
+      }
+    }
+  }
+
+  private onTurnDone(turnDone: EventOf<'done'> | Omit<EventOf<'done'>, 'ts'>): void {
+    let done = turnDone;
+    this.turnActive = false;
+    this.desk.closeAll('the turn ended');
+    this.interruptAsked = false;
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    this.interruptTimer = null;
+    // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
+    if (done.status === 'interrupted' && this.queue.length > 0)
+      this.write({ type: 'error', message: droppedNote(this.queue.splice(0)) });
+    const canContinue = !this.stopping && this.cli?.canWrite === true;
+    this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
+    if (this.queue.length > 0 && canContinue) {
+      this.stops.takeWorkDone(); // the work goes on; on-stop prompts run when it ends again
+      this.sendQueued();
+      return;
+    }
+    if (canContinue && this.stops.sendNext(this.rec, (text) => this.cli!.write(this.d.adapter.encodeMessage(text)))) {
+      this.turnActive = true;
+      return;
+    }
+    done = this.stops.takeWorkDone() ?? done;
+    if (this.queue.length > 0 && !this.stopping && !this.d.adapter.supportsStreamingInput) {
+      // One turn per process: the queued messages resume the session once this process exits.
+      if (done.status === 'failed' && done.error) this.write({ type: 'error', message: done.error });
+      const cli = this.cli;
+      if (cli) {
+        // Fire and forget: the CLI's exit is handled where it is awaited (run); stop() and exited never reject.
+        const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
+        void cli.exited.then(() => clearTimeout(t)); // exited never rejects
+      }
+      return;
+    }
+    this.finalize(done);
+    this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
+    this.server = null;
+    this.cli?.closeInput();
+    const cli = this.cli;
+    if (cli) {
+      // As above: a last resort for a CLI that ignores EOF; neither promise rejects.
+      const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
+      void cli.exited.then(() => clearTimeout(t));
+    }
+  }
+
+  private sendQueued(): void {
+    const texts = this.queue.splice(0);
+    for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
+    this.rec.beginTurn(texts.join('\n\n'));
+    this.turnActive = true;
+    this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
+  }
+
+  private onMessage(prompt: string): { delivered: 'stdin' | 'queued'; pid: number } {
+    const streaming = this.d.adapter.supportsStreamingInput;
+    if (this.finalized || this.stopping || (this.cli && (streaming ? !this.cli.canWrite : !this.cli.running))) {
+      throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is finishing its run`, {
+        hint: 'send the message again: it will resume the agent',
+      });
+    }
+    this.queue.push(prompt);
+    if (!streaming) return { delivered: 'queued', pid: process.pid };
+    if (!this.turnActive && this.cli) this.sendQueued();
+    return { delivered: 'stdin', pid: process.pid };
+  }
+
+  onInterrupt(): { results: { sessionId: string; ok: boolean; code?: string }[] } {
+    const cli = this.cli;
+    if (this.finalized || this.stopping || !this.turnActive || !cli?.running) {
+      throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is not in a turn`);
+    }
+    this.normaliser.noteInterrupt();
+    this.interruptAsked = true;
+    const line = this.d.adapter.encodeInterrupt(`klaude_int_${++this.interruptSeq}`);
+    if (line && cli.write(line)) {
+      if (this.interruptTimer) clearTimeout(this.interruptTimer);
+      this.interruptTimer = setTimeout(() => {
+        this.interruptTimer = null;
+        if (this.turnActive) cli.signal('SIGINT');
+      }, INTERRUPT_ACK_MS);
+    } else {
+      cli.signal('SIGINT');
+    }
+    this.d.log.info('interrupt requested');
+    return { results: [{ sessionId: this.id, ok: true }] };
+  }
+
+  /** SIGTERM / `stop`: the run ends interrupted now; the CLI is stopped after. */
+  async stop(reason: string): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.d.log.info('stopping', { reason });
+    this.normaliser.noteInterrupt();
+    for (const e of this.normaliser.end({ code: null, signal: 'SIGTERM', stderr: '' })) {
+      if (e.type === 'done') this.finalize({ ...e, status: 'interrupted', error: undefined });
+    }
+    this.finalize({ type: 'done', status: 'interrupted' });
+    this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
+    this.server = null;
+    await this.cli?.stop(STOP_GRACE_MS);
+  }
+
+  private async shutdown(exit: CliExit | null): Promise<number> {
+    const { d } = this;
+    this.deltas.dispose();
+    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    const work = this.stops.takeWorkDone(); // the CLI ended during on-stop turns: the work itself was done
+    if (work) this.finalize(work);
+    if (exit) d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
+    // Stopped: stop() ended the normaliser and closed the log already.
+    if (exit && !this.parked && !this.stopping) {
+      for (const e of this.normaliser.end(exit)) {
+        if (e.type === 'done') this.finalize(e);
+        else this.write(e);
+      }
+      if (!this.finalized) {
+        const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
+        this.finalize({
+          type: 'done',
+          status: 'failed',
+          error: `${d.adapter.name} exited with ${exit.signal ?? `code ${exit.code}`}${tail ? `: ${tail}` : ''}`,
+        });
+      }
+    }
+    if (this.queue.length > 0) {
+      this.write({
+        type: 'error',
+        message: `${this.queue.length} queued message(s) were not delivered: the agent stopped first`,
+      });
+    }
+    try {
+      if (this.processRowId !== null)
+        endProcess(d.db, this.processRowId, { exitCode: exit?.code ?? null, signal: exit?.signal ?? null });
+    } catch (err) {
+      d.log.error('ending the process row failed', { err });
+    }
+    await this.server?.close().catch(() => undefined);
+    // This run's slot is free: the first queued agent that fits starts now.
+    await startQueued({ db: d.db, config: d.config, home: d.home, env: d.env, inv: currentInvocation(), log: d.log });
+    d.writer.close();
+    d.db.close();
+    return 0;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The command line and environment a runtime starts its agent's CLI with: the adapter's command
+ * from the session's launch metadata and config, the klaude PATH shim, and the session's ids.
+ */
+import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
+import { headlessHookSettings } from '../hooks/settings.js';
+import type { LaunchCommand } from '../adapters/runtime-adapter.js';
+import { permissionModeFor } from './approval-desk.js';
+import { agentPreamble, systemPromptAddition } from '../agent-ops/instructions.js';
+import type { Deps } from './deps.js';
+
+export function cliLaunch(
+  d: Deps,
+  o: { nativeId: string | null; resume: boolean; first: string },
+): { cmd: LaunchCommand; env: NodeJS.ProcessEnv } {
+  const { adapter, config, meta, session } = d;
+  const cmd = adapter.buildCommand({
+    binary: adapter.resolveBinary(config, d.env),
+    cwd: meta.cwd,
+    nativeSessionId: o.nativeId,
+    resume: o.resume,
+    prompt: adapter.supportsStreamingInput ? undefined : o.first,
+    model: session.model,
+    permissionMode: permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']),
+    approvals: adapter.encodeApproval !== undefined,
+    allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
+    tools: meta.agent.tools ?? null,
+    disallowedTools: meta.agent.disallowedTools ?? [],
+    appendSystemPrompt: systemPromptAddition(
+      meta.agent.instructions,
+      agentPreamble({ sessionId: session.id, type: session.type, parentId: session.parentId }),
+    ),
+    mcpConfig: meta.agent.mcpConfig,
+    mcpStrict: meta.agent.mcpStrict ?? true,
+    effort: meta.agent.effort,
+    settings: session.runtime === 'claude' ? headlessHookSettings(currentInvocation()) : null,
+  });
+  const shimDir = ensureShim(d.home, currentInvocation());
+  const env: NodeJS.ProcessEnv = {
+    ...d.env,
+    KLAUDE_HOME: d.home,
+    KLAUDE_PROJECT_HASH: session.projectId,
+    KLAUDE_SESSION_ID: session.id,
+    PATH: prependPath(shimDir, d.env.PATH),
+  };
+  return { cmd, env };
+}
