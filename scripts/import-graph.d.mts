@@ -11,3 +11,7 @@ export interface FolderEdge {
 }
 export function folderEdges(root?: string): FolderEdge[];
 export function findCycle(edges: readonly { from: string; to: string }[]): string[] | undefined;
+export function fileEdges(root?: string): { from: string; to: string }[];
+export function fileCircles(edges: readonly { from: string; to: string }[]): string[][];
+export const ROLE_NAMES: ReadonlyMap<string, string>;
+export function crowdedNames(root?: string): [string, string[]][];

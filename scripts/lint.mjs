@@ -1,13 +1,24 @@
 // House rules from ARCHITECTURE.md §3–4 that the type checker can't see:
-//   - only src/db imports drizzle-orm / better-sqlite3; only src/pty imports node-pty;
+//   - only src/db imports drizzle-orm / better-sqlite3; only src/ptyd imports node-pty;
 //   - src/core imports nothing of the project;
 //   - src/ui never spawns processes; Ink/React load only in the dashboard's own files;
-//   - files stay small (split above ~400 lines);
-//   - folders import only folders below them in LAYERS (scripts/import-graph.mjs), types included.
+//   - every SQL statement lives in src/db;
+//   - files stay small (split above ~400 lines); functions stay under 80 lines (eslint.config.js);
+//   - folders import only folders below them in LAYERS (scripts/import-graph.mjs), types included;
+//   - no import circles between files, types included;
+//   - no file name used by three or more files, unless it names the same part in each (ROLE_NAMES).
 // Prints one line per problem and exits 1 if there is any.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LAYERS, folderEdges, importsOf as imports, sourceFiles as files } from './import-graph.mjs';
+import {
+  LAYERS,
+  crowdedNames,
+  fileCircles,
+  fileEdges,
+  folderEdges,
+  importsOf as imports,
+  sourceFiles as files,
+} from './import-graph.mjs';
 
 const ROOT = 'src';
 const MAX_LINES = 400;
@@ -22,7 +33,7 @@ const rules = [
     what: 'drizzle-orm/better-sqlite3 outside src/db',
     bad: (f, spec) => /^(drizzle-orm|better-sqlite3)(\/|$)/.test(spec) && !f.startsWith('src/db/'),
   },
-  { what: 'node-pty outside src/pty', bad: (f, spec) => spec === 'node-pty' && !f.startsWith('src/pty/') },
+  { what: 'node-pty outside src/ptyd', bad: (f, spec) => spec === 'node-pty' && !f.startsWith('src/ptyd/') },
   {
     what: 'src/core importing the project',
     bad: (f, spec) =>
@@ -37,6 +48,9 @@ const rules = [
   { what: 'Ink/React outside the dashboard', bad: (f, spec) => /^(ink|react)(\/|$)/.test(spec) && !UI_OWNERS(f) },
 ];
 
+/** SQL in a string: a statement's opening words, or a prepared statement. */
+const SQL = /\.prepare\(|\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b/;
+
 const problems = [];
 for (const f of files(ROOT)) {
   const text = readFileSync(f, 'utf8');
@@ -44,6 +58,8 @@ for (const f of files(ROOT)) {
     if (isTypeOnly(text, spec)) continue; // erased at build time
     for (const r of rules) if (r.bad(f, spec)) problems.push(`${f}: ${r.what} ('${spec}')`);
   }
+  if (!f.startsWith('src/db/') && SQL.test(text))
+    problems.push(`${f}: SQL outside src/db (put the statement in a repository)`);
   const lines = text.split('\n').length;
   if (lines > MAX_LINES) problems.push(`${f}: ${lines} lines (split above ${MAX_LINES})`);
 }
@@ -54,6 +70,9 @@ for (const { from, to, file, spec } of folderEdges(ROOT)) {
   else if (rank.get(to) > rank.get(from))
     problems.push(`${file}: ${from}/ imports ${to}/, a layer above it ('${spec}')`);
 }
+for (const group of fileCircles(fileEdges(ROOT))) problems.push(`import circle: ${group.join(' ↔ ')}`);
+for (const [name, where] of crowdedNames(ROOT))
+  problems.push(`${where.length} files named ${name}: ${where.join(', ')} (rename by what each holds)`);
 for (const p of problems) console.log(p);
 console.log(problems.length ? `lint: ${problems.length} problem(s)` : 'lint: ok');
 process.exitCode = problems.length ? 1 : 0;
