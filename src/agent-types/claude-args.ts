@@ -13,8 +13,7 @@
  *   - `--allowedTools=<entries>`: entries that are rules (`Bash(git *)`) or MCP tools
  *     (`mcp__server__tool`) are pre-approved, since a headless agent cannot ask.
  */
-import type { AgentMcp } from './mcp.js';
-import type { AgentDefinition } from './types.js';
+import type { AgentDefinition, AgentMcp } from './types.js';
 
 export interface AgentClaudeArgsOptions {
   /** Overrides the definition's model (e.g. `klaude start --model`). */

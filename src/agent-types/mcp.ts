@@ -18,9 +18,9 @@ import path from 'node:path';
 import { projectRoot } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
 import { claudeJsonPath, tildify } from '../claude/config-dir.js';
-import type { AgentDefinition, AgentLookupOptions, McpServerConfig } from './types.js';
+import type { AgentDefinition, AgentLookupOptions, AgentMcp, McpServerConfig } from './types.js';
 
-export { agentClaudeArgs, type AgentClaudeArgsOptions } from './claude-args.js';
+export type { AgentMcp } from './types.js';
 
 export type McpScope = 'local' | 'project' | 'user';
 
@@ -35,15 +35,6 @@ export interface McpServerEntry {
 export interface AgentMcpOptions extends AgentLookupOptions {
   /** The parent session's servers (name → config), used with `inheritParentMcps`. */
   parentServers?: Record<string, unknown>;
-}
-
-export interface AgentMcp {
-  /** JSON for `--mcp-config` (`{"mcpServers":{…}}`), or null: leave claude to load its own scopes. */
-  mcpConfigJson: string | null;
-  /** Pass `--strict-mcp-config` (only the servers in mcpConfigJson). */
-  strict: boolean;
-  /** The servers the agent ends up with (record it: it is what this agent's children inherit as parent servers). */
-  servers: Record<string, McpServerConfig>;
 }
 
 function readJson(file: string): Record<string, unknown> | undefined {

@@ -85,3 +85,13 @@ export interface AgentLookupOptions {
 export function formatProblem(p: Pick<AgentProblem, 'path' | 'line' | 'message'>): string {
   return `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`;
 }
+
+/** The MCP servers an agent runs with, resolved from its definition and Claude Code's scopes (mcp.ts). */
+export interface AgentMcp {
+  /** JSON for `--mcp-config` (`{"mcpServers":{…}}`), or null: leave claude to load its own scopes. */
+  mcpConfigJson: string | null;
+  /** Pass `--strict-mcp-config` (only the servers in mcpConfigJson). */
+  strict: boolean;
+  /** The servers the agent ends up with (record it: it is what this agent's children inherit as parent servers). */
+  servers: Record<string, McpServerConfig>;
+}
