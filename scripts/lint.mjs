@@ -6,7 +6,8 @@
 //   - files stay small (split above ~400 lines); functions stay under 80 lines (eslint.config.js);
 //   - folders import only folders below them in LAYERS (scripts/import-graph.mjs), types included;
 //   - no import circles between files, types included;
-//   - no file name used by three or more files, unless it names the same part in each (ROLE_NAMES).
+//   - no file name used by three or more files, unless it names the same part in each (ROLE_NAMES);
+//   - docs/ARCHITECTURE.md's layer table lists LAYERS in order.
 // Prints one line per problem and exits 1 if there is any.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,6 +52,20 @@ const rules = [
 /** SQL in a string: a statement's opening words, or a prepared statement. */
 const SQL = /\.prepare\(|\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b/;
 
+/**
+ * docs/ARCHITECTURE.md's layer table must name LAYERS, in order: the page a newcomer reads and the
+ * order this script enforces cannot drift apart.
+ */
+function layerTableProblems() {
+  const doc = readFileSync('docs/ARCHITECTURE.md', 'utf8');
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Layers')) ?? '';
+  const named = [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1].replace(/\/$/, ''));
+  if (named.join(' ') === LAYERS.join(' ')) return [];
+  return [
+    `docs/ARCHITECTURE.md: the Layers table names ${named.join(', ') || 'nothing'}; LAYERS is ${LAYERS.join(', ')}`,
+  ];
+}
+
 const problems = [];
 for (const f of files(ROOT)) {
   const text = readFileSync(f, 'utf8');
@@ -73,6 +88,7 @@ for (const { from, to, file, spec } of folderEdges(ROOT)) {
 for (const group of fileCircles(fileEdges(ROOT))) problems.push(`import circle: ${group.join(' ↔ ')}`);
 for (const [name, where] of crowdedNames(ROOT))
   problems.push(`${where.length} files named ${name}: ${where.join(', ')} (rename by what each holds)`);
+for (const p of layerTableProblems()) problems.push(p);
 for (const p of problems) console.log(p);
 console.log(problems.length ? `lint: ${problems.length} problem(s)` : 'lint: ok');
 process.exitCode = problems.length ? 1 : 0;
