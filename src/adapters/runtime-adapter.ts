@@ -1,14 +1,13 @@
 /**
- * The seam between klaude and an agent CLI (claude now; codex, gemini, cursor, opencode later).
+ * The seam between klaude and an agent CLI (claude, codex, gemini, cursor, opencode).
  * Callers (the runtime process, start/message/interrupt, checkout) only ever see this interface:
- * adding a CLI means one new adapter file plus one line in the registry below.
+ * adding a CLI means one new adapter folder plus one line in the registry (registry.ts).
  *
  * An adapter is pure description: how to launch the CLI, how to talk to it on stdin, how to turn
  * each stdout line into klaude's event union. Processes, the DB and the log belong to the runtime.
  */
 import type { AgentEventInput } from '../core/events.js';
 import type { Config, RuntimeName } from '../config/schema.js';
-import { KlaudeError } from '../lib/errors.js';
 
 export interface LaunchInput {
   /** The CLI executable (from `resolveBinary`). */
@@ -111,34 +110,4 @@ export interface RuntimeAdapter {
   transcriptPath?(cwd: string, nativeSessionId: string, env: NodeJS.ProcessEnv): string;
   /** The command that opens the native session interactively (checkout of this agent). */
   interactiveResume(binary: string, nativeSessionId: string): { file: string; args: string[] };
-}
-
-type Loader = () => Promise<RuntimeAdapter>;
-
-const ADAPTERS: Partial<Record<RuntimeName, Loader>> = {
-  claude: async () => (await import('./claude/adapter.js')).claudeAdapter,
-  codex: async () => (await import('./codex/adapter.js')).codexAdapter,
-  gemini: async () => (await import('./gemini/adapter.js')).geminiAdapter,
-  opencode: async () => (await import('./opencode/adapter.js')).opencodeAdapter,
-  cursor: async () => (await import('./cursor/adapter.js')).cursorAdapter,
-};
-
-export function isRuntimeName(name: string): name is RuntimeName {
-  return ['claude', 'codex', 'gemini', 'cursor', 'opencode'].includes(name);
-}
-
-/** The adapter for a runtime name; E_BAD_REQUEST for unknown names, E_RUNTIME_MISSING for not-yet-supported ones. */
-export async function getAdapter(name: string): Promise<RuntimeAdapter> {
-  if (!isRuntimeName(name)) {
-    throw new KlaudeError('E_BAD_REQUEST', `unknown runtime '${name}'`, {
-      hint: 'runtimes: claude, codex, gemini, cursor, opencode',
-    });
-  }
-  const load = ADAPTERS[name];
-  if (!load) {
-    throw new KlaudeError('E_RUNTIME_MISSING', `runtime '${name}' is not supported by this klaude yet`, {
-      hint: `supported now: ${Object.keys(ADAPTERS).join(', ')}`,
-    });
-  }
-  return load();
 }

@@ -14,7 +14,7 @@ import { KlaudeError } from '../lib/errors.js';
 import { appendSessionEvent, touchSessionLog } from '../logs/writer.js';
 import { admit, queueInForce, queuePosition } from '../db/repos/queue.js';
 import { runLimits, startQueued, type QueuedRequest } from './queue.js';
-import { getAdapter } from '../adapters/runtime-adapter.js';
+import { getAdapter } from '../adapters/registry.js';
 import { chooseRuntime } from './select-runtime.js';
 import {
   launchMetadata,

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
 import { getSession } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
-import { getAdapter } from '../adapters/runtime-adapter.js';
+import { getAdapter } from '../adapters/registry.js';
 import { openAgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
 import { findAgent, followAgents, logPathOf } from '../agent-ops/follow-agents.js';

@@ -20,7 +20,7 @@ import { hookSettings } from '../hooks/settings.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isAlive } from '../lib/process.js';
 import { claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
-import { getAdapter } from '../adapters/runtime-adapter.js';
+import { getAdapter } from '../adapters/registry.js';
 import { ensureShim, prependPath, type KlaudeInvocation } from '../claude/shim.js';
 import { transcriptExists } from '../claude/transcript.js';
 import type { HostRequest } from '../ptyd/protocol.js';

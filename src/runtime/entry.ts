@@ -12,7 +12,7 @@ import { getSession, updateSession } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
 import { openSessionLog } from '../logs/writer.js';
-import { getAdapter } from '../adapters/runtime-adapter.js';
+import { getAdapter } from '../adapters/registry.js';
 import { plainAgentType } from '../agent-types/launch-settings.js';
 import { readRuntimeRequest } from '../agent-ops/launch.js';
 import { AgentRuntime, STOP_GRACE_MS } from './agent-runtime.js';

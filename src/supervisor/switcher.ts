@@ -21,7 +21,7 @@ import type { SupervisorContext } from './context.js';
 import { HookWatch } from './hook-watch.js';
 import { InterruptWatch } from '../claude/transcript-follower.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
-import { getAdapter } from '../adapters/runtime-adapter.js';
+import { getAdapter } from '../adapters/registry.js';
 import { prependPath } from '../claude/shim.js';
 import * as store from './store.js';
 import { checkoutPurpose, releaseConversation } from '../ownership/conversation-claim.js';

@@ -1,6 +1,6 @@
 // The adapter seam: the claude command line, stdin encodings, tool summaries, share blocks, socket paths.
 import { describe, expect, it } from 'vitest';
-import { getAdapter } from '../../src/adapters/runtime-adapter.js';
+import { getAdapter } from '../../src/adapters/registry.js';
 import { buildClaudeCommand, claudeAdapter } from '../../src/adapters/claude/adapter.js';
 import { agentSocketPath } from '../../src/control/agent-socket.js';
 import { formatShareBlock, transcriptTurns } from '../../src/agent-ops/share.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import { KlaudeError } from '../../src/lib/errors.js';
-import { getAdapter } from '../../src/adapters/runtime-adapter.js';
+import { getAdapter } from '../../src/adapters/registry.js';
 import { cliVersion, parseVersion, resolveCliBinary } from '../../src/adapters/cli-binary.js';
 import { CODEX_CLI } from '../../src/adapters/codex/adapter.js';
 import { CURSOR_CLI } from '../../src/adapters/cursor/adapter.js';
