@@ -8,7 +8,7 @@
  */
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
-import { claimRecovery, getCheckpoint, type CheckpointRow } from '../db/repos/checkpoints.js';
+import { claimRecovery, getCheckpoint, midTurnSessionIds, type CheckpointRow } from '../db/repos/checkpoints.js';
 import { currentProcesses, endProcess } from '../db/repos/processes.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
@@ -167,25 +167,13 @@ export function reapOrRecover(svc: AgentServices, sessionId: string): SessionRow
   return ended;
 }
 
-/** Agents of the project whose checkpoint says a turn was running and not yet recovered (their runtime may be dead). */
-function midTurnIds(svc: AgentServices): string[] {
-  return svc.db.sqlite
-    .prepare(
-      `SELECT c.session_id FROM checkpoints c JOIN sessions s ON s.id = c.session_id
-       WHERE s.project_id = ? AND c.in_turn = 1 AND (c.recovered_turn IS NULL OR c.recovered_turn < c.turn)
-         AND s.status IN ('pending', 'running', 'waiting', 'interrupted')`,
-    )
-    .pluck()
-    .all(svc.projectHash) as string[];
-}
-
 /**
  * After `reconcile` found dead processes: recover the project's agents cut off mid-turn (those it
  * ended, and those whose runtime died while their CLI lived on), then fill freed run slots.
  */
 export async function recoverAfterReconcile(svc: AgentServices, endedIds: readonly string[]): Promise<void> {
   const starting: Promise<void>[] = [];
-  for (const id of new Set([...endedIds, ...midTurnIds(svc)])) {
+  for (const id of new Set([...endedIds, ...midTurnSessionIds(svc.db, svc.projectHash)])) {
     // Nobody may look again soon: give a dead runtime's orphaned CLI a moment to go (its watchdog ends it).
     const deadline = Date.now() + ORPHAN_WAIT_MS;
     while (tryRecover(svc, id, starting) === 'deferred' && Date.now() < deadline) await sleep(100);

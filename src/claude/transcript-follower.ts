@@ -17,6 +17,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, watch, type FSWat
 import path from 'node:path';
 import type { HasSqlite } from '../db/connection.js';
 import { addEvent } from '../db/repos/events.js';
+import { endTurnIdle, readTurn, type TurnRow } from '../db/repos/turns.js';
 import { watchDbWrites } from '../db/watch.js';
 import { LineDecoder } from '../lib/line-decoder.js';
 import type { Logger } from '../lib/logger.js';
@@ -27,21 +28,6 @@ const LOOK_BACK = 256 * 1024;
 const CHUNK = 64 * 1024;
 /** One read buffer for every tail: reads are synchronous, and a PTY server may follow many. */
 let shared: Buffer | null = null;
-
-interface TurnRow {
-  status: string;
-  runStartedAt: number | null;
-  transcriptPath: string | null;
-  projectId: string;
-}
-
-function readTurn(db: HasSqlite, id: string): TurnRow | undefined {
-  return db.sqlite
-    .prepare(
-      'SELECT status, run_started_at AS runStartedAt, transcript_path AS transcriptPath, project_id AS projectId FROM sessions WHERE id = ?',
-    )
-    .get(id) as TurnRow | undefined;
-}
 
 /** The time of an interrupt marker line (ms), or null when the line is not one. */
 export function interruptAt(line: string): { at: number; forTool: boolean } | null {
@@ -76,9 +62,7 @@ export function endInterruptedTurn(db: HasSqlite, sessionId: string, at: number,
       const row = readTurn(db, sessionId);
       if (!row || (row.status !== 'running' && row.status !== 'waiting')) return false;
       if (row.runStartedAt === null || at < row.runStartedAt) return false;
-      db.sqlite
-        .prepare("UPDATE sessions SET status = 'idle', activity = NULL, updated_at = ? WHERE id = ?")
-        .run(Date.now(), sessionId);
+      endTurnIdle(db, sessionId);
       addEvent(db, {
         projectId: row.projectId,
         klaudeSessionId: sessionId,

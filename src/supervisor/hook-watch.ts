@@ -6,20 +6,12 @@
  * `hooks.startWarnSeconds` while claude still runs, the person is told once, with the likely cause
  * (E_HOOK_TIMEOUT), on stderr and in klaude's log.
  */
+import { sessionStartSince } from '../db/repos/events.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from './context.js';
 import type { LaunchSpec } from './foreground.js';
 
 const POLL_MS = 250;
-
-function sessionStartSince(ctx: SupervisorContext, sessionId: string, since: number): boolean {
-  const row = ctx.db.sqlite
-    .prepare(
-      "SELECT 1 FROM events WHERE klaude_session_id = ? AND kind = 'hook.SessionStart' AND created_at >= ? LIMIT 1",
-    )
-    .get(sessionId, since);
-  return row !== undefined;
-}
 
 export function hookTimeoutError(seconds: number): KlaudeError {
   return new KlaudeError(
@@ -51,7 +43,7 @@ export class HookWatch {
       this.timer = null;
       if (!running()) return;
       try {
-        if (sessionStartSince(this.ctx, spec.sessionId, since)) return;
+        if (sessionStartSince(this.ctx.db, spec.sessionId, since)) return;
       } catch (err) {
         this.ctx.log.warn('checking for the SessionStart hook failed', { err });
         return;

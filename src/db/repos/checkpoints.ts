@@ -84,3 +84,15 @@ export function askedRecovery(db: Db, sessionId: string): CheckpointRow | null {
   const cp = getCheckpoint(db, sessionId);
   return cp?.askCause ? cp : null;
 }
+
+/** Sessions of the project whose checkpoint says a turn was running and not yet recovered (their runtime may be dead). */
+export function midTurnSessionIds(db: Db, projectId: string): string[] {
+  return db.sqlite
+    .prepare(
+      `SELECT c.session_id FROM checkpoints c JOIN sessions s ON s.id = c.session_id
+       WHERE s.project_id = ? AND c.in_turn = 1 AND (c.recovered_turn IS NULL OR c.recovered_turn < c.turn)
+         AND s.status IN ('pending', 'running', 'waiting', 'interrupted')`,
+    )
+    .pluck()
+    .all(projectId) as string[];
+}

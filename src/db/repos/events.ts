@@ -43,3 +43,13 @@ export function sessionEvents(
     .all(sessionId, o.afterId ?? 0, o.limit ?? 1000) as (Omit<EventRow, 'payload'> & { payload: string | null })[];
   return rows.map((r) => ({ ...r, payload: r.payload === null ? null : (JSON.parse(r.payload) as unknown) }));
 }
+
+/** Whether the session's SessionStart hook has been recorded at or after `since` (ms). */
+export function sessionStartSince(db: HasSqlite, sessionId: string, since: number): boolean {
+  const row = db.sqlite
+    .prepare(
+      "SELECT 1 FROM events WHERE klaude_session_id = ? AND kind = 'hook.SessionStart' AND created_at >= ? LIMIT 1",
+    )
+    .get(sessionId, since);
+  return row !== undefined;
+}
