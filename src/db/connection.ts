@@ -43,6 +43,11 @@ export function userVersion(sqlite: Sqlite): number {
   return Number(sqlite.pragma('user_version', { simple: true }));
 }
 
+/** Bumped whenever another connection commits (a read of this connection's state: no I/O). */
+export function dataVersion(db: HasSqlite): number {
+  return db.sqlite.pragma('data_version', { simple: true }) as number;
+}
+
 /**
  * A DB migrated by a newer klaude has tables and meanings this build does not know: writing to it
  * could corrupt what the newer build relies on, so it is refused rather than used silently.

@@ -1,9 +1,12 @@
 /**
  * Hearing of the DB changing without polling: a file notification on the DB's directory (any
- * writer touches the WAL) calls `onWrite` at most once per DEBOUNCE_MS.
+ * writer touches the WAL; the directory, not the -wal file itself: SQLite deletes and recreates it)
+ * calls `onWrite` at most once per DEBOUNCE_MS.
  *
- * One process may have several listeners (the supervisor's bell notices, its interrupt watch):
- * they share one directory watch and one debounce per DB file, so a write wakes the process once.
+ * One process may have several listeners (the supervisor's bell notices, its interrupt watch, the
+ * dashboard's sessions feed): they share one directory watch and one debounce per DB file, so a
+ * write wakes the process once. A listener that coalesces writes itself (`immediate`: the sessions
+ * feed, once per frame) is told of every notification at once instead, without the debounce's delay.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +16,7 @@ const DEBOUNCE_MS = 100;
 interface Listener {
   onWrite: () => void;
   onError?: (err: unknown) => void;
+  immediate: boolean;
 }
 
 interface Shared {
@@ -21,16 +25,24 @@ interface Shared {
   listeners: Set<Listener>;
 }
 
+export interface WatchDbOptions {
+  /** Call `onWrite` on every notification of the DB or its WAL, undebounced (the listener coalesces). */
+  immediate?: boolean;
+}
+
 const watches = new Map<string, Shared>();
 
 function open(file: string): Shared {
   const names = new Set([path.basename(file), `${path.basename(file)}-wal`]);
   const state: Omit<Shared, 'watcher'> = { timer: null, listeners: new Set() };
   const watcher = watch(path.dirname(file), { persistent: false }, (_t, name) => {
-    if (state.timer || (name !== null && !names.has(String(name)))) return;
+    if (name !== null && !names.has(String(name))) return;
+    const all = [...state.listeners];
+    for (const l of all) if (l.immediate) l.onWrite();
+    if (state.timer || !all.some((l) => !l.immediate)) return;
     state.timer = setTimeout(() => {
       state.timer = null;
-      for (const l of [...state.listeners]) l.onWrite();
+      for (const l of [...state.listeners]) if (!l.immediate) l.onWrite();
     }, DEBOUNCE_MS);
   });
   watcher.on('error', (err) => {
@@ -40,7 +52,12 @@ function open(file: string): Shared {
 }
 
 /** Start watching the DB at `file`; returns the stop function. Nothing is watched for ':memory:'. */
-export function watchDbWrites(file: string, onWrite: () => void, onError?: (err: unknown) => void): () => void {
+export function watchDbWrites(
+  file: string,
+  onWrite: () => void,
+  onError?: (err: unknown) => void,
+  opts: WatchDbOptions = {},
+): () => void {
   if (file === ':memory:' || file === '') return () => undefined;
   let s = watches.get(file);
   if (!s) {
@@ -53,7 +70,7 @@ export function watchDbWrites(file: string, onWrite: () => void, onError?: (err:
     watches.set(file, s);
   }
   const shared = s;
-  const listener: Listener = { onWrite, ...(onError ? { onError } : {}) };
+  const listener: Listener = { onWrite, immediate: opts.immediate ?? false, ...(onError ? { onError } : {}) };
   shared.listeners.add(listener);
   return () => {
     if (!shared.listeners.delete(listener) || shared.listeners.size > 0) return;

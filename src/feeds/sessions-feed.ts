@@ -10,11 +10,15 @@
  *   3. only then the listing query (`queries` counts those).
  * No notification, no timer, no work.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import path from 'node:path';
-import type { HasSqlite } from '../db/connection.js';
+import { dataVersion, type HasSqlite } from '../db/connection.js';
 import { projectPendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
-import { listSessionRows, liveProcessesOfProject, type LiveProcesses } from '../db/repos/listing.js';
+import {
+  listSessionRows,
+  liveProcessesOfProject,
+  projectChangeMarker,
+  type LiveProcesses,
+} from '../db/repos/listing.js';
+import { watchDbWrites } from '../db/watch.js';
 import { Emitter, type Source } from './store.js';
 import type { SessionView } from './session-tree.js';
 
@@ -56,7 +60,7 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private lastQueryAt = 0;
-  private watcher: FSWatcher | undefined;
+  private stopWatch: (() => void) | undefined;
   private closed = false;
   /** Listing queries run (diagnostics, bench). */
   queries = 0;
@@ -103,8 +107,8 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.immediate) clearImmediate(this.immediate);
-    this.watcher?.close();
-    this.watcher = undefined;
+    this.stopWatch?.();
+    this.stopWatch = undefined;
   }
 
   /** The cheap checks, then the query only when this project's rows changed. */
@@ -112,7 +116,7 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
     if (this.closed) return;
     this.lastQueryAt = Date.now();
     try {
-      const v = this.opts.db.sqlite.pragma('data_version', { simple: true }) as number;
+      const v = dataVersion(this.opts.db);
       const poked = this.poked;
       this.poked = false;
       if (v === this.dataVersion && !poked && this.snapshot.error === null) return;
@@ -128,17 +132,7 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
   /** This project's change marker (two small indexed reads). */
   private probe(): string {
     this.probes++;
-    const db = this.opts.db.sqlite;
-    const s = db
-      .prepare('SELECT count(*) AS n, ifnull(max(updated_at), 0) AS u FROM sessions WHERE project_id = ?')
-      .get(this.opts.projectId) as { n: number; u: number };
-    const p = db
-      .prepare(
-        `SELECT count(*) AS n, ifnull(max(p.id), 0) AS m FROM runtime_process p JOIN sessions s ON s.id = p.klaude_session_id
-         WHERE p.exited_at IS NULL AND p.is_current = 1 AND s.project_id = ?`,
-      )
-      .get(this.opts.projectId) as { n: number; m: number };
-    return `${s.n}:${s.u}:${p.n}:${p.m}`;
+    return projectChangeMarker(this.opts.db, this.opts.projectId);
   }
 
   private query(): void {
@@ -190,20 +184,15 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
   }
 
   /**
-   * Watch the directory holding the DB (not the -wal file itself: SQLite deletes and recreates
-   * it), and react to writes of the DB and its WAL only.
+   * Hear of writes to the DB and its WAL through the process's one watch of the DB's directory
+   * (db/watch.ts), at once: schedule() coalesces them per frame.
    */
   private watchDb(): void {
-    const file = this.opts.db.path;
-    const dir = path.dirname(file);
-    const names = new Set([path.basename(file), `${path.basename(file)}-wal`]);
-    try {
-      this.watcher = watch(dir, { persistent: false }, (_type, name) => {
-        if (name === null || names.has(String(name))) this.schedule();
-      });
-      this.watcher.on('error', (err) => this.opts.onError?.(err));
-    } catch (err) {
-      this.opts.onError?.(err);
-    }
+    this.stopWatch = watchDbWrites(
+      this.opts.db.path,
+      () => this.schedule(),
+      (err) => this.opts.onError?.(err),
+      { immediate: true },
+    );
   }
 }

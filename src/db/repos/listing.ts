@@ -109,7 +109,7 @@ function rowMaker(names: string[]): (r: unknown[]) => unknown {
 
 /**
  * Whether any record claims a process that is gone (a running instance of the project, or an open
- * process row): then `reconcile` (supervisor/recovery.ts) has work to do. Two indexed reads and
+ * process row): then `reconcile` (ownership/reconcile.ts) has work to do. Two indexed reads and
  * one signal-0 per pid, so listings can skip loading the full reconcile when nothing died.
  */
 export function hasDeadProcesses(db: HasSqlite, projectId: string): boolean {
@@ -121,6 +121,23 @@ export function hasDeadProcesses(db: HasSqlite, projectId: string): boolean {
     .pluck()
     .all(projectId) as number[];
   return pids.some((pid) => !isAlive(pid));
+}
+
+/**
+ * The project's change marker: count and max(updated_at) of its sessions (an index of its own),
+ * and its open processes. Two small indexed reads; a write in another project leaves it as it was.
+ */
+export function projectChangeMarker(db: HasSqlite, projectId: string): string {
+  const s = db.sqlite
+    .prepare('SELECT count(*) AS n, ifnull(max(updated_at), 0) AS u FROM sessions WHERE project_id = ?')
+    .get(projectId) as { n: number; u: number };
+  const p = db.sqlite
+    .prepare(
+      `SELECT count(*) AS n, ifnull(max(p.id), 0) AS m FROM runtime_process p JOIN sessions s ON s.id = p.klaude_session_id
+         WHERE p.exited_at IS NULL AND p.is_current = 1 AND s.project_id = ?`,
+    )
+    .get(projectId) as { n: number; m: number };
+  return `${s.n}:${s.u}:${p.n}:${p.m}`;
 }
 
 /** Pids of a session's live processes, by kind (a kind is absent when none runs). */
