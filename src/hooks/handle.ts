@@ -12,7 +12,7 @@
  *   elicitation prompt → waiting, idle_prompt → idle; an interactive claude's PermissionRequest →
  *   waiting; PostToolUse: a tool ran → running, and pending [UPDATE] notes of its sub-agents are
  *   handed to Claude as additionalContext. A turn the person interrupts runs no hook at all:
- *   interrupts.ts ends it from the transcript.
+ *   claude/transcript-follower.ts ends it from the transcript.
  * - Activity (what the row says the session is doing): an interactive claude's PreToolUse names
  *   the tool (`Bash: npm test`), its PostToolUse or PostToolUseFailure says `thinking` again.
  *   PreToolUse runs in the background, so it may land after the tool's end: then it is dropped.
@@ -35,6 +35,7 @@ import {
   readSession,
   toolFinished,
   type HookPatch,
+  type HookSession,
 } from '../db/repos/hook-records.js';
 import type { HookEventName } from './settings.js';
 
@@ -140,105 +141,134 @@ function owner(db: HasSqlite, envSessionId: string, event: HookEventName, p: Hoo
   return linkOwner(db, claudeId) ?? envSessionId;
 }
 
-function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload, o: HookEnv): HookOutcome {
-  const session = readSession(db, klaudeSessionId);
-  if (!session) return {};
-  const now = Date.now();
-  const claudeId = str(p.session_id);
-  let to: SessionStatus | undefined;
-  const patch: HookPatch = {};
-  switch (event) {
-    case 'SessionStart':
-      if (claudeId) {
-        const source = str(p.source) ?? 'startup';
-        linkClaude(
-          db,
-          { klaudeSessionId, claudeSessionId: claudeId, transcriptPath: str(p.transcript_path) ?? null, source },
-          now,
-        );
-      }
-      to = 'idle';
-      patch.error = null;
-      break;
-    case 'SessionEnd':
-      if (claudeId) endLink(db, claudeId, str(p.reason) ?? null, now);
-      patch.activity = null;
-      break;
-    case 'UserPromptSubmit':
-      to = 'running';
-      patch.activity = 'thinking';
-      patch.runStartedAt = now;
-      patch.error = null;
-      if (!session.prompt && str(p.prompt)) patch.prompt = clip(p.prompt, 2000);
-      break;
-    case 'Stop':
-      to = 'idle';
-      patch.activity = null;
-      if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
-      break;
-    case 'StopFailure':
-      // The turn ended on an API error (claude runs this instead of Stop): idle, and why.
-      to = 'idle';
-      patch.activity = null;
-      patch.error = turnFailure(p);
-      if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
-      break;
-    case 'Notification':
-      if (typeof p.notification_type === 'string' && NEEDS_PERSON.has(p.notification_type)) to = 'waiting';
-      else if (p.notification_type === 'idle_prompt') to = 'idle';
-      break;
-    case 'PermissionRequest':
-      // Only interactive claudes have this hook: the permission dialog is on their screen now.
-      if (session.status === 'running') to = 'waiting';
-      break;
-    case 'PreToolUse':
-      // Only interactive claudes have this hook. Late (the turn ended, or the tool's end was
-      // recorded first): the tool is no longer running, so it is not what the session does.
-      if (
-        (session.status === 'running' || session.status === 'waiting') &&
-        str(p.tool_name) &&
-        !toolFinished(db, klaudeSessionId, str(p.tool_use_id))
-      ) {
-        patch.activity = toolActivity(p.tool_name!, toolSummary(p.tool_name!, p.tool_input));
-      }
-      break;
-    case 'PostToolUse':
-      // A tool finished, so any permission prompt before it was answered — unless a headless
-      // agent's request is still held by its runtime (a parallel tool call finished meanwhile).
-      if (session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId)))
-        to = 'running';
-      // Headless runtimes get this hook too but keep their own activity. Hooks of interactive
-      // claudes launched before INTERACTIVE_ARG existed: the root's only, as then.
-      if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
-      break;
-    case 'PostToolUseFailure':
-      // Only interactive claudes have this hook. An interrupted tool ends here too (is_interrupt):
-      // then the turn is over, not running (interrupts.ts ends it), so nothing changes. Otherwise a
-      // tool that was asked for and failed answers a permission dialog, as PostToolUse does.
-      if (p.is_interrupt === true) break;
-      if (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId)) to = 'running';
-      if (session.status === 'running' || to === 'running') patch.activity = 'thinking';
-      break;
+/** What a hook sees of its session while it decides what the event changes. */
+interface EventInput {
+  db: HasSqlite;
+  klaudeSessionId: string;
+  session: HookSession;
+  p: HookPayload;
+  o: HookEnv;
+  claudeId: string | undefined;
+  now: number;
+  /** The columns the event changes (filled in by its rule). */
+  patch: HookPatch;
+}
+
+/** One event's meaning: fills in `patch`, returns the status it moves the session to (if any). */
+type EventRule = (e: EventInput) => SessionStatus | undefined;
+
+function onSessionStart({ db, klaudeSessionId, p, claudeId, now, patch }: EventInput): SessionStatus {
+  if (claudeId) {
+    const source = str(p.source) ?? 'startup';
+    linkClaude(
+      db,
+      { klaudeSessionId, claudeSessionId: claudeId, transcriptPath: str(p.transcript_path) ?? null, source },
+      now,
+    );
   }
-  if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);
-  // An interactive session's turns pass through no klaude runtime: its tokens come from Claude's
-  // transcripts, summed when a turn ends (agents' usage is recorded by their runtime).
-  if ((event === 'Stop' || event === 'StopFailure' || event === 'SessionEnd') && session.type === 'tui') {
-    const files = linkedTranscripts(db, klaudeSessionId);
-    if (str(p.transcript_path)) files.push(p.transcript_path!);
-    const u = transcriptUsage(files, o.usageCacheDir);
-    if (u.tokensIn > 0 || u.tokensOut > 0) Object.assign(patch, u);
-  }
+  patch.error = null;
+  return 'idle';
+}
+
+function onSessionEnd({ db, p, claudeId, now, patch }: EventInput): undefined {
+  if (claudeId) endLink(db, claudeId, str(p.reason) ?? null, now);
+  patch.activity = null;
+}
+
+function onUserPromptSubmit({ session, p, now, patch }: EventInput): SessionStatus {
+  patch.activity = 'thinking';
+  patch.runStartedAt = now;
+  patch.error = null;
+  if (!session.prompt && str(p.prompt)) patch.prompt = clip(p.prompt, 2000);
+  return 'running';
+}
+
+function onStop({ p, patch }: EventInput): SessionStatus {
+  patch.activity = null;
+  if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
+  return 'idle';
+}
+
+function onStopFailure({ p, patch }: EventInput): SessionStatus {
+  // The turn ended on an API error (claude runs this instead of Stop): idle, and why.
+  patch.activity = null;
+  patch.error = turnFailure(p);
+  if (str(p.last_assistant_message)) patch.lastText = clip(p.last_assistant_message, 500);
+  return 'idle';
+}
+
+function onNotification({ p }: EventInput): SessionStatus | undefined {
+  if (typeof p.notification_type === 'string' && NEEDS_PERSON.has(p.notification_type)) return 'waiting';
+  if (p.notification_type === 'idle_prompt') return 'idle';
+  return undefined;
+}
+
+function onPermissionRequest({ session }: EventInput): SessionStatus | undefined {
+  // Only interactive claudes have this hook: the permission dialog is on their screen now.
+  return session.status === 'running' ? 'waiting' : undefined;
+}
+
+function onPreToolUse({ db, klaudeSessionId, session, p, patch }: EventInput): undefined {
+  // Only interactive claudes have this hook. Late (the turn ended, or the tool's end was
+  // recorded first): the tool is no longer running, so it is not what the session does.
   if (
-    to &&
-    to !== session.status &&
-    applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed
+    (session.status === 'running' || session.status === 'waiting') &&
+    str(p.tool_name) &&
+    !toolFinished(db, klaudeSessionId, str(p.tool_use_id))
   ) {
-    patch.status = to;
+    patch.activity = toolActivity(p.tool_name!, toolSummary(p.tool_name!, p.tool_input));
   }
-  patchSession(db, klaudeSessionId, patch, now);
-  // Children's [UPDATE] notes reach the parent Claude right after its next tool call.
-  const updates = event === 'PostToolUse' ? updatesForHook(db, klaudeSessionId) : null;
+}
+
+function onPostToolUse({ db, klaudeSessionId, session, o, patch }: EventInput): SessionStatus | undefined {
+  // A tool finished, so any permission prompt before it was answered — unless a headless
+  // agent's request is still held by its runtime (a parallel tool call finished meanwhile).
+  const answered =
+    session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId));
+  // Headless runtimes get this hook too but keep their own activity. Hooks of interactive
+  // claudes launched before INTERACTIVE_ARG existed: the root's only, as then.
+  if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
+  return answered ? 'running' : undefined;
+}
+
+function onPostToolUseFailure({ db, klaudeSessionId, session, p, patch }: EventInput): SessionStatus | undefined {
+  // Only interactive claudes have this hook. An interrupted tool ends here too (is_interrupt):
+  // then the turn is over, not running (claude/transcript-follower.ts ends it), so nothing
+  // changes. Otherwise a tool that was asked for and failed answers a permission dialog, as
+  // PostToolUse does.
+  if (p.is_interrupt === true) return undefined;
+  const to = session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId) ? 'running' : undefined;
+  if (session.status === 'running' || to === 'running') patch.activity = 'thinking';
+  return to;
+}
+
+const RULES: Record<HookEventName, EventRule> = {
+  SessionStart: onSessionStart,
+  SessionEnd: onSessionEnd,
+  UserPromptSubmit: onUserPromptSubmit,
+  Stop: onStop,
+  StopFailure: onStopFailure,
+  Notification: onNotification,
+  PermissionRequest: onPermissionRequest,
+  PreToolUse: onPreToolUse,
+  PostToolUse: onPostToolUse,
+  PostToolUseFailure: onPostToolUseFailure,
+};
+
+/**
+ * An interactive session's turns pass through no klaude runtime: its tokens come from Claude's
+ * transcripts, summed when a turn ends (agents' usage is recorded by their runtime).
+ */
+function addTurnUsage({ db, klaudeSessionId, session, p, o, patch }: EventInput, event: HookEventName): void {
+  if ((event !== 'Stop' && event !== 'StopFailure' && event !== 'SessionEnd') || session.type !== 'tui') return;
+  const files = linkedTranscripts(db, klaudeSessionId);
+  if (str(p.transcript_path)) files.push(p.transcript_path!);
+  const u = transcriptUsage(files, o.usageCacheDir);
+  if (u.tokensIn > 0 || u.tokensOut > 0) Object.assign(patch, u);
+}
+
+/** The event in the audit trail (`hook.<event>`), with the payload fields worth keeping. */
+function logHookEvent({ db, klaudeSessionId, session, p, claudeId }: EventInput, event: HookEventName): void {
   addEvent(db, {
     projectId: session.projectId,
     klaudeSessionId,
@@ -254,6 +284,27 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
       error: str(p.error),
     },
   });
+}
+
+function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p: HookPayload, o: HookEnv): HookOutcome {
+  const session = readSession(db, klaudeSessionId);
+  if (!session) return {};
+  const e: EventInput = { db, klaudeSessionId, session, p, o, claudeId: str(p.session_id), now: Date.now(), patch: {} };
+  const { patch } = e;
+  const to = RULES[event](e);
+  if (str(p.session_title) && !session.title) patch.title = clip(p.session_title, 120);
+  addTurnUsage(e, event);
+  if (
+    to &&
+    to !== session.status &&
+    applyTransition(session.status, to, { resume: event === 'SessionStart' }).allowed
+  ) {
+    patch.status = to;
+  }
+  patchSession(db, klaudeSessionId, patch, e.now);
+  // Children's [UPDATE] notes reach the parent Claude right after its next tool call.
+  const updates = event === 'PostToolUse' ? updatesForHook(db, klaudeSessionId) : null;
+  logHookEvent(e, event);
   return {
     status: patch.status,
     ...(updates
