@@ -1,6 +1,6 @@
 /**
  * The PTY server's records in raw SQL, without drizzle (like events.ts: usable with a FastDb), so
- * the long-lived server loads neither drizzle nor the config parser (pty/server.ts). Each function
+ * the long-lived server loads neither drizzle nor the config parser (ptyd/server.ts). Each function
  * mirrors its drizzle twin for the columns it touches: currentRows ≈ processes.ts
  * currentProcesses, recordCurrentRow ≈ recordProcess, endRow ≈ endProcess, claimOf ≈ claims.ts
  * getClaim, setRunState ≈ sessions.ts updateSession({status, endedAt}).

@@ -1,5 +1,5 @@
 /**
- * Marking rows whose process is gone (see src/supervisor/recovery.ts for when). The liveness
+ * Marking rows whose process is gone (see src/ownership/reconcile.ts for when). The liveness
  * test is passed in: the DB layer doesn't probe processes itself.
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
@@ -10,7 +10,7 @@ export interface ReconcileResult {
   staleInstances: string[];
   lostProcesses: number;
   sessionsEnded: string[];
-  /** Live processes whose owner is gone, signalled to end (see recovery/reconcile.ts). */
+  /** Live processes whose owner is gone, signalled to end (see ownership/reconcile.ts). */
   orphansSignalled: number;
 }
 

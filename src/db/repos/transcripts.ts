@@ -1,6 +1,6 @@
 /**
  * Which of Claude Code's transcript files belong to a klaude session (plain SQL over its Claude
- * links): kept apart from runtimes/timeline.ts, which reads and follows them, so a command that
+ * links): kept apart from agent-ops/timeline.ts, which reads and follows them, so a command that
  * only asks the question does not load the transcript normaliser and the log follower.
  */
 import type { HasSqlite } from '../connection.js';
