@@ -41,3 +41,20 @@ it('tells every listener of a write (together: one watch, one debounce), and kee
   ensureProject(d, { hash: 'a'.repeat(24), rootPath: '/r' });
   await vi.waitFor(() => expect(c).toBeGreaterThanOrEqual(1), { timeout: 5_000, interval: 20 });
 });
+
+it('tells an immediate listener of a write before the debounced ones, on the same watch', async () => {
+  home = makeTempHome({ prefix: 'klaude-dbwatch-' });
+  const d = openDb(home.klaudeHome);
+  db = d;
+  const order: string[] = [];
+  stops.push(
+    watchDbWrites(d.path, () => order.push('debounced')),
+    watchDbWrites(d.path, () => order.push('immediate'), undefined, { immediate: true }),
+  );
+  ensureProject(d, { hash: 'b'.repeat(24), rootPath: '/s' });
+  await vi.waitFor(() => expect(order).toContain('debounced'), { timeout: 5_000, interval: 20 });
+  expect(order[0]).toBe('immediate');
+  // Each notification reaches the immediate listener; the debounced one hears fewer or as many.
+  const count = (k: string): number => order.filter((o) => o === k).length;
+  expect(count('immediate')).toBeGreaterThanOrEqual(count('debounced'));
+});
