@@ -10,7 +10,7 @@
  *
  * Colour only when asked (see `shouldColor`: a TTY without NO_COLOR); plain text otherwise.
  */
-import { describeRetry, type AgentEvent } from '../core/events.js';
+import { describeRetry, type AgentEvent, type AgentEventType, type EventOf } from '../core/events.js';
 
 export interface FormatOptions {
   /** ANSI colours (default false). */
@@ -130,144 +130,159 @@ export interface EventFormatter {
  * A formatter for one stream of events. It keeps a little state: `update` events that repeat an
  * `[UPDATE]` line of the text just shown are not printed twice.
  */
-export function createFormatter(opts: FormatOptions = {}): EventFormatter {
-  const width = Math.max(20, opts.width ?? DEFAULT_WIDTH);
-  const color = opts.color === true;
-  const paint = (style: Style, s: string): string => (color && s ? `${SGR[style][0]}${s}${SGR[style][1]}` : s);
-  let shownUpdates = new Set<string>();
+export class StreamFormatter implements EventFormatter {
+  readonly width: number;
+  readonly color: boolean;
+  /** The `[UPDATE]` texts of the assistant text shown last. */
+  shownUpdates = new Set<string>();
 
-  const stamp = (ts: number | undefined): string =>
-    opts.timestamps && typeof ts === 'number' ? `${formatTime(ts)} ` : '';
+  constructor(readonly opts: FormatOptions = {}) {
+    this.width = Math.max(20, opts.width ?? DEFAULT_WIDTH);
+    this.color = opts.color === true;
+  }
+
+  format(e: AgentEvent): string | null {
+    // Not shown: usage, deltas (see stream-print.ts), and event types from newer writers. Own keys
+    // only, as a foreign line's `type` may be any string, `toString` included.
+    if (!Object.hasOwn(RENDERERS, e.type)) return null;
+    const render = RENDERERS[e.type] as Renderer<AgentEvent>;
+    return render(e, this);
+  }
+
+  paint(style: Style, s: string): string {
+    return this.color && s ? `${SGR[style][0]}${s}${SGR[style][1]}` : s;
+  }
+
+  stamp(ts: number | undefined): string {
+    const st = this.plainStamp(ts);
+    return st ? this.paint('dim', st) : '';
+  }
+
+  private plainStamp(ts: number | undefined): string {
+    return this.opts.timestamps && typeof ts === 'number' ? `${formatTime(ts)} ` : '';
+  }
+
   /** A one-line item: prefix + body, cut to the width (the stamp counts). */
-  const oneLine = (ts: number | undefined, style: Style | null, body: string): string => {
-    const st = stamp(ts);
-    const text = truncate(body.replace(/\s*\n\s*/g, ' ↵ '), Math.max(10, width - [...st].length));
-    return `${st ? paint('dim', st) : ''}${style ? paint(style, text) : text}`;
-  };
-  /** A block (assistant text, prompts): kept as is, the stamp on its first line only. */
-  const block = (ts: number | undefined, lines: string[]): string => {
-    const st = stamp(ts);
-    const pad = ' '.repeat([...st].length);
-    return lines.map((l, i) => (st ? (i === 0 ? paint('dim', st) : pad) : '') + l).join('\n');
-  };
+  oneLine(ts: number | undefined, style: Style | null, body: string): string {
+    const st = this.plainStamp(ts);
+    const text = truncate(body.replace(/\s*\n\s*/g, ' ↵ '), Math.max(10, this.width - [...st].length));
+    return `${st ? this.paint('dim', st) : ''}${style ? this.paint(style, text) : text}`;
+  }
 
-  return {
-    paint: (style, s) => paint(style, s),
-    stamp: (ts) => {
-      const st = stamp(ts);
-      return st ? paint('dim', st) : '';
-    },
-    format(e: AgentEvent): string | null {
-      switch (e.type) {
-        case 'init': {
-          if (opts.showInit === false) return null;
-          const parts = [e.runtime, e.model, e.nativeSessionId ? `session ${e.nativeSessionId}` : undefined].filter(
-            Boolean,
-          );
-          return oneLine(e.ts, 'dim', `· ${parts.join(' · ')}`);
-        }
-        case 'user': {
-          if (opts.showUser === false) return null;
-          const lines = (e.text ?? '').trimEnd().split('\n');
-          const shown = lines.slice(0, MAX_USER_LINES).map((l) => truncate(`> ${l}`, width));
-          if (lines.length > MAX_USER_LINES) shown.push(`> … (${lines.length - MAX_USER_LINES} more lines)`);
-          return block(
-            e.ts,
-            shown.map((l) => paint('dim', l)),
-          );
-        }
-        case 'text': {
-          const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
-          if (text === '') return null;
-          shownUpdates = new Set();
-          // The common case as is: no line to mark, no stamp (a 32 MiB text costs no split/join).
-          if (!text.includes('[UPDATE]') && !opts.timestamps) return text;
-          const lines = text.split('\n').map((l) => {
-            if (!UPDATE_LINE.test(l)) return l;
-            shownUpdates.add(l.replace(UPDATE_LINE, '').trim());
-            return paint('yellow', paint('bold', l));
-          });
-          return block(e.ts, lines);
-        }
-        case 'tool_call': {
-          const arg = firstLine(e.summary ?? '');
-          return oneLine(e.ts, 'cyan', `→ ${e.name}${arg ? `: ${arg}` : ''}`);
-        }
-        case 'tool_result': {
-          const out = (e.output ?? '').trimEnd();
-          if (e.isError) {
-            const first =
-              out
-                .split('\n')
-                .find((l) => l.trim() !== '')
-                ?.trim() ?? '';
-            return oneLine(e.ts, 'red', `  ✗ error${first ? `: ${first}` : ''}`);
-          }
-          const n = out === '' ? 0 : out.split('\n').length;
-          return oneLine(e.ts, 'dim', `  ✓ ${n === 0 ? 'no output' : n === 1 ? '1 line' : `${n} lines`}`);
-        }
-        case 'update': {
-          const text = (e.text ?? '').trim();
-          if (shownUpdates.delete(text)) return null;
-          return oneLine(e.ts, 'yellow', `[UPDATE] ${text}`);
-        }
-        case 'status': {
-          if (e.status !== 'waiting' && e.status !== 'failed' && e.status !== 'interrupted') return null;
-          if (e.status === 'waiting' && !e.reason) return null; // an approval_request line says why
-          return oneLine(
-            e.ts,
-            e.status === 'waiting' ? 'magenta' : 'red',
-            `· ${e.status}${e.reason ? `: ${e.reason}` : ''}`,
-          );
-        }
-        case 'error':
-          return oneLine(e.ts, 'red', `✗ error: ${firstLine(e.message ?? '')}`);
-        case 'artifact':
-          return oneLine(e.ts, 'yellow', `◇ artifact ${e.name}: ${firstLine(e.text ?? '')}`);
-        case 'recovered':
-          return oneLine(
-            e.ts,
-            'magenta',
-            `↻ recovered${e.mode === 'ask' ? ' (needs you: `klaude message` resumes it)' : ''}: ${firstLine(e.cause ?? '')}`,
-          );
-        case 'queued':
-          return oneLine(
-            e.ts,
-            'dim',
-            `· queued #${e.position}${e.reason ? `: ${e.reason}` : ''} (starts when a run slot frees)`,
-          );
-        case 'retry':
-          return oneLine(e.ts, 'yellow', `↻ ${describeRetry(e)}`);
-        case 'approval_request': {
-          const what = `${e.tool}${e.summary ? `: ${firstLine(e.summary)}` : ''}`;
-          const n = e.approvalId !== undefined ? ` ${e.approvalId}` : '';
-          const id = opts.sessionId ?? '<id>';
-          return oneLine(
-            e.ts,
-            'magenta',
-            `? needs approval${n}: ${what} — \`klaude approve ${id}\` [--always] or \`klaude deny ${id}\` [--reason …]`,
-          );
-        }
-        case 'approval_answer':
-          return oneLine(
-            e.ts,
-            e.behavior === 'allow' ? 'green' : e.behavior === 'deny' ? 'red' : 'dim',
-            approvalAnswerText(e),
-          );
-        case 'done': {
-          const parts: string[] = [e.status];
-          if (typeof e.durationMs === 'number') parts.push(formatDuration(e.durationMs));
-          if (typeof e.numTurns === 'number') parts.push(`${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}`);
-          if (typeof e.costUsd === 'number') parts.push(formatCost(e.costUsd));
-          let line = `■ ${parts.join(' · ')}`;
-          if (e.status !== 'done' && e.error) line += `: ${firstLine(e.error)}`;
-          return oneLine(e.ts, e.status === 'done' ? 'green' : 'red', line);
-        }
-        default:
-          return null; // usage, deltas (see stream-print.ts), and event types from newer writers
-      }
-    },
-  };
+  /** A block (assistant text, prompts): kept as is, the stamp on its first line only. */
+  block(ts: number | undefined, lines: string[]): string {
+    const st = this.plainStamp(ts);
+    const pad = ' '.repeat([...st].length);
+    return lines.map((l, i) => (st ? (i === 0 ? this.paint('dim', st) : pad) : '') + l).join('\n');
+  }
+}
+
+/** A formatter for one stream of events (see StreamFormatter). */
+export function createFormatter(opts: FormatOptions = {}): EventFormatter {
+  return new StreamFormatter(opts);
+}
+
+type Renderer<E extends AgentEvent> = (e: E, f: StreamFormatter) => string | null;
+
+/** How each kind of event shows; kinds not here show nothing. */
+const RENDERERS: { [K in AgentEventType]?: Renderer<EventOf<K>> } = {
+  init: (e, f) => {
+    if (f.opts.showInit === false) return null;
+    const parts = [e.runtime, e.model, e.nativeSessionId ? `session ${e.nativeSessionId}` : undefined].filter(Boolean);
+    return f.oneLine(e.ts, 'dim', `· ${parts.join(' · ')}`);
+  },
+  user: (e, f) => {
+    if (f.opts.showUser === false) return null;
+    const lines = (e.text ?? '').trimEnd().split('\n');
+    const shown = lines.slice(0, MAX_USER_LINES).map((l) => truncate(`> ${l}`, f.width));
+    if (lines.length > MAX_USER_LINES) shown.push(`> … (${lines.length - MAX_USER_LINES} more lines)`);
+    return f.block(
+      e.ts,
+      shown.map((l) => f.paint('dim', l)),
+    );
+  },
+  text: renderText,
+  tool_call: (e, f) => {
+    const arg = firstLine(e.summary ?? '');
+    return f.oneLine(e.ts, 'cyan', `→ ${e.name}${arg ? `: ${arg}` : ''}`);
+  },
+  tool_result: renderToolResult,
+  update: (e, f) => {
+    const text = (e.text ?? '').trim();
+    if (f.shownUpdates.delete(text)) return null;
+    return f.oneLine(e.ts, 'yellow', `[UPDATE] ${text}`);
+  },
+  status: (e, f) => {
+    if (e.status !== 'waiting' && e.status !== 'failed' && e.status !== 'interrupted') return null;
+    if (e.status === 'waiting' && !e.reason) return null; // an approval_request line says why
+    return f.oneLine(
+      e.ts,
+      e.status === 'waiting' ? 'magenta' : 'red',
+      `· ${e.status}${e.reason ? `: ${e.reason}` : ''}`,
+    );
+  },
+  error: (e, f) => f.oneLine(e.ts, 'red', `✗ error: ${firstLine(e.message ?? '')}`),
+  artifact: (e, f) => f.oneLine(e.ts, 'yellow', `◇ artifact ${e.name}: ${firstLine(e.text ?? '')}`),
+  recovered: (e, f) =>
+    f.oneLine(
+      e.ts,
+      'magenta',
+      `↻ recovered${e.mode === 'ask' ? ' (needs you: `klaude message` resumes it)' : ''}: ${firstLine(e.cause ?? '')}`,
+    ),
+  queued: (e, f) =>
+    f.oneLine(e.ts, 'dim', `· queued #${e.position}${e.reason ? `: ${e.reason}` : ''} (starts when a run slot frees)`),
+  retry: (e, f) => f.oneLine(e.ts, 'yellow', `↻ ${describeRetry(e)}`),
+  approval_request: (e, f) => {
+    const what = `${e.tool}${e.summary ? `: ${firstLine(e.summary)}` : ''}`;
+    const n = e.approvalId !== undefined ? ` ${e.approvalId}` : '';
+    const id = f.opts.sessionId ?? '<id>';
+    return f.oneLine(
+      e.ts,
+      'magenta',
+      `? needs approval${n}: ${what} — \`klaude approve ${id}\` [--always] or \`klaude deny ${id}\` [--reason …]`,
+    );
+  },
+  approval_answer: (e, f) =>
+    f.oneLine(e.ts, e.behavior === 'allow' ? 'green' : e.behavior === 'deny' ? 'red' : 'dim', approvalAnswerText(e)),
+  done: renderDone,
+};
+
+function renderText(e: EventOf<'text'>, f: StreamFormatter): string | null {
+  const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
+  if (text === '') return null;
+  f.shownUpdates = new Set();
+  // The common case as is: no line to mark, no stamp (a 32 MiB text costs no split/join).
+  if (!text.includes('[UPDATE]') && !f.opts.timestamps) return text;
+  const lines = text.split('\n').map((l) => {
+    if (!UPDATE_LINE.test(l)) return l;
+    f.shownUpdates.add(l.replace(UPDATE_LINE, '').trim());
+    return f.paint('yellow', f.paint('bold', l));
+  });
+  return f.block(e.ts, lines);
+}
+
+function renderToolResult(e: EventOf<'tool_result'>, f: StreamFormatter): string {
+  const out = (e.output ?? '').trimEnd();
+  if (e.isError) {
+    const first =
+      out
+        .split('\n')
+        .find((l) => l.trim() !== '')
+        ?.trim() ?? '';
+    return f.oneLine(e.ts, 'red', `  ✗ error${first ? `: ${first}` : ''}`);
+  }
+  const n = out === '' ? 0 : out.split('\n').length;
+  return f.oneLine(e.ts, 'dim', `  ✓ ${n === 0 ? 'no output' : n === 1 ? '1 line' : `${n} lines`}`);
+}
+
+function renderDone(e: EventOf<'done'>, f: StreamFormatter): string {
+  const parts: string[] = [e.status];
+  if (typeof e.durationMs === 'number') parts.push(formatDuration(e.durationMs));
+  if (typeof e.numTurns === 'number') parts.push(`${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}`);
+  if (typeof e.costUsd === 'number') parts.push(formatCost(e.costUsd));
+  let line = `■ ${parts.join(' · ')}`;
+  if (e.status !== 'done' && e.error) line += `: ${firstLine(e.error)}`;
+  return f.oneLine(e.ts, e.status === 'done' ? 'green' : 'red', line);
 }
 
 /** `allowed always by person`, `denied by parent: use node`, `request cancelled: the turn ended`. */
