@@ -131,92 +131,136 @@ export async function readTail(file: string, n: number, opts: TailOptions = {}):
     throw e;
   }
   try {
-    const { size } = fstatSync(fd);
-    const found: { line: string; event: AgentEvent; end: number }[] = []; // newest first
-    let pos = size;
-    let bytesRead = 0;
-    let end = -1; // just past the last newline in the file, once found
-    // A line longer than a read is not kept in pieces: once its start is found it is read again
-    // whole, into one buffer of its size. The reads that looked for its start all go through one
-    // scratch buffer, so a 32 MiB line costs one scan and one read, not a buffer per step and a copy.
-    let longEnd = -1; // file offset just past the newline ending the line whose start is sought
-    let scratch = Buffer.allocUnsafe(0);
-    const want = Math.max(0, Math.floor(n));
-    let step = chunkSize;
-    const take = (bytes: Buffer, lineEnd: number): void => {
-      // (a trailing CR is dropped without a regex over what may be megabytes)
-      const end0 = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
-      const line = bytes.toString('utf8', 0, end0);
-      const event = parseEventLine(line);
-      if (event) found.push({ line, event, end: lineEnd });
-    };
-    while (pos > 0 && (found.length < want || end < 0)) {
-      // Inside a long line (or a long torn tail), read bigger steps: few reads for a huge line.
-      if (longEnd >= 0 || end < 0) step = Math.min(step * 2, MAX_STEP);
-      else step = chunkSize;
-      const len = Math.min(pos === size ? chunkSize : step, pos);
-      pos -= len;
-      if (scratch.length < len) scratch = Buffer.allocUnsafe(len);
-      const buf = scratch;
-      let got = 0;
-      while (got < len) {
-        const r = readSync(fd, buf, got, len - got, pos + got);
-        if (r === 0) break;
-        got += r;
-      }
-      bytesRead += got;
-      let stop: number; // index in buf of the newline that ends the current line (got: it goes on past this read)
-      let lineEnd: number; // file offset just past that newline
-      if (end < 0) {
-        const last = buf.lastIndexOf(NL, got - 1);
-        if (last === -1) continue; // still inside a torn last line: not shown, not kept
-        end = pos + last + 1;
-        stop = last;
-        lineEnd = end;
-      } else {
-        stop = got;
-        lineEnd = longEnd;
-      }
-      while (found.length < want) {
-        const prev = stop === 0 ? -1 : buf.lastIndexOf(NL, stop - 1);
-        if (prev === -1 && pos > 0) {
-          // The line starts in an earlier read.
-          longEnd = lineEnd;
-          break;
-        }
-        if (stop === got && longEnd >= 0) {
-          // The long line's start is here: read it whole, once.
-          const start = pos + prev + 1;
-          const whole = Buffer.allocUnsafe(longEnd - 1 - start);
-          let n2 = 0;
-          while (n2 < whole.length) {
-            const r = readSync(fd, whole, n2, whole.length - n2, start + n2);
-            if (r === 0) break;
-            n2 += r;
-          }
-          bytesRead += n2;
-          take(whole.subarray(0, n2), longEnd);
-          longEnd = -1;
-        } else {
-          take(buf.subarray(prev + 1, stop), lineEnd);
-        }
-        if (prev < 0) break;
-        stop = prev;
-        lineEnd = pos + prev + 1;
-      }
+    const scan = new TailScan(fd, n, chunkSize);
+    scan.run();
+    return scan.result();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Read `len` bytes at file offset `at` into the start of `buf`, fewer at the end of the file; the bytes read. */
+function readFully(fd: number, buf: Buffer, len: number, at: number): number {
+  let got = 0;
+  while (got < len) {
+    const r = readSync(fd, buf, got, len - got, at + got);
+    if (r === 0) break;
+    got += r;
+  }
+  return got;
+}
+
+/** readTail's walk backwards through one open file. */
+export class TailScan {
+  readonly size: number;
+  /** The lines found, newest first. */
+  readonly found: { line: string; event: AgentEvent; end: number }[] = [];
+  /** File offset of the first byte read so far. */
+  pos: number;
+  bytesRead = 0;
+  /** Just past the last newline in the file, once found. */
+  end = -1;
+  // A line longer than a read is not kept in pieces: once its start is found it is read again
+  // whole, into one buffer of its size. The reads that looked for its start all go through one
+  // scratch buffer, so a 32 MiB line costs one scan and one read, not a buffer per step and a copy.
+  /** File offset just past the newline ending the line whose start is sought. */
+  longEnd = -1;
+  private scratch = Buffer.allocUnsafe(0);
+  private readonly want: number;
+  private step: number;
+
+  constructor(
+    private readonly fd: number,
+    n: number,
+    private readonly chunkSize: number,
+  ) {
+    this.size = fstatSync(fd).size;
+    this.pos = this.size;
+    this.want = Math.max(0, Math.floor(n));
+    this.step = chunkSize;
+  }
+
+  run(): void {
+    while (this.pos > 0 && (this.found.length < this.want || this.end < 0)) {
+      const got = this.readBack();
+      this.takeLines(this.scratch, got);
     }
-    found.reverse();
+  }
+
+  result(): TailResult {
+    const found = [...this.found].reverse();
     return {
       events: found.map((f) => f.event),
       lines: found.map((f) => f.line),
       ends: found.map((f) => f.end),
-      offset: Math.max(0, end),
-      size,
-      bytesRead,
+      offset: Math.max(0, this.end),
+      size: this.size,
+      bytesRead: this.bytesRead,
       missing: false,
     };
-  } finally {
-    closeSync(fd);
+  }
+
+  /** Read the next piece before `pos` into the scratch buffer; the bytes read. */
+  private readBack(): number {
+    // Inside a long line (or a long torn tail), read bigger steps: few reads for a huge line.
+    if (this.longEnd >= 0 || this.end < 0) this.step = Math.min(this.step * 2, MAX_STEP);
+    else this.step = this.chunkSize;
+    const len = Math.min(this.pos === this.size ? this.chunkSize : this.step, this.pos);
+    this.pos -= len;
+    if (this.scratch.length < len) this.scratch = Buffer.allocUnsafe(len);
+    const got = readFully(this.fd, this.scratch, len, this.pos);
+    this.bytesRead += got;
+    return got;
+  }
+
+  /** Take the lines of `buf` (the `got` bytes read at `pos`), newest first, until enough or one starts earlier. */
+  private takeLines(buf: Buffer, got: number): void {
+    let stop: number; // index in buf of the newline that ends the current line (got: it goes on past this read)
+    let lineEnd: number; // file offset just past that newline
+    if (this.end < 0) {
+      const last = buf.lastIndexOf(NL, got - 1);
+      if (last === -1) return; // still inside a torn last line: not shown, not kept
+      this.end = this.pos + last + 1;
+      stop = last;
+      lineEnd = this.end;
+    } else {
+      stop = got;
+      lineEnd = this.longEnd;
+    }
+    while (this.found.length < this.want) {
+      const prev = stop === 0 ? -1 : buf.lastIndexOf(NL, stop - 1);
+      if (prev === -1 && this.pos > 0) {
+        // The line starts in an earlier read.
+        this.longEnd = lineEnd;
+        break;
+      }
+      if (stop === got && this.longEnd >= 0) {
+        // The long line's start is here: read it whole, once.
+        this.takeWhole(this.pos + prev + 1);
+      } else {
+        this.take(buf.subarray(prev + 1, stop), lineEnd);
+      }
+      if (prev < 0) break;
+      stop = prev;
+      lineEnd = this.pos + prev + 1;
+    }
+  }
+
+  /** Read the long line from `start` to `longEnd` in one buffer, and take it. */
+  private takeWhole(start: number): void {
+    const whole = Buffer.allocUnsafe(this.longEnd - 1 - start);
+    const got = readFully(this.fd, whole, whole.length, start);
+    this.bytesRead += got;
+    this.take(whole.subarray(0, got), this.longEnd);
+    this.longEnd = -1;
+  }
+
+  private take(bytes: Buffer, lineEnd: number): void {
+    // (a trailing CR is dropped without a regex over what may be megabytes)
+    const end0 = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    const line = bytes.toString('utf8', 0, end0);
+    const event = parseEventLine(line);
+    if (event) this.found.push({ line, event, end: lineEnd });
   }
 }
 
