@@ -50,69 +50,67 @@ function toolPath(e: EventOf<'tool_call'>): string | null {
 }
 
 export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionInfo {
-  const calls = new Map<string, { kind: 'edit' | 'write'; path: string }>();
-  const failed = new Set<string>();
-  const order: { id: string; kind: 'edit' | 'write'; path: string }[] = [];
-  let lastDone: EventOf<'done'> | undefined;
-  let lastStatus: SessionStatus | undefined;
-  let lastText: string | null = null;
-  /** Text pieces not (yet) closed by a whole `text`: what a run cut off mid-message had written. */
-  let partial = '';
-  let lastError: string | null = null;
-  let usageCost: number | null = null;
-  let any = false;
-  const updates: string[] = [];
-  const gitCreated = new Set<string>();
-  const gitEdited = new Set<string>();
-  const artifacts: Record<string, string> = {};
+  const tally = new CompletionTally();
+  for (const e of events) tally.add(e);
+  return tally.info();
+}
 
-  for (const e of events) {
-    any = true;
+/** What collectCompletionInfo gathers from the events, in order. */
+export class CompletionTally {
+  /** Edit and write tool calls with a path, in call order. */
+  readonly fileCalls: { id: string; kind: 'edit' | 'write'; path: string }[] = [];
+  /** Ids of the tool calls whose result was an error. */
+  readonly failed = new Set<string>();
+  lastDone: EventOf<'done'> | undefined;
+  lastStatus: SessionStatus | undefined;
+  lastText: string | null = null;
+  /** Text pieces not (yet) closed by a whole `text`: what a run cut off mid-message had written. */
+  partial = '';
+  lastError: string | null = null;
+  usageCost: number | null = null;
+  any = false;
+  readonly updates: string[] = [];
+  readonly gitCreated = new Set<string>();
+  readonly gitEdited = new Set<string>();
+  readonly artifacts: Record<string, string> = {};
+
+  add(e: AgentEvent): void {
+    this.any = true;
     switch (e.type) {
-      case 'tool_call': {
-        const kind = EDIT_TOOLS.has(e.name) ? 'edit' : WRITE_TOOLS.has(e.name) ? 'write' : null;
-        const p = kind ? toolPath(e) : null;
-        if (kind && p) {
-          calls.set(e.id, { kind, path: p });
-          order.push({ id: e.id, kind, path: p });
-        }
+      case 'tool_call':
+        this.addToolCall(e);
         break;
-      }
       case 'tool_result':
-        if (e.isError) failed.add(e.id);
+        if (e.isError) this.failed.add(e.id);
         break;
       case 'text':
-        if (e.text?.trim()) lastText = e.text.trim();
-        partial = '';
+        if (e.text?.trim()) this.lastText = e.text.trim();
+        this.partial = '';
         break;
       case 'text_delta':
-        partial += e.text ?? '';
+        this.partial += e.text ?? '';
         break;
       case 'update':
-        updates.push(e.text);
+        this.updates.push(e.text);
         break;
       case 'artifact':
-        artifacts[e.name] = e.text;
+        this.artifacts[e.name] = e.text;
         break;
       case 'usage':
-        if (typeof e.costUsd === 'number') usageCost = (usageCost ?? 0) + e.costUsd;
+        if (typeof e.costUsd === 'number') this.usageCost = (this.usageCost ?? 0) + e.costUsd;
         break;
       case 'status':
-        lastStatus = e.status;
+        this.lastStatus = e.status;
         break;
       case 'error':
-        lastError = e.message;
+        this.lastError = e.message;
         break;
       case 'done':
-        for (const f of e.filesCreated ?? []) gitCreated.add(f);
-        for (const f of e.filesEdited ?? []) if (!gitCreated.has(f)) gitEdited.add(f);
-        lastDone = e;
-        lastStatus = e.status;
-        lastError = null;
+        this.addDone(e);
         break;
       case 'user':
         // A new turn: the previous turn's ending no longer describes the agent.
-        if (lastDone) lastStatus = 'running';
+        if (this.lastDone) this.lastStatus = 'running';
         break;
       default:
         // 'init' and any other event say nothing about what the run did or how it ended.
@@ -120,38 +118,68 @@ export function collectCompletionInfo(events: Iterable<AgentEvent>): CompletionI
     }
   }
 
-  const edited: string[] = [];
-  const created: string[] = [];
-  const touched = new Set<string>();
-  for (const c of order) {
-    if (failed.has(c.id)) continue;
-    const wasTouched = touched.has(c.path);
-    touched.add(c.path);
-    if (c.kind === 'write' && !wasTouched) {
-      created.push(c.path);
-    } else if (!created.includes(c.path) && !edited.includes(c.path)) {
-      edited.push(c.path);
-    }
+  private addToolCall(e: EventOf<'tool_call'>): void {
+    const kind = EDIT_TOOLS.has(e.name) ? 'edit' : WRITE_TOOLS.has(e.name) ? 'write' : null;
+    const p = kind ? toolPath(e) : null;
+    if (kind && p) this.fileCalls.push({ id: e.id, kind, path: p });
   }
-  // The runtime knows better (git status before/after each run): its lists win where they disagree.
-  const toolCreated = created.splice(0).filter((f) => !gitEdited.has(f));
-  const toolEdited = edited.splice(0).filter((f) => !gitCreated.has(f));
-  for (const f of [...toolCreated, ...gitCreated]) if (!created.includes(f)) created.push(f);
-  for (const f of [...toolEdited, ...gitEdited]) if (!created.includes(f) && !edited.includes(f)) edited.push(f);
 
-  return {
-    status: lastStatus ?? (any ? 'running' : 'pending'),
-    filesEdited: edited,
-    filesCreated: created,
-    finalText: lastDone?.finalText?.trim() || lastText || partial.trim() || null,
-    error: lastDone?.error ?? lastError,
-    costUsd: lastDone?.costUsd ?? usageCost,
-    durationMs: lastDone?.durationMs ?? null,
-    numTurns: lastDone?.numTurns ?? null,
-    updates,
-    ended: lastDone !== undefined,
-    artifacts,
-  };
+  private addDone(e: EventOf<'done'>): void {
+    for (const f of e.filesCreated ?? []) this.gitCreated.add(f);
+    for (const f of e.filesEdited ?? []) if (!this.gitCreated.has(f)) this.gitEdited.add(f);
+    this.lastDone = e;
+    this.lastStatus = e.status;
+    this.lastError = null;
+  }
+
+  /** Files edited and created by the successful tool calls, in first-touch order. */
+  private toolFiles(): { edited: string[]; created: string[] } {
+    const edited: string[] = [];
+    const created: string[] = [];
+    const touched = new Set<string>();
+    for (const c of this.fileCalls) {
+      if (this.failed.has(c.id)) continue;
+      const wasTouched = touched.has(c.path);
+      touched.add(c.path);
+      if (c.kind === 'write' && !wasTouched) {
+        created.push(c.path);
+      } else if (!created.includes(c.path) && !edited.includes(c.path)) {
+        edited.push(c.path);
+      }
+    }
+    return { edited, created };
+  }
+
+  /** The tool calls' files merged with git's. */
+  files(): { edited: string[]; created: string[] } {
+    const tool = this.toolFiles();
+    const edited: string[] = [];
+    const created: string[] = [];
+    // The runtime knows better (git status before/after each run): its lists win where they disagree.
+    const toolCreated = tool.created.filter((f) => !this.gitEdited.has(f));
+    const toolEdited = tool.edited.filter((f) => !this.gitCreated.has(f));
+    for (const f of [...toolCreated, ...this.gitCreated]) if (!created.includes(f)) created.push(f);
+    for (const f of [...toolEdited, ...this.gitEdited]) if (!created.includes(f) && !edited.includes(f)) edited.push(f);
+    return { edited, created };
+  }
+
+  info(): CompletionInfo {
+    const { lastDone } = this;
+    const { edited, created } = this.files();
+    return {
+      status: this.lastStatus ?? (this.any ? 'running' : 'pending'),
+      filesEdited: edited,
+      filesCreated: created,
+      finalText: lastDone?.finalText?.trim() || this.lastText || this.partial.trim() || null,
+      error: lastDone?.error ?? this.lastError,
+      costUsd: lastDone?.costUsd ?? this.usageCost,
+      durationMs: lastDone?.durationMs ?? null,
+      numTurns: lastDone?.numTurns ?? null,
+      updates: this.updates,
+      ended: lastDone !== undefined,
+      artifacts: this.artifacts,
+    };
+  }
 }
 
 export interface SummaryOptions {
