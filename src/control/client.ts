@@ -1,11 +1,9 @@
 /**
  * Control socket client, used by every short-lived `klaude` command: one connection per call,
- * no dependencies beyond node:net.
+ * no dependencies beyond node:net (lib/socket-client.ts).
  */
-import net from 'node:net';
-import { assertOwnSocket } from '../lib/secure-dir.js';
 import { fromSerialized, KlaudeError } from '../lib/errors.js';
-import { LineDecoder } from '../lib/line-decoder.js';
+import { lineStream, SocketClient } from '../lib/socket-client.js';
 import {
   encodeFrame,
   isEventFrame,
@@ -60,15 +58,45 @@ function settleResponse(frame: ResponseFrame): { result: unknown } | { error: Kl
   return { result: frame.result };
 }
 
-interface Exchange {
-  socket: net.Socket;
-  /** Resolves with the response to `id`. */
-  response: Promise<unknown>;
+type ControlClient = SocketClient<string, unknown>;
+
+/** The request's response settles the answer (closing a plain request); its events go to `onEvent`. */
+function routeLine(client: ControlClient, line: string, id: string, onEvent?: (event: ControlEvent) => void): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    client.fail(new KlaudeError('E_PROTOCOL', 'the supervisor sent a line that is not JSON'));
+    return;
+  }
+  if (client.waiting && isResponseFrame(value) && (value.id === id || (value.id === null && !value.ok))) {
+    const outcome = settleResponse(value);
+    if ('error' in outcome) {
+      client.fail(outcome.error);
+      return;
+    }
+    client.settle(outcome.result);
+    if (!onEvent) client.close();
+  } else if (!client.waiting && onEvent && isEventFrame(value) && value.id === id) {
+    onEvent(value.event);
+  }
+}
+
+/** Encode and send the request frame (a payload JSON cannot carry fails the request). */
+function sendRequest(client: ControlClient, id: string, action: Action, payload: unknown): void {
+  let frame: string;
+  try {
+    frame = encodeFrame({ v: PROTOCOL_VERSION, id, action, payload });
+  } catch (e) {
+    client.fail(new KlaudeError('E_BAD_REQUEST', `cannot encode ${action} request: ${(e as Error).message}`));
+    return;
+  }
+  client.write(frame);
 }
 
 /**
- * Open a connection, send one request, and route frames: the response settles `response`,
- * event frames for `id` go to `onEvent`, the end of the connection to `onEnd`.
+ * Open a connection and send one request: its response settles `answer`, event frames for it go
+ * to `onEvent`, and the end of the connection after the response to `onEnd`.
  */
 function exchange(
   socketPath: string,
@@ -76,87 +104,34 @@ function exchange(
   payload: unknown,
   timeoutMs: number,
   onEvent?: (event: ControlEvent) => void,
-  onEnd?: (error?: KlaudeError) => void,
-): Exchange {
+  onEnd?: (error: KlaudeError) => void,
+): ControlClient {
   const id = newId();
-  assertOwnSocket(socketPath);
-  const socket = net.createConnection(socketPath);
-  const decoder = new LineDecoder(MAX_RESPONSE_BYTES);
-  let answered = false;
-  let resolveFn!: (v: unknown) => void;
-  let rejectFn!: (e: KlaudeError) => void;
-  const response = new Promise<unknown>((res, rej) => {
-    resolveFn = res;
-    rejectFn = rej;
+  return new SocketClient<string, unknown>({
+    socketPath,
+    timeoutMs,
+    decoder: lineStream(
+      MAX_RESPONSE_BYTES,
+      () => new KlaudeError('E_PROTOCOL', `the supervisor sent a frame over ${MAX_RESPONSE_BYTES} bytes`),
+    ),
+    errors: {
+      timeout: () =>
+        new KlaudeError('E_TIMEOUT', `the supervisor did not answer "${action}" within ${timeoutMs} ms`, {
+          hint: 'it may be busy or stuck; see its log file',
+        }),
+      socket: (err, answered) =>
+        answered ? new KlaudeError('E_IO', `control connection lost: ${err.message}`) : connectError(socketPath, err),
+      closed: () => new KlaudeError('E_IO', `the supervisor closed the connection before answering "${action}"`),
+    },
+    onConnect: (client) => sendRequest(client, id, action, payload),
+    onMessage: (line, client) => routeLine(client, line, id, onEvent),
+    // Every error this client raises is a KlaudeError; none means the supervisor hung up.
+    onEnd: (error) =>
+      onEnd?.(
+        (error as KlaudeError | undefined) ??
+          new KlaudeError('E_NO_SUPERVISOR', 'the supervisor closed the connection'),
+      ),
   });
-  const fail = (e: KlaudeError): void => {
-    if (!answered) {
-      answered = true;
-      clearTimeout(timer);
-      rejectFn(e);
-    } else {
-      onEnd?.(e);
-      onEnd = undefined;
-    }
-    socket.destroy();
-  };
-  const timer = setTimeout(() => {
-    fail(
-      new KlaudeError('E_TIMEOUT', `the supervisor did not answer "${action}" within ${timeoutMs} ms`, {
-        hint: 'it may be busy or stuck; see its log file',
-      }),
-    );
-  }, timeoutMs);
-
-  socket.once('connect', () => {
-    let frame: string;
-    try {
-      frame = encodeFrame({ v: PROTOCOL_VERSION, id, action, payload });
-    } catch (e) {
-      fail(new KlaudeError('E_BAD_REQUEST', `cannot encode ${action} request: ${(e as Error).message}`));
-      return;
-    }
-    socket.write(frame);
-  });
-  socket.on('error', (err: NodeJS.ErrnoException) => {
-    fail(answered ? new KlaudeError('E_IO', `control connection lost: ${err.message}`) : connectError(socketPath, err));
-  });
-  socket.on('close', () => {
-    if (!answered) fail(new KlaudeError('E_IO', `the supervisor closed the connection before answering "${action}"`));
-    else if (onEnd) fail(new KlaudeError('E_NO_SUPERVISOR', 'the supervisor closed the connection'));
-  });
-  socket.on('data', (chunk: Buffer) => {
-    const { lines, overflow } = decoder.push(chunk);
-    for (const line of lines) {
-      if (socket.destroyed) return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        fail(new KlaudeError('E_PROTOCOL', 'the supervisor sent a line that is not JSON'));
-        return;
-      }
-      if (!answered && isResponseFrame(value) && (value.id === id || (value.id === null && !value.ok))) {
-        answered = true;
-        clearTimeout(timer);
-        const outcome = settleResponse(value);
-        if ('error' in outcome) {
-          rejectFn(outcome.error);
-          socket.destroy();
-          return;
-        }
-        resolveFn(outcome.result);
-        if (!onEvent) {
-          socket.destroy();
-          return;
-        }
-      } else if (answered && onEvent && isEventFrame(value) && value.id === id) {
-        onEvent(value.event);
-      }
-    }
-    if (overflow) fail(new KlaudeError('E_PROTOCOL', `the supervisor sent a frame over ${MAX_RESPONSE_BYTES} bytes`));
-  });
-  return { socket, response };
 }
 
 /** Send one request and wait for its typed result. Throws KlaudeError (E_NO_SUPERVISOR, E_TIMEOUT, or the handler's code). */
@@ -166,8 +141,8 @@ export async function controlRequest<A extends Action>(
   payload: PayloadOf<A>,
   opts: RequestOptions = {},
 ): Promise<ResultOf<A>> {
-  const { response } = exchange(socketPath, action, payload, opts.timeoutMs ?? 5000);
-  return (await response) as ResultOf<A>;
+  const client = exchange(socketPath, action, payload, opts.timeoutMs ?? 5000);
+  return (await client.answer) as ResultOf<A>;
 }
 
 /**
@@ -182,14 +157,14 @@ export async function controlSubscribe(
   opts: SubscribeOptions = {},
 ): Promise<{ close(): void }> {
   let closedByUs = false;
-  const { socket, response } = exchange(socketPath, 'subscribe', payload, opts.timeoutMs ?? 5000, onEvent, (error) => {
+  const client = exchange(socketPath, 'subscribe', payload, opts.timeoutMs ?? 5000, onEvent, (error) => {
     if (!closedByUs) opts.onClose?.(error);
   });
-  await response;
+  await client.answer;
   return {
     close() {
       closedByUs = true;
-      socket.destroy();
+      client.close();
     },
   };
 }

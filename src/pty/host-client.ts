@@ -3,9 +3,8 @@
  * dashboard's preview (viewer). Callbacks are given up front: the screen frame can arrive in the
  * same read as the welcome, and must not be missed.
  */
-import net from 'node:net';
-import { assertOwnSocket } from '../lib/secure-dir.js';
 import { fromSerialized, KlaudeError } from '../lib/errors.js';
+import { SocketClient, throwingStream } from '../lib/socket-client.js';
 import {
   decodeJson,
   encodeFrame,
@@ -14,6 +13,7 @@ import {
   PTY_PROTOCOL_VERSION,
   type AttachMode,
   type ExitInfo,
+  type Frame,
   type GridRows,
   type Size,
   type Welcome,
@@ -57,104 +57,99 @@ export interface ConnectOptions {
   grid?: { ms: number };
 }
 
+type PtyClient = SocketClient<Frame, Welcome>;
+
+function hello(opts: ConnectOptions): Buffer {
+  const size = opts.size ?? { cols: 80, rows: 24 };
+  return encodeFrame(FRAME.hello, {
+    v: PTY_PROTOCOL_VERSION,
+    mode: opts.mode,
+    cols: size.cols,
+    rows: size.rows,
+    ...(opts.history !== undefined ? { history: opts.history } : {}),
+    ...(opts.grid ? { grid: opts.grid } : {}),
+  });
+}
+
+/** The first frame: the welcome, or the error the host refuses us with (thrown). */
+function welcomeOf(f: Frame): Welcome {
+  if (f.type === FRAME.error) throw fromSerialized(decodeJson<WireError>(f));
+  if (f.type !== FRAME.welcome) throw new KlaudeError('E_PROTOCOL', `unexpected PTY frame ${f.type} before welcome`);
+  return decodeJson<Welcome>(f);
+}
+
+/** A JSON frame's payload; a malformed one fails the connection (undefined). */
+function payloadOf<T>(client: PtyClient, f: Frame): T | undefined {
+  try {
+    return decodeJson<T>(f);
+  } catch (e) {
+    client.fail(e as Error);
+    return undefined;
+  }
+}
+
+/** After the welcome: hand one frame to its handler. */
+function deliver(client: PtyClient, f: Frame, h: PtyClientHandlers): void {
+  if (f.type === FRAME.screen) h.onScreen?.(f.payload);
+  else if (f.type === FRAME.output) h.onOutput?.(f.payload);
+  else if (f.type === FRAME.rows && h.onRows) {
+    const rows = payloadOf<GridRows>(client, f);
+    if (rows) h.onRows(rows);
+  } else if (f.type === FRAME.resized && h.onResized) {
+    const size = payloadOf<Size>(client, f);
+    if (size) h.onResized(size);
+  } else if (f.type === FRAME.exit && h.onExit) {
+    const exit = payloadOf<ExitInfo>(client, f);
+    if (exit) h.onExit(exit);
+  }
+}
+
+function onFrame(client: PtyClient, f: Frame, h: PtyClientHandlers): void {
+  if (!client.waiting) return deliver(client, f, h);
+  let w: Welcome;
+  try {
+    w = welcomeOf(f);
+  } catch (e) {
+    client.fail(e as Error);
+    return;
+  }
+  h.onWelcome?.(w);
+  client.settle(w);
+}
+
+function ptyConnection(client: PtyClient, welcome: Welcome): PtyConnection {
+  return {
+    welcome,
+    input: (data) => client.write(encodeFrame(FRAME.input, data)),
+    resize: (s) => client.write(encodeFrame(FRAME.resize, s)),
+    detach: () => client.end(encodeFrame(FRAME.detach)),
+    pause: () => client.pause(),
+    resume: () => client.resume(),
+  };
+}
+
 /** Connect and say hello; resolves once welcomed. E_SESSION_BUSY (etc.) from the host, E_IO when nothing listens. */
-export function connectPty(
+export async function connectPty(
   socketPath: string,
   opts: ConnectOptions,
   h: PtyClientHandlers = {},
 ): Promise<PtyConnection> {
-  return new Promise((resolve, reject) => {
-    try {
-      assertOwnSocket(socketPath);
-    } catch (e) {
-      reject(e);
-      return;
-    }
-    const sock = net.createConnection(socketPath);
-    const decoder = new FrameDecoder();
-    let welcomed = false;
-    let failed = false;
-    let closed = false;
-    const fail = (e: KlaudeError): void => {
-      if (welcomed || failed) return;
-      failed = true;
-      clearTimeout(timer);
-      sock.destroy();
-      reject(e);
-    };
-    const timer = setTimeout(
-      () => fail(new KlaudeError('E_TIMEOUT', 'the PTY session did not answer')),
-      opts.timeoutMs ?? 10_000,
-    );
-    const write = (f: Buffer): void => {
-      if (!sock.destroyed && sock.writable) sock.write(f);
-    };
-    const conn = (w: Welcome): PtyConnection => ({
-      welcome: w,
-      input: (data) => write(encodeFrame(FRAME.input, data)),
-      resize: (s) => write(encodeFrame(FRAME.resize, s)),
-      detach: () => {
-        if (sock.destroyed) return;
-        write(encodeFrame(FRAME.detach));
-        sock.end();
-      },
-      pause: () => sock.pause(),
-      resume: () => sock.resume(),
-    });
-    sock.once('connect', () => {
-      const size = opts.size ?? { cols: 80, rows: 24 };
-      write(
-        encodeFrame(FRAME.hello, {
-          v: PTY_PROTOCOL_VERSION,
-          mode: opts.mode,
-          cols: size.cols,
-          rows: size.rows,
-          ...(opts.history !== undefined ? { history: opts.history } : {}),
-          ...(opts.grid ? { grid: opts.grid } : {}),
-        }),
-      );
-    });
-    sock.on('data', (chunk) => {
-      let frames;
-      try {
-        frames = decoder.push(chunk);
-      } catch (e) {
-        sock.destroy();
-        fail(e as KlaudeError);
-        return;
-      }
-      for (const f of frames) {
-        if (!welcomed) {
-          if (f.type === FRAME.error) return fail(fromSerialized(decodeJson<WireError>(f)));
-          if (f.type !== FRAME.welcome)
-            return fail(new KlaudeError('E_PROTOCOL', `unexpected PTY frame ${f.type} before welcome`));
-          const w = decodeJson<Welcome>(f);
-          welcomed = true;
-          clearTimeout(timer);
-          h.onWelcome?.(w);
-          resolve(conn(w));
-          continue;
-        }
-        if (f.type === FRAME.screen) h.onScreen?.(f.payload);
-        else if (f.type === FRAME.output) h.onOutput?.(f.payload);
-        else if (f.type === FRAME.rows) h.onRows?.(decodeJson<GridRows>(f));
-        else if (f.type === FRAME.resized) h.onResized?.(decodeJson<Size>(f));
-        else if (f.type === FRAME.exit) h.onExit?.(decodeJson<ExitInfo>(f));
-      }
-    });
-    sock.on('error', (e: NodeJS.ErrnoException) => {
-      fail(
+  const client = new SocketClient<Frame, Welcome>({
+    socketPath,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+    decoder: throwingStream(new FrameDecoder()),
+    errors: {
+      timeout: () => new KlaudeError('E_TIMEOUT', 'the PTY session did not answer'),
+      socket: (e) =>
         new KlaudeError('E_IO', `cannot reach the PTY session at ${socketPath}: ${e.code ?? e.message}`, {
           details: { errno: e.code },
         }),
-      );
-    });
-    sock.on('close', () => {
-      if (!welcomed) fail(new KlaudeError('E_IO', 'the PTY session closed the connection'));
-      else if (!closed) {
-        closed = true;
-        h.onClose?.();
-      }
-    });
+      closed: () => new KlaudeError('E_IO', 'the PTY session closed the connection'),
+    },
+    onConnect: (c) => c.write(hello(opts)),
+    onMessage: (f, c) => onFrame(c, f, h),
+    // After the CLI exited (onExit) or alone when the host went away or we detached.
+    onEnd: () => h.onClose?.(),
   });
+  return ptyConnection(client, await client.answer);
 }

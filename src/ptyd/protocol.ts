@@ -14,11 +14,10 @@
  * with klaude's KLAUDE_* and PATH shim, so HOME, PATH, ANTHROPIC_*… are the starter's, not the
  * server's); `starterPid` holds the session's conversation claim and hands it over.
  */
-import net from 'node:net';
 import path from 'node:path';
 import { runDir } from '../config/paths.js';
 import { KlaudeError, type ErrorCode } from '../lib/errors.js';
-import { assertOwnSocket } from '../lib/secure-dir.js';
+import { lineStream, SocketClient } from '../lib/socket-client.js';
 
 export interface WireErr {
   code: string;
@@ -68,60 +67,46 @@ export function toKlaudeError(e: WireErr): KlaudeError {
   return new KlaudeError(e.code as ErrorCode, e.message, e.hint ? { hint: e.hint } : {});
 }
 
+/** Nothing listens there (any more): start a server. */
+const isGone = (err: NodeJS.ErrnoException): boolean =>
+  err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' || err.code === 'EPIPE';
+
+/** The reply line settles the request, except a closing server's: that one means "no server". */
+function settleReply<R>(client: SocketClient<string, R>, line: string): void {
+  let reply: { ok: boolean; error?: WireErr };
+  try {
+    reply = JSON.parse(line) as { ok: boolean; error?: WireErr };
+  } catch {
+    client.fail(new KlaudeError('E_PROTOCOL', 'the PTY server said something unexpected'));
+    return;
+  }
+  if (!reply.ok && reply.error?.code === CLOSING_CODE) {
+    client.fail(new Error(NO_SERVER));
+    return;
+  }
+  client.settle(reply as R);
+  client.close();
+}
+
 /**
  * Send one request and read the reply line. Rejects with `Error(NO_SERVER)` when nothing listens
  * (or the server closed the connection without a reply, or said it is closing), E_TIMEOUT when no
  * reply comes within `timeoutMs`.
  */
-export function serverRequest<R>(socketPath: string, req: ServerRequest, timeoutMs: number): Promise<R> {
-  return new Promise<R>((resolve, reject) => {
-    try {
-      assertOwnSocket(socketPath);
-    } catch (e) {
-      reject(e);
-      return;
-    }
-    const sock = net.createConnection(socketPath);
-    let text = '';
-    let done = false;
-    const finish = (fn: () => void): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      sock.destroy();
-      fn();
-    };
-    const timer = setTimeout(
-      () => finish(() => reject(new KlaudeError('E_TIMEOUT', `the PTY server did not answer ${req.op} in time`))),
-      timeoutMs,
-    );
-    sock.once('connect', () => sock.write(`${JSON.stringify(req)}\n`));
-    sock.on('error', (err: NodeJS.ErrnoException) =>
-      finish(() =>
-        reject(
-          err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' || err.code === 'EPIPE'
-            ? new Error(NO_SERVER)
-            : err,
-        ),
-      ),
-    );
-    sock.setEncoding('utf8');
-    sock.on('data', (d: string) => {
-      text += d;
-      const nl = text.indexOf('\n');
-      if (nl === -1) return;
-      let reply: { ok: boolean; error?: WireErr };
-      try {
-        reply = JSON.parse(text.slice(0, nl)) as { ok: boolean; error?: WireErr };
-      } catch {
-        finish(() => reject(new KlaudeError('E_PROTOCOL', 'the PTY server said something unexpected')));
-        return;
-      }
-      if (!reply.ok && reply.error?.code === CLOSING_CODE) finish(() => reject(new Error(NO_SERVER)));
-      else finish(() => resolve(reply as R));
-    });
-    sock.once('close', () => finish(() => reject(new Error(NO_SERVER))));
+export async function serverRequest<R>(socketPath: string, req: ServerRequest, timeoutMs: number): Promise<R> {
+  const client = new SocketClient<string, R>({
+    socketPath,
+    timeoutMs,
+    decoder: lineStream(),
+    errors: {
+      timeout: () => new KlaudeError('E_TIMEOUT', `the PTY server did not answer ${req.op} in time`),
+      socket: (err) => (isGone(err) ? new Error(NO_SERVER) : err),
+      closed: () => new Error(NO_SERVER),
+    },
+    onConnect: (c) => c.write(`${JSON.stringify(req)}\n`),
+    onMessage: (line, c) => settleReply(c, line),
   });
+  return client.answer;
 }
 
 export const isNoServer = (e: unknown): boolean => e instanceof Error && e.message === NO_SERVER;
