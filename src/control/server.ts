@@ -92,198 +92,243 @@ interface Conn {
 export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
 export const MAX_CONNECTIONS = 128;
 
-export async function startControlServer(opts: ControlServerOptions): Promise<ControlServer> {
-  const { socketPath, handlers, log } = opts;
-  const maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-  const maxSubscriberBuffer = opts.maxSubscriberBufferBytes ?? 1024 * 1024;
-  const closeGraceMs = opts.closeGraceMs ?? 2000;
-  const maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
+/** The options with their defaults filled in. */
+interface Settings {
+  socketPath: string;
+  handlers: ControlHandlers;
+  log?: ControlLog;
+  maxFrameBytes: number;
+  maxSubscriberBuffer: number;
+  closeGraceMs: number;
+  maxConnections: number;
+}
 
-  checkSocketPathLength(socketPath);
-  preparePrivateSocketDir(socketPath);
-  await clearStaleSocket(socketPath);
-
-  const conns = new Set<Conn>();
-  let nextConnId = 1;
-  let closed: Promise<void> | undefined;
+/**
+ * The server's state: the listener, its connections (each with its requests in flight and its
+ * subscriptions), and the shutdown in progress. Connections, request dispatch, subscribers and
+ * shutdown each have their methods below.
+ */
+class ControlSocketServer {
+  readonly conns = new Set<Conn>();
+  private nextConnId = 1;
+  private closed: Promise<void> | undefined;
   /** Set by close(): called once the last connection has closed. */
-  let onDrained: (() => void) | undefined;
+  private onDrained: (() => void) | undefined;
+  private readonly listener: net.Server;
+  /** The socket file's inode, so close() only unlinks the file it created. */
+  private ino = 0;
 
-  const write = (conn: Conn, frame: object): void => {
+  constructor(private readonly s: Settings) {
+    this.listener = net.createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
+  }
+
+  async listen(): Promise<void> {
+    const { socketPath, log } = this.s;
+    this.ino = await listenPrivate(this.listener, socketPath);
+    this.listener.on('error', (err) => log?.('error', `control: server error: ${err.message}`));
+    log?.('info', `control: listening on ${socketPath}`);
+  }
+
+  // ── connections ──────────────────────────────────────────────────────────
+
+  private accept(socket: net.Socket): void {
+    if (this.conns.size >= this.s.maxConnections) {
+      this.refuse(socket);
+      return;
+    }
+    const conn: Conn = {
+      id: this.nextConnId++,
+      socket,
+      decoder: new LineDecoder(this.s.maxFrameBytes),
+      inFlight: 0,
+      readEnded: false,
+      closing: this.closed !== undefined,
+      abort: new AbortController(),
+      subscriptions: new Map(),
+    };
+    this.conns.add(conn);
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      // EPIPE / ECONNRESET from clients that hung up: expected, not worth more than a debug line.
+      this.s.log?.('debug', `control: connection ${conn.id} error: ${err.code ?? err.message}`);
+    });
+    socket.on('close', () => this.onClosed(conn));
+    socket.on('end', () => this.onReadEnd(conn));
+    socket.on('data', (chunk: Buffer) => this.onData(conn, chunk));
+    if (conn.closing) this.maybeEnd(conn);
+  }
+
+  /** Over maxConnections: one error frame, then close. */
+  private refuse(socket: net.Socket): void {
+    this.s.log?.('warn', `control: ${this.conns.size} connections open; refusing another`);
+    socket.on('error', () => undefined);
+    socket.end(
+      encodeFrame({
+        v: PROTOCOL_VERSION,
+        id: null,
+        ok: false,
+        error: {
+          code: 'E_IO',
+          message: `the supervisor is serving ${this.s.maxConnections} connections already`,
+          hint: 'try again in a moment',
+        },
+      }),
+    );
+    setTimeout(() => socket.destroy(), 1000).unref();
+  }
+
+  private onClosed(conn: Conn): void {
+    this.conns.delete(conn);
+    conn.subscriptions.clear();
+    // A half-received frame (up to maxFrameBytes) is not kept alive by handlers still running.
+    conn.decoder = new LineDecoder(1);
+    conn.abort.abort();
+    if (this.conns.size === 0 && this.onDrained) {
+      const drained = this.onDrained;
+      this.onDrained = undefined;
+      drained();
+    }
+  }
+
+  private onReadEnd(conn: Conn): void {
+    // The client is done: answer what it asked, then hang up (a subscriber that hangs up is gone).
+    conn.readEnded = true;
+    conn.subscriptions.clear();
+    // EOF looks the same for a half-close (still waiting for answers) and a hang-up. Probe with a
+    // blank line (ignored by readers): to a peer that is gone it fails with EPIPE, which closes
+    // the connection and aborts its handlers' signals.
+    if (conn.inFlight > 0) conn.socket.write('\n');
+    this.maybeEnd(conn);
+  }
+
+  private onData(conn: Conn, chunk: Buffer): void {
+    if (conn.closing) return; // shutting down, or after an oversized frame: read nothing more
+    const { lines, overflow } = conn.decoder.push(chunk);
+    for (const line of lines) this.onLine(conn, line);
+    if (overflow) this.dropOversized(conn);
+  }
+
+  private dropOversized(conn: Conn): void {
+    const { maxFrameBytes } = this.s;
+    this.s.log?.('warn', `control: connection ${conn.id} sent a frame over ${maxFrameBytes} bytes; closing it`);
+    this.reply(conn, null, {
+      error: { code: 'E_BAD_REQUEST', message: `request frame exceeds ${maxFrameBytes} bytes` },
+    });
+    conn.closing = true;
+    conn.subscriptions.clear();
+    conn.socket.end();
+    // The client may keep writing and never hang up: don't wait on it forever.
+    setTimeout(() => conn.socket.destroy(), 1000).unref();
+  }
+
+  /** End our side once the client is done sending (or we are shutting down) and no answer is owed. */
+  private maybeEnd(conn: Conn): void {
+    if (conn.inFlight > 0 || conn.socket.writableEnded) return;
+    if (conn.closing || conn.readEnded) conn.socket.end();
+  }
+
+  private write(conn: Conn, frame: object): void {
     const { socket } = conn;
     if (socket.destroyed || socket.writableEnded) return;
     let text: string;
     try {
       text = encodeFrame(frame);
     } catch (e) {
-      log?.('error', 'control: cannot encode frame', { error: String(e) });
+      this.s.log?.('error', 'control: cannot encode frame', { error: String(e) });
       return;
     }
     socket.write(text);
-  };
+  }
 
-  const reply = (conn: Conn, id: string | null, outcome: { result: unknown } | { error: SerializedError }): void => {
-    if ('error' in outcome) write(conn, { v: PROTOCOL_VERSION, id, ok: false, error: outcome.error });
-    else write(conn, { v: PROTOCOL_VERSION, id, ok: true, result: outcome.result ?? null });
-  };
+  private reply(conn: Conn, id: string | null, outcome: { result: unknown } | { error: SerializedError }): void {
+    if ('error' in outcome) this.write(conn, { v: PROTOCOL_VERSION, id, ok: false, error: outcome.error });
+    else this.write(conn, { v: PROTOCOL_VERSION, id, ok: true, result: outcome.result ?? null });
+  }
 
-  /** End our side once the client is done sending (or we are shutting down) and no answer is owed. */
-  const maybeEnd = (conn: Conn): void => {
-    if (conn.inFlight > 0 || conn.socket.writableEnded) return;
-    if (conn.closing || conn.readEnded) conn.socket.end();
-  };
+  // ── requests ─────────────────────────────────────────────────────────────
 
-  const toSerialized = (err: unknown, action: string): SerializedError => {
-    if (err instanceof KlaudeError) return err.toJSON();
-    const message = err instanceof Error ? err.message : String(err);
-    log?.('error', `control: ${action} handler failed: ${message}`, {
-      stack: err instanceof Error ? err.stack : undefined,
-    });
-    return { code: 'E_INTERNAL', message: `${action} failed: ${message}` };
-  };
-
-  const dispatch = async (conn: Conn, req: RequestFrame): Promise<void> => {
-    const ctx: HandlerContext = { requestId: req.id, signal: conn.abort.signal, connectionId: conn.id };
-    const payload = (req.payload ?? {}) as never;
-    if (req.action === 'subscribe') {
-      await handlers.subscribe?.(payload, ctx);
-      if (conn.socket.destroyed || conn.closing) return;
-      const wanted = (req.payload as SubscribePayload | undefined)?.topics;
-      conn.subscriptions.set(req.id, new Set(wanted && wanted.length > 0 ? wanted : TOPICS));
-      // Registered and answered in one tick: no event can get ahead of the response.
-      reply(conn, req.id, { result: { subscribed: true } });
-      return;
-    }
-    const handler = handlers[req.action] as ((p: never, c: HandlerContext) => unknown) | undefined;
-    if (!handler) {
-      throw new KlaudeError('E_BAD_REQUEST', `action "${req.action}" is not supported by this supervisor`);
-    }
-    const result = await handler(payload, ctx);
-    reply(conn, req.id, { result });
-  };
-
-  const onLine = (conn: Conn, line: string): void => {
+  private onLine(conn: Conn, line: string): void {
     const checked = parseRequestLine(line);
     if (!checked.ok) {
-      reply(conn, checked.id, { error: checked.error });
+      this.reply(conn, checked.id, { error: checked.error });
       return;
     }
     const req = checked.request;
     conn.inFlight++;
-    dispatch(conn, req)
-      .catch((err: unknown) => reply(conn, req.id, { error: toSerialized(err, req.action) }))
-      .catch((err: unknown) => log?.('error', 'control: reply failed', { error: String(err) }))
+    this.dispatch(conn, req)
+      .catch((err: unknown) => this.reply(conn, req.id, { error: this.toSerialized(err, req.action) }))
+      .catch((err: unknown) => this.s.log?.('error', 'control: reply failed', { error: String(err) }))
       .finally(() => {
         conn.inFlight--;
-        maybeEnd(conn);
+        this.maybeEnd(conn);
       });
-  };
+  }
 
-  const onConnection = (socket: net.Socket): void => {
-    if (conns.size >= maxConnections) {
-      log?.('warn', `control: ${conns.size} connections open; refusing another`);
-      socket.on('error', () => undefined);
-      socket.end(
-        encodeFrame({
-          v: PROTOCOL_VERSION,
-          id: null,
-          ok: false,
-          error: {
-            code: 'E_IO',
-            message: `the supervisor is serving ${maxConnections} connections already`,
-            hint: 'try again in a moment',
-          },
-        }),
-      );
-      setTimeout(() => socket.destroy(), 1000).unref();
+  private async dispatch(conn: Conn, req: RequestFrame): Promise<void> {
+    const ctx: HandlerContext = { requestId: req.id, signal: conn.abort.signal, connectionId: conn.id };
+    const payload = (req.payload ?? {}) as never;
+    if (req.action === 'subscribe') {
+      await this.s.handlers.subscribe?.(payload, ctx);
+      this.subscribe(conn, req);
       return;
     }
-    const conn: Conn = {
-      id: nextConnId++,
-      socket,
-      decoder: new LineDecoder(maxFrameBytes),
-      inFlight: 0,
-      readEnded: false,
-      closing: closed !== undefined,
-      abort: new AbortController(),
-      subscriptions: new Map(),
-    };
-    conns.add(conn);
-    socket.on('error', (err: NodeJS.ErrnoException) => {
-      // EPIPE / ECONNRESET from clients that hung up: expected, not worth more than a debug line.
-      log?.('debug', `control: connection ${conn.id} error: ${err.code ?? err.message}`);
-    });
-    socket.on('close', () => {
-      conns.delete(conn);
-      conn.subscriptions.clear();
-      // A half-received frame (up to maxFrameBytes) is not kept alive by handlers still running.
-      conn.decoder = new LineDecoder(1);
-      conn.abort.abort();
-      if (conns.size === 0 && onDrained) {
-        const drained = onDrained;
-        onDrained = undefined;
-        drained();
-      }
-    });
-    socket.on('end', () => {
-      // The client is done: answer what it asked, then hang up (a subscriber that hangs up is gone).
-      conn.readEnded = true;
-      conn.subscriptions.clear();
-      // EOF looks the same for a half-close (still waiting for answers) and a hang-up. Probe with a
-      // blank line (ignored by readers): to a peer that is gone it fails with EPIPE, which closes
-      // the connection and aborts its handlers' signals.
-      if (conn.inFlight > 0) socket.write('\n');
-      maybeEnd(conn);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      if (conn.closing) return; // shutting down, or after an oversized frame: read nothing more
-      const { lines, overflow } = conn.decoder.push(chunk);
-      for (const line of lines) onLine(conn, line);
-      if (overflow) {
-        log?.('warn', `control: connection ${conn.id} sent a frame over ${maxFrameBytes} bytes; closing it`);
-        reply(conn, null, {
-          error: { code: 'E_BAD_REQUEST', message: `request frame exceeds ${maxFrameBytes} bytes` },
-        });
-        conn.closing = true;
-        conn.subscriptions.clear();
-        socket.end();
-        // The client may keep writing and never hang up: don't wait on it forever.
-        setTimeout(() => socket.destroy(), 1000).unref();
-      }
-    });
-    if (conn.closing) maybeEnd(conn);
-  };
+    const handler = this.s.handlers[req.action] as ((p: never, c: HandlerContext) => unknown) | undefined;
+    if (!handler) {
+      throw new KlaudeError('E_BAD_REQUEST', `action "${req.action}" is not supported by this supervisor`);
+    }
+    const result = await handler(payload, ctx);
+    this.reply(conn, req.id, { result });
+  }
 
-  const server = net.createServer({ allowHalfOpen: true }, onConnection);
-  const ino = await listenPrivate(server, socketPath);
-  server.on('error', (err) => log?.('error', `control: server error: ${err.message}`));
-  log?.('info', `control: listening on ${socketPath}`);
+  private toSerialized(err: unknown, action: string): SerializedError {
+    if (err instanceof KlaudeError) return err.toJSON();
+    const message = err instanceof Error ? err.message : String(err);
+    this.s.log?.('error', `control: ${action} handler failed: ${message}`, {
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return { code: 'E_INTERNAL', message: `${action} failed: ${message}` };
+  }
 
-  const publish = (event: ControlEvent, topic: Topic = topicOf(event)): void => {
-    for (const conn of conns) {
+  // ── subscribers ──────────────────────────────────────────────────────────
+
+  private subscribe(conn: Conn, req: RequestFrame): void {
+    if (conn.socket.destroyed || conn.closing) return;
+    const wanted = (req.payload as SubscribePayload | undefined)?.topics;
+    conn.subscriptions.set(req.id, new Set(wanted && wanted.length > 0 ? wanted : TOPICS));
+    // Registered and answered in one tick: no event can get ahead of the response.
+    this.reply(conn, req.id, { result: { subscribed: true } });
+  }
+
+  publish(event: ControlEvent, topic: Topic = topicOf(event)): void {
+    for (const conn of this.conns) {
       if (conn.subscriptions.size === 0 || conn.socket.destroyed) continue;
       for (const [id, topics] of conn.subscriptions) {
         if (!topics.has(topic)) continue;
-        if (conn.socket.writableLength > maxSubscriberBuffer) {
-          log?.(
-            'warn',
-            `control: subscriber ${conn.id} is not reading (${conn.socket.writableLength} bytes queued); dropping it`,
-          );
-          conn.subscriptions.clear();
-          conn.socket.destroy();
+        if (conn.socket.writableLength > this.s.maxSubscriberBuffer) {
+          this.dropSlowSubscriber(conn);
           break;
         }
-        write(conn, { v: PROTOCOL_VERSION, id, event });
+        this.write(conn, { v: PROTOCOL_VERSION, id, event });
       }
     }
-  };
+  }
 
-  const close = (): Promise<void> => {
-    closed ??= new Promise<void>((resolve) => {
-      unlinkOwnSocket(socketPath, ino);
+  private dropSlowSubscriber(conn: Conn): void {
+    this.s.log?.(
+      'warn',
+      `control: subscriber ${conn.id} is not reading (${conn.socket.writableLength} bytes queued); dropping it`,
+    );
+    conn.subscriptions.clear();
+    conn.socket.destroy();
+  }
+
+  // ── shutdown ─────────────────────────────────────────────────────────────
+
+  close(): Promise<void> {
+    this.closed ??= new Promise<void>((resolve) => {
+      unlinkOwnSocket(this.s.socketPath, this.ino);
       const timer = setTimeout(() => {
-        for (const conn of conns) conn.socket.destroy();
-      }, closeGraceMs);
+        for (const conn of this.conns) conn.socket.destroy();
+      }, this.s.closeGraceMs);
       timer.unref();
       let pending = 2; // the listener closed, and every connection closed
       const settle = (): void => {
@@ -291,22 +336,38 @@ export async function startControlServer(opts: ControlServerOptions): Promise<Co
         clearTimeout(timer);
         resolve();
       };
-      server.close(() => settle());
-      if (conns.size === 0) settle();
-      else onDrained = settle;
-      for (const conn of conns) {
+      this.listener.close(() => settle());
+      if (this.conns.size === 0) settle();
+      else this.onDrained = settle;
+      for (const conn of this.conns) {
         conn.closing = true;
         conn.subscriptions.clear();
-        maybeEnd(conn);
+        this.maybeEnd(conn);
       }
     });
-    return closed;
-  };
+    return this.closed;
+  }
+}
 
+export async function startControlServer(opts: ControlServerOptions): Promise<ControlServer> {
+  const { socketPath } = opts;
+  checkSocketPathLength(socketPath);
+  preparePrivateSocketDir(socketPath);
+  await clearStaleSocket(socketPath);
+  const server = new ControlSocketServer({
+    socketPath,
+    handlers: opts.handlers,
+    log: opts.log,
+    maxFrameBytes: opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+    maxSubscriberBuffer: opts.maxSubscriberBufferBytes ?? 1024 * 1024,
+    closeGraceMs: opts.closeGraceMs ?? 2000,
+    maxConnections: opts.maxConnections ?? MAX_CONNECTIONS,
+  });
+  await server.listen();
   return {
     socketPath,
-    publish,
-    close,
-    connections: () => conns.size,
+    publish: (event, topic) => server.publish(event, topic),
+    close: () => server.close(),
+    connections: () => server.conns.size,
   };
 }
