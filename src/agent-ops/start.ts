@@ -27,27 +27,12 @@ import { spawnRuntime } from './launch.js';
 import { shareContextFrom } from './share.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import { createAgentWorktree, worktreeSource, type AgentWorktree } from '../git/worktree.js';
+import type { StartPayload } from '../control/protocol.js';
 
 export const MAX_COUNT = 20;
 
-export interface StartRequest {
-  type: string;
-  prompt: string;
-  count?: number;
-  runtime?: string;
-  model?: string;
-  share?: boolean;
-  /**
-   * The parent klaude session: the session of the klaude in this terminal (KLAUDE_SESSION_ID, set
-   * in every claude klaude launches) or the dashboard's choice; absent → a top-level session. Never
-   * guessed (an unrelated "newest root" made shell-started agents nest under strangers' sessions).
-   */
-  parentId?: string | null;
-  /** Directory the agent works in (default: the project root). */
-  cwd?: string;
-  /** Give each agent a git worktree of its own (else the definition's `worktree:`, else config agents.worktree). */
-  worktree?: boolean;
-}
+/** What startAgents takes: the control protocol's start payload (one declaration for both). */
+export type StartRequest = StartPayload;
 
 export interface StartOutcome {
   sessions: SessionRow[];

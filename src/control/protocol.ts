@@ -61,8 +61,19 @@ export interface CheckoutResult {
   pid: number;
 }
 
+/**
+ * Starting agents: what `klaude start` and the dashboard send a supervisor, and what agent-ops'
+ * startAgents runs (in the supervisor, or in `klaude start` itself when none runs). `checkout` and
+ * `checkoutNow` are for the supervisor to act on once the agents started; startAgents ignores them.
+ */
 export interface StartPayload {
-  parentId?: string;
+  /**
+   * The parent klaude session: the session of the klaude in this terminal (KLAUDE_SESSION_ID, set
+   * in every claude klaude launches) or the dashboard's choice; absent → a top-level session. Never
+   * guessed (an unrelated "newest root" made shell-started agents nest under strangers' sessions).
+   * Null (no parent) only in-process: on the wire it is a string or absent.
+   */
+  parentId?: string | null;
   /** Agent type (a `.claude/agents/*.md` name, or a built-in). */
   type: string;
   prompt: string;
@@ -74,9 +85,9 @@ export interface StartPayload {
   checkout?: boolean;
   /** With checkout: switch as soon as its conversation has begun (its first turn is stopped). */
   checkoutNow?: boolean;
-  /** Give each agent a git worktree of its own. */
+  /** Give each agent a git worktree of its own (else the definition's `worktree:`, else config agents.worktree). */
   worktree?: boolean;
-  /** Directory the agent works in (the caller's cwd); default: the supervisor's. */
+  /** Directory the agent works in (the caller's cwd); default: the supervisor's (the project root). */
   cwd?: string;
 }
 export interface StartResult {
