@@ -38,74 +38,118 @@ export function altScreenAfter(chunk: string, before: boolean): boolean {
 }
 
 export async function attachTerminal(o: AttachOptions): Promise<AttachEnd> {
-  const stdin = o.stdin ?? process.stdin;
-  const stdout = o.stdout ?? process.stdout;
-  const size = { cols: stdout.columns || 80, rows: stdout.rows || 24 };
-  let conn: PtyConnection | null = null;
-  let alt = false;
-  let taken = false;
-  let settle: (e: AttachEnd) => void = () => undefined;
-  const ended = new Promise<AttachEnd>((r) => (settle = r));
-  let done = false;
+  return new TerminalAttachment(o).run();
+}
 
-  const write = (data: Buffer): void => {
-    alt = altScreenAfter(data.toString('latin1'), alt);
-    if (!stdout.write(data) && conn) {
-      conn.pause();
-      stdout.once('drain', () => conn?.resume());
+/** One attachment of the terminal to a session, from connect to `finish`. */
+class TerminalAttachment {
+  private readonly stdin: NodeJS.ReadStream;
+  private readonly stdout: NodeJS.WriteStream;
+  private readonly matcher: DetachMatcher;
+  private readonly signals: [NodeJS.Signals, () => void][];
+  private conn: PtyConnection | null = null;
+  /** The session's output left the terminal in the alternate screen. */
+  private alt = false;
+  /** The terminal is ours (raw mode, listeners) until released. */
+  private taken = false;
+  private done = false;
+  private settle: (e: AttachEnd) => void = () => undefined;
+  private readonly ended = new Promise<AttachEnd>((r) => (this.settle = r));
+
+  constructor(private readonly o: AttachOptions) {
+    this.stdin = o.stdin ?? process.stdin;
+    this.stdout = o.stdout ?? process.stdout;
+    this.matcher = new DetachMatcher({ key: o.detachKey, suspendDetaches: o.mode === 'control' });
+    this.signals = (['SIGTERM', 'SIGHUP', 'SIGINT'] as NodeJS.Signals[]).map((signal) => [
+      signal,
+      () => this.finish({ reason: 'signal', signal }),
+    ]);
+  }
+
+  async run(): Promise<AttachEnd> {
+    const { o, stdout } = this;
+    const size = { cols: stdout.columns || 80, rows: stdout.rows || 24 };
+    try {
+      this.conn = await connectPty(
+        o.socketPath,
+        { mode: o.mode, size },
+        {
+          onWelcome: (w) => {
+            o.onWelcome?.(w);
+            this.take();
+          },
+          onScreen: this.write,
+          onOutput: this.write,
+          onExit: (exit) => this.finish({ reason: 'exited', exit }),
+          onClose: () => this.finish({ reason: 'lost' }),
+        },
+      );
+    } catch (e) {
+      this.release();
+      throw e;
+    }
+    // The terminal may have been resized between hello and welcome.
+    if (o.mode === 'control' && (stdout.columns !== size.cols || stdout.rows !== size.rows)) this.onResize();
+    return this.ended;
+  }
+
+  private readonly write = (data: Buffer): void => {
+    this.alt = altScreenAfter(data.toString('latin1'), this.alt);
+    if (!this.stdout.write(data) && this.conn) {
+      this.conn.pause();
+      this.stdout.once('drain', () => this.conn?.resume());
     }
   };
 
-  const matcher = new DetachMatcher({ key: o.detachKey, suspendDetaches: o.mode === 'control' });
-  const onKeys = (data: Buffer | string): void => {
+  private readonly onKeys = (data: Buffer | string): void => {
     // A stdin that had an encoding set (Ink sets utf8; the dashboard's talk key reuses its stdin).
     const chunk = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (o.mode === 'view') {
-      const r = matcher.push(chunk);
+    if (this.o.mode === 'view') {
+      const r = this.matcher.push(chunk);
       if (r.detach || chunk.includes(0x03) || chunk.includes(0x71 /* q */))
-        finish({ reason: 'detached', by: 'view-key' });
+        this.finish({ reason: 'detached', by: 'view-key' });
       return;
     }
-    const r = matcher.push(chunk);
-    if (r.forward.length) conn?.input(r.forward);
-    if (r.detach) finish({ reason: 'detached', by: r.by ?? 'key' });
+    const r = this.matcher.push(chunk);
+    if (r.forward.length) this.conn?.input(r.forward);
+    if (r.detach) this.finish({ reason: 'detached', by: r.by ?? 'key' });
   };
-  const onResize = (): void => {
-    if (o.mode === 'control' && stdout.columns && stdout.rows)
-      conn?.resize({ cols: stdout.columns, rows: stdout.rows });
+
+  private readonly onResize = (): void => {
+    const { stdout } = this;
+    if (this.o.mode === 'control' && stdout.columns && stdout.rows)
+      this.conn?.resize({ cols: stdout.columns, rows: stdout.rows });
   };
-  const onSignal = (signal: NodeJS.Signals) => () => finish({ reason: 'signal', signal });
-  const signals: [NodeJS.Signals, () => void][] = (['SIGTERM', 'SIGHUP', 'SIGINT'] as NodeJS.Signals[]).map((s) => [
-    s,
-    onSignal(s),
-  ]);
-  const onCrash = (err: unknown): void => {
-    release();
+
+  private readonly onCrash = (err: unknown): void => {
+    this.release();
     process.stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);
     process.exit(70);
   };
 
-  const take = (): void => {
-    taken = true;
-    for (const [s, fn] of signals) process.on(s, fn);
-    process.on('uncaughtException', onCrash);
-    process.on('unhandledRejection', onCrash);
-    if (stdin.isTTY) stdin.setRawMode(true);
-    stdin.on('data', onKeys);
-    stdin.resume();
-    stdout.on('resize', onResize);
-  };
+  /** Take the terminal: raw mode, keys, resizes, and the signals and crashes that must give it back. */
+  private take(): void {
+    this.taken = true;
+    for (const [s, fn] of this.signals) process.on(s, fn);
+    process.on('uncaughtException', this.onCrash);
+    process.on('unhandledRejection', this.onCrash);
+    if (this.stdin.isTTY) this.stdin.setRawMode(true);
+    this.stdin.on('data', this.onKeys);
+    this.stdin.resume();
+    this.stdout.on('resize', this.onResize);
+  }
 
   /** Give the terminal back: raw mode off, modes the session set reset, alternate screen left. */
-  const release = (): void => {
-    if (!taken) return;
-    taken = false;
-    stdin.off('data', onKeys);
+  private release(): void {
+    if (!this.taken) return;
+    const { stdin, stdout, alt } = this;
+    this.taken = false;
+    stdin.off('data', this.onKeys);
     stdin.pause();
-    stdout.off('resize', onResize);
-    for (const [s, fn] of signals) process.off(s, fn);
-    process.off('uncaughtException', onCrash);
-    process.off('unhandledRejection', onCrash);
+    stdout.off('resize', this.onResize);
+    for (const [s, fn] of this.signals) process.off(s, fn);
+    process.off('uncaughtException', this.onCrash);
+    process.off('unhandledRejection', this.onCrash);
     restoreTerminal({ leaveAltScreen: alt });
     try {
       // The cursor goes under the session's screen, so the shell prompt comes after it.
@@ -113,36 +157,13 @@ export async function attachTerminal(o: AttachOptions): Promise<AttachEnd> {
     } catch {
       /* terminal gone */
     }
-  };
-
-  function finish(e: AttachEnd): void {
-    if (done) return;
-    done = true;
-    if (e.reason === 'detached' || e.reason === 'signal') conn?.detach();
-    release();
-    settle(e);
   }
 
-  try {
-    conn = await connectPty(
-      o.socketPath,
-      { mode: o.mode, size },
-      {
-        onWelcome: (w) => {
-          o.onWelcome?.(w);
-          take();
-        },
-        onScreen: write,
-        onOutput: write,
-        onExit: (exit) => finish({ reason: 'exited', exit }),
-        onClose: () => finish({ reason: 'lost' }),
-      },
-    );
-  } catch (e) {
-    release();
-    throw e;
+  private finish(e: AttachEnd): void {
+    if (this.done) return;
+    this.done = true;
+    if (e.reason === 'detached' || e.reason === 'signal') this.conn?.detach();
+    this.release();
+    this.settle(e);
   }
-  // The terminal may have been resized between hello and welcome.
-  if (o.mode === 'control' && (stdout.columns !== size.cols || stdout.rows !== size.rows)) onResize();
-  return ended;
 }

@@ -63,6 +63,8 @@ export interface MatchResult {
 }
 
 type State = 'ground' | 'esc' | 'csi' | 'ss3' | 'str' | 'str-esc' | 'paste';
+/** What one step did: how many bytes it took (0: read this one again), or what detached. */
+type Step = number | NonNullable<MatchResult['by']>;
 
 const ESC = 0x1b;
 const PASTE_END = Buffer.from('\x1b[201~');
@@ -93,102 +95,11 @@ export class DetachMatcher {
 
   push(chunk: Buffer): MatchResult {
     const out: number[] = [];
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      switch (this.state) {
-        case 'ground': {
-          if (this.key && b === this.key.byte) return { forward: Buffer.from(out), detach: true, by: 'key' };
-          if (this.suspend && b === this.suspend.byte)
-            return { forward: Buffer.from(out), detach: true, by: 'suspend' };
-          if (b === ESC) {
-            if (i + 1 < chunk.length && chunk[i + 1] === 0x5b) {
-              // A CSI starting inside this read: hold it until its final byte.
-              this.seq = [ESC, 0x5b];
-              this.hold = true;
-              this.state = 'csi';
-              i++;
-            } else {
-              out.push(b);
-              this.state = 'esc';
-            }
-            break;
-          }
-          if (b === 0x0d) {
-            if (this.target !== null && this.lineSoFar === this.target && i === 0) {
-              for (let k = 0; k < this.target.length; k++) out.push(0x7f);
-              this.lineSoFar = '';
-              return { forward: Buffer.from(out), detach: true, by: 'line' };
-            }
-            this.lineSoFar = '';
-          } else this.trackLine(b);
-          out.push(b);
-          break;
-        }
-        case 'esc': {
-          out.push(b);
-          if (b === 0x5b) {
-            this.seq = [];
-            this.hold = false;
-            this.state = 'csi';
-          } else if (b === 0x5d || b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) {
-            this.strLen = 0;
-            this.state = 'str';
-          } else if (b === 0x4f) this.state = 'ss3';
-          else if (b === ESC) this.state = 'esc';
-          else {
-            this.lineSoFar = null; // Alt+key
-            this.state = 'ground';
-          }
-          break;
-        }
-        case 'csi': {
-          if (b === ESC) {
-            // A broken sequence: give up on it and start over.
-            this.flushSeq(out);
-            i--;
-            this.state = 'ground';
-            break;
-          }
-          this.seq.push(b);
-          if (!this.hold) out.push(b);
-          if (b >= 0x40 && b <= 0x7e) {
-            this.state = 'ground';
-            const verdict = this.endCsi(b);
-            if (verdict === 'detach' || verdict === 'suspend')
-              return { forward: Buffer.from(out), detach: true, by: verdict === 'detach' ? 'key' : 'suspend' };
-            if (this.hold) this.flushSeq(out);
-            if (verdict === 'paste') {
-              this.state = 'paste';
-              this.pasteMatched = 0;
-            }
-          } else if (this.seq.length > MAX_SEQ) {
-            this.flushSeq(out);
-            this.state = 'ground';
-          }
-          break;
-        }
-        case 'ss3':
-          out.push(b);
-          this.lineSoFar = null;
-          this.state = 'ground';
-          break;
-        case 'str':
-          out.push(b);
-          if (b === 0x07) this.state = 'ground';
-          else if (b === ESC) this.state = 'str-esc';
-          else if (++this.strLen > MAX_STR) this.state = 'ground';
-          break;
-        case 'str-esc':
-          out.push(b);
-          this.state = b === 0x5c ? 'ground' : 'str';
-          break;
-        case 'paste':
-          out.push(b);
-          if (b === PASTE_END[this.pasteMatched]) {
-            if (++this.pasteMatched === PASTE_END.length) this.state = 'ground';
-          } else this.pasteMatched = b === ESC ? 1 : 0;
-          break;
-      }
+    let i = 0;
+    while (i < chunk.length) {
+      const step = this.step(chunk, i, out);
+      if (typeof step === 'string') return { forward: Buffer.from(out), detach: true, by: step };
+      i += step;
     }
     // A read that ends in a lone ESC was the Escape key (terminals send a sequence in one write).
     if (this.state === 'esc') {
@@ -196,6 +107,123 @@ export class DetachMatcher {
       this.lineSoFar = null;
     }
     return { forward: Buffer.from(out), detach: false };
+  }
+
+  /** One byte (or two) through the current state: how many bytes it took, or what detached. */
+  private step(chunk: Buffer, i: number, out: number[]): Step {
+    const b = chunk[i]!;
+    switch (this.state) {
+      case 'ground':
+        return this.ground(chunk, i, out);
+      case 'esc':
+        this.afterEsc(b, out);
+        return 1;
+      case 'csi':
+        return this.inCsi(b, out);
+      case 'ss3':
+        out.push(b);
+        this.lineSoFar = null;
+        this.state = 'ground';
+        return 1;
+      case 'str':
+      case 'str-esc':
+        this.inString(b, out);
+        return 1;
+      case 'paste':
+        this.inPaste(b, out);
+        return 1;
+    }
+  }
+
+  /** Outside any sequence: the detach key, Ctrl-Z, an escape starting, Enter ending a typed line. */
+  private ground(chunk: Buffer, i: number, out: number[]): Step {
+    const b = chunk[i]!;
+    if (this.key && b === this.key.byte) return 'key';
+    if (this.suspend && b === this.suspend.byte) return 'suspend';
+    if (b === ESC) {
+      if (i + 1 < chunk.length && chunk[i + 1] === 0x5b) {
+        // A CSI starting inside this read: hold it until its final byte.
+        this.seq = [ESC, 0x5b];
+        this.hold = true;
+        this.state = 'csi';
+        return 2;
+      }
+      out.push(b);
+      this.state = 'esc';
+      return 1;
+    }
+    if (b === 0x0d) {
+      if (this.target !== null && this.lineSoFar === this.target && i === 0) {
+        for (let k = 0; k < this.target.length; k++) out.push(0x7f);
+        this.lineSoFar = '';
+        return 'line';
+      }
+      this.lineSoFar = '';
+    } else this.trackLine(b);
+    out.push(b);
+    return 1;
+  }
+
+  /** The byte after an ESC (passed through): which kind of sequence this is. */
+  private afterEsc(b: number, out: number[]): void {
+    out.push(b);
+    if (b === 0x5b) {
+      this.seq = [];
+      this.hold = false;
+      this.state = 'csi';
+    } else if (b === 0x5d || b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) {
+      this.strLen = 0;
+      this.state = 'str';
+    } else if (b === 0x4f) this.state = 'ss3';
+    else if (b === ESC) this.state = 'esc';
+    else {
+      this.lineSoFar = null; // Alt+key
+      this.state = 'ground';
+    }
+  }
+
+  /** Inside a CSI sequence: collect it; at its final byte, see whether it is the key or a paste. */
+  private inCsi(b: number, out: number[]): Step {
+    if (b === ESC) {
+      // A broken sequence: give up on it and start over (the ESC is read again, in ground).
+      this.flushSeq(out);
+      this.state = 'ground';
+      return 0;
+    }
+    this.seq.push(b);
+    if (!this.hold) out.push(b);
+    if (b >= 0x40 && b <= 0x7e) {
+      this.state = 'ground';
+      const verdict = this.endCsi(b);
+      if (verdict === 'detach') return 'key';
+      if (verdict === 'suspend') return 'suspend';
+      if (this.hold) this.flushSeq(out);
+      if (verdict === 'paste') {
+        this.state = 'paste';
+        this.pasteMatched = 0;
+      }
+    } else if (this.seq.length > MAX_SEQ) {
+      this.flushSeq(out);
+      this.state = 'ground';
+    }
+    return 1;
+  }
+
+  /** Inside an OSC/DCS/… string (passed through) until BEL or ST. */
+  private inString(b: number, out: number[]): void {
+    out.push(b);
+    if (this.state === 'str-esc') this.state = b === 0x5c ? 'ground' : 'str';
+    else if (b === 0x07) this.state = 'ground';
+    else if (b === ESC) this.state = 'str-esc';
+    else if (++this.strLen > MAX_STR) this.state = 'ground';
+  }
+
+  /** Inside a bracketed paste (passed through) until its end sequence. */
+  private inPaste(b: number, out: number[]): void {
+    out.push(b);
+    if (b === PASTE_END[this.pasteMatched]) {
+      if (++this.pasteMatched === PASTE_END.length) this.state = 'ground';
+    } else this.pasteMatched = b === ESC ? 1 : 0;
   }
 
   private flushSeq(out: number[]): void {

@@ -1,6 +1,6 @@
 /**
  * Starting a PTY session: ask the user's PTY server (one per KLAUDE_HOME run dir, tmux's model:
- * server.ts) to host it, starting the server when none answers.
+ * ptyd/server.ts) to host it, starting the server when none answers.
  *
  * The server is `node <klaude cli> __ptyd`, detached (own session and process group: it outlives
  * the terminal and whoever started it). Its stdout is a pipe only until its one ready line

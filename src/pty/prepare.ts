@@ -2,7 +2,7 @@
  * The starter's half of starting a PTY session (`klaude talk`, the dashboard): everything that
  * needs the config, the runtime adapters and drizzle happens here, in the short-lived starter, so
  * the long-lived PTY server loads none of it. Under the session's conversation claim (one writer
- * per conversation: recovery/claim.ts), it works out the CLI's command line and environment and
+ * per conversation: ownership/conversation-claim.ts), it works out the CLI's command line and environment and
  * links the Claude session up front (the link must exist before claude's first hook); the server
  * then claims the session for good (its 'pty' row) and runs the CLI.
  */

@@ -1,11 +1,11 @@
 /**
- * A session's screen as its PTY host sends it to a grid viewer (framing.ts `rows` frames): rows of
+ * A session's screen as its PTY host sends it to a grid viewer (ptyd/framing.ts `rows` frames): rows of
  * cells, kept as received. It serves the dashboard's preview the way a local headless terminal
  * would (ScreenGrid), without one: the host already parses the session's output.
  */
 import { blankRow, PLAIN, type RowCells } from '../ptyd/cells.js';
 import type { GridRows } from '../ptyd/framing.js';
-import type { PtySnapshot, ScreenGrid } from './viewer.js';
+import type { PtySnapshot, ScreenGrid } from './screen-grid.js';
 
 export class RemoteGrid implements ScreenGrid {
   cols: number;
@@ -61,7 +61,7 @@ export class RemoteGrid implements ScreenGrid {
       out.chars[x] = row.chars[x] ?? ' ';
       if (colour) out.looks[x] = row.looks[x] ?? PLAIN;
     }
-    // A wide character cut by the edge becomes a blank (as cells.ts readRow does).
+    // A wide character cut by the edge becomes a blank (as ptyd/cells.ts readRow does).
     if (n > 0 && n === width && row.chars[n] === '') {
       out.chars[n - 1] = ' ';
       out.looks[n - 1] = PLAIN;

@@ -15,19 +15,22 @@
  * the caller's side (the dashboard's frame loop).
  *
  * With `gridMs`, the host sends the screen's changed rows as cells, at most one frame per
- * `gridMs` (pty/grid-feed.ts), and the viewer keeps them (pty/remote-grid.ts): no terminal
+ * `gridMs` (ptyd/grid-feed.ts), and the viewer keeps them (pty/remote-grid.ts): no terminal
  * emulator runs on this side. A host too old for that sends bytes; then, and only then, the
  * viewer loads a headless terminal (@xterm/headless) and parses them itself.
  */
 import type { Db } from '../db/client.js';
 import { openProcessesOfProject } from '../db/repos/processes.js';
 import { isAlive } from '../lib/process.js';
-import { readRow, rowStamp, rowText, type RowCells } from '../ptyd/cells.js';
-import { connectPty, type PtyConnection } from './host-client.js';
-import type { ExitInfo, Size } from '../ptyd/framing.js';
+import { readRow, rowStamp, rowText } from '../ptyd/cells.js';
+import { connectPty } from './host-client.js';
+import type { ExitInfo, GridRows, Size, Welcome } from '../ptyd/framing.js';
 import { ptySocketPath } from '../ptyd/socket-path.js';
 import { RemoteGrid } from './remote-grid.js';
 import type { HeadlessScreen } from '../ptyd/screen.js';
+import type { PtySnapshot, ScreenGrid } from './screen-grid.js';
+
+export type { PtySnapshot, ScreenGrid };
 
 export interface PtySessionInfo {
   sessionId: string;
@@ -54,35 +57,6 @@ export function listPtySessions(
     }));
 }
 
-export interface PtySnapshot {
-  cols: number;
-  rows: number;
-  /** Visible lines, plain text, trailing blanks trimmed. */
-  lines: string[];
-  /** The same lines with colours/attributes as SGR sequences (each styled line ends in a reset). */
-  ansiLines: string[];
-  cursor: { x: number; y: number };
-  bufferType: 'normal' | 'alternate';
-}
-
-/**
- * The live screen, read a row at a time without copying it all (the dashboard's preview reads only
- * the rows it shows, and only those that changed: see `stamp`). Valid until the viewer closes;
- * rows are screen rows (0 = top).
- */
-export interface ScreenGrid {
-  readonly cols: number;
-  readonly rows: number;
-  readonly cursor: { x: number; y: number };
-  readonly bufferType: 'normal' | 'alternate';
-  /** The row's raw cells (unchanged array ⇒ unchanged row; copy to keep), or null: read it again. */
-  stamp(y: number): Uint32Array | null;
-  /** The row as plain text, trailing blanks dropped. */
-  text(y: number): string;
-  /** The row's first `width` cells. */
-  cells(y: number, width: number, colour: boolean): RowCells;
-}
-
 export interface PtyViewerHandlers {
   /** The screen changed (called after the new output is parsed; coalesced per write batch). */
   onUpdate?(): void;
@@ -106,6 +80,107 @@ export interface PtyViewerOptions {
   gridMs?: number;
 }
 
+/**
+ * What a viewer shows and how it gets there: the host's rows as they come (a grid host), or a
+ * headless terminal loaded on the welcome and fed the host's bytes (an older host).
+ */
+class ViewerScreen {
+  remote: RemoteGrid | null = null;
+  screen: HeadlessScreen | null = null;
+  closed = false;
+  /** Bytes (and resizes) that came before the headless terminal was loaded, in order. */
+  private early: (Buffer | Size)[] | null = null;
+  /** The host's screen frame arrived before the headless terminal did. */
+  private screenEarly = false;
+  private pending = false;
+  private shown: () => void = () => undefined;
+  /** Resolves once the session's current screen is in place (or the connection closed). */
+  readonly firstScreen = new Promise<void>((resolve) => (this.shown = resolve));
+
+  constructor(private readonly h: PtyViewerHandlers) {}
+
+  welcome(w: Welcome): void {
+    if (w.grid) this.remote = new RemoteGrid(w.cols, w.rows);
+    else this.emulate(w);
+  }
+
+  rows(rows: GridRows): void {
+    if (!this.remote || this.closed) return;
+    this.remote.apply(rows);
+    this.shown();
+    this.h.onUpdate?.();
+  }
+
+  /** Output bytes or a resize, for the headless terminal (held until it is loaded). */
+  take(x: Buffer | Size): void {
+    if (this.closed) return;
+    const sc = this.screen;
+    if (!sc) {
+      this.early?.push(x);
+      return;
+    }
+    if (Buffer.isBuffer(x)) sc.write(x);
+    else sc.whenParsed(() => sc.resize(x.cols, x.rows));
+    this.changed();
+  }
+
+  /** The host's current screen: shown once parsed (the viewer resolves then). */
+  takeScreen(ansi: Buffer): void {
+    this.take(ansi);
+    if (this.screen) this.screen.whenParsed(this.shown);
+    else this.screenEarly = true;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.shown();
+    this.h.onClose?.();
+  }
+
+  snapshot(blank: RemoteGrid): PtySnapshot {
+    const sc = this.screen;
+    if (!sc) return (this.remote ?? blank).snapshot();
+    const buf = sc.term.buffer.active;
+    return {
+      cols: sc.cols,
+      rows: sc.rows,
+      lines: sc.lines(),
+      ansiLines: sc.lines({ ansi: true }),
+      cursor: { x: buf.cursorX, y: buf.cursorY },
+      bufferType: buf.type,
+    };
+  }
+
+  grid(blank: RemoteGrid): ScreenGrid {
+    return this.screen ? screenGrid(this.screen) : (this.remote ?? blank);
+  }
+
+  /** Tell the caller once the output written so far is parsed (one call per batch of writes). */
+  private changed(): void {
+    const sc = this.screen;
+    if (this.pending || !sc) return;
+    this.pending = true;
+    sc.whenParsed(() => {
+      this.pending = false;
+      if (!this.closed) this.h.onUpdate?.();
+    });
+  }
+
+  /** A host that sends bytes: load a headless terminal, then replay what came meanwhile. */
+  private emulate(size: Size): void {
+    this.early = [];
+    void import('../ptyd/screen.js').then(({ HeadlessScreen: Screen }) => {
+      // No scrollback here: the host's history would be parsed only to be dropped.
+      const sc = new Screen({ cols: size.cols, rows: size.rows, scrollback: 0 });
+      this.screen = sc;
+      const backlog = this.early ?? [];
+      this.early = null;
+      for (const x of backlog) this.take(x);
+      if (this.screenEarly) sc.whenParsed(this.shown);
+    });
+  }
+}
+
 /** Connect read-only; resolves once the session's current screen is in the viewer. */
 export async function openPtyViewer(
   home: string,
@@ -115,103 +190,29 @@ export async function openPtyViewer(
   env: NodeJS.ProcessEnv = process.env,
   opts: PtyViewerOptions = {},
 ): Promise<PtyViewer> {
-  let remote: RemoteGrid | null = null;
-  let screen: HeadlessScreen | null = null;
-  /** Bytes (and resizes) that came before the headless terminal was loaded, in order. */
-  let early: (Buffer | Size)[] | null = null;
-  /** The host's screen frame arrived before the headless terminal did. */
-  let screenEarly = false;
-  let pending = false;
-  let closed = false;
-  let shown: () => void = () => undefined;
-  const firstScreen = new Promise<void>((resolve) => (shown = resolve));
-  const changed = (): void => {
-    if (pending || !screen) return;
-    pending = true;
-    screen.whenParsed(() => {
-      pending = false;
-      if (!closed) h.onUpdate?.();
-    });
-  };
-  const take = (x: Buffer | Size): void => {
-    if (closed) return;
-    if (!screen) {
-      early?.push(x);
-      return;
-    }
-    if (Buffer.isBuffer(x)) screen.write(x);
-    else {
-      const sc = screen;
-      sc.whenParsed(() => sc.resize(x.cols, x.rows));
-    }
-    changed();
-  };
-  /** A host that sends bytes: load a headless terminal, then replay what came meanwhile. */
-  const emulate = (size: Size): void => {
-    early = [];
-    void import('../ptyd/screen.js').then(({ HeadlessScreen: Screen }) => {
-      // No scrollback here: the host's history would be parsed only to be dropped.
-      screen = new Screen({ cols: size.cols, rows: size.rows, scrollback: 0 });
-      const backlog = early ?? [];
-      early = null;
-      for (const x of backlog) take(x);
-      if (screenEarly) screen.whenParsed(shown);
-    });
-  };
-  /** The host's current screen: shown once parsed (the viewer resolves then). */
-  const takeScreen = (ansi: Buffer): void => {
-    take(ansi);
-    if (screen) screen.whenParsed(shown);
-    else screenEarly = true;
-  };
-  const conn: PtyConnection = await connectPty(
+  const view = new ViewerScreen(h);
+  const conn = await connectPty(
     ptySocketPath(home, projectHash, sessionId, env),
     { mode: 'view', history: 0, ...(opts.gridMs !== undefined ? { grid: { ms: opts.gridMs } } : {}) },
     {
-      onWelcome: (w) => {
-        if (w.grid) remote = new RemoteGrid(w.cols, w.rows);
-        else emulate(w);
-      },
-      onRows: (rows) => {
-        if (!remote || closed) return;
-        remote.apply(rows);
-        shown();
-        h.onUpdate?.();
-      },
-      onScreen: takeScreen,
-      onOutput: take,
-      onResized: take,
+      onWelcome: (w) => view.welcome(w),
+      onRows: (rows) => view.rows(rows),
+      onScreen: (ansi) => view.takeScreen(ansi),
+      onOutput: (data) => view.take(data),
+      onResized: (s) => view.take(s),
       onExit: (e) => h.onExit?.(e),
-      onClose: () => {
-        closed = true;
-        shown();
-        h.onClose?.();
-      },
+      onClose: () => view.close(),
     },
   );
   // Resolve with the session's screen in place, so the first snapshot() already shows it.
-  await firstScreen;
+  await view.firstScreen;
   const blank = new RemoteGrid(conn.welcome.cols, conn.welcome.rows);
   return {
     pid: conn.welcome.pid,
-    snapshot(): PtySnapshot {
-      const sc = screen;
-      if (!sc) return (remote ?? blank).snapshot();
-      const buf = sc.term.buffer.active;
-      return {
-        cols: sc.cols,
-        rows: sc.rows,
-        lines: sc.lines(),
-        ansiLines: sc.lines({ ansi: true }),
-        cursor: { x: buf.cursorX, y: buf.cursorY },
-        bufferType: buf.type,
-      };
-    },
-    grid(): ScreenGrid {
-      return screen ? screenGrid(screen) : (remote ?? blank);
-    },
+    snapshot: () => view.snapshot(blank),
+    grid: () => view.grid(blank),
     close(): void {
-      if (closed) return;
+      if (view.closed) return;
       conn.detach();
     },
   };

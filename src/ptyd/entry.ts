@@ -1,5 +1,5 @@
 /**
- * `klaude __ptyd`: the user's PTY server (server.ts), started detached by launch.ts when no server
+ * `klaude __ptyd`: the user's PTY server (server.ts), started detached by pty/launch.ts when no server
  * answers on `<runDir>/ptyd-<version>.sock`. Prints one line on stdout for its starter ({ok, pid} once it
  * listens; {error} with E_PTYD_RUNNING when another server already listens, or a real error), then
  * serves until its last session ended and it was idle a while, or until SIGTERM/SIGINT (which stop

@@ -10,7 +10,7 @@
  * - With no controller, the headless terminal answers the CLI's terminal queries; with one, the
  *   person's terminal does (the queries reach it with the output).
  * - Nothing runs while the CLI is quiet: no timers, xterm parses only when output arrives.
- * The host process around it (DB rows, the CLI's command line) is host-main.ts.
+ * The session around it (DB rows, the CLI's command line) is session.ts.
  */
 import { EventEmitter } from 'node:events';
 import net from 'node:net';

@@ -3,7 +3,7 @@
  * session (tmux's model; one node process instead of one per session). Each session keeps its
  * own socket and protocol (a PtyHost: host.ts), so `klaude talk`, viewers and the dashboard's
  * previews don't know or care that a server hosts them; starters talk to the server's control
- * socket (server-protocol.ts).
+ * socket (protocol.ts).
  *
  * - One server per socket path: listen() is the lock. EADDRINUSE with a live listener ⇒ another
  *   server won ('running'); a stale file (a server that was SIGKILLed) is removed and listen

@@ -27,7 +27,7 @@ export function busyReason(db: HasSqlite, sessionId: string, selfPid: number): s
   return null;
 }
 
-/** A live conversation claim held by someone other than this process and `starterPid` (as recovery/claim.ts claimedByOther). */
+/** A live conversation claim held by someone other than this process and `starterPid` (as ownership/conversation-claim.ts claimedByOther). */
 export function claimedByOther(db: HasSqlite, sessionId: string, starterPid: number): string | null {
   const c = claimOf(db, sessionId);
   if (!c || c.holderPid === process.pid || c.holderPid === starterPid) return null;

@@ -3,7 +3,7 @@
  * server's; refused while a foreground claude, a headless runtime or another PTY server drives
  * it, or someone other than the starter holds its conversation claim: never two processes on one
  * conversation), start its CLI in a PTY with the command line and env the starter prepared
- * (prepare.ts), guard the CLI with a watchdog owned by the server (the server SIGKILLed ⇒ the CLI
+ * (pty/prepare.ts), guard the CLI with a watchdog owned by the server (the server SIGKILLed ⇒ the CLI
  * ends too), listen on the session's own socket `<runDir>/<hash>/p/<id>.sock` (the protocol viewers
  * and `klaude talk` speak: host.ts), and, when the CLI exits, end the row and the session ('done',
  * resumable).
