@@ -1,76 +1,49 @@
 /**
- * The agent runtime: one detached process per running agent (`klaude __runtime <sessionId>`, its
- * launch request as JSON on stdin; see launch.ts). It drives the agent's CLI through its adapter,
- * appends the normalised events to the session log, keeps the DB current, and answers `message`,
- * `interrupt`, `answer` (permission requests, approval-desk.ts), `stop` and `ping` on its own
- * control socket (`<runDir>/<hash>/a/<id>.sock`).
- *
- * Lifecycle — one runtime per burst of work, not per agent lifetime:
- *
- *   spawn ─▶ claim (runtime_process row; refuse if another live runtime has the session)
- *        ─▶ listen on the socket ─▶ start the CLI (`--session-id <uuid>` the first time,
- *           `--resume <uuid>` once a transcript exists) ─▶ status running ─▶ send the first message
- *        ─▶ turns: messages that arrive during a turn are queued HERE and sent together when the
- *           turn's `result` comes (claude would merge queued stdin messages into one turn anyway,
- *           which makes "is the agent finished?" unknowable from outside; queuing here keeps it exact)
- *        ─▶ last turn done with nothing queued: status + `done` written at once, socket closed,
- *           CLI stdin closed, CLI exits, process row ended, runtime exits.
- *
- * Why exit when idle rather than linger: nothing to supervise between turns, no idle processes
- * piling up, and a crash between turns cannot leave a "running" agent behind. A later
- * `klaude message` finds no socket and starts a new runtime that resumes the same native session
- * (claude `--resume` continues in place: same id, same transcript), so the conversation goes on.
- *
- * Interrupt: stream-json `control_request` {subtype: interrupt}; if the CLI has not acknowledged it
- * within INTERRUPT_ACK_MS, SIGINT (claude then ends the turn with a result, exit 0). The turn ends
- * `interrupted`. SIGTERM (checkout stopping a headless agent, `stop`) records `interrupted` at once,
- * then stops the CLI (SIGTERM, SIGKILL after a grace).
+ * The agent runtime's main loop: one detached process (`klaude __runtime`, entry.ts) per burst of an
+ * agent's work, not per agent. It claims the session, starts the agent's CLI through its adapter,
+ * records what the CLI says (run-record.ts), answers requests on its socket (runtime-socket.ts),
+ * and exits as soon as the last turn is done with nothing queued. A later `klaude message` starts a
+ * new runtime that resumes the same native session (claude `--resume` continues in place: same id,
+ * same transcript), so nothing idles between bursts and a crash between turns leaves no "running"
+ * agent behind.
  */
 import { existsSync } from 'node:fs';
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
-import { startControlServer, type ControlServer } from '../control/server.js';
-import { PROTOCOL_VERSION } from '../control/protocol.js';
-import { endProcess } from '../db/repos/processes.js';
+import type { ControlServer } from '../control/server.js';
+import type { InterruptResult, MessageResult } from '../control/protocol.js';
 import { KlaudeError } from '../lib/errors.js';
 import { claimRun, forwardToOther, recordCli } from './run-claim.js';
-import { VERSION } from '../lib/version.js';
 import type { Normaliser } from '../adapters/runtime-adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
 import { ApprovalDesk } from './approval-desk.js';
 import type { RuntimeRequest } from '../agent-ops/launch.js';
-import { agentSocketPath } from '../control/agent-socket.js';
-import { currentInvocation } from '../claude/shim.js';
 import { droppedNote, RunRecord } from './run-record.js';
 import { cliLaunch } from './cli-launch.js';
 import { OnStopTurns, onStopPrompts } from './on-stop.js';
-import { startQueued } from '../agent-ops/queue.js';
 import { RateLimitWatch } from './rate-limit.js';
 import { recoverCli } from './recover-cli.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
 import { assertWorktreeThere } from '../git/worktree.js';
-
-export const INTERRUPT_ACK_MS = 2000;
-export const STOP_GRACE_MS = 3000;
-/** After the last turn, how long the CLI may take to exit once its stdin is closed. */
-const EXIT_AFTER_EOF_MS = 15_000;
-
+import { TurnInterrupt } from './turn-interrupt.js';
+import { listenForRequests } from './runtime-socket.js';
+import { exitFailure, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
 import type { Deps } from './deps.js';
-
-export type { Deps };
 
 export class AgentRuntime {
   private cli: CliProcess | null = null;
   private normaliser: Normaliser;
   private server: ControlServer | null = null;
   private processRowId: number | null = null;
+  /**
+   * Messages that arrived during a turn, sent together when the turn's `result` comes. claude would
+   * merge queued stdin messages into one turn anyway, which makes "is the agent finished?"
+   * unknowable from outside; queuing here keeps it exact.
+   */
   private readonly queue: string[] = [];
   private turnActive = true; // the first message is pending from the start
   private stopping = false;
-  private interruptTimer: NodeJS.Timeout | null = null;
-  private interruptSeq = 0;
-  /** An interrupt was asked in this turn: the CLI ending it is no crash. */
-  private interruptAsked = false;
+  private readonly interrupt = new TurnInterrupt();
   /** Died mid-turn with `agents.recover: ask`: the run ends without a `done`, waiting for the person. */
   private parked = false;
   private readonly rec: RunRecord;
@@ -110,12 +83,7 @@ export class AgentRuntime {
 
   private newNormaliser(): Normaliser {
     return this.d.adapter.createNormaliser({
-      onControlResponse: (id) => {
-        if (id.startsWith('klaude_int_') && this.interruptTimer) {
-          clearTimeout(this.interruptTimer);
-          this.interruptTimer = null;
-        }
-      },
+      onControlResponse: (id) => this.interrupt.acknowledged(id),
       onControlCancel: (id) => this.desk.onCancel(id),
     });
   }
@@ -124,6 +92,10 @@ export class AgentRuntime {
     return this.d.session.id;
   }
 
+  /**
+   * Claim the session, listen on its socket, start the CLI, and follow it to the run's end: the
+   * process's exit code.
+   */
   async run(request: RuntimeRequest): Promise<number> {
     const { d } = this;
     const claimed = claimRun(d.db, this.id, d.session.instanceId);
@@ -139,30 +111,12 @@ export class AgentRuntime {
       return 3;
     }
     this.processRowId = claimed;
-    try {
-      this.server = await startControlServer({
-        socketPath: agentSocketPath(d.home, d.session.projectId, this.id, d.env),
-        handlers: {
-          ping: () => ({
-            pong: true,
-            instanceId: this.id,
-            pid: process.pid,
-            version: VERSION,
-            protocol: PROTOCOL_VERSION,
-          }),
-          message: (p) => this.onMessage(p.prompt),
-          interrupt: () => this.onInterrupt(),
-          answer: (p) => this.desk.answer(p),
-          stop: () => {
-            setImmediate(() => void this.stop('stop requested'));
-            return { stopping: true };
-          },
-        },
-        log: (level, msg, data) => d.log[level](msg, data),
-      });
-    } catch (e) {
-      d.log.warn('agent control socket unavailable: message/interrupt will not reach this run', { err: e });
-    }
+    this.server = await listenForRequests(d, {
+      message: (prompt) => this.onMessage(prompt),
+      interrupt: () => this.onInterrupt(),
+      answer: (p) => this.desk.answer(p),
+      stop: (reason) => this.stop(reason),
+    });
 
     if (this.stopping) return this.shutdown(null);
     try {
@@ -178,9 +132,9 @@ export class AgentRuntime {
     }
   }
 
-  /** The runtime's own watcher: its CLI died mid-turn (see recover.ts, `agents.recover`). */
+  /** The runtime's own watcher: its CLI died mid-turn (see agent-ops/recover.ts, `agents.recover`). */
   private recoverMidTurn(exit: CliExit): boolean {
-    if (this.stopping || this.finalized || !this.turnActive || this.interruptAsked || this.stops.inTurn) return false;
+    if (this.stopping || this.finalized || !this.turnActive || this.interrupt.asked || this.stops.inTurn) return false;
     // A clean exit is no crash: CLIs that end a turn by exiting (opencode, codex) exit 0 then.
     if (exit.signal === null && exit.code === 0) return false;
     const flush = (): void => this.normaliser.end(exit).forEach((e) => e.type !== 'done' && this.write(e));
@@ -191,8 +145,7 @@ export class AgentRuntime {
 
   /** A new CLI process for the same run (queued messages, recovery). False: it could not start (the run failed). */
   private relaunch(request: RuntimeRequest): boolean {
-    if (this.interruptTimer) clearTimeout(this.interruptTimer);
-    this.interruptTimer = null;
+    this.interrupt.cancelTimer();
     this.normaliser = this.newNormaliser();
     this.turnActive = true;
     try {
@@ -225,6 +178,10 @@ export class AgentRuntime {
     return this.relaunch({ prompt: this.queue.splice(0).join('\n\n'), source: 'message' });
   }
 
+  /**
+   * Start a CLI on the request: a new native session the first time (its id chosen here when the
+   * adapter lets us), a resumed one once its transcript exists.
+   */
   private launch(request: RuntimeRequest): void {
     const { d } = this;
     const { adapter, meta, session } = d;
@@ -282,9 +239,7 @@ export class AgentRuntime {
     let done = turnDone;
     this.turnActive = false;
     this.desk.closeAll('the turn ended');
-    this.interruptAsked = false;
-    if (this.interruptTimer) clearTimeout(this.interruptTimer);
-    this.interruptTimer = null;
+    this.interrupt.turnEnded();
     // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
     if (done.status === 'interrupted' && this.queue.length > 0)
       this.write({ type: 'error', message: droppedNote(this.queue.splice(0)) });
@@ -303,24 +258,16 @@ export class AgentRuntime {
     if (this.queue.length > 0 && !this.stopping && !this.d.adapter.supportsStreamingInput) {
       // One turn per process: the queued messages resume the session once this process exits.
       if (done.status === 'failed' && done.error) this.write({ type: 'error', message: done.error });
-      const cli = this.cli;
-      if (cli) {
-        // Fire and forget: the CLI's exit is handled where it is awaited (run); stop() and exited never reject.
-        const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
-        void cli.exited.then(() => clearTimeout(t)); // exited never rejects
-      }
+      stopIfLingering(this.cli);
       return;
     }
+    // The work is done: the run ends now rather than idling until the next message (which starts a
+    // new runtime). Status and `done` first, then the socket, then the CLI's stdin: it exits on EOF.
     this.finalize(done);
     this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
     this.server = null;
     this.cli?.closeInput();
-    const cli = this.cli;
-    if (cli) {
-      // As above: a last resort for a CLI that ignores EOF; neither promise rejects.
-      const t = setTimeout(() => void cli.stop(STOP_GRACE_MS), EXIT_AFTER_EOF_MS);
-      void cli.exited.then(() => clearTimeout(t));
-    }
+    stopIfLingering(this.cli);
   }
 
   private sendQueued(): void {
@@ -331,7 +278,8 @@ export class AgentRuntime {
     this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
   }
 
-  private onMessage(prompt: string): { delivered: 'stdin' | 'queued'; pid: number } {
+  /** Socket `message`: queued for after the turn (see `queue`), or sent now between turns. */
+  private onMessage(prompt: string): MessageResult {
     const streaming = this.d.adapter.supportsStreamingInput;
     if (this.finalized || this.stopping || (this.cli && (streaming ? !this.cli.canWrite : !this.cli.running))) {
       throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is finishing its run`, {
@@ -344,28 +292,27 @@ export class AgentRuntime {
     return { delivered: 'stdin', pid: process.pid };
   }
 
-  onInterrupt(): { results: { sessionId: string; ok: boolean; code?: string }[] } {
+  /** Socket `interrupt` (and SIGINT): the turn running ends `interrupted` (turn-interrupt.ts). */
+  onInterrupt(): InterruptResult {
     const cli = this.cli;
     if (this.finalized || this.stopping || !this.turnActive || !cli?.running) {
       throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is not in a turn`);
     }
     this.normaliser.noteInterrupt();
-    this.interruptAsked = true;
-    const line = this.d.adapter.encodeInterrupt(`klaude_int_${++this.interruptSeq}`);
-    if (line && cli.write(line)) {
-      if (this.interruptTimer) clearTimeout(this.interruptTimer);
-      this.interruptTimer = setTimeout(() => {
-        this.interruptTimer = null;
-        if (this.turnActive) cli.signal('SIGINT');
-      }, INTERRUPT_ACK_MS);
-    } else {
-      cli.signal('SIGINT');
-    }
+    this.interrupt.request(
+      cli,
+      (id) => this.d.adapter.encodeInterrupt(id),
+      () => this.turnActive,
+    );
     this.d.log.info('interrupt requested');
     return { results: [{ sessionId: this.id, ok: true }] };
   }
 
-  /** SIGTERM / `stop`: the run ends interrupted now; the CLI is stopped after. */
+  /**
+   * SIGTERM (a checkout stopping a headless agent) / `stop`: the run ends `interrupted` now, so the
+   * log and the row say so whatever the CLI does next; the CLI is stopped after (SIGTERM, SIGKILL
+   * after STOP_GRACE_MS).
+   */
   async stop(reason: string): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
@@ -383,7 +330,7 @@ export class AgentRuntime {
   private async shutdown(exit: CliExit | null): Promise<number> {
     const { d } = this;
     this.deltas.dispose();
-    if (this.interruptTimer) clearTimeout(this.interruptTimer);
+    this.interrupt.cancelTimer();
     const work = this.stops.takeWorkDone(); // the CLI ended during on-stop turns: the work itself was done
     if (work) this.finalize(work);
     if (exit) d.log.info('agent CLI exited', { code: exit.code, signal: exit.signal });
@@ -393,14 +340,7 @@ export class AgentRuntime {
         if (e.type === 'done') this.finalize(e);
         else this.write(e);
       }
-      if (!this.finalized) {
-        const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
-        this.finalize({
-          type: 'done',
-          status: 'failed',
-          error: `${d.adapter.name} exited with ${exit.signal ?? `code ${exit.code}`}${tail ? `: ${tail}` : ''}`,
-        });
-      }
+      if (!this.finalized) this.finalize(exitFailure(d.adapter.name, exit));
     }
     if (this.queue.length > 0) {
       this.write({
@@ -408,17 +348,7 @@ export class AgentRuntime {
         message: `${this.queue.length} queued message(s) were not delivered: the agent stopped first`,
       });
     }
-    try {
-      if (this.processRowId !== null)
-        endProcess(d.db, this.processRowId, { exitCode: exit?.code ?? null, signal: exit?.signal ?? null });
-    } catch (err) {
-      d.log.error('ending the process row failed', { err });
-    }
-    await this.server?.close().catch(() => undefined);
-    // This run's slot is free: the first queued agent that fits starts now.
-    await startQueued({ db: d.db, config: d.config, home: d.home, env: d.env, inv: currentInvocation(), log: d.log });
-    d.writer.close();
-    d.db.close();
+    await releaseRun(d, this.processRowId, exit, this.server);
     return 0;
   }
 }

@@ -31,8 +31,9 @@ import type { Deps } from './deps.js';
 import type { RunRecord } from './run-record.js';
 
 /**
- * `default` means "ask". A CLI without an approval channel cannot ask anyone, so there it runs as
- * `acceptEdits` did before approvals existed (docs/approvals.md); other modes pass through.
+ * `default` means "ask". A CLI without an approval channel cannot ask anyone (nothing could hold
+ * its request), so there `default` becomes `acceptEdits`: it edits without asking, and what its own
+ * policy refuses is refused (docs/approvals.md). Other modes pass through.
  */
 export function permissionModeFor(adapter: RuntimeAdapter, mode: string): string {
   return mode === 'default' && !adapter.encodeApproval ? 'acceptEdits' : mode;

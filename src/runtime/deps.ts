@@ -1,4 +1,4 @@
-/** What an agent runtime (runtime-main.ts) and its helpers work with. */
+/** What an agent runtime (agent-runtime.ts) and its helpers work with. */
 import type { Config } from '../config/schema.js';
 import type { Db } from '../db/client.js';
 import type { SessionRow } from '../db/repos/sessions.js';

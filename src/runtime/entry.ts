@@ -1,7 +1,7 @@
 /**
  * `klaude __runtime <sessionId>`: the entry of the detached agent runtime process (started by
- * launch.ts). Loads the session, its launch metadata and adapter, wires signals, and runs
- * AgentRuntime (runtime-main.ts) until the agent's work is done.
+ * agent-ops/launch.ts). Loads the session, its launch metadata and adapter, wires signals, and runs
+ * AgentRuntime (agent-runtime.ts) until the agent's work is done.
  */
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath, sessionLogPath } from '../config/paths.js';
@@ -15,7 +15,8 @@ import { openSessionLog } from '../logs/writer.js';
 import { getAdapter } from '../adapters/registry.js';
 import { plainAgentType } from '../agent-types/launch-settings.js';
 import { readRuntimeRequest } from '../agent-ops/launch.js';
-import { AgentRuntime, STOP_GRACE_MS } from './agent-runtime.js';
+import { AgentRuntime } from './agent-runtime.js';
+import { STOP_GRACE_MS } from './run-end.js';
 import { launchMetadata, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
 
 /** `klaude __runtime <sessionId>` (hidden): runs until the agent's work is done, then exits. */

@@ -1,7 +1,7 @@
 /**
  * Rate limiting seen from a runtime: `retry` events of kind rate_limit (429) or overloaded (529),
  * from claude's stream-json `system/api_retry`. The first one in a while lowers the runtime's run
- * limit for RATE_LIMIT_BACKOFF_MS (src/db/repos/queue.ts), and the session's log says so.
+ * limit for RATE_LIMIT_BACKOFF_MS (agent-ops/queue.ts; stored by db/repos/queue.ts), and the session's log says so.
  */
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import type { Db } from '../db/client.js';

@@ -1,7 +1,7 @@
 /**
  * What a run leaves behind: the session log (every normalised event), and the DB row kept
  * current from those events (native id, last text, tokens and cost, [UPDATE] notes for the
- * parent, status and the run's end). The runtime (runtime-main.ts) decides *when*; this
+ * parent, status and the run's end). The runtime (agent-runtime.ts) decides *when*; this
  * decides *what is written where*.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -259,7 +259,7 @@ export class RunRecord {
     if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
     // The line before the row: whoever sees the row ended (`klaude wait`, then `logs`) finds the
     // log complete. A follower woken by the line may find the row still running for the moment
-    // the update takes; waitForAgents looks again shortly after (follow-agents.ts).
+    // the update takes; waitForAgents looks again shortly after (agent-ops/follow-agents.ts).
     this.write(event);
     try {
       const cur = getSession(d.db, this.id);
@@ -285,7 +285,7 @@ export class RunRecord {
     }
   }
 
-  /** What the run changed in the working tree, from git (see changes.ts); null when git can't say. */
+  /** What the run changed in the working tree, from git (see git/changes.ts); null when git can't say. */
   private fileChanges(): FileChanges | null {
     const s = this.d.session;
     try {
