@@ -1,10 +1,12 @@
 /**
- * One writer per conversation (issue: a checkout's grace period let `klaude message` resume the
- * conversation the foreground was about to resume). Whoever is about to stop or start the process
- * that writes a session's conversation — checkout, dashboard Enter, `talk`, `message`'s resume,
- * `start -c` — takes the session's claim first, in one IMMEDIATE transaction with its own checks;
- * a second taker gets E_SESSION_BUSY naming the holder. The claim is held until the new writer's
- * process row exists (that row then says who writes) and is void once its holder process is gone.
+ * One writer per conversation. Handing a conversation from one process to another (stop the
+ * writer, start the next) leaves a gap in which no process row says who writes; two starters racing
+ * through that gap — a checkout and `klaude message`'s resume, say — would both resume it. So
+ * whoever is about to stop or start the process that writes a session's conversation — checkout,
+ * dashboard Enter, `talk`, `message`'s resume, `start -c` — takes the session's claim first, in one
+ * IMMEDIATE transaction with its own checks; a second taker gets E_SESSION_BUSY naming the holder.
+ * The claim is held until the new writer's process row exists (that row then says who writes) and
+ * is void once its holder process is gone.
  */
 import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
