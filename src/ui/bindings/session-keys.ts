@@ -1,0 +1,117 @@
+/** The keymap's Sessions keys (src/ui/keymap.ts): open, talk, start, message, interrupt, answer, archive. */
+import type { KeyBinding } from '../key-types.js';
+import { canAnswer, canArchive, canInterrupt, canMessage, canOpen, canTalk, needSelection } from './key-guards.js';
+
+export const SESSION_KEYS = [
+  {
+    id: 'session.open',
+    keys: ['enter'],
+    scope: 'tree',
+    group: 'Sessions',
+    label: 'open',
+    description:
+      "open the session's conversation in its CLI: claude, or a codex/gemini/… agent's own (the dashboard returns when it exits)",
+    footer: 3,
+    when: canOpen,
+  },
+  {
+    id: 'session.talk',
+    keys: ['t'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'talk',
+    description:
+      'talk to the session in a PTY that keeps running after you detach (Ctrl-] detaches and comes back here; starts one if none runs)',
+    footer: 8.5,
+    when: canTalk,
+  },
+  {
+    id: 'session.new',
+    keys: ['n'],
+    scope: 'tree',
+    group: 'Sessions',
+    label: 'new',
+    description: 'start a new interactive claude session',
+    footer: 4,
+  },
+  {
+    id: 'agent.start',
+    keys: ['s'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'start',
+    description: 'start an agent (type, then prompt) under the selected session',
+    footer: 5,
+  },
+  {
+    id: 'agent.message',
+    keys: ['m'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'message',
+    description: 'send the selected agent a message',
+    footer: 6,
+    when: canMessage,
+  },
+  {
+    id: 'agent.interrupt',
+    keys: ['i'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'interrupt',
+    description: 'interrupt the selected agent',
+    dangerous: true,
+    footer: 7,
+    when: canInterrupt,
+  },
+  {
+    id: 'approval.allow',
+    keys: ['A'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'allow',
+    description: "allow the selected agent's pending permission request, once",
+    when: canAnswer,
+  },
+  {
+    id: 'approval.always',
+    keys: ['W'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'allow always',
+    description:
+      'allow it and write the suggested rule to .claude/settings.local.json, so it is not asked again (asks first)',
+    when: canAnswer,
+  },
+  {
+    id: 'approval.deny',
+    keys: ['D'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'deny',
+    description: 'deny the pending permission request, with an optional reason the agent is shown',
+    dangerous: true,
+    when: canAnswer,
+  },
+  {
+    id: 'session.archive',
+    keys: ['d'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'archive',
+    description:
+      'archive the selected finished session and its sub-agents, or bring an archived one back (nothing is stopped or deleted)',
+    footer: 8,
+    when: canArchive,
+  },
+
+  {
+    id: 'session.copyId',
+    keys: ['y'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'copy id',
+    description: "copy the selected session's id to the clipboard (OSC 52: the terminal, tmux or ssh must pass it on)",
+    when: needSelection,
+  },
+] as const satisfies readonly KeyBinding[];
