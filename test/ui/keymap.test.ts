@@ -12,7 +12,8 @@ import {
   type Scope,
 } from '../../src/ui/keymap.js';
 import { keyName, resolveKey, splitKeys } from '../../src/ui/input/keys.js';
-import { runCommand, type CommandEnv } from '../../src/ui/input/run-command.js';
+import type { CommandEnv } from '../../src/ui/input/command-env.js';
+import { runCommand } from '../../src/ui/input/run-command.js';
 import type { SessionView } from '../../src/feeds/session-tree.js';
 import { initialUiState } from '../../src/ui/state/ui-state.js';
 import { treeView } from '../../src/ui/view.js';

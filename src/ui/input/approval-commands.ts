@@ -6,7 +6,8 @@
 import { shortId } from '../../core/ids.js';
 import type { ApprovalRow } from '../../db/repos/approvals.js';
 import type { ConfirmIntent, Modal } from '../state/ui-state.js';
-import type { CommandEnv } from './run-command.js';
+import type { CommandId } from '../keymap.js';
+import type { CommandEnv } from './command-env.js';
 
 const what = (a: ApprovalRow): string => `${a.toolName}${a.summary ? `: ${a.summary}` : ''}`;
 
@@ -36,7 +37,10 @@ function send(
 }
 
 /** approval.allow / approval.always / approval.deny. */
-export function runApprovalCommand(id: string, env: CommandEnv): void {
+export function runApprovalCommand(
+  id: Extract<CommandId, 'approval.allow' | 'approval.always' | 'approval.deny'>,
+  env: CommandEnv,
+): void {
   const sel = env.tree.selected;
   const ask = env.tree.ctx.selectedApproval;
   if (!sel || !ask) return;

@@ -9,7 +9,8 @@ import { useRef } from 'react';
 import type { UiState } from '../state/ui-state.js';
 import { activeScope, treeView } from '../view.js';
 import { resolveKey, splitKeys, type KeyPress } from './keys.js';
-import { runCommand, type CommandEnv } from './run-command.js';
+import type { CommandEnv } from './command-env.js';
+import { runCommand } from './run-command.js';
 
 export function useKeyRouter(env: CommandEnv, getUi: () => UiState, isActive: boolean): void {
   // The handler reads the latest render's view and the store's current state, not the ones it

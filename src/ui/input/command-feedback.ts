@@ -1,0 +1,26 @@
+/** How commands report: a session's name, an error in words, busy text then a notice. */
+import { shortId } from '../../core/ids.js';
+import type { SessionView } from '../../feeds/session-tree.js';
+import type { CommandEnv } from './command-env.js';
+
+export const label = (s: SessionView): string => `${s.type === 'tui' ? 'claude' : s.type} ${shortId(s.id)}`;
+
+export const errText = (e: unknown): string => {
+  const err = e as { message?: string; code?: string; hint?: string };
+  return `${err.message ?? String(e)}${err.code ? ` [${err.code}]` : ''}${err.hint ? ` — ${err.hint}` : ''}`;
+};
+
+/** Run an action in the background: busy text while it runs, then a notice. */
+export function track<T>(env: CommandEnv, busy: string, p: Promise<T>, done: (r: T) => string): void {
+  env.dispatch({ type: 'busy', text: busy });
+  p.then(
+    (r) => {
+      env.dispatch({ type: 'busy', text: null });
+      env.dispatch({ type: 'notice', notice: { text: done(r), tone: 'info' } });
+    },
+    (e: unknown) => {
+      env.dispatch({ type: 'busy', text: null });
+      env.dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } });
+    },
+  );
+}
