@@ -46,74 +46,104 @@ function InputBox({ text, width, rows, theme }: { text: string; width: number; r
   );
 }
 
-export function DialogPane({ modal, sessionsById, width, height, theme }: DialogProps) {
-  if (modal.kind === 'confirm') {
-    const lines = wrapText(modal.message, width);
-    return (
-      <Box flexDirection="column">
-        {lines.slice(0, Math.max(1, height - 2)).map((l, i) => (
-          <Text key={i} {...(modal.dangerous ? theme.ui.danger : {})}>
-            {l}
-          </Text>
-        ))}
-        <Text> </Text>
-        <Text>
-          <Text {...theme.ui.key}>y</Text> yes <Text {...theme.ui.key}>n</Text>/<Text {...theme.ui.key}>Esc</Text> no
-        </Text>
-      </Box>
-    );
+type DialogOf<K extends Modal['kind']> = Extract<Modal, { kind: K }>;
+interface PartProps<K extends Modal['kind']> extends Omit<DialogProps, 'modal'> {
+  modal: DialogOf<K>;
+}
+
+export function DialogPane(props: DialogProps) {
+  const { modal } = props;
+  switch (modal.kind) {
+    case 'confirm':
+      return <ConfirmDialog {...props} modal={modal} />;
+    case 'message':
+      return <MessageDialog {...props} modal={modal} />;
+    case 'deny':
+      return <DenyDialog {...props} modal={modal} />;
+    case 'start':
+      return modal.step === 'prompt' ? (
+        <StartPrompt {...props} modal={modal} />
+      ) : (
+        <TypePicker {...props} modal={modal} />
+      );
   }
-  if (modal.kind === 'message') {
-    const target = sessionsById.get(modal.sessionId);
-    return (
-      <Box flexDirection="column">
-        <Text {...theme.ui.muted}>
-          {truncate(`to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`, width)}
+}
+
+function ConfirmDialog({ modal, width, height, theme }: PartProps<'confirm'>) {
+  const lines = wrapText(modal.message, width);
+  return (
+    <Box flexDirection="column">
+      {lines.slice(0, Math.max(1, height - 2)).map((l, i) => (
+        <Text key={i} {...(modal.dangerous ? theme.ui.danger : {})}>
+          {l}
         </Text>
-        <Text> </Text>
-        <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
-        <Text> </Text>
-        <Text {...theme.ui.muted}>{truncate('⏎ send · Esc cancel', width)}</Text>
-      </Box>
-    );
-  }
-  if (modal.kind === 'deny') {
-    const target = sessionsById.get(modal.sessionId);
-    return (
-      <Box flexDirection="column">
-        <Text>
-          {truncate(`deny ${name(target, modal.sessionId)} request ${modal.approvalId}: ${modal.what}`, width)}
-        </Text>
-        <Text {...theme.ui.muted}>
-          {truncate('reason for the agent (optional; it sees it as the tool result):', width)}
-        </Text>
-        <InputBox text={modal.text} width={width} rows={Math.max(1, height - 5)} theme={theme} />
-        <Text> </Text>
-        <Text {...theme.ui.muted}>{truncate('⏎ deny · Esc cancel', width)}</Text>
-      </Box>
-    );
-  }
-  // start
+      ))}
+      <Text> </Text>
+      <Text>
+        <Text {...theme.ui.key}>y</Text> yes <Text {...theme.ui.key}>n</Text>/<Text {...theme.ui.key}>Esc</Text> no
+      </Text>
+    </Box>
+  );
+}
+
+function MessageDialog({ modal, sessionsById, width, height, theme }: PartProps<'message'>) {
+  const target = sessionsById.get(modal.sessionId);
+  return (
+    <Box flexDirection="column">
+      <Text {...theme.ui.muted}>
+        {truncate(`to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`, width)}
+      </Text>
+      <Text> </Text>
+      <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
+      <Text> </Text>
+      <Text {...theme.ui.muted}>{truncate('⏎ send · Esc cancel', width)}</Text>
+    </Box>
+  );
+}
+
+function DenyDialog({ modal, sessionsById, width, height, theme }: PartProps<'deny'>) {
+  const target = sessionsById.get(modal.sessionId);
+  return (
+    <Box flexDirection="column">
+      <Text>{truncate(`deny ${name(target, modal.sessionId)} request ${modal.approvalId}: ${modal.what}`, width)}</Text>
+      <Text {...theme.ui.muted}>
+        {truncate('reason for the agent (optional; it sees it as the tool result):', width)}
+      </Text>
+      <InputBox text={modal.text} width={width} rows={Math.max(1, height - 5)} theme={theme} />
+      <Text> </Text>
+      <Text {...theme.ui.muted}>{truncate('⏎ deny · Esc cancel', width)}</Text>
+    </Box>
+  );
+}
+
+/** Where the started agent goes in the tree, in words. */
+function startUnder(modal: DialogOf<'start'>, sessionsById: ReadonlyMap<string, SessionView>): string {
   const parent = modal.parentId ? sessionsById.get(modal.parentId) : undefined;
-  const under = modal.parentId ? `under ${name(parent, modal.parentId)}` : 'as a top-level agent';
-  if (modal.step === 'prompt') {
-    const type = modal.choices?.[modal.index]?.name ?? '?';
-    return (
-      <Box flexDirection="column">
-        <Text>{truncate(`${type} agent, ${under}`, width)}</Text>
-        <Text> </Text>
-        <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
-        <Text> </Text>
-        <Text {...theme.ui.muted}>{truncate('⏎ start · S-Tab back · Esc cancel', width)}</Text>
-      </Box>
-    );
-  }
+  return modal.parentId ? `under ${name(parent, modal.parentId)}` : 'as a top-level agent';
+}
+
+/** Start an agent, step 2: its prompt. */
+function StartPrompt({ modal, sessionsById, width, height, theme }: PartProps<'start'>) {
+  const type = modal.choices?.[modal.index]?.name ?? '?';
+  return (
+    <Box flexDirection="column">
+      <Text>{truncate(`${type} agent, ${startUnder(modal, sessionsById)}`, width)}</Text>
+      <Text> </Text>
+      <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
+      <Text> </Text>
+      <Text {...theme.ui.muted}>{truncate('⏎ start · S-Tab back · Esc cancel', width)}</Text>
+    </Box>
+  );
+}
+
+/** Start an agent, step 1: the list of agent types (and the problems reading them). */
+function TypePicker({ modal, sessionsById, width, height, theme }: PartProps<'start'>) {
   if (modal.choices === null) return <Text {...theme.ui.muted}>reading agent definitions…</Text>;
   const listRows = Math.max(1, height - 3 - Math.min(2, modal.problems.length));
   const top = Math.max(0, Math.min(modal.index - Math.floor(listRows / 2), modal.choices.length - listRows));
   return (
     <Box flexDirection="column">
-      <Text {...theme.ui.muted}>{truncate(`agent type, ${under}:`, width)}</Text>
+      <Text {...theme.ui.muted}>{truncate(`agent type, ${startUnder(modal, sessionsById)}:`, width)}</Text>
       {modal.choices.slice(top, top + listRows).map((c, i) => {
         const sel = top + i === modal.index;
         const text = truncate(`${sel ? '▸' : ' '} ${c.name}${c.description ? ` — ${c.description}` : ''}`, width);

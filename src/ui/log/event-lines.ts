@@ -38,27 +38,72 @@ function fmtDuration(ms: number): string {
   return s < 60 ? `${s.toFixed(1)}s` : `${Math.floor(s / 60)}m${Math.round(s % 60)}s`;
 }
 
+/** Where a user turn came from, as a prefix (none for what the person typed). */
+function sourceTag(source: Extract<AgentEvent, { type: 'user' }>['source']): string {
+  return source === 'message'
+    ? '(message) '
+    : source === 'share'
+      ? '(shared) '
+      : source === 'onStop'
+        ? '(on stop) '
+        : source === 'recover'
+          ? '(resume) '
+          : '';
+}
+
+function userLines(e: Extract<AgentEvent, { type: 'user' }>): LogLine[] {
+  const tag = sourceTag(e.source);
+  const [first = '', ...rest] = sanitize(e.text).split('\n');
+  return [
+    { text: `› ${tag}${first}`, tone: 'user', indent: 2 },
+    ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'user', indent: 2 })),
+  ];
+}
+
+/** A tool result folded to one line, or in full (up to MAX_EXPANDED_RESULT_LINES). */
+function resultLines(e: Extract<AgentEvent, { type: 'tool_result' }>, opts: FormatOptions): LogLine[] {
+  const body = sanitize(e.output).replace(/\n+$/, '');
+  const lines = body === '' ? [] : body.split('\n');
+  const tone: Tone = e.isError ? 'resultError' : 'result';
+  const mark = e.isError ? '✗' : '✓';
+  if (!opts.expandResults || lines.length <= 1) {
+    const first = lines[0]?.trim() ?? '';
+    const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : '';
+    return [{ text: `  ${mark} ${first === '' ? '(no output)' : first}${more}`, tone, indent: 4 }];
+  }
+  const shown = lines.slice(0, MAX_EXPANDED_RESULT_LINES).map((l) => ({ text: `    ${l}`, tone, indent: 4 }));
+  const cut = lines.length - shown.length;
+  return [
+    { text: `  ${mark} ${lines.length} lines`, tone },
+    ...shown,
+    ...(cut > 0 ? [{ text: `    … ${cut} more lines`, tone }] : []),
+  ];
+}
+
+/** The end of a turn: status, duration, turns, cost, then its error and the files it wrote. */
+function doneLines(e: Extract<AgentEvent, { type: 'done' }>): LogLine[] {
+  const bits = [
+    e.status,
+    e.durationMs !== undefined ? fmtDuration(e.durationMs) : '',
+    e.numTurns !== undefined ? `${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}` : '',
+    e.costUsd !== undefined ? `$${e.costUsd.toFixed(4)}` : '',
+  ].filter(Boolean);
+  const lines: LogLine[] = [{ text: `■ ${bits.join(' · ')}`, tone: e.status === 'done' ? 'done' : 'error' }];
+  if (e.error) lines.push({ text: `   ${oneLine(e.error)}`, tone: 'error', indent: 3 });
+  const files = [
+    ...(e.filesEdited ?? []).map((f) => `edited ${f}`),
+    ...(e.filesCreated ?? []).map((f) => `created ${f}`),
+  ];
+  for (const f of files) lines.push({ text: `   ${f}`, tone: 'meta', indent: 3 });
+  return lines;
+}
+
 export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
   switch (e.type) {
     case 'init':
       return [{ text: `── ${e.runtime} session ${e.nativeSessionId}${e.model ? ` · ${e.model}` : ''}`, tone: 'meta' }];
-    case 'user': {
-      const tag =
-        e.source === 'message'
-          ? '(message) '
-          : e.source === 'share'
-            ? '(shared) '
-            : e.source === 'onStop'
-              ? '(on stop) '
-              : e.source === 'recover'
-                ? '(resume) '
-                : '';
-      const [first = '', ...rest] = sanitize(e.text).split('\n');
-      return [
-        { text: `› ${tag}${first}`, tone: 'user', indent: 2 },
-        ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'user', indent: 2 })),
-      ];
-    }
+    case 'user':
+      return userLines(e);
     case 'text':
       return textLines(e.text);
     case 'text_delta': {
@@ -79,24 +124,8 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
       return [{ text: `↻ ${oneLine(describeRetry(e))}`, tone: 'error', indent: 2 }];
     case 'tool_call':
       return [{ text: `→ ${e.name}${e.summary ? `: ${oneLine(e.summary)}` : ''}`, tone: 'tool', indent: 2 }];
-    case 'tool_result': {
-      const body = sanitize(e.output).replace(/\n+$/, '');
-      const lines = body === '' ? [] : body.split('\n');
-      const tone: Tone = e.isError ? 'resultError' : 'result';
-      const mark = e.isError ? '✗' : '✓';
-      if (!opts.expandResults || lines.length <= 1) {
-        const first = lines[0]?.trim() ?? '';
-        const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : '';
-        return [{ text: `  ${mark} ${first === '' ? '(no output)' : first}${more}`, tone, indent: 4 }];
-      }
-      const shown = lines.slice(0, MAX_EXPANDED_RESULT_LINES).map((l) => ({ text: `    ${l}`, tone, indent: 4 }));
-      const cut = lines.length - shown.length;
-      return [
-        { text: `  ${mark} ${lines.length} lines`, tone },
-        ...shown,
-        ...(cut > 0 ? [{ text: `    … ${cut} more lines`, tone }] : []),
-      ];
-    }
+    case 'tool_result':
+      return resultLines(e, opts);
     case 'usage':
       return [];
     case 'update':
@@ -121,22 +150,8 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
       return [{ text: `↻ recovered${e.mode === 'ask' ? ' — needs you' : ''}: ${oneLine(e.cause)}`, tone: 'status' }];
     case 'queued':
       return [{ text: `· queued #${e.position}${e.reason ? ` (${oneLine(e.reason)})` : ''}`, tone: 'status' }];
-    case 'done': {
-      const bits = [
-        e.status,
-        e.durationMs !== undefined ? fmtDuration(e.durationMs) : '',
-        e.numTurns !== undefined ? `${e.numTurns} turn${e.numTurns === 1 ? '' : 's'}` : '',
-        e.costUsd !== undefined ? `$${e.costUsd.toFixed(4)}` : '',
-      ].filter(Boolean);
-      const lines: LogLine[] = [{ text: `■ ${bits.join(' · ')}`, tone: e.status === 'done' ? 'done' : 'error' }];
-      if (e.error) lines.push({ text: `   ${oneLine(e.error)}`, tone: 'error', indent: 3 });
-      const files = [
-        ...(e.filesEdited ?? []).map((f) => `edited ${f}`),
-        ...(e.filesCreated ?? []).map((f) => `created ${f}`),
-      ];
-      for (const f of files) lines.push({ text: `   ${f}`, tone: 'meta', indent: 3 });
-      return lines;
-    }
+    case 'done':
+      return doneLines(e);
     default:
       return [];
   }

@@ -104,29 +104,39 @@ export const initialUiState: UiState = {
 
 export type LogScroll = number | 'top' | 'bottom';
 
-export type UiAction =
+/** The tree's selection, its folds, and which pane has focus. */
+export type TreeAction =
   | { type: 'move'; rows: readonly TreeRow[]; to: number | 'first' | 'last' | { by: number } }
   | { type: 'select'; id: string | null; index?: number }
   | { type: 'fold'; rows: readonly TreeRow[]; open: boolean }
-  | { type: 'focus'; pane?: Pane }
+  | { type: 'focus'; pane?: Pane };
+
+/** The right pane's window over the log, and the diff shown in the log's place. */
+export type LogAction =
   | { type: 'scrollLog'; by: LogScroll; total: number; height: number }
   | { type: 'toggleFollow'; total: number; height: number }
-  | { type: 'toggleExpand' }
-  | { type: 'toggleScreen' }
+  /** Show the log from this line (a search match), no longer following. */
+  | { type: 'logJump'; line: number; total: number; height: number }
   /** Show this session's diff (loading until diffLoaded), or back to the log when null. */
   | { type: 'showDiff'; sessionId: string | null }
   | {
       type: 'diffLoaded';
       sessionId: string;
       diff: { heading: string; patch: string; files: number } | { error: string };
-    }
+    };
+
+/** What is shown: results in full, the screen, archived sessions; the tree filter and the log search. */
+export type ViewAction =
+  | { type: 'toggleExpand' }
+  | { type: 'toggleScreen' }
   | { type: 'toggleArchived' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
   | { type: 'searchStart' }
-  | { type: 'searchEnd'; keep: boolean }
-  /** Show the log from this line (a search match), no longer following. */
-  | { type: 'logJump'; line: number; total: number; height: number }
+  | { type: 'searchEnd'; keep: boolean };
+
+/** Opening, moving in and closing the dialogs (help, confirm, start, message, deny). */
+export type ModalAction =
   | { type: 'openHelp' }
   | { type: 'scrollHelp'; by: number; max: number }
   | { type: 'confirm'; intent: ConfirmIntent; message: string; dangerous: boolean }
@@ -136,7 +146,13 @@ export type UiAction =
   | { type: 'startStep'; step: 'type' | 'prompt' }
   | { type: 'openMessage'; sessionId: string }
   | { type: 'openDeny'; sessionId: string; approvalId: number; what: string }
-  | { type: 'closeModal' }
+  | { type: 'closeModal' };
+
+export type UiAction =
+  | TreeAction
+  | LogAction
+  | ViewAction
+  | ModalAction
   | { type: 'edit'; op: 'insert'; text: string }
   | { type: 'edit'; op: 'backspace' | 'clear' | 'deleteWord' }
   | { type: 'notice'; notice: Notice | null }
@@ -188,6 +204,47 @@ function editText(text: string, a: Extract<UiAction, { type: 'edit' }>): string 
 
 export function uiReducer(state: UiState, a: UiAction): UiState {
   switch (a.type) {
+    case 'move':
+    case 'select':
+    case 'fold':
+    case 'focus':
+      return treeReducer(state, a);
+    case 'scrollLog':
+    case 'toggleFollow':
+    case 'logJump':
+    case 'showDiff':
+    case 'diffLoaded':
+      return logReducer(state, a);
+    case 'toggleExpand':
+    case 'toggleScreen':
+    case 'toggleArchived':
+    case 'filterStart':
+    case 'filterEnd':
+    case 'searchStart':
+    case 'searchEnd':
+      return viewReducer(state, a);
+    case 'openHelp':
+    case 'scrollHelp':
+    case 'confirm':
+    case 'openStart':
+    case 'startChoices':
+    case 'pick':
+    case 'startStep':
+    case 'openMessage':
+    case 'openDeny':
+    case 'closeModal':
+      return modalReducer(state, a);
+    case 'edit':
+      return edit(state, a);
+    case 'notice':
+      return state.notice === a.notice ? state : { ...state, notice: a.notice };
+    case 'busy':
+      return { ...state, busy: a.text };
+  }
+}
+
+function treeReducer(state: UiState, a: TreeAction): UiState {
+  switch (a.type) {
     case 'move': {
       const cur = selectedRowIndex(state, a.rows);
       const to =
@@ -204,23 +261,31 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
         logTop: 0,
         diff: null,
       };
-    case 'fold': {
-      const i = selectedRowIndex(state, a.rows);
-      const row = a.rows[i];
-      if (!row) return state;
-      const id = row.session.id;
-      if (a.open) {
-        if (row.collapsed) return { ...state, collapsed: without(state.collapsed, id) };
-        if (row.hasChildren) return selectIndex(state, a.rows, i + 1);
-        return state;
-      }
-      if (row.hasChildren && !row.collapsed) return { ...state, collapsed: new Set([...state.collapsed, id]) };
-      // Leaf or folded: go to the parent row.
-      for (let p = i - 1; p >= 0; p--) if (a.rows[p]!.depth < row.depth) return selectIndex(state, a.rows, p);
-      return state;
-    }
+    case 'fold':
+      return fold(state, a);
     case 'focus':
       return { ...state, focus: a.pane ?? (state.focus === 'tree' ? 'log' : 'tree') };
+  }
+}
+
+function fold(state: UiState, a: Extract<TreeAction, { type: 'fold' }>): UiState {
+  const i = selectedRowIndex(state, a.rows);
+  const row = a.rows[i];
+  if (!row) return state;
+  const id = row.session.id;
+  if (a.open) {
+    if (row.collapsed) return { ...state, collapsed: without(state.collapsed, id) };
+    if (row.hasChildren) return selectIndex(state, a.rows, i + 1);
+    return state;
+  }
+  if (row.hasChildren && !row.collapsed) return { ...state, collapsed: new Set([...state.collapsed, id]) };
+  // Leaf or folded: go to the parent row.
+  for (let p = i - 1; p >= 0; p--) if (a.rows[p]!.depth < row.depth) return selectIndex(state, a.rows, p);
+  return state;
+}
+
+function logReducer(state: UiState, a: LogAction): UiState {
+  switch (a.type) {
     case 'scrollLog': {
       const maxTop = Math.max(0, a.total - a.height);
       if (a.by === 'bottom') return { ...state, follow: true, logTop: maxTop };
@@ -232,10 +297,8 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
       return state.follow
         ? { ...state, follow: false, logTop: logWindowTop(state, a.total, a.height) }
         : { ...state, follow: true, logTop: Math.max(0, a.total - a.height) };
-    case 'toggleExpand':
-      return { ...state, expandResults: !state.expandResults };
-    case 'toggleScreen':
-      return { ...state, showScreen: !state.showScreen };
+    case 'logJump':
+      return { ...state, logTop: clamp(a.line, 0, Math.max(0, a.total - a.height)), follow: false };
     case 'showDiff':
       if (a.sessionId === null) return state.diff ? { ...state, diff: null, follow: true, logTop: 0 } : state;
       // A diff is read from the top.
@@ -255,6 +318,15 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
             diff: { ...state.diff, state: 'ready', heading: d.heading, patch: d.patch, files: d.files, error: null },
           };
     }
+  }
+}
+
+function viewReducer(state: UiState, a: ViewAction): UiState {
+  switch (a.type) {
+    case 'toggleExpand':
+      return { ...state, expandResults: !state.expandResults };
+    case 'toggleScreen':
+      return { ...state, showScreen: !state.showScreen };
     case 'toggleArchived':
       return { ...state, showArchived: !state.showArchived };
     case 'filterStart':
@@ -265,8 +337,11 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
       return { ...state, searchEditing: true, search: '' };
     case 'searchEnd':
       return { ...state, searchEditing: false, search: a.keep ? state.search : '' };
-    case 'logJump':
-      return { ...state, logTop: clamp(a.line, 0, Math.max(0, a.total - a.height)), follow: false };
+  }
+}
+
+function modalReducer(state: UiState, a: ModalAction): UiState {
+  switch (a.type) {
     case 'openHelp':
       return { ...state, modal: { kind: 'help', scroll: 0 } };
     case 'scrollHelp':
@@ -299,20 +374,18 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
       };
     case 'closeModal':
       return state.modal ? { ...state, modal: null } : state;
-    case 'edit': {
-      const m = state.modal;
-      if (m?.kind === 'message' || m?.kind === 'deny' || (m?.kind === 'start' && m.step === 'prompt')) {
-        return { ...state, modal: { ...m, text: editText(m.text, a) } };
-      }
-      if (state.filterEditing) return { ...state, filter: editText(state.filter, a) };
-      if (state.searchEditing) return { ...state, search: editText(state.search, a) };
-      return state;
-    }
-    case 'notice':
-      return state.notice === a.notice ? state : { ...state, notice: a.notice };
-    case 'busy':
-      return { ...state, busy: a.text };
   }
+}
+
+/** Typing goes to the open dialog's text, else the filter or the search being edited. */
+function edit(state: UiState, a: Extract<UiAction, { type: 'edit' }>): UiState {
+  const m = state.modal;
+  if (m?.kind === 'message' || m?.kind === 'deny' || (m?.kind === 'start' && m.step === 'prompt')) {
+    return { ...state, modal: { ...m, text: editText(m.text, a) } };
+  }
+  if (state.filterEditing) return { ...state, filter: editText(state.filter, a) };
+  if (state.searchEditing) return { ...state, search: editText(state.search, a) };
+  return state;
 }
 
 function without(set: ReadonlySet<string>, id: string): Set<string> {
