@@ -17,7 +17,7 @@ import { createSession } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from '../supervisor/context.js';
 import type { ForegroundExit, LaunchSpec } from '../supervisor/foreground.js';
-import * as store from '../supervisor/store.js';
+import * as records from '../supervisor/launch-records.js';
 import { exitCodeOf, QUICK_DEATH_MS, Switcher } from '../supervisor/switcher.js';
 import type { UiShell } from './supervisor.js';
 
@@ -96,16 +96,16 @@ export class HandOver {
   existing(target: string, timeoutMs?: number): () => Promise<LaunchSpec> {
     const { ctx } = this.d;
     return async () => {
-      const t = store.resolveCheckoutTarget(ctx, target, target);
-      const nativeId = await store.waitForClaudeId(
+      const t = records.resolveCheckoutTarget(ctx, target, target);
+      const nativeId = await records.waitForClaudeId(
         ctx,
         t,
         timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000,
       );
       // The dashboard has asked before opening a running agent: its run may be stopped. The claim
       // taken here is released once claude is launched (Switcher.launch).
-      await store.prepareTarget(ctx, t, { force: true });
-      return store.launchSpecFor(ctx, t, nativeId);
+      await records.prepareTarget(ctx, t, { force: true });
+      return records.launchSpecFor(ctx, t, nativeId);
     };
   }
 
@@ -135,7 +135,7 @@ export class HandOver {
     const { shell, ctx } = this.d;
     this.face = 'dashboard';
     // A new claude (n) left without a prompt: nothing to keep in the tree (as `klaude` on exit).
-    if (this.created.delete(ev.spec.sessionId)) store.archiveIfEmpty(ctx, ev.spec.sessionId);
+    if (this.created.delete(ev.spec.sessionId)) records.archiveIfEmpty(ctx, ev.spec.sessionId);
     this.d.publish({ type: 'instance.foreground', sessionId: null, pid: null });
     shell.sessions.refresh();
     shell.ui.dispatch({ type: 'select', id: ev.spec.sessionId });

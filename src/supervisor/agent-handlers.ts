@@ -23,7 +23,7 @@ import type { AgentServices } from '../agent-ops/context.js';
 import { startAgents } from '../agent-ops/start.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { deliverMessage, interruptAgent } from '../agent-ops/message.js';
-import type { HandlerDeps } from './handlers.js';
+import type { HandlerDeps } from './handler-deps.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 
 const TRANSCRIPT_POLL_MS = 200;

@@ -1,17 +1,8 @@
-import { PROTOCOL_VERSION, type ControlEvent } from '../control/protocol.js';
+import { PROTOCOL_VERSION } from '../control/protocol.js';
 import type { ControlHandlers } from '../control/server.js';
 import { VERSION } from '../lib/version.js';
 import { agentHandlers } from './agent-handlers.js';
-import type { SupervisorContext } from './context.js';
-import type { Switcher } from './switcher.js';
-
-export interface HandlerDeps {
-  ctx: SupervisorContext;
-  switcher: Switcher;
-  rootSessionId: () => string | null;
-  startedAt: number;
-  publish: (e: ControlEvent) => void;
-}
+import type { HandlerDeps } from './handler-deps.js';
 
 /** The control-socket actions a supervisor answers (one small function each). */
 export function supervisorHandlers(d: HandlerDeps): ControlHandlers {

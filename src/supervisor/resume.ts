@@ -4,7 +4,7 @@ import { resolveSession } from '../db/repos/resolve.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from './context.js';
-import { assertNotForegroundElsewhere } from './store.js';
+import { assertNotForegroundElsewhere } from './launch-records.js';
 
 /**
  * `klaude --resume-last` / `klaude --resume <id>`: the session this supervisor starts

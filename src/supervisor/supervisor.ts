@@ -19,11 +19,11 @@ import { VERSION } from '../lib/version.js';
 import { watchApprovalRequests } from './approval-notice.js';
 import { watchAgentFinishes } from './finish-notice.js';
 import { parseClaudePassthrough } from './foreground-args.js';
-import { openSupervisorContext } from './context.js';
+import { openSupervisorContext, type SupervisorContext } from './context.js';
 import type { LaunchSpec } from './foreground.js';
 import { supervisorHandlers } from './handlers.js';
 import { pickResumeSession } from './resume.js';
-import { finishSupervisor, resumable } from './store.js';
+import { finishSupervisor, resumable } from './launch-records.js';
 import { Switcher } from './switcher.js';
 
 export interface SupervisorOptions {
@@ -40,6 +40,55 @@ export interface SupervisorOptions {
 const IGNORED: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT'];
 
 export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
+  const ctx = openContext(opts);
+  const { db, log } = ctx;
+  // Pick the root before registering, so a bad --resume leaves no rows behind.
+  const resumeFrom = opts.resume ? pickResumeSession(ctx, opts.resume) : undefined;
+  const { rootSession, spec } = registerInstance(ctx, resumeFrom);
+
+  const switcher = new Switcher(ctx);
+  const startedAt = Date.now();
+  let server: ControlServer | null = null;
+  const publish: Parameters<typeof supervisorHandlers>[0]['publish'] = (e) => server?.publish(e);
+  let exitCode = 1;
+  const cleanups: (() => void)[] = [];
+  try {
+    server = await startControlServer({
+      socketPath: ctx.socketPath,
+      handlers: supervisorHandlers({ ctx, switcher, rootSessionId: () => rootSession.id, startedAt, publish }),
+      log: (level, msg, data) => log[level](msg, data),
+    });
+    // Sessions this terminal has shown: their endings are no news to the person (no finish notice).
+    const fronted = new Set<string>([rootSession.id]);
+    switcher.on('foreground', (s, pid) => {
+      fronted.add(s.sessionId);
+      publish({ type: 'instance.foreground', sessionId: s.sessionId, pid });
+    });
+    cleanups.push(guardSignals(ctx, switcher));
+    cleanups.push(...watchNotices(ctx, switcher, fronted));
+    const finished = once(switcher, 'finished') as Promise<[number]>;
+    await switcher.start(spec);
+    [exitCode] = await finished;
+    return exitCode;
+  } finally {
+    for (const c of cleanups) c();
+    await server?.close().catch((err: unknown) => log.warn('closing control socket failed', { err }));
+    let hint: string | null = null;
+    try {
+      endInstance(db, ctx.instanceId, { status: 'exited', exitCode });
+      hint = finishSupervisor(ctx, rootSession.id, !resumeFrom, switcher.lastSpec);
+    } catch (err) {
+      log.error('ending instance failed', { err });
+    }
+    db.close();
+    restoreTerminal();
+    // After claude's own "claude --resume <uuid>" line, which would resume without klaude.
+    if (hint) process.stdout.write(`${hint}\n`);
+  }
+}
+
+/** Config, the claude binary, the project, the file logger and the DB: what the supervisor knows. */
+function openContext(opts: SupervisorOptions): SupervisorContext {
   // Bad arguments are reported before anything is created or looked up.
   const passthrough = parseClaudePassthrough(opts.claudeArgs);
   const home = ensurePrivateDir(klaudeHome(opts.env));
@@ -62,17 +111,22 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
     passthrough,
     env: opts.env,
   });
-  const { db } = ctx;
   if (recovered.staleInstances.length) log.info('marked stale rows', { ...recovered });
+  return ctx;
+}
 
-  // Pick the root before registering, so a bad --resume leaves no rows behind.
-  const resumeFrom = opts.resume ? pickResumeSession(ctx, opts.resume) : undefined;
+/** The instance record and its root session (the resumed one, or a new one), and how to launch it. */
+function registerInstance(
+  ctx: SupervisorContext,
+  resumeFrom: ReturnType<typeof pickResumeSession> | undefined,
+): { rootSession: SessionRow; spec: LaunchSpec } {
+  const { db, instanceId, projectHash: hash } = ctx;
   createInstance(db, {
     id: instanceId,
     projectId: hash,
     pid: process.pid,
     socketPath: ctx.socketPath,
-    cwd,
+    cwd: ctx.cwd,
     mode: 'cli',
     klaudeVersion: VERSION,
   });
@@ -90,87 +144,60 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
     spec = { sessionId: rootSession.id, claudeSessionId: randomUuid(), mode: 'new' };
   }
   setInstanceRoot(db, instanceId, rootSession.id);
+  return { rootSession, spec };
+}
 
-  const switcher = new Switcher(ctx);
-  const startedAt = Date.now();
-  let server: ControlServer | null = null;
-  const publish: Parameters<typeof supervisorHandlers>[0]['publish'] = (e) => server?.publish(e);
-  let exitCode = 1;
-  const cleanups: (() => void)[] = [];
-  try {
-    server = await startControlServer({
-      socketPath: ctx.socketPath,
-      handlers: supervisorHandlers({ ctx, switcher, rootSessionId: () => rootSession.id, startedAt, publish }),
-      log: (level, msg, data) => log[level](msg, data),
-    });
-    // Sessions this terminal has shown: their endings are no news to the person (no finish notice).
-    const fronted = new Set<string>([rootSession.id]);
-    switcher.on('foreground', (s, pid) => {
-      fronted.add(s.sessionId);
-      publish({ type: 'instance.foreground', sessionId: s.sessionId, pid });
-    });
-
-    const ignore = (): void => {};
-    for (const s of IGNORED) process.on(s, ignore);
-    const onTerm = (code: number) => () => void switcher.shutdown(code);
-    const term = onTerm(143);
-    const hup = onTerm(129);
-    process.on('SIGTERM', term);
-    process.on('SIGHUP', hup);
-    const crash = (err: unknown): void => {
-      log.error('supervisor crashed', { err });
-      switcher.fg.current?.child.kill('SIGTERM');
-      restoreTerminal();
-      process.stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);
-      endInstance(db, instanceId, { status: 'exited', exitCode: 70 });
-      process.exit(70);
-    };
-    process.on('uncaughtException', crash);
-    process.on('unhandledRejection', crash);
-    cleanups.push(() => {
-      for (const s of IGNORED) process.off(s, ignore);
-      process.off('SIGTERM', term);
-      process.off('SIGHUP', hup);
-      process.off('uncaughtException', crash);
-      process.off('unhandledRejection', crash);
-    });
-
-    // Agents' permission requests and endings ring this terminal (claude's screen is left alone).
-    const ring = (seq: string): void => void (process.stdout.isTTY ? process.stdout.write(seq) : undefined);
-    cleanups.push(
-      watchApprovalRequests({
-        db,
-        projectId: hash,
-        mode: config['ui.notify'],
-        write: ring,
-        onError: (err) => log.warn('watching permission requests failed', { err }),
-      }),
-      watchAgentFinishes({
-        db,
-        projectId: hash,
-        mode: config['ui.notify'],
-        inFront: (id) => fronted.has(id) || switcher.switchingTo === id,
-        write: ring,
-        onError: (err) => log.warn('watching agents for their endings failed', { err }),
-      }),
-    );
-    const finished = once(switcher, 'finished') as Promise<[number]>;
-    await switcher.start(spec);
-    [exitCode] = await finished;
-    return exitCode;
-  } finally {
-    for (const c of cleanups) c();
-    await server?.close().catch((err: unknown) => log.warn('closing control socket failed', { err }));
-    let hint: string | null = null;
-    try {
-      endInstance(db, instanceId, { status: 'exited', exitCode });
-      hint = finishSupervisor(ctx, rootSession.id, !resumeFrom, switcher.lastSpec);
-    } catch (err) {
-      log.error('ending instance failed', { err });
-    }
-    db.close();
+/**
+ * SIGTERM/SIGHUP stop claude (its exit ends the supervisor); a crash stops claude, restores the
+ * terminal and exits 70. Returns the undo.
+ */
+function guardSignals(ctx: SupervisorContext, switcher: Switcher): () => void {
+  const { db, log, instanceId } = ctx;
+  const ignore = (): void => {};
+  for (const s of IGNORED) process.on(s, ignore);
+  const onTerm = (code: number) => () => void switcher.shutdown(code);
+  const term = onTerm(143);
+  const hup = onTerm(129);
+  process.on('SIGTERM', term);
+  process.on('SIGHUP', hup);
+  const crash = (err: unknown): void => {
+    log.error('supervisor crashed', { err });
+    switcher.fg.current?.child.kill('SIGTERM');
     restoreTerminal();
-    // After claude's own "claude --resume <uuid>" line, which would resume without klaude.
-    if (hint) process.stdout.write(`${hint}\n`);
-  }
+    process.stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);
+    endInstance(db, instanceId, { status: 'exited', exitCode: 70 });
+    process.exit(70);
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+  return () => {
+    for (const s of IGNORED) process.off(s, ignore);
+    process.off('SIGTERM', term);
+    process.off('SIGHUP', hup);
+    process.off('uncaughtException', crash);
+    process.off('unhandledRejection', crash);
+  };
+}
+
+/** Agents' permission requests and endings ring this terminal (claude's screen is left alone). */
+function watchNotices(ctx: SupervisorContext, switcher: Switcher, fronted: Set<string>): (() => void)[] {
+  const { db, log, config } = ctx;
+  const ring = (seq: string): void => void (process.stdout.isTTY ? process.stdout.write(seq) : undefined);
+  return [
+    watchApprovalRequests({
+      db,
+      projectId: ctx.projectHash,
+      mode: config['ui.notify'],
+      write: ring,
+      onError: (err) => log.warn('watching permission requests failed', { err }),
+    }),
+    watchAgentFinishes({
+      db,
+      projectId: ctx.projectHash,
+      mode: config['ui.notify'],
+      inFront: (id) => fronted.has(id) || switcher.switchingTo === id,
+      write: ring,
+      onError: (err) => log.warn('watching agents for their endings failed', { err }),
+    }),
+  ];
 }

@@ -23,7 +23,7 @@ import { InterruptWatch } from '../claude/transcript-follower.js';
 import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
 import { getAdapter } from '../adapters/registry.js';
 import { prependPath } from '../claude/shim.js';
-import * as store from './store.js';
+import * as records from './launch-records.js';
 import { checkoutPurpose, releaseConversation } from '../ownership/conversation-claim.js';
 
 export const QUICK_DEATH_MS = 3000;
@@ -152,7 +152,7 @@ export class Switcher extends EventEmitter<{
       // claude's command is built synchronously: no gap in which a shutdown could slip by.
       const plan = isClaude(spec) ? this.claudeCommand(spec, first) : await this.otherRuntimeCommand(spec);
       if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
-      store.beforeLaunch(ctx, spec);
+      records.beforeLaunch(ctx, spec);
       running = await this.fg.launch(spec, {
         ...plan,
         env,
@@ -169,7 +169,7 @@ export class Switcher extends EventEmitter<{
     // logged and the child stays ours (its exit is still handled; the watchdog still guards it).
     let rowId: number | null = null;
     try {
-      rowId = store.recordForeground(ctx, spec, running.pid);
+      rowId = records.recordForeground(ctx, spec, running.pid);
     } catch (err) {
       ctx.log.error('recording the foreground launch failed; claude keeps running', { err, pid: running.pid });
     }
@@ -187,7 +187,7 @@ export class Switcher extends EventEmitter<{
   private claudeCommand(spec: LaunchSpec, first: boolean): { file: string; args: string[] } {
     const { ctx } = this;
     // The person's --agent / --system-prompt are the root's persona, not a checked-out agent's.
-    const root = store.isInteractiveRoot(ctx, spec.sessionId);
+    const root = records.isInteractiveRoot(ctx, spec.sessionId);
     const args = buildLaunchArgs(
       ctx.passthrough,
       { kind: spec.mode, claudeSessionId: spec.claudeSessionId },
@@ -222,16 +222,16 @@ export class Switcher extends EventEmitter<{
     let claimed: string | null = null;
     try {
       const { ctx } = this;
-      const target = store.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
+      const target = records.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
       this.target = target.id;
       if (target.id === cur.spec.sessionId) {
         return { sessionId: target.id, claudeSessionId: cur.spec.claudeSessionId, pid: cur.pid, unchanged: true };
       }
       const timeoutMs = req.timeoutMs ?? ctx.config['switch.targetTimeoutSeconds'] * 1000;
-      const claudeSessionId = await store.waitForClaudeId(ctx, target, timeoutMs);
+      const claudeSessionId = await records.waitForClaudeId(ctx, target, timeoutMs);
       // The claim makes this checkout the conversation's one writer-to-be: a `klaude message`
       // during the old claude's grace period gets E_SESSION_BUSY instead of resuming it too.
-      await store.prepareTarget(ctx, target, { force: req.force === true });
+      await records.prepareTarget(ctx, target, { force: req.force === true });
       claimed = target.id;
       // Those waits may have outlived the foreground claude (or the supervisor): then there is
       // nothing to stop, and waiting for its exit would leave this switch pending forever.
@@ -242,8 +242,8 @@ export class Switcher extends EventEmitter<{
           { hint: 'run the checkout again' },
         );
       }
-      const spec = store.launchSpecFor(ctx, target, claudeSessionId);
-      const notice = store.switchNotice(ctx, cur.spec.sessionId, target);
+      const spec = records.launchSpecFor(ctx, target, claudeSessionId);
+      const notice = records.switchNotice(ctx, cur.spec.sessionId, target);
       const running = await new Promise<Running>((resolve, reject) => {
         this.pending = { spec, notice, fallback: cur.spec, resolve, reject };
         // The old child's exit (onExit) launches the target and settles `pending`; stop() never rejects.
@@ -282,7 +282,7 @@ export class Switcher extends EventEmitter<{
     // A child killed hard leaves raw mode on and the cursor hidden.
     restoreTerminal();
     this.interrupts.untrack(ev.spec.sessionId);
-    store.afterExit(ctx, ev, this.last?.processRowId ?? null, this.pending?.spec.sessionId === ev.spec.sessionId);
+    records.afterExit(ctx, ev, this.last?.processRowId ?? null, this.pending?.spec.sessionId === ev.spec.sessionId);
     if (this.stopping) {
       this.emit('finished', this.shutdownCode || exitCodeOf(ev));
       return;
@@ -350,7 +350,7 @@ export class Switcher extends EventEmitter<{
     }
     const spec: LaunchSpec = {
       ...fallback,
-      mode: store.resumable(ctx, fallback.sessionId, fallback.claudeSessionId) ? 'resume' : 'new',
+      mode: records.resumable(ctx, fallback.sessionId, fallback.claudeSessionId) ? 'resume' : 'new',
     };
     this.launch(spec, null).catch((err) => {
       ctx.log.error('restore failed', { err });

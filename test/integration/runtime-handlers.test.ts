@@ -16,7 +16,7 @@ import { openAgentServices, type AgentServices } from '../../src/agent-ops/conte
 import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
 import { agentHandlers } from '../../src/supervisor/agent-handlers.js';
 import type { SupervisorContext } from '../../src/supervisor/context.js';
-import type { HandlerDeps } from '../../src/supervisor/handlers.js';
+import type { HandlerDeps } from '../../src/supervisor/handler-deps.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';

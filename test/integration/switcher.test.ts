@@ -32,7 +32,7 @@ import { parseClaudePassthrough } from '../../src/supervisor/foreground-args.js'
 import type { SupervisorContext } from '../../src/supervisor/context.js';
 import type { ForegroundExit } from '../../src/supervisor/foreground.js';
 import { Switcher } from '../../src/supervisor/switcher.js';
-import { launchSpecFor } from '../../src/supervisor/store.js';
+import { launchSpecFor } from '../../src/supervisor/launch-records.js';
 import { planTalk } from '../../src/pty/talk-session.js';
 import { projectHash, projectRoot } from '../../src/config/paths.js';
 
