@@ -28,7 +28,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   keepYoungGenerationSmall();
   const env = { ...ctx.env };
   const { runUiSupervisor } = await loadInteractive(
-    () => import('../dashboard/supervisor.js'),
+    () => import('../dashboard/ui-supervisor.js'),
     process.env,
     Boolean(process.stdout.isTTY),
   );

@@ -17,7 +17,8 @@ import { osc52 } from '../lib/escapes.js';
 import { reclaimStdin } from '../ui/render/screen.js';
 import { stopPtySession } from '../pty/launch.js';
 import type { HandOver } from './hand-over.js';
-import type { UiShell } from './supervisor.js';
+import type { ReviewDeps } from './review.js';
+import type { UiShell } from './shell.js';
 
 export interface ActionDeps {
   ctx: SupervisorContext;
@@ -57,22 +58,7 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       afterwards(controlRequest(ctx.socketPath, 'message', { sessionId, prompt }, { timeoutMs: 60_000 })),
     interrupt: (sessionIds) =>
       afterwards(controlRequest(ctx.socketPath, 'interrupt', { sessionIds }, { timeoutMs: 30_000 })),
-    archive: async (ids, archived) => {
-      // Archiving only hides: it never signals a process, and refuses live sessions outright.
-      const rows = setArchived(ctx.db, ids, archived, (found) => {
-        const live = archived ? found.find((s) => isLive(s)) : undefined;
-        if (live)
-          throw new KlaudeError(
-            'E_SESSION_BUSY',
-            `${shortId(live.id)} is ${live.status}: only finished sessions can be archived`,
-          );
-      });
-      for (const s of rows) d.publish({ type: 'session.changed', sessionId: s.id, status: s.status });
-      sessions.refresh();
-      // Archiving also removes the worktrees of agents whose branches are merged or empty.
-      const note = archived ? await (await import('./review.js')).pruneArchived(review, rows) : undefined;
-      return note ? { note } : undefined;
-    },
+    archive: (ids, archived) => archive(d, review, ids, archived),
     diff: async (id) => (await import('./review.js')).agentDiff(review, id),
     // The dashboard is the person, even when klaude ui was started from a Claude's shell.
     answer: (sessionId, a) =>
@@ -81,51 +67,82 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       ),
     rulePath: (sessionId) => localSettingsPath(agentServicesOf({ ctx }), sessionId),
     agentTypes: async () => (await import('./agent-types.js')).agentChoices(cwd, shell.opts.env),
-    talk: async (sessionId) => {
-      if (handOver.face !== 'dashboard') throw handOver.busy();
-      handOver.face = 'talk';
-      d.setTalking(sessionId);
-      const stdin = shell.opts.stdin ?? process.stdin;
-      try {
-        const { talkFromDashboard } = await import('./talk-key.js');
-        return await talkFromDashboard({
-          home: shell.home,
-          sessionId,
-          cwd,
-          env: shell.opts.env,
-          inv: ctx.inv,
-          stdin,
-          stdout: shell.opts.stdout ?? process.stdout,
-          // The dashboard lets go of the terminal, then this process reads it again, for the PTY.
-          suspend: () => {
-            host.suspend();
-            reclaimStdin(stdin);
-          },
-          resume: () => {
-            if (handOver.face === 'talk') host.resume();
-          },
-        });
-      } finally {
-        d.setTalking(null);
-        if (handOver.face === 'talk') handOver.face = 'dashboard';
-        sessions.refresh();
-      }
-    },
-    quit: (o) => {
-      if (!o?.stopPtySessions) return d.close(0, o);
-      // One PTY server hosts every session (other projects' too): each of ours is stopped by
-      // asking it, never by signalling its pid.
-      const ids = [...sessions.getSnapshot().processes].filter(([, p]) => p.pty !== undefined).map(([id]) => id);
-      void Promise.allSettled(
-        ids.map((id) =>
-          stopPtySession(shell.home, id, shell.opts.env).catch((err: unknown) => {
-            ctx.log.warn('stopping a PTY session failed', { sessionId: id, err });
-          }),
-        ),
-      ).then(() => d.close(0, o));
-    },
+    talk: (sessionId) => talk(d, sessionId),
+    quit: (o) => quit(d, o),
     redraw: () => host.redraw(),
     copy: (text) => (shell.opts.stdout ?? process.stdout).write(osc52(text)),
     suspend: () => d.suspendToShell(),
   };
+}
+
+async function archive(
+  d: ActionDeps,
+  review: ReviewDeps,
+  ids: string[],
+  archived: boolean,
+): Promise<{ note: string } | undefined> {
+  const { ctx, shell } = d;
+  // Archiving only hides: it never signals a process, and refuses live sessions outright.
+  const rows = setArchived(ctx.db, ids, archived, (found) => {
+    const live = archived ? found.find((s) => isLive(s)) : undefined;
+    if (live)
+      throw new KlaudeError(
+        'E_SESSION_BUSY',
+        `${shortId(live.id)} is ${live.status}: only finished sessions can be archived`,
+      );
+  });
+  for (const s of rows) d.publish({ type: 'session.changed', sessionId: s.id, status: s.status });
+  shell.sessions.refresh();
+  // Archiving also removes the worktrees of agents whose branches are merged or empty.
+  const note = archived ? await (await import('./review.js')).pruneArchived(review, rows) : undefined;
+  return note ? { note } : undefined;
+}
+
+/** Attach the terminal to a PTY session until the person detaches; the dashboard comes back after. */
+async function talk(d: ActionDeps, sessionId: string): ReturnType<DashboardActions['talk']> {
+  const { ctx, shell, handOver } = d;
+  const { host } = shell;
+  if (handOver.face !== 'dashboard') throw handOver.busy();
+  handOver.face = 'talk';
+  d.setTalking(sessionId);
+  const stdin = shell.opts.stdin ?? process.stdin;
+  try {
+    const { talkFromDashboard } = await import('./talk-key.js');
+    return await talkFromDashboard({
+      home: shell.home,
+      sessionId,
+      cwd: shell.cwd,
+      env: shell.opts.env,
+      inv: ctx.inv,
+      stdin,
+      stdout: shell.opts.stdout ?? process.stdout,
+      // The dashboard lets go of the terminal, then this process reads it again, for the PTY.
+      suspend: () => {
+        host.suspend();
+        reclaimStdin(stdin);
+      },
+      resume: () => {
+        if (handOver.face === 'talk') host.resume();
+      },
+    });
+  } finally {
+    d.setTalking(null);
+    if (handOver.face === 'talk') handOver.face = 'dashboard';
+    shell.sessions.refresh();
+  }
+}
+
+function quit(d: ActionDeps, o: Parameters<DashboardActions['quit']>[0]): void {
+  if (!o?.stopPtySessions) return d.close(0, o);
+  const { ctx, shell } = d;
+  // One PTY server hosts every session (other projects' too): each of ours is stopped by
+  // asking it, never by signalling its pid.
+  const ids = [...shell.sessions.getSnapshot().processes].filter(([, p]) => p.pty !== undefined).map(([id]) => id);
+  void Promise.allSettled(
+    ids.map((id) =>
+      stopPtySession(shell.home, id, shell.opts.env).catch((err: unknown) => {
+        ctx.log.warn('stopping a PTY session failed', { sessionId: id, err });
+      }),
+    ),
+  ).then(() => d.close(0, o));
 }

@@ -7,7 +7,7 @@
 import { endInstance } from '../db/repos/instances.js';
 import type { SupervisorContext } from '../supervisor/context.js';
 import type { HandOver } from './hand-over.js';
-import type { UiShell } from './supervisor.js';
+import type { UiShell } from './shell.js';
 
 const IGNORED: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT'];
 

@@ -19,7 +19,7 @@ import type { SupervisorContext } from '../supervisor/context.js';
 import type { ForegroundExit, LaunchSpec } from '../supervisor/foreground.js';
 import * as records from '../supervisor/launch-records.js';
 import { exitCodeOf, QUICK_DEATH_MS, Switcher } from '../supervisor/switcher.js';
-import type { UiShell } from './supervisor.js';
+import type { UiShell } from './shell.js';
 
 /** 'talk': the terminal is attached to a PTY session (the dashboard's talk key). */
 export type Face = 'dashboard' | 'switching' | 'claude' | 'talk' | 'closing';

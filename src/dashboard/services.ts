@@ -1,5 +1,5 @@
 /**
- * The second phase of `klaude ui` (see supervisor.ts): everything behind the dashboard's actions.
+ * The second phase of `klaude ui` (see ui-supervisor.ts): everything behind the dashboard's actions.
  * It registers the instance, answers the control socket, and wires three parts together:
  * hand-over.ts (who has the terminal: dashboard, claude, a PTY talk), actions.ts (what the keys
  * do) and exits.ts (signals and crashes, every path restoring the terminal).
@@ -8,7 +8,7 @@ import { resolveClaudeBinary } from '../config/claude-binary.js';
 import { loadConfig } from '../config/config.js';
 import { logFilePath } from '../config/paths.js';
 import type { ControlEvent } from '../control/protocol.js';
-import { startControlServer, type ControlServer } from '../control/server.js';
+import { startControlServer, type ControlHandlers, type ControlServer } from '../control/server.js';
 import { shortId } from '../core/ids.js';
 import { createInstance, endInstance } from '../db/repos/instances.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
@@ -21,55 +21,24 @@ import { WaitingNotifier } from '../ui/notify.js';
 import { dashboardActions } from './actions.js';
 import { guardExits } from './exits.js';
 import { HandOver } from './hand-over.js';
-import type { UiShell } from './supervisor.js';
+import type { UiShell } from './shell.js';
 
 export async function runUiServices(shell: UiShell): Promise<number> {
-  const { opts, home, instanceId, host, sessions } = shell;
   const { ctx, claudeMissing } = openContext(shell);
-  const { db, log } = ctx;
-  createInstance(db, {
-    id: instanceId,
-    projectId: shell.hash,
-    pid: process.pid,
-    socketPath: ctx.socketPath,
-    cwd: shell.cwd,
-    mode: 'ui',
-    klaudeVersion: VERSION,
-  });
+  registerInstance(ctx, shell);
 
   let server: ControlServer | null = null;
   const publish = (e: ControlEvent): void => {
     server?.publish(e);
-    sessions.poke();
+    shell.sessions.poke();
   };
   const handOver = new HandOver({ ctx, shell, claudeMissing, publish });
   const { switcher } = handOver;
 
   let talking: string | null = null;
-  const out = opts.stdout ?? process.stdout;
-  const notifier = new WaitingNotifier({
-    source: sessions,
-    mode: ctx.config['ui.notify'],
-    write: (seq) => void out.write(seq), // a write to the terminal; backpressure doesn't matter for a bell
-    setTitle: (t) => host.screen.setTitle(t),
-    inFront: () => talking ?? switcher.fg.current?.spec.sessionId ?? null,
-  });
-  notifier.start();
-
-  let exitCode = 0;
-  let finish!: (code: number) => void;
-  const finished = new Promise<number>((resolve) => (finish = resolve));
-  const close = (code: number, o: { stopPtySessions?: boolean } = {}): void => {
-    if (handOver.face === 'closing') return;
-    handOver.face = 'closing';
-    exitCode = code;
-    notifier.stop();
-    host.close();
-    // PTY sessions are their own processes: they outlive the dashboard unless asked to stop.
-    const pty = [...sessions.getSnapshot().processes].filter(([, p]) => p.pty !== undefined);
-    if (pty.length > 0) shell.stderr.write(`${ptyExitNote(pty, o.stopPtySessions === true)}\n`);
-    finish(code);
-  };
+  const notifier = startNotifier(ctx, shell, () => talking ?? switcher.fg.current?.spec.sessionId ?? null);
+  const ending = new Ending(shell, handOver, notifier);
+  const { close } = ending;
   switcher.on('finished', (code) => close(code));
 
   const exits = guardExits({ ctx, shell, handOver, close });
@@ -84,53 +53,112 @@ export async function runUiServices(shell: UiShell): Promise<number> {
   });
 
   try {
-    const base = supervisorHandlers({
-      ctx,
-      switcher,
-      rootSessionId: () => handOver.rootSessionId,
-      startedAt: Date.now(),
-      publish,
-    });
     server = await startControlServer({
       socketPath: ctx.socketPath,
-      handlers: {
-        ...base,
-        status: (p, c) => ({
-          ...(base.status!(p, c) as Awaited<ReturnType<NonNullable<typeof base.status>>>),
-          mode: 'ui',
-        }),
-        // From the dashboard (no claude in the foreground), a checkout opens the target; inside claude it switches.
-        checkout: async (payload, c) => {
-          if (handOver.face === 'talk')
-            throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'the dashboard is attached to a PTY session', {
-              hint: 'detach (Ctrl-]) first',
-            });
-          if (handOver.face !== 'dashboard') return base.checkout!(payload, c);
-          if (!payload.target)
-            throw new KlaudeError('E_SWITCH_TARGET_MISSING', 'the dashboard is showing: name the session to open', {
-              hint: '`klaude checkout <id>`',
-            });
-          const r = await handOver.run(handOver.existing(payload.target, payload.timeoutMs));
-          return { sessionId: r.spec.sessionId, claudeSessionId: r.spec.claudeSessionId, pid: r.pid };
-        },
-      },
-      log: (level, msg, data) => log[level](msg, data),
+      handlers: uiHandlers(ctx, handOver, publish),
+      log: (level, msg, data) => ctx.log[level](msg, data),
     });
     shell.attach(actions);
     const early = shell.stopRequested();
     if (early !== null) close(early);
-    return await finished;
+    return await ending.finished;
   } finally {
     exits.dispose();
-    host.close();
-    await server?.close().catch((err: unknown) => log.warn('closing control socket failed', { err }));
+    shell.host.close();
+    await server?.close().catch((err: unknown) => ctx.log.warn('closing control socket failed', { err }));
     try {
-      endInstance(db, instanceId, { status: 'exited', exitCode });
+      endInstance(ctx.db, shell.instanceId, { status: 'exited', exitCode: ending.code });
     } catch (err) {
-      log.error('ending instance failed', { err });
+      ctx.log.error('ending instance failed', { err });
     }
-    db.close();
+    ctx.db.close();
   }
+}
+
+function registerInstance(ctx: SupervisorContext, shell: UiShell): void {
+  createInstance(ctx.db, {
+    id: shell.instanceId,
+    projectId: shell.hash,
+    pid: process.pid,
+    socketPath: ctx.socketPath,
+    cwd: shell.cwd,
+    mode: 'ui',
+    klaudeVersion: VERSION,
+  });
+}
+
+/** The terminal's bell and title for sessions waiting on the person, except the one in front. */
+function startNotifier(ctx: SupervisorContext, shell: UiShell, inFront: () => string | null): WaitingNotifier {
+  const out = shell.opts.stdout ?? process.stdout;
+  const notifier = new WaitingNotifier({
+    source: shell.sessions,
+    mode: ctx.config['ui.notify'],
+    write: (seq) => void out.write(seq), // a write to the terminal; backpressure doesn't matter for a bell
+    setTitle: (t) => shell.host.screen.setTitle(t),
+    inFront,
+  });
+  notifier.start();
+  return notifier;
+}
+
+/** How the dashboard ends: the first close wins, and `finished` resolves with its code. */
+class Ending {
+  code = 0;
+  readonly finished: Promise<number>;
+  private finish!: (code: number) => void;
+
+  constructor(
+    private readonly shell: UiShell,
+    private readonly handOver: HandOver,
+    private readonly notifier: WaitingNotifier,
+  ) {
+    this.finished = new Promise<number>((resolve) => (this.finish = resolve));
+  }
+
+  readonly close = (code: number, o: { stopPtySessions?: boolean } = {}): void => {
+    const { shell, handOver } = this;
+    if (handOver.face === 'closing') return;
+    handOver.face = 'closing';
+    this.code = code;
+    this.notifier.stop();
+    shell.host.close();
+    // PTY sessions are their own processes: they outlive the dashboard unless asked to stop.
+    const pty = [...shell.sessions.getSnapshot().processes].filter(([, p]) => p.pty !== undefined);
+    if (pty.length > 0) shell.stderr.write(`${ptyExitNote(pty, o.stopPtySessions === true)}\n`);
+    this.finish(code);
+  };
+}
+
+/** The supervisor's control handlers, with the dashboard's status and checkout. */
+function uiHandlers(ctx: SupervisorContext, handOver: HandOver, publish: (e: ControlEvent) => void): ControlHandlers {
+  const base = supervisorHandlers({
+    ctx,
+    switcher: handOver.switcher,
+    rootSessionId: () => handOver.rootSessionId,
+    startedAt: Date.now(),
+    publish,
+  });
+  return {
+    ...base,
+    status: (p, c) => ({
+      ...(base.status!(p, c) as Awaited<ReturnType<NonNullable<typeof base.status>>>),
+      mode: 'ui',
+    }),
+    // From the dashboard (no claude in the foreground), a checkout opens the target; inside claude it switches.
+    checkout: async (payload, c) => {
+      if (handOver.face === 'talk')
+        throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'the dashboard is attached to a PTY session', {
+          hint: 'detach (Ctrl-]) first',
+        });
+      if (handOver.face !== 'dashboard') return base.checkout!(payload, c);
+      if (!payload.target)
+        throw new KlaudeError('E_SWITCH_TARGET_MISSING', 'the dashboard is showing: name the session to open', {
+          hint: '`klaude checkout <id>`',
+        });
+      const r = await handOver.run(handOver.existing(payload.target, payload.timeoutMs));
+      return { sessionId: r.spec.sessionId, claudeSessionId: r.spec.claudeSessionId, pid: r.pid };
+    },
+  };
 }
 
 /** Config, the file logger, the claude binary (its absence is not fatal: opening a session says why), the DB. */

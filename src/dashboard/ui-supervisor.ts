@@ -10,52 +10,21 @@ import { newId } from '../db/ids.js';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, sessionLogPath } from '../config/paths.js';
-import { openFastDb } from '../db/fast.js';
+import { openFastDb, type FastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
 import { Clock } from '../feeds/clock.js';
 import { LogFeed } from '../feeds/log-feed.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
 import { PtyPreviewFeed } from '../feeds/pty-preview.js';
 import { SessionsFeed } from '../feeds/sessions-feed.js';
+import type { SessionView } from '../feeds/session-tree.js';
 import type { DashboardActions } from '../ui/deps.js';
 import { DashboardHost } from '../ui/host.js';
 import { ReducerStore } from '../feeds/store.js';
 import { initialUiState, uiReducer, type UiAction, type UiState } from '../ui/state/ui-state.js';
 import { themeFor } from '../ui/theme.js';
 import { parseClaudePassthrough } from '../supervisor/foreground-args.js';
-
-export interface UiSupervisorOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  claudeArgs: string[];
-  stdin?: NodeJS.ReadStream;
-  stdout?: NodeJS.WriteStream;
-  stderr?: NodeJS.WriteStream;
-}
-
-/** What the services get from the first phase. */
-export interface UiShell {
-  opts: UiSupervisorOptions;
-  home: string;
-  cwd: string;
-  root: string;
-  hash: string;
-  instanceId: string;
-  passthrough: ReturnType<typeof parseClaudePassthrough>;
-  host: DashboardHost;
-  sessions: SessionsFeed;
-  logFeed: LogFeed;
-  preview: PtyPreviewFeed;
-  ui: ReducerStore<UiState, UiAction>;
-  /** Plug the real actions in (until then keys say klaude is starting). */
-  attach(actions: DashboardActions): void;
-  /** An exit asked for before the services were up (q, SIGTERM, SIGHUP): its code. */
-  stopRequested(): number | null;
-  /** Who handles Ctrl-Z / SIGTSTP from now on (the services know when claude has the terminal). */
-  onSuspend(fn: () => void): void;
-  setLogsDir(dir: string | null): void;
-  stderr: NodeJS.WriteStream;
-}
+import type { UiShell, UiSupervisorOptions } from './shell.js';
 
 /**
  * Actions that exist from the first frame: until the real ones are attached they wait for them
@@ -95,7 +64,12 @@ function lateActions(
   };
 }
 
-export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number> {
+/** The terminal klaude ui runs in; without one it refuses before anything is created. */
+function terminalOf(opts: UiSupervisorOptions): {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+} {
   const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
@@ -104,16 +78,28 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
       hint: 'run it in a terminal; `klaude sessions` and `klaude logs -f` work without one',
     });
   }
+  return { stdin, stdout, stderr };
+}
+
+/** The claude arguments, KLAUDE_HOME and the project, in that order (bad arguments create nothing). */
+function locate(opts: UiSupervisorOptions): Pick<UiShell, 'passthrough' | 'home' | 'cwd' | 'root' | 'hash'> {
   const passthrough = parseClaudePassthrough(opts.claudeArgs);
   const home = ensurePrivateDir(klaudeHome(opts.env));
   const cwd = realpathSync(opts.cwd);
   const root = projectRoot(cwd);
-  const hash = projectHash(root);
-  // The drizzle-free connection; a missing or older DB is created/migrated by the full client.
-  const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
-  const instanceId = newId();
+  return { passthrough, home, cwd, root, hash: projectHash(root) };
+}
 
-  let logsDir: string | null = null;
+interface Feeds {
+  sessions: SessionsFeed;
+  clock: Clock;
+  logFeed: LogFeed;
+  preview: PtyPreviewFeed;
+  ui: ReducerStore<UiState, UiAction>;
+}
+
+/** The dashboard's live data, read from the fast connection. */
+function openFeeds(db: FastDb, home: string, hash: string, env: NodeJS.ProcessEnv): Feeds {
   const sessions = new SessionsFeed({ db, projectId: hash, frameMs: 33 });
   // One clock for the tree's running rows and the log's streamed text (one frame a second for both).
   const clock = new Clock();
@@ -130,28 +116,43 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
   const preview = new PtyPreviewFeed({
     frameMs: 33,
     open: async (sessionId, h, o) =>
-      (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, opts.env, { gridMs: o.frameMs }),
+      (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, env, { gridMs: o.frameMs }),
   });
   const ui = new ReducerStore<UiState, UiAction>(uiReducer, initialUiState);
-  let stopCode: number | null = null;
-  const quitEarly = (code: number): void => {
-    stopCode ??= code;
-  };
-  const late = lateActions(
-    () => host,
-    () => quitEarly(0),
-  );
+  return { sessions, clock, logFeed, preview, ui };
+}
+
+function closeFeeds(f: Feeds): void {
+  f.sessions.close();
+  f.logFeed.close();
+  f.preview.close();
+}
+
+interface HostInput {
+  feeds: Feeds;
+  actions: DashboardActions;
+  env: NodeJS.ProcessEnv;
+  project: string;
+  instanceId: string;
+  logPathOf: (s: SessionView) => string | null;
+  term: ReturnType<typeof terminalOf>;
+}
+
+/** The Ink host; a crash in it restores the terminal and exits 70. */
+function createHost(i: HostInput): DashboardHost {
+  const { sessions, logFeed, preview, ui, clock } = i.feeds;
+  const { stdin, stdout, stderr } = i.term;
   const host: DashboardHost = new DashboardHost({
     deps: {
       sessions,
       log: logFeed,
       preview,
       ui,
-      theme: themeFor(opts.env),
-      actions: late.actions,
-      info: { project: path.basename(root), instanceId },
+      theme: themeFor(i.env),
+      actions: i.actions,
+      info: { project: i.project, instanceId: i.instanceId },
       clock,
-      logPathOf: (s) => s.logPath ?? sessionLogPath(home, hash, s.id, logsDir),
+      logPathOf: i.logPathOf,
     },
     stdin,
     stdout,
@@ -163,59 +164,119 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
       process.exit(70);
     },
   });
-  // Until the services install theirs: any exit leaves the terminal as it found it.
-  const restore = (): void => {
-    if (host.screen.inAltScreen) host.screen.emergencyRestore();
+  return host;
+}
+
+/**
+ * Exits and Ctrl-Z before the services are up: q, SIGTERM and SIGHUP are remembered as the code
+ * to stop with once they are, and Ctrl-Z uses the dashboard's own suspend until the services name
+ * another handler.
+ */
+class EarlySignals {
+  stopCode: number | null = null;
+
+  constructor(private readonly host: () => DashboardHost) {}
+
+  readonly quit = (code: number): void => {
+    this.stopCode ??= code;
   };
-  const term = (): void => quitEarly(143);
-  const hup = (): void => quitEarly(129);
+
   /** Ctrl-Z before the services are up: the dashboard's own suspend/resume path, then stop. */
-  let suspend = (): void => {
-    host.suspend();
-    process.once('SIGCONT', () => host.resume());
+  private suspend = (): void => {
+    this.host().suspend();
+    process.once('SIGCONT', () => this.host().resume());
     process.kill(process.pid, 'SIGSTOP');
   };
-  const tstp = (): void => suspend();
-  process.on('exit', restore);
-  process.on('SIGTERM', term);
-  process.on('SIGHUP', hup);
-  process.on('SIGTSTP', tstp);
+
+  onSuspend(fn: () => void): void {
+    this.suspend = fn;
+  }
+
+  // Until the services install theirs: any exit leaves the terminal as it found it.
+  private readonly restore = (): void => {
+    const host = this.host();
+    if (host.screen.inAltScreen) host.screen.emergencyRestore();
+  };
+  private readonly term = (): void => this.quit(143);
+  private readonly hup = (): void => this.quit(129);
+  private readonly tstp = (): void => this.suspend();
+
+  install(): void {
+    process.on('exit', this.restore);
+    process.on('SIGTERM', this.term);
+    process.on('SIGHUP', this.hup);
+    process.on('SIGTSTP', this.tstp);
+  }
+
+  /** The services are loaded: SIGTERM and SIGHUP are theirs. */
+  releaseStops(): void {
+    process.off('SIGTERM', this.term);
+    process.off('SIGHUP', this.hup);
+  }
+
+  removeSignals(): void {
+    this.releaseStops();
+    process.off('SIGTSTP', this.tstp);
+  }
+
+  removeRestore(): void {
+    process.off('exit', this.restore);
+  }
+}
+
+export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number> {
+  const term = terminalOf(opts);
+  const where = locate(opts);
+  const { home, hash } = where;
+  // The drizzle-free connection; a missing or older DB is created/migrated by the full client.
+  const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
+  const instanceId = newId();
+
+  let logsDir: string | null = null;
+  const feeds = openFeeds(db, home, hash, opts.env);
+  const early = new EarlySignals(() => host);
+  const late = lateActions(
+    () => host,
+    () => early.quit(0),
+  );
+  const host = createHost({
+    feeds,
+    actions: late.actions,
+    env: opts.env,
+    project: path.basename(where.root),
+    instanceId,
+    logPathOf: (s) => s.logPath ?? sessionLogPath(home, hash, s.id, logsDir),
+    term,
+  });
+  early.install();
 
   try {
     host.show();
     const { runUiServices } = await import('./services.js');
-    process.off('SIGTERM', term);
-    process.off('SIGHUP', hup);
+    early.releaseStops();
+    const { sessions, logFeed, preview, ui } = feeds;
     const shell: UiShell = {
       opts,
-      home,
-      cwd,
-      root,
-      hash,
+      ...where,
       instanceId,
-      passthrough,
       host,
       sessions,
       logFeed,
       preview,
       ui,
       attach: late.attach,
-      stopRequested: () => stopCode,
-      onSuspend: (fn) => (suspend = fn),
+      stopRequested: () => early.stopCode,
+      onSuspend: (fn) => early.onSuspend(fn),
       setLogsDir: (d) => (logsDir = d),
-      stderr,
+      stderr: term.stderr,
     };
     return await runUiServices(shell);
   } finally {
-    process.off('SIGTERM', term);
-    process.off('SIGHUP', hup);
-    process.off('SIGTSTP', tstp);
+    early.removeSignals();
     host.close();
-    sessions.close();
-    logFeed.close();
-    preview.close();
+    closeFeeds(feeds);
     db.close();
-    process.off('exit', restore);
-    stdin.unref();
+    early.removeRestore();
+    term.stdin.unref();
   }
 }
