@@ -13,8 +13,8 @@ import { pendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
-import { followLog } from '../logs/follow.js';
-import { createFormatter, formatOptionsFor } from '../logs/format.js';
+import { followLog, type FollowEnd } from '../logs/follow.js';
+import { createFormatter, formatOptionsFor, type FormatOptions } from '../logs/format.js';
 import { readAll } from '../logs/reader.js';
 import { createStreamPrinter } from '../logs/stream-print.js';
 import { collectCompletionInfo, formatSummary, type CompletionInfo } from '../logs/summary.js';
@@ -64,6 +64,8 @@ export interface FollowResult {
   info: CompletionInfo | null;
 }
 
+type FollowOut = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
 /**
  * Print the agents' events to `out` as they are appended, and each one's summary when it is done.
  * With several agents, every line is prefixed with the agent's short id. Resolves when all are
@@ -72,86 +74,117 @@ export interface FollowResult {
 export async function followAgents(
   svc: AgentServices,
   targets: FollowTarget[],
-  out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  out: FollowOut,
   opts: { signal: AbortSignal },
 ): Promise<FollowResult[]> {
-  const many = targets.length > 1;
-  const fmtOpts = formatOptionsFor(out, svc.env, {
-    showUser: false,
-    showInit: false,
-    timestamps: svc.config['stream.timestamp'],
-  });
-  const local = new AbortController();
-  const onAbort = (): void => local.abort();
+  const run = new AgentsFollow(svc, targets, out, opts.signal);
+  const onAbort = (): void => run.local.abort();
   opts.signal.addEventListener('abort', onAbort, { once: true });
-  const ended = new Set<string>();
-  const seenDone = new Set<string>();
-  const dbTerminalSeen = new Map<string, number>();
-  const perTarget = new Map<string, AbortController>();
-
-  const backstop = setInterval(() => {
-    for (const t of targets) {
-      const id = t.session.id;
-      if (ended.has(id)) continue;
-      reapOrRecover(svc, id);
-      const s = getSession(svc.db, id);
-      // The DB says it ended but no `done` reached the log (e.g. recovery after a crash): stop after a few checks.
-      if (s && isTerminal(s.status) && !seenDone.has(id)) {
-        const n = (dbTerminalSeen.get(id) ?? 0) + 1;
-        dbTerminalSeen.set(id, n);
-        if (n >= 3) perTarget.get(id)?.abort();
-      }
-    }
-  }, BACKSTOP_MS);
-
+  const backstop = setInterval(() => run.backstop(), BACKSTOP_MS);
   try {
-    return await Promise.all(
-      targets.map(async (t): Promise<FollowResult> => {
-        const file = logPathOf(svc, t.session);
-        const fmt = createFormatter({ ...fmtOpts, sessionId: shortId(t.session.id) });
-        // One agent: its text streams as it is written. Several: whole lines only, each with its
-        // agent's id (pieces of two agents on one line would be unreadable).
-        const printer = many ? null : createStreamPrinter(fmt);
-        const prefix = many ? `[${shortId(t.session.id)}] ` : '';
-        const ac = new AbortController();
-        perTarget.set(t.session.id, ac);
-        local.signal.addEventListener('abort', () => ac.abort(), { once: true });
-        const end = await followLog(file, {
-          ...(t.offset !== undefined ? { fromOffset: t.offset } : { fromStart: true }),
-          untilDone: true,
-          signal: ac.signal,
-          onEvent: (e) => {
-            if (e.type === 'done') {
-              seenDone.add(t.session.id);
-              return;
-            }
-            if (printer) {
-              const s = printer.print(e);
-              if (s) out.write(s);
-              return;
-            }
-            const text = fmt.format(e);
-            if (text !== null) out.write(`${prefix ? text.replace(/^/gm, prefix) : text}\n`);
-          },
-        });
-        const tail = printer?.finish();
-        if (tail) out.write(tail);
-        ended.add(t.session.id);
-        const session = getSession(svc.db, t.session.id) ?? t.session;
-        if (end.reason !== 'done' && !(isTerminal(session.status) && !opts.signal.aborted))
-          return { session, info: null };
-        const info = await completionOf(file, t.offset ?? 0);
-        if (!info.ended) info.status = session.status;
-        const label = agentLabel(session);
-        out.write(
-          formatSummary(info, { label, moreHint: `klaude logs ${shortId(session.id)}` }).replace(/^/gm, prefix),
-        );
-        return { session, info };
-      }),
-    );
+    return await Promise.all(targets.map((t) => run.follow(t)));
   } finally {
     clearInterval(backstop);
     opts.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** One followAgents call: its agents' follows and what is known of how each ended. */
+export class AgentsFollow {
+  readonly many: boolean;
+  private readonly fmtOpts: FormatOptions;
+  /** Aborted with the caller's signal: ends every follow. */
+  readonly local = new AbortController();
+  /** Agents whose follow has ended. */
+  readonly ended = new Set<string>();
+  /** Agents whose log has shown a `done`. */
+  readonly seenDone = new Set<string>();
+  /** Per agent, how many backstop checks found the DB saying it ended while its log had no `done`. */
+  readonly dbTerminalSeen = new Map<string, number>();
+  /** Per agent, what ends its follow alone. */
+  readonly perTarget = new Map<string, AbortController>();
+
+  constructor(
+    private readonly svc: AgentServices,
+    private readonly targets: FollowTarget[],
+    private readonly out: FollowOut,
+    private readonly signal: AbortSignal,
+  ) {
+    this.many = targets.length > 1;
+    this.fmtOpts = formatOptionsFor(out, svc.env, {
+      showUser: false,
+      showInit: false,
+      timestamps: svc.config['stream.timestamp'],
+    });
+  }
+
+  /** The slow check of runtimes that died silently and of sessions the DB ended without a `done` line. */
+  backstop(): void {
+    for (const t of this.targets) {
+      const id = t.session.id;
+      if (this.ended.has(id)) continue;
+      reapOrRecover(this.svc, id);
+      const s = getSession(this.svc.db, id);
+      // The DB says it ended but no `done` reached the log (e.g. recovery after a crash): stop after a few checks.
+      if (s && isTerminal(s.status) && !this.seenDone.has(id)) {
+        const n = (this.dbTerminalSeen.get(id) ?? 0) + 1;
+        this.dbTerminalSeen.set(id, n);
+        if (n >= 3) this.perTarget.get(id)?.abort();
+      }
+    }
+  }
+
+  /** Follow one agent to its end; its summary once it is done. */
+  async follow(t: FollowTarget): Promise<FollowResult> {
+    const file = logPathOf(this.svc, t.session);
+    const end = await this.print(t, file);
+    this.ended.add(t.session.id);
+    const session = getSession(this.svc.db, t.session.id) ?? t.session;
+    if (end.reason !== 'done' && !(isTerminal(session.status) && !this.signal.aborted)) return { session, info: null };
+    const info = await completionOf(file, t.offset ?? 0);
+    if (!info.ended) info.status = session.status;
+    const label = agentLabel(session);
+    this.out.write(
+      formatSummary(info, { label, moreHint: `klaude logs ${shortId(session.id)}` }).replace(/^/gm, this.prefixOf(t)),
+    );
+    return { session, info };
+  }
+
+  private prefixOf(t: FollowTarget): string {
+    return this.many ? `[${shortId(t.session.id)}] ` : '';
+  }
+
+  /** Print one agent's events as they are appended, until its `done` or an abort. */
+  private async print(t: FollowTarget, file: string): Promise<FollowEnd> {
+    const fmt = createFormatter({ ...this.fmtOpts, sessionId: shortId(t.session.id) });
+    // One agent: its text streams as it is written. Several: whole lines only, each with its
+    // agent's id (pieces of two agents on one line would be unreadable).
+    const printer = this.many ? null : createStreamPrinter(fmt);
+    const prefix = this.prefixOf(t);
+    const ac = new AbortController();
+    this.perTarget.set(t.session.id, ac);
+    this.local.signal.addEventListener('abort', () => ac.abort(), { once: true });
+    const end = await followLog(file, {
+      ...(t.offset !== undefined ? { fromOffset: t.offset } : { fromStart: true }),
+      untilDone: true,
+      signal: ac.signal,
+      onEvent: (e) => {
+        if (e.type === 'done') {
+          this.seenDone.add(t.session.id);
+          return;
+        }
+        if (printer) {
+          const s = printer.print(e);
+          if (s) this.out.write(s);
+          return;
+        }
+        const text = fmt.format(e);
+        if (text !== null) this.out.write(`${prefix ? text.replace(/^/gm, prefix) : text}\n`);
+      },
+    });
+    const tail = printer?.finish();
+    if (tail) this.out.write(tail);
+    return end;
   }
 }
 
@@ -163,6 +196,16 @@ export interface WaitResult {
   asking?: SessionRow[];
 }
 
+export interface WaitOptions {
+  any?: boolean;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Each new permission request of a waited-for agent (once per request). */
+  onApproval?: (s: SessionRow, a: ApprovalRow) => void;
+  /** Return as soon as one of them waits on a permission request (the caller can answer it). */
+  stopOnApproval?: boolean;
+}
+
 /**
  * Block until all sessions (or, with `any`, one of them) are in a terminal state, or `timeoutMs`
  * passes. Woken by appends to their logs, with the backstop timer for runtimes that died silently.
@@ -172,93 +215,124 @@ export interface WaitResult {
 export async function waitForAgents(
   svc: AgentServices,
   sessions: SessionRow[],
-  opts: {
-    any?: boolean;
-    timeoutMs: number;
-    signal?: AbortSignal;
-    /** Each new permission request of a waited-for agent (once per request). */
-    onApproval?: (s: SessionRow, a: ApprovalRow) => void;
-    /** Return as soon as one of them waits on a permission request (the caller can answer it). */
-    stopOnApproval?: boolean;
-  },
+  opts: WaitOptions,
 ): Promise<WaitResult> {
-  const ac = new AbortController();
-  let timedOut = false;
-  return new Promise<WaitResult>((resolve, reject) => {
-    const finished = new Map<string, SessionRow>();
-    const asking = new Map<string, SessionRow>();
-    const told = new Set<number>();
-    let settled = false;
-    const settle = (): void => {
-      if (settled) return;
-      settled = true;
-      clearInterval(backstop);
-      clearTimeout(timer);
-      ac.abort();
-      opts.signal?.removeEventListener('abort', onAbort);
-      const order = sessions.map((s) => s.id);
-      resolve({
-        finished: order.filter((id) => finished.has(id)).map((id) => finished.get(id)!),
-        running: order
-          .filter((id) => !finished.has(id))
-          .map((id) => getSession(svc.db, id) ?? sessions.find((s) => s.id === id)!),
-        timedOut,
-        ...(opts.stopOnApproval ? { asking: [...asking.values()] } : {}),
-      });
-    };
-    const check = (reap: boolean): void => {
-      if (settled) return;
-      try {
-        for (const s of sessions) {
-          if (finished.has(s.id)) continue;
-          if (reap) reapOrRecover(svc, s.id);
-          const cur = getSession(svc.db, s.id);
-          if (!cur || isTerminal(cur.status)) finished.set(s.id, cur ?? s);
-          else if (cur.status === 'waiting' && (opts.onApproval || opts.stopOnApproval)) {
-            const pending = pendingApprovals(svc.db, cur.id);
-            for (const a of pending.filter((x) => !told.has(x.id))) {
-              told.add(a.id);
-              opts.onApproval?.(cur, a);
-            }
-            if (pending.length > 0 && opts.stopOnApproval) asking.set(cur.id, cur);
-          }
+  return new AgentsWait(svc, sessions, opts).run();
+}
+
+/** One waitForAgents call: which sessions ended or ask for approval, and the timers and follows that look. */
+export class AgentsWait {
+  readonly finished = new Map<string, SessionRow>();
+  readonly asking = new Map<string, SessionRow>();
+  /** Permission requests already passed to onApproval. */
+  readonly told = new Set<number>();
+  settled = false;
+  timedOut = false;
+  /** Ends the log follows. */
+  private readonly ac = new AbortController();
+  private backstop: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private resolve: (r: WaitResult) => void = () => undefined;
+  private reject: (e: unknown) => void = () => undefined;
+  private readonly onAbort = (): void => this.settle();
+
+  constructor(
+    private readonly svc: AgentServices,
+    private readonly sessions: SessionRow[],
+    private readonly opts: WaitOptions,
+  ) {}
+
+  run(): Promise<WaitResult> {
+    return new Promise<WaitResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.backstop = setInterval(() => this.check(true), BACKSTOP_MS);
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.settle();
+      }, this.opts.timeoutMs);
+      this.opts.signal?.addEventListener('abort', this.onAbort, { once: true });
+      for (const s of this.sessions) this.watch(s);
+      this.check(true);
+    });
+  }
+
+  /** Look at the sessions again on their status and done lines. */
+  private watch(s: SessionRow): void {
+    followLog(logPathOf(this.svc, s), {
+      fromTail: 0,
+      signal: this.ac.signal,
+      onEvent: (e) => {
+        if (e.type === 'status') this.check(false);
+        else if (e.type === 'done') {
+          this.check(false);
+          this.recheckSoon(s);
         }
-      } catch (e) {
-        settled = true;
-        clearInterval(backstop);
-        clearTimeout(timer);
-        ac.abort();
-        reject(e);
-        return;
-      }
-      if ((opts.any && finished.size > 0) || finished.size === sessions.length || asking.size > 0) settle();
+      },
+    }).catch(() => undefined);
+  }
+
+  /** After a `done` line, look at the row a few more times until it says ended. */
+  private recheckSoon(s: SessionRow): void {
+    let tries = 0;
+    const again = (): void => {
+      if (this.settled || this.finished.has(s.id) || ++tries > DONE_RECHECKS) return;
+      this.check(false);
+      setTimeout(again, DONE_RECHECK_MS).unref();
     };
-    const onAbort = (): void => settle();
-    const backstop = setInterval(() => check(true), BACKSTOP_MS);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      settle();
-    }, opts.timeoutMs);
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    for (const s of sessions) {
-      followLog(logPathOf(svc, s), {
-        fromTail: 0,
-        signal: ac.signal,
-        onEvent: (e) => {
-          if (e.type === 'status') check(false);
-          else if (e.type === 'done') {
-            check(false);
-            let tries = 0;
-            const again = (): void => {
-              if (settled || finished.has(s.id) || ++tries > DONE_RECHECKS) return;
-              check(false);
-              setTimeout(again, DONE_RECHECK_MS).unref();
-            };
-            setTimeout(again, DONE_RECHECK_MS).unref();
-          }
-        },
-      }).catch(() => undefined);
+    setTimeout(again, DONE_RECHECK_MS).unref();
+  }
+
+  private check(reap: boolean): void {
+    if (this.settled) return;
+    try {
+      for (const s of this.sessions) this.look(s, reap);
+    } catch (e) {
+      this.stop();
+      this.reject(e);
+      return;
     }
-    check(true);
-  });
+    const { finished, asking } = this;
+    if ((this.opts.any && finished.size > 0) || finished.size === this.sessions.length || asking.size > 0)
+      this.settle();
+  }
+
+  /** Note whether one session ended, and its new permission requests. */
+  private look(s: SessionRow, reap: boolean): void {
+    if (this.finished.has(s.id)) return;
+    if (reap) reapOrRecover(this.svc, s.id);
+    const cur = getSession(this.svc.db, s.id);
+    if (!cur || isTerminal(cur.status)) this.finished.set(s.id, cur ?? s);
+    else if (cur.status === 'waiting' && (this.opts.onApproval || this.opts.stopOnApproval)) {
+      const pending = pendingApprovals(this.svc.db, cur.id);
+      for (const a of pending.filter((x) => !this.told.has(x.id))) {
+        this.told.add(a.id);
+        this.opts.onApproval?.(cur, a);
+      }
+      if (pending.length > 0 && this.opts.stopOnApproval) this.asking.set(cur.id, cur);
+    }
+  }
+
+  /** Stop the timers and the follows (once). */
+  private stop(): void {
+    this.settled = true;
+    clearInterval(this.backstop);
+    clearTimeout(this.timer);
+    this.ac.abort();
+    this.opts.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private settle(): void {
+    if (this.settled) return;
+    this.stop();
+    const order = this.sessions.map((s) => s.id);
+    this.resolve({
+      finished: order.filter((id) => this.finished.has(id)).map((id) => this.finished.get(id)!),
+      running: order
+        .filter((id) => !this.finished.has(id))
+        .map((id) => getSession(this.svc.db, id) ?? this.sessions.find((s) => s.id === id)!),
+      timedOut: this.timedOut,
+      ...(this.opts.stopOnApproval ? { asking: [...this.asking.values()] } : {}),
+    });
+  }
 }
