@@ -13,11 +13,27 @@
  *   turn.failed {error}                   → done failed
  * reasoning, turn.started and unknown lines give nothing. Codex reports no cost.
  */
-import { extractUpdates, type AgentEventInput } from '../../core/events.js';
+import type { AgentEventInput } from '../../core/events.js';
 import type { Normaliser } from '../runtime-adapter.js';
 import { retryKind } from '../claude/stream.js';
-import { exitDone, isObj, normaliserFrom, num, str, type Json } from '../json-line.js';
-import { clip, FileTracker, oneLine, toolSummary } from '../../core/tool-summary.js';
+import { isObj, num, str, type Json } from '../json-line.js';
+import {
+  assistantText,
+  dispatch,
+  doneEvent,
+  endTurn,
+  exitDone,
+  handlerFor,
+  isNewSession,
+  JsonLineNormaliser,
+  newRunState,
+  turnStatus,
+  usageEvent,
+  type Line,
+  type LineHandler,
+  type RunState,
+} from '../normaliser-kit.js';
+import { clip, oneLine, toolSummary } from '../../core/tool-summary.js';
 
 /** `/bin/bash -lc 'echo hi'` → `echo hi` (codex wraps every command in a login shell). */
 export function unwrapShell(command: string): string {
@@ -58,196 +74,183 @@ function changesOf(item: Json): { path: string; kind: string }[] {
     .filter((c) => c.path !== '');
 }
 
+interface CodexState extends RunState {
+  /** Items whose tool_call is out: item.completed repeats the item that item.started announced. */
+  started: Set<string>;
+}
+
+/** How one kind of codex item reads as a tool call and, once completed, as its result. */
+interface ItemTool {
+  call(item: Json, id: string): AgentEventInput;
+  result(s: CodexState, item: Json, id: string, status: string | undefined): AgentEventInput;
+}
+
+const todosOf = (item: Json): Json[] => (Array.isArray(item.items) ? item.items.filter(isObj) : []);
+
+const COMMAND: ItemTool = {
+  call(item, id) {
+    const command = commandOf(item);
+    return { type: 'tool_call', id, name: 'shell', summary: oneLine(command), input: { command } };
+  },
+  result(_s, item, id, status) {
+    const code = num(item.exit_code);
+    const isError = status === 'failed' || status === 'declined' || (code !== undefined && code !== 0);
+    const out = str(item.aggregated_output) ?? '';
+    const output =
+      status === 'declined' && out === ''
+        ? 'declined'
+        : code !== undefined && code !== 0
+          ? `${out}${out && !out.endsWith('\n') ? '\n' : ''}exit code ${code}`
+          : out;
+    return { type: 'tool_result', id, name: 'shell', isError, output: clip(output) };
+  },
+};
+
+const FILE_CHANGE: ItemTool = {
+  call(item, id) {
+    const changes = changesOf(item);
+    const summary = oneLine(changes.map((c) => `${c.kind} ${c.path}`).join(', '));
+    return { type: 'tool_call', id, name: 'apply_patch', summary, input: { changes } };
+  },
+  result(s, item, id, status) {
+    const ok = status === 'completed';
+    const changes = changesOf(item);
+    if (ok)
+      for (const c of changes) if (c.kind !== 'delete') s.files.record(c.path, c.kind === 'add' ? 'created' : 'edited');
+    const output = changes.map((c) => `${c.kind} ${c.path}`).join('\n');
+    return { type: 'tool_result', id, name: 'apply_patch', isError: !ok, output };
+  },
+};
+
+const MCP_TOOL: ItemTool = {
+  call(item, id) {
+    const name = `mcp__${str(item.server) ?? 'mcp'}__${str(item.tool) ?? 'tool'}`;
+    return { type: 'tool_call', id, name, summary: toolSummary(name, item.arguments), input: item.arguments };
+  },
+  result(_s, item, id, status) {
+    const err = isObj(item.error) ? str(item.error.message) : str(item.error);
+    const res = item.result;
+    const output =
+      err ?? (typeof res === 'string' ? res : res === undefined || res === null ? '' : JSON.stringify(res));
+    return { type: 'tool_result', id, isError: status === 'failed' || err !== undefined, output: clip(output) };
+  },
+};
+
+const WEB_SEARCH: ItemTool = {
+  call: (item, id) => ({
+    type: 'tool_call',
+    id,
+    name: 'web_search',
+    summary: oneLine(str(item.query) ?? ''),
+    input: { query: item.query },
+  }),
+  result: (_s, _item, id) => ({ type: 'tool_result', id, name: 'web_search', isError: false, output: '' }),
+};
+
+const TODO_LIST: ItemTool = {
+  call(item, id) {
+    const items = todosOf(item);
+    const done = items.filter((t) => t.completed === true).length;
+    return {
+      type: 'tool_call',
+      id,
+      name: 'todo_list',
+      summary: `${items.length} todos, ${done} done`,
+      input: { items },
+    };
+  },
+  result(_s, item, id) {
+    const output = todosOf(item)
+      .map((t) => `${t.completed === true ? '[x]' : '[ ]'} ${str(t.text) ?? ''}`)
+      .join('\n');
+    return { type: 'tool_result', id, name: 'todo_list', isError: false, output };
+  },
+};
+
+const ITEM_TOOLS: Readonly<Record<string, ItemTool>> = {
+  command_execution: COMMAND,
+  file_change: FILE_CHANGE,
+  mcp_tool_call: MCP_TOOL,
+  web_search: WEB_SEARCH,
+  todo_list: TODO_LIST,
+};
+
+/** The tool_call of an item, the first time its id shows up. */
+function callOf(s: CodexState, item: Json): AgentEventInput[] {
+  const id = str(item.id) ?? '';
+  if (s.started.has(id)) return [];
+  s.started.add(id);
+  const tool = handlerFor(ITEM_TOOLS, item.type);
+  return tool ? [tool.call(item, id)] : [];
+}
+
+function resultOf(s: CodexState, item: Json): AgentEventInput[] {
+  const tool = handlerFor(ITEM_TOOLS, item.type);
+  return tool ? [tool.result(s, item, str(item.id) ?? '', str(item.status))] : [];
+}
+
+/** item.started / item.updated / item.completed. */
+function onItem(s: CodexState, o: Line): AgentEventInput[] {
+  if (!isObj(o.item)) return [];
+  const item = o.item;
+  const completed = o.type === 'item.completed';
+  if (item.type === 'agent_message') {
+    const text = str(item.text);
+    if (!completed || !text || text.trim() === '') return [];
+    return assistantText(s, text);
+  }
+  if (item.type === 'error') {
+    return completed
+      ? [{ type: 'error', message: codexErrorMessage(str(item.message), 'codex reported an error') }]
+      : [];
+  }
+  if (completed) return [...callOf(s, item), ...resultOf(s, item)];
+  return callOf(s, item);
+}
+
+function onTurnCompleted(s: CodexState, o: Line): AgentEventInput[] {
+  const usage = isObj(o.usage) ? o.usage : {};
+  const input = num(usage.input_tokens) ?? 0;
+  const cached = num(usage.cached_input_tokens) ?? 0;
+  return [
+    usageEvent({
+      inputTokens: Math.max(0, input - cached),
+      outputTokens: num(usage.output_tokens) ?? 0,
+      cacheReadTokens: cached,
+    }),
+    endTurn(s, { status: turnStatus(s, false), finalText: s.lastText }),
+  ];
+}
+
+function onTurnFailed(s: CodexState, o: Line): AgentEventInput[] {
+  const message = codexErrorMessage(isObj(o.error) ? str(o.error.message) : undefined, 'the turn failed');
+  const status = turnStatus(s, true);
+  s.interrupted = false;
+  return [doneEvent(s, { status, error: message })];
+}
+
+const CODEX_LINES: Readonly<Record<string, LineHandler<CodexState>>> = {
+  'thread.started': (s, o) => {
+    const id = str(o.thread_id);
+    return isNewSession(s, id) ? [{ type: 'init', runtime: 'codex', nativeSessionId: id }] : [];
+  },
+  'item.started': onItem,
+  'item.updated': onItem,
+  'item.completed': onItem,
+  'turn.completed': onTurnCompleted,
+  'turn.failed': onTurnFailed,
+  error: (_s, o) => {
+    const retry = codexRetry(str(o.message));
+    if (retry) return [retry];
+    return [{ type: 'error', message: codexErrorMessage(str(o.message), 'codex reported an error') }];
+  },
+};
+
 export function createCodexNormaliser(): Normaliser {
-  let nativeId: string | null = null;
-  const started = new Set<string>();
-  const files = new FileTracker();
-  let lastText: string | undefined;
-  let interrupted = false;
-
-  const call = (item: Json): AgentEventInput[] => {
-    const id = str(item.id) ?? '';
-    if (started.has(id)) return [];
-    started.add(id);
-    switch (item.type) {
-      case 'command_execution': {
-        const command = commandOf(item);
-        return [{ type: 'tool_call', id, name: 'shell', summary: oneLine(command), input: { command } }];
-      }
-      case 'file_change': {
-        const changes = changesOf(item);
-        const summary = oneLine(changes.map((c) => `${c.kind} ${c.path}`).join(', '));
-        return [{ type: 'tool_call', id, name: 'apply_patch', summary, input: { changes } }];
-      }
-      case 'mcp_tool_call': {
-        const name = `mcp__${str(item.server) ?? 'mcp'}__${str(item.tool) ?? 'tool'}`;
-        return [{ type: 'tool_call', id, name, summary: toolSummary(name, item.arguments), input: item.arguments }];
-      }
-      case 'web_search':
-        return [
-          {
-            type: 'tool_call',
-            id,
-            name: 'web_search',
-            summary: oneLine(str(item.query) ?? ''),
-            input: { query: item.query },
-          },
-        ];
-      case 'todo_list': {
-        const items = Array.isArray(item.items) ? item.items.filter(isObj) : [];
-        const done = items.filter((t) => t.completed === true).length;
-        return [
-          {
-            type: 'tool_call',
-            id,
-            name: 'todo_list',
-            summary: `${items.length} todos, ${done} done`,
-            input: { items },
-          },
-        ];
-      }
-      default:
-        return [];
-    }
-  };
-
-  const result = (item: Json): AgentEventInput[] => {
-    const id = str(item.id) ?? '';
-    const status = str(item.status);
-    switch (item.type) {
-      case 'command_execution': {
-        const code = num(item.exit_code);
-        const isError = status === 'failed' || status === 'declined' || (code !== undefined && code !== 0);
-        const out = str(item.aggregated_output) ?? '';
-        const output =
-          status === 'declined' && out === ''
-            ? 'declined'
-            : code !== undefined && code !== 0
-              ? `${out}${out && !out.endsWith('\n') ? '\n' : ''}exit code ${code}`
-              : out;
-        return [{ type: 'tool_result', id, name: 'shell', isError, output: clip(output) }];
-      }
-      case 'file_change': {
-        const ok = status === 'completed';
-        const changes = changesOf(item);
-        if (ok)
-          for (const c of changes)
-            if (c.kind !== 'delete') files.record(c.path, c.kind === 'add' ? 'created' : 'edited');
-        return [
-          {
-            type: 'tool_result',
-            id,
-            name: 'apply_patch',
-            isError: !ok,
-            output: changes.map((c) => `${c.kind} ${c.path}`).join('\n'),
-          },
-        ];
-      }
-      case 'mcp_tool_call': {
-        const err = isObj(item.error) ? str(item.error.message) : str(item.error);
-        const res = item.result;
-        const output =
-          err ?? (typeof res === 'string' ? res : res === undefined || res === null ? '' : JSON.stringify(res));
-        return [{ type: 'tool_result', id, isError: status === 'failed' || err !== undefined, output: clip(output) }];
-      }
-      case 'web_search':
-        return [{ type: 'tool_result', id, name: 'web_search', isError: false, output: '' }];
-      case 'todo_list': {
-        const items = Array.isArray(item.items) ? item.items.filter(isObj) : [];
-        return [
-          {
-            type: 'tool_result',
-            id,
-            name: 'todo_list',
-            isError: false,
-            output: items.map((t) => `${t.completed === true ? '[x]' : '[ ]'} ${str(t.text) ?? ''}`).join('\n'),
-          },
-        ];
-      }
-      default:
-        return [];
-    }
-  };
-
-  const onItem = (phase: string, item: Json): AgentEventInput[] => {
-    if (item.type === 'agent_message') {
-      const text = str(item.text);
-      if (phase !== 'item.completed' || !text || text.trim() === '') return [];
-      lastText = text;
-      return [
-        { type: 'text', text },
-        ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u })),
-      ];
-    }
-    if (item.type === 'error') {
-      return phase === 'item.completed'
-        ? [{ type: 'error', message: codexErrorMessage(str(item.message), 'codex reported an error') }]
-        : [];
-    }
-    if (phase === 'item.completed') return [...call(item), ...result(item)];
-    return call(item);
-  };
-
-  const onDone = (o: Json): AgentEventInput[] => {
-    const usage = isObj(o.usage) ? o.usage : {};
-    const input = num(usage.input_tokens) ?? 0;
-    const cached = num(usage.cached_input_tokens) ?? 0;
-    const events: AgentEventInput[] = [
-      {
-        type: 'usage',
-        inputTokens: Math.max(0, input - cached),
-        outputTokens: num(usage.output_tokens) ?? 0,
-        cacheReadTokens: cached,
-      },
-      {
-        type: 'done',
-        status: interrupted ? 'interrupted' : 'done',
-        ...(lastText !== undefined ? { finalText: lastText } : {}),
-        ...files.snapshot(),
-      },
-    ];
-    interrupted = false;
-    lastText = undefined;
-    return events;
-  };
-
-  return normaliserFrom({
-    onLine(o) {
-      switch (o.type) {
-        case 'thread.started': {
-          const id = str(o.thread_id);
-          if (!id || id === nativeId) return [];
-          nativeId = id;
-          return [{ type: 'init', runtime: 'codex', nativeSessionId: id }];
-        }
-        case 'item.started':
-        case 'item.updated':
-        case 'item.completed':
-          return isObj(o.item) ? onItem(o.type, o.item) : [];
-        case 'turn.completed':
-          return onDone(o);
-        case 'turn.failed': {
-          const message = codexErrorMessage(isObj(o.error) ? str(o.error.message) : undefined, 'the turn failed');
-          const status = interrupted ? 'interrupted' : 'failed';
-          interrupted = false;
-          return [{ type: 'done', status, ...files.snapshot(), ...(status === 'failed' ? { error: message } : {}) }];
-        }
-        case 'error': {
-          const retry = codexRetry(str(o.message));
-          if (retry) return [retry];
-          return [{ type: 'error', message: codexErrorMessage(str(o.message), 'codex reported an error') }];
-        }
-        default:
-          return [];
-      }
-    },
-    onInterrupt() {
-      interrupted = true;
-    },
-    onExit(exit) {
-      return exitDone('codex', exit, { interrupted, lastText, files: files.snapshot() });
-    },
-  });
+  return new JsonLineNormaliser<CodexState>(
+    { ...newRunState(), started: new Set() },
+    { onLine: dispatch(CODEX_LINES), onExit: (s, exit) => exitDone('codex', exit, s) },
+  );
 }
 
 /**

@@ -13,10 +13,23 @@
  *   result {subtype, is_error, result, duration_ms} → done (cursor reports no tokens or cost)
  * On failure cursor exits non-zero and may print no result: `end` reports it failed.
  */
-import { extractUpdates, type AgentEventInput } from '../../core/events.js';
+import type { AgentEventInput } from '../../core/events.js';
 import type { Normaliser } from '../runtime-adapter.js';
-import { exitDone, isObj, normaliserFrom, num, str, type Json } from '../json-line.js';
-import { clip, FileTracker, oneLine, toolSummary } from '../../core/tool-summary.js';
+import { isObj, num, str } from '../json-line.js';
+import {
+  assistantText,
+  dispatch,
+  endTurn,
+  exitDone,
+  isNewSession,
+  JsonLineNormaliser,
+  newRunState,
+  turnStatus,
+  type Line,
+  type LineHandler,
+  type RunState,
+} from '../normaliser-kit.js';
+import { clip, oneLine, toolSummary } from '../../core/tool-summary.js';
 
 const KEY_ARG: Record<string, readonly string[]> = {
   shell: ['command'],
@@ -89,103 +102,82 @@ function resultOf(name: string, result: unknown): { isError: boolean; output: st
   return { isError: false, output: JSON.stringify(result) };
 }
 
+interface CursorState extends RunState {
+  /** Tool calls whose tool_call is out, by call id, until their result. */
+  names: Map<string, string>;
+}
+
+function onSystem(s: CursorState, o: Line): AgentEventInput[] {
+  const id = str(o.session_id);
+  if (o.subtype !== 'init' || !isNewSession(s, id)) return [];
+  const model = str(o.model);
+  const cwd = str(o.cwd);
+  return [
+    { type: 'init', runtime: 'cursor', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) },
+  ];
+}
+
+function onAssistant(s: CursorState, o: Line): AgentEventInput[] {
+  const msg = isObj(o.message) ? o.message : {};
+  const content = msg.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content
+            .filter(isObj)
+            .map((b) => (b.type === 'text' ? (str(b.text) ?? '') : ''))
+            .join('')
+        : '';
+  if (text.trim() === '') return [];
+  return assistantText(s, text);
+}
+
+function onToolCall(s: CursorState, o: Line): AgentEventInput[] {
+  const id = str(o.call_id) ?? '';
+  const tool = cursorTool(o.tool_call);
+  if (!tool) return [];
+  const out: AgentEventInput[] = [];
+  if (o.subtype === 'started' || !s.names.has(id)) {
+    s.names.set(id, tool.name);
+    out.push({ type: 'tool_call', id, name: tool.name, summary: summaryOf(tool.name, tool.args), input: tool.args });
+    if (o.subtype === 'started') return out;
+  }
+  s.names.delete(id);
+  const { isError, output } = resultOf(tool.name, tool.result);
+  const ok = isObj(tool.result) && isObj(tool.result.success) ? tool.result.success : {};
+  const p = str(ok.path) ?? (isObj(tool.args) ? str(tool.args.path) : undefined);
+  if (!isError && p && (tool.name === 'write' || tool.name === 'edit'))
+    s.files.record(p, tool.name === 'write' ? 'created' : 'edited');
+  out.push({ type: 'tool_result', id, name: tool.name, isError, output: clip(output) });
+  return out;
+}
+
+function onResult(s: CursorState, o: Line): AgentEventInput[] {
+  const failed = o.is_error === true || (str(o.subtype) !== undefined && o.subtype !== 'success');
+  // `result` joins every assistant message of the run; the final answer is the last one.
+  const text = str(o.result);
+  const finalText = s.lastText ?? (text && text.trim() !== '' ? text : undefined);
+  return [
+    endTurn(s, {
+      status: turnStatus(s, failed),
+      finalText,
+      durationMs: num(o.duration_ms),
+      error: text || str(o.subtype) || 'cursor-agent reported an error',
+    }),
+  ];
+}
+
+const CURSOR_LINES: Readonly<Record<string, LineHandler<CursorState>>> = {
+  system: onSystem,
+  assistant: onAssistant,
+  tool_call: onToolCall,
+  result: onResult,
+};
+
 export function createCursorNormaliser(): Normaliser {
-  let nativeId: string | null = null;
-  const names = new Map<string, string>();
-  const files = new FileTracker();
-  let lastText: string | undefined;
-  let interrupted = false;
-
-  const onToolCall = (o: Json): AgentEventInput[] => {
-    const id = str(o.call_id) ?? '';
-    const tool = cursorTool(o.tool_call);
-    if (!tool) return [];
-    const out: AgentEventInput[] = [];
-    if (o.subtype === 'started' || !names.has(id)) {
-      names.set(id, tool.name);
-      out.push({ type: 'tool_call', id, name: tool.name, summary: summaryOf(tool.name, tool.args), input: tool.args });
-      if (o.subtype === 'started') return out;
-    }
-    names.delete(id);
-    const { isError, output } = resultOf(tool.name, tool.result);
-    const ok = isObj(tool.result) && isObj(tool.result.success) ? tool.result.success : {};
-    const p = str(ok.path) ?? (isObj(tool.args) ? str(tool.args.path) : undefined);
-    if (!isError && p && (tool.name === 'write' || tool.name === 'edit'))
-      files.record(p, tool.name === 'write' ? 'created' : 'edited');
-    out.push({ type: 'tool_result', id, name: tool.name, isError, output: clip(output) });
-    return out;
-  };
-
-  const onResult = (o: Json): AgentEventInput[] => {
-    const failed = o.is_error === true || (str(o.subtype) !== undefined && o.subtype !== 'success');
-    const status = interrupted ? 'interrupted' : failed ? 'failed' : 'done';
-    // `result` joins every assistant message of the run; the final answer is the last one.
-    const text = str(o.result);
-    const finalText = lastText ?? (text && text.trim() !== '' ? text : undefined);
-    const event: AgentEventInput = {
-      type: 'done',
-      status,
-      ...(finalText !== undefined && status !== 'failed' ? { finalText } : {}),
-      ...(num(o.duration_ms) !== undefined ? { durationMs: num(o.duration_ms) } : {}),
-      ...files.snapshot(),
-      ...(status === 'failed' ? { error: text || str(o.subtype) || 'cursor-agent reported an error' } : {}),
-    };
-    interrupted = false;
-    lastText = undefined;
-    return [event];
-  };
-
-  return normaliserFrom({
-    onLine(o) {
-      switch (o.type) {
-        case 'system': {
-          const id = str(o.session_id);
-          if (o.subtype !== 'init' || !id || id === nativeId) return [];
-          nativeId = id;
-          const model = str(o.model);
-          const cwd = str(o.cwd);
-          return [
-            {
-              type: 'init',
-              runtime: 'cursor',
-              nativeSessionId: id,
-              ...(model ? { model } : {}),
-              ...(cwd ? { cwd } : {}),
-            },
-          ];
-        }
-        case 'assistant': {
-          const msg = isObj(o.message) ? o.message : {};
-          const content = msg.content;
-          const text =
-            typeof content === 'string'
-              ? content
-              : Array.isArray(content)
-                ? content
-                    .filter(isObj)
-                    .map((b) => (b.type === 'text' ? (str(b.text) ?? '') : ''))
-                    .join('')
-                : '';
-          if (text.trim() === '') return [];
-          lastText = text;
-          return [
-            { type: 'text', text },
-            ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u })),
-          ];
-        }
-        case 'tool_call':
-          return onToolCall(o);
-        case 'result':
-          return onResult(o);
-        default:
-          return [];
-      }
-    },
-    onInterrupt() {
-      interrupted = true;
-    },
-    onExit(exit) {
-      return exitDone('cursor-agent', exit, { interrupted, lastText, files: files.snapshot() });
-    },
-  });
+  return new JsonLineNormaliser<CursorState>(
+    { ...newRunState(), names: new Map() },
+    { onLine: dispatch(CURSOR_LINES), onExit: (s, exit) => exitDone('cursor-agent', exit, s) },
+  );
 }

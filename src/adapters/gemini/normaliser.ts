@@ -15,10 +15,24 @@
  * The user message echo and unknown lines give nothing. Gemini reports no cost.
  */
 import { existsSync } from 'node:fs';
-import { extractUpdates, type AgentEventInput } from '../../core/events.js';
+import type { AgentEventInput } from '../../core/events.js';
 import type { Normaliser } from '../runtime-adapter.js';
-import { exitDone, isObj, normaliserFrom, num, str, type Json } from '../json-line.js';
-import { clip, FileTracker, oneLine, toolSummary } from '../../core/tool-summary.js';
+import { isObj, num, str } from '../json-line.js';
+import {
+  assistantText,
+  dispatch,
+  endTurn,
+  exitDone,
+  isNewSession,
+  JsonLineNormaliser,
+  newRunState,
+  turnStatus,
+  usageEvent,
+  type Line,
+  type LineHandler,
+  type RunState,
+} from '../normaliser-kit.js';
+import { clip, oneLine, toolSummary } from '../../core/tool-summary.js';
 
 /** Gemini tool name → the argument that says what the call does. */
 const KEY_ARG: Record<string, readonly string[]> = {
@@ -71,131 +85,121 @@ export interface GeminiNormaliserOptions {
   exists?: (path: string) => boolean;
 }
 
-export function createGeminiNormaliser(opts: GeminiNormaliserOptions = {}): Normaliser {
-  const exists = opts.exists ?? existsSync;
-  let nativeId: string | null = null;
-  const calls = new Map<string, { name: string; path?: string; existed?: boolean }>();
-  const files = new FileTracker();
-  let pending = '';
-  let lastText: string | undefined;
-  let interrupted = false;
+interface GeminiState extends RunState {
+  exists: (path: string) => boolean;
+  /** Tool calls waiting for their result: the tool, and for file tools the path and whether it existed. */
+  calls: Map<string, { name: string; path?: string; existed?: boolean }>;
+  /** Assistant text not yet written as a `text` event. */
+  pending: string;
+}
 
-  const safeExists = (p: string): boolean => {
-    try {
-      return exists(p);
-    } catch {
-      return true;
-    }
-  };
+function safeExists(s: GeminiState, p: string): boolean {
+  try {
+    return s.exists(p);
+  } catch {
+    return true;
+  }
+}
 
-  /** The assistant text collected so far, as one block. */
-  const flush = (): AgentEventInput[] => {
-    const text = pending;
-    pending = '';
-    if (text.trim() === '') return [];
-    lastText = text;
-    return [{ type: 'text', text }, ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u }))];
-  };
+/** The assistant text collected so far, as one block. */
+function flush(s: GeminiState): AgentEventInput[] {
+  const text = s.pending;
+  s.pending = '';
+  if (text.trim() === '') return [];
+  return assistantText(s, text);
+}
 
-  const onToolUse = (o: Json): AgentEventInput[] => {
-    const id = str(o.tool_id) ?? '';
-    const name = str(o.tool_name) ?? 'tool';
-    const params = o.parameters;
-    const p = isObj(params) ? (str(params.file_path) ?? str(params.absolute_path)) : undefined;
-    // gemini reports no output for write_file: whether it creates the file is known only now.
-    calls.set(id, { name, ...(p ? { path: p, existed: name === 'write_file' ? safeExists(p) : true } : {}) });
-    return [{ type: 'tool_call', id, name, summary: geminiToolSummary(name, params), input: params }];
-  };
+function onMessage(s: GeminiState, o: Line): AgentEventInput[] {
+  if (o.role !== 'assistant' || typeof o.content !== 'string') return [];
+  // Whole messages (delta absent) each stand alone; delta pieces join up.
+  if (o.delta === true) {
+    s.pending += o.content;
+    return o.content === '' ? [] : [{ type: 'text_delta', text: o.content }];
+  }
+  const out = flush(s);
+  s.pending = o.content;
+  return [...out, ...flush(s)];
+}
 
-  const onToolResult = (o: Json): AgentEventInput[] => {
-    const id = str(o.tool_id) ?? '';
-    const call = calls.get(id);
-    calls.delete(id);
-    const ok = o.status === 'success';
-    const errorText = isObj(o.error) ? str(o.error.message) : str(o.error);
-    const output = str(o.output) ?? (ok ? '' : (errorText ?? String(o.status ?? 'error')));
-    if (ok && call?.path && FILE_TOOLS.has(call.name)) {
-      files.record(
-        call.path,
-        call.name === 'write_file' && (call.existed === false || /created/i.test(output)) ? 'created' : 'edited',
-      );
-    }
-    return [{ type: 'tool_result', id, ...(call ? { name: call.name } : {}), isError: !ok, output: clip(output) }];
-  };
+function onToolUse(s: GeminiState, o: Line): AgentEventInput[] {
+  const id = str(o.tool_id) ?? '';
+  const name = str(o.tool_name) ?? 'tool';
+  const params = o.parameters;
+  const p = isObj(params) ? (str(params.file_path) ?? str(params.absolute_path)) : undefined;
+  // gemini reports no output for write_file: whether it creates the file is known only now.
+  s.calls.set(id, { name, ...(p ? { path: p, existed: name === 'write_file' ? safeExists(s, p) : true } : {}) });
+  return [{ type: 'tool_call', id, name, summary: geminiToolSummary(name, params), input: params }];
+}
 
-  const onResult = (o: Json): AgentEventInput[] => {
-    const out = flush();
-    const stats = isObj(o.stats) ? o.stats : {};
-    const cached = num(stats.cached) ?? 0;
-    const input = num(stats.input_tokens) ?? num(stats.input) ?? 0;
-    out.push({
-      type: 'usage',
+function onToolResult(s: GeminiState, o: Line): AgentEventInput[] {
+  const id = str(o.tool_id) ?? '';
+  const call = s.calls.get(id);
+  s.calls.delete(id);
+  const ok = o.status === 'success';
+  const errorText = isObj(o.error) ? str(o.error.message) : str(o.error);
+  const output = str(o.output) ?? (ok ? '' : (errorText ?? String(o.status ?? 'error')));
+  if (ok && call?.path && FILE_TOOLS.has(call.name)) {
+    s.files.record(
+      call.path,
+      call.name === 'write_file' && (call.existed === false || /created/i.test(output)) ? 'created' : 'edited',
+    );
+  }
+  return [{ type: 'tool_result', id, ...(call ? { name: call.name } : {}), isError: !ok, output: clip(output) }];
+}
+
+function onResult(s: GeminiState, o: Line): AgentEventInput[] {
+  const out = flush(s);
+  const stats = isObj(o.stats) ? o.stats : {};
+  const cached = num(stats.cached) ?? 0;
+  const input = num(stats.input_tokens) ?? num(stats.input) ?? 0;
+  out.push(
+    usageEvent({
       inputTokens: Math.max(0, input - cached),
       outputTokens: num(stats.output_tokens) ?? 0,
       cacheReadTokens: cached,
-    });
-    const ok = o.status === 'success';
-    const status = interrupted ? 'interrupted' : ok ? 'done' : 'failed';
-    const error = geminiErrorMessage(isObj(o.error) ? str(o.error.message) : str(o.error));
-    out.push({
-      type: 'done',
-      status,
-      ...(lastText !== undefined && status !== 'failed' ? { finalText: lastText } : {}),
-      ...(num(stats.duration_ms) !== undefined ? { durationMs: num(stats.duration_ms) } : {}),
-      ...files.snapshot(),
-      ...(status === 'failed' ? { error: error ?? `gemini reported ${str(o.status) ?? 'an error'}` } : {}),
-    });
-    interrupted = false;
-    lastText = undefined;
-    return out;
-  };
+    }),
+  );
+  const error = geminiErrorMessage(isObj(o.error) ? str(o.error.message) : str(o.error));
+  out.push(
+    endTurn(s, {
+      status: turnStatus(s, o.status !== 'success'),
+      finalText: s.lastText,
+      durationMs: num(stats.duration_ms),
+      error: error ?? `gemini reported ${str(o.status) ?? 'an error'}`,
+    }),
+  );
+  return out;
+}
 
-  return normaliserFrom({
-    onLine(o) {
-      switch (o.type) {
-        case 'init': {
-          const id = str(o.session_id);
-          if (!id || id === nativeId) return [];
-          nativeId = id;
-          const model = str(o.model);
-          return [{ type: 'init', runtime: 'gemini', nativeSessionId: id, ...(model ? { model } : {}) }];
-        }
-        case 'message':
-          if (o.role === 'assistant' && typeof o.content === 'string') {
-            // Whole messages (delta absent) each stand alone; delta pieces join up.
-            if (o.delta === true) {
-              pending += o.content;
-              return o.content === '' ? [] : [{ type: 'text_delta', text: o.content }];
-            }
-            const out = flush();
-            pending = o.content;
-            return [...out, ...flush()];
-          }
-          return [];
-        case 'tool_use':
-          return [...flush(), ...onToolUse(o)];
-        case 'tool_result':
-          return [...flush(), ...onToolResult(o)];
-        case 'error':
-          return [
-            ...flush(),
-            {
-              type: 'error',
-              message: `${o.severity === 'warning' ? 'warning: ' : ''}${str(o.message) ?? 'gemini reported an error'}`,
-            },
-          ];
-        case 'result':
-          return onResult(o);
-        default:
-          return [];
-      }
+const GEMINI_LINES: Readonly<Record<string, LineHandler<GeminiState>>> = {
+  init: (s, o) => {
+    const id = str(o.session_id);
+    if (!isNewSession(s, id)) return [];
+    const model = str(o.model);
+    return [{ type: 'init', runtime: 'gemini', nativeSessionId: id, ...(model ? { model } : {}) }];
+  },
+  message: onMessage,
+  tool_use: (s, o) => [...flush(s), ...onToolUse(s, o)],
+  tool_result: (s, o) => [...flush(s), ...onToolResult(s, o)],
+  error: (s, o) => [
+    ...flush(s),
+    {
+      type: 'error',
+      message: `${o.severity === 'warning' ? 'warning: ' : ''}${str(o.message) ?? 'gemini reported an error'}`,
     },
-    onInterrupt() {
-      interrupted = true;
+  ],
+  result: onResult,
+};
+
+export function createGeminiNormaliser(opts: GeminiNormaliserOptions = {}): Normaliser {
+  return new JsonLineNormaliser<GeminiState>(
+    { ...newRunState(), exists: opts.exists ?? existsSync, calls: new Map(), pending: '' },
+    {
+      onLine: dispatch(GEMINI_LINES),
+      onExit: (s, exit) => {
+        const text = flush(s);
+        return [...text, ...exitDone('gemini', exit, s)];
+      },
     },
-    onExit(exit) {
-      const text = flush();
-      return [...text, ...exitDone('gemini', exit, { interrupted, lastText, files: files.snapshot() })];
-    },
-  });
+  );
 }

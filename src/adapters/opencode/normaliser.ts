@@ -13,10 +13,25 @@
  * opencode 1.18.33 has no final event: the run is complete when the process exits (code 0 → done
  * with the last text; anything else → failed), which `end` reports.
  */
-import { extractUpdates, type AgentEventInput } from '../../core/events.js';
+import type { AgentEventInput } from '../../core/events.js';
 import type { Normaliser } from '../runtime-adapter.js';
-import { exitDone, isObj, normaliserFrom, num, str, type Json } from '../json-line.js';
-import { clip, FileTracker, oneLine, toolSummary } from '../../core/tool-summary.js';
+import { isObj, num, str, type Json } from '../json-line.js';
+import {
+  assistantText,
+  dispatch,
+  endTurn,
+  exitDone,
+  isNewSession,
+  JsonLineNormaliser,
+  newRunState,
+  turnStatus,
+  usageEvent,
+  type CliExit,
+  type Line,
+  type LineHandler,
+  type RunState,
+} from '../normaliser-kit.js';
+import { clip, oneLine, toolSummary } from '../../core/tool-summary.js';
 
 const KEY_ARG: Record<string, readonly string[]> = {
   bash: ['command'],
@@ -56,127 +71,108 @@ function errorText(e: unknown): string {
   return 'opencode reported an error';
 }
 
-export function createOpencodeNormaliser(): Normaliser {
-  let nativeId: string | null = null;
-  const files = new FileTracker();
-  let lastText: string | undefined;
-  let interrupted = false;
-  let failure: string | undefined;
+interface OpencodeState extends RunState {
+  /** The error the run reported: the turn ends failed with it. */
+  failure: string | undefined;
   /** A refused permission ends opencode's run (exit 0, no answer): the run did not do its work. */
-  let refused: string | undefined;
-  let cost = 0;
+  refused: string | undefined;
+  /** opencode reports the cost per step: the run's total so far. */
+  cost: number;
+}
 
-  const onTool = (part: Json): AgentEventInput[] => {
-    const state = isObj(part.state) ? part.state : {};
-    const status = str(state.status);
-    if (status !== 'completed' && status !== 'error') return [];
-    const id = str(part.callID) ?? str(part.id) ?? '';
-    const name = str(part.tool) ?? 'tool';
-    const input = state.input;
-    const isError = status === 'error';
-    const output = isError ? (str(state.error) ?? 'error') : (str(state.output) ?? '');
-    refused =
-      isError && /rejected permission/i.test(output) ? `${name} ${opencodeToolSummary(name, input)}`.trim() : undefined;
-    if (!isError && isObj(input)) {
-      const p = str(input.filePath);
-      const meta = isObj(state.metadata) ? state.metadata : {};
-      if (p && name === 'write') files.record(p, meta.exists === true ? 'edited' : 'created');
-      else if (p && (name === 'edit' || name === 'multiedit')) files.record(p, 'edited');
-    }
-    return [
-      { type: 'tool_call', id, name, summary: opencodeToolSummary(name, input), input },
-      { type: 'tool_result', id, name, isError, output: clip(output) },
-    ];
-  };
+const partOf = (o: Line): Json => (isObj(o.part) ? o.part : {});
 
-  const onStepFinish = (part: Json): AgentEventInput[] => {
-    const tokens = isObj(part.tokens) ? part.tokens : {};
-    const cache = isObj(tokens.cache) ? tokens.cache : {};
-    const c = num(part.cost);
-    if (c !== undefined) cost += c;
-    return [
-      {
-        type: 'usage',
-        inputTokens: (num(tokens.input) ?? 0) + (num(cache.write) ?? 0),
-        outputTokens: (num(tokens.output) ?? 0) + (num(tokens.reasoning) ?? 0),
-        cacheReadTokens: num(cache.read) ?? 0,
-        ...(c !== undefined ? { costUsd: c } : {}),
-      },
-    ];
-  };
+/** Every line carries the session id: the first one (and a new one) is the init. */
+function sessionInit(s: OpencodeState, o: Line): AgentEventInput[] {
+  const sid = str(o.sessionID);
+  return isNewSession(s, sid) ? [{ type: 'init', runtime: 'opencode', nativeSessionId: sid }] : [];
+}
 
-  const done = (): AgentEventInput => {
-    const status = interrupted ? 'interrupted' : failure ? 'failed' : 'done';
-    const event: AgentEventInput = {
-      type: 'done',
-      status,
-      ...(lastText !== undefined && status !== 'failed' ? { finalText: lastText } : {}),
-      ...(cost ? { costUsd: cost } : {}),
-      ...files.snapshot(),
-      ...(status === 'failed' ? { error: failure } : {}),
-    };
-    interrupted = false;
-    failure = undefined;
-    refused = undefined;
-    lastText = undefined;
-    return event;
-  };
+function onText(s: OpencodeState, o: Line): AgentEventInput[] {
+  const part = partOf(o);
+  const text = str(part.text);
+  if (!text || text.trim() === '' || part.synthetic) return [];
+  s.refused = undefined;
+  return assistantText(s, text);
+}
 
-  return normaliserFrom({
-    onLine(o) {
-      const out: AgentEventInput[] = [];
-      const sid = str(o.sessionID);
-      if (sid && sid !== nativeId) {
-        nativeId = sid;
-        out.push({ type: 'init', runtime: 'opencode', nativeSessionId: sid });
-      }
-      const part = isObj(o.part) ? o.part : {};
-      switch (o.type) {
-        case 'text': {
-          const text = str(part.text);
-          if (text && text.trim() !== '' && !part.synthetic) {
-            lastText = text;
-            refused = undefined;
-            out.push(
-              { type: 'text', text },
-              ...extractUpdates(text).map((u): AgentEventInput => ({ type: 'update', text: u })),
-            );
-          }
-          break;
-        }
-        case 'tool_use':
-          out.push(...onTool(part));
-          break;
-        case 'step_finish':
-          out.push(...onStepFinish(part));
-          break;
-        case 'error':
-          failure = errorText(o.error);
-          out.push({ type: 'error', message: failure });
-          break;
-        case 'done':
-          out.push(done());
-          break;
-        default:
-          break;
-      }
-      return out;
-    },
-    onInterrupt() {
-      interrupted = true;
-    },
-    onExit(exit) {
-      if (!failure && refused && !interrupted && exit.code === 0) {
-        failure = `opencode stopped: permission for ${refused} was refused (opencode run refuses what it would ask; see agents.permissionMode)`;
-      }
-      if (failure && !interrupted) return [done()];
-      // 1.18.33: no final event; a clean exit is the end of the turn.
-      return exitDone(
-        'opencode',
-        exit,
-        { interrupted, lastText, files: files.snapshot(), ...(cost ? { costUsd: cost } : {}) },
-        true,
-      );
-    },
+function onTool(s: OpencodeState, o: Line): AgentEventInput[] {
+  const part = partOf(o);
+  const state = isObj(part.state) ? part.state : {};
+  const status = str(state.status);
+  if (status !== 'completed' && status !== 'error') return [];
+  const id = str(part.callID) ?? str(part.id) ?? '';
+  const name = str(part.tool) ?? 'tool';
+  const input = state.input;
+  const isError = status === 'error';
+  const output = isError ? (str(state.error) ?? 'error') : (str(state.output) ?? '');
+  s.refused =
+    isError && /rejected permission/i.test(output) ? `${name} ${opencodeToolSummary(name, input)}`.trim() : undefined;
+  if (!isError && isObj(input)) {
+    const p = str(input.filePath);
+    const meta = isObj(state.metadata) ? state.metadata : {};
+    if (p && name === 'write') s.files.record(p, meta.exists === true ? 'edited' : 'created');
+    else if (p && (name === 'edit' || name === 'multiedit')) s.files.record(p, 'edited');
+  }
+  return [
+    { type: 'tool_call', id, name, summary: opencodeToolSummary(name, input), input },
+    { type: 'tool_result', id, name, isError, output: clip(output) },
+  ];
+}
+
+function onStepFinish(s: OpencodeState, o: Line): AgentEventInput[] {
+  const part = partOf(o);
+  const tokens = isObj(part.tokens) ? part.tokens : {};
+  const cache = isObj(tokens.cache) ? tokens.cache : {};
+  const c = num(part.cost);
+  if (c !== undefined) s.cost += c;
+  return [
+    usageEvent({
+      inputTokens: (num(tokens.input) ?? 0) + (num(cache.write) ?? 0),
+      outputTokens: (num(tokens.output) ?? 0) + (num(tokens.reasoning) ?? 0),
+      cacheReadTokens: num(cache.read) ?? 0,
+      costUsd: c,
+    }),
+  ];
+}
+
+function done(s: OpencodeState): AgentEventInput {
+  const event = endTurn(s, {
+    status: turnStatus(s, Boolean(s.failure)),
+    finalText: s.lastText,
+    costUsd: s.cost,
+    error: s.failure,
   });
+  s.failure = undefined;
+  s.refused = undefined;
+  return event;
+}
+
+const OPENCODE_LINES: Readonly<Record<string, LineHandler<OpencodeState>>> = {
+  text: onText,
+  tool_use: onTool,
+  step_finish: onStepFinish,
+  error: (s, o) => {
+    s.failure = errorText(o.error);
+    return [{ type: 'error', message: s.failure }];
+  },
+  done: (s) => [done(s)],
+};
+
+const onLine = dispatch(OPENCODE_LINES);
+
+function onExit(s: OpencodeState, exit: CliExit): AgentEventInput[] {
+  if (!s.failure && s.refused && !s.interrupted && exit.code === 0) {
+    s.failure = `opencode stopped: permission for ${s.refused} was refused (opencode run refuses what it would ask; see agents.permissionMode)`;
+  }
+  if (s.failure && !s.interrupted) return [done(s)];
+  // 1.18.33: no final event; a clean exit is the end of the turn.
+  return exitDone('opencode', exit, s, { costUsd: s.cost, zeroIsDone: true });
+}
+
+export function createOpencodeNormaliser(): Normaliser {
+  return new JsonLineNormaliser<OpencodeState>(
+    { ...newRunState(), failure: undefined, refused: undefined, cost: 0 },
+    { onLine: (s, o) => [...sessionInit(s, o), ...onLine(s, o)], onExit },
+  );
 }
