@@ -20,17 +20,23 @@
  * Lines of sub-agents (parent_tool_use_id set), other stream_events, hook and status lines, and anything
  * unknown or malformed give nothing.
  */
-import { extractUpdates, type AgentEventInput, type TerminalStatus } from '../../core/events.js';
+import type { AgentEventInput, TerminalStatus } from '../../core/events.js';
 import { retryFromClaude, streamDelta } from './stream.js';
 import type { Normaliser, NormaliserHooks } from '../runtime-adapter.js';
-import { clip, fileChange, FileTracker, toolSummary } from '../../core/tool-summary.js';
+import { isObj, num, str, type Json } from '../json-line.js';
+import {
+  assistantText,
+  handlerFor,
+  isNewSession,
+  newRunState,
+  usageEvent,
+  type CliExit,
+  type RunState,
+} from '../normaliser-kit.js';
+import { clip, fileChange, toolSummary } from '../../core/tool-summary.js';
 
-const INTERRUPTED_MARK = '[Request interrupted by user';
-
-type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
-const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
-const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+/** The text claude writes as the user's message when a turn is interrupted. */
+export const INTERRUPTED_MARK = '[Request interrupted by user';
 
 /** Flatten tool_result / message content (string or blocks) to text. */
 export function contentText(content: unknown): string {
@@ -64,7 +70,22 @@ export function suggestedRule(suggestions: unknown): string | undefined {
   return rules.length ? rules.join(', ') : undefined;
 }
 
-const onControlRequest = (o: Json): AgentEventInput[] => {
+/** What the normaliser knows across one claude process's lines. */
+interface ClaudeState extends RunState {
+  hooks: NormaliserHooks;
+  /** Tool names by tool_use id: a tool_result carries only the id. */
+  toolNames: Map<string, string>;
+  /** Write/Edit calls waiting for their result: the file counts once the call succeeded. */
+  pendingFiles: Map<string, { path: string; kind: 'write' | 'edit' }>;
+  /** Whether the newest turn line was a `result`: the run ended cleanly, no closing done at exit. */
+  lastWasResult: boolean;
+  /** claude reports the process's cumulative cost: the total at the previous result. */
+  lastTotalCost: number;
+}
+
+type ClaudeHandler = (s: ClaudeState, o: Json) => AgentEventInput[];
+
+function onControlRequest(_s: ClaudeState, o: Json): AgentEventInput[] {
   const id = str(o.request_id);
   const req = o.request;
   if (!id || !isObj(req) || req.subtype !== 'can_use_tool' || typeof req.tool_name !== 'string') return [];
@@ -82,128 +103,189 @@ const onControlRequest = (o: Json): AgentEventInput[] => {
       ...(req.permission_suggestions !== undefined ? { suggestions: req.permission_suggestions } : {}),
     },
   ];
+}
+
+function onSystem(s: ClaudeState, o: Json): AgentEventInput[] {
+  if (o.subtype === 'api_retry') return retryFromClaude(o);
+  if (o.subtype !== 'init') return [];
+  const id = str(o.session_id);
+  if (!isNewSession(s, id)) return [];
+  const model = str(o.model);
+  const cwd = str(o.cwd);
+  return [
+    { type: 'init', runtime: 'claude', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) },
+  ];
+}
+
+function onAssistant(s: ClaudeState, o: Json): AgentEventInput[] {
+  const msg = o.message;
+  if (!isObj(msg) || !Array.isArray(msg.content)) return [];
+  const out: AgentEventInput[] = [];
+  for (const b of msg.content) {
+    if (!isObj(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
+      out.push(...assistantText(s, b.text));
+    } else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
+      s.toolNames.set(b.id, b.name);
+      const change = fileChange(b.name, b.input);
+      if (change) s.pendingFiles.set(b.id, change);
+      out.push({ type: 'tool_call', id: b.id, name: b.name, summary: toolSummary(b.name, b.input), input: b.input });
+    }
+  }
+  return out;
+}
+
+function toolResult(s: ClaudeState, b: Json & { tool_use_id: string }, meta: Json | undefined): AgentEventInput {
+  const id = b.tool_use_id;
+  const isError = b.is_error === true;
+  const name = s.toolNames.get(id);
+  const change = s.pendingFiles.get(id);
+  s.pendingFiles.delete(id);
+  if (change && !isError) {
+    const created = change.kind === 'write' && (meta?.type === 'create' || meta?.type === undefined);
+    s.files.record(change.path, created ? 'created' : 'edited');
+  }
+  return { type: 'tool_result', id, ...(name ? { name } : {}), isError, output: clip(contentText(b.content)) };
+}
+
+function onUser(s: ClaudeState, o: Json): AgentEventInput[] {
+  const msg = o.message;
+  if (!isObj(msg)) return [];
+  const content = msg.content;
+  if (typeof content === 'string') {
+    if (content.startsWith(INTERRUPTED_MARK)) s.interrupted = true;
+    return [];
+  }
+  if (!Array.isArray(content)) return [];
+  const out: AgentEventInput[] = [];
+  const meta = isObj(o.tool_use_result) ? o.tool_use_result : undefined;
+  for (const b of content) {
+    if (!isObj(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string' && b.text.startsWith(INTERRUPTED_MARK)) s.interrupted = true;
+    if (b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+    out.push(toolResult(s, b as Json & { tool_use_id: string }, meta));
+  }
+  return out;
+}
+
+/** This turn's tokens and cost (claude reports the process's cumulative cost). */
+function resultUsage(s: ClaudeState, o: Json, total: number | undefined): AgentEventInput {
+  const usage = isObj(o.usage) ? o.usage : {};
+  const turnCost = total !== undefined ? Math.max(0, total - s.lastTotalCost) : undefined;
+  if (total !== undefined) s.lastTotalCost = total;
+  const input = (num(usage.input_tokens) ?? 0) + (num(usage.cache_creation_input_tokens) ?? 0);
+  return usageEvent({
+    inputTokens: input,
+    outputTokens: num(usage.output_tokens) ?? 0,
+    cacheReadTokens: num(usage.cache_read_input_tokens) ?? 0,
+    costUsd: turnCost,
+  });
+}
+
+function resultDone(s: ClaudeState, o: Json, total: number | undefined): AgentEventInput {
+  const subtype = str(o.subtype);
+  const isError = o.is_error === true || (subtype !== undefined && subtype !== 'success');
+  const aborted = /^aborted/.test(str(o.terminal_reason) ?? '');
+  const status: TerminalStatus = s.interrupted || (isError && aborted) ? 'interrupted' : isError ? 'failed' : 'done';
+  const resultText = str(o.result);
+  const errors = Array.isArray(o.errors) ? o.errors.filter((e): e is string => typeof e === 'string') : [];
+  const finalText = resultText && resultText !== '' ? resultText : s.lastText;
+  const error =
+    status === 'failed' ? (errors.length ? errors.join('; ') : resultText || subtype || 'the turn failed') : undefined;
+  return {
+    type: 'done',
+    status,
+    ...(finalText !== undefined && status !== 'failed' ? { finalText } : {}),
+    ...(total !== undefined ? { costUsd: total } : {}),
+    ...(num(o.duration_ms) !== undefined ? { durationMs: num(o.duration_ms) } : {}),
+    // claude counts the interruption itself as a turn (one interrupted turn reports 2).
+    ...(num(o.num_turns) !== undefined
+      ? { numTurns: status === 'interrupted' ? Math.max(1, num(o.num_turns)! - 1) : num(o.num_turns) }
+      : {}),
+    ...s.files.snapshot(),
+    ...(error ? { error } : {}),
+  };
+}
+
+function onResult(s: ClaudeState, o: Json): AgentEventInput[] {
+  const total = num(o.total_cost_usd);
+  const events = [resultUsage(s, o, total), resultDone(s, o, total)];
+  const refused = permissionDenials(o.permission_denials);
+  if (refused) events.push({ type: 'error', message: refused });
+  s.interrupted = false;
+  s.lastText = undefined;
+  return events;
+}
+
+/** Lines about the control channel and partial messages: they leave the turn as it is. */
+const SIDE_LINES: Readonly<Record<string, ClaudeHandler>> = {
+  control_response: (s, o) => {
+    if (!isObj(o.response)) return [];
+    const id = str(o.response.request_id);
+    if (id) s.hooks.onControlResponse?.(id, o.response.subtype === 'success');
+    return [];
+  },
+  control_request: onControlRequest,
+  control_cancel_request: (s, o) => {
+    const id = str(o.request_id);
+    if (id) s.hooks.onControlCancel?.(id);
+    return [];
+  },
+  stream_event: (_s, o) => streamDelta(o),
 };
 
-export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser {
-  let nativeId: string | null = null;
-  const toolNames = new Map<string, string>();
-  const pendingFiles = new Map<string, { path: string; kind: 'write' | 'edit' }>();
-  const files = new FileTracker();
-  let lastText: string | undefined;
-  let interrupted = false;
-  let lastWasResult = false;
-  let lastTotalCost = 0;
+/** Lines of the turn itself: after each, whether the run ended cleanly is known anew. */
+const TURN_LINES: Readonly<Record<string, ClaudeHandler>> = {
+  system: onSystem,
+  assistant: onAssistant,
+  user: onUser,
+  result: onResult,
+};
 
-  const onSystem = (o: Json): AgentEventInput[] => {
-    if (o.subtype === 'api_retry') return retryFromClaude(o);
-    if (o.subtype !== 'init') return [];
-    const id = str(o.session_id);
-    if (!id || id === nativeId) return [];
-    nativeId = id;
-    const model = str(o.model);
-    const cwd = str(o.cwd);
-    return [
-      { type: 'init', runtime: 'claude', nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}) },
-    ];
-  };
+const SUB_AGENT_TYPES = new Set(['assistant', 'user', 'stream_event']);
 
-  const onAssistant = (o: Json): AgentEventInput[] => {
-    const msg = o.message;
-    if (!isObj(msg) || !Array.isArray(msg.content)) return [];
-    const out: AgentEventInput[] = [];
-    for (const b of msg.content) {
-      if (!isObj(b)) continue;
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
-        lastText = b.text;
-        out.push({ type: 'text', text: b.text });
-        for (const u of extractUpdates(b.text)) out.push({ type: 'update', text: u });
-      } else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
-        toolNames.set(b.id, b.name);
-        const change = fileChange(b.name, b.input);
-        if (change) pendingFiles.set(b.id, change);
-        out.push({ type: 'tool_call', id: b.id, name: b.name, summary: toolSummary(b.name, b.input), input: b.input });
-      }
-    }
-    return out;
-  };
+function onLine(s: ClaudeState, o: Json & { type: string }): AgentEventInput[] {
+  // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.
+  if (SUB_AGENT_TYPES.has(o.type) && o.parent_tool_use_id != null) return [];
+  const side = handlerFor(SIDE_LINES, o.type);
+  if (side) return side(s, o);
+  const turn = handlerFor(TURN_LINES, o.type);
+  if (!turn) return [];
+  const out = turn(s, o);
+  s.lastWasResult = o.type === 'result' ? true : o.type === 'system' ? s.lastWasResult : false;
+  return out;
+}
 
-  const onUser = (o: Json): AgentEventInput[] => {
-    const msg = o.message;
-    if (!isObj(msg)) return [];
-    const content = msg.content;
-    if (typeof content === 'string') {
-      if (content.startsWith(INTERRUPTED_MARK)) interrupted = true;
-      return [];
-    }
-    if (!Array.isArray(content)) return [];
-    const out: AgentEventInput[] = [];
-    const meta = isObj(o.tool_use_result) ? o.tool_use_result : undefined;
-    for (const b of content) {
-      if (!isObj(b)) continue;
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.startsWith(INTERRUPTED_MARK)) interrupted = true;
-      if (b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
-      const id = b.tool_use_id;
-      const isError = b.is_error === true;
-      const name = toolNames.get(id);
-      const change = pendingFiles.get(id);
-      pendingFiles.delete(id);
-      if (change && !isError) {
-        const created = change.kind === 'write' && (meta?.type === 'create' || meta?.type === undefined);
-        files.record(change.path, created ? 'created' : 'edited');
-      }
-      out.push({ type: 'tool_result', id, ...(name ? { name } : {}), isError, output: clip(contentText(b.content)) });
-    }
-    return out;
-  };
-
-  const onResult = (o: Json): AgentEventInput[] => {
-    const usage = isObj(o.usage) ? o.usage : {};
-    const total = num(o.total_cost_usd);
-    const turnCost = total !== undefined ? Math.max(0, total - lastTotalCost) : undefined;
-    if (total !== undefined) lastTotalCost = total;
-    const input = (num(usage.input_tokens) ?? 0) + (num(usage.cache_creation_input_tokens) ?? 0);
-    const events: AgentEventInput[] = [
-      {
-        type: 'usage',
-        inputTokens: input,
-        outputTokens: num(usage.output_tokens) ?? 0,
-        cacheReadTokens: num(usage.cache_read_input_tokens) ?? 0,
-        ...(turnCost !== undefined ? { costUsd: turnCost } : {}),
-      },
-    ];
-    const subtype = str(o.subtype);
-    const isError = o.is_error === true || (subtype !== undefined && subtype !== 'success');
-    const aborted = /^aborted/.test(str(o.terminal_reason) ?? '');
-    const status: TerminalStatus = interrupted || (isError && aborted) ? 'interrupted' : isError ? 'failed' : 'done';
-    const resultText = str(o.result);
-    const errors = Array.isArray(o.errors) ? o.errors.filter((e): e is string => typeof e === 'string') : [];
-    const finalText = resultText && resultText !== '' ? resultText : lastText;
-    const error =
-      status === 'failed'
-        ? errors.length
-          ? errors.join('; ')
-          : resultText || subtype || 'the turn failed'
-        : undefined;
-    events.push({
+/** The closing `done` when claude exited without a `result` for the turn. */
+function claudeExitDone(s: ClaudeState, exit: CliExit): AgentEventInput[] {
+  if (s.lastWasResult) return [];
+  s.lastWasResult = true;
+  const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
+  const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+  const status: TerminalStatus = s.interrupted ? 'interrupted' : 'failed';
+  return [
+    {
       type: 'done',
       status,
-      ...(finalText !== undefined && status !== 'failed' ? { finalText } : {}),
-      ...(total !== undefined ? { costUsd: total } : {}),
-      ...(num(o.duration_ms) !== undefined ? { durationMs: num(o.duration_ms) } : {}),
-      // claude counts the interruption itself as a turn (one interrupted turn reports 2).
-      ...(num(o.num_turns) !== undefined
-        ? { numTurns: status === 'interrupted' ? Math.max(1, num(o.num_turns)! - 1) : num(o.num_turns) }
+      ...(s.lastText && status === 'interrupted' ? { finalText: s.lastText } : {}),
+      ...(s.lastTotalCost ? { costUsd: s.lastTotalCost } : {}),
+      ...s.files.snapshot(),
+      ...(status === 'failed'
+        ? { error: `claude exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` }
         : {}),
-      ...files.snapshot(),
-      ...(error ? { error } : {}),
-    });
-    const refused = permissionDenials(o.permission_denials);
-    if (refused) events.push({ type: 'error', message: refused });
-    interrupted = false;
-    lastText = undefined;
-    return events;
-  };
+    },
+  ];
+}
 
+export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser {
+  const s: ClaudeState = {
+    ...newRunState(),
+    hooks,
+    toolNames: new Map(),
+    pendingFiles: new Map(),
+    lastWasResult: false,
+    lastTotalCost: 0,
+  };
   return {
     line(raw) {
       let o: unknown;
@@ -214,55 +296,15 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
       }
       if (!isObj(o) || typeof o.type !== 'string') return [];
       try {
-        if (o.type === 'control_response' && isObj(o.response)) {
-          const id = str(o.response.request_id);
-          if (id) hooks.onControlResponse?.(id, o.response.subtype === 'success');
-          return [];
-        }
-        if (o.type === 'control_request') return onControlRequest(o);
-        if (o.type === 'control_cancel_request') {
-          const id = str(o.request_id);
-          if (id) hooks.onControlCancel?.(id);
-          return [];
-        }
-        // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.
-        if ((o.type === 'assistant' || o.type === 'user' || o.type === 'stream_event') && o.parent_tool_use_id != null)
-          return [];
-        if (o.type === 'stream_event') return streamDelta(o);
-        let out: AgentEventInput[] = [];
-        if (o.type === 'system') out = onSystem(o);
-        else if (o.type === 'assistant') out = onAssistant(o);
-        else if (o.type === 'user') out = onUser(o);
-        else if (o.type === 'result') out = onResult(o);
-        else return [];
-        lastWasResult = o.type === 'result' ? true : o.type === 'system' ? lastWasResult : false;
-        return out;
+        return onLine(s, o as Json & { type: string });
       } catch {
         return [];
       }
     },
     noteInterrupt() {
-      interrupted = true;
+      s.interrupted = true;
     },
-    end(exit) {
-      if (lastWasResult) return [];
-      lastWasResult = true;
-      const tail = exit.stderr.trim().split('\n').slice(-3).join(' | ');
-      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-      const status: TerminalStatus = interrupted ? 'interrupted' : 'failed';
-      return [
-        {
-          type: 'done',
-          status,
-          ...(lastText && status === 'interrupted' ? { finalText: lastText } : {}),
-          ...(lastTotalCost ? { costUsd: lastTotalCost } : {}),
-          ...files.snapshot(),
-          ...(status === 'failed'
-            ? { error: `claude exited with ${how}${tail ? `: ${tail}` : ' before finishing the turn'}` }
-            : {}),
-        },
-      ];
-    },
+    end: (exit) => claudeExitDone(s, exit),
   };
 }
 

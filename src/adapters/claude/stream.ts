@@ -8,10 +8,7 @@
  *    "error_status":null|429|529|500,"error":"…"} → retry
  */
 import type { AgentEventInput, RetryKind } from '../../core/events.js';
-
-type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
-const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+import { isObj, num, type Json } from '../json-line.js';
 
 export function streamDelta(o: Json): AgentEventInput[] {
   const ev = o.event;

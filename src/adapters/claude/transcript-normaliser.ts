@@ -17,11 +17,9 @@
  * file-history-snapshot, system…). `ts` is the entry's `timestamp`.
  */
 import type { AgentEvent } from '../../core/events.js';
-import { contentText } from './normaliser.js';
+import { contentText, INTERRUPTED_MARK } from './normaliser.js';
+import { isObj, type Json } from '../json-line.js';
 import { clip, toolSummary } from '../../core/tool-summary.js';
-
-type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 export interface TranscriptNormaliser {
   /** One transcript line → the events it stands for (none for skipped or broken lines). */
@@ -30,10 +28,8 @@ export interface TranscriptNormaliser {
 
 const COMMAND = /<command-name>\s*(\/?[^<\s]+)\s*<\/command-name>(?:[\s\S]*<command-args>([\s\S]*?)<\/command-args>)?/;
 
-const INTERRUPTED = '[Request interrupted by user';
-
 function interruptedEvent(text: string, ts: number): AgentEvent | null {
-  if (!text.trim().startsWith(INTERRUPTED)) return null;
+  if (!text.trim().startsWith(INTERRUPTED_MARK)) return null;
   const reason = text.includes('for tool use') ? 'permission declined' : 'by you';
   return { ts, type: 'status', status: 'interrupted', reason };
 }
@@ -47,82 +43,93 @@ function userText(text: string): string | null {
   return t;
 }
 
+/** Tool names by tool_use id: a tool_result carries only the id. */
+type ToolNames = Map<string, string>;
+
+function userEvents(toolNames: ToolNames, o: Json, ts: number): AgentEvent[] {
+  const msg = o.message;
+  if (!isObj(msg)) return [];
+  if (typeof msg.content === 'string') {
+    const text = userText(msg.content);
+    return text === null ? [] : [{ ts, type: 'user', text }];
+  }
+  if (!Array.isArray(msg.content)) return [];
+  const out: AgentEvent[] = [];
+  const typed: string[] = [];
+  for (const b of msg.content) {
+    if (!isObj(b)) continue;
+    if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
+      const name = toolNames.get(b.tool_use_id);
+      out.push({
+        ts,
+        type: 'tool_result',
+        id: b.tool_use_id,
+        ...(name ? { name } : {}),
+        isError: b.is_error === true,
+        output: clip(contentText(b.content)),
+      });
+    } else if (b.type === 'text' && typeof b.text === 'string') {
+      const stop = interruptedEvent(b.text, ts);
+      if (stop) out.push(stop);
+      const t = userText(b.text);
+      if (t !== null) typed.push(t);
+    }
+  }
+  if (typed.length) out.unshift({ ts, type: 'user', text: typed.join('\n') });
+  return out;
+}
+
+function assistantEvents(toolNames: ToolNames, o: Json, ts: number): AgentEvent[] {
+  const msg = o.message;
+  if (!isObj(msg) || !Array.isArray(msg.content)) return [];
+  const out: AgentEvent[] = [];
+  for (const b of msg.content) {
+    if (!isObj(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
+      out.push(
+        o.isApiErrorMessage === true ? { ts, type: 'error', message: b.text } : { ts, type: 'text', text: b.text },
+      );
+    } else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
+      toolNames.set(b.id, b.name);
+      out.push({
+        ts,
+        type: 'tool_call',
+        id: b.id,
+        name: b.name,
+        summary: toolSummary(b.name, b.input),
+        input: b.input,
+      });
+    }
+  }
+  return out;
+}
+
+/** A transcript line that stands for events: a user or assistant entry of this conversation, with its time. */
+function entryOf(raw: string): { o: Json; ts: number } | null {
+  let o: unknown;
+  try {
+    o = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!isObj(o) || (o.type !== 'user' && o.type !== 'assistant')) return null;
+  if (o.entrypoint === 'sdk-cli' || o.isSidechain === true || o.isMeta === true || o.isCompactSummary === true)
+    return null;
+  const ts = typeof o.timestamp === 'string' ? Date.parse(o.timestamp) : NaN;
+  if (!Number.isFinite(ts)) return null;
+  return { o, ts };
+}
+
 export function createTranscriptNormaliser(): TranscriptNormaliser {
-  const toolNames = new Map<string, string>();
-
-  const onUser = (o: Json, ts: number): AgentEvent[] => {
-    const msg = o.message;
-    if (!isObj(msg)) return [];
-    if (typeof msg.content === 'string') {
-      const text = userText(msg.content);
-      return text === null ? [] : [{ ts, type: 'user', text }];
-    }
-    if (!Array.isArray(msg.content)) return [];
-    const out: AgentEvent[] = [];
-    const typed: string[] = [];
-    for (const b of msg.content) {
-      if (!isObj(b)) continue;
-      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
-        const name = toolNames.get(b.tool_use_id);
-        out.push({
-          ts,
-          type: 'tool_result',
-          id: b.tool_use_id,
-          ...(name ? { name } : {}),
-          isError: b.is_error === true,
-          output: clip(contentText(b.content)),
-        });
-      } else if (b.type === 'text' && typeof b.text === 'string') {
-        const stop = interruptedEvent(b.text, ts);
-        if (stop) out.push(stop);
-        const t = userText(b.text);
-        if (t !== null) typed.push(t);
-      }
-    }
-    if (typed.length) out.unshift({ ts, type: 'user', text: typed.join('\n') });
-    return out;
-  };
-
-  const onAssistant = (o: Json, ts: number): AgentEvent[] => {
-    const msg = o.message;
-    if (!isObj(msg) || !Array.isArray(msg.content)) return [];
-    const out: AgentEvent[] = [];
-    for (const b of msg.content) {
-      if (!isObj(b)) continue;
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
-        out.push(
-          o.isApiErrorMessage === true ? { ts, type: 'error', message: b.text } : { ts, type: 'text', text: b.text },
-        );
-      } else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
-        toolNames.set(b.id, b.name);
-        out.push({
-          ts,
-          type: 'tool_call',
-          id: b.id,
-          name: b.name,
-          summary: toolSummary(b.name, b.input),
-          input: b.input,
-        });
-      }
-    }
-    return out;
-  };
-
+  const toolNames: ToolNames = new Map();
   return {
     line(raw) {
-      let o: unknown;
+      const entry = entryOf(raw);
+      if (!entry) return [];
       try {
-        o = JSON.parse(raw);
-      } catch {
-        return [];
-      }
-      if (!isObj(o) || (o.type !== 'user' && o.type !== 'assistant')) return [];
-      if (o.entrypoint === 'sdk-cli' || o.isSidechain === true || o.isMeta === true || o.isCompactSummary === true)
-        return [];
-      const ts = typeof o.timestamp === 'string' ? Date.parse(o.timestamp) : NaN;
-      if (!Number.isFinite(ts)) return [];
-      try {
-        return o.type === 'user' ? onUser(o, ts) : onAssistant(o, ts);
+        return entry.o.type === 'user'
+          ? userEvents(toolNames, entry.o, entry.ts)
+          : assistantEvents(toolNames, entry.o, entry.ts);
       } catch {
         return [];
       }
