@@ -24,7 +24,7 @@ export class FrontmatterError extends Error {
 
 const FENCE = /^---[ \t]*$/;
 
-/** `cacheFile`: remember what the YAML parsed to there (lib/parse-cache.ts); errors are not remembered. */
+/** `cacheFile`: remember what the YAML parsed to there (config/parse-cache.ts); errors are not remembered. */
 export function parseFrontmatter(text: string, cacheFile: string | null = null): Frontmatter {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (!FENCE.test(lines[0] ?? '')) {

@@ -1,6 +1,6 @@
 /**
  * What an agent type means for a launch: the definition (`.claude/agents/<type>.md`, project over
- * user, or the built-in `general`; src/agents) turned into runtime-neutral launch settings, with
+ * user, or the built-in `general`; src/agent-types) turned into runtime-neutral launch settings, with
  * the MCP servers resolved (local > project > user, inheritance flags) and the parent's
  * `allowedAgents` checked. Stored in the session's metadata, so a resume launches the same way.
  */

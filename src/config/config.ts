@@ -125,7 +125,7 @@ export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): un
   }
 }
 
-/** Parse a config file's text (`cacheFile`: remember the YAML's result there, lib/parse-cache.ts). */
+/** Parse a config file's text (`cacheFile`: remember the YAML's result there, config/parse-cache.ts). */
 export function parseConfig(
   text: string,
   file: string,

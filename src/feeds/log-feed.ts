@@ -47,7 +47,7 @@ export interface LogFeedOptions {
   /** Called for every event appended (bench: time to screen). */
   onAppend?: (e: AgentEvent) => void;
   /**
-   * Claude's transcripts of a session's interactive turns (runtimes/timeline.ts), shown merged
+   * Claude's transcripts of a session's interactive turns (agent-ops/timeline.ts), shown merged
    * in time order with its log; asked again when a new transcript appears (/clear).
    */
   transcripts?: (sessionId: string) => string[];
@@ -57,7 +57,7 @@ export interface LogFeedOptions {
  * Streamed text pieces redraw the pane at most this often (other events at once): text still
  * appears as it is written, twice a second, which is as fast as a person reads it. Every redraw
  * is a whole Ink render (React, layout and the frame's rows: ~6 ms at 140×34 on the bench
- * machine even with rows reused, ui/terminal/frame-output.ts), so the number of frames is the cost.
+ * machine even with rows reused, ui/render/frame-output.ts), so the number of frames is the cost.
  */
 export const DELTA_FRAME_MS = 500;
 /** While the beat ticks (once a second) its tick shows the pieces; this only guards a late tick. */

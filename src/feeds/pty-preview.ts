@@ -8,7 +8,7 @@
  * Two ways to draw it. With a painter (`setPaint`, the real dashboard): the screen's rows are not
  * copied into the snapshot; the snapshot changes only when what the pane's frame shows changes
  * (state, size), and each frame calls the painter, which reads the rows that changed from `grid()`
- * (ui/terminal/preview-painter.ts). Without one (tests rendering the app alone): every change is a
+ * (ui/render/preview-painter.ts). Without one (tests rendering the app alone): every change is a
  * new snapshot with all the rows, drawn by Ink (components/preview-pane.tsx).
  */
 import type { PtySnapshot, PtyViewer, PtyViewerHandlers, ScreenGrid } from '../pty/viewer.js';

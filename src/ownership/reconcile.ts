@@ -5,7 +5,7 @@
  * marked (instances stale, processes LOST, their sessions ended), so nothing waits on a
  * process that no longer exists.
  *
- * It also backs up the owner-death watchdog (lib/watchdog.ts): a recorded process that must not
+ * It also backs up the owner-death watchdog (ownership/watchdog.ts): a recorded process that must not
  * outlive its owner (a foreground claude of a dead supervisor, a `claude -p` of a dead runtime)
  * and still runs is signalled: SIGTERM + SIGCONT the first time, SIGKILL on a later pass. PTY
  * hosts and runtimes are detached by design and are adopted (left alone).

@@ -11,7 +11,7 @@
  *
  * A viewer that asks for `grid` (and is welcomed with `grid: true`) gets the screen as rows of
  * cells instead of bytes: `rows` frames (GridRows), all rows first, then only the rows that
- * changed, at most one frame per `grid.ms` and none while nothing changes (pty/grid-feed.ts). It
+ * changed, at most one frame per `grid.ms` and none while nothing changes (ptyd/grid-feed.ts). It
  * needs no terminal emulator of its own. A host that predates grids ignores the field and sends
  * bytes; the viewer then parses them itself (pty/viewer.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * The supervisor's control actions for sub-agents: `start`, `message`, `interrupt`. They run the
- * same services as the commands do without a supervisor (src/runtimes), with this supervisor's
+ * same services as the commands do without a supervisor (src/agent-ops), with this supervisor's
  * instance id on the new rows and its socket in the agents' environment (so an agent's own
  * `klaude start` comes back here), and they publish session events for subscribers (dashboard).
  * `start` with `checkout` switches the foreground to the first new agent when its first turn ends
