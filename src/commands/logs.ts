@@ -37,8 +37,17 @@ export function logPathOf(home: string, s: SessionRow, logsDir: string | null): 
   return s.logPath ?? sessionLogPath(home, s.projectId, s.id, logsDir);
 }
 
-export async function run(ctx: CommandContext): Promise<number> {
-  exitQuietlyOnBrokenPipe(ctx.stdout);
+/** What `klaude logs` was asked for. */
+interface LogsRequest {
+  input: string;
+  follow: boolean;
+  summaryOnly: boolean;
+  raw: boolean;
+  /** Last N events only. */
+  n: number | undefined;
+}
+
+function parseLogsFlags(ctx: CommandContext): LogsRequest {
   const [input] = ctx.input;
   if (!input) throw usageError('missing session id', 'usage: klaude logs <id> [-f] [-s] [--raw] [-n N]');
   const follow = ctx.flags.follow === true || ctx.flags.tail === true; // -t: `klaude read`'s spelling
@@ -49,113 +58,164 @@ export async function run(ctx: CommandContext): Promise<number> {
     throw usageError('-n needs a whole number of events (0 or more)');
   }
   if (summaryOnly && (raw || follow)) throw usageError('-s cannot be combined with --raw or -f');
+  return { input, follow, summaryOnly, raw, n };
+}
 
-  const home = klaudeHome(ctx.env);
-  const hash = projectHash(projectRoot(ctx.cwd));
-  const { session, transcripts } = await sessionToRead(home, hash, input);
-  const { config } = loadConfig(home);
-  const file = logPathOf(home, session, config['logs.dir']);
-  const timestamps = config['stream.timestamp'];
+/** Prints events readable or (--raw) as written; `close` ends a line the readable form left open. */
+interface LogWriter {
+  write: (event: AgentEvent, line: string | null) => void;
+  close: () => void;
+}
+
+function logWriter(ctx: CommandContext, session: SessionRow, raw: boolean, timestamps: boolean): LogWriter {
   const printer = createStreamPrinter(
     createFormatter({ ...formatOptionsFor(ctx.stdout, ctx.env, { timestamps }), sessionId: shortId(session.id) }),
   );
   const out = (s: string): void => void ctx.stdout.write(s);
-  const write = (event: AgentEvent, line: string | null): void => {
-    if (raw) {
-      ctx.stdout.write(`${line ?? JSON.stringify(event)}\n`);
-      return;
-    }
-    printer.printTo(event, out);
-  };
-  const closeLine = (): void => {
-    const s = raw ? '' : printer.finish();
-    if (s) ctx.stdout.write(s);
-  };
-
-  if (summaryOnly) {
-    const { collectCompletionInfo, formatSummary } = await import('../logs/summary.js');
-    const events: AgentEvent[] = [];
-    for await (const l of readAll(file)) events.push(l.event);
-    const info = collectCompletionInfo(events);
-    if (!info.ended && isTerminal(session.status)) info.status = session.status;
-    if (info.costUsd === null && session.costUsd !== null) info.costUsd = session.costUsd;
-    if (events.length === 0 && !isTerminal(session.status)) info.status = session.status;
-    ctx.stdout.write(
-      formatSummary(info, {
-        label: `${session.type} ${shortId(session.id)}`,
-        moreHint: `klaude logs ${shortId(session.id)}`,
-      }),
-    );
-    return 0;
-  }
-
-  const live = follow && !isTerminal(session.status);
-  if (transcripts.length > 0) {
-    // It ran interactively: the log and Claude's transcripts, one timeline.
-    const abort = new AbortController();
-    const onSignal = (): void => abort.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    try {
-      const { runTimeline } = await import('./logs-timeline.js');
-      const how = await runTimeline({
-        home,
-        session,
-        log: file,
-        transcripts,
-        write,
-        ...(n !== undefined ? { n } : {}),
-        follow: live,
-        signal: abort.signal,
-      });
-      closeLine();
-      if (how === 'aborted') {
-        ctx.stderr.write(`stopped following (klaude logs -f ${shortId(session.id)} to follow again)\n`);
-        return 130;
+  return {
+    write: (event, line) => {
+      if (raw) {
+        ctx.stdout.write(`${line ?? JSON.stringify(event)}\n`);
+        return;
       }
-      return 0;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-  }
-  if (!live) {
-    let any = false;
-    if (n !== undefined) {
-      const tail = await readTail(file, n);
-      tail.events.forEach((e, i) => write(e, tail.lines[i]!));
-      any = tail.events.length > 0 || !tail.missing;
-    } else {
-      for await (const l of readAll(file)) {
-        any = true;
-        write(l.event, l.line);
-      }
-    }
-    closeLine();
-    if (!any && !raw) {
-      const why =
-        session.type === 'tui'
-          ? `${shortId(session.id)} is an interactive Claude session with nothing said yet`
-          : `no log yet for ${shortId(session.id)} (${session.status}); expected at ${file}`;
-      ctx.stderr.write(`${why}\n`);
-    }
-    return 0;
-  }
+      printer.printTo(event, out);
+    },
+    close: () => {
+      const s = raw ? '' : printer.finish();
+      if (s) ctx.stdout.write(s);
+    },
+  };
+}
 
-  // Follow: history (all, or the last N), then live until done or Ctrl-C.
+export async function run(ctx: CommandContext): Promise<number> {
+  exitQuietlyOnBrokenPipe(ctx.stdout);
+  const req = parseLogsFlags(ctx);
+  const home = klaudeHome(ctx.env);
+  const hash = projectHash(projectRoot(ctx.cwd));
+  const { session, transcripts } = await sessionToRead(home, hash, req.input);
+  const { config } = loadConfig(home);
+  const file = logPathOf(home, session, config['logs.dir']);
+  if (req.summaryOnly) return printSummary(ctx, session, file);
+
+  const writer = logWriter(ctx, session, req.raw, config['stream.timestamp']);
+  const live = req.follow && !isTerminal(session.status);
+  // It ran interactively: the log and Claude's transcripts, one timeline.
+  if (transcripts.length > 0) return printTimeline(ctx, { home, session, file, transcripts, writer, n: req.n, live });
+  if (!live) return printLog(ctx, session, file, writer, req);
+  return followLogFile(ctx, session, file, writer, req.n);
+}
+
+/** -s: the completion summary, from the log and (where the log does not say) the session row. */
+async function printSummary(ctx: CommandContext, session: SessionRow, file: string): Promise<number> {
+  const { collectCompletionInfo, formatSummary } = await import('../logs/summary.js');
+  const events: AgentEvent[] = [];
+  for await (const l of readAll(file)) events.push(l.event);
+  const info = collectCompletionInfo(events);
+  if (!info.ended && isTerminal(session.status)) info.status = session.status;
+  if (info.costUsd === null && session.costUsd !== null) info.costUsd = session.costUsd;
+  if (events.length === 0 && !isTerminal(session.status)) info.status = session.status;
+  ctx.stdout.write(
+    formatSummary(info, {
+      label: `${session.type} ${shortId(session.id)}`,
+      moreHint: `klaude logs ${shortId(session.id)}`,
+    }),
+  );
+  return 0;
+}
+
+/** Runs `body` with a signal that Ctrl-C (or SIGTERM) aborts, the handlers removed afterwards. */
+async function abortableOnSignals<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const abort = new AbortController();
   const onSignal = (): void => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    return await body(abort.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+interface TimelineTarget {
+  home: string;
+  session: SessionRow;
+  file: string;
+  transcripts: string[];
+  writer: LogWriter;
+  n: number | undefined;
+  live: boolean;
+}
+
+async function printTimeline(ctx: CommandContext, t: TimelineTarget): Promise<number> {
+  return abortableOnSignals(async (signal) => {
+    const { runTimeline } = await import('./logs-timeline.js');
+    const how = await runTimeline({
+      home: t.home,
+      session: t.session,
+      log: t.file,
+      transcripts: t.transcripts,
+      write: t.writer.write,
+      ...(t.n !== undefined ? { n: t.n } : {}),
+      follow: t.live,
+      signal,
+    });
+    t.writer.close();
+    if (how === 'aborted') {
+      ctx.stderr.write(`stopped following (klaude logs -f ${shortId(t.session.id)} to follow again)\n`);
+      return 130;
+    }
+    return 0;
+  });
+}
+
+/** The log as it is now (all, or the last N events); says so when there is nothing to show. */
+async function printLog(
+  ctx: CommandContext,
+  session: SessionRow,
+  file: string,
+  writer: LogWriter,
+  req: LogsRequest,
+): Promise<number> {
+  let any = false;
+  if (req.n !== undefined) {
+    const tail = await readTail(file, req.n);
+    tail.events.forEach((e, i) => writer.write(e, tail.lines[i]!));
+    any = tail.events.length > 0 || !tail.missing;
+  } else {
+    for await (const l of readAll(file)) {
+      any = true;
+      writer.write(l.event, l.line);
+    }
+  }
+  writer.close();
+  if (!any && !req.raw) {
+    const why =
+      session.type === 'tui'
+        ? `${shortId(session.id)} is an interactive Claude session with nothing said yet`
+        : `no log yet for ${shortId(session.id)} (${session.status}); expected at ${file}`;
+    ctx.stderr.write(`${why}\n`);
+  }
+  return 0;
+}
+
+/** Follow: history (all, or the last N), then live until done or Ctrl-C. */
+async function followLogFile(
+  ctx: CommandContext,
+  session: SessionRow,
+  file: string,
+  writer: LogWriter,
+  n: number | undefined,
+): Promise<number> {
+  return abortableOnSignals(async (signal) => {
     const { followLog } = await import('../logs/follow.js');
     const end = await followLog(file, {
       ...(n !== undefined ? { fromTail: n } : { fromStart: true }),
       untilDone: true,
-      signal: abort.signal,
-      onEvent: write,
+      signal,
+      onEvent: writer.write,
     });
-    closeLine();
+    writer.close();
     if (end.reason === 'aborted') {
       ctx.stderr.write(
         `stopped following; the agent keeps running (klaude logs -f ${shortId(session.id)} to follow again)\n`,
@@ -163,10 +223,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       return 130;
     }
     return 0;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 }
 
 /**

@@ -172,52 +172,108 @@ function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
   return cell;
 }
 
+/** What the listing shows, read in one go so the DB is closed before anything is printed. */
+interface Listing {
+  rows: SessionListRow[];
+  approvals: Map<string, ApprovalRow[]>;
+  live: Map<string, LiveProcesses>;
+  artifacts: Map<string, Record<string, string>>;
+}
+
+function readListing(
+  db: HasSqlite & { close(): void },
+  hash: string,
+  opts: { all: boolean; verbose: boolean; json: boolean },
+): Listing {
+  try {
+    const rows = listSessionRows(db, {
+      projectId: hash,
+      includeArchived: opts.all,
+      detail: opts.verbose || opts.json ? 'full' : 'brief',
+    });
+    const approvals = pendingApprovalsOf(
+      db,
+      rows.filter((r) => r.status === 'waiting').map((r) => r.id),
+    );
+    const live = liveProcessesOfProject(db, hash);
+    const artifacts = opts.json
+      ? artifactMaps(
+          db,
+          rows.map((r) => r.id),
+        )
+      : new Map<string, Record<string, string>>();
+    return { rows, approvals, live, artifacts };
+  } finally {
+    db.close();
+  }
+}
+
+/** The trees to show, newest root first, and how many ended sessions were left out. */
+function visibleRoots(l: Listing, all: boolean, now: number): { roots: TreeNode<SessionListRow>[]; dropped: number } {
+  const recent = (r: SessionListRow): boolean =>
+    !isTerminal(r.status) || now - (r.endedAt ?? r.updatedAt) < HIDE_ENDED_AFTER_MS;
+  // A session open in `klaude talk` (a live PTY host) is shown whatever its age.
+  const recentOrLive = (r: SessionListRow): boolean => recent(r) || l.live.has(r.id);
+  const full = buildTree(l.rows);
+  const pruned = all ? { roots: full, dropped: 0 } : pruneTree(full, recentOrLive);
+  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started).
+  return { roots: [...pruned.roots].reverse(), dropped: pruned.dropped };
+}
+
+/** One table line per session (a pending approval replaces its messages), plus with -v a detail line under each. */
+function tableLines(roots: TreeNode<SessionListRow>[], l: Listing, verbose: boolean, now: number): string[] {
+  const flat = flattenTree(roots);
+  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'FIRST → LAST MESSAGE']];
+  for (const { item: r, prefix } of flat) {
+    const asks = l.approvals.get(r.id)?.[0];
+    const what = asks
+      ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})`
+      : message(r);
+    out.push([
+      `${prefix}${shortId(r.id)}`,
+      statusCell(r, l.live.get(r.id)),
+      r.type,
+      r.runtime,
+      age(r.createdAt, now),
+      activityCell(r, now),
+      what,
+    ]);
+  }
+  const rendered = renderRows(out);
+  const lines: string[] = [rendered[0]!];
+  flat.forEach(({ item: r, continuation }, i) => {
+    lines.push(rendered[i + 1]!);
+    if (verbose) lines.push(`${continuation}${detailLine(r)}`);
+  });
+  return lines;
+}
+
+/** A detail line under each session: Claude (native) id, model, pid, cost, worktree branch, log. */
+function detailLine(r: SessionListRow): string {
+  const d = [`${r.runtime} id ${r.nativeSessionId ?? '-'}`];
+  if (r.model) d.push(`model ${r.model}`);
+  d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
+  if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
+  d.push(`log ${r.logPath ?? '-'}`);
+  return d.join('  ');
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const home = klaudeHome(ctx.env);
   const hash = projectHash(projectRoot(ctx.cwd));
   const all = ctx.flags.all === true;
   const verbose = ctx.flags.verbose === true;
+  const json = ctx.flags.json === true;
   const { db } = await openForListing(ctx, home, hash);
-  let rows: SessionListRow[];
-  let approvals: Map<string, ApprovalRow[]>;
-  let live: Map<string, LiveProcesses>;
-  let artifacts = new Map<string, Record<string, string>>();
-  try {
-    rows = listSessionRows(db, {
-      projectId: hash,
-      includeArchived: all,
-      detail: verbose || ctx.flags.json ? 'full' : 'brief',
-    });
-    approvals = pendingApprovalsOf(
-      db,
-      rows.filter((r) => r.status === 'waiting').map((r) => r.id),
-    );
-    live = liveProcessesOfProject(db, hash);
-    if (ctx.flags.json)
-      artifacts = artifactMaps(
-        db,
-        rows.map((r) => r.id),
-      );
-  } finally {
-    db.close();
-  }
-
+  const listing = readListing(db, hash, { all, verbose, json });
   const now = Date.now();
-  const recent = (r: SessionListRow): boolean =>
-    !isTerminal(r.status) || now - (r.endedAt ?? r.updatedAt) < HIDE_ENDED_AFTER_MS;
-  // A session open in `klaude talk` (a live PTY host) is shown whatever its age.
-  const recentOrLive = (r: SessionListRow): boolean => recent(r) || live.has(r.id);
-  const full = buildTree(rows);
-  const pruned = all ? { roots: full, dropped: 0 } : pruneTree(full, recentOrLive);
-  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started).
-  const roots = [...pruned.roots].reverse();
-  const { dropped } = pruned;
+  const { roots, dropped } = visibleRoots(listing, all, now);
 
-  if (ctx.flags.json) {
+  if (json) {
     ctx.stdout.write(
       `${JSON.stringify(
-        roots.map((n) => toJson(n, approvals, artifacts)),
+        roots.map((n) => toJson(n, listing.approvals, listing.artifacts)),
         null,
         2,
       )}\n`,
@@ -232,37 +288,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(`${hidden}no sessions in this project${all || hidden ? '' : ' (--all includes archived ones)'}\n`);
     return 0;
   }
-
-  const flat = flattenTree(roots);
-  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'FIRST → LAST MESSAGE']];
-  for (const { item: r, prefix } of flat) {
-    const asks = approvals.get(r.id)?.[0];
-    const what = asks
-      ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})`
-      : message(r);
-    out.push([
-      `${prefix}${shortId(r.id)}`,
-      statusCell(r, live.get(r.id)),
-      r.type,
-      r.runtime,
-      age(r.createdAt, now),
-      activityCell(r, now),
-      what,
-    ]);
-  }
-  const rendered = renderRows(out);
-  const lines: string[] = [rendered[0]!];
-  flat.forEach(({ item: r, continuation }, i) => {
-    lines.push(rendered[i + 1]!);
-    if (!verbose) return;
-    // A detail line under each session: Claude (native) id, model, pid, cost, worktree branch, log.
-    const d = [`${r.runtime} id ${r.nativeSessionId ?? '-'}`];
-    if (r.model) d.push(`model ${r.model}`);
-    d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
-    if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
-    d.push(`log ${r.logPath ?? '-'}`);
-    lines.push(`${continuation}${d.join('  ')}`);
-  });
+  const lines = tableLines(roots, listing, verbose, now);
   const width = ctx.stdout.isTTY && ctx.stdout.columns ? ctx.stdout.columns : 0;
   const body = (width > 20 ? lines.map((l) => truncate(l, width)) : lines).join('\n');
   ctx.stdout.write(`${body}\n${hidden}`);

@@ -68,7 +68,17 @@ function verifyStarted(svc: AgentServices, ids: string[], via: string): SessionR
   return sessions;
 }
 
-export async function run(ctx: CommandContext): Promise<number> {
+/** `klaude start`'s arguments, checked. */
+interface StartArgs {
+  req: StartRequest;
+  checkout: boolean;
+  /** With -c: switch as soon as the conversation has begun. */
+  now: boolean;
+  json: boolean;
+  detach: boolean;
+}
+
+function parseStartArgs(ctx: CommandContext): StartArgs {
   const [type, prompt, countArg] = ctx.input as [string, string, string | undefined];
   if (!/^[\w.-]+$/.test(type))
     throw usageError(
@@ -82,116 +92,143 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (checkout && count > 1) throw usageError('--checkout starts one agent (count must be 1)');
   const now = ctx.flags.now === true;
   if (now && !checkout) throw usageError('--now goes with -c/--checkout');
+  const req: StartRequest = {
+    type,
+    prompt,
+    count,
+    runtime: ctx.flags.runtime as string | undefined,
+    model: ctx.flags.model as string | undefined,
+    share: ctx.flags.share === true,
+    worktree: ctx.flags.worktree === true,
+    parentId: ctx.env.KLAUDE_SESSION_ID || null,
+    cwd: ctx.cwd,
+  };
+  return { req, checkout, now, json, detach };
+}
 
-  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+interface Started {
+  ids: string[];
+  notes: string[];
+  /** 'supervisor' or 'directly'. */
+  via: string;
+}
+
+/** Through the supervisor when one runs (--checkout needs one), else the runtimes started from here. */
+async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a: StartArgs): Promise<Started> {
+  const { req, checkout, now } = a;
+  const socket = await supervisorFor(svc, ctx, checkout);
   try {
-    const req: StartRequest = {
-      type,
-      prompt,
-      count,
-      runtime: ctx.flags.runtime as string | undefined,
-      model: ctx.flags.model as string | undefined,
-      share: ctx.flags.share === true,
-      worktree: ctx.flags.worktree === true,
-      parentId: ctx.env.KLAUDE_SESSION_ID || null,
-      cwd: ctx.cwd,
-    };
-    let ids: string[];
-    let notes: string[] = [];
-    let via = 'directly';
-    const socket = await supervisorFor(svc, ctx, checkout);
-    try {
-      if (!socket) throw new KlaudeError('E_NO_SUPERVISOR', 'no supervisor');
-      const res = await controlRequest(
-        socket,
-        'start',
-        {
-          type,
-          prompt,
-          count,
-          ...(req.runtime ? { runtime: req.runtime } : {}),
-          ...(req.model ? { model: req.model } : {}),
-          ...(req.share ? { share: true } : {}),
-          ...(req.worktree ? { worktree: true } : {}),
-          ...(checkout ? { checkout: true } : {}),
-          ...(now ? { checkoutNow: true } : {}),
-          ...(req.parentId ? { parentId: req.parentId } : {}),
-          cwd: ctx.cwd,
-        },
-        { timeoutMs: 30_000 },
-      );
-      ids = res.sessionIds;
-      notes = res.notes ?? [];
-      via = 'supervisor';
-    } catch (e) {
-      // No supervisor (or it went away): start the runtimes from here, the same way.
-      if (checkout || !isKlaudeError(e) || !(e.code === 'E_NO_SUPERVISOR' || isUnsupported(e))) throw e;
-      const out = await startAgents(svc, req);
-      ids = out.sessions.map((s) => s.id);
-      notes = out.notes;
-    }
-    const sessions = verifyStarted(svc, ids, via);
-    for (const n of notes) ctx.stderr.write(`klaude: note: ${n}\n`);
+    if (!socket) throw new KlaudeError('E_NO_SUPERVISOR', 'no supervisor');
+    const res = await controlRequest(
+      socket,
+      'start',
+      {
+        type: req.type,
+        prompt: req.prompt,
+        count: req.count,
+        ...(req.runtime ? { runtime: req.runtime } : {}),
+        ...(req.model ? { model: req.model } : {}),
+        ...(req.share ? { share: true } : {}),
+        ...(req.worktree ? { worktree: true } : {}),
+        ...(checkout ? { checkout: true } : {}),
+        ...(now ? { checkoutNow: true } : {}),
+        ...(req.parentId ? { parentId: req.parentId } : {}),
+        cwd: ctx.cwd,
+      },
+      { timeoutMs: 30_000 },
+    );
+    return { ids: res.sessionIds, notes: res.notes ?? [], via: 'supervisor' };
+  } catch (e) {
+    // No supervisor (or it went away): start the runtimes from here, the same way.
+    if (checkout || !isKlaudeError(e) || !(e.code === 'E_NO_SUPERVISOR' || isUnsupported(e))) throw e;
+    const out = await startAgents(svc, req);
+    return { ids: out.sessions.map((s) => s.id), notes: out.notes, via: 'directly' };
+  }
+}
 
-    if (json) {
-      const rows = sessions.map((s) => ({
-        id: s.id,
-        shortId: shortId(s.id),
-        type: s.type,
-        runtime: s.runtime,
-        parentId: s.parentId,
-        nativeSessionId: s.nativeSessionId,
-        logPath: logPathOf(svc, s),
-        status: s.status,
-        ...(s.status === 'queued' ? { queuePosition: queuePosition(svc.db, s.id) } : {}),
-        worktree: s.worktreePath ? { path: s.worktreePath, branch: s.worktreeBranch, base: s.worktreeBase } : null,
-        via,
-      }));
-      ctx.stdout.write(`${JSON.stringify({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
+function printJson(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[], started: Started): void {
+  const rows = sessions.map((s) => ({
+    id: s.id,
+    shortId: shortId(s.id),
+    type: s.type,
+    runtime: s.runtime,
+    parentId: s.parentId,
+    nativeSessionId: s.nativeSessionId,
+    logPath: logPathOf(svc, s),
+    status: s.status,
+    ...(s.status === 'queued' ? { queuePosition: queuePosition(svc.db, s.id) } : {}),
+    worktree: s.worktreePath ? { path: s.worktreePath, branch: s.worktreeBranch, base: s.worktreeBase } : null,
+    via: started.via,
+  }));
+  const { notes } = started;
+  ctx.stdout.write(`${JSON.stringify({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
+}
+
+/** A `started …` line per agent: its worktree, and its place when it waits in the run queue. */
+function printStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): void {
+  for (const s of sessions) {
+    const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
+    const wait =
+      pos > 0
+        ? `: queued #${pos}, starts when a run slot frees (\`klaude interrupt ${shortId(s.id)}\` cancels it)`
+        : '';
+    const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
+    ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
+  }
+}
+
+/** Attached: the agents' output until they end (exit 0 all done, else 1); Ctrl-C only detaches. */
+async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): Promise<number> {
+  const shorts = sessions.map((s) => shortId(s.id)).join(' ');
+  ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
+  const detacher = detachOnSignals();
+  try {
+    const results = await followAgents(
+      svc,
+      sessions.map((s) => ({ session: s })),
+      ctx.stdout,
+      { signal: detacher.signal },
+    );
+    if (detacher.signal.aborted) {
+      const running = results.filter((r) => r.info === null).map((r) => r.session);
+      ctx.stdout.write(
+        `\ndetached (${detacher.reason}); ${running.map((s) => shortId(s.id)).join(' ') || shorts} keep${running.length === 1 ? 's' : ''} running.\n${detachedHint(running.length ? running : sessions)}\n`,
+      );
       return 0;
     }
-    for (const s of sessions) {
-      const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
-      const wait =
-        pos > 0
-          ? `: queued #${pos}, starts when a run slot frees (\`klaude interrupt ${shortId(s.id)}\` cancels it)`
-          : '';
-      const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
-      ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
+    return results.every((r) => r.info?.status === 'done') ? 0 : 1;
+  } finally {
+    detacher.dispose();
+  }
+}
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const args = parseStartArgs(ctx);
+  const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
+  try {
+    const started = await startThroughSupervisor(svc, ctx, args);
+    const sessions = verifyStarted(svc, started.ids, started.via);
+    for (const n of started.notes) ctx.stderr.write(`klaude: note: ${n}\n`);
+
+    if (args.json) {
+      printJson(ctx, svc, sessions, started);
+      return 0;
     }
-    const shorts = sessions.map((s) => shortId(s.id)).join(' ');
-    if (checkout) {
+    printStarted(ctx, svc, sessions);
+    if (args.checkout) {
+      const shorts = sessions.map((s) => shortId(s.id)).join(' ');
       ctx.stdout.write(
-        now
+        args.now
           ? `switching to ${shorts} now: the foreground Claude takes over its conversation as soon as it has begun (its first turn is stopped)\n`
           : `switching to ${shorts} when its turn ends: the foreground Claude then continues its conversation\n`,
       );
       return 0;
     }
-    if (detach) {
+    if (args.detach) {
       ctx.stdout.write(`${detachedHint(sessions)}\n`);
       return 0;
     }
-    ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
-    const detacher = detachOnSignals();
-    try {
-      const results = await followAgents(
-        svc,
-        sessions.map((s) => ({ session: s })),
-        ctx.stdout,
-        { signal: detacher.signal },
-      );
-      if (detacher.signal.aborted) {
-        const running = results.filter((r) => r.info === null).map((r) => r.session);
-        ctx.stdout.write(
-          `\ndetached (${detacher.reason}); ${running.map((s) => shortId(s.id)).join(' ') || shorts} keep${running.length === 1 ? 's' : ''} running.\n${detachedHint(running.length ? running : sessions)}\n`,
-        );
-        return 0;
-      }
-      return results.every((r) => r.info?.status === 'done') ? 0 : 1;
-    } finally {
-      detacher.dispose();
-    }
+    return await followStarted(ctx, svc, sessions);
   } finally {
     svc.db.close();
   }

@@ -13,6 +13,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
+import type { HasSqlite } from '../db/connection.js';
 import { openDb } from '../db/client.js';
 import { projectPendingUpdates, sessionExists } from '../db/repos/listing.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
@@ -29,18 +30,114 @@ import { findSession } from './logs.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 
+function parseFilter(ctx: CommandContext): RegExp | undefined {
+  if (typeof ctx.flags.filter !== 'string' || ctx.flags.filter === '') return undefined;
+  try {
+    return new RegExp(ctx.flags.filter, 'i');
+  } catch (e) {
+    throw usageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
+  }
+}
+
+/** The sessions whose sub-agents' updates to show: the named ones, else $KLAUDE_SESSION_ID, else none (the project's). */
+function watchedParents(ctx: CommandContext, db: HasSqlite, hash: string): string[] {
+  if (ctx.input.length > 0) return [...new Set(ctx.input.map((i) => findSession(db, i, hash).id))];
+  const id = ctx.env.KLAUDE_SESSION_ID;
+  if (!id) return [];
+  if (!sessionExists(db, id)) {
+    throw new KlaudeError('E_SESSION_NOT_FOUND', `KLAUDE_SESSION_ID ${id} is not a known session`, {
+      hint: 'name the session whose sub-agents to watch: klaude watch <id>',
+    });
+  }
+  return [id];
+}
+
+/** The updates not shown yet: claimed (acknowledged) for named parents, else peeked at past a cursor. */
+export class UpdateFeed {
+  /** Peek mode: the highest update id shown. */
+  private cursor = 0;
+
+  constructor(
+    private readonly db: HasSqlite,
+    private readonly hash: string,
+    private readonly parents: string[],
+    private readonly filter: RegExp | undefined,
+  ) {}
+
+  get acknowledges(): boolean {
+    return this.parents.length > 0;
+  }
+
+  next(): UpdateView[] {
+    if (this.acknowledges) return claimUpdates(this.db, pendingUpdatesFor(this.db, this.parents, this.filter));
+    const rows = projectPendingUpdates(this.db, this.hash, this.cursor);
+    if (rows.length) this.cursor = rows[rows.length - 1]!.id;
+    const filter = this.filter;
+    return describeUpdates(this.db, filter ? rows.filter((r) => filter.test(r.text)) : rows);
+  }
+}
+
+function updatePrinter(
+  ctx: CommandContext,
+  opts: { json: boolean; timestamps: boolean; acknowledged: boolean },
+): (views: UpdateView[]) => void {
+  return (views) => {
+    for (const v of views) {
+      if (opts.json) ctx.stdout.write(`${JSON.stringify({ ...v, acknowledged: opts.acknowledged })}\n`);
+      else ctx.stdout.write(`${opts.timestamps ? `${formatTime(v.createdAt)} ` : ''}${formatUpdateLine(v)}\n`);
+    }
+  };
+}
+
+/**
+ * Calls `check` whenever the database in `home` changes (and once at the start), until Ctrl-C
+ * (resolves 130) or until `check` throws or the watch fails (rejects).
+ */
+function onDbChanges(home: string, check: () => void): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let scheduled = false;
+    let watcher: FSWatcher | undefined;
+    const stop = (code: number, err?: unknown): void => {
+      watcher?.close();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      if (err) reject(err);
+      else resolve(code);
+    };
+    const onSignal = (): void => stop(130);
+    const checkNow = (): void => {
+      scheduled = false;
+      try {
+        check();
+      } catch (e) {
+        stop(1, e);
+      }
+    };
+    try {
+      watcher = watch(home, { persistent: true }, (_type, name) => {
+        if (name !== null && !String(name).startsWith('sessions.db')) return;
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(checkNow);
+        }
+      });
+    } catch (e) {
+      reject(new KlaudeError('E_IO', `cannot watch ${home}: ${(e as Error).message}`, { cause: e }));
+      return;
+    }
+    watcher.on('error', (e) => stop(1, new KlaudeError('E_IO', `watching ${home} failed: ${e.message}`, { cause: e })));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    // Anything stored between the first read and the watch.
+    checkNow();
+  });
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const once = ctx.flags.once === true;
   const json = ctx.flags.json === true;
-  let filter: RegExp | undefined;
-  if (typeof ctx.flags.filter === 'string' && ctx.flags.filter !== '') {
-    try {
-      filter = new RegExp(ctx.flags.filter, 'i');
-    } catch (e) {
-      throw usageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
-    }
-  }
+  const filter = parseFilter(ctx);
 
   const home = klaudeHome(ctx.env);
   const hash = projectHash(projectRoot(ctx.cwd));
@@ -48,79 +145,15 @@ export async function run(ctx: CommandContext): Promise<number> {
   const db = openDb(home);
   try {
     reconcile(db, { projectId: hash });
-    let parents: string[] = [];
-    if (ctx.input.length > 0) parents = [...new Set(ctx.input.map((i) => findSession(db, i, hash).id))];
-    else if (ctx.env.KLAUDE_SESSION_ID) {
-      const id = ctx.env.KLAUDE_SESSION_ID;
-      if (!sessionExists(db, id)) {
-        throw new KlaudeError('E_SESSION_NOT_FOUND', `KLAUDE_SESSION_ID ${id} is not a known session`, {
-          hint: 'name the session whose sub-agents to watch: klaude watch <id>',
-        });
-      }
-      parents = [id];
-    }
-    const acknowledge = parents.length > 0;
-    let cursor = 0; // peek mode: highest id shown
-
-    const next = (): UpdateView[] => {
-      if (acknowledge) return claimUpdates(db, pendingUpdatesFor(db, parents, filter));
-      const rows = projectPendingUpdates(db, hash, cursor);
-      if (rows.length) cursor = rows[rows.length - 1]!.id;
-      return describeUpdates(db, filter ? rows.filter((r) => filter.test(r.text)) : rows);
-    };
-    const print = (views: UpdateView[]): void => {
-      for (const v of views) {
-        if (json) ctx.stdout.write(`${JSON.stringify({ ...v, acknowledged: acknowledge })}\n`);
-        else ctx.stdout.write(`${timestamps ? `${formatTime(v.createdAt)} ` : ''}${formatUpdateLine(v)}\n`);
-      }
-    };
-
-    const first = next();
+    const feed = new UpdateFeed(db, hash, watchedParents(ctx, db, hash), filter);
+    const print = updatePrinter(ctx, { json, timestamps, acknowledged: feed.acknowledges });
+    const first = feed.next();
     print(first);
     if (once) {
       if (first.length === 0 && !json) ctx.stdout.write('no pending updates\n');
       return 0;
     }
-
-    return await new Promise<number>((resolve, reject) => {
-      let scheduled = false;
-      let watcher: FSWatcher | undefined;
-      const stop = (code: number, err?: unknown): void => {
-        watcher?.close();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        if (err) reject(err);
-        else resolve(code);
-      };
-      const onSignal = (): void => stop(130);
-      const check = (): void => {
-        scheduled = false;
-        try {
-          print(next());
-        } catch (e) {
-          stop(1, e);
-        }
-      };
-      try {
-        watcher = watch(home, { persistent: true }, (_type, name) => {
-          if (name !== null && !String(name).startsWith('sessions.db')) return;
-          if (!scheduled) {
-            scheduled = true;
-            setImmediate(check);
-          }
-        });
-      } catch (e) {
-        reject(new KlaudeError('E_IO', `cannot watch ${home}: ${(e as Error).message}`, { cause: e }));
-        return;
-      }
-      watcher.on('error', (e) =>
-        stop(1, new KlaudeError('E_IO', `watching ${home} failed: ${e.message}`, { cause: e })),
-      );
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      // Anything stored between the first read and the watch.
-      check();
-    });
+    return await onDbChanges(home, () => print(feed.next()));
   } finally {
     db.close();
   }
