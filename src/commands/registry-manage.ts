@@ -1,7 +1,6 @@
 /** Command specs for answering and tidying agents: approve, deny, archive, delete (kept apart so registry.ts stays small). */
-import type { CommandSpec, FlagSpec } from './types.js';
-
-const JSON_FLAG: FlagSpec = { type: 'boolean', description: 'print machine-readable JSON' };
+import { JSON_FLAG } from './flag-specs.js';
+import type { CommandSpec } from './types.js';
 
 export const APPROVAL_COMMANDS: CommandSpec[] = [
   {

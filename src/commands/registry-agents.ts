@@ -1,0 +1,118 @@
+/** Command specs for starting and steering agents: start, message, interrupt (kept apart so registry.ts stays small). */
+import { INSTANCE_FLAG, JSON_FLAG } from './flag-specs.js';
+import type { CommandSpec } from './types.js';
+
+export const AGENT_COMMANDS: CommandSpec[] = [
+  {
+    name: 'start',
+    summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
+    usage:
+      'klaude start <type> "<prompt>" [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--json]',
+    description: [
+      'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
+      'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
+      "own process, which survives this command, the supervisor and Claude's Bash-tool timeout.",
+      '<type> names an agent definition (.claude/agents/<type>.md); `general` is a plain agent.',
+      'count (1-20) starts that many agents with the same prompt.',
+      "Attached (default): prints the agent's text and one line per tool call as they happen, then a",
+      'summary (status, files edited/created, final text, cost); exit 0 when done, 1 when it failed or was',
+      'interrupted. Ctrl-C (or the Bash tool timing out) only detaches: the agent keeps running; follow it',
+      'with `klaude logs -f <id>`, collect it with `klaude wait <id>`.',
+      '--share appends your recent conversation to the prompt: the last 12 user/assistant text messages',
+      "of the parent's Claude transcript (tool calls and results left out, each message cut at 2,000",
+      'characters, newest kept within 12,000), in a <parent-context> block after the prompt.',
+      'Agents report progress to you with lines `[UPDATE] <text>` (see `klaude watch`).',
+      '--worktree gives each agent a git worktree on a new branch `klaude/<shortid>-<type>` from the current',
+      'HEAD, in <KLAUDE_HOME>/projects/<project-hash>/worktrees/<shortid> (outside your tree); the agent works',
+      'there and your tree is untouched. `klaude diff <id>` shows what it changed, `klaude merge <id>` brings',
+      'its branch into your current branch, `klaude worktree prune` removes finished worktrees.',
+    ].join('\n'),
+    flags: {
+      detach: {
+        type: 'boolean',
+        shortFlag: 'd',
+        description: 'print the new id(s) and return at once; the agent runs on',
+      },
+      checkout: {
+        type: 'boolean',
+        shortFlag: 'c',
+        description:
+          "switch the foreground Claude into the new agent's conversation when its first turn ends (needs a running klaude; implies -d)",
+      },
+      now: {
+        type: 'boolean',
+        description:
+          'with -c: switch as soon as the conversation has begun, stopping the first turn (the foreground continues it)',
+      },
+      share: {
+        type: 'boolean',
+        shortFlag: 's',
+        description: 'append your recent conversation to the prompt (see above)',
+      },
+      worktree: {
+        type: 'boolean',
+        shortFlag: 'w',
+        description:
+          'run each agent in a git worktree of its own (see above; also `worktree: true` in the definition, or config agents.worktree)',
+      },
+      runtime: {
+        type: 'string',
+        valueName: 'name',
+        description:
+          "CLI that runs the agent: claude, codex, gemini, opencode or cursor (default: the definition's runtime, else the model's (gpt-*/o3/codex* → codex, gemini-* → gemini, provider/model → opencode), else config agents.defaultRuntime)",
+      },
+      model: {
+        type: 'string',
+        valueName: 'name',
+        description: "model for the agent (default: the definition's model, else config agents.model)",
+      },
+      instance: INSTANCE_FLAG,
+      json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },
+    },
+    minArgs: 2,
+    maxArgs: 3,
+    examples: [
+      'klaude start general "find where the config is loaded"',
+      'klaude start reviewer "review src/db" -d',
+      'klaude start general "try approach A" 3 -d',
+      'klaude start planner "plan the refactor we discussed" --share',
+      'klaude start general "try the new parser" --worktree',
+    ],
+    load: () => import('./start.js'),
+  },
+  {
+    name: 'message',
+    summary: 'send a follow-up message to an agent (resuming its conversation if it has stopped)',
+    usage: 'klaude message <id> "<prompt>" [-w] [--timeout <seconds>] [--json]',
+    description: [
+      'A running agent gets the message after its current turn. An agent that has finished is resumed:',
+      'a new run continues its own Claude session (it sees the earlier turns). The output says which.',
+      '-w then follows the reply live and ends with the summary, like an attached start.',
+    ].join('\n'),
+    flags: {
+      wait: { type: 'boolean', shortFlag: 'w', description: 'follow the reply and print it, then the summary' },
+      timeout: {
+        type: 'number',
+        valueName: 'seconds',
+        description:
+          'with -w: stop following after this long (default config wait.timeoutSeconds); the agent keeps running',
+      },
+      json: JSON_FLAG,
+    },
+    minArgs: 2,
+    maxArgs: 2,
+    examples: ['klaude message 7XQ2 "also check the tests"', 'klaude message 7XQ2 "and now?" -w'],
+    load: () => import('./message.js'),
+  },
+  {
+    name: 'interrupt',
+    summary: "stop the current turn of running agent(s); they end 'interrupted' and can be messaged again",
+    usage: 'klaude interrupt <id…> [--json]',
+    description:
+      "Fails with E_AGENT_NOT_RUNNING for an agent that is not running a turn. A queued agent (run limit) is cancelled: it ends 'cancelled' without ever running.",
+    flags: { json: JSON_FLAG },
+    minArgs: 1,
+    examples: ['klaude interrupt 7XQ2', 'klaude interrupt 7XQ2 9KD1'],
+    load: () => import('./interrupt.js'),
+  },
+];
