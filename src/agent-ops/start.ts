@@ -12,16 +12,13 @@ import { linkClaudeSession } from '../db/repos/links.js';
 import { createSession, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
 import { appendSessionEvent, touchSessionLog } from '../logs/writer.js';
-import { admit, queueInForce, queuePosition } from '../db/repos/queue.js';
+import { admit, queueInForce, queuePosition, type RunLimits } from '../db/repos/queue.js';
 import { runLimits, startQueued, type QueuedRequest } from './queue.js';
 import { getAdapter } from '../adapters/registry.js';
+import type { RuntimeAdapter } from '../adapters/runtime-adapter.js';
+import type { RuntimeName } from '../config/schema.js';
 import { chooseRuntime } from './select-runtime.js';
-import {
-  launchMetadata,
-  resolveAgentType,
-  type AgentLaunchMetadata,
-  type AgentTypeConfig,
-} from '../agent-types/launch-settings.js';
+import { launchMetadata, resolveAgentType, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { shareContextFrom } from './share.js';
@@ -64,14 +61,38 @@ function parentTranscript(svc: AgentServices, parent: SessionRow): string | null
   return claudeTranscriptPath(cwd, parent.nativeSessionId, svc.env);
 }
 
-export async function startAgents(svc: AgentServices, req: StartRequest): Promise<StartOutcome> {
+/** What every agent of one start shares: where it works, what runs it, the context it gets. */
+interface StartPlan {
+  req: StartRequest;
+  count: number;
+  /** The directory the agents work in (a worktree of it, with `source`). */
+  cwd: string;
+  parent: SessionRow | null;
+  runtime: RuntimeName;
+  model: string | null;
+  adapter: RuntimeAdapter;
+  /** The parent's conversation appended to the prompt (--share), if there is one. */
+  share: string | null;
+  /** Where each agent's worktree comes from; null: no worktrees. */
+  source: { top: string; head: string } | null;
+  metadata: AgentLaunchMetadata;
+  limits: RunLimits;
+}
+
+/** The number of agents to start; a bad count or an empty prompt is refused before anything is made. */
+function checkRequest(req: StartRequest): number {
   const count = req.count ?? 1;
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
     throw new KlaudeError('E_USAGE', `count must be a whole number from 1 to ${MAX_COUNT} (got ${req.count})`);
   }
   if (req.prompt.trim() === '')
     throw new KlaudeError('E_USAGE', 'the prompt is empty', { hint: 'klaude start <type> "<prompt>"' });
-  const notes: string[] = [];
+  return count;
+}
+
+/** Parent, agent type, runtime and shared context: everything decided once for all the agents. */
+async function planStart(svc: AgentServices, req: StartRequest, notes: string[]): Promise<StartPlan> {
+  const count = checkRequest(req);
   const cwd = path.resolve(req.cwd ?? svc.projectRoot);
   const { parent } = pickParent(svc, req);
   const agent = await resolveAgentType(req.type, { cwd, env: svc.env, parent });
@@ -84,127 +105,171 @@ export async function startAgents(svc: AgentServices, req: StartRequest): Promis
   });
   const adapter = await getAdapter(runtime);
   adapter.resolveBinary(svc.config, svc.env); // fail now, with the install hint, not inside the runtime
-
-  let share: string | null = null;
-  if (req.share) {
-    const transcript = parent ? parentTranscript(svc, parent) : null;
-    share = transcript ? await shareContextFrom(transcript, `session ${shortId(parent!.id)}`) : null;
-    if (!share) {
-      notes.push(
-        parent
-          ? `--share: no conversation found for ${shortId(parent.id)}; started without shared context`
-          : '--share: no parent session; started without shared context',
-      );
-    }
-  }
-
+  const share = req.share ? await sharedContext(svc, parent, notes) : null;
   const useWorktree = req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']);
   const source = useWorktree ? worktreeSource(cwd) : null; // outside a repository: one line, nothing created
-
   const { type: _t, runtime: _r, model: _m, ...agentRest } = agent;
   const metadata: AgentLaunchMetadata = { cwd, projectRoot: svc.projectRoot, agent: agentRest };
+  return { req, count, cwd, parent, runtime, model, adapter, share, source, metadata, limits: runLimits(svc.config) };
+}
+
+/** --share: the parent's recent conversation, or null with a note saying why there is none. */
+async function sharedContext(svc: AgentServices, parent: SessionRow | null, notes: string[]): Promise<string | null> {
+  const transcript = parent ? parentTranscript(svc, parent) : null;
+  const share = transcript ? await shareContextFrom(transcript, `session ${shortId(parent!.id)}`) : null;
+  if (!share) {
+    notes.push(
+      parent
+        ? `--share: no conversation found for ${shortId(parent.id)}; started without shared context`
+        : '--share: no parent session; started without shared context',
+    );
+  }
+  return share;
+}
+
+/** One agent as it is about to run: its row, its log, the directory it runs in. */
+interface NewAgent {
+  session: SessionRow;
+  logPath: string;
+  cwd: string;
+}
+
+/** The session row and its (empty) log, then its worktree and native session id. */
+function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
+  const { req, adapter } = plan;
+  const nativeId = adapter.choosesSessionIdUpFront ? adapter.newSessionId() : null;
+  const created = createSession(svc.db, {
+    projectId: svc.projectHash,
+    parentId: plan.parent?.id ?? null,
+    instanceId: svc.instanceId,
+    type: req.type,
+    runtime: plan.runtime,
+    status: 'pending',
+    title: req.prompt.trim().split('\n')[0]!.slice(0, 120),
+    prompt: req.prompt.slice(0, 2000),
+    model: plan.model,
+    metadata: plan.metadata as unknown as Record<string, unknown>,
+  });
+  const logPath = sessionLogPath(svc.home, svc.projectHash, created.id, svc.config['logs.dir']);
+  touchSessionLog(logPath);
+  let agent: NewAgent = { session: updateSession(svc.db, created.id, { logPath })!, logPath, cwd: plan.cwd };
+  if (plan.source) agent = giveWorktree(svc, plan, plan.source, agent);
+  if (nativeId) agent.session = linkNativeSession(svc, plan, agent, nativeId);
+  addEvent(svc.db, {
+    projectId: svc.projectHash,
+    klaudeSessionId: agent.session.id,
+    kind: 'agent.start',
+    payload: { type: req.type, runtime: plan.runtime, count: plan.count },
+  });
+  return agent;
+}
+
+/** The run failed before it began: the session ends failed, its log says why, and the start fails. */
+function failStarting(svc: AgentServices, agent: { session: SessionRow; logPath: string }, e: unknown): never {
+  updateSession(svc.db, agent.session.id, { status: 'failed', endedAt: Date.now() });
+  appendSessionEvent(agent.logPath, { type: 'done', status: 'failed', error: (e as Error).message });
+  throw e;
+}
+
+function giveWorktree(
+  svc: AgentServices,
+  plan: StartPlan,
+  source: { top: string; head: string },
+  agent: NewAgent,
+): NewAgent {
+  let wt: AgentWorktree;
+  try {
+    wt = createAgentWorktree({
+      home: svc.home,
+      projectHash: svc.projectHash,
+      sessionId: agent.session.id,
+      type: plan.req.type,
+      ...source,
+      cwd: realpathSync(plan.cwd),
+    });
+  } catch (e) {
+    failStarting(svc, agent, e);
+  }
+  const session = updateSession(svc.db, agent.session.id, {
+    worktreePath: wt.path,
+    worktreeBranch: wt.branch,
+    worktreeBase: wt.base,
+    metadata: { ...plan.metadata, cwd: wt.cwd } as unknown as Record<string, unknown>,
+  })!;
+  return { ...agent, session, cwd: wt.cwd };
+}
+
+/** The native session id chosen up front: for claude a link (with its transcript), else just the id. */
+function linkNativeSession(svc: AgentServices, plan: StartPlan, agent: NewAgent, nativeId: string): SessionRow {
+  const id = agent.session.id;
+  if (plan.runtime !== 'claude') return updateSession(svc.db, id, { nativeSessionId: nativeId })!;
+  linkClaudeSession(svc.db, {
+    klaudeSessionId: id,
+    claudeSessionId: nativeId,
+    transcriptPath: plan.adapter.transcriptPath?.(agent.cwd, nativeId, svc.env) ?? null,
+    source: 'headless',
+  });
+  return getSession(svc.db, id)!;
+}
+
+/**
+ * When run limits are in force, the request is kept with the session and the queue admits it or
+ * not: its place in the queue, or null when it may run now.
+ */
+function queueIfFull(svc: AgentServices, plan: StartPlan, agent: NewAgent): number | null {
+  if (!queueInForce(svc.db, plan.limits, Date.now())) return null;
+  const request: QueuedRequest = { prompt: plan.req.prompt, share: plan.share };
+  agent.session = updateSession(svc.db, agent.session.id, {
+    metadata: { ...plan.metadata, queuedRequest: request } as unknown as Record<string, unknown>,
+  })!;
+  const place = admit(svc.db, agent.session.id, plan.runtime, plan.limits);
+  if (!place.queued) return null;
+  appendSessionEvent(agent.logPath, { type: 'queued', position: place.position });
+  return place.position;
+}
+
+async function spawnAgent(svc: AgentServices, plan: StartPlan, agent: NewAgent): Promise<number> {
+  try {
+    return await spawnRuntime({
+      home: svc.home,
+      sessionId: agent.session.id,
+      request: { prompt: plan.req.prompt, source: 'start', share: plan.share },
+      inv: svc.inv,
+      env: { ...svc.env, KLAUDE_PROJECT_HASH: svc.projectHash },
+      cwd: agent.cwd,
+    });
+  } catch (e) {
+    failStarting(svc, agent, e);
+  }
+}
+
+/** A slot may have freed between the count and now: start whoever is first (maybe these), then re-read the places. */
+async function startFreedSlots(svc: AgentServices, queued: Record<string, number>): Promise<void> {
+  await startQueued({ ...svc, log: undefined });
+  for (const id of Object.keys(queued)) {
+    const pos = queuePosition(svc.db, id);
+    if (pos > 0) queued[id] = pos;
+    else delete queued[id];
+  }
+}
+
+export async function startAgents(svc: AgentServices, req: StartRequest): Promise<StartOutcome> {
+  const notes: string[] = [];
+  const plan = await planStart(svc, req, notes);
   const sessions: SessionRow[] = [];
   const pids: number[] = [];
   const queued: Record<string, number> = {};
-  const limits = runLimits(svc.config);
-  for (let i = 0; i < count; i++) {
-    const nativeId = adapter.choosesSessionIdUpFront ? adapter.newSessionId() : null;
-    let s = createSession(svc.db, {
-      projectId: svc.projectHash,
-      parentId: parent?.id ?? null,
-      instanceId: svc.instanceId,
-      type: req.type,
-      runtime,
-      status: 'pending',
-      title: req.prompt.trim().split('\n')[0]!.slice(0, 120),
-      prompt: req.prompt.slice(0, 2000),
-      model,
-      metadata: metadata as unknown as Record<string, unknown>,
-    });
-    const logPath = sessionLogPath(svc.home, svc.projectHash, s.id, svc.config['logs.dir']);
-    touchSessionLog(logPath);
-    s = updateSession(svc.db, s.id, { logPath })!;
-    let agentCwd = cwd;
-    if (source) {
-      let wt: AgentWorktree;
-      try {
-        wt = createAgentWorktree({
-          home: svc.home,
-          projectHash: svc.projectHash,
-          sessionId: s.id,
-          type: req.type,
-          ...source,
-          cwd: realpathSync(cwd),
-        });
-      } catch (e) {
-        updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
-        appendSessionEvent(logPath, { type: 'done', status: 'failed', error: (e as Error).message });
-        throw e;
-      }
-      agentCwd = wt.cwd;
-      s = updateSession(svc.db, s.id, {
-        worktreePath: wt.path,
-        worktreeBranch: wt.branch,
-        worktreeBase: wt.base,
-        metadata: { ...metadata, cwd: wt.cwd } as unknown as Record<string, unknown>,
-      })!;
+  for (let i = 0; i < plan.count; i++) {
+    const agent = createAgent(svc, plan);
+    const position = queueIfFull(svc, plan, agent);
+    if (position !== null) {
+      queued[agent.session.id] = position;
+      sessions.push(getSession(svc.db, agent.session.id)!);
+      continue;
     }
-    if (nativeId && runtime === 'claude') {
-      linkClaudeSession(svc.db, {
-        klaudeSessionId: s.id,
-        claudeSessionId: nativeId,
-        transcriptPath: adapter.transcriptPath?.(agentCwd, nativeId, svc.env) ?? null,
-        source: 'headless',
-      });
-      s = getSession(svc.db, s.id)!;
-    } else if (nativeId) {
-      s = updateSession(svc.db, s.id, { nativeSessionId: nativeId })!;
-    }
-    addEvent(svc.db, {
-      projectId: svc.projectHash,
-      klaudeSessionId: s.id,
-      kind: 'agent.start',
-      payload: { type: req.type, runtime, count },
-    });
-    if (queueInForce(svc.db, limits, Date.now())) {
-      const request: QueuedRequest = { prompt: req.prompt, share };
-      s = updateSession(svc.db, s.id, {
-        metadata: { ...metadata, queuedRequest: request } as unknown as Record<string, unknown>,
-      })!;
-      const place = admit(svc.db, s.id, runtime, limits);
-      if (place.queued) {
-        appendSessionEvent(logPath, { type: 'queued', position: place.position });
-        queued[s.id] = place.position;
-        sessions.push(getSession(svc.db, s.id)!);
-        continue;
-      }
-    }
-    try {
-      pids.push(
-        await spawnRuntime({
-          home: svc.home,
-          sessionId: s.id,
-          request: { prompt: req.prompt, source: 'start', share },
-          inv: svc.inv,
-          env: { ...svc.env, KLAUDE_PROJECT_HASH: svc.projectHash },
-          cwd: agentCwd,
-        }),
-      );
-    } catch (e) {
-      updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
-      appendSessionEvent(logPath, { type: 'done', status: 'failed', error: (e as Error).message });
-      throw e;
-    }
-    sessions.push(s);
+    pids.push(await spawnAgent(svc, plan, agent));
+    sessions.push(agent.session);
   }
-  if (Object.keys(queued).length > 0) {
-    // A slot may have freed between the count and now: start whoever is first (maybe these).
-    await startQueued({ ...svc, log: undefined });
-    for (const id of Object.keys(queued)) {
-      const pos = queuePosition(svc.db, id);
-      if (pos > 0) queued[id] = pos;
-      else delete queued[id];
-    }
-  }
+  if (Object.keys(queued).length > 0) await startFreedSlots(svc, queued);
   return { sessions: sessions.map((x) => getSession(svc.db, x.id) ?? x), pids, notes, queued };
 }
