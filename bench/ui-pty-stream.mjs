@@ -69,7 +69,7 @@ const cmdline = (pid) => {
     return [];
   }
 };
-/** The `sh` watchdog(s) the server started to guard its CLIs (lib/watchdog-pool.ts: one for all). */
+/** The `sh` watchdog(s) the server started to guard its CLIs (ownership/watchdog-pool.ts: one for all). */
 const watchdogsOf = (server) => childrenOf(server).filter((p) => cmdline(p).includes('klaude-watchdog'));
 /** The CLI the server runs for a session (its env names the session). */
 const cliOf = (server, sessionId) =>

@@ -87,7 +87,7 @@ const inkFrameOutput = {
 /**
  * string-width, slice-ansi and @alcalzone/ansi-tokenize each make an Intl.Segmenter when they
  * load. The first one a process makes costs 12–20 ms (ICU's break-iterator data), and the
- * dashboard's first frame needs none: its plain lines skip these libraries (ui/terminal/
+ * dashboard's first frame needs none: its plain lines skip these libraries (ui/render/
  * plain-line.ts). Each is made on its first `segment()` call instead; `segment` is all they use.
  */
 const lazySegmenters = {
@@ -121,7 +121,7 @@ const common = {
   // (node --enable-source-maps; KLAUDE_DEBUG=1 turns that on for `klaude` itself).
   minify: true,
   // react-devtools-core: Ink imports it only when DEV=true (then the person installs it).
-  // yaml: loaded from node_modules when there is YAML to read (lib/yaml.ts); bundled, its 240 KB
+  // yaml: loaded from node_modules when there is YAML to read (config/yaml.ts); bundled, its 240 KB
   // would be parsed by every command that reads the config.
   external: ['node-pty', 'react-devtools-core', 'yaml'],
   plugins: [betterSqliteAddon, inkFrameOutput, lazySegmenters],

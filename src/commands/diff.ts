@@ -1,5 +1,5 @@
 /**
- * `klaude diff <id> [--stat] [--json]`: what an agent changed (runtimes/session-diff.ts). The
+ * `klaude diff <id> [--stat] [--json]`: what an agent changed (git/session-diff.ts). The
  * patch goes to stdout (so it pipes into `git apply`), what it is a diff of goes to stderr.
  */
 import { shortId } from '../core/ids.js';

@@ -1,6 +1,6 @@
 /**
  * `klaude logs` for a session that ran interactively: its log and Claude's transcripts as one
- * timeline (runtimes/timeline.ts), printed whole or followed live.
+ * timeline (agent-ops/timeline.ts), printed whole or followed live.
  */
 import type { AgentEvent } from '../core/events.js';
 import { openDb } from '../db/client.js';

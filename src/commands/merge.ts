@@ -1,4 +1,4 @@
-/** `klaude merge <id> [--json]`: bring a worktree agent's branch into the current branch (runtimes/worktree-merge.ts). */
+/** `klaude merge <id> [--json]`: bring a worktree agent's branch into the current branch (git/merge.ts). */
 import { shortId } from '../core/ids.js';
 import { openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';

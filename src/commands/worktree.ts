@@ -1,6 +1,6 @@
 /**
  * `klaude worktree list|prune [id…] [--force] [--json]`: the worktrees of `--worktree` agents, and
- * removing those of finished agents (runtimes/worktree-prune.ts). Unmerged work is asked about on
+ * removing those of finished agents (git/prune.ts). Unmerged work is asked about on
  * a terminal; without one it is kept unless --force.
  */
 import { createInterface } from 'node:readline/promises';

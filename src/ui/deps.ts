@@ -13,7 +13,7 @@ import type { AgentChoice, UiAction, UiState } from './state/ui-state.js';
 import type { PaintRegion } from './render/preview-painter.js';
 import type { Theme } from './theme.js';
 
-/** What an agent changed, for the diff view (see runtimes/session-diff.ts). */
+/** What an agent changed, for the diff view (see git/session-diff.ts). */
 export interface AgentDiff {
   /** One line: what it is a diff of (worktree branch vs base, or approximate). */
   heading: string;
@@ -72,7 +72,7 @@ export interface PreviewSource extends Source<PreviewSnapshot> {
   select(sessionId: string | null, run: number | null): void;
 }
 
-/** Draws the preview pane's inside beside Ink's frame (ui/terminal/preview-painter.ts). */
+/** Draws the preview pane's inside beside Ink's frame (ui/render/preview-painter.ts). */
 export interface PreviewPaint {
   /** Where the pane's inside is on the terminal (null: the preview is not shown). */
   place(region: PaintRegion | null): void;

@@ -48,7 +48,7 @@ export interface HostOptions {
   onRender?: () => void;
 }
 
-/** A preview feed that can hand its rows to a painter (ui/data/pty-preview.ts). */
+/** A preview feed that can hand its rows to a painter (feeds/pty-preview.ts). */
 interface PaintableFeed {
   getSnapshot(): { sessionId: string | null };
   grid(): import('../pty/viewer.js').ScreenGrid | null;

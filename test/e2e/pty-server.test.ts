@@ -86,7 +86,7 @@ async function viewShows(sessionId: string, text: string): Promise<void> {
 
 const environ = (pid: number): string => readFileSync(`/proc/${pid}/environ`, 'utf8');
 const serverLog = (): string => readFileSync(join(home.klaudeHome, 'klaude.log'), 'utf8');
-/** The `sh` watchdogs whose parent is `server` (one for all its CLIs: lib/watchdog-pool.ts). */
+/** The `sh` watchdogs whose parent is `server` (one for all its CLIs: ownership/watchdog-pool.ts). */
 const watchdogsOf = (server: number): number[] =>
   readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))

@@ -1,6 +1,6 @@
 // The dashboard's first frame costs no Intl.Segmenter (the first one a process makes costs
 // 12-20 ms of ICU set-up): the libraries that use one make it on first use (scripts/build.mjs),
-// and the first frame's lines take the plain path (ui/terminal/plain-line.ts, frame-output.ts).
+// and the first frame's lines take the plain path (ui/render/plain-line.ts, frame-output.ts).
 // Text that needs one still measures right once it shows up. The built CLI under a PTY.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// What a YAML text parsed to is remembered in <home>/cache/parsed.json (lib/parse-cache.ts): the
+// What a YAML text parsed to is remembered in <home>/cache/parsed.json (config/parse-cache.ts): the
 // next process gets it without loading the yaml library; an edited file is parsed again; only
 // results JSON keeps exactly are remembered; the file is private and bounded.
 import {

@@ -1,4 +1,4 @@
-// Frames from the real Ink written as the lines that changed (ui/terminal/frame-diff.ts through
+// Frames from the real Ink written as the lines that changed (ui/render/frame-diff.ts through
 // InkOutput): two headless terminals, one fed Ink's chunks as Ink wrote them, the other what the
 // dashboard's stdout made of them, must show the same screen after every frame, with fewer bytes,
 // and say which rows they rewrote.

@@ -1,4 +1,4 @@
-// The host's grid feed (pty/grid-feed.ts) against a real headless screen: output written while a
+// The host's grid feed (ptyd/grid-feed.ts) against a real headless screen: output written while a
 // frame waits for the screen to parse is not lost (it gets the next frame).
 import { describe, expect, it } from 'vitest';
 import type { GridRows } from '../../src/ptyd/framing.js';
