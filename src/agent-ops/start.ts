@@ -24,12 +24,9 @@ import { spawnRuntime } from './launch.js';
 import { shareContextFrom } from './share.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import { createAgentWorktree, worktreeSource, type AgentWorktree } from '../git/worktree.js';
-import type { StartPayload } from '../control/protocol.js';
+import type { StartRequest } from '../control/protocol.js';
 
 export const MAX_COUNT = 20;
-
-/** What startAgents takes: the control protocol's start payload (one declaration for both). */
-export type StartRequest = StartPayload;
 
 export interface StartOutcome {
   sessions: SessionRow[];

@@ -13,7 +13,8 @@ import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
 import { openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
 import { followAgents, logPathOf } from '../agent-ops/follow-agents.js';
-import { MAX_COUNT, startAgents, type StartRequest } from '../agent-ops/start.js';
+import { MAX_COUNT, startAgents } from '../agent-ops/start.js';
+import type { StartRequest } from '../control/protocol.js';
 import type { CommandContext } from './types.js';
 
 /** The supervisor to go through: ours (KLAUDE_SOCKET), a named one, or the only live one; null = none. */

@@ -66,7 +66,7 @@ export interface CheckoutResult {
  * startAgents runs (in the supervisor, or in `klaude start` itself when none runs). `checkout` and
  * `checkoutNow` are for the supervisor to act on once the agents started; startAgents ignores them.
  */
-export interface StartPayload {
+export interface StartRequest {
   /**
    * The parent klaude session: the session of the klaude in this terminal (KLAUDE_SESSION_ID, set
    * in every claude klaude launches) or the dashboard's choice; absent → a top-level session. Never
@@ -159,7 +159,7 @@ export interface ActionMap {
   ping: { payload: EmptyPayload; result: PingResult };
   status: { payload: EmptyPayload; result: StatusResult };
   checkout: { payload: CheckoutPayload; result: CheckoutResult };
-  start: { payload: StartPayload; result: StartResult };
+  start: { payload: StartRequest; result: StartResult };
   message: { payload: MessagePayload; result: MessageResult };
   interrupt: { payload: InterruptPayload; result: InterruptResult };
   subscribe: { payload: SubscribePayload; result: SubscribeResult };

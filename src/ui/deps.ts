@@ -2,6 +2,7 @@
  * What the dashboard is given. The UI reads snapshots from sources and calls actions; it never
  * spawns processes or writes the DB itself (the supervisor implements the actions).
  */
+import type { StartRequest } from '../control/protocol.js';
 import type { Clock } from '../feeds/clock.js';
 import type { LogSnapshot } from '../feeds/log-feed.js';
 import type { PreviewSnapshot } from '../feeds/pty-preview.js';
@@ -28,7 +29,7 @@ export interface DashboardActions {
   /** Hand the terminal to a fresh claude in a new root session. */
   newSession(): Promise<void>;
   /** Start agents the way `klaude start` does (the supervisor's `start` action). */
-  start(req: { type: string; prompt: string; parentId: string | null }): Promise<{ sessionIds: string[] }>;
+  start(req: Pick<StartRequest, 'type' | 'prompt'> & { parentId: string | null }): Promise<{ sessionIds: string[] }>;
   message(sessionId: string, prompt: string): Promise<{ delivered: string }>;
   interrupt(sessionIds: string[]): Promise<{ results: { sessionId: string; ok: boolean; code?: string }[] }>;
   /**
