@@ -7,7 +7,12 @@ import { getClaim, releaseClaim, takeClaim } from '../../src/db/repos/claims.js'
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { processStartTime } from '../../src/lib/process.js';
-import { claimConversation, claimedByOther, holderAlive, releaseConversation } from '../../src/ownership/conversation-claim.js';
+import {
+  claimConversation,
+  claimedByOther,
+  holderAlive,
+  releaseConversation,
+} from '../../src/ownership/conversation-claim.js';
 
 let db: Db;
 let sid: string;

@@ -1,7 +1,11 @@
 // Which `klaude -- <claude args>` survive a relaunch (src/supervisor/foreground-args.ts), checked
 // against claude 2.1.197's own option shapes (`claude --help`).
 import { describe, expect, it } from 'vitest';
-import { buildLaunchArgs, parseClaudePassthrough, type ClaudePassthrough } from '../../src/supervisor/foreground-args.js';
+import {
+  buildLaunchArgs,
+  parseClaudePassthrough,
+  type ClaudePassthrough,
+} from '../../src/supervisor/foreground-args.js';
 import { isKlaudeError } from '../../src/lib/errors.js';
 
 const none: ClaudePassthrough = { persistent: [], firstOnly: [], prompt: [] };
