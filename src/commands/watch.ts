@@ -10,11 +10,12 @@
  * touches sessions.db-wal), so an update is printed as soon as its row exists, whichever process
  * stored it. No timers.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import type { HasSqlite } from '../db/connection.js';
 import { openDb } from '../db/client.js';
+import { watchDbWrites } from '../db/watch.js';
 import { projectPendingUpdates, sessionExists } from '../db/repos/listing.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { formatTime } from '../logs/format.js';
@@ -90,15 +91,18 @@ function updatePrinter(
 }
 
 /**
- * Calls `check` whenever the database in `home` changes (and once at the start), until Ctrl-C
- * (resolves 130) or until `check` throws or the watch fails (rejects).
+ * Calls `check` whenever the database at `dbFile` changes (and once at the start), until Ctrl-C
+ * (resolves 130) or until `check` throws or the watch fails (rejects). Writes that come while a
+ * check is pending are folded into it.
  */
-function onDbChanges(home: string, check: () => void): Promise<number> {
+function onDbChanges(dbFile: string, check: () => void): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let scheduled = false;
-    let watcher: FSWatcher | undefined;
+    let stopped = false;
+    let unwatch = (): void => undefined;
     const stop = (code: number, err?: unknown): void => {
-      watcher?.close();
+      stopped = true;
+      unwatch();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       if (err) reject(err);
@@ -107,25 +111,23 @@ function onDbChanges(home: string, check: () => void): Promise<number> {
     const onSignal = (): void => stop(130);
     const checkNow = (): void => {
       scheduled = false;
+      if (stopped) return;
       try {
         check();
       } catch (e) {
         stop(1, e);
       }
     };
-    try {
-      watcher = watch(home, { persistent: true }, (_type, name) => {
-        if (name !== null && !String(name).startsWith('sessions.db')) return;
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(checkNow);
-        }
-      });
-    } catch (e) {
-      reject(new KlaudeError('E_IO', `cannot watch ${home}: ${(e as Error).message}`, { cause: e }));
-      return;
-    }
-    watcher.on('error', (e) => stop(1, new KlaudeError('E_IO', `watching ${home} failed: ${e.message}`, { cause: e })));
+    const onWrite = (): void => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(checkNow);
+    };
+    const dir = path.dirname(dbFile);
+    const onError = (e: unknown): void =>
+      stop(1, new KlaudeError('E_IO', `watching ${dir} failed: ${(e as Error).message}`, { cause: e }));
+    unwatch = watchDbWrites(dbFile, onWrite, onError, { immediate: true, keepAlive: true });
+    if (stopped) return; // the watch could not start
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     // Anything stored between the first read and the watch.
@@ -153,7 +155,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       if (first.length === 0 && !json) ctx.stdout.write('no pending updates\n');
       return 0;
     }
-    return await onDbChanges(home, () => print(feed.next()));
+    return await onDbChanges(db.path, () => print(feed.next()));
   } finally {
     db.close();
   }

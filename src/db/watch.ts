@@ -17,6 +17,7 @@ interface Listener {
   onWrite: () => void;
   onError?: (err: unknown) => void;
   immediate: boolean;
+  keepAlive: boolean;
 }
 
 interface Shared {
@@ -28,6 +29,11 @@ interface Shared {
 export interface WatchDbOptions {
   /** Call `onWrite` on every notification of the DB or its WAL, undebounced (the listener coalesces). */
   immediate?: boolean;
+  /**
+   * Keep the process alive while this listener listens (`klaude watch`, which has nothing else to
+   * wait on). By default the watch never holds a process open: its owner decides when it ends.
+   */
+  keepAlive?: boolean;
 }
 
 const watches = new Map<string, Shared>();
@@ -51,6 +57,12 @@ function open(file: string): Shared {
   return Object.assign(state, { watcher });
 }
 
+/** The watch holds the process open while any of its listeners asks to. */
+function holdProcess(s: Shared): void {
+  if ([...s.listeners].some((l) => l.keepAlive)) s.watcher.ref();
+  else s.watcher.unref();
+}
+
 /** Start watching the DB at `file`; returns the stop function. Nothing is watched for ':memory:'. */
 export function watchDbWrites(
   file: string,
@@ -70,10 +82,18 @@ export function watchDbWrites(
     watches.set(file, s);
   }
   const shared = s;
-  const listener: Listener = { onWrite, immediate: opts.immediate ?? false, ...(onError ? { onError } : {}) };
+  const listener: Listener = {
+    onWrite,
+    immediate: opts.immediate ?? false,
+    keepAlive: opts.keepAlive ?? false,
+    ...(onError ? { onError } : {}),
+  };
   shared.listeners.add(listener);
+  holdProcess(shared);
   return () => {
-    if (!shared.listeners.delete(listener) || shared.listeners.size > 0) return;
+    if (!shared.listeners.delete(listener)) return;
+    holdProcess(shared);
+    if (shared.listeners.size > 0) return;
     if (shared.timer) clearTimeout(shared.timer);
     shared.watcher.close();
     if (watches.get(file) === shared) watches.delete(file);

@@ -58,3 +58,21 @@ it('tells an immediate listener of a write before the debounced ones, on the sam
   const count = (k: string): number => order.filter((o) => o === k).length;
   expect(count('immediate')).toBeGreaterThanOrEqual(count('debounced'));
 });
+
+it('holds the process open only while a keepAlive listener listens', () => {
+  home = makeTempHome({ prefix: 'klaude-dbwatch-' });
+  const d = openDb(home.klaudeHome);
+  db = d;
+  const held = (): number => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+  const base = held();
+  const stopPlain = watchDbWrites(d.path, () => undefined);
+  stops.push(stopPlain);
+  expect(held()).toBe(base); // a plain listener never keeps a process alive
+  const stopKeep = watchDbWrites(d.path, () => undefined, undefined, { immediate: true, keepAlive: true });
+  stops.push(stopKeep);
+  expect(held()).toBe(base + 1);
+  stopKeep();
+  expect(held()).toBe(base); // the plain listener still listens, unheld
+  stopPlain();
+  expect(held()).toBe(base);
+});
