@@ -1,4 +1,4 @@
-// klaude's own share of a checkout (ARCHITECTURE.md §7: under 100 ms plus the grace): from the
+// klaude's own share of a checkout (docs/ARCHITECTURE.md, Performance budget: under 100 ms plus the grace): from the
 // checkout request to the new foreground child spawned, against a stand-in "claude" that dies
 // at once on SIGTERM (so no grace is spent and claude's own start-up is not counted).
 // Also the whole `klaude checkout <id>` command as Claude's Bash tool runs it, vs `node -e 0`.

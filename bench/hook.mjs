@@ -1,4 +1,4 @@
-// `klaude hook <event>` against its floor, `node -e 0` (ARCHITECTURE.md §7: goal ≤ 1.5×).
+// `klaude hook <event>` against its floor, `node -e 0` (docs/ARCHITECTURE.md, Performance budget: goal ≤ 1.5×).
 // Claude Code waits on the hook after every tool call, so this is klaude's hottest path.
 // Two routes: the command klaude injects (`node dist/hook.cjs <event>`, the goal applies to
 // it) and the public `node dist/cli.js hook <event>`. Runs are interleaved (floor, injected,

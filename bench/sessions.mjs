@@ -1,4 +1,4 @@
-// `klaude sessions` over 1,000 sessions against its floor, `node -e 0` (ARCHITECTURE.md §7: goal ≤ 2×).
+// `klaude sessions` over 1,000 sessions against its floor, `node -e 0` (docs/ARCHITECTURE.md, Performance budget: goal ≤ 2×).
 // The home is seeded with raw SQL: 100 root TUI sessions, each with 9 sub-agents nested up to three
 // deep, a few with live-looking process rows (pid of this bench, so reconcile finds nothing dead).
 // Runs are interleaved (floor, sessions, floor, …) so machine noise hits both alike.

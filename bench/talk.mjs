@@ -2,7 +2,7 @@
 // - cold: `klaude talk <id>` with no PTY session yet (the PTY server + claude start) → claude's prompt shown.
 // - re-attach: `klaude talk <id>` to the running session → its screen shown, vs `node -e 0`.
 // - switch: a socket client's hello → the screen frame (what the dashboard pays to show another
-//   live session; ARCHITECTURE.md §7: switching between live PTY sessions ≤ 50 ms to the new screen).
+//   live session; docs/ARCHITECTURE.md, Performance budget: switching between live PTY sessions ≤ 50 ms to the new screen).
 // - idle: CPU and wake-ups of the PTY host (and, for scale, its claude) over BENCH_IDLE_S seconds.
 // The real claude runs against a closed loopback port (it sits at its prompt; no conversation).
 //   node bench/talk.mjs      (after `npm run build`; BENCH_N=20 runs, BENCH_IDLE_S=10, BENCH_SETTLE_S=10 before idle:

@@ -1,6 +1,6 @@
 // `klaude ui` first full frame (spawn → the footer of the first frame on the terminal) against its
 // floor: an Ink hello-world bundled the same way (esbuild, NODE_ENV=production), both under a real
-// PTY. ARCHITECTURE.md §7: within 1.2× of the floor; RSS ≤ 80 MiB.
+// PTY. docs/ARCHITECTURE.md, Performance budget: within 1.2× of the floor; RSS ≤ 80 MiB.
 //   node bench/ui-first-frame.mjs        (after `npm run build`; BENCH_N=30 for more runs)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

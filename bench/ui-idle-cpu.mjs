@@ -1,7 +1,7 @@
 // The dashboard at rest costs nothing: with 10 agents in the tree and one agent's log followed,
 // `klaude ui` should use ≈0 CPU and not wake up at all (no timers; everything is driven by file
 // notifications). Then the same while that agent streams 10 log lines a second.
-// ARCHITECTURE.md §7: idle ≤ 0.2 % CPU, no timers firing; while an agent streams ≤ 2 %.
+// docs/ARCHITECTURE.md, Performance budget: idle ≤ 0.2 % CPU, no timers firing; while an agent streams ≤ 2 %.
 //   node bench/ui-idle-cpu.mjs      (after `npm run build`; BENCH_IDLE_S=30 seconds idle by default)
 import { appendFileSync, readFileSync } from 'node:fs';
 import { CLK_TCK, cli, cpuTicks, fmt, makeUiHome, sleep, spawnTerm } from './_ui-support.mjs';

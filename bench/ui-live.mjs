@@ -3,7 +3,7 @@
 //     should not wake up (main-thread wake-ups counted from /proc; goal 0 from klaude itself);
 //  2. the followed agent running, still (its row's clock ticks once a second);
 //  3. the followed agent streaming ~20 text deltas a second: CPU goal ≤ 2 % of a core
-//     (ARCHITECTURE.md §7), measured after the stream's first seconds (reported apart).
+//     (docs/ARCHITECTURE.md, Performance budget), measured after the stream's first seconds (reported apart).
 //   node bench/ui-live.mjs     (after `npm run build`; BENCH_IDLE_S=10, BENCH_WARM_S=5, BENCH_STREAM_S=10, BENCH_SETTLE_S=10)
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

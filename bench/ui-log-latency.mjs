@@ -1,6 +1,6 @@
 // Event → dashboard: from a line appended to the followed agent's log to that line on the
 // terminal (`klaude ui` under a real PTY; file notification → read → render → write).
-// ARCHITECTURE.md §7: on screen within one frame (≤ 33 ms at 30 fps).
+// docs/ARCHITECTURE.md, Performance budget: on screen within one frame (≤ 33 ms at 30 fps).
 //   node bench/ui-log-latency.mjs     (after `npm run build`; BENCH_N=40 samples by default)
 import { appendFileSync } from 'node:fs';
 import { cli, fmt, makeUiHome, sleep, spawnTerm, stats } from './_ui-support.mjs';

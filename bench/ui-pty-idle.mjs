@@ -1,7 +1,7 @@
 // The dashboard with live PTY sessions: 5 `klaude talk` sessions (the real claude at its prompt,
 // against a closed loopback port) running detached, `klaude ui` showing the selected one's screen.
-// - idle: the dashboard's CPU, wake-ups and bytes drawn over BENCH_IDLE_S seconds (ARCHITECTURE.md
-//   §7: idle ≤ 0.2 % CPU, no timers firing: an idle PTY session sends nothing, so costs nothing).
+// - idle: the dashboard's CPU, wake-ups and bytes drawn over BENCH_IDLE_S seconds (docs/ARCHITECTURE.md,
+//   Performance budget: idle ≤ 0.2 % CPU, no timers firing: an idle PTY session sends nothing, so costs nothing).
 // - preview latency: keys typed into the selected session (through a `klaude talk` attached in
 //   another terminal) → claude echoes them → on the dashboard's screen. Measured from the keys to
 //   the talk terminal (the host's output) and to the dashboard; the difference is the preview's

@@ -1,5 +1,5 @@
 // The dashboard previewing a streaming PTY session, and memory with 3 live PTY sessions
-// (ARCHITECTURE.md §7). Three `klaude talk` sessions run detached (the real claude against the
+// (docs/ARCHITECTURE.md, Performance budget). Three `klaude talk` sessions run detached (the real claude against the
 // Messages-API stand-in of test/support/mock-anthropic.ts); `klaude ui` shows the newest one's
 // screen while claude streams a long reply into it (BENCH_WORDS words over about BENCH_STREAM_S s).
 // A `klaude talk --view` in another terminal receives what the session writes.

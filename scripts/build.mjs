@@ -1,7 +1,7 @@
 // Bundle klaude with esbuild.
 // - dist/cli.js: one small ESM entry that lazy-loads a chunk per subcommand, production React.
 // - dist/hook.cjs: `klaude hook <event>` as one small CommonJS file. Claude Code runs it after
-//   every tool call (ARCHITECTURE.md §7: within 1.5× of `node -e 0`, bench/hook.mjs); CommonJS
+//   every tool call (docs/ARCHITECTURE.md, Performance budget: within 1.5× of `node -e 0`, bench/hook.mjs); CommonJS
 //   skips the ESM loader's per-file cost. It opens the DB without drizzle (db/fast.ts); only a
 //   missing or outdated DB needs the full client, which it imports from dist/db-open.js (an
 //   extra ESM entry) instead of carrying drizzle's 200 kB to parse on every call.

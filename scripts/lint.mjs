@@ -1,4 +1,4 @@
-// House rules from ARCHITECTURE.md §3–4 that the type checker can't see:
+// The house rules of docs/ARCHITECTURE.md that the type checker cannot see:
 //   - only src/db imports drizzle-orm / better-sqlite3; only src/ptyd imports node-pty;
 //   - src/core imports nothing of the project;
 //   - src/ui never spawns processes; Ink/React load only in the dashboard's own files;

@@ -1,5 +1,5 @@
 /**
- * The node-pty adapter: the only file in klaude that imports node-pty (ARCHITECTURE.md §3).
+ * The node-pty adapter: the only file in klaude that imports node-pty (docs/ARCHITECTURE.md, House rules).
  * Bytes in, bytes out (no string decoding: xterm and the attached terminal take UTF-8 as is, split
  * characters included). Guards node-pty's sharp edges: resize after exit throws EBADF
  * (docs/cli-facts.md §6), kill after exit throws.

@@ -1,7 +1,7 @@
 /**
  * The few session and link writes a hook makes, in raw SQL over a drizzle-free connection
  * (db/fast.ts): loading drizzle would cost the hook more than all of its work
- * (ARCHITECTURE.md §7, bench/hook.mjs). Semantics mirror db/repos/links.ts and
+ * (docs/ARCHITECTURE.md, Performance budget, bench/hook.mjs). Semantics mirror db/repos/links.ts and
  * db/repos/sessions.ts; test/integration/hook.test.ts checks the resulting rows.
  */
 import type { HasSqlite } from '../connection.js';
