@@ -13,14 +13,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { processStartTime } from '../lib/process.js';
 import { END_CHILD_SH, type Watchdog, type WatchOptions } from './watchdog.js';
 
-// Fields as END_CHILD_SH takes them ('-' when empty: read would shift the fields otherwise).
+// `+ pid start tenths group` ('-' when empty: read would shift the fields otherwise); the list keeps
+// `pid tenths group identity`, the identity last as it may hold spaces (`ps -o lstart=`).
 const SCRIPT = `${END_CHILD_SH}
 list=''
 nl='
 '
 while read -r op pid start tenths group; do
   case $op in
-    +) list="$list$pid $start $tenths $group$nl" ;;
+    +) list="$list$pid $tenths $group $(arm_ident "$pid" "$start")$nl" ;;
     -) rest=''
        while IFS= read -r l; do
          [ -n "$l" ] || continue
@@ -31,7 +32,7 @@ EOF
        list=$rest ;;
   esac
 done
-printf '%s' "$list" | { while read -r p s t g; do [ -n "$p" ] && end_child "$p" "$s" "$t" "$g" & done; wait; }
+printf '%s' "$list" | { while read -r p t g id; do [ -n "$p" ] && end_child "$p" "$id" "$t" "$g" & done; wait; }
 exit 0
 `;
 

@@ -1,33 +1,47 @@
 /**
- * Ending a child when its owner dies by any signal, SIGKILL included. Node cannot set Linux's
- * PR_SET_PDEATHSIG, and macOS has no such thing, so the owner starts a tiny `sh` watchdog that
- * blocks reading a pipe only the owner holds open. When the owner dies the kernel closes its end;
- * the watchdog reads EOF and ends the child: SIGTERM (+SIGCONT, in case a terminal read stopped
- * it), SIGKILL after a grace. Before each signal it checks the child's start time
- * (/proc/<pid>/stat field 22), so a pid reused meanwhile is never hit.
+ * Ending a child when its owner dies by any signal, SIGKILL included: an EOF watcher
+ * (eof-watcher.ts) that, once the owner is gone, ends the child: SIGTERM (+SIGCONT, in case a terminal read stopped
+ * it), SIGKILL after a grace. Before each signal it checks the child's identity
+ * (its start time), so a pid reused meanwhile is never hit.
  *
- * The watchdog runs detached (its own session): no terminal signals reach it, and it outlives the
- * owner by design. It costs one `sh` (~1.6 MB) per guarded child (an owner of many children uses
- * watchdog-pool.ts: one for all). When the child exits normally the owner disposes of the
- * watchdog (SIGKILL to its group).
+ * One `sh` per guarded child (an owner of many children uses watchdog-pool.ts: one for all). When
+ * the child exits normally the owner disposes of the watchdog.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { processStartTime, signalGroup } from '../lib/process.js';
+import { processStartTime } from '../lib/process.js';
+import { startEofWatcher, type EofWatcher } from './eof-watcher.js';
 
 /**
- * Ending one guarded child, in sh: `end_child pid start tenths group` (start '-' = unknown, group
- * '-' = none). SIGTERM + SIGCONT to the pid or its group, SIGKILL after `tenths` tenths of a second,
- * each only while the pid is still the process that started at `start`. Shared with watchdog-pool.ts.
+ * Ending one guarded child, in POSIX sh. `arm_ident pid start` gives the child's identity when it
+ * starts being guarded: its start time from /proc (field 22) where /proc exists, else `ps -o
+ * lstart=` (macOS); empty when the pid is already not the process node saw start at `start` ('-':
+ * unknown to node). `end_child pid ident tenths group` (group '-' = none): SIGTERM + SIGCONT to
+ * the pid or its group, SIGKILL after `tenths` tenths of a second, each only while the pid is still
+ * that process; with no identity it signals nothing (a pid alone is never enough). `sleep 0.1` is
+ * not POSIX: where it fails, the wait goes by whole seconds. Shared with watchdog-pool.ts.
  */
 export const END_CHILD_SH = `
-startof() { s=$(cat /proc/$1/stat 2>/dev/null) || return 0; s=\${s##*) }; set -- $s; echo "\${20}"; }
-same() { kill -0 "$1" 2>/dev/null || return 1; [ "$2" = - ] || [ ! -r /proc/$1/stat ] || [ "$(startof "$1")" = "$2" ]; }
+ident() {
+  if [ -r "/proc/$1/stat" ]; then
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    s=\${s##*) }; set -- $s; echo "proc:\${20}"
+  else
+    s=$(ps -o lstart= -p "$1" 2>/dev/null) && [ -n "$s" ] && echo "ps:$s"
+  fi
+  return 0
+}
+arm_ident() {
+  id=$(ident "$1")
+  case $2 in -) ;; *) [ "$id" = "proc:$2" ] || [ "\${id%%:*}" = ps ] || id='' ;; esac
+  echo "$id"
+}
+same() { kill -0 "$1" 2>/dev/null && [ -n "$2" ] && [ "$(ident "$1")" = "$2" ]; }
+nap() { if sleep 0.1 2>/dev/null; then i=$((i+1)); else sleep 1; i=$((i+10)); fi; }
 end_child() {
   same "$1" "$2" || return 0
   target="$1"; [ "$4" != - ] && target="-$4"
   kill -s TERM -- "$target" 2>/dev/null; kill -s CONT -- "$target" 2>/dev/null
   i=0
-  while [ "$i" -lt "$3" ]; do same "$1" "$2" || return 0; sleep 0.1; i=$((i+1)); done
+  while [ "$i" -lt "$3" ]; do same "$1" "$2" || return 0; nap; done
   same "$1" "$2" && kill -s KILL -- "$target" 2>/dev/null
   return 0
 }
@@ -35,16 +49,14 @@ end_child() {
 
 // $1 pid, $2 start time, $3 grace in tenths of a second, $4 process group to end (see END_CHILD_SH).
 const SCRIPT = `${END_CHILD_SH}
+id=$(arm_ident "$1" "$2")
 while read -r _; do :; done
-end_child "$1" "$2" "$3" "$4"
+end_child "$1" "$id" "$3" "$4"
 exit 0
 `;
 
-export interface Watchdog {
-  /** The child ended normally: stop watching (idempotent). */
-  dispose(): void;
-  readonly pid: number | undefined;
-}
+/** dispose(): the child ended normally, stop watching (idempotent). */
+export type Watchdog = EofWatcher;
 
 export interface WatchOptions {
   /** Between SIGTERM and SIGKILL (default 3 s). */
@@ -57,43 +69,10 @@ export interface WatchOptions {
 export function guardChild(childPid: number, opts: WatchOptions = {}): Watchdog {
   const start = processStartTime(childPid);
   const tenths = Math.max(1, Math.round((opts.graceMs ?? 3000) / 100));
-  let wd: ChildProcess | null = null;
-  try {
-    wd = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        SCRIPT,
-        'klaude-watchdog',
-        String(childPid),
-        start === null ? '-' : String(start),
-        String(tenths),
-        opts.group ? String(opts.group) : '-',
-      ],
-      {
-        stdio: ['pipe', 'ignore', 'ignore'],
-        detached: true,
-      },
-    );
-  } catch {
-    wd = null; // no /bin/sh: reconcile is the fallback
-  }
-  if (wd) {
-    wd.once('error', () => undefined);
-    wd.stdin?.on('error', () => undefined);
-    // Neither the watchdog nor our end of its pipe may keep this process alive.
-    wd.unref();
-    (wd.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  }
-  let disposed = false;
-  return {
-    pid: wd?.pid,
-    dispose() {
-      if (disposed || !wd) return;
-      disposed = true;
-      // Killed, not EOF'd: an EOF would make it end the child.
-      if (wd.pid && wd.exitCode === null) signalGroup(wd.pid, 'SIGKILL');
-      wd.stdin?.destroy();
-    },
-  };
+  return startEofWatcher(SCRIPT, 'klaude-watchdog', [
+    String(childPid),
+    start === null ? '-' : String(start),
+    String(tenths),
+    opts.group ? String(opts.group) : '-',
+  ]);
 }
