@@ -74,6 +74,11 @@ async function main(argv: string[]): Promise<number> {
     const { runtimeMain } = await import('./runtime/entry.js');
     return runtimeMain(rest);
   }
+  // Hidden: run by an agent runtime's death notice when that runtime dies mid-run (src/agent-ops/after-death.ts).
+  if (first === '__reap') {
+    const { reapAfterDeath } = await import('./agent-ops/after-death.js');
+    return reapAfterDeath(rest[0] ?? '', process.env);
+  }
   // Hidden: the user's PTY server, which hosts every talk session (src/pty/launch.ts starts `klaude __ptyd`).
   if (first === '__ptyd') {
     const { ptyServerMain } = await import('./ptyd/entry.js');

@@ -50,3 +50,29 @@ export function openAgentServices(o: { env: NodeJS.ProcessEnv; cwd: string; inv?
     instanceId: null,
   };
 }
+
+/**
+ * Work an agent service started in the background that still uses the DB (a recovery handing the
+ * conversation to its runtime): a command awaits it before closing the DB (closeAgentServices), so
+ * nothing outlives the handle it writes through.
+ */
+const background = new WeakMap<Db, Set<Promise<unknown>>>();
+
+export function trackBackground(db: Db, work: Promise<unknown>): void {
+  let set = background.get(db);
+  if (!set) background.set(db, (set = new Set()));
+  const settled = work.catch(() => undefined);
+  set.add(settled);
+  void settled.then(() => set.delete(settled));
+}
+
+/** Wait for the background work still using `db` (started so far). */
+export async function backgroundSettled(db: Db): Promise<void> {
+  for (let set = background.get(db); set && set.size > 0; set = background.get(db)) await Promise.all(set);
+}
+
+/** Close the services' DB once their background work is done. */
+export async function closeAgentServices(svc: Pick<AgentServices, 'db'>): Promise<void> {
+  await backgroundSettled(svc.db);
+  svc.db.close();
+}

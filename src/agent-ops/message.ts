@@ -21,7 +21,7 @@ import type { AgentServices } from './context.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
 import { askedRecovery, endTurn } from '../db/repos/checkpoints.js';
 import { describeForeground, endOrphanedClis, inForeground, liveRuntime } from '../ownership/liveness.js';
-import { reapOrRecover, resumePrompt } from './recover.js';
+import { reapOrRecover, RECOVERY_PURPOSE, recoverWithMessage, resumePrompt, withMessage } from './recover.js';
 import { agentSocketPath } from '../control/agent-socket.js';
 import { queuedRequestOf } from './queue.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
@@ -45,7 +45,8 @@ export function askRuntime<A extends Action>(
 }
 
 export interface Delivery {
-  delivered: 'stdin' | 'queued' | 'resumed';
+  /** 'recovering': its run had died mid-turn; the message went into the recovery's resume prompt. */
+  delivered: 'stdin' | 'queued' | 'resumed' | 'recovering';
   pid: number;
   /** The native session the agent continues (resumed deliveries). */
   nativeSessionId: string | null;
@@ -88,11 +89,8 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
         if (!unreachable(e)) throw e;
       }
     } else {
-      reapOrRecover(svc, s.id);
-      // A CLI left by a runtime that died (SIGKILL) may still be writing the conversation: it is
-      // ended first (its watchdog is already on it), so the resume is the only writer.
-      const previous = endOrphanedClis(svc.db, s.id) ? null : claimForResume(svc, s.id);
-      if (previous !== null) return { ...(await resume(svc, s.id, prompt)), previousStatus: previous };
+      const taken = await takeStoppedRun(svc, s, prompt);
+      if (taken) return taken;
     }
     // A runtime is starting (no socket yet) or finishing (socket closed, process still there).
     if (Date.now() > deadline) {
@@ -103,6 +101,39 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
     await sleep(RETRY_MS);
   }
 }
+
+/**
+ * No runtime runs the agent: if it died mid-turn, recovery resumes it with the message in its
+ * resume prompt; if it is stopped, a resume starts it with the message. Null: in transition (a
+ * recovery or a start is under way elsewhere, a dead run's CLI is still ending): try again.
+ */
+async function takeStoppedRun(svc: AgentServices, s: SessionRow, prompt: string): Promise<Delivery | null> {
+  const recovery = await recoverWithMessage(svc, s.id, prompt);
+  if (recovery === 'recovering') {
+    const live = liveRuntime(svc.db, s.id);
+    return { delivered: 'recovering', pid: live?.pid ?? 0, nativeSessionId: s.nativeSessionId };
+  }
+  if (recovery === 'deferred') return null;
+  reapOrRecover(svc, s.id);
+  // A CLI left by a runtime that died (SIGKILL) may still be writing the conversation: it is
+  // ended first (its watchdog is already on it), so the resume is the only writer.
+  if (endOrphanedClis(svc.db, s.id)) return null;
+  // Refused before anything changes: a resume needs the agent's worktree.
+  const cwd = launchMetadata(s)?.cwd;
+  if (isTerminal(s.status) && cwd) assertWorktreeThere(s.worktreePath, cwd, s.id);
+  let previous: string | null;
+  try {
+    previous = claimForResume(svc, s.id);
+  } catch (e) {
+    // A recovery elsewhere is starting the agent: the message goes to the runtime it starts.
+    if (isKlaudeError(e) && e.code === 'E_SESSION_BUSY' && busyWithRecovery(e)) return null;
+    throw e;
+  }
+  return previous === null ? null : { ...(await resume(svc, s.id, prompt, previous)), previousStatus: previous };
+}
+
+const busyWithRecovery = (e: KlaudeError): boolean =>
+  String((e.details as { holder?: unknown } | undefined)?.holder ?? '').startsWith(RECOVERY_PURPOSE);
 
 /** Thrown inside the claim transaction when the session is not stopped (yet): roll back, retry. */
 const NOT_STOPPED = new Error('not stopped');
@@ -158,22 +189,22 @@ function sizeOf(file: string): number {
 /** How long a resume holds the claim waiting for its runtime to record itself. */
 const HANDOFF_MS = 15_000;
 
-async function resume(svc: AgentServices, id: string, message: string): Promise<Delivery> {
+async function resume(svc: AgentServices, id: string, message: string, previous: string): Promise<Delivery> {
   const s = getSession(svc.db, id)!;
   const parked = askedRecovery(svc.db, id);
   const cause = parked?.askCause ?? '';
   const request: RuntimeRequest = parked
     ? {
-        prompt: `${resumePrompt(parked, cause)}\n\nThe person's message: ${message}`,
+        prompt: withMessage(resumePrompt(parked, cause), message),
         source: 'recover',
         recoverCause: cause,
       }
     : { prompt: message, source: 'message' };
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
-  assertWorktreeThere(s.worktreePath, cwd, s.id);
   // Where the new run's events start: after anything written for the previous run (a reaper's `done`).
   const logOffset = s.logPath ? sizeOf(s.logPath) : undefined;
   try {
+    assertWorktreeThere(s.worktreePath, cwd, s.id);
     const pid = await spawnRuntime({
       home: svc.home,
       sessionId: s.id,
@@ -189,7 +220,8 @@ async function resume(svc: AgentServices, id: string, message: string): Promise<
       await sleep(RETRY_MS);
     return { delivered: 'resumed', pid, nativeSessionId: s.nativeSessionId, logOffset };
   } catch (e) {
-    updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
+    // Nothing ran: the agent is as it was before the message.
+    updateSession(svc.db, id, { status: previous as SessionRow['status'], endedAt: s.endedAt ?? Date.now() });
     throw e;
   } finally {
     releaseConversation(svc.db, id, RESUME_PURPOSE);

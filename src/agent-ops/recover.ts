@@ -15,7 +15,7 @@ import { appendSessionEvent } from '../logs/writer.js';
 import { isAlive, sleep } from '../lib/process.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
-import type { AgentServices } from './context.js';
+import { trackBackground, type AgentServices } from './context.js';
 import type { AgentEventInput } from '../core/events.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
 import { endOrphanedClis, inForeground, liveRuntime, reapIfDead } from '../ownership/liveness.js';
@@ -27,6 +27,8 @@ const HANDOFF_MS = 15_000;
 /** After reconcile, how long to wait for a dead runtime's CLI to end before recovery gives up for now. */
 const ORPHAN_WAIT_MS = 5_000;
 const TOOLS_SHOWN = 15;
+/** The conversation claim's purpose while recovery hands a conversation to its new runtime. */
+export const RECOVERY_PURPOSE = 'crash recovery';
 
 /** The `[RESUME]` prompt: what the turn asked, what was done, the answer so far. */
 export function resumePrompt(cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'partialText'>, cause: string): string {
@@ -65,14 +67,38 @@ const NOT_RECOVERABLE = new Error('not recoverable');
  * runtime's CLI is still being ended, or someone else holds the conversation.
  */
 export function recoverLostRun(svc: AgentServices, sessionId: string): boolean {
-  return tryRecover(svc, sessionId, []) !== false;
+  const starting: Promise<void>[] = [];
+  const r = tryRecover(svc, sessionId, starting);
+  for (const p of starting) trackBackground(svc.db, p);
+  return r !== false;
+}
+
+/**
+ * A message to an agent whose runtime died mid-turn: recovery resumes it with the message folded
+ * into the resume prompt. 'recovering': this call started that recovery (and waited for its runtime
+ * to record itself); 'deferred': the dead runtime's CLI is still being ended; false: not a lost run.
+ */
+export async function recoverWithMessage(
+  svc: AgentServices,
+  sessionId: string,
+  message: string,
+): Promise<'recovering' | 'deferred' | false> {
+  const starting: Promise<void>[] = [];
+  const r = tryRecover(svc, sessionId, starting, message);
+  await Promise.all(starting);
+  return r === 'taken' && starting.length > 0 ? 'recovering' : r === 'deferred' ? 'deferred' : false;
 }
 
 /**
  * recoverLostRun, saying whether recovery was only put off (the dead runtime's CLI still runs);
  * the start of the resuming runtime is added to `starting` for callers that close the DB after.
  */
-function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<void>[]): 'taken' | 'deferred' | false {
+function tryRecover(
+  svc: AgentServices,
+  sessionId: string,
+  starting: Promise<void>[],
+  message?: string,
+): 'taken' | 'deferred' | false {
   const mode = svc.config['agents.recover'];
   if (mode === 'off') return false;
   const s = getSession(svc.db, sessionId);
@@ -88,7 +114,7 @@ function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<voi
   const cause = dead[0] ? `its runtime (pid ${dead[0].pid}) died` : 'its runtime died';
   let cp: CheckpointRow | null = null;
   try {
-    claimConversation(svc.db, s.id, 'crash recovery', () => {
+    claimConversation(svc.db, s.id, RECOVERY_PURPOSE, () => {
       cp = claimRecovery(svc.db, s.id, mode === 'ask' ? { ask: cause } : {});
       if (!cp) throw NOT_RECOVERABLE;
       for (const p of dead) endProcess(svc.db, p.id, { exitCode: null, signal: 'LOST' });
@@ -100,7 +126,7 @@ function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<voi
     throw e;
   }
   if (mode === 'ask') {
-    releaseConversation(svc.db, s.id, 'crash recovery');
+    releaseConversation(svc.db, s.id, RECOVERY_PURPOSE);
     logEvent(s, { type: 'recovered', cause, mode: 'ask' });
     logEvent(s, {
       type: 'status',
@@ -109,8 +135,14 @@ function tryRecover(svc: AgentServices, sessionId: string, starting: Promise<voi
     });
     return 'taken';
   }
-  starting.push(spawnRecovery(svc, s, resumePrompt(cp!, cause), cause));
+  const prompt = resumePrompt(cp!, cause);
+  starting.push(spawnRecovery(svc, s, message ? withMessage(prompt, message) : prompt, cause));
   return 'taken';
+}
+
+/** A message sent while the run was down joins the resume prompt. */
+export function withMessage(prompt: string, message: string): string {
+  return `${prompt}\n\nThe person's message: ${message}`;
 }
 
 function logEvent(s: SessionRow, e: Parameters<typeof appendSessionEvent>[1]): void {
@@ -125,14 +157,26 @@ function logEvent(s: SessionRow, e: Parameters<typeof appendSessionEvent>[1]): v
 async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, cause: string): Promise<void> {
   const cwd = (s.metadata as { cwd?: unknown } | null)?.cwd;
   try {
-    const pid = await spawnRuntime({
-      home: svc.home,
-      sessionId: s.id,
-      request: { prompt, source: 'recover', recoverCause: cause },
-      inv: svc.inv,
-      env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
-      cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
-    });
+    let pid: number;
+    try {
+      pid = await spawnRuntime({
+        home: svc.home,
+        sessionId: s.id,
+        request: { prompt, source: 'recover', recoverCause: cause },
+        inv: svc.inv,
+        env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+        cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
+      });
+    } catch (e) {
+      // Only a runtime that could not start fails the run; anything after is the runtime's to record.
+      updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
+      logEvent(s, {
+        type: 'done',
+        status: 'failed',
+        error: `recovery could not start a runtime: ${(e as Error).message}`,
+      });
+      return;
+    }
     const deadline = Date.now() + HANDOFF_MS;
     while (
       Date.now() < deadline &&
@@ -140,19 +184,8 @@ async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, 
       !currentProcesses(svc.db, s.id, 'runtime').some((p) => p.pid === pid)
     )
       await sleep(50);
-  } catch (e) {
-    try {
-      updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now() });
-    } catch {
-      /* the DB went away (the caller finished): the next look reaps the session */
-    }
-    logEvent(s, {
-      type: 'done',
-      status: 'failed',
-      error: `recovery could not start a runtime: ${(e as Error).message}`,
-    });
   } finally {
-    releaseConversation(svc.db, s.id, 'crash recovery');
+    releaseConversation(svc.db, s.id, RECOVERY_PURPOSE);
   }
 }
 

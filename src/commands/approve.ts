@@ -5,7 +5,7 @@
  */
 import { shortId } from '../core/ids.js';
 import { answerRequest, localSettingsPath, pendingRequest } from '../agent-ops/approvals.js';
-import { openAgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
 import type { CommandContext } from './types.js';
 
@@ -44,7 +44,7 @@ export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): P
     }
     return 0;
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }
 

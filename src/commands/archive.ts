@@ -1,7 +1,7 @@
 /** `klaude archive <id…> [--restore] [--json]` and `klaude delete <id…> [--json]`. */
 import { shortId } from '../core/ids.js';
 import { archiveSessions, deleteSessions } from '../agent-ops/archive.js';
-import { openAgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -30,6 +30,6 @@ export async function retire(ctx: CommandContext, what: 'archive' | 'restore' | 
     );
     return 0;
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

@@ -3,7 +3,7 @@
  * patch goes to stdout (so it pipes into `git apply`), what it is a diff of goes to stderr.
  */
 import { shortId } from '../core/ids.js';
-import { openAgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent, logPathOf } from '../agent-ops/follow-agents.js';
 import { sessionDiff, type DiffFile, type SessionDiff } from '../git/session-diff.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
@@ -67,6 +67,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     else ctx.stdout.write(ctx.stdout.isTTY ? colourPatch(d.patch) : d.patch);
     return 0;
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

@@ -5,7 +5,7 @@
 import { shortId } from '../core/ids.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
-import { openAgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent, waitForAgents } from '../agent-ops/follow-agents.js';
 import { interruptAgent } from '../agent-ops/message.js';
 import type { CommandContext } from './types.js';
@@ -57,6 +57,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     return failed.length > 0 ? 1 : 0;
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

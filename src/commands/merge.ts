@@ -1,6 +1,6 @@
 /** `klaude merge <id> [--json]`: bring a worktree agent's branch into the current branch (git/merge.ts). */
 import { shortId } from '../core/ids.js';
-import { openAgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
 import { mergeAgentBranch } from '../git/merge.js';
 import type { CommandContext } from './types.js';
@@ -25,6 +25,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(`klaude worktree prune removes its worktree once you are done with it\n`);
     return 0;
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

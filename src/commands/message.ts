@@ -7,7 +7,7 @@ import { shortId } from '../core/ids.js';
 import { getSession } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { getAdapter } from '../adapters/registry.js';
-import { openAgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
 import { findAgent, followAgents, logPathOf } from '../agent-ops/follow-agents.js';
 import { deliverMessage } from '../agent-ops/message.js';
@@ -44,6 +44,10 @@ export async function run(ctx: CommandContext): Promise<number> {
       ctx.stdout.write(
         `queued for ${short} (running): ${s.runtime} takes no input while it runs, so when the current turn ends klaude resumes ${conv} in a new process with your message\n`,
       );
+    } else if (d.delivered === 'recovering') {
+      ctx.stdout.write(
+        `${short} had crashed mid-turn (its run died): klaude is resuming it, and your message goes with the resume prompt\n`,
+      );
     } else {
       const conv = d.nativeSessionId ? `its ${s.runtime} session ${d.nativeSessionId}` : 'it';
       // CLIs without streaming input get every message this way: say so.
@@ -77,6 +81,6 @@ export async function run(ctx: CommandContext): Promise<number> {
       detacher.dispose();
     }
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

@@ -10,7 +10,7 @@ import { locateSupervisor } from '../control/locate.js';
 import { queuePosition } from '../db/repos/queue.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
-import { openAgentServices, type AgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
 import { followAgents, logPathOf } from '../agent-ops/follow-agents.js';
 import { MAX_COUNT, startAgents } from '../agent-ops/start.js';
@@ -231,6 +231,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     return await followStarted(ctx, svc, sessions);
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

@@ -9,7 +9,7 @@ import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { formatSummary, type CompletionInfo } from '../logs/summary.js';
 import { callerIsClaude } from '../agent-ops/approvals.js';
-import { openAgentServices, type AgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { detachOnSignals } from '../agent-ops/follow-detach.js';
 import {
   agentLabel,
@@ -131,6 +131,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     return infos.every((x) => x.info.status === 'done') ? 0 : 1;
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

@@ -8,7 +8,7 @@ import { shortId } from '../core/ids.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { gitTopLevel } from '../git/exec.js';
-import { openAgentServices } from '../agent-ops/context.js';
+import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
 import { pruneWorktrees, worktreeState, type WorktreeInfo } from '../git/prune.js';
 import type { CommandContext } from './types.js';
@@ -86,6 +86,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     return results.some((r) => r.action === 'kept' && r.state === 'unmerged') ? 1 : 0;
   } finally {
-    svc.db.close();
+    await closeAgentServices(svc);
   }
 }

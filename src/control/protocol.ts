@@ -105,7 +105,7 @@ export interface MessageResult {
    * stdin: the running CLI gets it after its turn; queued: the runtime resumes the session in a new
    * process after the turn (CLIs without streaming input); resumed: a new runtime resumed it now.
    */
-  delivered: 'stdin' | 'queued' | 'resumed';
+  delivered: 'stdin' | 'queued' | 'resumed' | 'recovering';
   pid?: number;
 }
 

@@ -3,6 +3,7 @@
  * agent-ops/launch.ts). Loads the session, its launch metadata and adapter, wires signals, and runs
  * AgentRuntime (agent-runtime.ts) until the agent's work is done.
  */
+import { closeSync, openSync } from 'node:fs';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath, sessionLogPath } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
@@ -16,6 +17,9 @@ import { getAdapter } from '../adapters/registry.js';
 import { plainAgentType } from '../agent-types/launch-settings.js';
 import { readRuntimeRequest } from '../agent-ops/launch.js';
 import { AgentRuntime } from './agent-runtime.js';
+import { currentInvocation } from '../claude/shim.js';
+import { REAP_COMMAND } from '../agent-ops/after-death.js';
+import { onOwnDeath, type DeathNotice } from '../ownership/death-notice.js';
 import { STOP_GRACE_MS } from './run-end.js';
 import { launchMetadata, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
 
@@ -25,6 +29,8 @@ export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = proce
   if (!sessionId)
     throw new KlaudeError('E_USAGE', 'usage: klaude __runtime <sessionId> (internal; request JSON on stdin)');
   const home = klaudeHome(env);
+  // Armed first: from here on, a death of this process by any signal is noticed at once.
+  const notice = armDeathNotice(home, sessionId, env);
   const log = createFileLogger(logFilePath(home), 'runtime', env).child(shortId(sessionId));
   const request = await readRuntimeRequest();
   const { config } = loadConfig(home);
@@ -70,5 +76,22 @@ export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = proce
   process.on('unhandledRejection', crash);
   const code = await rt.run(request);
   log.info('runtime exiting', { code });
+  notice.dispose();
   process.exit(code);
+}
+
+/** `klaude __reap <session>` (agent-ops/after-death.ts) runs if this process dies before its run is over. */
+function armDeathNotice(home: string, sessionId: string, env: NodeJS.ProcessEnv): DeathNotice {
+  let stderrFd: number | undefined;
+  try {
+    stderrFd = openSync(logFilePath(home), 'a', 0o600);
+  } catch {
+    /* no log file: the reaper's crash output is lost, nothing else */
+  }
+  try {
+    const inv = currentInvocation();
+    return onOwnDeath([inv.node, inv.cli, REAP_COMMAND, sessionId], { cwd: home, env, stderrFd });
+  } finally {
+    if (stderrFd !== undefined) closeSync(stderrFd);
+  }
 }

@@ -155,5 +155,6 @@ function submitStart(env: CommandEnv, m: Extract<Modal, { kind: 'start' }>): voi
 function deliveredText(who: string, delivered: string): string {
   if (delivered === 'stdin') return `sent to ${who}: it reads it when its current turn ends`;
   if (delivered === 'queued') return `queued for ${who}: it runs when the current turn ends`;
+  if (delivered === 'recovering') return `${who} had crashed mid-turn: klaude resumes it with your message`;
   return `${who} had stopped: resumed with your message`;
 }
