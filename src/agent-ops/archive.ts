@@ -1,17 +1,21 @@
 /**
  * `klaude archive` / `klaude delete`: retire finished sessions from the CLI, as the dashboard's
  * `d` does. Both take each named session with its sub-agents, and refuse the whole request if
- * any of them still has a live process or is mid-turn: nothing running is ever stopped here.
+ * any of them still has a live process, is mid-turn or is being taken over (a live conversation
+ * claim: a resume or checkout under way): nothing running is ever stopped here. The subtree, the
+ * checks and the write are one IMMEDIATE transaction, so a session that starts meanwhile is seen.
  * Archive only hides (`sessions --all` and the dashboard's `a` still show them); delete removes
  * the rows (links, processes and updates cascade) and the log files.
  */
 import { rmSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
 import { isActive } from '../core/status.js';
+import { tx } from '../db/client.js';
 import { currentProcesses } from '../db/repos/processes.js';
 import { childrenOf, deleteSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
-import { isAlive } from '../lib/process.js';
+import { liveRows } from '../lib/process.js';
+import { claimedByOther } from '../ownership/conversation-claim.js';
 import type { AgentServices } from './context.js';
 import { findAgent, logPathOf } from './follow-agents.js';
 
@@ -30,9 +34,11 @@ export function withSubtrees(svc: AgentServices, inputs: readonly string[]): Ses
 
 /** Why this session can't be retired now, or null. */
 function busy(svc: AgentServices, s: SessionRow): string | null {
-  const live = currentProcesses(svc.db, s.id).find((p) => isAlive(p.pid));
+  const live = liveRows(currentProcesses(svc.db, s.id))[0];
   if (live) return `${shortId(s.id)} (${s.type}) has a live ${live.kind} process (pid ${live.pid})`;
   if (isActive(s.status) || s.status === 'pending') return `${shortId(s.id)} (${s.type}) is ${s.status}`;
+  const taker = claimedByOther(svc.db, s.id);
+  if (taker) return `${shortId(s.id)} (${s.type}) is being taken by ${taker}`;
   return null;
 }
 
@@ -48,22 +54,22 @@ function assertNoneBusy(svc: AgentServices, rows: readonly SessionRow[], verb: s
 }
 
 export function archiveSessions(svc: AgentServices, inputs: readonly string[], restore = false): SessionRow[] {
-  const rows = withSubtrees(svc, inputs);
-  if (!restore) assertNoneBusy(svc, rows, 'archived');
-  const now = Date.now();
-  svc.db.sqlite.transaction(() => {
-    for (const s of rows) updateSession(svc.db, s.id, { archivedAt: restore ? null : now });
-  })();
-  return rows;
+  return tx(svc.db, () => {
+    const rows = withSubtrees(svc, inputs);
+    if (!restore) assertNoneBusy(svc, rows, 'archived');
+    const now = Date.now();
+    return rows.map((s) => updateSession(svc.db, s.id, { archivedAt: restore ? null : now }) ?? s);
+  });
 }
 
 export function deleteSessions(svc: AgentServices, inputs: readonly string[]): SessionRow[] {
-  const rows = withSubtrees(svc, inputs);
-  assertNoneBusy(svc, rows, 'deleted');
-  // Children first, so no row is left pointing at a deleted parent mid-way.
-  svc.db.sqlite.transaction(() => {
-    for (const s of [...rows].reverse()) deleteSession(svc.db, s.id);
-  })();
+  const rows = tx(svc.db, () => {
+    const found = withSubtrees(svc, inputs);
+    assertNoneBusy(svc, found, 'deleted');
+    // Children first, so no row is left pointing at a deleted parent mid-way.
+    for (const s of [...found].reverse()) deleteSession(svc.db, s.id);
+    return found;
+  });
   for (const s of rows) rmSync(logPathOf(svc, s), { force: true });
   return rows;
 }

@@ -138,7 +138,7 @@ export const runtimeProcess = sqliteTable(
       .references(() => sessions.id, { onDelete: 'cascade' }),
     instanceId: text('instance_id').references(() => instances.id, { onDelete: 'set null' }),
     pid: integer('pid').notNull(),
-    /** /proc/<pid>/stat field 22 at record time: pid + start time name the process for good (null: unknown). */
+    /** Start time when recorded (lib/process.ts processStartTime): pid + start time name the process for good (null: unknown). */
     pidStart: integer('pid_start'),
     /** The row of the process that owns this one (a 'cli' child's runtime); null: owned by its instance or none. */
     parentProcessId: integer('parent_process_id'),

@@ -1,5 +1,13 @@
-/** Process helpers for pids we don't own as ChildProcess objects (other supervisors, runtimes). */
-import { readFileSync } from 'node:fs';
+/**
+ * Process helpers for pids we don't own as ChildProcess objects (other supervisors, runtimes).
+ *
+ * A pid alone does not name a process: after a crash the pid may be reused by anything. A pid with
+ * its start time does, so every liveness judgement and every signal to a recorded process goes
+ * through `identities` (pid + recorded start). Where the start time cannot be known, the pid alone
+ * decides "alive" but never earns a SIGKILL.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 
 export function isAlive(pid: number | null | undefined): boolean {
   if (!pid || pid <= 0) return false;
@@ -12,7 +20,7 @@ export function isAlive(pid: number | null | undefined): boolean {
   }
 }
 
-export function signalSafe(pid: number, signal: NodeJS.Signals): boolean {
+function signalSafe(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(pid, signal);
     return true;
@@ -21,7 +29,11 @@ export function signalSafe(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Signal a whole process group (runtimes run detached as group leaders); falls back to the pid. */
+/**
+ * Signal a whole process group (runtimes run detached as group leaders); falls back to the pid.
+ * No identity check: for our own unreaped children (their pid can't be reused); recorded processes
+ * go through `signalProcess`.
+ */
 export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(-pid, signal);
@@ -32,6 +44,170 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Where start times are read. Two sources, told apart by the sign of the value:
+ * - `<procRoot>/<pid>/stat` field 22 (Linux): clock ticks since boot, a value >= 0;
+ * - where `<procRoot>/self/stat` is missing (macOS, the BSDs): `ps -o lstart=` read in the C locale
+ *   and UTC, stored as minus its seconds since the epoch, a value < 0.
+ * A recorded start is always compared with one read from its own source, so the two never meet,
+ * and both are stable for the life of the process on one machine. Tests pass their own source (an
+ * empty proc root, another `ps`) to force the fallback.
+ */
+export interface StartSource {
+  procRoot: string;
+  ps: string;
+}
+
+export const SYSTEM_SOURCE: StartSource = Object.freeze({ procRoot: '/proc', ps: 'ps' });
+
+// A fixed PATH, locale and zone: the same process must read back the same start, whoever asks.
+const PS_ENV = { PATH: '/bin:/usr/bin', LC_ALL: 'C', TZ: 'UTC' };
+const PS_TIMEOUT_MS = 5000;
+
+const procSeen = new Map<string, boolean>();
+function hasProc(src: StartSource): boolean {
+  let v = procSeen.get(src.procRoot);
+  if (v === undefined) procSeen.set(src.procRoot, (v = existsSync(`${src.procRoot}/self/stat`)));
+  return v;
+}
+
+/**
+ * When the process started (see StartSource for the unit): with the pid it names one process for
+ * good. Null where the pid is gone or neither source can be read.
+ */
+export function processStartTime(pid: number, src: StartSource = SYSTEM_SOURCE): number | null {
+  if (hasProc(src)) return statField(pid, 22, src.procRoot);
+  return psStarts([pid], src)?.get(pid) ?? null;
+}
+
+/** The process group of `pid` (/proc stat field 5); null where unknown. */
+export function processGroupId(pid: number): number | null {
+  return statField(pid, 5, SYSTEM_SOURCE.procRoot);
+}
+
+function statField(pid: number, field: number, procRoot: string): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`${procRoot}/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // comm (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const v = Number(rest[field - 3]); // rest[0] is field 3 (state)
+  return Number.isFinite(v) ? v : null;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `ps -o lstart` in the C locale and UTC ("Wed Nov 25 16:42:08 2026") as seconds since the epoch. */
+export function parseLstart(text: string): number | null {
+  const m = /^[A-Z][a-z]{2}\s+([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})\s+(\d{4})$/.exec(text.trim());
+  const month = m ? MONTHS.indexOf(m[1]!) : -1;
+  if (!m || month < 0) return null;
+  return Date.UTC(Number(m[6]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])) / 1000;
+}
+
+/**
+ * Start times (negated lstart seconds) of those of `pids` that exist, by one `ps` run; null when
+ * `ps` cannot be run at all.
+ */
+function psStarts(pids: readonly number[], src: StartSource): Map<number, number> | null {
+  const out = new Map<number, number>();
+  if (pids.length === 0) return out;
+  let text: string;
+  try {
+    text = execFileSync(src.ps, ['-o', 'pid=,lstart=', '-p', pids.join(',')], {
+      encoding: 'utf8',
+      env: PS_ENV,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: PS_TIMEOUT_MS,
+    });
+  } catch (e) {
+    // ps exits 1 when none of the pids exists; anything else (not found, killed) is "can't tell".
+    const err = e as { status?: number | null; stdout?: unknown };
+    if (err.status !== 1 || typeof err.stdout !== 'string') return null;
+    text = err.stdout;
+  }
+  for (const line of text.split('\n')) {
+    const m = /^\s*(\d+)\s+(.+)$/.exec(line);
+    const t = m ? parseLstart(m[2]!) : null;
+    if (t !== null) out.set(Number(m![1]), -t);
+  }
+  return out;
+}
+
+/** A recorded process: its pid and the start time read when it was recorded (null: unknown). */
+export interface Recorded {
+  pid: number;
+  pidStart: number | null;
+}
+
+/**
+ * - `same`: alive and still the process that started at the recorded time;
+ * - `other`: the pid is alive but names another process (reused);
+ * - `gone`: no process has the pid;
+ * - `unknown`: the pid is alive and no start time can be compared (none recorded, or its source
+ *   can't be read here): alive by the pid alone, which never earns a SIGKILL.
+ */
+export type Identity = 'same' | 'other' | 'gone' | 'unknown';
+
+/** The identity of each recorded process, with at most one `ps` run for all of them. */
+export function identities(rows: readonly Recorded[], src: StartSource = SYSTEM_SOURCE): Identity[] {
+  const alive = rows.map((r) => isAlive(r.pid));
+  const viaPs = rows.filter((r, i) => alive[i] && r.pidStart !== null && r.pidStart < 0).map((r) => r.pid);
+  const ps = viaPs.length ? psStarts(viaPs, src) : null;
+  return rows.map((r, i): Identity => {
+    if (!alive[i]) return 'gone';
+    if (r.pidStart === null) return 'unknown';
+    let now: number | null;
+    if (r.pidStart < 0) {
+      if (!ps) return 'unknown';
+      now = ps.get(r.pid) ?? null;
+    } else {
+      if (!hasProc(src)) return 'unknown';
+      now = statField(r.pid, 22, src.procRoot);
+    }
+    // Unreadable although kill(0) said alive: it ended meanwhile, or is hidden from us.
+    if (now === null) return isAlive(r.pid) ? 'unknown' : 'gone';
+    return now === r.pidStart ? 'same' : 'other';
+  });
+}
+
+/** Alive as far as can be told: the same process, or a live pid whose start can't be compared. */
+export const countsAsAlive = (id: Identity): boolean => id === 'same' || id === 'unknown';
+
+/** The pid is alive and (when its start time can be compared) still the process that started at `start`. */
+export function isSameProcess(
+  pid: number | null | undefined,
+  start: number | null | undefined,
+  src: StartSource = SYSTEM_SOURCE,
+): boolean {
+  if (!pid) return false;
+  return countsAsAlive(identities([{ pid, pidStart: start ?? null }], src)[0]!);
+}
+
+/** Those of `rows` whose process still runs (pid + start time, as isSameProcess), in order. */
+export function liveRows<T extends Recorded>(rows: readonly T[], src: StartSource = SYSTEM_SOURCE): T[] {
+  if (rows.length === 0) return [];
+  const ids = identities(rows, src);
+  return rows.filter((_, i) => countsAsAlive(ids[i]!));
+}
+
+/**
+ * Signal a recorded process (or, with `group`, the group it leads) only while its pid still names
+ * it; SIGKILL only when that is known by its start time, never on the pid alone. True if sent.
+ */
+export function signalProcess(
+  p: Recorded,
+  signal: NodeJS.Signals,
+  opts: { group?: boolean; source?: StartSource } = {},
+): boolean {
+  const id = identities([p], opts.source)[0];
+  if (id === 'gone' || id === 'other' || (id === 'unknown' && signal === 'SIGKILL')) return false;
+  return opts.group ? signalGroup(p.pid, signal) : signalSafe(p.pid, signal);
+}
 
 /**
  * Wait until a foreign pid is gone. There is no exit notification for processes that
@@ -46,47 +222,18 @@ export async function waitForPidExit(pid: number, timeoutMs: number, intervalMs 
   return !isAlive(pid);
 }
 
-/** SIGTERM, wait `graceMs`, SIGKILL if still alive; resolves true once the pid is gone. */
-export async function terminatePid(pid: number, graceMs: number, opts: { group?: boolean } = {}): Promise<boolean> {
-  const send = opts.group ? signalGroup : signalSafe;
-  if (!isAlive(pid)) return true;
-  send(pid, 'SIGTERM');
-  if (await waitForPidExit(pid, graceMs)) return true;
-  send(pid, 'SIGKILL');
-  return waitForPidExit(pid, 2000);
-}
-
 /**
- * When the process started, as /proc/<pid>/stat field 22 (clock ticks since boot): with the pid
- * it names one process for good, so a pid reused after a crash is never mistaken for ours. Null
- * where there is no /proc (macOS) or the pid is gone; callers then fall back to the pid alone.
+ * SIGTERM, wait `graceMs`, SIGKILL if still the same process (by start time: one whose start is
+ * unknown keeps its SIGTERM only). Resolves true once the recorded process is gone.
  */
-export function processStartTime(pid: number): number | null {
-  return statField(pid, 22);
-}
-
-/** The process group of `pid` (/proc stat field 5); null where unknown. */
-export function processGroupId(pid: number): number | null {
-  return statField(pid, 5);
-}
-
-function statField(pid: number, field: number): number | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // comm (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const v = Number(rest[field - 3]); // rest[0] is field 3 (state)
-  return Number.isFinite(v) ? v : null;
-}
-
-/** The pid is alive and (when known) still the process that started at `start`. */
-export function isSameProcess(pid: number | null | undefined, start: number | null | undefined): boolean {
-  if (!isAlive(pid)) return false;
-  if (start === null || start === undefined) return true;
-  const now = processStartTime(pid!);
-  return now === null || now === start;
+export async function terminateProcess(
+  p: Recorded,
+  graceMs: number,
+  opts: { group?: boolean; source?: StartSource } = {},
+): Promise<boolean> {
+  const ours = (): boolean => isSameProcess(p.pid, p.pidStart, opts.source);
+  if (!signalProcess(p, 'SIGTERM', opts)) return !ours();
+  if (await waitForPidExit(p.pid, graceMs)) return true;
+  if (!signalProcess(p, 'SIGKILL', opts)) return !ours();
+  return waitForPidExit(p.pid, 2000);
 }

@@ -10,14 +10,14 @@ import { currentProcesses, endProcess, getProcess, markSignalled, type ProcessRo
 import { askedRecovery } from '../db/repos/checkpoints.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
-import { isAlive, isSameProcess, signalSafe } from '../lib/process.js';
+import { isSameProcess, liveRows, signalProcess } from '../lib/process.js';
 
 /** A session with no runtime process yet is given this long (since its last update) to get one. */
 export const START_GRACE_MS = 30_000;
 
 /** The session's current runtime process, if it is alive (pid + start time). */
 export function liveRuntime(db: Db, sessionId: string): ProcessRow | null {
-  return currentProcesses(db, sessionId, 'runtime').find((p) => isSameProcess(p.pid, p.pidStart)) ?? null;
+  return liveRows(currentProcesses(db, sessionId, 'runtime'))[0] ?? null;
 }
 
 /**
@@ -36,8 +36,8 @@ export function endOrphanedClis(db: Db, sessionId: string): boolean {
     }
     alive = true;
     if (p.signal === 'SIGTERM') continue; // told already: its watchdog (or reconcile) escalates
-    signalSafe(p.pid, 'SIGTERM');
-    signalSafe(p.pid, 'SIGCONT');
+    signalProcess(p, 'SIGTERM');
+    signalProcess(p, 'SIGCONT');
     markSignalled(db, p.id, 'SIGTERM');
   }
   return alive;
@@ -49,8 +49,8 @@ export function endOrphanedClis(db: Db, sessionId: string): boolean {
  */
 export function inForeground(db: Db, sessionId: string): ProcessRow | null {
   return (
-    currentProcesses(db, sessionId, 'claude').find((p) => isAlive(p.pid)) ??
-    currentProcesses(db, sessionId, 'pty').find((p) => isAlive(p.pid)) ??
+    liveRows(currentProcesses(db, sessionId, 'claude'))[0] ??
+    liveRows(currentProcesses(db, sessionId, 'pty'))[0] ??
     null
   );
 }
@@ -73,7 +73,7 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
   // Died mid-turn with `agents.recover: ask`: it waits for the person, not for a runtime.
   if (s.status === 'waiting' && askedRecovery(db, s.id)) return undefined;
   const rows = currentProcesses(db, s.id, 'runtime');
-  if (rows.some((p) => isAlive(p.pid))) return undefined;
+  if (liveRows(rows).length > 0) return undefined;
   if (rows.length === 0 && now - s.updatedAt < START_GRACE_MS) return undefined;
   if (rows.length === 0 && s.type === 'tui') return undefined;
   const dead = rows[0];
@@ -83,6 +83,9 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
   const updated = tx(db, () => {
     const cur = getSession(db, s.id);
     if (!cur || isTerminal(cur.status)) return undefined;
+    // Judged on the rows read above: if since then an owner ended one (with its real exit code) or
+    // a new runtime started, the next look judges again.
+    if (rowIds(currentProcesses(db, s.id, 'runtime')) !== rowIds(rows)) return undefined;
     for (const p of rows) endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
     return updateSession(db, s.id, { status: 'failed', endedAt: now, activity: null, error: reason });
   });
@@ -95,3 +98,5 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
   }
   return updated;
 }
+
+const rowIds = (rows: readonly ProcessRow[]): string => rows.map((p) => p.id).join(',');

@@ -7,18 +7,19 @@
  *
  * It also backs up the owner-death watchdog (ownership/watchdog.ts): a recorded process that must not
  * outlive its owner (a foreground claude of a dead supervisor, a `claude -p` of a dead runtime)
- * and still runs is signalled: SIGTERM + SIGCONT the first time, SIGKILL on a later pass. PTY
+ * and still runs is signalled: SIGTERM + SIGCONT the first time, SIGKILL on a later pass (only when
+ * its start time says it is still that process: never on the pid alone). PTY
  * hosts and runtimes are detached by design and are adopted (left alone).
  */
 import type { Db } from '../db/client.js';
 import { markSignalled } from '../db/repos/processes.js';
 import { markDeadRows, ownerlessRows, type ReconcileResult } from '../db/repos/reconcile.js';
-import { isAlive, isSameProcess, signalSafe } from '../lib/process.js';
+import { countsAsAlive, identities, signalProcess } from '../lib/process.js';
 
 export type { ReconcileResult };
 
 export function reconcile(db: Db, opts: { projectId?: string } = {}): ReconcileResult {
-  const r = markDeadRows(db, (pid, start) => (start === null ? isAlive(pid) : isSameProcess(pid, start)), opts);
+  const r = markDeadRows(db, (rows) => identities(rows).map(countsAsAlive), opts);
   r.orphansSignalled = endOrphans(db);
   // An orphan that has now ended is marked on the next pass, like any dead row.
   return r;
@@ -26,13 +27,17 @@ export function reconcile(db: Db, opts: { projectId?: string } = {}): ReconcileR
 
 function endOrphans(db: Db): number {
   let n = 0;
-  for (const p of ownerlessRows(db)) {
-    if (!isSameProcess(p.pid, p.pidStart)) continue;
+  const rows = ownerlessRows(db);
+  const ids = identities(rows);
+  rows.forEach((p, i) => {
+    if (ids[i] === 'gone' || ids[i] === 'other') return;
+    // SIGKILL only to a process known by its start time; one known by its pid alone keeps its SIGTERM.
     const again = p.signal === 'SIGTERM';
-    signalSafe(p.pid, again ? 'SIGKILL' : 'SIGTERM');
-    signalSafe(p.pid, 'SIGCONT');
+    if (again && ids[i] === 'unknown') return;
+    signalProcess(p, again ? 'SIGKILL' : 'SIGTERM');
+    signalProcess(p, 'SIGCONT');
     if (!again) markSignalled(db, p.id, 'SIGTERM');
     n++;
-  }
+  });
   return n;
 }

@@ -18,7 +18,7 @@ import { getProject } from '../db/repos/projects.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { hookSettings } from '../hooks/settings.js';
 import { KlaudeError } from '../lib/errors.js';
-import { isAlive } from '../lib/process.js';
+import { liveRows } from '../lib/process.js';
 import { claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
 import { getAdapter } from '../adapters/registry.js';
 import { ensureShim, prependPath, type KlaudeInvocation } from '../claude/shim.js';
@@ -97,12 +97,12 @@ export async function withPreparedRequest<T>(
   if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(o.sessionId)} not found`);
   const s = shortId(session.id);
   claimConversation(db, session.id, PURPOSE, () => {
-    const fg = currentProcesses(db, session.id, 'claude').find((p) => isAlive(p.pid));
+    const fg = liveRows(currentProcesses(db, session.id, 'claude'))[0];
     if (fg)
       throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, {
         hint: 'detach or exit it there first',
       });
-    const rt = currentProcesses(db, session.id, 'runtime').find((p) => isAlive(p.pid));
+    const rt = liveRows(currentProcesses(db, session.id, 'runtime'))[0];
     if (rt)
       throw new KlaudeError('E_SESSION_BUSY', `${s} is running headless (runtime pid ${rt.pid})`, {
         hint: `wait for it: \`klaude wait ${s}\``,

@@ -12,7 +12,7 @@ import { currentProcesses } from '../db/repos/processes.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import type { SessionRow } from '../db/schema.js';
 import { KlaudeError } from '../lib/errors.js';
-import { isAlive } from '../lib/process.js';
+import { liveRows } from '../lib/process.js';
 import { claimedByOther } from '../ownership/conversation-claim.js';
 import { reconcile } from '../ownership/reconcile.js';
 import { currentInvocation } from '../claude/shim.js';
@@ -67,19 +67,19 @@ export function planTalk(home: string, target: string, cwd: string): TalkPlan {
     const s = shortId(session.id);
     const meta = (session.metadata ?? {}) as { cwd?: unknown };
     assertWorktreeThere(session.worktreePath, typeof meta.cwd === 'string' ? meta.cwd : null, session.id);
-    const fg = currentProcesses(db, session.id, 'claude').find((p) => isAlive(p.pid));
+    const fg = liveRows(currentProcesses(db, session.id, 'claude'))[0];
     if (fg) {
       throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, {
         hint: 'talk to it there, or exit that claude (or check out another session) first',
       });
     }
-    const rt = currentProcesses(db, session.id, 'runtime').find((p) => isAlive(p.pid));
+    const rt = liveRows(currentProcesses(db, session.id, 'runtime'))[0];
     if (rt) {
       throw new KlaudeError('E_SESSION_BUSY', `${s} is running headless (runtime pid ${rt.pid})`, {
         hint: `wait for it (\`klaude wait ${s}\`) or interrupt it (\`klaude interrupt ${s}\`), then talk`,
       });
     }
-    const host = currentProcesses(db, session.id, 'pty').find((p) => isAlive(p.pid));
+    const host = liveRows(currentProcesses(db, session.id, 'pty'))[0];
     const holder = host ? null : claimedByOther(db, session.id);
     if (holder)
       throw new KlaudeError('E_SESSION_BUSY', `${s} is taken by ${holder}`, { hint: 'try again once that is done' });

@@ -21,7 +21,7 @@
  */
 import type { Db } from '../db/client.js';
 import { openProcessesOfProject } from '../db/repos/processes.js';
-import { isAlive } from '../lib/process.js';
+import { liveRows } from '../lib/process.js';
 import { readRow, rowStamp, rowText } from '../ptyd/cells.js';
 import { connectPty } from './host-client.js';
 import type { ExitInfo, GridRows, Size, Welcome } from '../ptyd/framing.js';
@@ -47,14 +47,12 @@ export function listPtySessions(
   home: string,
   env: NodeJS.ProcessEnv = process.env,
 ): PtySessionInfo[] {
-  return openProcessesOfProject(db, projectHash, 'pty')
-    .filter((r) => isAlive(r.pid))
-    .map((r) => ({
-      sessionId: r.klaudeSessionId,
-      hostPid: r.pid,
-      socketPath: ptySocketPath(home, projectHash, r.klaudeSessionId, env),
-      startedAt: r.startedAt,
-    }));
+  return liveRows(openProcessesOfProject(db, projectHash, 'pty')).map((r) => ({
+    sessionId: r.klaudeSessionId,
+    hostPid: r.pid,
+    socketPath: ptySocketPath(home, projectHash, r.klaudeSessionId, env),
+    startedAt: r.startedAt,
+  }));
 }
 
 export interface PtyViewerHandlers {

@@ -8,7 +8,7 @@ import type { HasSqlite } from '../db/connection.js';
 import { addEvent } from '../db/repos/events.js';
 import { claimOf, currentRows, endRow, setRunState } from '../db/repos/pty-records.js';
 import type { Logger } from '../lib/logger.js';
-import { isAlive, isSameProcess } from '../lib/process.js';
+import { isSameProcess, liveRows } from '../lib/process.js';
 import type { PtyExitInfo } from './pty-process.js';
 
 /**
@@ -17,7 +17,7 @@ import type { PtyExitInfo } from './pty-process.js';
  */
 export function busyReason(db: HasSqlite, sessionId: string, selfPid: number): string | null {
   const s = shortId(sessionId);
-  const rows = currentRows(db, sessionId).filter((p) => isAlive(p.pid));
+  const rows = liveRows(currentRows(db, sessionId));
   const fg = rows.find((p) => p.kind === 'claude');
   if (fg) return `${s} is open in a klaude foreground (claude pid ${fg.pid})`;
   const rt = rows.find((p) => p.kind === 'runtime');

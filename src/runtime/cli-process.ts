@@ -65,13 +65,15 @@ export class CliProcess {
     this.child.stdin?.on('error', () => {
       this.stdinOpen = false; // EPIPE: the CLI went away; its exit tells the rest
     });
+    // Armed now, not on the 'spawn' event: a pid is set synchronously when the spawn succeeds, and
+    // a runtime killed before that event would otherwise leave its CLI unguarded. Our own group
+    // (runtimes run detached as group leaders): the watchdog ends the whole group, the CLI's own
+    // children too. Otherwise just the CLI.
     let guard: Watchdog | null = null;
-    this.child.once('spawn', () => {
-      // Our own group (runtimes run detached as group leaders): the watchdog ends the whole group,
-      // the CLI's own children too. Otherwise just the CLI.
+    if (this.child.pid !== undefined) {
       const group = processGroupId(process.pid) === process.pid ? process.pid : undefined;
-      guard = guardChild(this.child.pid!, { graceMs: 3000, group });
-    });
+      guard = guardChild(this.child.pid, { graceMs: 3000, group });
+    }
     this.exited = new Promise<CliExit>((resolve) => {
       let spawnError: Error | null = null;
       this.child.once('error', (e) => {

@@ -9,7 +9,7 @@ import { currentProcesses, endProcess, recordProcess } from '../db/repos/process
 import { resolveSession } from '../db/repos/resolve.js';
 import { childrenOf, getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
-import { isAlive, isSameProcess, sleep, terminatePid } from '../lib/process.js';
+import { isSameProcess, liveRows, sleep, terminateProcess } from '../lib/process.js';
 import { checkoutPurpose, claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
 import type { SupervisorContext } from './context.js';
 import type { ForegroundExit, LaunchSpec } from './foreground.js';
@@ -154,7 +154,7 @@ export function archiveIfEmpty(ctx: SupervisorContext, id: string): boolean {
 
 /** Never let two supervisors (or a supervisor and a `klaude talk` PTY session) drive one Claude session. */
 export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: string): void {
-  const pty = currentProcesses(ctx.db, sessionId, 'pty').find((p) => isAlive(p.pid));
+  const pty = liveRows(currentProcesses(ctx.db, sessionId, 'pty'))[0];
   if (pty) {
     throw new KlaudeError(
       'E_SESSION_BUSY',
@@ -164,12 +164,16 @@ export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: 
       },
     );
   }
-  for (const p of currentProcesses(ctx.db, sessionId, 'claude')) {
-    if (p.instanceId !== ctx.instanceId && isAlive(p.pid)) {
-      throw new KlaudeError('E_SESSION_BUSY', `${shortId(sessionId)} is open in another klaude (claude pid ${p.pid})`, {
+  const others = currentProcesses(ctx.db, sessionId, 'claude').filter((p) => p.instanceId !== ctx.instanceId);
+  const other = liveRows(others)[0];
+  if (other) {
+    throw new KlaudeError(
+      'E_SESSION_BUSY',
+      `${shortId(sessionId)} is open in another klaude (claude pid ${other.pid})`,
+      {
         hint: 'exit it there first, or check out another session',
-      });
-    }
+      },
+    );
   }
 }
 
@@ -187,7 +191,7 @@ export async function prepareTarget(
 ): Promise<void> {
   claimConversation(ctx.db, target.id, checkoutPurpose(ctx.instanceId), () => {
     assertNotForegroundElsewhere(ctx, target.id);
-    const live = currentProcesses(ctx.db, target.id, 'runtime').find((p) => isSameProcess(p.pid, p.pidStart));
+    const live = liveRows(currentProcesses(ctx.db, target.id, 'runtime'))[0];
     if (live && !opts.force) {
       throw new KlaudeError(
         'E_SESSION_BUSY',
@@ -209,9 +213,9 @@ export async function prepareTarget(
 /** A headless runtime driving the target's Claude session is stopped before the TUI resumes it. */
 export async function stopHeadlessRuntime(ctx: SupervisorContext, sessionId: string): Promise<void> {
   for (const p of currentProcesses(ctx.db, sessionId, 'runtime')) {
-    if (isAlive(p.pid)) {
+    if (isSameProcess(p.pid, p.pidStart)) {
       ctx.log.info('stopping headless runtime before checkout', { sessionId, pid: p.pid });
-      await terminatePid(p.pid, ctx.config['switch.graceSeconds'] * 1000, { group: true });
+      await terminateProcess(p, ctx.config['switch.graceSeconds'] * 1000, { group: true });
     }
     endProcess(ctx.db, p.id, { exitCode: null, signal: 'SIGTERM' });
   }

@@ -4,7 +4,7 @@
  * `klaude watch` and the PostToolUse update injection need.
  */
 import type { SessionStatus } from '../../core/status.js';
-import { isAlive } from '../../lib/process.js';
+import { countsAsAlive, identities, liveRows } from '../../lib/process.js';
 import type { HasSqlite } from '../connection.js';
 import type { Runtime, UpdateRow } from '../schema.js';
 
@@ -110,17 +110,17 @@ function rowMaker(names: string[]): (r: unknown[]) => unknown {
 /**
  * Whether any record claims a process that is gone (a running instance of the project, or an open
  * process row): then `reconcile` (ownership/reconcile.ts) has work to do. Two indexed reads and
- * one signal-0 per pid, so listings can skip loading the full reconcile when nothing died.
+ * one liveness probe for all pids (pid + start time), so listings can skip loading the full
+ * reconcile when nothing died.
  */
 export function hasDeadProcesses(db: HasSqlite, projectId: string): boolean {
-  const pids = db.sqlite
+  const rows = db.sqlite
     .prepare(
-      `SELECT pid FROM instances WHERE status = 'running' AND project_id = ?
-       UNION SELECT pid FROM runtime_process WHERE exited_at IS NULL`,
+      `SELECT pid, NULL AS pidStart FROM instances WHERE status = 'running' AND project_id = ?
+       UNION SELECT pid, pid_start AS pidStart FROM runtime_process WHERE exited_at IS NULL`,
     )
-    .pluck()
-    .all(projectId) as number[];
-  return pids.some((pid) => !isAlive(pid));
+    .all(projectId) as { pid: number; pidStart: number | null }[];
+  return rows.length > 0 && !identities(rows).every(countsAsAlive);
 }
 
 /**
@@ -154,21 +154,21 @@ export interface LiveProcesses {
 
 /**
  * The project's sessions that have a current, live process, by session id. One indexed query and
- * one signal-0 per open row (rows of dead processes are left for `reconcile`).
+ * one liveness probe (pid + start time) for the open rows (rows of dead processes are left for
+ * `reconcile`).
  */
 export function liveProcessesOfProject(db: HasSqlite, projectId: string): Map<string, LiveProcesses> {
   const rows = db.sqlite
     .prepare(
-      `SELECT p.klaude_session_id AS sessionId, p.kind, p.pid, p.id FROM runtime_process p
+      `SELECT p.klaude_session_id AS sessionId, p.kind, p.pid, p.pid_start AS pidStart, p.id FROM runtime_process p
        JOIN sessions s ON s.id = p.klaude_session_id
-       WHERE s.project_id = ? AND p.is_current = 1 AND p.exited_at IS NULL
+       WHERE s.project_id = ? AND p.is_current = 1 AND p.exited_at IS NULL AND p.kind IN ('pty', 'claude', 'runtime')
        ORDER BY p.id`,
     )
-    .all(projectId) as { sessionId: string; kind: string; pid: number; id: number }[];
+    .all(projectId) as { sessionId: string; kind: string; pid: number; pidStart: number | null; id: number }[];
   const out = new Map<string, LiveProcesses>();
-  for (const r of rows) {
+  for (const r of liveRows(rows)) {
     if (r.kind !== 'pty' && r.kind !== 'claude' && r.kind !== 'runtime') continue;
-    if (!isAlive(r.pid)) continue;
     const cur = out.get(r.sessionId) ?? {};
     cur[r.kind] = r.pid;
     if (r.kind === 'pty') cur.ptyRow = r.id;

@@ -12,7 +12,7 @@ export interface NewProcess {
   kind: ProcessKind;
   /** Default true: the new process replaces the session's current one of the same kind. */
   isCurrent?: boolean;
-  /** Start time (/proc stat field 22); default: read now, while the pid is surely this process. */
+  /** Start time (lib/process.ts processStartTime); default: read now, while the pid is surely this process. */
   pidStart?: number | null;
   /** The owning process's row (a runtime's 'cli' child). */
   parentProcessId?: number | null;
@@ -24,6 +24,8 @@ export interface NewProcess {
  */
 export function recordProcess(db: Db, p: NewProcess): ProcessRow {
   const isCurrent = p.isCurrent ?? true;
+  // Read before the write lock is taken: where there is no /proc it costs a `ps` run.
+  const pidStart = p.pidStart !== undefined ? p.pidStart : processStartTime(p.pid);
   return tx(db, () => {
     const row = db.orm
       .insert(runtimeProcess)
@@ -31,7 +33,7 @@ export function recordProcess(db: Db, p: NewProcess): ProcessRow {
         klaudeSessionId: p.klaudeSessionId,
         instanceId: p.instanceId ?? null,
         pid: p.pid,
-        pidStart: p.pidStart !== undefined ? p.pidStart : processStartTime(p.pid),
+        pidStart,
         parentProcessId: p.parentProcessId ?? null,
         kind: p.kind,
         isCurrent: isCurrent ? 1 : 0,

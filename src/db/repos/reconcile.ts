@@ -4,7 +4,7 @@
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { tx, type Db } from '../client.js';
-import { instances, runtimeProcess, sessions, type ProcessRow } from '../schema.js';
+import { instances, runtimeProcess, sessions, type InstanceRow, type ProcessRow } from '../schema.js';
 
 export interface ReconcileResult {
   staleInstances: string[];
@@ -34,13 +34,43 @@ export function ownerlessRows(db: Db): ProcessRow[] {
   return out;
 }
 
-/** `isAlive(pid, start)`: start is the recorded start time (null: unknown, judge by pid alone). */
-export function markDeadRows(
-  db: Db,
-  isAlive: (pid: number, start: number | null) => boolean,
-  opts: { projectId?: string } = {},
-): ReconcileResult {
+/** Which of the recorded processes still run (pid + start time; start null: by the pid alone). */
+export type LiveProbe = (rows: readonly { pid: number; pidStart: number | null }[]) => boolean[];
+
+interface Dead {
+  instances: InstanceRow[];
+  processes: ProcessRow[];
+}
+
+/**
+ * Rows of processes that are gone: a first look without the write lock (most calls find nothing
+ * and take no lock), then the look that decides, and the marking, in one IMMEDIATE transaction. So
+ * a row whose owner ended it meanwhile, with its real exit code, is never re-marked LOST.
+ */
+export function markDeadRows(db: Db, alive: LiveProbe, opts: { projectId?: string } = {}): ReconcileResult {
   const result: ReconcileResult = { staleInstances: [], lostProcesses: 0, sessionsEnded: [], orphansSignalled: 0 };
+  const first = findDead(db, alive, opts);
+  if (first.instances.length === 0 && first.processes.length === 0) return result;
+  tx(db, () => {
+    const dead = findDead(db, alive, opts);
+    const now = Date.now();
+    result.staleInstances = markStale(db, dead.instances, now);
+    const touched = new Set<string>();
+    for (const p of dead.processes) {
+      const ended = db.orm
+        .update(runtimeProcess)
+        .set({ exitedAt: now, isCurrent: 0, signal: 'LOST' })
+        .where(and(eq(runtimeProcess.id, p.id), isNull(runtimeProcess.exitedAt)))
+        .run().changes;
+      result.lostProcesses += ended;
+      if (ended) touched.add(p.klaudeSessionId);
+    }
+    result.sessionsEnded = endSessionsOf(db, touched, now);
+  });
+  return result;
+}
+
+function findDead(db: Db, alive: LiveProbe, opts: { projectId?: string }): Dead {
   const running = db.orm
     .select()
     .from(instances)
@@ -49,55 +79,46 @@ export function markDeadRows(
         ? and(eq(instances.status, 'running'), eq(instances.projectId, opts.projectId))
         : eq(instances.status, 'running'),
     )
-    .all()
-    .filter((i) => !isAlive(i.pid, null));
-  const open = db.orm
-    .select()
-    .from(runtimeProcess)
-    .where(isNull(runtimeProcess.exitedAt))
-    .all()
-    .filter((p) => !isAlive(p.pid, p.pidStart));
-  if (running.length === 0 && open.length === 0) return result;
-  const now = Date.now();
-  tx(db, () => {
-    if (running.length) {
-      db.orm
-        .update(instances)
-        .set({ status: 'stale', endedAt: now })
-        .where(
-          inArray(
-            instances.id,
-            running.map((i) => i.id),
-          ),
-        )
-        .run();
-      result.staleInstances = running.map((i) => i.id);
-    }
-    const touched = new Set<string>();
-    for (const p of open) {
-      db.orm
-        .update(runtimeProcess)
-        .set({ exitedAt: now, isCurrent: 0, signal: 'LOST' })
-        .where(eq(runtimeProcess.id, p.id))
-        .run();
-      touched.add(p.klaudeSessionId);
-    }
-    result.lostProcesses = open.length;
-    // A session whose processes are all gone can't be running: a TUI session is simply
-    // over (and resumable); an agent cut off mid-turn was interrupted.
-    for (const id of touched) {
-      const alive = db.orm
-        .select({ id: runtimeProcess.id })
-        .from(runtimeProcess)
-        .where(and(eq(runtimeProcess.klaudeSessionId, id), isNull(runtimeProcess.exitedAt)))
-        .get();
-      if (alive) continue;
-      const s = db.orm.select().from(sessions).where(eq(sessions.id, id)).get();
-      if (!s || ['done', 'failed', 'interrupted'].includes(s.status)) continue;
-      const status = s.type === 'tui' || s.status === 'idle' ? 'done' : 'interrupted';
-      db.orm.update(sessions).set({ status, endedAt: now, updatedAt: now }).where(eq(sessions.id, id)).run();
-      result.sessionsEnded.push(id);
-    }
-  });
-  return result;
+    .all();
+  const open = db.orm.select().from(runtimeProcess).where(isNull(runtimeProcess.exitedAt)).all();
+  // Instances record no start time: they are judged by the pid alone (and only marked, never signalled).
+  const instLive = alive(running.map((i) => ({ pid: i.pid, pidStart: null })));
+  const procLive = alive(open);
+  return {
+    instances: running.filter((_, i) => !instLive[i]),
+    processes: open.filter((_, i) => !procLive[i]),
+  };
+}
+
+function markStale(db: Db, dead: readonly InstanceRow[], now: number): string[] {
+  if (dead.length === 0) return [];
+  const ids = dead.map((i) => i.id);
+  db.orm
+    .update(instances)
+    .set({ status: 'stale', endedAt: now })
+    .where(and(inArray(instances.id, ids), eq(instances.status, 'running')))
+    .run();
+  return ids;
+}
+
+/**
+ * A session whose processes are all gone can't be running: a TUI session is simply over (and
+ * resumable); an agent cut off mid-turn was interrupted.
+ */
+function endSessionsOf(db: Db, touched: ReadonlySet<string>, now: number): string[] {
+  const ended: string[] = [];
+  for (const id of touched) {
+    const alive = db.orm
+      .select({ id: runtimeProcess.id })
+      .from(runtimeProcess)
+      .where(and(eq(runtimeProcess.klaudeSessionId, id), isNull(runtimeProcess.exitedAt)))
+      .get();
+    if (alive) continue;
+    const s = db.orm.select().from(sessions).where(eq(sessions.id, id)).get();
+    if (!s || ['done', 'failed', 'interrupted'].includes(s.status)) continue;
+    const status = s.type === 'tui' || s.status === 'idle' ? 'done' : 'interrupted';
+    db.orm.update(sessions).set({ status, endedAt: now, updatedAt: now }).where(eq(sessions.id, id)).run();
+    ended.push(id);
+  }
+  return ended;
 }
