@@ -1,9 +1,9 @@
 /**
  * The run queue (config `agents.maxRunning`, `runtimes.<name>.maxRunning`) in SQL: which headless
  * agents hold a run slot, which queued ones may start now (first in, first out, taken in one
- * IMMEDIATE transaction so two processes ending runs at once never start the same one twice), and
- * a runtime's lowered limit after it reported rate limiting. Starting the taken ones is the
- * caller's (src/agent-ops/queue.ts).
+ * IMMEDIATE transaction so two processes ending runs at once never start the same one twice), a
+ * runtime's lowered limit after it reported rate limiting, and whose kept launch environment may
+ * go. Starting the taken ones is the caller's (src/agent-ops/queue.ts).
  */
 import { isTerminal, type SessionStatus } from '../../core/status.js';
 import { tx, type Db } from '../client.js';
