@@ -3,13 +3,15 @@
  * process group, so it survives the supervisor, the terminal and the Bash-tool call that started
  * it), with the launch request as one JSON document on its stdin (no argv size limit, nothing on
  * disk). Its own stdout is discarded; stderr goes to klaude's log file (crash traces).
- * The same function serves `klaude start` (directly or in the supervisor) and `klaude message`.
+ * The same function serves `klaude start` (directly or in the supervisor), `klaude message`, the
+ * queue and recovery; every launch keeps its environment for the session (launch-env.ts).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
+import { keepLaunchEnv } from './launch-env.js';
 
 export const RUNTIME_COMMAND = '__runtime';
 
@@ -35,6 +37,11 @@ export interface SpawnRuntimeOptions {
 
 /** Spawn the runtime and hand it its request; resolves with its pid once the request is delivered. */
 export function spawnRuntime(o: SpawnRuntimeOptions): Promise<number> {
+  try {
+    keepLaunchEnv(o.home, o.sessionId, { env: o.env, inv: o.inv });
+  } catch {
+    /* not kept: a recovery of this run launches it with the recovering caller's environment */
+  }
   let errFd: number | 'ignore' = 'ignore';
   try {
     errFd = openSync(logFilePath(o.home), 'a', 0o600);

@@ -1,7 +1,9 @@
 /**
  * Starting queued agents (the queue itself is src/db/repos/queue.ts). No polling: whoever frees a
  * slot calls `startQueued` — the runtime that ends its run, recovery that reclaims a dead
- * runtime's slot, and `start` itself (so a start never passes the head of the queue).
+ * runtime's slot, and `start` itself (so a start never passes the head of the queue). Each queued
+ * agent starts with its own starter's launch (environment, klaude, cwd, project: launch-env.ts and
+ * its row), whoever frees the slot.
  */
 import { shortId } from '../core/ids.js';
 import type { Config } from '../config/schema.js';
@@ -13,6 +15,7 @@ import type { KlaudeInvocation } from '../claude/shim.js';
 import type { Logger } from '../lib/logger.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { spawnRuntime } from './launch.js';
+import { forgetEndedLaunchEnvs, readLaunchEnv } from './launch-env.js';
 
 /** How long a runtime's limit stays lowered after it reported rate limiting. */
 export const RATE_LIMIT_BACKOFF_MS = 5 * 60_000;
@@ -40,13 +43,26 @@ export interface QueueServices {
   db: Db;
   config: Config;
   home: string;
+  /** The caller's environment: never what a queued agent starts with (it has its own). */
   env: NodeJS.ProcessEnv;
+  /** The caller's klaude: a queued agent's own is used while it is still installed. */
   inv: KlaudeInvocation;
   log?: Logger;
 }
 
-/** Start every queued agent that fits now (FIFO); returns their ids. Never throws: a failed spawn fails that agent. */
+/** A queued agent that cannot start: failed, with why in its log. */
+function failQueued(svc: QueueServices, id: string, logPath: string | null, error: string): void {
+  updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
+  if (logPath) appendSessionEvent(logPath, { type: 'done', status: 'failed', error });
+}
+
+/**
+ * Start every queued agent that fits now (FIFO), each with the launch its starter kept; returns
+ * their ids. Also forgets the launches of runs that are over (a run's end calls this). Never
+ * throws: a failed spawn fails that agent.
+ */
 export async function startQueued(svc: QueueServices): Promise<string[]> {
+  forgetEndedLaunchEnvs(svc.db, svc.home, svc.config);
   let ids: string[];
   try {
     ids = takeRunnable(svc.db, runLimits(svc.config));
@@ -62,19 +78,24 @@ export async function startQueued(svc: QueueServices): Promise<string[]> {
       updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
       continue;
     }
+    // Never another starter's environment: without its own, the agent does not run.
+    const own = readLaunchEnv(svc.home, id);
+    if (!own) {
+      failQueued(svc, id, s.logPath, 'its launch environment was not kept (start it again)');
+      continue;
+    }
     try {
       const pid = await spawnRuntime({
         home: svc.home,
         sessionId: id,
         request: { prompt: req.prompt, source: 'start', share: req.share },
-        inv: svc.inv,
-        env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+        inv: own.inv ?? svc.inv,
+        env: { ...own.env, KLAUDE_PROJECT_HASH: s.projectId },
         cwd,
       });
       svc.log?.info('queued agent started', { session: shortId(id), pid });
     } catch (e) {
-      updateSession(svc.db, id, { status: 'failed', endedAt: Date.now() });
-      if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'failed', error: (e as Error).message });
+      failQueued(svc, id, s.logPath, (e as Error).message);
     }
   }
   return ids;

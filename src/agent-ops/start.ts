@@ -21,6 +21,7 @@ import { chooseRuntime } from './select-runtime.js';
 import { launchMetadata, resolveAgentType, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
+import { keepLaunchEnv, type LaunchSpec } from './launch-env.js';
 import { shareContextFrom } from './share.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import { createAgentWorktree, worktreeSource, type AgentWorktree } from '../git/worktree.js';
@@ -211,18 +212,30 @@ function linkNativeSession(svc: AgentServices, plan: StartPlan, agent: NewAgent,
 
 /**
  * When run limits are in force, the request is kept with the session and the queue admits it or
- * not: its place in the queue, or null when it may run now.
+ * not: its place in the queue, or null when it may run now. A queued agent keeps what its runtime
+ * would be launched with now (this caller's environment and klaude, its cwd, worktree included, in
+ * its row), so whoever frees a slot later starts it as this start would have.
  */
 function queueIfFull(svc: AgentServices, plan: StartPlan, agent: NewAgent): number | null {
   if (!queueInForce(svc.db, plan.limits, Date.now())) return null;
   const request: QueuedRequest = { prompt: plan.req.prompt, share: plan.share };
+  try {
+    keepLaunchEnv(svc.home, agent.session.id, runtimeLaunch(svc));
+  } catch (e) {
+    failStarting(svc, agent, e);
+  }
   agent.session = updateSession(svc.db, agent.session.id, {
-    metadata: { ...plan.metadata, queuedRequest: request } as unknown as Record<string, unknown>,
+    metadata: { ...agent.session.metadata, cwd: agent.cwd, queuedRequest: request },
   })!;
   const place = admit(svc.db, agent.session.id, plan.runtime, plan.limits);
   if (!place.queued) return null;
   appendSessionEvent(agent.logPath, { type: 'queued', position: place.position });
   return place.position;
+}
+
+/** What this start launches a runtime with. */
+function runtimeLaunch(svc: AgentServices): LaunchSpec {
+  return { env: { ...svc.env, KLAUDE_PROJECT_HASH: svc.projectHash }, inv: svc.inv };
 }
 
 async function spawnAgent(svc: AgentServices, plan: StartPlan, agent: NewAgent): Promise<number> {
@@ -231,8 +244,7 @@ async function spawnAgent(svc: AgentServices, plan: StartPlan, agent: NewAgent):
       home: svc.home,
       sessionId: agent.session.id,
       request: { prompt: plan.req.prompt, source: 'start', share: plan.share },
-      inv: svc.inv,
-      env: { ...svc.env, KLAUDE_PROJECT_HASH: svc.projectHash },
+      ...runtimeLaunch(svc),
       cwd: agent.cwd,
     });
   } catch (e) {

@@ -20,6 +20,7 @@ import { ensureProject } from '../../src/db/repos/projects.js';
 import {
   admit,
   cancelQueued,
+  launchesOver,
   lowerLimit,
   queuePosition,
   takeRunnable,
@@ -112,6 +113,33 @@ describe('run queue', () => {
     expect(more.map((m) => m.queued)).toEqual([false, false, true]);
     expect(takeRunnable(db, l, 9_000)).toEqual([]); // still lowered: two run
     expect(takeRunnable(db, l, 20_000)).toEqual([more[2]!.id]); // expired: the global 4 again
+  });
+});
+
+describe('kept launch environments', () => {
+  it('go when no run will be launched again: gone, or ended and not cut off in a turn recovery may resume', () => {
+    const make = (st: 'queued' | 'running' | 'idle' | 'done' | 'failed' | 'cancelled' | 'interrupted') =>
+      createSession(db, { projectId: P, type: 'general', runtime: 'claude', status: st }).id;
+    const queued = make('queued');
+    const running = make('running');
+    const idle = make('idle');
+    const done = make('done');
+    const failed = make('failed');
+    const cancelled = make('cancelled');
+    const cutOff = make('interrupted'); // its runtime died mid-turn: recovery may resume it
+    beginTurn(db, cutOff, 'work');
+    const recovered = make('interrupted'); // that turn was recovered once already
+    beginTurn(db, recovered, 'work');
+    claimRecovery(db, recovered);
+    const endedTurn = make('interrupted');
+    beginTurn(db, endedTurn, 'work');
+    endTurn(db, endedTurn);
+    const gone = '01GONEGONEGONEGONEGONEGONE';
+    const all = [queued, running, idle, done, failed, cancelled, cutOff, recovered, endedTurn, gone];
+    expect(launchesOver(db, all, true)).toEqual([done, failed, cancelled, recovered, endedTurn, gone]);
+    // agents.recover: off — nothing will resume the cut-off turn.
+    expect(launchesOver(db, all, false)).toEqual([done, failed, cancelled, cutOff, recovered, endedTurn, gone]);
+    expect(launchesOver(db, [], true)).toEqual([]);
   });
 });
 

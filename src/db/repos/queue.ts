@@ -1,10 +1,11 @@
 /**
  * The run queue (config `agents.maxRunning`, `runtimes.<name>.maxRunning`) in SQL: which headless
  * agents hold a run slot, which queued ones may start now (first in, first out, taken in one
- * IMMEDIATE transaction so two processes ending runs at once never start the same one twice), and
- * a runtime's lowered limit after it reported rate limiting. Starting the taken ones is the
- * caller's (src/agent-ops/queue.ts).
+ * IMMEDIATE transaction so two processes ending runs at once never start the same one twice), a
+ * runtime's lowered limit after it reported rate limiting, and whose kept launch environment may
+ * go. Starting the taken ones is the caller's (src/agent-ops/queue.ts).
  */
+import { isTerminal, type SessionStatus } from '../../core/status.js';
 import { tx, type Db } from '../client.js';
 import type { HasSqlite } from '../connection.js';
 
@@ -182,4 +183,32 @@ export function lowerLimit(
       .run(runtime, maxRunning, until, reason, now);
     return { runtime, maxRunning, until, reason };
   });
+}
+
+/**
+ * Of `ids`, the sessions no run will be launched for again (their kept launch environment can
+ * go, src/agent-ops/launch-env.ts): gone, or ended (done, failed, interrupted, cancelled) and not
+ * cut off mid-turn in a turn not yet recovered, which recovery may still resume (`recoverable`
+ * false: `agents.recover` is off, none will be).
+ */
+export function launchesOver(db: HasSqlite, ids: readonly string[], recoverable: boolean): string[] {
+  const rows = db.sqlite
+    .prepare(
+      `SELECT s.id, s.status, c.in_turn AS inTurn, c.turn, c.recovered_turn AS recoveredTurn
+       FROM sessions s LEFT JOIN checkpoints c ON c.session_id = s.id
+       WHERE s.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(ids)) as {
+    id: string;
+    status: SessionStatus;
+    inTurn: number | null;
+    turn: number | null;
+    recoveredTurn: number | null;
+  }[];
+  const live = new Set<string>();
+  for (const r of rows) {
+    const midTurn = recoverable && r.inTurn === 1 && r.recoveredTurn !== r.turn;
+    if (!isTerminal(r.status) || midTurn) live.add(r.id);
+  }
+  return ids.filter((id) => !live.has(id));
 }
