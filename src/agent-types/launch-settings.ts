@@ -140,12 +140,12 @@ const objectAt = (v: unknown): Record<string, unknown> =>
 /**
  * The MCP servers a claude launch passes, resolved now where the metadata left them to claude: no
  * metadata (a root session driven headless) or metadata of an older klaude (`mcpConfig` null:
- * claude's own scopes; not strict: added to them). claude never loads its own any more, so
+ * claude's own scopes; not strict: added to them). The claude adapter is always strict, so
  * those get the scopes under the approval rule, plus what was added. Unreadable files: none.
  */
 export function launchMcp(meta: AgentLaunchMetadata, env: NodeJS.ProcessEnv, runtime: string): AgentLaunchMetadata {
   const a = meta.agent;
-  // Other CLIs load no `.mcp.json`: for them null has always meant "none added".
+  // Other CLIs load no `.mcp.json`: for them null means "none added".
   if (runtime !== 'claude' || (a.mcpConfig !== null && a.mcpStrict !== false)) return meta;
   const attempt = (f: () => Record<string, unknown>): Record<string, unknown> => {
     try {
