@@ -35,7 +35,7 @@ export interface LaunchInput {
   appendSystemPrompt?: string | null;
   /** MCP servers: inline JSON (`{"mcpServers":{…}}`) or a file path. */
   mcpConfig?: string | null;
-  /** Only the servers of `mcpConfig` (claude `--strict-mcp-config`); default true when `mcpConfig` is given. */
+  /** Only the servers of `mcpConfig`. The claude adapter is strict whatever this says (it never loads MCP servers on its own). */
   mcpStrict?: boolean;
   /** Extra CLI settings (inline JSON or a path), e.g. injected hooks. */
   settings?: string | null;

@@ -12,6 +12,7 @@
  *     the agent gets (`mcpServers`, `inheritProjectMcps`, `inheritParentMcps`);
  *   - `--allowedTools=<entries>`: entries that are rules (`Bash(git *)`) or MCP tools
  *     (`mcp__server__tool`) are pre-approved, since a headless agent cannot ask.
+ * The MCP servers go in as `--mcp-config=<the resolved set> --strict-mcp-config` (mcp.ts).
  */
 import type { AgentDefinition, AgentMcp } from './types.js';
 

@@ -1,10 +1,10 @@
 /**
  * What an agent type means for a launch: the definition (`.claude/agents/<type>.md`, project over
  * user, or the built-in `general`; src/agent-types) turned into runtime-neutral launch settings, with
- * the MCP servers resolved (local > project > user, inheritance flags) and the parent's
+ * the MCP servers resolved (local > approved project > user, inheritance flags) and the parent's
  * `allowedAgents` checked. Stored in the session's metadata, so a resume launches the same way.
  */
-import { isAgentAllowed, resolveAgentMcp, resolveAgentType as resolveDefinition } from './index.js';
+import { builtinGeneral, isAgentAllowed, resolveAgentMcp, resolveAgentType as resolveDefinition } from './index.js';
 import type { AgentDefinition } from './types.js';
 import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
 import { KlaudeError } from '../lib/errors.js';
@@ -23,9 +23,9 @@ export interface AgentTypeConfig {
   tools: string[] | null;
   disallowedTools: string[];
   permissionMode: string | null;
-  /** MCP config JSON (`{"mcpServers":{…}}`) for `--mcp-config`, or null for the CLI's own. */
+  /** MCP config JSON (`{"mcpServers":{…}}`) for `--mcp-config`; null = not resolved yet (launchMcp does it). */
   mcpConfig: string | null;
-  /** Only the servers in mcpConfig. */
+  /** Only the servers in mcpConfig; false only in metadata recorded before klaude resolved project approval. */
   mcpStrict: boolean;
   /** The MCP servers the agent ends up with: what its own children inherit with `inheritParentMcps`. */
   mcpServers: Record<string, unknown>;
@@ -132,4 +132,33 @@ export interface AgentLaunchMetadata {
 export function launchMetadata(s: SessionRow): AgentLaunchMetadata | null {
   const m = s.metadata as Partial<AgentLaunchMetadata> | null;
   return m && typeof m.cwd === 'string' && m.agent ? (m as AgentLaunchMetadata) : null;
+}
+
+const objectAt = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/**
+ * The MCP servers a claude launch passes, resolved now where the metadata left them to claude: no
+ * metadata (a root session driven headless) or metadata of an older klaude (`mcpConfig` null:
+ * claude's own scopes; not strict: added to them). The claude adapter is always strict, so
+ * those get the scopes under the approval rule, plus what was added. Unreadable files: none.
+ */
+export function launchMcp(meta: AgentLaunchMetadata, env: NodeJS.ProcessEnv, runtime: string): AgentLaunchMetadata {
+  const a = meta.agent;
+  // Other CLIs load no `.mcp.json`: for them null means "none added".
+  if (runtime !== 'claude' || (a.mcpConfig !== null && a.mcpStrict !== false)) return meta;
+  const attempt = (f: () => Record<string, unknown>): Record<string, unknown> => {
+    try {
+      return f();
+    } catch {
+      return {}; // fail closed: fewer servers rather than claude's unfiltered own
+    }
+  };
+  const added = attempt(() => (a.mcpConfig ? objectAt(objectAt(JSON.parse(a.mcpConfig)).mcpServers) : {}));
+  const scopes = attempt(() => resolveAgentMcp(builtinGeneral(), { cwd: meta.cwd, env }).servers);
+  const servers = { ...scopes, ...added };
+  return {
+    ...meta,
+    agent: { ...a, mcpConfig: JSON.stringify({ mcpServers: servers }), mcpStrict: true, mcpServers: servers },
+  };
 }

@@ -1,23 +1,24 @@
 /**
  * MCP servers for an agent. Claude Code's three scopes, highest first:
  *   local   `~/.claude.json` → projects[<project root>].mcpServers
- *   project `<root>/.mcp.json` → mcpServers (minus servers the person disabled for the project)
+ *   project `<root>/.mcp.json` → mcpServers, only the servers the person approved for the project
+ *           (Claude Code's rule, mcp-approval.ts); the others are left out and listed
  *   user    `~/.claude.json` → mcpServers
  * Then the agent's fields decide what it gets:
  *   - `mcpServers` as a list: exactly the listed servers (names picked from the scopes, or from the
- *     parent's servers; `{name: config}` items inline);
+ *     parent's servers; `{name: config}` items inline); a left-out server cannot be picked;
  *   - otherwise `inheritProjectMcps` (default true): every project-visible server, plus
  *     `mcpServers` as a map: inline servers added;
  *   - `inheritParentMcps`: the parent session's servers added.
- * claude loads the project-visible servers by itself, so klaude passes `--mcp-config` only when
- * the agent's set differs: the additions alone when it only adds, or the whole set with
- * `--strict-mcp-config` when it narrows (or redefines a server).
+ * klaude always passes the whole set with `--strict-mcp-config` (an empty set too): left to
+ * itself, `claude -p` would start every `.mcp.json` server nobody approved.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
 import { claudeJsonPath, tildify } from '../claude/config-dir.js';
+import { approveHint, projectMcpRule, type McpApproval, type ProjectMcpRule } from './mcp-approval.js';
 import type { AgentDefinition, AgentLookupOptions, AgentMcp, McpServerConfig } from './types.js';
 
 export type { AgentMcp } from './types.js';
@@ -30,6 +31,24 @@ export interface McpServerEntry {
   /** The file it was read from. */
   file: string;
   config: McpServerConfig;
+}
+
+/** A `.mcp.json` server the agents do not get: not approved, or disabled, for the project. */
+export interface LeftOutMcpServer {
+  name: string;
+  file: string;
+  approval: Exclude<McpApproval, 'approved'>;
+  why: string;
+}
+
+export interface McpInventory {
+  /** What the agents may get: the highest-precedence scope per name. */
+  servers: Record<string, McpServerEntry>;
+  /** `.mcp.json` servers left out (a same-named user or local server may stand in for one). */
+  leftOut: LeftOutMcpServer[];
+  rule: ProjectMcpRule;
+  /** Files that could not be read and were skipped (only with `lenient`). */
+  problems: string[];
 }
 
 export interface AgentMcpOptions extends AgentLookupOptions {
@@ -72,46 +91,58 @@ function serversOf(value: unknown, file: string, where: string, scope: McpScope)
   });
 }
 
-function stringArray(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
+type JsonObject = Record<string, unknown>;
+const objectAt = (v: unknown): JsonObject =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
 
-/** The MCP servers claude would load in this project, highest-precedence scope per name. */
-export function loadMcpServers(opts: AgentLookupOptions = {}): Record<string, McpServerEntry> {
+/**
+ * The MCP servers the project's agents may get, and the `.mcp.json` servers left out. `lenient`:
+ * an unreadable file is skipped and named in `problems` (claude skips a broken `.mcp.json` too)
+ * instead of being an E_CONFIG error.
+ */
+export function mcpInventory(opts: AgentLookupOptions = {}, lenient = false): McpInventory {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   const root = projectRoot(cwd);
+  const problems: string[] = [];
+  const read = (file: string): JsonObject => {
+    try {
+      return readJson(file) ?? {};
+    } catch (e) {
+      if (!lenient) throw e;
+      problems.push((e as Error).message);
+      return {};
+    }
+  };
   const globalFile = claudeJsonPath(env);
-  const global = readJson(globalFile) ?? {};
-  const projects = (global.projects && typeof global.projects === 'object' ? global.projects : {}) as Record<
-    string,
-    unknown
-  >;
+  const global = read(globalFile);
+  const projects = objectAt(global.projects);
   const localKey = root in projects ? root : path.resolve(cwd);
-  const local = (projects[localKey] && typeof projects[localKey] === 'object' ? projects[localKey] : {}) as Record<
-    string,
-    unknown
-  >;
+  const local = objectAt(projects[localKey]);
+  const rule = projectMcpRule(root, env, local);
+  problems.push(...rule.problems);
 
   const mcpJsonFile = path.join(root, '.mcp.json');
-  const mcpJson = readJson(mcpJsonFile) ?? {};
-  const settingsLocal = readJson(path.join(root, '.claude', 'settings.local.json')) ?? {};
-  const disabled = new Set([
-    ...stringArray(local.disabledMcpjsonServers),
-    ...stringArray(settingsLocal.disabledMcpjsonServers),
-  ]);
-
-  const out: Record<string, McpServerEntry> = {};
+  const leftOut: LeftOutMcpServer[] = [];
+  const approved = serversOf(read(mcpJsonFile).mcpServers, mcpJsonFile, 'mcpServers', 'project').filter((s) => {
+    const d = rule.decide(s.name);
+    if (d.approval !== 'approved') leftOut.push({ name: s.name, file: s.file, approval: d.approval, why: d.why ?? '' });
+    return d.approval === 'approved';
+  });
+  const servers: Record<string, McpServerEntry> = {};
   const layers = [
     serversOf(global.mcpServers, globalFile, 'mcpServers', 'user'),
-    serversOf(mcpJson.mcpServers, mcpJsonFile, 'mcpServers', 'project').filter((s) => !disabled.has(s.name)),
+    approved,
     serversOf(local.mcpServers, globalFile, `projects["${localKey}"].mcpServers`, 'local'),
   ];
-  for (const layer of layers) for (const s of layer) out[s.name] = s;
-  return out;
+  for (const layer of layers) for (const s of layer) servers[s.name] = s;
+  return { servers, leftOut, rule, problems };
 }
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** The MCP servers the project's agents may get, highest-precedence scope per name. */
+export function loadMcpServers(opts: AgentLookupOptions = {}): Record<string, McpServerEntry> {
+  return mcpInventory(opts).servers;
+}
 
 function parentConfigs(parent: Record<string, unknown> | undefined): Record<string, McpServerConfig> {
   const out: Record<string, McpServerConfig> = {};
@@ -121,56 +152,51 @@ function parentConfigs(parent: Record<string, unknown> | undefined): Record<stri
   return out;
 }
 
-/** Decide the `--mcp-config` / `--strict-mcp-config` an agent of this definition gets. */
+function unknownServer(def: AgentDefinition, name: string, pool: string[], inv: McpInventory, opts: AgentMcpOptions) {
+  const env = opts.env ?? process.env;
+  const where = `${def.path ?? def.name}: field 'mcpServers'`;
+  const left = inv.leftOut.find((s) => s.name === name);
+  if (left) {
+    return new KlaudeError('E_AGENT_DEFINITION', `${where}: MCP server '${name}' of ${left.file} is ${left.why}`, {
+      hint: approveHint(inv.rule, [name], left.approval === 'rejected' ? [name] : [], env),
+      details: { server: name, approval: left.approval },
+    });
+  }
+  return new KlaudeError(
+    'E_AGENT_DEFINITION',
+    `${where}: unknown MCP server '${name}' (known: ${pool.length ? pool.join(', ') : 'none'})`,
+    {
+      hint: `add it with \`claude mcp add\`, to ${path.join(projectRoot(opts.cwd ?? process.cwd()), '.mcp.json')} or ${tildify(claudeJsonPath(env), env)}, or define it inline in the agent file`,
+      details: { server: name, known: pool },
+    },
+  );
+}
+
+/**
+ * The MCP config an agent of this definition gets: always the whole set, strict. An agent that
+ * names servers needs the config files readable; one that only inherits starts without an
+ * unreadable file's servers.
+ */
 export function resolveAgentMcp(def: AgentDefinition, opts: AgentMcpOptions = {}): AgentMcp {
   const parent = def.inheritParentMcps ? parentConfigs(opts.parentServers) : {};
   const pick = def.mcpServers?.pick ?? null;
   const inline = def.mcpServers?.inline ?? {};
-  const isDefault =
-    pick === null && def.inheritProjectMcps && Object.keys(inline).length === 0 && Object.keys(parent).length === 0;
-
-  let visibleEntries: Record<string, McpServerEntry>;
-  try {
-    visibleEntries = loadMcpServers(opts);
-  } catch (e) {
-    // The default agent changes nothing: claude reads (and reports on) its own files.
-    if (isDefault) return { mcpConfigJson: null, strict: false, servers: {} };
-    throw e;
-  }
+  const needsScopes = pick !== null || def.inheritProjectMcps;
+  const inv = needsScopes ? mcpInventory(opts, pick === null) : null;
   const visible: Record<string, McpServerConfig> = {};
-  for (const [name, s] of Object.entries(visibleEntries)) visible[name] = s.config;
-  if (isDefault) return { mcpConfigJson: null, strict: false, servers: visible };
+  for (const [name, s] of Object.entries(inv?.servers ?? {})) visible[name] = s.config;
 
-  let base: Record<string, McpServerConfig>;
+  let base: Record<string, McpServerConfig> = {};
   if (pick !== null) {
     const pool = { ...parentConfigs(opts.parentServers), ...visible };
-    base = {};
     for (const name of pick) {
       const cfg = pool[name];
-      if (!cfg) {
-        const known = Object.keys(pool);
-        throw new KlaudeError(
-          'E_AGENT_DEFINITION',
-          `${def.path ?? def.name}: field 'mcpServers': unknown MCP server '${name}' (known: ${known.length ? known.join(', ') : 'none'})`,
-          {
-            hint: `add it with \`claude mcp add\`, to ${path.join(projectRoot(opts.cwd ?? process.cwd()), '.mcp.json')} or ${tildify(claudeJsonPath(opts.env ?? process.env), opts.env ?? process.env)}, or define it inline in the agent file`,
-            details: { server: name, known },
-          },
-        );
-      }
+      if (!cfg) throw unknownServer(def, name, Object.keys(pool), inv!, opts);
       base[name] = cfg;
     }
-  } else {
-    base = def.inheritProjectMcps ? { ...visible } : {};
+  } else if (def.inheritProjectMcps) {
+    base = visible;
   }
   const servers: Record<string, McpServerConfig> = { ...base, ...parent, ...inline };
-
-  const keepsVisible = Object.entries(visible).every(([name, cfg]) => name in servers && same(servers[name], cfg));
-  if (keepsVisible) {
-    const added: Record<string, McpServerConfig> = {};
-    for (const [name, cfg] of Object.entries(servers)) if (!(name in visible)) added[name] = cfg;
-    if (Object.keys(added).length === 0) return { mcpConfigJson: null, strict: false, servers };
-    return { mcpConfigJson: JSON.stringify({ mcpServers: added }), strict: false, servers };
-  }
   return { mcpConfigJson: JSON.stringify({ mcpServers: servers }), strict: true, servers };
 }

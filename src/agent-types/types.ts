@@ -88,9 +88,9 @@ export function formatProblem(p: Pick<AgentProblem, 'path' | 'line' | 'message'>
 
 /** The MCP servers an agent runs with, resolved from its definition and Claude Code's scopes (mcp.ts). */
 export interface AgentMcp {
-  /** JSON for `--mcp-config` (`{"mcpServers":{…}}`), or null: leave claude to load its own scopes. */
-  mcpConfigJson: string | null;
-  /** Pass `--strict-mcp-config` (only the servers in mcpConfigJson). */
+  /** JSON for `--mcp-config` (`{"mcpServers":{…}}`): every server the agent gets, none when empty. */
+  mcpConfigJson: string;
+  /** Pass `--strict-mcp-config`: claude loads no server of its own (mcp.ts says why it is always true). */
   strict: boolean;
   /** The servers the agent ends up with (record it: it is what this agent's children inherit as parent servers). */
   servers: Record<string, McpServerConfig>;

@@ -1,4 +1,6 @@
 import { loadAgentDefinitions } from '../agent-types/definitions.js';
+import { mcpInventory, type McpInventory } from '../agent-types/mcp.js';
+import { approveHint } from '../agent-types/mcp-approval.js';
 import { formatProblem } from '../agent-types/types.js';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome } from '../config/paths.js';
@@ -12,14 +14,42 @@ function truncate(s: string, n: number): string {
   return [...line].length > n ? `${[...line].slice(0, n - 1).join('')}…` : line;
 }
 
+/** The project's `.mcp.json` servers agents do not get, and how to approve them. */
+function leftOutLines(inv: McpInventory, env: NodeJS.ProcessEnv): string[] {
+  if (inv.leftOut.length === 0) return [];
+  const width = Math.max(...inv.leftOut.map((s) => s.name.length));
+  const standIn = (name: string): string => {
+    const s = inv.servers[name];
+    return s ? ` (agents get the ${s.scope} server of that name)` : '';
+  };
+  return [
+    '',
+    `MCP servers of ${inv.leftOut[0]!.file} left out (agents do not get them):`,
+    ...inv.leftOut.map((s) => `  ${s.name.padEnd(width)}  ${s.why}${standIn(s.name)}`),
+    approveHint(
+      inv.rule,
+      inv.leftOut.map((s) => s.name),
+      inv.leftOut.filter((s) => s.approval === 'rejected').map((s) => s.name),
+      env,
+    ),
+  ];
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const { agents, problems } = loadAgentDefinitions({ cwd: ctx.cwd, env: ctx.env });
   const { config } = loadConfig(klaudeHome(ctx.env));
+  const inv = mcpInventory({ cwd: ctx.cwd, env: ctx.env }, true);
   const problemLines = problems.map((p) => `  ${formatProblem(p)}${p.severity === 'error' ? ' (file skipped)' : ''}`);
   if (problemLines.length) ctx.stderr.write(`problems in agent files:\n${problemLines.join('\n')}\n`);
+  if (inv.problems.length) ctx.stderr.write(`problems in MCP config files:\n  ${inv.problems.join('\n  ')}\n`);
 
   if (ctx.flags.json) {
-    ctx.stdout.write(`${JSON.stringify({ agents, problems }, null, 2)}\n`);
+    const mcp = {
+      servers: Object.values(inv.servers).map(({ name, scope, file }) => ({ name, scope, file })),
+      leftOut: inv.leftOut,
+      problems: inv.problems,
+    };
+    ctx.stdout.write(`${JSON.stringify({ agents, problems, mcp }, null, 2)}\n`);
     return 0;
   }
   const rows = [['TYPE', 'SOURCE', 'RUNTIME', 'MODEL', 'DESCRIPTION']];
@@ -33,5 +63,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ]);
   }
   ctx.stdout.write(table(rows));
+  const left = leftOutLines(inv, ctx.env);
+  if (left.length) ctx.stdout.write(`${left.join('\n')}\n`);
   return 0;
 }

@@ -21,7 +21,7 @@ import { currentInvocation } from '../claude/shim.js';
 import { REAP_COMMAND } from '../agent-ops/after-death.js';
 import { onOwnDeath, type DeathNotice } from '../ownership/death-notice.js';
 import { STOP_GRACE_MS } from './run-end.js';
-import { launchMetadata, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
+import { launchMcp, launchMetadata, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
 
 /** `klaude __runtime <sessionId>` (hidden): runs until the agent's work is done, then exits. */
 export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -42,11 +42,12 @@ export async function runtimeMain(argv: string[], env: NodeJS.ProcessEnv = proce
     return 1;
   }
   const root = getProject(db, session.projectId)?.rootPath ?? process.cwd();
-  const meta: AgentLaunchMetadata = launchMetadata(session) ?? {
+  const recorded: AgentLaunchMetadata = launchMetadata(session) ?? {
     cwd: root,
     projectRoot: root,
     agent: (({ type: _t, runtime: _r, model: _m, ...rest }) => rest)(plainAgentType(session.type)),
   };
+  const meta = launchMcp(recorded, env, session.runtime);
   const adapter = await getAdapter(session.runtime);
   const logPath = session.logPath ?? sessionLogPath(home, session.projectId, session.id, config['logs.dir']);
   if (!session.logPath) updateSession(db, session.id, { logPath });

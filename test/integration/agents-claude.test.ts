@@ -72,6 +72,11 @@ describe('agent definition → real claude', () => {
     const claudeJson = JSON.parse(readFileSync(t.claudeJsonPath, 'utf8'));
     claudeJson.mcpServers = { usr: { command: process.execPath, args: ['-e', '0'] } };
     writeFileSync(t.claudeJsonPath, JSON.stringify(claudeJson));
+    mkdirSync(join(t.projectDir, '.claude'), { recursive: true });
+    writeFileSync(
+      join(t.projectDir, '.claude', 'settings.local.json'),
+      JSON.stringify({ enabledMcpjsonServers: ['mine', 'other'] }),
+    );
     const marker = `AGENT-INSTRUCTIONS-${Math.random().toString(36).slice(2)}`;
     mkdirSync(join(t.projectDir, '.claude', 'agents'), { recursive: true });
     writeFileSync(
@@ -106,7 +111,7 @@ describe('agent definition → real claude', () => {
     expect(req!.body.output_config?.effort).toBe('low');
   });
 
-  it('the built-in general adds no flags: claude keeps its own tools and MCP scopes', async () => {
+  it("the built-in general keeps claude's tools; an unapproved .mcp.json server is not loaded (strict, empty)", async () => {
     mock = await startMockAnthropic();
     t = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-agents-claude-' });
     const stub = join(t.root, 'mcp-stub.mjs');
@@ -116,12 +121,12 @@ describe('agent definition → real claude', () => {
       JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [stub] } } }),
     );
     const { r, args, init } = await runAgent('general', 'hello');
-    expect(args).toEqual([]);
+    expect(args).toEqual(['--mcp-config={"mcpServers":{}}', '--strict-mcp-config']);
     expect(r.code, r.stderr).toBe(0);
     expect(init.tools).toContain('Bash');
     expect(init.tools).toContain('Write');
-    // claude -p loads the project's .mcp.json itself (no approval step in print mode).
-    expect(init.mcp_servers).toEqual([{ name: 'mine', status: 'connected' }]);
-    expect(init.tools).toContain('mcp__mine__ping');
+    // claude -p alone would start it (no approval step in print mode); klaude's strict config does not name it.
+    expect(init.mcp_servers).toEqual([]);
+    expect(init.tools).not.toContain('mcp__mine__ping');
   });
 });

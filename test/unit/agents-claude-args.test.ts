@@ -40,7 +40,6 @@ describe('agentClaudeArgs', () => {
     expect(agentClaudeArgs(def({}), { mcpConfigJson: '{"mcpServers":{"a":{"url":"u"}}}', strict: false })).toEqual([
       '--mcp-config={"mcpServers":{"a":{"url":"u"}}}',
     ]);
-    expect(agentClaudeArgs(def({}), { mcpConfigJson: null, strict: false })).toEqual([]);
   });
 
   it('options: a model override and extra system-prompt text after the instructions', () => {

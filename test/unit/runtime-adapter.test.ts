@@ -31,6 +31,7 @@ describe('claude adapter: command line', () => {
       base.nativeSessionId,
       '--permission-mode',
       'acceptEdits',
+      '--strict-mcp-config',
     ]);
   });
 
@@ -61,7 +62,7 @@ describe('claude adapter: command line', () => {
     ]);
   });
 
-  it('limits built-in tools and adds MCP servers without strictness when asked', () => {
+  it('limits built-in tools; MCP is strict even when asked otherwise or given no config', () => {
     const cmd = buildClaudeCommand({
       ...base,
       tools: ['Read', 'Grep'],
@@ -71,9 +72,13 @@ describe('claude adapter: command line', () => {
     });
     expect(cmd.args.slice(9)).toEqual([
       '--mcp-config={"mcpServers":{"x":{}}}',
+      '--strict-mcp-config',
       '--tools=Read,Grep',
       '--disallowedTools=WebFetch',
     ]);
+    // no config at all: claude still loads no MCP server of its own (a project's .mcp.json included)
+    expect(buildClaudeCommand(base).args).toContain('--strict-mcp-config');
+    expect(buildClaudeCommand(base).args.some((a) => a.startsWith('--mcp-config'))).toBe(false);
     expect(buildClaudeCommand({ ...base, tools: [] }).args.at(-1)).toBe('--tools=');
   });
 

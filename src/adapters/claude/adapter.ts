@@ -44,10 +44,10 @@ export function buildClaudeCommand(input: LaunchInput): LaunchCommand {
   if (input.appendSystemPrompt) args.push('--append-system-prompt', input.appendSystemPrompt);
   // Variadic flags (--mcp-config, --tools, --disallowedTools, --allowedTools) take `=value` or go
   // last: in the `--flag value` form they would swallow the arguments after them.
-  if (input.mcpConfig) {
-    args.push(`--mcp-config=${input.mcpConfig}`);
-    if (input.mcpStrict !== false) args.push('--strict-mcp-config');
-  }
+  // Always strict: left to itself, `claude -p` starts every project `.mcp.json` server nobody
+  // approved; klaude passes the servers it resolved under Claude Code's approval rule (agent-types/mcp.ts).
+  if (input.mcpConfig) args.push(`--mcp-config=${input.mcpConfig}`);
+  args.push('--strict-mcp-config');
   if (input.settings) args.push('--settings', input.settings);
   if (input.tools) args.push(`--tools=${input.tools.join(',')}`);
   if (input.disallowedTools && input.disallowedTools.length > 0)
