@@ -18,6 +18,7 @@ import { isAlive, sleep } from '../lib/process.js';
 import { currentProcesses } from '../db/repos/processes.js';
 import { claimConversation, releaseConversation, RESUME_PURPOSE } from '../ownership/conversation-claim.js';
 import type { AgentServices } from './context.js';
+import { launchFor } from './launch-env.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
 import { askedRecovery, endTurn } from '../db/repos/checkpoints.js';
 import { describeForeground, endOrphanedClis, inForeground, liveRuntime } from '../ownership/liveness.js';
@@ -209,8 +210,7 @@ async function resume(svc: AgentServices, id: string, message: string, previous:
       home: svc.home,
       sessionId: s.id,
       request,
-      inv: svc.inv,
-      env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+      ...launchFor(svc, s),
       cwd,
     });
     // Hold the claim until the runtime's process row exists: from then on that row says who

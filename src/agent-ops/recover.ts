@@ -17,6 +17,7 @@ import { isKlaudeError } from '../lib/errors.js';
 import { claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
 import { trackBackground, type AgentServices } from './context.js';
 import type { AgentEventInput } from '../core/events.js';
+import { launchFor } from './launch-env.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
 import { endOrphanedClis, inForeground, liveRuntime, reapIfDead } from '../ownership/liveness.js';
 import { startQueued } from './queue.js';
@@ -163,8 +164,7 @@ async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, 
         home: svc.home,
         sessionId: s.id,
         request: { prompt, source: 'recover', recoverCause: cause },
-        inv: svc.inv,
-        env: { ...svc.env, KLAUDE_PROJECT_HASH: s.projectId },
+        ...launchFor(svc, s),
         cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
       });
     } catch (e) {
