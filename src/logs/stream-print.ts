@@ -6,8 +6,12 @@
  *
  * A terminal cannot take back what it printed: when the closing text does not continue the
  * pieces (it should), the whole text is printed on a new line.
+ *
+ * Pieces are made safe as a stream (lib/escapes.ts TextSanitizer): an escape sequence split
+ * between two pieces is removed whole, and the pieces shown stay a prefix of the safe whole text.
  */
 import type { AgentEvent } from '../core/events.js';
+import { safeText, TextSanitizer } from '../lib/escapes.js';
 import type { EventFormatter } from './format.js';
 
 export interface StreamPrinter {
@@ -25,8 +29,15 @@ export interface StreamPrinter {
 export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: boolean } = {}): StreamPrinter {
   let open: 'text' | 'thinking' | null = null;
   let shown = ''; // text shown by the pieces of the current message (leading newlines dropped)
+  // The sanitiser of the pieces of one kind that are streaming (an escape sequence may span two).
+  let clean: { kind: 'text' | 'thinking'; s: TextSanitizer } | null = null;
+  const safePiece = (kind: 'text' | 'thinking', text: string): string => {
+    if (clean?.kind !== kind) clean = { kind, s: new TextSanitizer() };
+    return clean.s.push(text);
+  };
 
   const close = (): string => {
+    clean = null;
     if (!open) return '';
     open = null;
     shown = '';
@@ -54,21 +65,24 @@ export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: 
   /** The pieces of an event's output, in order. */
   const pieces = (e: AgentEvent): string[] => {
     if (e.type === 'text_delta') {
-      const [out, piece] = streamed('text', e.ts, e.text, '');
+      const [out, piece] = streamed('text', e.ts, safePiece('text', e.text ?? ''), '');
       shown += piece;
       return [out + piece];
     }
     if (e.type === 'thinking_delta') {
       if (opts.showThinking === false) return [];
-      const [out, piece] = streamed('thinking', e.ts, e.text, fmt.paint('dim', '∴ '));
+      const [out, piece] = streamed('thinking', e.ts, safePiece('thinking', e.text ?? ''), fmt.paint('dim', '∴ '));
       return [piece === '' ? out : out + fmt.paint('dim', piece)];
     }
     if (e.type === 'text' && open === 'text') {
       const whole = fmt.format(e); // keeps the formatter's [UPDATE] bookkeeping
-      const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
+      const text = safeText(e.text ?? '')
+        .replace(/^\n+/, '')
+        .trimEnd();
       const had = shown;
       open = null;
       shown = '';
+      clean = null;
       if (text.startsWith(had)) return [text.slice(had.length), '\n'];
       // Joined mid-message (a tail of the log): the pieces shown are inside the text.
       const at = had.length >= 16 ? text.indexOf(had) : -1;
