@@ -185,15 +185,21 @@ export class StreamFormatter implements EventFormatter {
  * of them: the text, tool summaries and output, errors, reasons, names — a log line's fields all
  * come from the agent's CLI or what it ran, and a renderer added later is covered too.
  */
-export function safeEvent(e: AgentEvent): AgentEvent {
+export function safeEvent<E extends AgentEvent>(e: E): E {
+  if (SAFE_EVENTS.has(e)) return e;
   let copy: Record<string, unknown> | null = null;
   for (const [k, v] of Object.entries(e)) {
     if (typeof v !== 'string') continue;
     const safe = safeText(v);
     if (safe !== v) (copy ??= { ...e })[k] = safe;
   }
-  return (copy ?? e) as AgentEvent;
+  const out = (copy ?? e) as E;
+  SAFE_EVENTS.add(out);
+  return out;
 }
+
+/** safeEvent's results: not looked through again (a 32 MiB text costs one scan, not one per caller). */
+const SAFE_EVENTS = new WeakSet<AgentEvent>();
 
 /** A formatter for one stream of events (see StreamFormatter). */
 export function createFormatter(opts: FormatOptions = {}): EventFormatter {
