@@ -4,6 +4,7 @@
  * Claude Code runs after every tool call) pays for them.
  */
 import { KlaudeError, isKlaudeError } from './lib/errors.js';
+import { safeText } from './lib/escapes.js';
 import { VERSION } from './lib/version.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { closestCommand } from './commands/argv.js';
@@ -106,12 +107,13 @@ function unknownCommand(name: string): KlaudeError {
   });
 }
 
+/** The line an error ends a command with; safe to print, as a message may quote an agent's text or a file name. */
 export function formatError(e: unknown): string {
   if (isKlaudeError(e)) {
-    return `klaude: ${e.message} [${e.code}]${e.hint ? ` — hint: ${e.hint}` : ''}\n`;
+    return `klaude: ${safeText(e.message)} [${e.code}]${e.hint ? ` — hint: ${safeText(e.hint)}` : ''}\n`;
   }
   const msg = e instanceof Error ? e.message : String(e);
-  return `klaude: ${msg} [E_INTERNAL] — hint: rerun with KLAUDE_DEBUG=1 for details\n`;
+  return `klaude: ${safeText(msg)} [E_INTERNAL] — hint: rerun with KLAUDE_DEBUG=1 for details\n`;
 }
 
 // The bundle is minified: with KLAUDE_DEBUG=1, stacks are mapped back to the sources (dist/*.map)

@@ -3,9 +3,10 @@
  * `klaude deny` and the dashboard. The request is held by the agent's runtime (approval-desk.ts);
  * the answer goes to it over its control socket (`answer`), which records it and replies to the CLI.
  *
- * Who may answer (config `agents.approvals`): `person` — only a person (the dashboard, a shell);
- * a command run by Claude's Bash tool (CLAUDECODE=1 in its environment) is refused; `parent` —
- * Claude may answer too (the orchestrating parent answers for its children).
+ * Who may answer (config `agents.approvals`): `person` — only the person (the dashboard, a terminal
+ * of their own); `parent` — agents may answer too (the orchestrating parent answers for its
+ * children). The runtime decides, from the process at the other end of its socket
+ * (ownership/answerer.ts); the CLAUDECODE check here only fails the plain case early.
  */
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
@@ -78,7 +79,7 @@ export async function answerRequest(svc: AgentServices, sessionId: string, a: An
     behavior: a.behavior,
     ...(a.always ? { always: true } : {}),
     ...(a.message ? { message: a.message } : {}),
-    by: claude ? 'parent' : 'person',
+    pid: process.pid,
   };
   if (liveRuntime(svc.db, s.id)) {
     try {

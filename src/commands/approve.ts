@@ -7,6 +7,7 @@ import { shortId } from '../core/ids.js';
 import { answerRequest, localSettingsPath, pendingRequest } from '../agent-ops/approvals.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
+import { safeJson, safeText } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 
 export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): Promise<number> {
@@ -21,7 +22,7 @@ export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): P
       // Said before it happens: claude writes the rule into the project's local settings.
       ctx.stdout.write(
         row.suggestedRule
-          ? `allow always: claude adds the rule ${row.suggestedRule} to ${localSettingsPath(svc, s.id)}\n`
+          ? `allow always: claude adds the rule ${safeText(row.suggestedRule)} to ${safeText(localSettingsPath(svc, s.id))}\n`
           : 'allow always: claude suggested no rule for this request; allowing it once\n',
       );
     }
@@ -33,9 +34,9 @@ export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): P
       ...(reason ? { message: reason } : {}),
     });
     if (json) {
-      ctx.stdout.write(`${JSON.stringify({ sessionId: s.id, behavior, always, ...r })}\n`);
+      ctx.stdout.write(`${safeJson({ sessionId: s.id, behavior, always, ...r })}\n`);
     } else {
-      const what = `${r.tool}${r.summary ? `: ${r.summary}` : ''}`;
+      const what = safeText(`${r.tool}${r.summary ? `: ${r.summary}` : ''}`);
       const verb = behavior === 'allow' ? (always && r.rule ? 'allowed always' : 'allowed') : 'denied';
       ctx.stdout.write(
         `${verb} ${shortId(s.id)} request ${r.approvalId}: ${what}${reason && behavior === 'deny' ? ` (reason: ${reason})` : ''}\n`,

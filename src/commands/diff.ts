@@ -1,12 +1,15 @@
 /**
  * `klaude diff <id> [--stat] [--json]`: what an agent changed (git/session-diff.ts). The
  * patch goes to stdout (so it pipes into `git apply`), what it is a diff of goes to stderr.
+ * On a terminal the patch's control characters are shown (`^[`), not acted on: the files are
+ * the agent's; piped, the patch is byte for byte what git wrote.
  */
 import { shortId } from '../core/ids.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent, logPathOf } from '../agent-ops/follow-agents.js';
 import { sessionDiff, type DiffFile, type SessionDiff } from '../git/session-diff.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
+import { safeJson, safeText, visibleControls } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 
 const COLOURS: [RegExp, string][] = [
@@ -16,8 +19,9 @@ const COLOURS: [RegExp, string][] = [
   [/^-/, '\x1b[31m'],
 ];
 
+/** A patch for a terminal: its controls shown (see visibleControls), then coloured. */
 export function colourPatch(patch: string): string {
-  return patch
+  return visibleControls(patch)
     .split('\n')
     .map((l) => {
       const c = COLOURS.find(([re]) => re.test(l));
@@ -27,10 +31,11 @@ export function colourPatch(patch: string): string {
 }
 
 export function statLines(files: DiffFile[]): string[] {
-  const width = Math.min(60, Math.max(0, ...files.map((f) => f.path.length)));
-  const lines = files.map((f) => {
+  const paths = files.map((f) => safeText(f.path));
+  const width = Math.min(60, Math.max(0, ...paths.map((p) => p.length)));
+  const lines = files.map((f, i) => {
     const counts = f.added === null ? 'binary' : `+${f.added} -${f.deleted}`;
-    return ` ${f.path.padEnd(width)} | ${counts}${f.status === 'modified' ? '' : ` (${f.status})`}`;
+    return ` ${paths[i]!.padEnd(width)} | ${counts}${f.status === 'modified' ? '' : ` (${f.status})`}`;
   });
   const add = files.reduce((n, f) => n + (f.added ?? 0), 0);
   const del = files.reduce((n, f) => n + (f.deleted ?? 0), 0);
@@ -55,10 +60,10 @@ export async function run(ctx: CommandContext): Promise<number> {
     const d = await sessionDiff(s, { projectRoot: svc.projectRoot, logPath: logPathOf(svc, s), patch: !stat });
     if (ctx.flags.json === true) {
       const { patch, ...rest } = d;
-      ctx.stdout.write(`${JSON.stringify({ ...rest, shortId: shortId(s.id), ...(stat ? {} : { patch }) })}\n`);
+      ctx.stdout.write(`${safeJson({ ...rest, shortId: shortId(s.id), ...(stat ? {} : { patch }) })}\n`);
       return 0;
     }
-    ctx.stderr.write(`${diffHeading(d, `${s.type} ${shortId(s.id)}`)}\n`);
+    ctx.stderr.write(`${safeText(diffHeading(d, `${s.type} ${shortId(s.id)}`))}\n`);
     if (d.files.length === 0) {
       ctx.stderr.write('no changes\n');
       return 0;

@@ -5,6 +5,7 @@
 import { shortId } from '../core/ids.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
+import { safeText } from '../lib/escapes.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent, waitForAgents } from '../agent-ops/follow-agents.js';
 import { interruptAgent } from '../agent-ops/message.js';
@@ -51,7 +52,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       }
       for (const f of failed) {
         ctx.stderr.write(
-          `klaude: ${f.error.message} [${f.error.code}]${f.error.hint ? ` — hint: ${f.error.hint}` : ''}\n`,
+          `klaude: ${safeText(f.error.message)} [${f.error.code}]${f.error.hint ? ` — hint: ${safeText(f.error.hint)}` : ''}\n`,
         );
       }
     }

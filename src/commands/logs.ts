@@ -13,6 +13,7 @@ import { hasDeadProcesses } from '../db/repos/listing.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import type { SessionRow } from '../db/schema.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
+import { jsonControlsEscaped } from '../lib/escapes.js';
 import { createFormatter, formatOptionsFor } from '../logs/format.js';
 import { readAll, readTail } from '../logs/reader.js';
 import { createStreamPrinter } from '../logs/stream-print.js';
@@ -75,7 +76,8 @@ function logWriter(ctx: CommandContext, session: SessionRow, raw: boolean, times
   return {
     write: (event, line) => {
       if (raw) {
-        ctx.stdout.write(`${line ?? JSON.stringify(event)}\n`);
+        // As written, but a raw DEL or C1 character (JSON allows them in strings) as a \u escape.
+        ctx.stdout.write(`${jsonControlsEscaped(line ?? JSON.stringify(event))}\n`);
         return;
       }
       printer.printTo(event, out);

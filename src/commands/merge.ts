@@ -3,6 +3,7 @@ import { shortId } from '../core/ids.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
 import { mergeAgentBranch } from '../git/merge.js';
+import { safeJson, safeText } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -11,18 +12,19 @@ export async function run(ctx: CommandContext): Promise<number> {
     const s = findAgent(svc, ctx.input[0]!);
     const r = mergeAgentBranch(s, ctx.cwd);
     if (ctx.flags.json === true) {
-      ctx.stdout.write(`${JSON.stringify({ sessionId: s.id, shortId: shortId(s.id), ...r })}\n`);
+      ctx.stdout.write(`${safeJson({ sessionId: s.id, shortId: shortId(s.id), ...r })}\n`);
       return 0;
     }
+    // Branch and file names are the agent's.
+    const say = (line: string): void => void ctx.stdout.write(safeText(line));
     const into = r.into ?? 'HEAD (detached)';
-    if (r.committedWork)
-      ctx.stdout.write(`committed the uncommitted work of ${s.type} ${shortId(s.id)} on ${r.branch} first\n`);
-    if (r.result === 'up-to-date') ctx.stdout.write(`${r.branch} has nothing ${into} lacks: already merged\n`);
+    if (r.committedWork) say(`committed the uncommitted work of ${s.type} ${shortId(s.id)} on ${r.branch} first\n`);
+    if (r.result === 'up-to-date') say(`${r.branch} has nothing ${into} lacks: already merged\n`);
     else
-      ctx.stdout.write(
+      say(
         `merged ${r.branch} into ${into} (${r.files.length} file${r.files.length === 1 ? '' : 's'}: ${r.files.slice(0, 8).join(', ')}${r.files.length > 8 ? ', …' : ''})\n`,
       );
-    ctx.stdout.write(`klaude worktree prune removes its worktree once you are done with it\n`);
+    say(`klaude worktree prune removes its worktree once you are done with it\n`);
     return 0;
   } finally {
     await closeAgentServices(svc);

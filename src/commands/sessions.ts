@@ -18,6 +18,7 @@ import {
 } from '../db/repos/listing.js';
 import { age, elapsed } from '../lib/format.js';
 import { artifactMaps } from '../db/repos/artifacts.js';
+import { safeJson, safeText } from '../lib/escapes.js';
 import { formatCost, truncate } from '../logs/format.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
@@ -120,8 +121,12 @@ export function activityCell(
   return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 72);
 }
 
-/** Pad every column but the last (cells are ids, statuses, types: one UTF-16 unit per character). */
-function renderRows(rows: string[][]): string[] {
+/**
+ * Pad every column but the last (cells are ids, statuses, types: one UTF-16 unit per character).
+ * Cells are made safe to print: prompts, titles, texts, errors and activities are the agents'.
+ */
+function renderRows(cells: string[][]): string[] {
+  const rows = cells.map((r) => r.map(safeText));
   const widths: number[] = [];
   for (const r of rows) for (let i = 0; i < r.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, r[i]!.length);
   return rows.map((r) => {
@@ -243,7 +248,7 @@ function tableLines(roots: TreeNode<SessionListRow>[], l: Listing, verbose: bool
   const lines: string[] = [rendered[0]!];
   flat.forEach(({ item: r, continuation }, i) => {
     lines.push(rendered[i + 1]!);
-    if (verbose) lines.push(`${continuation}${detailLine(r)}`);
+    if (verbose) lines.push(`${continuation}${safeText(detailLine(r))}`);
   });
   return lines;
 }
@@ -272,9 +277,8 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   if (json) {
     ctx.stdout.write(
-      `${JSON.stringify(
+      `${safeJson(
         roots.map((n) => toJson(n, listing.approvals, listing.artifacts)),
-        null,
         2,
       )}\n`,
     );

@@ -10,6 +10,7 @@ import { locateSupervisor } from '../control/locate.js';
 import { queuePosition } from '../db/repos/queue.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
+import { safeJson, safeText } from '../lib/escapes.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
 import { followAgents, logPathOf } from '../agent-ops/follow-agents.js';
@@ -162,7 +163,7 @@ function printJson(ctx: CommandContext, svc: AgentServices, sessions: SessionRow
     via: started.via,
   }));
   const { notes } = started;
-  ctx.stdout.write(`${JSON.stringify({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
+  ctx.stdout.write(`${safeJson({ sessions: rows, ...(notes.length ? { notes } : {}) })}\n`);
 }
 
 /** A `started …` line per agent: its worktree, and its place when it waits in the run queue. */
@@ -209,7 +210,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     const started = await startThroughSupervisor(svc, ctx, args);
     const sessions = verifyStarted(svc, started.ids, started.via);
-    for (const n of started.notes) ctx.stderr.write(`klaude: note: ${n}\n`);
+    for (const n of started.notes) ctx.stderr.write(`klaude: note: ${safeText(n)}\n`);
 
     if (args.json) {
       printJson(ctx, svc, sessions, started);

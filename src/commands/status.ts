@@ -6,6 +6,7 @@ import { shortId } from '../core/ids.js';
 import { projectPendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
 import { openFastDb } from '../db/fast.js';
 import { liveProcessesOfProject, sessionTypes } from '../db/repos/listing.js';
+import { safeText } from '../lib/escapes.js';
 import { age, table } from '../lib/format.js';
 import type { CommandContext } from './types.js';
 
@@ -57,7 +58,7 @@ function pendingOf(home: string, hash: string): string {
   if (rows.length === 0) return '';
   const lines = rows.map(
     (r) =>
-      `  ${shortId(r.sessionId)} request ${r.id}  ${r.toolName}: ${r.summary}  (klaude approve|deny ${shortId(r.sessionId)})`,
+      `  ${shortId(r.sessionId)} request ${r.id}  ${safeText(`${r.toolName}: ${r.summary}`)}  (klaude approve|deny ${shortId(r.sessionId)})`,
   );
   return `needs you — permission requests:\n${lines.join('\n')}\n`;
 }

@@ -7,6 +7,7 @@
 import { shortId } from '../core/ids.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
+import { safeJson, safeText } from '../lib/escapes.js';
 import { formatSummary, type CompletionInfo } from '../logs/summary.js';
 import { callerIsClaude } from '../agent-ops/approvals.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
@@ -53,7 +54,7 @@ async function waitNaming(
       // Said as it happens; a parent Claude allowed to answer (agents.approvals: parent) is let go to do so.
       onApproval: (s, a) =>
         ctx.stderr.write(
-          `${agentLabel(s)} needs approval ${a.id}: ${a.toolName}: ${a.summary} — \`klaude approve ${shortId(s.id)}\` or \`klaude deny ${shortId(s.id)} --reason "…"\`\n`,
+          `${agentLabel(s)} needs approval ${a.id}: ${safeText(`${a.toolName}: ${a.summary}`)} — \`klaude approve ${shortId(s.id)}\` or \`klaude deny ${shortId(s.id)} --reason "…"\`\n`,
         ),
       stopOnApproval: mayAnswer,
     });
@@ -78,7 +79,7 @@ async function summariesOf(svc: AgentServices, finished: SessionRow[]): Promise<
 
 function printJson(ctx: CommandContext, infos: Finished[], r: WaitResult): void {
   ctx.stdout.write(
-    `${JSON.stringify({
+    `${safeJson({
       finished: infos.map(({ s, info }) => ({ id: s.id, shortId: shortId(s.id), type: s.type, ...info })),
       running: r.running.map((s) => ({
         id: s.id,
@@ -97,7 +98,7 @@ function printSummaries(ctx: CommandContext, infos: Finished[], r: WaitResult, d
     ctx.stdout.write(formatSummary(info, { label: agentLabel(s), moreHint: `klaude logs ${shortId(s.id)}` }));
   if (r.running.length > 0 && (r.timedOut || detached || ctx.flags.any === true)) {
     ctx.stdout.write(
-      `still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status}${s.activity ? `: ${s.activity}` : ''})`).join(', ')}\n`,
+      `still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status}${s.activity ? `: ${safeText(s.activity)}` : ''})`).join(', ')}\n`,
     );
   }
 }

@@ -18,6 +18,7 @@ import { openDb } from '../db/client.js';
 import { watchDbWrites } from '../db/watch.js';
 import { projectPendingUpdates, sessionExists } from '../db/repos/listing.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
+import { safeJson } from '../lib/escapes.js';
 import { formatTime } from '../logs/format.js';
 import {
   claimUpdates,
@@ -84,7 +85,7 @@ function updatePrinter(
 ): (views: UpdateView[]) => void {
   return (views) => {
     for (const v of views) {
-      if (opts.json) ctx.stdout.write(`${JSON.stringify({ ...v, acknowledged: opts.acknowledged })}\n`);
+      if (opts.json) ctx.stdout.write(`${safeJson({ ...v, acknowledged: opts.acknowledged })}\n`);
       else ctx.stdout.write(`${opts.timestamps ? `${formatTime(v.createdAt)} ` : ''}${formatUpdateLine(v)}\n`);
     }
   };

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline/promises';
 import { shortId } from '../core/ids.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
+import { safeJson, safeText } from '../lib/escapes.js';
 import { gitTopLevel } from '../git/exec.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
@@ -73,14 +74,14 @@ export async function run(ctx: CommandContext): Promise<number> {
       confirm: interactive ? (i) => ask(ctx, i) : undefined,
     });
     if (json) {
-      ctx.stdout.write(`${JSON.stringify({ results })}\n`);
+      ctx.stdout.write(`${safeJson({ results })}\n`);
     } else {
       if (results.length === 0) ctx.stdout.write('no agent worktrees to prune\n');
       for (const r of results) {
         ctx.stdout.write(
           r.action === 'removed'
             ? `removed ${shortId(r.sessionId)}'s worktree and branch (${r.state})\n`
-            : `kept ${shortId(r.sessionId)}'s worktree: ${r.reason}\n`,
+            : `kept ${shortId(r.sessionId)}'s worktree: ${safeText(r.reason ?? '')}\n`,
         );
       }
     }

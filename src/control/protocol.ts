@@ -126,8 +126,11 @@ export interface AnswerPayload {
   always?: boolean;
   /** deny: the reason shown to the model. */
   message?: string;
-  /** Who answers: person (default) or parent. */
-  by?: string;
+  /**
+   * The sender's pid, by its own word: used only where the runtime cannot ask the kernel who is at
+   * the other end of the socket (see ownership/answerer.ts). Who answered is the runtime's to say.
+   */
+  pid?: number;
 }
 export interface AnswerResult {
   approvalId: number;
@@ -368,7 +371,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       optStr(p, 'request'),
       optBool(p, 'always'),
       optStr(p, 'message'),
-      optStr(p, 'by'),
+      p.pid === undefined || (Number.isInteger(p.pid) && (p.pid as number) > 0) ? null : '"pid" must be a pid',
     ),
   subscribe: (p) => {
     if (p.topics === undefined) return null;

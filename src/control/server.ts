@@ -4,6 +4,7 @@
  * does (garbage, huge frames, hanging up mid-request) may crash the supervisor.
  */
 import net from 'node:net';
+import { socketPeerPid } from '../lib/socket-peer.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SerializedError } from '../lib/errors.js';
 import { LineDecoder } from '../lib/line-decoder.js';
@@ -41,6 +42,8 @@ export interface HandlerContext {
   /** Aborted when the client's connection closes (or the server closes) before the handler is done. */
   signal: AbortSignal;
   connectionId: number;
+  /** The pid of the client process, asked of the kernel (lib/socket-peer.ts); null where it cannot be told. */
+  peerPid(): number | null;
 }
 
 export type ActionHandler<A extends Action> = (
@@ -264,7 +267,12 @@ class ControlSocketServer {
   }
 
   private async dispatch(conn: Conn, req: RequestFrame): Promise<void> {
-    const ctx: HandlerContext = { requestId: req.id, signal: conn.abort.signal, connectionId: conn.id };
+    const ctx: HandlerContext = {
+      requestId: req.id,
+      signal: conn.abort.signal,
+      connectionId: conn.id,
+      peerPid: () => socketPeerPid(conn.socket),
+    };
     const payload = (req.payload ?? {}) as never;
     if (req.action === 'subscribe') {
       await this.s.handlers.subscribe?.(payload, ctx);

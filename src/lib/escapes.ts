@@ -59,3 +59,169 @@ export const titleSequence = (title: string): string => `\x1b]0;${stripControls(
 export const osc9 = (text: string): string => `\x1b]9;${stripControls(text, { by: ' ' })}\x07`;
 /** Cursor to (row, col), both from 1. */
 export const moveTo = (row: number, col: number): string => `${CSI}${row};${col}H`;
+
+/*
+ * Untrusted text (an agent's words, a tool's output, a file name, a commit message) on the
+ * person's terminal. Stripped rather than shown as `^[`: agent and tool text is read, not
+ * audited, and colour codes in a test run's output would turn into noise; the dashboard strips
+ * the same way. Removed: every CSI, OSC (OSC 52 writes the clipboard, OSC 0 the title), DCS, APC,
+ * PM, SOS and two-byte ESC sequence, their 8-bit C1 forms (0x9b CSI, 0x9d OSC, …), and every
+ * other C0/C1 control and DEL. Kept: \n and \t; a CR becomes a newline (CRLF one newline), so no
+ * text can be printed over. A string sequence (OSC…) left open swallows at most the rest of its
+ * line, so an unterminated one cannot hide what follows. `klaude diff` shows a patch's controls
+ * instead (visibleControls): there the bytes are the point.
+ */
+
+/** Any character the sanitiser acts on; text without one is safe as it is. */
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const UNSAFE_G = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Where the sanitiser is: in text; after ESC; in a CSI's parameters and intermediates; after ESC
+ * and an intermediate byte (e.g. `ESC ( B`); in an OSC, DCS, APC, PM or SOS payload; after ESC
+ * inside such a payload (`ESC \` ends it).
+ */
+type St = 'text' | 'esc' | 'csi' | 'escInter' | 'str' | 'strEsc';
+
+/** 8-bit C1 introducers: CSI, and those that open a string (DCS, SOS, OSC, PM, APC). */
+const C1_CSI = 0x9b;
+const C1_STRING = new Set([0x90, 0x98, 0x9d, 0x9e, 0x9f]);
+const C1_ST = 0x9c;
+
+/**
+ * Makes untrusted text safe to print, piece by piece: a sequence split between two pieces (text
+ * streamed in deltas) is removed whole, as if the pieces had come as one string.
+ */
+export class TextSanitizer {
+  private st: St = 'text';
+  /** A CR was the last character: a newline, unless an LF follows (CRLF). */
+  private cr = false;
+
+  push(s: string): string {
+    if (this.st === 'text' && !this.cr && !UNSAFE.test(s)) return s;
+    let out = '';
+    let i = 0;
+    while (i < s.length) {
+      if (this.st === 'text' && !this.cr) {
+        // Copy the run of plain text up to the next character that needs a look.
+        UNSAFE_G.lastIndex = i;
+        const m = UNSAFE_G.exec(s);
+        const next = m ? m.index : s.length;
+        out += s.slice(i, next);
+        i = next;
+        if (i >= s.length) break;
+      }
+      const [emit, consumed] = this.step(s.charCodeAt(i));
+      out += emit;
+      if (consumed) i++;
+    }
+    return out;
+  }
+
+  /** What a piece left pending: the newline of a final CR ('' otherwise; an open sequence is dropped). */
+  end(): string {
+    const out = this.cr ? '\n' : '';
+    this.cr = false;
+    this.st = 'text';
+    return out;
+  }
+
+  /** One character: what to print, and whether it was used up (false: look at it again in the new state). */
+  private step(c: number): [string, boolean] {
+    if (this.cr) {
+      this.cr = false;
+      return c === 0x0a ? ['\n', true] : ['\n', false];
+    }
+    switch (this.st) {
+      case 'text':
+        return this.text(c);
+      case 'esc':
+        if (c === 0x5b)
+          this.st = 'csi'; // [
+        else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f)
+          this.st = 'str'; // ] P X ^ _
+        else if (c >= 0x20 && c <= 0x2f) this.st = 'escInter';
+        else if (c >= 0x30 && c <= 0x7e) this.st = 'text';
+        else return this.abort();
+        return ['', true];
+      case 'csi':
+      case 'escInter': {
+        const lo = this.st === 'csi' ? 0x3f : 0x2f; // parameters (CSI only) and intermediates
+        if (c >= 0x20 && c <= lo) return ['', true];
+        if (c >= lo + 1 && c <= 0x7e) {
+          this.st = 'text';
+          return ['', true];
+        }
+        return this.abort();
+      }
+      case 'str':
+        if (c === 0x0a || c === 0x0d) return this.abort(); // never past the end of a line
+        if (c === 0x07 || c === C1_ST) this.st = 'text';
+        else if (c === 0x1b) this.st = 'strEsc';
+        return ['', true];
+      case 'strEsc':
+        if (c === 0x5c) {
+          this.st = 'text'; // ST
+          return ['', true];
+        }
+        this.st = 'esc'; // a new sequence begins
+        return ['', false];
+    }
+  }
+
+  /** A character in plain text that UNSAFE matched (or one handed back by an aborted sequence). */
+  private text(c: number): [string, boolean] {
+    if (c === 0x0a || c === 0x09) return [String.fromCharCode(c), true];
+    if (c === 0x0d) this.cr = true;
+    else if (c === 0x1b) this.st = 'esc';
+    else if (c === C1_CSI) this.st = 'csi';
+    else if (C1_STRING.has(c)) this.st = 'str';
+    else if (c >= 0x20 && c !== 0x7f && (c < 0x80 || c > 0x9f)) return [String.fromCharCode(c), true];
+    return ['', true];
+  }
+
+  /** A malformed or cut sequence ends here; the character is looked at again as text. */
+  private abort(): [string, boolean] {
+    this.st = 'text';
+    return ['', false];
+  }
+}
+
+/** Untrusted text made safe to print (see TextSanitizer); the same string when nothing needs it. */
+export function safeText(s: string): string {
+  if (!UNSAFE.test(s)) return s;
+  const t = new TextSanitizer();
+  return t.push(s) + t.end();
+}
+
+/**
+ * Controls shown instead of acted on: `^[` for ESC, `^G`, `^?` for DEL, `<9B>` for a C1 byte, as
+ * `less` shows them; \n, \t and the CR of a CRLF are kept.
+ */
+export function visibleControls(s: string): string {
+  if (!UNSAFE.test(s)) return s;
+  return s.replace(/\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g, (ch) => {
+    const c = ch.charCodeAt(0);
+    if (c < 0x20) return `^${String.fromCharCode(c + 0x40)}`;
+    if (c === 0x7f) return '^?';
+    return `<${c.toString(16).toUpperCase()}>`;
+  });
+}
+
+/**
+ * JSON for a terminal or a pipe: JSON.stringify escapes C0 controls but leaves DEL and C1
+ * characters raw, and some terminals act on a C1 CSI or OSC even in UTF-8; those are written as
+ * \u escapes too (the same value to any JSON reader).
+ */
+export function safeJson(value: unknown, space?: number): string {
+  return jsonControlsEscaped(JSON.stringify(value, null, space) ?? 'null');
+}
+
+/** A JSON text's raw DEL and C1 characters (only strings can hold them) as \u escapes; other controls dropped. */
+export function jsonControlsEscaped(json: string): string {
+  if (!UNSAFE.test(json)) return json;
+  return json.replace(UNSAFE_G, (ch) => {
+    const c = ch.charCodeAt(0);
+    return c >= 0x7f ? `\\u${c.toString(16).padStart(4, '0')}` : '';
+  });
+}

@@ -1,4 +1,5 @@
 /** Small, stable text formatting shared by listing commands (read by people and by Claude). */
+import { safeText } from './escapes.js';
 
 /** Compact age of a timestamp: "3s", "4m", "2h", "5d" (whole units, rounded down). */
 export function age(fromMs: number, now: number = Date.now()): string {
@@ -25,9 +26,10 @@ export function elapsed(ms: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
-/** Left-aligned columns; the last column is not padded. */
-export function table(rows: string[][]): string {
-  if (rows.length === 0) return '';
+/** Left-aligned columns; the last column is not padded. Cells are made safe to print (agent descriptions, paths). */
+export function table(cells: string[][]): string {
+  if (cells.length === 0) return '';
+  const rows = cells.map((r) => r.map(safeText));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
   return (

@@ -9,8 +9,11 @@
  *   ■ done · 41s · 6 turns · $0.0123
  *
  * Colour only when asked (see `shouldColor`: a TTY without NO_COLOR); plain text otherwise.
+ * What the agent, its tools and its CLI wrote is made safe first (lib/escapes.ts `safeText`: no
+ * escape sequence or control of theirs reaches the terminal), then klaude adds its own colours.
  */
 import { describeRetry, type AgentEvent, type AgentEventType, type EventOf } from '../core/events.js';
+import { safeText } from '../lib/escapes.js';
 
 export interface FormatOptions {
   /** ANSI colours (default false). */
@@ -146,7 +149,7 @@ export class StreamFormatter implements EventFormatter {
     // only, as a foreign line's `type` may be any string, `toString` included.
     if (!Object.hasOwn(RENDERERS, e.type)) return null;
     const render = RENDERERS[e.type] as Renderer<AgentEvent>;
-    return render(e, this);
+    return render(safeEvent(e), this);
   }
 
   paint(style: Style, s: string): string {
@@ -176,6 +179,27 @@ export class StreamFormatter implements EventFormatter {
     return lines.map((l, i) => (st ? (i === 0 ? this.paint('dim', st) : pad) : '') + l).join('\n');
   }
 }
+
+/**
+ * The event with every text field made safe to print (the event itself when none needs it). All
+ * of them: the text, tool summaries and output, errors, reasons, names — a log line's fields all
+ * come from the agent's CLI or what it ran, and a renderer added later is covered too.
+ */
+export function safeEvent<E extends AgentEvent>(e: E): E {
+  if (SAFE_EVENTS.has(e)) return e;
+  let copy: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(e)) {
+    if (typeof v !== 'string') continue;
+    const safe = safeText(v);
+    if (safe !== v) (copy ??= { ...e })[k] = safe;
+  }
+  const out = (copy ?? e) as E;
+  SAFE_EVENTS.add(out);
+  return out;
+}
+
+/** safeEvent's results: not looked through again (a 32 MiB text costs one scan, not one per caller). */
+const SAFE_EVENTS = new WeakSet<AgentEvent>();
 
 /** A formatter for one stream of events (see StreamFormatter). */
 export function createFormatter(opts: FormatOptions = {}): EventFormatter {

@@ -6,9 +6,13 @@
  *
  * A terminal cannot take back what it printed: when the closing text does not continue the
  * pieces (it should), the whole text is printed on a new line.
+ *
+ * Pieces are made safe as a stream (lib/escapes.ts TextSanitizer): an escape sequence split
+ * between two pieces is removed whole, and the pieces shown stay a prefix of the safe whole text.
  */
 import type { AgentEvent } from '../core/events.js';
-import type { EventFormatter } from './format.js';
+import { TextSanitizer } from '../lib/escapes.js';
+import { safeEvent, type EventFormatter } from './format.js';
 
 export interface StreamPrinter {
   /** The bytes to write for this event (may be '' and may lack a final newline while text streams). */
@@ -25,8 +29,10 @@ export interface StreamPrinter {
 export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: boolean } = {}): StreamPrinter {
   let open: 'text' | 'thinking' | null = null;
   let shown = ''; // text shown by the pieces of the current message (leading newlines dropped)
+  const clean = new PieceSanitizer();
 
   const close = (): string => {
+    clean.reset();
     if (!open) return '';
     open = null;
     shown = '';
@@ -54,21 +60,23 @@ export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: 
   /** The pieces of an event's output, in order. */
   const pieces = (e: AgentEvent): string[] => {
     if (e.type === 'text_delta') {
-      const [out, piece] = streamed('text', e.ts, e.text, '');
+      const [out, piece] = streamed('text', e.ts, clean.push('text', e.text ?? ''), '');
       shown += piece;
       return [out + piece];
     }
     if (e.type === 'thinking_delta') {
       if (opts.showThinking === false) return [];
-      const [out, piece] = streamed('thinking', e.ts, e.text, fmt.paint('dim', '∴ '));
+      const [out, piece] = streamed('thinking', e.ts, clean.push('thinking', e.text ?? ''), fmt.paint('dim', '∴ '));
       return [piece === '' ? out : out + fmt.paint('dim', piece)];
     }
     if (e.type === 'text' && open === 'text') {
-      const whole = fmt.format(e); // keeps the formatter's [UPDATE] bookkeeping
-      const text = (e.text ?? '').replace(/^\n+/, '').trimEnd();
+      const safe = safeEvent(e);
+      const whole = fmt.format(safe); // keeps the formatter's [UPDATE] bookkeeping
+      const text = (safe.text ?? '').replace(/^\n+/, '').trimEnd();
       const had = shown;
       open = null;
       shown = '';
+      clean.reset();
       if (text.startsWith(had)) return [text.slice(had.length), '\n'];
       // Joined mid-message (a tail of the log): the pieces shown are inside the text.
       const at = had.length >= 16 ? text.indexOf(had) : -1;
@@ -94,6 +102,22 @@ export function createStreamPrinter(fmt: EventFormatter, opts: { showThinking?: 
     },
     finish: close,
   };
+}
+
+/** The sanitiser of the pieces of the one kind streaming now (an escape sequence may span two pieces). */
+class PieceSanitizer {
+  private kind: 'text' | 'thinking' | null = null;
+  private s = new TextSanitizer();
+
+  push(kind: 'text' | 'thinking', text: string): string {
+    if (this.kind !== kind) this.reset(kind);
+    return this.s.push(text);
+  }
+
+  reset(kind: 'text' | 'thinking' | null = null): void {
+    this.kind = kind;
+    this.s = new TextSanitizer();
+  }
 }
 
 /** Output at least this long is written in its pieces (see printTo). */

@@ -4,6 +4,7 @@
  */
 import type { AgentEvent, EventOf } from '../core/events.js';
 import type { SessionStatus } from '../core/status.js';
+import { safeText } from '../lib/escapes.js';
 import { formatCost, formatDuration } from './format.js';
 
 export interface CompletionInfo {
@@ -196,36 +197,38 @@ export interface SummaryOptions {
 }
 
 function fileList(files: string[], max: number): string {
-  const shown = files.slice(0, max).join(', ');
+  const shown = safeText(files.slice(0, max).join(', '));
   return files.length > max ? `${shown}, and ${files.length - max} more` : shown;
 }
 
 /** An artifact on one line of the summary (cut: the full text is in the DB and the log). */
 function oneLine(text: string, max = 300): string {
-  const flat = text.trim().replace(/\s*\n\s*/g, ' ⏎ ');
+  const flat = safeText(text)
+    .trim()
+    .replace(/\s*\n\s*/g, ' ⏎ ');
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
-/** A short plain block (no colour), ending with a newline. */
+/** A short plain block (no colour), ending with a newline; the agent's texts and file names made safe to print. */
 export function formatSummary(info: CompletionInfo, opts: SummaryOptions = {}): string {
   const maxFiles = opts.maxFiles ?? 20;
   const head: string[] = [info.status];
   if (info.durationMs !== null) head.push(formatDuration(info.durationMs));
   if (info.numTurns !== null) head.push(`${info.numTurns} turn${info.numTurns === 1 ? '' : 's'}`);
   if (info.costUsd !== null) head.push(formatCost(info.costUsd));
-  const lines = [`── ${opts.label ? `${opts.label}: ` : ''}${head.join(' · ')} ──`];
-  if (info.error) lines.push(`error: ${info.error.trim().split('\n')[0]}`);
+  const lines = [`── ${opts.label ? `${safeText(opts.label)}: ` : ''}${head.join(' · ')} ──`];
+  if (info.error) lines.push(`error: ${safeText(info.error).trim().split('\n')[0]}`);
   lines.push(`files edited: ${info.filesEdited.length ? fileList(info.filesEdited, maxFiles) : 'none'}`);
   lines.push(`files created: ${info.filesCreated.length ? fileList(info.filesCreated, maxFiles) : 'none'}`);
   const named = Object.entries(info.artifacts ?? {});
   if (named.length) {
     lines.push('artifacts:');
-    for (const [name, text] of named) lines.push(`  ${name}: ${oneLine(text)}`);
+    for (const [name, text] of named) lines.push(`  ${safeText(name)}: ${oneLine(text)}`);
   }
   if (opts.finalText !== false) {
     const max = opts.maxFinalChars ?? 6000;
     if (info.finalText) {
-      let text = info.finalText;
+      let text = safeText(info.finalText);
       if (text.length > max)
         text = `${text.slice(0, max).trimEnd()}\n… (cut${opts.moreHint ? `; full text: ${opts.moreHint}` : ''})`;
       lines.push('final text:', text);

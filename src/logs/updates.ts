@@ -10,6 +10,7 @@ import { shortId } from '../core/ids.js';
 import type { HasSqlite } from '../db/connection.js';
 import { sessionTypes } from '../db/repos/listing.js';
 import { ackUpdates, pendingUpdates, takePendingUpdates, type UpdateRow } from '../db/repos/updates.js';
+import { safeText } from '../lib/escapes.js';
 
 export interface UpdateView {
   id: number;
@@ -52,9 +53,12 @@ export function describeUpdates(db: HasSqlite, rows: readonly UpdateRow[]): Upda
  * `[NEEDS APPROVAL] 8HJ2KD0P Bash: npm test`.
  */
 export function formatUpdateLine(u: UpdateView): string {
-  if (u.kind?.startsWith('approval')) return `[NEEDS APPROVAL] ${u.shortId} ${u.text.replace(/\s*\n\s*/g, ' ').trim()}`;
-  const who = u.agentType ? `${u.shortId} (${u.agentType})` : u.shortId;
-  return `[UPDATE] ${who}: ${u.text.replace(/\s*\n\s*/g, ' ').trim()}`;
+  const text = safeText(u.text)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+  if (u.kind?.startsWith('approval')) return `[NEEDS APPROVAL] ${u.shortId} ${text}`;
+  const who = u.agentType ? `${u.shortId} (${safeText(u.agentType)})` : u.shortId;
+  return `[UPDATE] ${who}: ${text}`;
 }
 
 /**

@@ -114,7 +114,7 @@ export class AgentRuntime {
     this.server = await listenForRequests(d, {
       message: (prompt) => this.onMessage(prompt),
       interrupt: () => this.onInterrupt(),
-      answer: (p) => this.desk.answer(p),
+      answer: (p, who) => this.desk.answer(p, who),
       stop: (reason) => this.stop(reason),
     });
 

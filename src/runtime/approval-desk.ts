@@ -13,6 +13,7 @@
  *   timeout ─▶ deny with a message saying so; turn end, stop, CLI exit ─▶ pending rows cancelled.
  */
 import type { EventOf } from '../core/events.js';
+import type { Answerer } from '../ownership/answerer.js';
 import { shortId } from '../core/ids.js';
 import { applyTransition } from '../core/status.js';
 import type { AnswerPayload, AnswerResult } from '../control/protocol.js';
@@ -131,10 +132,19 @@ export class ApprovalDesk {
     return hit[0]!;
   }
 
-  /** Socket `answer`: answer one pending request (the oldest unless `request` names one). */
-  answer(p: AnswerPayload): AnswerResult {
+  /**
+   * Socket `answer`: answer one pending request (the oldest unless `request` names one), if `who`
+   * may: the person always, an agent only with `agents.approvals: parent`.
+   */
+  answer(p: AnswerPayload, who: Answerer): AnswerResult {
+    if (!who.person && this.d.config['agents.approvals'] !== 'parent') {
+      this.d.log.warn('refused an answer that did not come from the person', { by: who.by, why: who.why });
+      throw new KlaudeError('E_APPROVAL_BY_PERSON', `permission requests are answered by the person: ${who.why}`, {
+        hint: 'answer in the klaude dashboard, or with `klaude approve`/`deny` in a terminal of your own; config agents.approvals: parent lets agents answer',
+      });
+    }
     const row = this.pick(p.request);
-    const by = p.by ?? 'person';
+    const by = who.by;
     if (p.behavior === 'allow') {
       const always = p.always === true && row.suggestions !== null;
       this.decide(
@@ -144,7 +154,7 @@ export class ApprovalDesk {
       );
     } else {
       const message =
-        p.message?.trim() || `The ${by === 'parent' ? 'parent agent' : 'user'} denied this ${row.toolName} call.`;
+        p.message?.trim() || `The ${who.person ? 'user' : 'parent agent'} denied this ${row.toolName} call.`;
       this.decide(row, { answer: 'deny', message, by }, { behavior: 'deny', message });
     }
     return {

@@ -12,6 +12,7 @@ import {
   type MessageResult,
 } from '../control/protocol.js';
 import { agentSocketPath } from '../control/agent-socket.js';
+import { identifyAnswerer, type Answerer } from '../ownership/answerer.js';
 import { VERSION } from '../lib/version.js';
 import type { Deps } from './deps.js';
 
@@ -19,7 +20,7 @@ import type { Deps } from './deps.js';
 export interface RuntimeRequests {
   message(prompt: string): MessageResult;
   interrupt(): InterruptResult;
-  answer(p: AnswerPayload): AnswerResult;
+  answer(p: AnswerPayload, who: Answerer): AnswerResult;
   stop(reason: string): Promise<void>;
 }
 
@@ -38,7 +39,11 @@ export async function listenForRequests(d: Deps, r: RuntimeRequests): Promise<Co
         }),
         message: (p) => r.message(p.prompt),
         interrupt: () => r.interrupt(),
-        answer: (p) => r.answer(p),
+        answer: (p, ctx) => {
+          // Who sent it is asked of the kernel; the client's own word only where that cannot be done.
+          const peer = ctx.peerPid();
+          return r.answer(p, identifyAnswerer(d.db, peer ?? p.pid ?? null, peer !== null));
+        },
         stop: () => {
           setImmediate(() => void r.stop('stop requested'));
           return { stopping: true };

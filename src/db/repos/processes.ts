@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, ne } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
 import { processStartTime } from '../../lib/process.js';
 import { tx, type Db } from '../client.js';
 import { runtimeProcess, sessions, type ProcessKind, type ProcessRow } from '../schema.js';
@@ -123,4 +123,13 @@ export function markSignalled(db: Db, id: number, signal: string): void {
     .set({ signal })
     .where(and(eq(runtimeProcess.id, id), isNull(runtimeProcess.exitedAt)))
     .run();
+}
+
+/** Open rows of the given kinds across every project of this home (whether they still run is the caller's to judge). */
+export function openProcessesOfKinds(db: Db, kinds: readonly ProcessKind[]): ProcessRow[] {
+  return db.orm
+    .select()
+    .from(runtimeProcess)
+    .where(and(isNull(runtimeProcess.exitedAt), inArray(runtimeProcess.kind, [...kinds])))
+    .all();
 }

@@ -1,0 +1,86 @@
+/**
+ * Who sent an answer to an agent's permission request — the person, or an agent passing for one.
+ * The runtime asks this of the process at the other end of the socket (lib/socket-peer.ts), not
+ * of anything the client says about itself. The person's places:
+ * - the dashboard: a running klaude instance (supervisor or `klaude ui`) that no claude klaude
+ *   launched is an ancestor of;
+ * - an interactive terminal: the process has a controlling terminal and is in its foreground, no
+ *   claude (or runtime, or PTY server) klaude launched is among its ancestors, and no such claude
+ *   or its children run on that terminal (a process that slipped its ancestry by forking twice
+ *   still has the foreground claude's terminal).
+ * The web companion's token is the third place (checked where it is received).
+ * What this cannot stop, an agent running as the same Unix user without a sandbox: see
+ * docs/approvals.md.
+ */
+import type { Db } from '../db/client.js';
+import { listInstances } from '../db/repos/instances.js';
+import { openProcessesOfKinds } from '../db/repos/processes.js';
+import { liveRows } from '../lib/process.js';
+import { ancestry, processTable, ttyName, type ProcessTable } from '../lib/process-table.js';
+
+export type Answerer =
+  | { person: true; by: string }
+  | {
+      person: false;
+      /** What answered, truthfully: "agent (pid 12, under a klaude-launched claude, pid 9)". */
+      by: string;
+      /** Why it is not the person. */
+      why: string;
+    };
+
+/** Processes klaude launched that run claude (or host it): their descendants are agents. */
+function agentRoots(db: Db): Map<number, string> {
+  const rows = liveRows(openProcessesOfKinds(db, ['claude', 'cli', 'runtime', 'pty']));
+  return new Map(
+    rows.map((r) => [r.pid, r.kind === 'pty' ? 'PTY server' : r.kind === 'runtime' ? 'agent runtime' : 'claude']),
+  );
+}
+
+/** Terminals on which a root or any of its descendants runs. */
+function agentTerminals(table: ProcessTable, roots: Map<number, string>): Set<number | string> {
+  const ttys = new Set<number | string>();
+  for (const p of table.values()) {
+    if (!p.tty) continue;
+    if (ancestry(table, p.pid).some((a) => roots.has(a))) ttys.add(p.tty);
+  }
+  return ttys;
+}
+
+/**
+ * Identify the sender `pid` (null: unknown). `verified`: the pid came from the kernel, not from
+ * the client's word (platforms where the peer cannot be asked).
+ */
+export function identifyAnswerer(
+  db: Db,
+  pid: number | null,
+  verified: boolean,
+  table: ProcessTable | null = processTable(),
+): Answerer {
+  const note = verified ? '' : ', unverified';
+  if (pid === null || !table?.has(pid))
+    return { person: false, by: 'unknown', why: 'klaude could not tell which process sent the answer' };
+  const roots = agentRoots(db);
+  const under = ancestry(table, pid).find((a) => roots.has(a));
+  if (under !== undefined) {
+    return {
+      person: false,
+      by: `agent (pid ${pid}, under a ${roots.get(under)} klaude launched, pid ${under}${note})`,
+      why: 'it was sent from inside an agent (a process a claude klaude launched started)',
+    };
+  }
+  if (listInstances(db, { status: 'running' }).some((i) => i.pid === pid))
+    return { person: true, by: `person (dashboard, klaude pid ${pid}${note})` };
+  const me = table.get(pid)!;
+  if (!me.tty)
+    return { person: false, by: `process ${pid}${note}`, why: 'it was not sent from an interactive terminal' };
+  if (me.pgrp !== me.tpgid)
+    return { person: false, by: `process ${pid}${note}`, why: 'it was not sent from the foreground of a terminal' };
+  if (agentTerminals(table, roots).has(me.tty)) {
+    return {
+      person: false,
+      by: `process ${pid} on ${ttyName(me.tty)}${note}`,
+      why: 'it was sent from a terminal a claude klaude launched runs on',
+    };
+  }
+  return { person: true, by: `person (terminal ${ttyName(me.tty)}, pid ${pid}${note})` };
+}
