@@ -7,7 +7,6 @@
  * a command run by Claude's Bash tool (CLAUDECODE=1 in its environment) is refused; `parent` —
  * Claude may answer too (the orchestrating parent answers for its children).
  */
-import path from 'node:path';
 import { shortId } from '../core/ids.js';
 import type { AnswerPayload, AnswerResult } from '../control/protocol.js';
 import { cancelPendingApprovals, pendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
@@ -17,6 +16,7 @@ import type { AgentServices } from './context.js';
 import { liveRuntime, reapIfDead } from '../ownership/liveness.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { askRuntime } from './message.js';
+import { localSettingsFile, ownSettingsDir } from '../claude/local-settings.js';
 
 export type { ApprovalRow };
 
@@ -50,11 +50,16 @@ export function pendingRequest(svc: AgentServices, sessionId: string, request?: 
   });
 }
 
-/** Where "allow always" has claude write the rule: the agent's `.claude/settings.local.json`. */
+/**
+ * Where "allow always" puts the rule: the agent's `.claude/settings.local.json`, or for an agent
+ * in a worktree the project's own (its runtime writes it there: claude/local-settings.ts).
+ */
 export function localSettingsPath(svc: AgentServices, sessionId: string): string {
   const s = getSession(svc.db, sessionId);
-  const cwd = (s && launchMetadata(s)?.cwd) ?? svc.projectRoot;
-  return path.join(cwd, '.claude', 'settings.local.json');
+  const meta = s ? launchMetadata(s) : null;
+  const cwd = meta?.cwd ?? svc.projectRoot;
+  const projectRoot = meta?.projectRoot ?? svc.projectRoot;
+  return localSettingsFile(ownSettingsDir({ cwd, worktreePath: s?.worktreePath ?? null, projectRoot }));
 }
 
 /** Send the answer to the agent's runtime. */
