@@ -8,7 +8,6 @@
  * children). The runtime decides, from the process at the other end of its socket
  * (ownership/answerer.ts); the CLAUDECODE check here only fails the plain case early.
  */
-import path from 'node:path';
 import { shortId } from '../core/ids.js';
 import type { AnswerPayload, AnswerResult } from '../control/protocol.js';
 import { cancelPendingApprovals, pendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
@@ -18,6 +17,7 @@ import type { AgentServices } from './context.js';
 import { liveRuntime, reapIfDead } from '../ownership/liveness.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { askRuntime } from './message.js';
+import { localSettingsFile, ownSettingsDir } from '../claude/local-settings.js';
 
 export type { ApprovalRow };
 
@@ -51,11 +51,16 @@ export function pendingRequest(svc: AgentServices, sessionId: string, request?: 
   });
 }
 
-/** Where "allow always" has claude write the rule: the agent's `.claude/settings.local.json`. */
+/**
+ * Where "allow always" puts the rule: the agent's `.claude/settings.local.json`, or for an agent
+ * in a worktree the project's own (its runtime writes it there: claude/local-settings.ts).
+ */
 export function localSettingsPath(svc: AgentServices, sessionId: string): string {
   const s = getSession(svc.db, sessionId);
-  const cwd = (s && launchMetadata(s)?.cwd) ?? svc.projectRoot;
-  return path.join(cwd, '.claude', 'settings.local.json');
+  const meta = s ? launchMetadata(s) : null;
+  const cwd = meta?.cwd ?? svc.projectRoot;
+  const projectRoot = meta?.projectRoot ?? svc.projectRoot;
+  return localSettingsFile(ownSettingsDir({ cwd, worktreePath: s?.worktreePath ?? null, projectRoot }));
 }
 
 /** Send the answer to the agent's runtime. */

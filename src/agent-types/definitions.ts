@@ -20,6 +20,7 @@ import {
   type AgentSource,
 } from './types.js';
 import { FieldError, toDefinition } from './validate.js';
+import { resolveOutputDir } from './output-dir.js';
 
 export const BUILTIN_AGENT_TYPE = 'general';
 
@@ -180,7 +181,10 @@ export function isAgentAllowed(parent: AgentDefinition, child: string): boolean 
   );
 }
 
-/** Absolute directory for an agent's saved output (`<root>/.claude/<outputDir>`), or null. */
+/**
+ * The real directory of an agent's saved output (`<root>/.claude/<outputDir>`), or null; throws
+ * when a symlink takes it out of the project's `.claude/` (output-dir.ts).
+ */
 export function agentOutputDir(def: AgentDefinition, root: string): string | null {
-  return def.outputDir ? path.join(root, '.claude', def.outputDir) : null;
+  return def.outputDir ? resolveOutputDir(root, def.outputDir) : null;
 }

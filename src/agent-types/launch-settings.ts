@@ -8,6 +8,8 @@ import { builtinGeneral, isAgentAllowed, resolveAgentMcp, resolveAgentType as re
 import type { AgentDefinition } from './types.js';
 import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
 import { KlaudeError } from '../lib/errors.js';
+import { projectRoot } from '../config/paths.js';
+import { resolveOutputDir } from './output-dir.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 
 export interface AgentTypeConfig {
@@ -90,6 +92,8 @@ function checkAllowed(type: string, ctx: AgentTypeContext): void {
 export async function resolveAgentType(type: string, ctx: AgentTypeContext): Promise<AgentTypeConfig> {
   checkAllowed(type, ctx);
   const def = resolveDefinition(type, { cwd: ctx.cwd, env: ctx.env });
+  // Refused here, at start, as well as at the write: a symlink taking it out of .claude/ is known now.
+  if (def.outputDir) resolveOutputDir(projectRoot(ctx.cwd), def.outputDir);
   const parentServers = (ctx.parent?.metadata?.agent as { mcpServers?: Record<string, unknown> } | undefined)
     ?.mcpServers;
   const mcp = resolveAgentMcp(def, { cwd: ctx.cwd, env: ctx.env, parentServers });

@@ -1,7 +1,7 @@
 /**
  * `klaude worktree list|prune [id…] [--force] [--json]`: the worktrees of `--worktree` agents, and
- * removing those of finished agents (git/prune.ts). Unmerged work is asked about on
- * a terminal; without one it is kept unless --force.
+ * removing those of finished agents (git/prune.ts). Unmerged work and ignored files are asked
+ * about on a terminal; without one they are kept unless --force.
  */
 import { createInterface } from 'node:readline/promises';
 import { shortId } from '../core/ids.js';
@@ -11,18 +11,23 @@ import { safeJson, safeText } from '../lib/escapes.js';
 import { gitTopLevel } from '../git/exec.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
-import { pruneWorktrees, worktreeState, type WorktreeInfo } from '../git/prune.js';
+import { pruneWorktrees, someOf, worktreeState, type WorktreeInfo } from '../git/prune.js';
 import type { CommandContext } from './types.js';
 
 async function ask(ctx: CommandContext, info: WorktreeInfo): Promise<boolean> {
   const s = info.session;
-  const what = info.dirty
-    ? `${info.dirty} uncommitted file${info.dirty === 1 ? '' : 's'}`
-    : `commits not merged into your branch`;
+  const what: string[] = [];
+  if (info.state === 'unmerged')
+    what.push(
+      info.dirty
+        ? `${info.dirty} uncommitted file${info.dirty === 1 ? '' : 's'}`
+        : `commits not merged into your branch`,
+    );
+  if (info.ignored.length > 0) what.push(`ignored files that are in no commit: ${someOf(info.ignored)}`);
   const rl = createInterface({ input: process.stdin, output: ctx.stderr });
   try {
     const a = await rl.question(
-      `${s.type} ${shortId(s.id)}'s worktree has ${what} (${s.worktreeBranch}). Remove it and its branch anyway? [y/N] `,
+      `${s.type} ${shortId(s.id)}'s worktree has ${what.join('; and ')} (${s.worktreeBranch}). Remove it and its branch anyway? [y/N] `,
     );
     return /^y(es)?$/i.test(a.trim());
   } finally {
@@ -56,14 +61,14 @@ export async function run(ctx: CommandContext): Promise<number> {
         .filter((i) => i.state !== 'removed');
       if (json) {
         ctx.stdout.write(
-          `${JSON.stringify({ worktrees: rows.map((i) => ({ sessionId: i.session.id, shortId: shortId(i.session.id), type: i.session.type, path: i.session.worktreePath, branch: i.session.worktreeBranch, base: i.session.worktreeBase, state: i.state, dirty: i.dirty })) })}\n`,
+          `${JSON.stringify({ worktrees: rows.map((i) => ({ sessionId: i.session.id, shortId: shortId(i.session.id), type: i.session.type, path: i.session.worktreePath, branch: i.session.worktreeBranch, base: i.session.worktreeBase, state: i.state, dirty: i.dirty, ignored: i.ignored })) })}\n`,
         );
       } else if (rows.length === 0) {
         ctx.stdout.write('no agent worktrees\n');
       } else {
         for (const i of rows)
           ctx.stdout.write(
-            `${shortId(i.session.id)} ${i.session.type.padEnd(12)} ${i.state.padEnd(8)} ${i.session.worktreeBranch} ${i.session.worktreePath}${i.dirty ? ` (${i.dirty} uncommitted)` : ''}\n`,
+            `${shortId(i.session.id)} ${i.session.type.padEnd(12)} ${i.state.padEnd(8)} ${i.session.worktreeBranch} ${i.session.worktreePath}${i.dirty ? ` (${i.dirty} uncommitted)` : ''}${i.ignored.length ? ` (${i.ignored.length} ignored)` : ''}\n`,
           );
       }
       return 0;
@@ -80,12 +85,14 @@ export async function run(ctx: CommandContext): Promise<number> {
       for (const r of results) {
         ctx.stdout.write(
           r.action === 'removed'
-            ? `removed ${shortId(r.sessionId)}'s worktree and branch (${r.state})\n`
-            : `kept ${shortId(r.sessionId)}'s worktree: ${safeText(r.reason ?? '')}\n`,
+            ? `removed ${shortId(r.sessionId)}'s worktree and branch (${r.state})${r.ignored ? `, and with it its ignored files: ${safeText(r.ignored.join(', '))}` : ''}
+`
+            : `kept ${shortId(r.sessionId)}'s worktree: ${safeText(r.reason ?? '')}
+`,
         );
       }
     }
-    return results.some((r) => r.action === 'kept' && r.state === 'unmerged') ? 1 : 0;
+    return results.some((r) => r.action === 'kept' && (r.state === 'unmerged' || r.ignored)) ? 1 : 0;
   } finally {
     await closeAgentServices(svc);
   }

@@ -39,8 +39,10 @@ export async function pruneArchived(d: ReviewDeps, rows: SessionRow[]): Promise<
   const withTrees = rows.filter((s) => s.worktreeBranch);
   const top = withTrees.length ? gitTopLevel(d.projectRoot) : null;
   if (!top) return undefined;
-  const kept = (await pruneWorktrees(withTrees, top)).filter((r) => r.action === 'kept' && r.state === 'unmerged');
+  const kept = (await pruneWorktrees(withTrees, top)).filter(
+    (r) => r.action === 'kept' && (r.state === 'unmerged' || r.ignored),
+  );
   if (kept.length === 0) return undefined;
   const ids = kept.map((r) => shortId(r.sessionId)).join(', ');
-  return `kept the worktree${kept.length === 1 ? '' : 's'} of ${ids} (unmerged work: klaude merge, or klaude worktree prune --force)`;
+  return `kept the worktree${kept.length === 1 ? '' : 's'} of ${ids} (unmerged work or ignored files: klaude worktree list, then klaude merge or klaude worktree prune --force)`;
 }

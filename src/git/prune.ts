@@ -1,7 +1,9 @@
 /**
  * Removing the worktrees of finished agents (`klaude worktree prune`, and archiving). A worktree
  * goes without asking when its branch is merged into the person's HEAD or empty (nothing
- * committed, nothing uncommitted); otherwise only when the caller says so (asked, or --force).
+ * committed, nothing uncommitted) and it holds no ignored files; otherwise only when the caller
+ * says so (asked, or --force). Ignored files (`.env`, notes, build output) are in no commit, so
+ * removing the worktree would lose them for good: they keep it, named, until --force.
  * The branch is deleted with it. Running agents' worktrees are never touched.
  */
 import { existsSync } from 'node:fs';
@@ -27,19 +29,22 @@ export interface WorktreeInfo {
   state: WorktreeState;
   /** Uncommitted files in the worktree. */
   dirty: number;
+  /** Its ignored files (`ignoredFiles`), of a finished agent's worktree only. */
+  ignored: string[];
 }
 
 export function worktreeState(s: SessionRow, top: string): WorktreeInfo {
   const wt = s.worktreePath;
   const branchRef = `refs/heads/${s.worktreeBranch}`;
   const hasBranch = s.worktreeBranch !== null && git(top, ['rev-parse', '--verify', '-q', branchRef]).code === 0;
-  if (!wt || (!existsSync(wt) && !hasBranch)) return { session: s, state: 'removed', dirty: 0 };
-  if (!isTerminal(s.status)) return { session: s, state: 'running', dirty: 0 };
+  if (!wt || (!existsSync(wt) && !hasBranch)) return { session: s, state: 'removed', dirty: 0, ignored: [] };
+  if (!isTerminal(s.status)) return { session: s, state: 'running', dirty: 0, ignored: [] };
   const dirty = existsSync(wt) ? gitStatus(wt).length : 0;
-  if (dirty > 0 || !hasBranch) return { session: s, state: 'unmerged', dirty };
+  const ignored = ignoredFiles(wt);
+  if (dirty > 0 || !hasBranch) return { session: s, state: 'unmerged', dirty, ignored };
   const tip = git(top, ['rev-parse', branchRef]).stdout.trim();
-  if (tip === s.worktreeBase) return { session: s, state: 'empty', dirty };
-  return { session: s, state: isAncestor(top, tip, 'HEAD') ? 'merged' : 'unmerged', dirty };
+  if (tip === s.worktreeBase) return { session: s, state: 'empty', dirty, ignored };
+  return { session: s, state: isAncestor(top, tip, 'HEAD') ? 'merged' : 'unmerged', dirty, ignored };
 }
 
 export interface PruneResult {
@@ -48,6 +53,22 @@ export interface PruneResult {
   action: 'removed' | 'kept';
   /** Why it was kept, or what removal failed on. */
   reason?: string;
+  /** Ignored files (a directory as `dir/`) that kept the worktree, or that its removal deleted. */
+  ignored?: string[];
+}
+
+/** The worktree's ignored files, a wholly ignored directory as one `dir/` entry (git's own listing). */
+export function ignoredFiles(wt: string): string[] {
+  if (!existsSync(wt)) return [];
+  // A worktree git cannot read (its git dir gone) lists nothing; removing it fails the same way.
+  const r = git(wt, ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory', '-z']);
+  return r.code === 0 ? r.stdout.split('\0').filter((f) => f !== '') : [];
+}
+
+/** `a, b, c and 4 more`: a list for one line. */
+export function someOf(files: string[], shown = 5): string {
+  const head = files.slice(0, shown).join(', ');
+  return files.length > shown ? `${head} and ${files.length - shown} more` : head;
 }
 
 /** Remove the worktree and its branch (the branch even when unmerged: the caller decided). */
@@ -61,8 +82,9 @@ export function removeAgentWorktree(s: SessionRow, top: string): void {
 }
 
 /**
- * Prune these sessions' worktrees. `confirm` is asked about unmerged work (absent: kept, with
- * the hint to use --force); `force` removes without asking.
+ * Prune these sessions' worktrees. `confirm` is asked about unmerged work and ignored files
+ * (absent: kept, with the hint to use --force); `force` removes without asking, and the result
+ * names the ignored files that went with it.
  */
 export async function pruneWorktrees(
   sessions: SessionRow[],
@@ -92,12 +114,24 @@ export async function pruneWorktrees(
         state: info.state,
         action: 'kept',
         reason: `${what} (klaude merge ${shortId(s.id)}, or prune --force to drop them)`,
+        ...(info.ignored.length ? { ignored: info.ignored } : {}),
+      });
+      continue;
+    }
+    const { ignored } = info;
+    if (ignored.length > 0 && info.state !== 'unmerged' && !o.force && !(o.confirm && (await o.confirm(info)))) {
+      out.push({
+        sessionId: s.id,
+        state: info.state,
+        action: 'kept',
+        ignored,
+        reason: `it holds ignored files that are in no commit: ${someOf(ignored)} (prune ${shortId(s.id)} --force removes them with it)`,
       });
       continue;
     }
     try {
       removeAgentWorktree(s, top);
-      out.push({ sessionId: s.id, state: info.state, action: 'removed' });
+      out.push({ sessionId: s.id, state: info.state, action: 'removed', ...(ignored.length ? { ignored } : {}) });
     } catch (e) {
       out.push({
         sessionId: s.id,

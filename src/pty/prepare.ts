@@ -17,6 +17,7 @@ import { currentProcesses } from '../db/repos/processes.js';
 import { getProject } from '../db/repos/projects.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { hookSettings } from '../hooks/settings.js';
+import { agentSettingsArg, agentSettingsFile } from '../hooks/agent-settings.js';
 import { KlaudeError } from '../lib/errors.js';
 import { liveRows } from '../lib/process.js';
 import { claimConversation, releaseConversation } from '../ownership/conversation-claim.js';
@@ -69,7 +70,12 @@ export async function buildLaunch(
   }
   const nativeId = known ?? randomUuid();
   const mode = known && transcriptExists(session.transcriptPath, cwd, known, env) ? 'resume' : 'new';
-  const settings = JSON.stringify(hookSettings(inv));
+  const settings = agentSettingsArg(JSON.stringify(hookSettings(inv)), {
+    cwd,
+    worktreePath: session.worktreePath,
+    projectRoot: root,
+    file: agentSettingsFile(klaudeHome(env), session.projectId, session.id, 'pty'),
+  });
   const args = [mode === 'resume' ? '--resume' : '--session-id', nativeId, '--settings', settings];
   if (session.model) args.push('--model', session.model);
   return { file: binary, args, cwd, nativeId, mode };

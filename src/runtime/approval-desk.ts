@@ -29,6 +29,7 @@ import { addUpdate } from '../db/repos/updates.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { ApprovalDecision, RuntimeAdapter } from '../adapters/runtime-adapter.js';
 import type { Deps } from './deps.js';
+import { routeAlwaysRules } from '../claude/local-settings.js';
 import type { RunRecord } from './run-record.js';
 
 /**
@@ -150,7 +151,11 @@ export class ApprovalDesk {
       this.decide(
         row,
         { answer: always ? 'allow_always' : 'allow', by },
-        { behavior: 'allow', input: row.input ?? {}, ...(always ? { permanent: row.suggestions } : {}) },
+        {
+          behavior: 'allow',
+          input: row.input ?? {},
+          ...(always ? { permanent: this.alwaysRules(row.suggestions) } : {}),
+        },
       );
     } else {
       const message =
@@ -165,6 +170,17 @@ export class ApprovalDesk {
       ...(row.suggestedRule ? { rule: row.suggestedRule } : {}),
       pending: pendingApprovals(this.d.db, this.id).length,
     };
+  }
+
+  /** Where an "always" rule goes: a worktree agent's into the project's own file (claude/local-settings.ts). */
+  private alwaysRules(suggestions: unknown): unknown {
+    const { meta, session, log } = this.d;
+    return routeAlwaysRules(suggestions, {
+      cwd: meta.cwd,
+      worktreePath: session.worktreePath,
+      projectRoot: meta.projectRoot,
+      warn: (msg, err) => log.warn(msg, { err }),
+    });
   }
 
   private decide(row: ApprovalRow, a: Parameters<typeof answerApproval>[2], decision: ApprovalDecision): void {

@@ -4,6 +4,7 @@
  */
 import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
 import { headlessHookSettings } from '../hooks/settings.js';
+import { agentSettingsArg, agentSettingsFile } from '../hooks/agent-settings.js';
 import type { LaunchCommand } from '../adapters/runtime-adapter.js';
 import { permissionModeFor } from './approval-desk.js';
 import { agentPreamble, systemPromptAddition } from '../agent-ops/instructions.js';
@@ -33,7 +34,15 @@ export function cliLaunch(
     mcpConfig: meta.agent.mcpConfig,
     mcpStrict: meta.agent.mcpStrict ?? true,
     effort: meta.agent.effort,
-    settings: session.runtime === 'claude' ? headlessHookSettings(currentInvocation()) : null,
+    settings:
+      session.runtime === 'claude'
+        ? agentSettingsArg(headlessHookSettings(currentInvocation()), {
+            cwd: meta.cwd,
+            worktreePath: session.worktreePath,
+            projectRoot: meta.projectRoot,
+            file: agentSettingsFile(d.home, session.projectId, session.id, 'headless'),
+          })
+        : null,
   });
   const shimDir = ensureShim(d.home, currentInvocation());
   const env: NodeJS.ProcessEnv = {

@@ -4,8 +4,7 @@
  * parent, status and the run's end). The runtime (agent-runtime.ts) decides *when*; this
  * decides *what is written where*.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { describeRetry, type AgentEventInput, type EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
 import { applyTransition, isTerminal } from '../core/status.js';
@@ -18,6 +17,8 @@ import { beginTurn, continueTurn, endTurn, noteText, noteToolCall } from '../db/
 import type { RuntimeRequest } from '../agent-ops/launch.js';
 import type { Deps } from './deps.js';
 import { clip, oneLine, toolActivity } from '../core/tool-summary.js';
+import { saveAgentOutput } from '../agent-types/output-dir.js';
+import { isKlaudeError } from '../lib/errors.js';
 import { changesSince, snapshotTree, worktreeChanges, type FileChanges, type TreeSnapshot } from '../git/changes.js';
 
 const LAST_TEXT_MAX = 500;
@@ -303,12 +304,13 @@ export class RunRecord {
     const dir = this.d.meta.agent.outputDir;
     if (!dir) return;
     try {
-      const target = path.join(this.d.meta.projectRoot, '.claude', dir);
-      mkdirSync(target, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      writeFileSync(path.join(target, `${stamp}-${this.d.session.type}-${shortId(this.id)}.md`), `${text.trimEnd()}\n`);
+      const name = `${stamp}-${this.d.session.type}-${shortId(this.id)}.md`;
+      saveAgentOutput(this.d.meta.projectRoot, dir, name, `${text.trimEnd()}\n`);
     } catch (err) {
       this.d.log.warn('saving the agent output failed', { err, dir });
+      const hint = isKlaudeError(err) && err.hint ? ` (${err.hint})` : '';
+      this.write({ type: 'error', message: `output not saved: ${(err as Error).message}${hint}` });
     }
   }
 }

@@ -1,9 +1,11 @@
 // What a YAML text parsed to is remembered in <home>/cache/parsed.json (config/parse-cache.ts): the
 // next process gets it without loading the yaml library; an edited file is parsed again; only
-// results JSON keeps exactly are remembered; the file is private and bounded.
+// results JSON keeps exactly are remembered; the file is private, bounded (least recently used
+// goes first) and written once per process.
 import {
   existsSync,
   mkdirSync,
+  watch,
   mkdtempSync,
   readFileSync,
   realpathSync,
@@ -16,13 +18,20 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { parseFrontmatter } from '../../src/agent-types/frontmatter.js';
-import { jsonExact, parseCacheFile, parseRemembered } from '../../src/config/parse-cache.js';
+import {
+  flushParseCaches,
+  jsonExact,
+  PARSE_CACHE_ENTRIES,
+  parseCacheFile,
+  parseRemembered,
+} from '../../src/config/parse-cache.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
 const dirs: string[] = [];
 let home: TempHome | undefined;
 afterEach(() => {
+  flushParseCaches(); // now, not at the worker's exit into a removed directory
   home?.cleanup();
   home = undefined;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -32,6 +41,9 @@ const tmp = (): string => {
   dirs.push(d);
   return d;
 };
+
+const entriesIn = (file: string): [string, string, unknown][] =>
+  (JSON.parse(readFileSync(file, 'utf8')) as { entries: [string, string, unknown][] }).entries;
 
 describe('parseRemembered', () => {
   it('parses once per text, keeps the file private, and is bounded', () => {
@@ -46,10 +58,50 @@ describe('parseRemembered', () => {
     expect(calls).toBe(1);
     expect(parseRemembered(file, 'other', 'a: 1', parse)).toEqual({ t: 'a: 1', n: 4 });
     expect(calls).toBe(2);
+    expect(existsSync(file)).toBe(false); // written once, at exit
+    flushParseCaches();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
-    for (let i = 0; i < 100; i++) parseRemembered(file, 'k', `x: ${i}`, parse);
-    expect((JSON.parse(readFileSync(file, 'utf8')) as { entries: unknown[] }).entries).toHaveLength(64);
+    expect(entriesIn(file)).toHaveLength(2);
+  });
+
+  it('is a least-recently-used cache of 512 entries: a set read over and over stays', () => {
+    const file = parseCacheFile(tmp());
+    let calls = 0;
+    const parse = (t: string) => {
+      calls++;
+      return t;
+    };
+    const texts = Array.from({ length: 150 }, (_, i) => `agent: ${i}`);
+    for (let round = 0; round < 3; round++) for (const t of texts) parseRemembered(file, 'k', t, parse);
+    expect(calls).toBe(150); // the old 64-entry FIFO parsed every one of them every round
+    // 600 new texts: the oldest go, but one in use all along stays.
+    for (let i = 0; i < 600; i++) {
+      parseRemembered(file, 'k', `new: ${i}`, parse);
+      if (i % 50 === 0) parseRemembered(file, 'k', 'agent: 7', parse);
+    }
+    expect(calls).toBe(750);
+    flushParseCaches();
+    const kept = entriesIn(file).map((e) => e[1]);
+    expect(kept).toHaveLength(PARSE_CACHE_ENTRIES);
+    expect(kept).toContain('agent: 7');
+    expect(kept).not.toContain('agent: 8');
+    expect(kept.at(-1)).toBe('new: 599');
+    expect(kept).not.toContain('new: 0');
+  });
+
+  it('writes its file once per process, keeping what another process wrote meanwhile', () => {
+    const file = parseCacheFile(tmp());
+    mkdirSync(path.dirname(file), { recursive: true });
+    parseRemembered(file, 'k', 'mine: 1', (t) => t);
+    // Another process wrote after this one read the file.
+    writeFileSync(file, JSON.stringify({ v: 2, entries: [['k', 'theirs: 1', '"theirs: 1"']] }));
+    flushParseCaches();
+    expect(entriesIn(file).map((e) => e[1])).toEqual(['theirs: 1', 'mine: 1']);
+    const written = readFileSync(file, 'utf8');
+    parseRemembered(file, 'k', 'mine: 2', (t) => t);
+    flushParseCaches();
+    expect(readFileSync(file, 'utf8')).toBe(written);
   });
 
   it('a hit is a copy: changing what a caller got changes nothing for the next', () => {
@@ -139,5 +191,45 @@ describe('klaude with a config file', () => {
     expect(loadsYaml(agentsAgain.stderr)).toBe(false);
     expect(agentsAgain.stdout).toBe(agents.stdout);
     expect(agentsAgain.stdout).toContain('rev');
+  });
+
+  it('150 agent files: one write of the cache by the first command, every file a hit for the next', async () => {
+    home = makeTempHome({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sk-ant-test-cache' });
+    const h = home;
+    const dir = path.join(h.projectDir, '.claude', 'agents');
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 150; i++)
+      writeFileSync(path.join(dir, `a${i}.md`), `---\nname: a${i}\ndescription: agent ${i}\n---\nDo ${i}.\n`);
+    const cacheDir = path.dirname(parseCacheFile(h.klaudeHome));
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    // Every write ends in a rename onto parsed.json; a sentinel file written afterwards says when
+    // the watcher has seen everything before it (inotify keeps the order).
+    let writes = 0;
+    let sentinel: () => void = () => {};
+    const watcher = watch(cacheDir, (_ev, name) => {
+      if (name === 'parsed.json') writes++;
+      if (name === 'sentinel') sentinel();
+    });
+    const settle = async (): Promise<number> => {
+      const seen = new Promise<void>((r) => (sentinel = r));
+      writeFileSync(path.join(cacheDir, 'sentinel'), String(Date.now()));
+      await seen;
+      const n = writes;
+      writes = 0;
+      return n;
+    };
+    try {
+      const env = { ...h.env, NODE_DEBUG: 'module' };
+      const first = await runKlaude(['agents', '--json'], { env, cwd: h.projectDir });
+      expect(first.code, first.stderr).toBe(0);
+      expect(await settle()).toBe(1);
+      expect(entriesIn(parseCacheFile(h.klaudeHome)).length).toBeGreaterThanOrEqual(150);
+      const again = await runKlaude(['agents', '--json'], { env, cwd: h.projectDir });
+      expect(again.stdout).toBe(first.stdout);
+      expect(loadsYaml(again.stderr)).toBe(false);
+      expect(await settle()).toBe(0);
+    } finally {
+      watcher.close();
+    }
   });
 });

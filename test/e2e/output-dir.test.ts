@@ -1,0 +1,87 @@
+// An agent definition's outputDir behind a symlink, with the real claude against the stand-in: a
+// link committed with the repository that points out of .claude/ refuses the start (typed error and
+// hint, nothing run); a link the agent itself makes during its run keeps the output from being
+// written there, and the log says why.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { killLeftRuntimes } from '../support/runtime-cleanup.js';
+
+let mock: MockAnthropic;
+let home: TempHome;
+let outside: string;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({
+    responder: (r) => {
+      if (r.isToolResult) return { text: 'Linked it.' };
+      const m = /^run: (.+)$/s.exec(r.prompt);
+      if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
+      return { text: `Reply to: ${r.prompt}` };
+    },
+  });
+  home = makeTempHome({ baseUrl: mock.url });
+  writeFileSync(
+    join(home.klaudeHome, 'config.yaml'),
+    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
+  );
+  outside = join(home.root, 'outside');
+  mkdirSync(outside);
+  const p = home.projectDir;
+  const agents = join(p, '.claude', 'agents');
+  mkdirSync(agents, { recursive: true });
+  writeFileSync(join(agents, 'reviewer.md'), '---\nname: reviewer\noutputDir: reviews\n---\nReview.\n');
+  writeFileSync(join(agents, 'noter.md'), '---\nname: noter\noutputDir: notes\n---\nTake notes.\n');
+  // Relative, as a link committed with a repository would be.
+  symlinkSync('../../outside', join(p, '.claude', 'reviews'));
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'agents');
+  expect(git('ls-files', '-s', '.claude/reviews')).toMatch(/^120000 /); // committed as a symlink
+});
+
+afterAll(async () => {
+  if (home) killLeftRuntimes(home.klaudeHome);
+  await mock?.close();
+  home?.cleanup();
+});
+
+function git(...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
+    cwd: home.projectDir,
+    encoding: 'utf8',
+    env: home.env,
+  });
+}
+
+const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+
+describe('outputDir through a symlink', () => {
+  it('a committed symlink out of .claude/ refuses the start with a typed error and hint', async () => {
+    const before = mock.mainRequests().length;
+    const r = await klaude(['start', 'reviewer', 'look at it']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`klaude: outputDir 'reviews': the directory resolves to ${outside}`);
+    expect(r.stderr).toContain('[E_AGENT_DEFINITION]');
+    expect(r.stderr).toMatch(/hint: a symlink points out/);
+    expect(mock.mainRequests().length).toBe(before);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('a link made during the run: the output is not written through it, and the log says so', async () => {
+    const r = await klaude(['start', 'noter', `run: ln -s ${outside} .claude/notes`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('output not saved: outputDir');
+    expect(readdirSync(outside)).toEqual([]);
+    const id = /started (\w{8})/.exec(r.stdout)![1]!;
+    const logs = await klaude(['logs', id]);
+    expect(logs.stdout).toMatch(/output not saved: outputDir 'notes': the directory resolves to .*outside/);
+    expect(logs.stdout).toContain('Linked it.');
+  }, 120_000);
+});
