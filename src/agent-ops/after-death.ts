@@ -13,6 +13,7 @@ import { shortId } from '../core/ids.js';
 import { createFileLogger } from '../lib/logger.js';
 import { isTerminal } from '../core/status.js';
 import { openDb, type Db } from '../db/client.js';
+import { cancelPendingApprovals } from '../db/repos/approvals.js';
 import { getProject } from '../db/repos/projects.js';
 import { currentProcesses } from '../db/repos/processes.js';
 import { getSession, updateSession } from '../db/repos/sessions.js';
@@ -53,6 +54,8 @@ export async function reapAfterDeath(sessionId: string, env: NodeJS.ProcessEnv):
     const runtimePid = currentProcesses(db, s.id, 'runtime')[0]?.pid;
     log.info('runtime died', { runtimePid });
     await orphansGone(db, s.id);
+    // Nobody holds its requests any more (a recovered run asks again).
+    cancelPendingApprovals(db, s.id, 'its runtime died');
     const { sessionsEnded } = reconcile(db, { projectId: s.projectId });
     log.info('reconciled', { sessionsEnded });
     await recoverAfterReconcile(svc, [...sessionsEnded, s.id]);

@@ -22,7 +22,7 @@ export type Answerer =
   | { person: true; by: string }
   | {
       person: false;
-      /** What answered, truthfully: "agent (pid 12, under a klaude-launched claude, pid 9)". */
+      /** What answered, truthfully: "agent (pid 12, inside claude pid 9)". */
       by: string;
       /** Why it is not the person. */
       why: string;
@@ -56,20 +56,35 @@ export function identifyAnswerer(
   verified: boolean,
   table: ProcessTable | null = processTable(),
 ): Answerer {
-  const note = verified ? '' : ', unverified';
+  const dashboards = new Set(listInstances(db, { status: 'running' }).map((i) => i.pid));
+  return classifyAnswerer({ pid, verified, table, roots: agentRoots(db), dashboards });
+}
+
+export interface AnswererFacts {
+  pid: number | null;
+  verified: boolean;
+  table: ProcessTable | null;
+  /** Live processes klaude launched that run or host claude, by pid: what they are. */
+  roots: Map<number, string>;
+  /** Pids of running klaude instances (supervisors, `klaude ui`). */
+  dashboards: Set<number>;
+}
+
+/** The rules above, on facts gathered (pure: tests give their own process table). */
+export function classifyAnswerer(f: AnswererFacts): Answerer {
+  const { pid, table, roots } = f;
+  const note = f.verified ? '' : ', unverified';
   if (pid === null || !table?.has(pid))
     return { person: false, by: 'unknown', why: 'klaude could not tell which process sent the answer' };
-  const roots = agentRoots(db);
   const under = ancestry(table, pid).find((a) => roots.has(a));
   if (under !== undefined) {
     return {
       person: false,
-      by: `agent (pid ${pid}, under a ${roots.get(under)} klaude launched, pid ${under}${note})`,
+      by: `agent (pid ${pid}, inside ${roots.get(under)} pid ${under}${note})`,
       why: 'it was sent from inside an agent (a process a claude klaude launched started)',
     };
   }
-  if (listInstances(db, { status: 'running' }).some((i) => i.pid === pid))
-    return { person: true, by: `person (dashboard, klaude pid ${pid}${note})` };
+  if (f.dashboards.has(pid)) return { person: true, by: `person in the dashboard${note ? ` (${note.slice(2)})` : ''}` };
   const me = table.get(pid)!;
   if (!me.tty)
     return { person: false, by: `process ${pid}${note}`, why: 'it was not sent from an interactive terminal' };
@@ -82,5 +97,5 @@ export function identifyAnswerer(
       why: 'it was sent from a terminal a claude klaude launched runs on',
     };
   }
-  return { person: true, by: `person (terminal ${ttyName(me.tty)}, pid ${pid}${note})` };
+  return { person: true, by: `person at ${ttyName(me.tty)}${note ? ` (${note.slice(2)})` : ''}` };
 }

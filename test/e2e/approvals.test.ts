@@ -15,10 +15,12 @@ import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
 import { startAgents } from '../../src/agent-ops/start.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
+import { runInTerminal } from '../support/terminal-run.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { runProcess } from '../support/run-process.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { killRuntimeGroups } from '../support/runtime-cleanup.js';
+import { until } from '../support/until.js';
 
 let mock: MockAnthropic;
 const opened: { home: TempHome; svc: AgentServices }[] = [];
@@ -63,8 +65,13 @@ function setup(config = ''): {
     inv: { node: process.execPath, cli: KLAUDE_CLI },
   });
   opened.push({ home, svc });
+  // The person answers from a terminal of their own (approve/deny count only from such a place).
   const klaude = (args: string[], env: Record<string, string> = {}) =>
-    runKlaude(args, { env: { ...home.env, ...env }, cwd: home.projectDir, timeoutMs: 60_000 });
+    (ANSWERS.includes(args[0]!) ? runInTerminal : runKlaude)(args, {
+      env: { ...home.env, ...env },
+      cwd: home.projectDir,
+      timeoutMs: 60_000,
+    });
   return { home, svc, klaude };
 }
 
@@ -111,6 +118,7 @@ async function finished(svc: AgentServices, id: string) {
   return getSession(svc.db, id)!;
 }
 
+const ANSWERS = ['approve', 'deny'];
 const CMD = 'python3 -c "print(6*7)"';
 
 describe('permission approvals (real claude)', () => {
@@ -131,7 +139,6 @@ describe('permission approvals (real claude)', () => {
     expect((await klaude(['status'])).stdout).toContain(`Bash: ${CMD}`);
 
     const ok = await klaude(['approve', id.slice(-8)]);
-    expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`allowed ${id.slice(-8)} request ${row.approval.id}: Bash: ${CMD}`);
     const s = await finished(svc, id);
@@ -144,7 +151,11 @@ describe('permission approvals (real claude)', () => {
       summary: CMD,
       approvalId: row.approval.id,
     });
-    expect(ev.find((e) => e.type === 'approval_answer')).toMatchObject({ behavior: 'allow', by: 'person' });
+    // Who answered, as the runtime found it: the person, at the terminal the command ran in.
+    expect(ev.find((e) => e.type === 'approval_answer')).toMatchObject({
+      behavior: 'allow',
+      by: expect.stringMatching(/^person at \/dev\/pts\/\d+$/),
+    });
     expect(ev.filter((e) => e.type === 'status').map((e) => (e as { status: string }).status)).toEqual([
       'running',
       'waiting',
@@ -178,7 +189,7 @@ describe('permission approvals (real claude)', () => {
     expect(log).toMatch(
       new RegExp(`\\? needs approval \\d+: Bash: python3 -c "print\\(6\\*7\\)" — \`klaude approve ${id.slice(-8)}\``),
     );
-    expect(log).toContain('✗ denied by person: no python today, use node');
+    expect(log).toMatch(/✗ denied by person at \/dev\/pts\/\d+: no python today, use node/);
   }, 120_000);
 
   it('approve --always says where the rule goes, claude writes it, and the same call is not asked again', async () => {
@@ -234,7 +245,7 @@ describe('permission approvals (real claude)', () => {
   }, 120_000);
 
   it('interrupt while waiting ends the turn and withdraws the request; a runtime killed while waiting makes approve fail cleanly', async () => {
-    const { home, svc, klaude } = setup();
+    const { home, svc, klaude } = setup('agents:\n  recover: off\n');
     const id = await start(svc, home, `run: ${CMD}`);
     await waitingInSessions(klaude, id);
     const r = await klaude(['interrupt', id.slice(-8)]);
@@ -250,11 +261,31 @@ describe('permission approvals (real claude)', () => {
       .get(dead) as { pid: number };
     process.kill(-pid, 'SIGKILL');
     expect(await waitForPidExit(pid, 10_000)).toBe(true);
+    // Noticed at once (the runtime's death notice): the run is recorded, its request withdrawn.
+    await until('the dead run recorded', () => getSession(svc.db, dead)!.status === 'interrupted', 10_000);
+    expect(approvalsOf(svc.db, dead).map((a) => a.answer)).toEqual(['cancelled']);
     const late = await klaude(['approve', dead.slice(-8)]);
     expect(late.code).toBe(1);
-    expect(late.stderr).toContain('E_AGENT_NOT_RUNNING');
-    expect(getSession(svc.db, dead)!.status).toBe('failed');
-    expect(approvalsOf(svc.db, dead).map((a) => a.answer)).toEqual(['cancelled']);
+    expect(late.stderr).toContain('E_NO_PENDING_APPROVAL');
+    expect(getSession(svc.db, dead)!.error).toContain('died before the run ended');
+  }, 150_000);
+
+  it("an agent's `env -u CLAUDECODE klaude approve` of a sibling is refused by the runtime; the request stays pending", async () => {
+    const { home, svc, klaude } = setup('agents:\n  allowedTools:\n    - "Bash(env:*)"\n');
+    const sibling = await start(svc, home, `run: ${CMD}`);
+    await waitingInSessions(klaude, sibling);
+    const forge = `env -u CLAUDECODE ${process.execPath} ${KLAUDE_CLI} approve ${sibling.slice(-8)} --always`;
+    const forger = await start(svc, home, `run: ${forge}`);
+    const f = await finished(svc, forger);
+    expect(f.lastText).toContain('Tool said: error:');
+    expect(f.lastText).toContain('E_APPROVAL_BY_PERSON');
+    expect(f.lastText).toContain('sent from inside an agent');
+    expect(getSession(svc.db, sibling)!.status).toBe('waiting');
+    expect(approvalsOf(svc.db, sibling).map((a) => a.answer)).toEqual([null]);
+    expect(existsSync(join(home.projectDir, '.claude', 'settings.local.json'))).toBe(false);
+    // The person's answer from a terminal of their own still counts.
+    expect((await klaude(['deny', sibling.slice(-8)])).code).toBe(0);
+    expect((await finished(svc, sibling)).status).toBe('done');
   }, 150_000);
 
   it('agents.approvals: parent lets Claude answer; approvalTimeoutSeconds denies an unanswered request', async () => {
@@ -267,12 +298,17 @@ describe('permission approvals (real claude)', () => {
     expect(w.stderr).toContain(`Bash: ${CMD} — \`klaude approve ${id.slice(-8)}\``);
     expect(w.stdout).toContain(`waiting for your answer: ${id.slice(-8)}`);
     await waitingInSessions(klaude, id);
-    const ok = await klaude(['approve', id.slice(-8)], { CLAUDECODE: '1' });
-    expect(ok.code).toBe(0);
+    // Not from a terminal (as from Claude's Bash tool): with `parent`, accepted and recorded as what it was.
+    const ok = await runKlaude(['approve', id.slice(-8)], {
+      env: { ...home.env, CLAUDECODE: '1' },
+      cwd: home.projectDir,
+      timeoutMs: 60_000,
+    });
+    expect(ok.code, ok.stderr).toBe(0);
     expect((await finished(svc, id)).status).toBe('done');
     expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({
       behavior: 'allow',
-      by: 'parent',
+      by: expect.stringMatching(/^process \d+/),
     });
 
     const late = await start(svc, home, 'run: python3 -c "print(1+1)"');

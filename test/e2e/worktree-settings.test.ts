@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
+import { runInTerminal } from '../support/terminal-run.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { killLeftRuntimes } from '../support/runtime-cleanup.js';
@@ -94,7 +95,7 @@ describe("worktree agents and the project's local settings", () => {
     await until('the worktree agent asking', () => agent(b.id).rule !== null, 60_000);
     const rule = agent(b.id).rule!;
     expect(rule).toMatch(/^Bash\(node/);
-    const ok = await klaude(['approve', b.id, '--always']);
+    const ok = await runInTerminal(['approve', b.id, '--always'], { env: home.env, cwd: home.projectDir });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout.split('\n')[0]).toBe(`allow always: claude adds the rule ${rule} to ${localFile}`);
     const w = await klaude(['wait', b.id]);
