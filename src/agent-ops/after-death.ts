@@ -2,20 +2,21 @@
  * `klaude __reap <sessionId>`: what happens the moment an agent runtime dies without ending its run
  * (SIGKILL, OOM, a crash past its handlers), with no dashboard open and no command run. The
  * runtime's death notice (ownership/death-notice.ts) starts it with the runtime's own environment.
- * It waits for the dead runtime's CLI to be ended by its watchdog, marks what died (reconcile),
- * recovers a run cut off mid-turn (`agents.recover`), starts the queue's next agents, and records
- * why a run that is not recovered ended. Every step is one any later look would also take, so a
- * reap that races a `klaude sessions` or a `wait` does the work once.
+ * A run cut off mid-turn that `agents.recover` resumes is recovered once the dead runtime's CLI is
+ * gone (one writer per conversation); any other run is recorded at once (interrupted, and why)
+ * and its slot goes to the queue. Then the project is reconciled. Every step is one any later look
+ * would also take, so a reap that races a `klaude sessions` or a `wait` does the work once.
  */
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import { createFileLogger } from '../lib/logger.js';
 import { isTerminal } from '../core/status.js';
-import { openDb, type Db } from '../db/client.js';
+import { openDb, tx, type Db } from '../db/client.js';
 import { cancelPendingApprovals } from '../db/repos/approvals.js';
 import { getProject } from '../db/repos/projects.js';
-import { currentProcesses } from '../db/repos/processes.js';
+import { currentProcesses, endProcess } from '../db/repos/processes.js';
+import { getCheckpoint } from '../db/repos/checkpoints.js';
 import { getSession, updateSession } from '../db/repos/sessions.js';
 import { currentInvocation } from '../claude/shim.js';
 import { sleep } from '../lib/process.js';
@@ -24,6 +25,7 @@ import { endOrphanedClis, liveRuntime } from '../ownership/liveness.js';
 import { reconcile } from '../ownership/reconcile.js';
 import { closeAgentServices, type AgentServices } from './context.js';
 import { recoverAfterReconcile } from './recover.js';
+import { startQueued } from './queue.js';
 
 export const REAP_COMMAND = '__reap';
 /** How long the dead runtime's CLI is given to go (its watchdog: SIGTERM, SIGKILL after 3 s). */
@@ -53,13 +55,20 @@ export async function reapAfterDeath(sessionId: string, env: NodeJS.ProcessEnv):
     if (liveRuntime(db, s.id)) return 0; // another runtime has the session already
     const runtimePid = currentProcesses(db, s.id, 'runtime')[0]?.pid;
     log.info('runtime died', { runtimePid });
-    await orphansGone(db, s.id);
     // Nobody holds its requests any more (a recovered run asks again).
     cancelPendingApprovals(db, s.id, 'its runtime died');
+    if (recoverable(svc, s.id)) {
+      // One writer: the dead runtime's CLI is gone before recovery resumes the conversation.
+      await orphansGone(db, s.id);
+      await recoverAfterReconcile(svc, [s.id]);
+    } else {
+      // Recorded at once, its slot to the queue; its CLI is being ended meanwhile (its watchdog).
+      endRun(db, s.id, runtimePid);
+      await startQueued(svc);
+      await orphansGone(db, s.id);
+    }
     const { sessionsEnded } = reconcile(db, { projectId: s.projectId });
-    log.info('reconciled', { sessionsEnded });
-    await recoverAfterReconcile(svc, [...sessionsEnded, s.id]);
-    recordWhy(db, s.id, runtimePid);
+    if (sessionsEnded.length) await recoverAfterReconcile(svc, sessionsEnded);
     log.info('reaped', { status: getSession(db, s.id)?.status });
     return 0;
   } finally {
@@ -72,15 +81,25 @@ async function orphansGone(db: Db, sessionId: string): Promise<void> {
   while (endOrphanedClis(db, sessionId) && Date.now() < deadline) await sleep(50);
 }
 
-/** A run ended by its runtime's death and not recovered: say so in its row and its log. */
-function recordWhy(db: Db, sessionId: string, runtimePid: number | undefined): void {
-  const s = getSession(db, sessionId);
-  if (!s || s.status !== 'interrupted' || s.error || liveRuntime(db, s.id)) return;
+/** Recovery would resume it: `agents.recover` is not off and it died mid-turn, not yet recovered. */
+function recoverable(svc: AgentServices, sessionId: string): boolean {
+  const cp = getCheckpoint(svc.db, sessionId);
+  return svc.config['agents.recover'] !== 'off' && !!cp?.inTurn && cp.recoveredTurn !== cp.turn;
+}
+
+/** A run ended by its runtime's death and not recovered: its rows, its status and why, its log. */
+function endRun(db: Db, sessionId: string, runtimePid: number | undefined): void {
   const error = `its runtime${runtimePid ? ` (pid ${runtimePid})` : ''} died before the run ended (killed or crashed)`;
-  updateSession(db, s.id, { error });
-  if (s.logPath && isTerminal(s.status)) {
+  const ended = tx(db, () => {
+    const s = getSession(db, sessionId);
+    for (const p of currentProcesses(db, sessionId, 'runtime'))
+      endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
+    if (!s || isTerminal(s.status) || liveRuntime(db, sessionId)) return undefined;
+    return updateSession(db, sessionId, { status: 'interrupted', endedAt: Date.now(), activity: null, error });
+  });
+  if (ended?.logPath) {
     try {
-      appendSessionEvent(s.logPath, { type: 'done', status: 'interrupted', error });
+      appendSessionEvent(ended.logPath, { type: 'done', status: 'interrupted', error });
     } catch {
       /* the row says it */
     }

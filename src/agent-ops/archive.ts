@@ -18,6 +18,7 @@ import { liveRows } from '../lib/process.js';
 import { claimedByOther } from '../ownership/conversation-claim.js';
 import type { AgentServices } from './context.js';
 import { findAgent, logPathOf } from './follow-agents.js';
+import { reapOrRecover } from './recover.js';
 
 /** The named sessions and their descendants, each once, parents first. */
 export function withSubtrees(svc: AgentServices, inputs: readonly string[]): SessionRow[] {
@@ -36,9 +37,9 @@ export function withSubtrees(svc: AgentServices, inputs: readonly string[]): Ses
 function busy(svc: AgentServices, s: SessionRow): string | null {
   const live = liveRows(currentProcesses(svc.db, s.id))[0];
   if (live) return `${shortId(s.id)} (${s.type}) has a live ${live.kind} process (pid ${live.pid})`;
-  if (isActive(s.status) || s.status === 'pending') return `${shortId(s.id)} (${s.type}) is ${s.status}`;
   const taker = claimedByOther(svc.db, s.id);
   if (taker) return `${shortId(s.id)} (${s.type}) is being taken by ${taker}`;
+  if (isActive(s.status) || s.status === 'pending') return `${shortId(s.id)} (${s.type}) is ${s.status}`;
   return null;
 }
 
@@ -53,7 +54,16 @@ function assertNoneBusy(svc: AgentServices, rows: readonly SessionRow[], verb: s
   }
 }
 
+/**
+ * A session that looks active but whose runtime died unnoticed is recorded first (recovered, if
+ * `agents.recover` says so — then it is busy — else ended), so a dead run never blocks retiring it.
+ */
+function settleDeadRuns(svc: AgentServices, inputs: readonly string[]): void {
+  for (const s of withSubtrees(svc, inputs)) if (isActive(s.status)) reapOrRecover(svc, s.id);
+}
+
 export function archiveSessions(svc: AgentServices, inputs: readonly string[], restore = false): SessionRow[] {
+  if (!restore) settleDeadRuns(svc, inputs);
   return tx(svc.db, () => {
     const rows = withSubtrees(svc, inputs);
     if (!restore) assertNoneBusy(svc, rows, 'archived');
@@ -63,6 +73,7 @@ export function archiveSessions(svc: AgentServices, inputs: readonly string[], r
 }
 
 export function deleteSessions(svc: AgentServices, inputs: readonly string[]): SessionRow[] {
+  settleDeadRuns(svc, inputs);
   const rows = tx(svc.db, () => {
     const found = withSubtrees(svc, inputs);
     assertNoneBusy(svc, found, 'deleted');

@@ -16,7 +16,12 @@ import { getSession, updateSession, type SessionRow } from '../db/repos/sessions
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { isAlive, sleep } from '../lib/process.js';
 import { currentProcesses } from '../db/repos/processes.js';
-import { claimConversation, releaseConversation, RESUME_PURPOSE } from '../ownership/conversation-claim.js';
+import {
+  claimConversation,
+  claimedByOther,
+  releaseConversation,
+  RESUME_PURPOSE,
+} from '../ownership/conversation-claim.js';
 import type { AgentServices } from './context.js';
 import { launchFor } from './launch-env.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
@@ -270,6 +275,16 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
       );
     }
     const live = liveRuntime(svc.db, s.id);
+    const taker = live ? null : claimedByOther(svc.db, s.id);
+    if (taker) {
+      // Being recovered or resumed elsewhere: interrupt the run once its runtime is up.
+      if (Date.now() > deadline)
+        throw new KlaudeError('E_SESSION_BUSY', `agent ${shortId(s.id)} is being started by ${taker}`, {
+          hint: `try again in a moment: once its runtime is up, \`klaude interrupt ${shortId(s.id)}\` stops its turn`,
+        });
+      await sleep(RETRY_MS);
+      continue;
+    }
     if (!live) {
       // Started a moment ago: its runtime may not have registered yet.
       if (s.status === 'pending' || (s.status === 'running' && Date.now() < deadline && !reapOrRecover(svc, s.id))) {

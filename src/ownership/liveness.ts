@@ -11,6 +11,7 @@ import { askedRecovery } from '../db/repos/checkpoints.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { isSameProcess, liveRows, signalProcess } from '../lib/process.js';
+import { claimedByOther } from './conversation-claim.js';
 
 /** A session with no runtime process yet is given this long (since its last update) to get one. */
 export const START_GRACE_MS = 30_000;
@@ -72,6 +73,8 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
   if (!s || isTerminal(s.status) || s.status === 'queued' || inForeground(db, s.id)) return undefined;
   // Died mid-turn with `agents.recover: ask`: it waits for the person, not for a runtime.
   if (s.status === 'waiting' && askedRecovery(db, s.id)) return undefined;
+  // Someone is starting it (a recovery, a resume, a checkout): its runtime is on the way.
+  if (claimedByOther(db, s.id)) return undefined;
   const rows = currentProcesses(db, s.id, 'runtime');
   if (liveRows(rows).length > 0) return undefined;
   if (rows.length === 0 && now - s.updatedAt < START_GRACE_MS) return undefined;

@@ -2,6 +2,7 @@
 // stand-in: the checkpoint (turn prompt, tool calls done, partial answer) becomes a [RESUME] prompt
 // in the same conversation, whether the CLI is killed (the runtime's own watcher) or the runtime
 // itself (found by `wait`'s recovery), at most once per turn; `ask` leaves it for the person.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,6 +169,32 @@ describe('recovery from a crash mid-turn (agents.recover: auto)', () => {
     const r = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 60_000 });
     expect(r.finished[0]!.status).toBe('done');
     expect(events(id).filter((e) => e.type === 'recovered')).toHaveLength(1);
+  }, 120_000);
+
+  it('a message to an agent whose runtime died unnoticed goes into the resume prompt; nothing says failed', async () => {
+    const id = await startCrashJob('F');
+    const runtime = liveRuntime(svc.db, id)!;
+    // Nobody notices this death: its notice is gone first (as if the machine lost it).
+    const notice = execFileSync('pgrep', ['-f', `klaude-death-notice .* __reap ${id}`], { encoding: 'utf8' }).trim();
+    for (const pid of notice.split('\n')) process.kill(Number(pid), 'SIGKILL');
+    const n = mock.requests.length;
+    process.kill(runtime.pid, 'SIGKILL');
+    await until('the runtime gone', () => !isAlive(runtime.pid));
+    const r = await runKlaude(['message', id.slice(-8), 'and also say hello', '--json'], {
+      env: home.env,
+      cwd: home.projectDir,
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ delivered: 'recovering' });
+    const resumed = await mock.waitForRequest((q) => q.index >= n && isResume(q), 60_000);
+    expectResumePrompt(resumed, 'F');
+    expect(resumed.prompt).toContain("The person's message: and also say hello");
+    const done = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 60_000 });
+    expect(done.finished[0]!.status).toBe('done');
+    const ev = events(id);
+    expect(ev.filter((e) => e.type === 'done' && e.status === 'failed')).toHaveLength(0);
+    expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'done' });
   }, 120_000);
 
   it('recovers at most once per turn: a second crash in the resumed turn ends the run failed', async () => {
