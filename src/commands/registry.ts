@@ -199,7 +199,7 @@ export const COMMANDS: CommandSpec[] = [
       'One line per check: ✔ fine, ! worth knowing, ✗ broken (with the fix on the line below).',
       'Checks the claude klaude would launch (claude.binary or PATH) and whether klaude was tested with',
       'its version; Node; that Claude Code runs the hooks klaude injects and they record (a throwaway',
-      "claude in this directory with klaude's hooks and no prompt: no API call, its records go to a",
+      "claude in this directory with klaude's hooks and no prompt: no model request, its records go to a",
       'temporary home); the database (integrity, migrations: one from a newer klaude is ✗); the home and',
       'run directory (yours, 0700); the PTY server (answering its socket?); processes that outlived their',
       'owner. Changes nothing. Exit 0 when nothing is ✗, 1 otherwise.',

@@ -1,10 +1,12 @@
 /**
  * Do hooks really fire? A throwaway headless claude with exactly the hooks klaude injects
  * (hooks/settings.ts) and no prompt: claude runs SessionStart as it starts, then reads an empty
- * stdin and exits, so no model request is made (docs/cli-facts.md §1.3; ~2 s). The hook is klaude's
- * own entry, recording into a temporary KLAUDE_HOME that holds one session, so a link row there
- * proves the whole path: the person's Claude settings let the hook run, the hook command starts,
- * and it records. It runs in the project's directory, so the project's settings count too.
+ * stdin and exits 0 having made no model request (seen with 2.1.197: its only request to the API
+ * base URL is a `HEAD /`; ~2 s in all). `disableAllHooks` stops it as it stops any launch. The
+ * hook is klaude's own entry, recording into a temporary KLAUDE_HOME that holds one session, so a
+ * link row there proves the whole path: the person's Claude settings let the hook run, the hook
+ * command starts, and it records. It runs in the project's directory, so the project's settings
+ * count too (and the person's own SessionStart hooks run, as at any launch).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -67,7 +69,10 @@ export async function probeHooks(o: HooksProbeInput): Promise<CheckResult> {
     );
     const recorded = linkedTo(probeHome, claudeId) === sessionId;
     if (recorded)
-      return passed(CHECK, `SessionStart ran klaude's hook and it recorded (${Date.now() - started} ms, no API call)`);
+      return passed(
+        CHECK,
+        `SessionStart ran klaude's hook and it recorded (${Date.now() - started} ms, no model request)`,
+      );
     return diagnose(run, probeHome, o);
   } finally {
     rmSync(probeHome, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
