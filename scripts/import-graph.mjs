@@ -24,6 +24,7 @@ export const LAYERS = [
   'runtime', // the detached `klaude __runtime` process that drives one agent's CLI
   'ptyd', // the PTY server process (`klaude __ptyd`): hosts, screens, framing, its control socket
   'pty', // clients of the PTY server: talk, attach, viewers, starting a session
+  'doctor', // `klaude doctor`'s checks as data: claude and Node, hooks probe, DB, directories, processes
   'supervisor', // the foreground claude: launch, switcher (checkout), control handlers
   'feeds', // the dashboard's live data: sessions, log, PTY preview, clock (no React)
   'ui', // the Ink dashboard: components, state, keymap; ui/render patches Ink's output
