@@ -19,10 +19,10 @@ export async function answer(ctx: CommandContext, behavior: 'allow' | 'deny'): P
     const json = ctx.flags.json === true;
     const row = pendingRequest(svc, s.id, request);
     if (always && !json) {
-      // Said before it happens: claude writes the rule into the project's local settings.
+      // Said before it happens: where the rule is written.
       ctx.stdout.write(
         row.suggestedRule
-          ? `allow always: claude adds the rule ${safeText(row.suggestedRule)} to ${safeText(localSettingsPath(svc, s.id))}\n`
+          ? `allow always: the rule ${safeText(row.suggestedRule)} goes into ${safeText(localSettingsPath(svc, s.id))}\n`
           : 'allow always: claude suggested no rule for this request; allowing it once\n',
       );
     }

@@ -200,7 +200,7 @@ describe('permission approvals (real claude)', () => {
     expect(existsSync(settings)).toBe(false);
     const r = await klaude(['approve', id.slice(-8), '--always']);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe(`allow always: claude adds the rule Bash(${CMD}) to ${settings}`);
+    expect(r.stdout.split('\n')[0]).toBe(`allow always: the rule Bash(${CMD}) goes into ${settings}`);
     expect((await finished(svc, id)).status).toBe('done');
     expect(JSON.parse(readFileSync(settings, 'utf8')).permissions.allow).toEqual(['Bash(python3 -c "print\\(6*7\\)")']);
     expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({

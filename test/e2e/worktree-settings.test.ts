@@ -97,7 +97,7 @@ describe("worktree agents and the project's local settings", () => {
     expect(rule).toMatch(/^Bash\(node/);
     const ok = await runInTerminal(['approve', b.id, '--always'], { env: home.env, cwd: home.projectDir });
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout.split('\n')[0]).toBe(`allow always: claude adds the rule ${rule} to ${localFile}`);
+    expect(ok.stdout.split('\n')[0]).toBe(`allow always: the rule ${rule} goes into ${localFile}`);
     const w = await klaude(['wait', b.id]);
     expect(w.code, w.stderr).toBe(0);
     const logs = await klaude(['logs', b.id]);

@@ -63,7 +63,7 @@ describe('dashboard: permission requests', () => {
     await d.waitForText('? needs approval');
     await d.press('W');
     await d.waitForText('/p/.claude/settings.local.json');
-    expect(d.frame()).toContain('claude adds the rule Bash(npm test)');
+    expect(d.frame()).toContain('the rule Bash(npm test) goes into');
     expect(answers(d)).toHaveLength(0); // nothing written before the yes
     await d.press('y');
     await d.waitFor(() => answers(d!).length === 1, 'the answer');

@@ -57,7 +57,7 @@ export function runApprovalCommand(
       return env.dispatch({
         type: 'confirm',
         intent: { kind: 'allowAlways', sessionId: sel.id, approvalId: ask.id },
-        message: `Allow always: claude adds the rule ${ask.suggestedRule} to ${env.actions.rulePath(sel.id)}, so the agents of this project run it without asking. Allow and write the rule?`,
+        message: `Allow always: the rule ${ask.suggestedRule} goes into ${env.actions.rulePath(sel.id)}, so the agents of this project run it without asking. Allow and write the rule?`,
         dangerous: false,
       });
     }
