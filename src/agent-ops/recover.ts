@@ -1,8 +1,8 @@
 /**
  * Recovery from a run that died mid-turn (design notes: khlone checkpoint + `[RESUME]` prompt).
  * The runtime's own watcher handles its CLI dying (runtime/recover-cli.ts); this handles the runtime
- * itself dying (SIGKILL, OOM, reboot), found by whoever looks at the session next (`wait`,
- * `message`, `interrupt`, listings after reconcile). `agents.recover`: `auto` resumes the same
+ * itself dying (SIGKILL, OOM, reboot), found by its death notice at once (after-death.ts), or
+ * after a reboot by whoever looks next (`wait`, `message`, `interrupt`, listings after reconcile). `agents.recover`: `auto` resumes the same
  * conversation with a resume prompt built from the checkpoint, at most once per turn; `ask` marks
  * the session `waiting` (needs you) until a `klaude message` resumes it; `off` leaves it ended.
  */
