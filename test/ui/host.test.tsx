@@ -13,6 +13,23 @@ import { initialUiState, uiReducer } from '../../src/ui/state/ui-state.js';
 import { CLEAR_SCREEN, ENTER_ALT, HIDE_CURSOR, LEAVE_ALT, SHOW_CURSOR } from '../../src/lib/escapes.js';
 import { themes } from '../../src/ui/theme.js';
 
+/**
+ * Until the output has been quiet for a while (a frame is throttled: its trailing repaint may come
+ * late on a loaded machine). Absence can only be shown by waiting; the quiet spell is generous.
+ */
+async function settled(out: FakeOut, quietMs = 250, maxMs = 10_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let last = -1;
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    if (out.data.length !== last) {
+      last = out.data.length;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return;
+  }
+}
+
 class FakeOut extends EventEmitter {
   isTTY = true;
   columns = 100;
@@ -149,7 +166,7 @@ describe('DashboardHost', () => {
     out.columns = 60;
     out.rows = 12;
     out.emit('resize');
-    await new Promise((r) => setTimeout(r, 60)); // one throttled frame
+    await settled(out); // the throttled repaint, leading and trailing frames alike
     const frame = out.take();
     expect(frame.startsWith(CLEAR_SCREEN)).toBe(true);
     const lines = frame
@@ -160,7 +177,7 @@ describe('DashboardHost', () => {
     expect(lines.length).toBeLessThanOrEqual(11);
     expect(host.size.getSnapshot()).toEqual({ columns: 60, rows: 12 });
     out.emit('resize'); // same size again: nothing
-    await new Promise((r) => setTimeout(r, 60));
+    await settled(out);
     expect(out.take()).toBe('');
   });
 
