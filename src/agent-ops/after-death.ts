@@ -17,7 +17,7 @@ import { cancelPendingApprovals } from '../db/repos/approvals.js';
 import { getProject } from '../db/repos/projects.js';
 import { currentProcesses, endProcess } from '../db/repos/processes.js';
 import { getCheckpoint } from '../db/repos/checkpoints.js';
-import { getSession, updateSession } from '../db/repos/sessions.js';
+import { getSession, setUndelivered, undeliveredOf, updateSession } from '../db/repos/sessions.js';
 import { currentInvocation } from '../claude/shim.js';
 import { sleep } from '../lib/process.js';
 import { appendSessionEvent } from '../logs/writer.js';
@@ -89,9 +89,15 @@ function recoverable(svc: AgentServices, sessionId: string): boolean {
 
 /** A run ended by its runtime's death and not recovered: its rows, its status and why, its log. */
 function endRun(db: Db, sessionId: string, runtimePid: number | undefined): void {
-  const error = `its runtime${runtimePid ? ` (pid ${runtimePid})` : ''} died before the run ended (killed or crashed)`;
+  const died = `its runtime${runtimePid ? ` (pid ${runtimePid})` : ''} died before the run ended (killed or crashed)`;
+  let error = died;
   const ended = tx(db, () => {
     const s = getSession(db, sessionId);
+    const left = s ? undeliveredOf(s) : [];
+    if (left.length) {
+      error = `${died}; ${left.length} message(s) sent during its turn were not delivered: ${left.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t)).join(', ')} (send again with klaude message)`;
+      setUndelivered(db, sessionId, []);
+    }
     for (const p of currentProcesses(db, sessionId, 'runtime'))
       endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
     if (!s || isTerminal(s.status) || liveRuntime(db, sessionId)) return undefined;

@@ -12,7 +12,7 @@ import { tx } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
 import { cancelQueued } from '../db/repos/queue.js';
 import { appendSessionEvent } from '../logs/writer.js';
-import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { getSession, setUndelivered, undeliveredOf, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { isAlive, sleep } from '../lib/process.js';
 import { currentProcesses } from '../db/repos/processes.js';
@@ -201,7 +201,7 @@ async function resume(svc: AgentServices, id: string, message: string, previous:
   const cause = parked?.askCause ?? '';
   const request: RuntimeRequest = parked
     ? {
-        prompt: withMessage(resumePrompt(parked, cause), message),
+        prompt: withMessage(resumePrompt(parked, cause, undeliveredOf(s)), message),
         source: 'recover',
         recoverCause: cause,
       }
@@ -218,6 +218,7 @@ async function resume(svc: AgentServices, id: string, message: string, previous:
       ...launchFor(svc, s),
       cwd,
     });
+    if (parked) setUndelivered(svc.db, id, []); // in its resume prompt now
     // Hold the claim until the runtime's process row exists: from then on that row says who
     // writes the conversation (a checkout sees a live runtime), so there is no gap to race.
     const deadline = Date.now() + HANDOFF_MS;

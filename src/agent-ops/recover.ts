@@ -10,7 +10,7 @@ import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
 import { claimRecovery, getCheckpoint, midTurnSessionIds, type CheckpointRow } from '../db/repos/checkpoints.js';
 import { currentProcesses, endProcess } from '../db/repos/processes.js';
-import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
+import { getSession, setUndelivered, undeliveredOf, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { isAlive, sleep } from '../lib/process.js';
 import { isKlaudeError } from '../lib/errors.js';
@@ -32,7 +32,11 @@ const TOOLS_SHOWN = 15;
 export const RECOVERY_PURPOSE = 'crash recovery';
 
 /** The `[RESUME]` prompt: what the turn asked, what was done, the answer so far. */
-export function resumePrompt(cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'partialText'>, cause: string): string {
+export function resumePrompt(
+  cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'partialText'>,
+  cause: string,
+  undelivered: readonly string[] = [],
+): string {
   const calls = cp.toolCalls ?? [];
   const lines = [
     `[RESUME] Your previous run stopped in the middle of a turn (${cause}); klaude resumed this conversation.`,
@@ -55,6 +59,9 @@ export function resumePrompt(cp: Pick<CheckpointRow, 'prompt' | 'toolCalls' | 'p
     'Check what is already done before repeating anything (a command may have run only partly), then continue from where you left off.',
     `The request of that turn was:\n${cp.prompt ?? '(not recorded)'}`,
   );
+  // Sent by the person while that turn ran, held for after it: they come now, not lost.
+  if (undelivered.length)
+    lines.push(`Messages sent to you during that turn, not delivered before it stopped:\n${undelivered.join('\n\n')}`);
   return lines.join('\n');
 }
 
@@ -114,10 +121,13 @@ function tryRecover(
   const dead = currentProcesses(svc.db, s.id, 'runtime');
   const cause = dead[0] ? `its runtime (pid ${dead[0].pid}) died` : 'its runtime died';
   let cp: CheckpointRow | null = null;
+  const undelivered = undeliveredOf(s);
   try {
     claimConversation(svc.db, s.id, RECOVERY_PURPOSE, () => {
       cp = claimRecovery(svc.db, s.id, mode === 'ask' ? { ask: cause } : {});
       if (!cp) throw NOT_RECOVERABLE;
+      // `ask` keeps them for the person's resume (message.ts); `auto` sends them now.
+      if (mode !== 'ask') setUndelivered(svc.db, s.id, []);
       for (const p of dead) endProcess(svc.db, p.id, { exitCode: null, signal: 'LOST' });
       updateSession(svc.db, s.id, { status: mode === 'ask' ? 'waiting' : 'running', endedAt: null });
     });
@@ -136,7 +146,7 @@ function tryRecover(
     });
     return 'taken';
   }
-  const prompt = resumePrompt(cp!, cause);
+  const prompt = resumePrompt(cp!, cause, undelivered);
   starting.push(spawnRecovery(svc, s, message ? withMessage(prompt, message) : prompt, cause));
   return 'taken';
 }

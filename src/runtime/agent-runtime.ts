@@ -19,6 +19,8 @@ import { CliProcess, type CliExit } from './cli-process.js';
 import { ApprovalDesk } from './approval-desk.js';
 import type { RuntimeRequest } from '../agent-ops/launch.js';
 import { droppedNote, RunRecord } from './run-record.js';
+import { MessageQueue } from './message-queue.js';
+import { setUndelivered } from '../db/repos/sessions.js';
 import { cliLaunch } from './cli-launch.js';
 import { OnStopTurns, onStopPrompts } from './on-stop.js';
 import { RateLimitWatch } from './rate-limit.js';
@@ -35,12 +37,8 @@ export class AgentRuntime {
   private normaliser: Normaliser;
   private server: ControlServer | null = null;
   private processRowId: number | null = null;
-  /**
-   * Messages that arrived during a turn, sent together when the turn's `result` comes. claude would
-   * merge queued stdin messages into one turn anyway, which makes "is the agent finished?"
-   * unknowable from outside; queuing here keeps it exact.
-   */
-  private readonly queue: string[] = [];
+  /** Messages that arrived during a turn (message-queue.ts). */
+  private readonly queue: MessageQueue;
   private turnActive = true; // the first message is pending from the start
   private stopping = false;
   private readonly interrupt = new TurnInterrupt();
@@ -54,6 +52,7 @@ export class AgentRuntime {
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
+    this.queue = new MessageQueue((texts) => setUndelivered(d.db, d.session.id, texts));
     this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
@@ -175,7 +174,7 @@ export class AgentRuntime {
       if (e.type !== 'done') this.write(e);
       else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
     }
-    return this.relaunch({ prompt: this.queue.splice(0).join('\n\n'), source: 'message' });
+    return this.relaunch({ prompt: this.queue.takeAll().join('\n\n'), source: 'message' });
   }
 
   /**
@@ -207,7 +206,7 @@ export class AgentRuntime {
       onStderr: (s) => d.log.debug('agent CLI stderr', { text: s.slice(0, 2000) }),
     });
     recordCli(d, this.id, this.processRowId, this.cli);
-    const queued = this.cli.canWrite ? this.queue.splice(0) : [];
+    const queued = this.cli.canWrite ? this.queue.takeAll() : [];
     if (request.source !== 'recover') this.rec.beginTurn([first, ...queued].join('\n\n'));
     if (this.cli.canWrite) {
       this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));
@@ -242,7 +241,7 @@ export class AgentRuntime {
     this.interrupt.turnEnded();
     // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
     if (done.status === 'interrupted' && this.queue.length > 0)
-      this.write({ type: 'error', message: droppedNote(this.queue.splice(0)) });
+      this.write({ type: 'error', message: droppedNote(this.queue.takeAll()) });
     const canContinue = !this.stopping && this.cli?.canWrite === true;
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.queue.length > 0 && canContinue) {
@@ -271,7 +270,7 @@ export class AgentRuntime {
   }
 
   private sendQueued(): void {
-    const texts = this.queue.splice(0);
+    const texts = this.queue.takeAll();
     for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
     this.rec.beginTurn(texts.join('\n\n'));
     this.turnActive = true;
@@ -342,10 +341,11 @@ export class AgentRuntime {
       }
       if (!this.finalized) this.finalize(exitFailure(d.adapter.name, exit));
     }
-    if (this.queue.length > 0) {
+    const left = this.queue.takeAll();
+    if (left.length > 0) {
       this.write({
         type: 'error',
-        message: `${this.queue.length} queued message(s) were not delivered: the agent stopped first`,
+        message: `${left.length} queued message(s) were not delivered: the agent stopped first`,
       });
     }
     await releaseRun(d, this.processRowId, exit, this.server);

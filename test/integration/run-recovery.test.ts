@@ -197,6 +197,22 @@ describe('recovery from a crash mid-turn (agents.recover: auto)', () => {
     expect(ev.at(-1)).toMatchObject({ type: 'done', status: 'done' });
   }, 120_000);
 
+  it('a message queued in a runtime that is then killed is sent on by the recovery, not lost', async () => {
+    const id = await startCrashJob('G');
+    const d = await deliverMessage(svc, id, 'then also list the files');
+    expect(d.delivered).toBe('stdin'); // held by the runtime until the turn ends
+    const runtime = liveRuntime(svc.db, id)!;
+    const n = mock.requests.length;
+    process.kill(runtime.pid, 'SIGKILL');
+    const resumed = await mock.waitForRequest((q) => q.index >= n && isResume(q), 60_000);
+    expectResumePrompt(resumed, 'G');
+    expect(resumed.prompt).toContain('Messages sent to you during that turn, not delivered before it stopped:');
+    expect(resumed.prompt).toContain('then also list the files');
+    const done = await waitForAgents(svc, [getSession(svc.db, id)!], { timeoutMs: 60_000 });
+    expect(done.finished[0]!.status).toBe('done');
+    expect(getSession(svc.db, id)!.metadata).not.toHaveProperty('undelivered');
+  }, 120_000);
+
   it('recovers at most once per turn: a second crash in the resumed turn ends the run failed', async () => {
     slowResume = true;
     try {

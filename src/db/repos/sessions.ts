@@ -153,3 +153,21 @@ export function sessionStates(db: Db, projectId: string, since: number | 'live')
     .where(and(eq(sessions.projectId, projectId), which))
     .all();
 }
+
+/**
+ * Messages a runtime holds for after the current turn, kept in the session's metadata
+ * (`undelivered`) so a runtime that dies does not take them with it (recovery sends them on).
+ */
+export function setUndelivered(db: Db, id: string, texts: readonly string[]): void {
+  tx(db, () => {
+    const s = getSession(db, id);
+    if (!s) return;
+    const { undelivered: _old, ...rest } = s.metadata ?? {};
+    updateSession(db, id, { metadata: texts.length ? { ...rest, undelivered: [...texts] } : rest });
+  });
+}
+
+export function undeliveredOf(s: Pick<SessionRow, 'metadata'>): string[] {
+  const u = (s.metadata as { undelivered?: unknown } | null)?.undelivered;
+  return Array.isArray(u) ? u.filter((t): t is string => typeof t === 'string') : [];
+}
