@@ -83,25 +83,26 @@ export const AGENT_COMMANDS: CommandSpec[] = [
   {
     name: 'message',
     summary: 'send a follow-up message to an agent (resuming its conversation if it has stopped)',
-    usage: 'klaude message <id> "<prompt>" [-w] [--timeout <seconds>] [--json]',
+    usage: 'klaude message <id> "<prompt>" [-f|--wait] [--timeout <seconds>] [--json]',
     description: [
       'A running agent gets the message after its current turn. An agent that has finished is resumed:',
       'a new run continues its own Claude session (it sees the earlier turns). The output says which.',
-      '-w then follows the reply live and ends with the summary, like an attached start.',
+      '-f (--wait) then follows the reply live and ends with the summary, like an attached start; sent',
+      'to a running agent, the reply starts after its current turn.',
     ].join('\n'),
     flags: {
-      wait: { type: 'boolean', shortFlag: 'w', description: 'follow the reply and print it, then the summary' },
+      wait: { type: 'boolean', shortFlag: 'f', description: 'follow the reply and print it, then the summary' },
       timeout: {
         type: 'number',
         valueName: 'seconds',
         description:
-          'with -w: stop following after this long (default config wait.timeoutSeconds); the agent keeps running',
+          'with -f: stop following after this long (default config wait.timeoutSeconds); the agent keeps running',
       },
       json: JSON_FLAG,
     },
     minArgs: 2,
     maxArgs: 2,
-    examples: ['klaude message 7XQ2 "also check the tests"', 'klaude message 7XQ2 "and now?" -w'],
+    examples: ['klaude message 7XQ2 "also check the tests"', 'klaude message 7XQ2 "and now?" -f'],
     load: () => import('./message.js'),
   },
   {

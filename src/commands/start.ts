@@ -13,7 +13,8 @@ import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
-import { followAgents, logPathOf } from '../agent-ops/follow-agents.js';
+import { agentLabel, followAgents, logPathOf } from '../agent-ops/follow-agents.js';
+import { callerIsClaude } from '../agent-ops/approvals.js';
 import { MAX_COUNT, startAgents } from '../agent-ops/start.js';
 import type { StartRequest } from '../control/protocol.js';
 import type { CommandContext } from './types.js';
@@ -179,20 +180,44 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
   }
 }
 
-/** Attached: the agents' output until they end (exit 0 all done, else 1); Ctrl-C only detaches. */
+/**
+ * Attached: the agents' output until they end (exit 0 all done, else 1); Ctrl-C only detaches.
+ * Run by Claude (its Bash tool), a permission request ends the follow as `klaude wait` does (exit
+ * 3, the request named): blocked in the tool, Claude could neither answer nor tell the person.
+ */
 async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): Promise<number> {
   const shorts = sessions.map((s) => shortId(s.id)).join(' ');
   ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
   const detacher = detachOnSignals();
+  const asking: SessionRow[] = [];
+  const onApproval = callerIsClaude(ctx.env)
+    ? (s: SessionRow, e: { tool: string; summary?: string; approvalId?: number }): void => {
+        ctx.stderr.write(
+          `${agentLabel(s)} needs approval${e.approvalId !== undefined ? ` ${e.approvalId}` : ''}: ${safeText(`${e.tool}: ${e.summary ?? ''}`)} — \`klaude approve ${shortId(s.id)}\` or \`klaude deny ${shortId(s.id)} --reason "…"\`\n`,
+        );
+        asking.push(s);
+        detacher.detach('approval');
+      }
+    : undefined;
   try {
     const results = await followAgents(
       svc,
       sessions.map((s) => ({ session: s })),
       ctx.stdout,
-      { signal: detacher.signal },
+      { signal: detacher.signal, ...(onApproval ? { onApproval } : {}) },
     );
+    const running = results.filter((r) => r.info === null).map((r) => r.session);
+    if (asking.length > 0) {
+      const who =
+        svc.config['agents.approvals'] === 'parent'
+          ? 'answer it'
+          : 'tell the person: they answer it in the klaude dashboard or with `klaude approve`/`deny` in their shell (agents.approvals: person)';
+      ctx.stdout.write(
+        `\nwaiting for an answer: ${asking.map((s) => shortId(s.id)).join(', ')}; ${who}, then \`klaude wait ${(running.length ? running : sessions).map((s) => shortId(s.id)).join(' ')}\`\n`,
+      );
+      return 3;
+    }
     if (detacher.signal.aborted) {
-      const running = results.filter((r) => r.info === null).map((r) => r.session);
       ctx.stdout.write(
         `\ndetached (${detacher.reason}); ${running.map((s) => shortId(s.id)).join(' ') || shorts} keep${running.length === 1 ? 's' : ''} running.\n${detachedHint(running.length ? running : sessions)}\n`,
       );

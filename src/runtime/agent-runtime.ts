@@ -247,6 +247,7 @@ export class AgentRuntime {
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.queue.length > 0 && canContinue) {
       this.stops.takeWorkDone(); // the work goes on; on-stop prompts run when it ends again
+      this.rec.countEarlierTurn(done);
       this.sendQueued();
       return;
     }

@@ -146,7 +146,7 @@ describe('klaude start (attached)', () => {
 });
 
 describe('klaude start -d, wait, message, interrupt', () => {
-  it('-d returns the id at once; wait blocks until done and prints the summary; message -w resumes and prints the reply', async () => {
+  it('-d returns the id at once; wait blocks until done and prints the summary; message -f resumes and prints the reply', async () => {
     const d = await klaude(['start', 'general', 'held detached', '-d']);
     expect(d.code).toBe(0);
     const id = idFrom(d.stdout);
@@ -164,7 +164,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
       ),
     );
 
-    const m = await klaude(['message', id, 'what came first?', '-w']);
+    const m = await klaude(['message', id, 'what came first?', '-f']);
     expect(m.code).toBe(0);
     expect(m.stdout).toMatch(
       new RegExp(
