@@ -154,7 +154,11 @@ export class AgentsFollow {
     if (!info.ended) info.status = session.status;
     const label = agentLabel(session);
     this.out.write(
-      formatSummary(info, { label, moreHint: `klaude logs ${shortId(session.id)}` }).replace(/^/gm, this.prefixOf(t)),
+      formatSummary(info, {
+        label,
+        moreHint: `klaude logs ${shortId(session.id)}`,
+        relativeTo: [session.worktreePath, this.svc.projectRoot],
+      }).replace(/^/gm, this.prefixOf(t)),
     );
     return { session, info };
   }

@@ -94,11 +94,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const req = parseLogsFlags(ctx);
   const home = klaudeHome(ctx.env);
-  const hash = projectHash(projectRoot(ctx.cwd));
+  const root = projectRoot(ctx.cwd);
+  const hash = projectHash(root);
   const { session, transcripts } = await sessionToRead(home, hash, req.input);
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
-  if (req.summaryOnly) return printSummary(ctx, session, file);
+  if (req.summaryOnly) return printSummary(ctx, session, file, session.projectId === hash ? root : null);
 
   const writer = logWriter(ctx, session, req.raw, config['stream.timestamp']);
   const live = req.follow && !isTerminal(session.status);
@@ -109,7 +110,12 @@ export async function run(ctx: CommandContext): Promise<number> {
 }
 
 /** -s: the completion summary, from the log and (where the log does not say) the session row. */
-async function printSummary(ctx: CommandContext, session: SessionRow, file: string): Promise<number> {
+async function printSummary(
+  ctx: CommandContext,
+  session: SessionRow,
+  file: string,
+  root: string | null,
+): Promise<number> {
   const { collectCompletionInfo, formatSummary } = await import('../logs/summary.js');
   const events: AgentEvent[] = [];
   for await (const l of readAll(file)) events.push(l.event);
@@ -121,6 +127,7 @@ async function printSummary(ctx: CommandContext, session: SessionRow, file: stri
     formatSummary(info, {
       label: `${session.type} ${shortId(session.id)}`,
       moreHint: `klaude logs ${shortId(session.id)}`,
+      relativeTo: [session.worktreePath, root],
     }),
   );
   return 0;

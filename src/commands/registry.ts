@@ -300,7 +300,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'hook',
     summary: 'record a Claude Code hook event (injected by klaude; payload JSON on stdin)',
-    usage: 'klaude hook <session-start|session-end|user-prompt-submit|stop|notification|post-tool-use>',
+    usage:
+      'klaude hook <session-start|session-end|user-prompt-submit|stop|stop-failure|notification|pre-tool-use|post-tool-use|post-tool-use-failure|permission-request>',
     description:
       'Outside klaude (no KLAUDE_SESSION_ID) it does nothing. It never fails Claude: errors go to the klaude log.',
     flags: {},

@@ -49,7 +49,8 @@ function parseFilter(ctx: CommandContext): RegExp | undefined {
  * $KLAUDE_SESSION_ID (its sub-agents'), else nobody in particular (the whole project).
  */
 function watchedSessions(ctx: CommandContext, db: HasSqlite, hash: string): { ids: string[]; named: boolean } {
-  if (ctx.input.length > 0) return { ids: [...new Set(ctx.input.map((i) => findSession(db, i, hash).id))], named: true };
+  if (ctx.input.length > 0)
+    return { ids: [...new Set(ctx.input.map((i) => findSession(db, i, hash).id))], named: true };
   const id = ctx.env.KLAUDE_SESSION_ID;
   if (!id) return { ids: [], named: false };
   if (!sessionExists(db, id)) {
@@ -86,7 +87,12 @@ export class UpdateFeed {
     const claimed = ids.length
       ? claimUpdates(this.db, pendingUpdatesFor(this.db, ids, this.filter)).map((v) => ({ ...v, acknowledged: true }))
       : [];
-    const peekRows = ids.length === 0 ? projectPendingUpdates(this.db, this.hash, this.cursor) : named ? pendingUpdatesFrom(this.db, ids, this.cursor) : [];
+    const peekRows =
+      ids.length === 0
+        ? projectPendingUpdates(this.db, this.hash, this.cursor)
+        : named
+          ? pendingUpdatesFrom(this.db, ids, this.cursor)
+          : [];
     if (peekRows.length) this.cursor = peekRows[peekRows.length - 1]!.id;
     const filter = this.filter;
     const taken = new Set(claimed.map((v) => v.id));

@@ -332,7 +332,10 @@ export function permissionDenials(v: unknown, asked: ReadonlySet<string> = new S
   for (const d of v) {
     if (!isObj(d)) continue;
     const tool = str(d.tool_name) ?? 'a tool';
-    if (asked.has(askedKey(tool, str(d.tool_use_id), d.tool_input)) || asked.has(askedKey(tool, undefined, d.tool_input)))
+    if (
+      asked.has(askedKey(tool, str(d.tool_use_id), d.tool_input)) ||
+      asked.has(askedKey(tool, undefined, d.tool_input))
+    )
       continue;
     const input = isObj(d.tool_input) ? d.tool_input : {};
     const cmd = tool === 'Bash' ? str(input.command) : undefined;
