@@ -25,10 +25,23 @@ export interface ReadablePick {
 
 const isDelta = (e: AgentEvent): boolean => e.type === 'text_delta' || e.type === 'thinking_delta';
 
-/** Whether each event prints something by itself (deltas: see pickReadable), read in order like a reader would. */
+/**
+ * Whether each event prints something by itself (deltas: see pickReadable), read in order like a
+ * reader would. Texts are judged without formatting them (a last line may be 32 MiB): one with
+ * something to show prints; an `[UPDATE]` event its text already showed does not.
+ */
 function printing(events: readonly AgentEvent[]): boolean[] {
   const fmt = createFormatter();
-  return events.map((e) => !isDelta(e) && fmt.format(e) !== null);
+  let lastText = '';
+  return events.map((e) => {
+    if (isDelta(e)) return false;
+    if (e.type === 'text') {
+      lastText = e.text ?? '';
+      return /\S/.test(lastText);
+    }
+    if (e.type === 'update') return !lastText.includes(`[UPDATE] ${e.text.trim()}`);
+    return fmt.format(e) !== null;
+  });
 }
 
 /** Where the run of pieces of the same kind that ends at `end` begins. */
