@@ -12,7 +12,33 @@ import { parseCommandLine } from './commands/parse-flags.js';
 import { commandHelp, overviewHelp } from './commands/help.js';
 import type { CommandContext, CommandSpec } from './commands/types.js';
 
+/** A flag of this command written after `--` (where it is taken as text), if any. */
+function flagAfterDashDash(spec: CommandSpec, args: string[]): string | undefined {
+  const dd = args.indexOf('--');
+  if (dd === -1 || spec.passthrough) return undefined;
+  const known = (tok: string): boolean =>
+    Object.entries(spec.flags).some(
+      ([name, f]) =>
+        tok === `--${kebab(name)}` || tok.startsWith(`--${kebab(name)}=`) || (f.shortFlag && tok === `-${f.shortFlag}`),
+    );
+  return args.slice(dd + 1).find(known);
+}
+
+/** A usage error when a flag sat after `--`: say so first, it is the likely cause. */
 async function parseAndRun(spec: CommandSpec, args: string[]): Promise<number> {
+  try {
+    return await parseAndRunAs(spec, args);
+  } catch (e) {
+    const late = flagAfterDashDash(spec, args);
+    if (!late || !isKlaudeError(e) || e.code !== 'E_USAGE') throw e;
+    throw new KlaudeError('E_USAGE', e.message, {
+      hint: `options go before \`--\`: after it '${late}' is text${e.hint ? `; ${e.hint}` : ''}`,
+      ...(e.details ? { details: e.details } : {}),
+    });
+  }
+}
+
+async function parseAndRunAs(spec: CommandSpec, args: string[]): Promise<number> {
   const { help, flags, input, passthrough } = parseCommandLine(spec, args);
   if (help) {
     process.stdout.write(commandHelp(spec));

@@ -40,7 +40,7 @@ export function pendingRequest(svc: AgentServices, sessionId: string, request?: 
   const label = shortId(sessionId);
   if (pending.length === 0) {
     throw new KlaudeError('E_NO_PENDING_APPROVAL', `agent ${label} has no pending permission request`, {
-      hint: '`klaude sessions` marks agents waiting for an answer with "needs you"',
+      hint: '`klaude sessions` marks agents waiting for an answer with "needs approval"',
     });
   }
   if (request === undefined || request === '') return pending[0]!;

@@ -1,5 +1,5 @@
 /**
- * Following agents to the end for a command's stdout (attached `klaude start`, `klaude message -w`)
+ * Following agents to the end for a command's stdout (attached `klaude start`, `klaude message -f`)
  * and waiting for them (`klaude wait`). Logs are followed with file-system notifications
  * (logs/follow.ts); one slow backstop timer per call (BACKSTOP_MS) catches a runtime that died
  * without writing its `done` (liveness.ts appends one for it) or a DB that ended the session while
@@ -56,6 +56,11 @@ export interface FollowTarget {
   session: SessionRow;
   /** Byte offset to start at (default: the beginning). */
   offset?: number;
+  /**
+   * Print from the first event this accepts on (default: from `offset`): a message to a running
+   * agent waits for its turn, and the rest of the turn before it is not its reply.
+   */
+  startAt?: (e: AgentEvent) => boolean;
 }
 
 export interface FollowResult {
@@ -66,6 +71,9 @@ export interface FollowResult {
 
 type FollowOut = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
+/** Called once a followed agent's log shows a permission request (after the line is printed). */
+export type OnApprovalEvent = (session: SessionRow, e: Extract<AgentEvent, { type: 'approval_request' }>) => void;
+
 /**
  * Print the agents' events to `out` as they are appended, and each one's summary when it is done.
  * With several agents, every line is prefixed with the agent's short id. Resolves when all are
@@ -75,9 +83,9 @@ export async function followAgents(
   svc: AgentServices,
   targets: FollowTarget[],
   out: FollowOut,
-  opts: { signal: AbortSignal },
+  opts: { signal: AbortSignal; onApproval?: OnApprovalEvent },
 ): Promise<FollowResult[]> {
-  const run = new AgentsFollow(svc, targets, out, opts.signal);
+  const run = new AgentsFollow(svc, targets, out, opts.signal, opts.onApproval);
   const onAbort = (): void => run.local.abort();
   opts.signal.addEventListener('abort', onAbort, { once: true });
   const backstop = setInterval(() => run.backstop(), BACKSTOP_MS);
@@ -109,6 +117,7 @@ export class AgentsFollow {
     private readonly targets: FollowTarget[],
     private readonly out: FollowOut,
     private readonly signal: AbortSignal,
+    private readonly onApproval?: OnApprovalEvent,
   ) {
     this.many = targets.length > 1;
     this.fmtOpts = formatOptionsFor(out, svc.env, {
@@ -145,7 +154,11 @@ export class AgentsFollow {
     if (!info.ended) info.status = session.status;
     const label = agentLabel(session);
     this.out.write(
-      formatSummary(info, { label, moreHint: `klaude logs ${shortId(session.id)}` }).replace(/^/gm, this.prefixOf(t)),
+      formatSummary(info, {
+        label,
+        moreHint: `klaude logs ${shortId(session.id)}`,
+        relativeTo: [session.worktreePath, this.svc.projectRoot],
+      }).replace(/^/gm, this.prefixOf(t)),
     );
     return { session, info };
   }
@@ -164,6 +177,7 @@ export class AgentsFollow {
     const ac = new AbortController();
     this.perTarget.set(t.session.id, ac);
     this.local.signal.addEventListener('abort', () => ac.abort(), { once: true });
+    let started = t.startAt === undefined;
     const end = await followLog(file, {
       ...(t.offset !== undefined ? { fromOffset: t.offset } : { fromStart: true }),
       untilDone: true,
@@ -173,13 +187,16 @@ export class AgentsFollow {
           this.seenDone.add(t.session.id);
           return;
         }
+        if (!started) started = t.startAt!(e);
+        if (!started) return;
         if (printer) {
           const s = printer.print(e);
           if (s) this.out.write(s);
-          return;
+        } else {
+          const text = fmt.format(e);
+          if (text !== null) this.out.write(`${prefix ? text.replace(/^/gm, prefix) : text}\n`);
         }
-        const text = fmt.format(e);
-        if (text !== null) this.out.write(`${prefix ? text.replace(/^/gm, prefix) : text}\n`);
+        if (e.type === 'approval_request') this.onApproval?.(t.session, e);
       },
     });
     const tail = printer?.finish();

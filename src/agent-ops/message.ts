@@ -234,8 +234,22 @@ async function resume(svc: AgentServices, id: string, message: string, previous:
   }
 }
 
-/** Interrupt the agent's current turn. E_AGENT_NOT_RUNNING when no turn runs. */
-export async function interruptAgent(svc: AgentServices, sessionId: string): Promise<void> {
+/** The messages queued behind a running agent's turn, which an interrupt would drop ([] when none or unknown). */
+export async function queuedMessages(svc: AgentServices, sessionId: string): Promise<string[]> {
+  const s = getSession(svc.db, sessionId);
+  if (!s || !liveRuntime(svc.db, s.id)) return [];
+  try {
+    return (await askRuntime(svc, s, 'interrupt', { sessionIds: [s.id], peek: true })).dropped ?? [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Interrupt the agent's current turn; what it drops: the messages queued behind the turn.
+ * E_AGENT_NOT_RUNNING when no turn runs.
+ */
+export async function interruptAgent(svc: AgentServices, sessionId: string): Promise<{ dropped: string[] }> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const s = getSession(svc.db, sessionId);
@@ -252,7 +266,7 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
             status: 'cancelled',
             error: 'interrupted while queued: it never ran',
           });
-        return;
+        return { dropped: [] };
       }
       continue; // it left the queue meanwhile: interrupt what it became
     }
@@ -266,7 +280,7 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
           status: 'interrupted',
           error: 'not resumed after its run died mid-turn',
         });
-      return;
+      return { dropped: [] };
     }
     const fgRow = inForeground(svc.db, s.id);
     if (fgRow) {
@@ -296,8 +310,8 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
       throw notRunning();
     }
     try {
-      await askRuntime(svc, s, 'interrupt', { sessionIds: [s.id] });
-      return;
+      const r = await askRuntime(svc, s, 'interrupt', { sessionIds: [s.id] });
+      return { dropped: r.dropped ?? [] };
     } catch (e) {
       if (isKlaudeError(e) && e.code === 'E_AGENT_NOT_RUNNING') throw notRunning();
       if (!unreachable(e) || Date.now() > deadline) throw notRunning();

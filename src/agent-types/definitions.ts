@@ -166,10 +166,21 @@ export function resolveAgentType(type: string, opts: AgentLookupOptions = {}): A
   if (found) return found;
   const root = projectRoot(opts.cwd ?? process.cwd());
   const available = agents.map((a) => a.name);
+  const files = [path.join(projectAgentsDir(root), `${type}.md`), path.join(userAgentsDir(env), `${type}.md`)];
+  // The file named like the type exists, but its `name:` says another type: the type is that name.
+  const misnamed = agents.find((a) => a.path !== null && files.includes(a.path));
+  if (misnamed) {
+    throw new KlaudeError('E_USAGE', `unknown agent type '${type}'`, {
+      hint:
+        `${tildify(misnamed.path!, env)} defines the type '${misnamed.name}' (its name: field): ` +
+        `start it as \`klaude start ${misnamed.name} …\`, or change its name: to '${type}'`,
+      details: { available, definedBy: misnamed.path, definesType: misnamed.name },
+    });
+  }
   throw new KlaudeError('E_USAGE', `unknown agent type '${type}'`, {
     hint:
-      `${didYouMean(type, available)}available: ${available.join(', ')}; to add '${type}', write ${tildify(path.join(projectAgentsDir(root), `${type}.md`), env)} (project) ` +
-      `or ${tildify(path.join(userAgentsDir(env), `${type}.md`), env)} (user)`,
+      `${didYouMean(type, available)}available: ${available.join(', ')}; to add '${type}', write ${tildify(files[0]!, env)} (project) ` +
+      `or ${tildify(files[1]!, env)} (user)`,
     details: { available },
   });
 }

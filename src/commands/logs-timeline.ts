@@ -6,6 +6,7 @@ import type { AgentEvent } from '../core/events.js';
 import { openDb } from '../db/client.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { followLog } from '../logs/follow.js';
+import { pickReadable } from '../logs/readable-tail.js';
 import { readAll } from '../logs/reader.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
 import { mergeByTime, readTranscripts, followTranscripts } from '../agent-ops/timeline.js';
@@ -49,7 +50,7 @@ export async function runTimeline(r: TimelineRun): Promise<'done' | 'aborted' | 
     logLines.map((x) => x.e),
     history.events,
   );
-  if (r.n !== undefined) all = r.n === 0 ? [] : all.slice(-r.n);
+  if (r.n !== undefined) all = pickReadable(all, r.n).events;
   for (const e of all) r.write(e, lineOf.get(e) ?? null);
   if (!r.follow) return 'printed';
 

@@ -16,6 +16,7 @@ import { KlaudeError, usageError } from '../lib/errors.js';
 import { jsonControlsEscaped } from '../lib/escapes.js';
 import { createFormatter, formatOptionsFor } from '../logs/format.js';
 import { readAll, readTail } from '../logs/reader.js';
+import { readReadableTail } from '../logs/readable-tail.js';
 import { createStreamPrinter } from '../logs/stream-print.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
@@ -56,7 +57,7 @@ function parseLogsFlags(ctx: CommandContext): LogsRequest {
   const raw = ctx.flags.raw === true;
   const n = ctx.flags.lines;
   if (n !== undefined && (typeof n !== 'number' || !Number.isInteger(n) || n < 0)) {
-    throw usageError('-n needs a whole number of events (0 or more)');
+    throw usageError('-n needs a whole number of entries (0 or more)');
   }
   if (summaryOnly && (raw || follow)) throw usageError('-s cannot be combined with --raw or -f');
   return { input, follow, summaryOnly, raw, n };
@@ -93,11 +94,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const req = parseLogsFlags(ctx);
   const home = klaudeHome(ctx.env);
-  const hash = projectHash(projectRoot(ctx.cwd));
+  const root = projectRoot(ctx.cwd);
+  const hash = projectHash(root);
   const { session, transcripts } = await sessionToRead(home, hash, req.input);
   const { config } = loadConfig(home);
   const file = logPathOf(home, session, config['logs.dir']);
-  if (req.summaryOnly) return printSummary(ctx, session, file);
+  if (req.summaryOnly) return printSummary(ctx, session, file, session.projectId === hash ? root : null);
 
   const writer = logWriter(ctx, session, req.raw, config['stream.timestamp']);
   const live = req.follow && !isTerminal(session.status);
@@ -108,7 +110,12 @@ export async function run(ctx: CommandContext): Promise<number> {
 }
 
 /** -s: the completion summary, from the log and (where the log does not say) the session row. */
-async function printSummary(ctx: CommandContext, session: SessionRow, file: string): Promise<number> {
+async function printSummary(
+  ctx: CommandContext,
+  session: SessionRow,
+  file: string,
+  root: string | null,
+): Promise<number> {
   const { collectCompletionInfo, formatSummary } = await import('../logs/summary.js');
   const events: AgentEvent[] = [];
   for await (const l of readAll(file)) events.push(l.event);
@@ -120,6 +127,7 @@ async function printSummary(ctx: CommandContext, session: SessionRow, file: stri
     formatSummary(info, {
       label: `${session.type} ${shortId(session.id)}`,
       moreHint: `klaude logs ${shortId(session.id)}`,
+      relativeTo: [session.worktreePath, root],
     }),
   );
   return 0;
@@ -180,9 +188,14 @@ async function printLog(
   req: LogsRequest,
 ): Promise<number> {
   let any = false;
-  if (req.n !== undefined) {
+  if (req.n !== undefined && req.raw) {
+    // --raw is the log as written: -n counts its lines.
     const tail = await readTail(file, req.n);
     tail.events.forEach((e, i) => writer.write(e, tail.lines[i]!));
+    any = tail.events.length > 0 || !tail.missing;
+  } else if (req.n !== undefined) {
+    const { tail, pick } = await readReadableTail(file, req.n);
+    pick.indexes.forEach((i) => writer.write(tail.events[i]!, tail.lines[i]!));
     any = tail.events.length > 0 || !tail.missing;
   } else {
     for await (const l of readAll(file)) {
@@ -211,8 +224,9 @@ async function followLogFile(
 ): Promise<number> {
   return abortableOnSignals(async (signal) => {
     const { followLog } = await import('../logs/follow.js');
+    const from = n === undefined ? undefined : await readableTailStart(file, n);
     const end = await followLog(file, {
-      ...(n !== undefined ? { fromTail: n } : { fromStart: true }),
+      ...(from ?? { fromStart: true }),
       untilDone: true,
       signal,
       onEvent: writer.write,
@@ -226,6 +240,18 @@ async function followLogFile(
     }
     return 0;
   });
+}
+
+/**
+ * Where `-f -n N` starts: at the line of the first of the last N readable entries (the printer
+ * shows a closed message's pieces and its text as one text), or after the end when N is 0.
+ */
+async function readableTailStart(file: string, n: number): Promise<{ fromOffset: number } | { fromTail: 0 }> {
+  if (n === 0) return { fromTail: 0 };
+  const { tail, pick } = await readReadableTail(file, n);
+  const i = pick.start;
+  if (i >= tail.events.length) return { fromOffset: tail.offset };
+  return { fromOffset: tail.ends[i]! - Buffer.byteLength(tail.lines[i]!) - 1 };
 }
 
 /**

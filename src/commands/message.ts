@@ -1,8 +1,9 @@
 /**
- * `klaude message <id> "<prompt>" [-w]`: give a running agent its next message, or resume a
- * stopped one with it; -w follows the reply like an attached start.
+ * `klaude message <id> "<prompt>" [-f]`: give a running agent its next message, or resume a
+ * stopped one with it; -f (--wait) follows the reply like an attached start.
  */
 import { statSync } from 'node:fs';
+import type { AgentEvent } from '../core/events.js';
 import { shortId } from '../core/ids.js';
 import { getSession } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
@@ -65,9 +66,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     const seconds = timeout ?? svc.config['wait.timeoutSeconds'];
     const timer = setTimeout(() => detacher.detach('timeout'), seconds * 1000);
     try {
-      const [r] = await followAgents(svc, [{ session: s, offset: d.logOffset ?? offset }], ctx.stdout, {
-        signal: detacher.signal,
-      });
+      // Sent into a running turn: the reply starts where the runtime hands the message on (queued
+      // messages may go on joined).
+      const startAt =
+        d.delivered === 'stdin' || d.delivered === 'queued'
+          ? (e: AgentEvent) => e.type === 'user' && e.source === 'message' && e.text.includes(prompt)
+          : undefined;
+      const target = { session: s, offset: d.logOffset ?? offset, ...(startAt ? { startAt } : {}) };
+      const [r] = await followAgents(svc, [target], ctx.stdout, { signal: detacher.signal });
       if (r && r.info) return r.info.status === 'done' ? 0 : 1;
       if (detacher.reason === 'timeout') {
         throw new KlaudeError('E_TIMEOUT', `no reply from ${short} within ${seconds}s (it is still working)`, {

@@ -142,12 +142,13 @@ function usageError(spec: CommandSpec, e: Error & { code?: string }, options: Re
   const quoted = /'(-[^']*)'/.exec(e.message)?.[1];
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) {
     const name = quoted.replace(/^-+/, '');
+    const longs = Object.keys(options).filter((o) => o !== 'help');
+    // A one-letter flag this command doesn't have: the long flag with that initial, if one.
     const near = quoted.startsWith('--')
-      ? closestName(
-          name,
-          Object.keys(options).filter((o) => o !== 'help'),
-        )
-      : undefined;
+      ? closestName(name, longs)
+      : name.length === 1
+        ? longs.find((o) => o.startsWith(name))
+        : undefined;
     const asText = `to pass '${quoted}' as text, put it after \`--\``;
     return new KlaudeError('E_UNKNOWN_FLAG', `unknown flag '${quoted}' for ${where}`, {
       hint: near ? `did you mean \`--${near}\`? (${helpHint})` : `${helpHint}; ${asText}`,

@@ -252,7 +252,7 @@ export const COMMANDS: CommandSpec[] = [
         type: 'number',
         shortFlag: 'n',
         valueName: 'N',
-        description: 'only the last N events (read from the end of the file)',
+        description: 'only the last N entries: a message counts once, however it streamed (--raw: the last N lines)',
       },
     },
     minArgs: 1,
@@ -283,7 +283,7 @@ export const COMMANDS: CommandSpec[] = [
         type: 'number',
         shortFlag: 'n',
         valueName: 'N',
-        description: 'only the last N events (read from the end of the file)',
+        description: 'only the last N entries: a message counts once, however it streamed (--raw: the last N lines)',
       },
     },
     minArgs: 1,
@@ -296,10 +296,12 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'print [UPDATE] notes from sub-agents as they arrive (acknowledging them)',
     usage: 'klaude watch [id…] [--once] [--json] [--filter <re>]',
     description: [
-      'Shows the updates sub-agents report with `[UPDATE] <text>` lines, for the named sessions or, inside',
-      'klaude, for this Claude ($KLAUDE_SESSION_ID); shown updates are acknowledged, so they are not also',
-      'injected after the next tool call. With neither, all pending updates of the project are shown and left pending.',
-      'Without --once it keeps watching until Ctrl-C. --json prints one JSON object per line.',
+      'Shows the updates agents report with `[UPDATE] <text>` lines (and `[NEEDS APPROVAL]` when one waits for',
+      'a permission answer): those of the named sessions and their sub-agents or, inside klaude, of this',
+      "Claude's sub-agents ($KLAUDE_SESSION_ID). Updates for a watched session are acknowledged, so they are",
+      'not also injected after its next tool call. With neither, every pending update of the project is shown',
+      '(whoever started the agent) and left pending.',
+      'Without --once it keeps watching until Ctrl-C (it says so on stderr). --json prints one JSON object per line.',
     ].join('\n'),
     flags: {
       once: { type: 'boolean', description: 'print what is pending and exit' },
@@ -316,7 +318,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'hook',
     summary: 'record a Claude Code hook event (injected by klaude; payload JSON on stdin)',
-    usage: 'klaude hook <session-start|session-end|user-prompt-submit|stop|notification|post-tool-use>',
+    usage:
+      'klaude hook <session-start|session-end|user-prompt-submit|stop|stop-failure|notification|pre-tool-use|post-tool-use|post-tool-use-failure|permission-request>',
     description:
       'Outside klaude (no KLAUDE_SESSION_ID) it does nothing. It never fails Claude: errors go to the klaude log.',
     flags: {},

@@ -121,6 +121,16 @@ export function activityCell(
   return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 72);
 }
 
+/** Width when stdout is not a terminal (a pipe, Claude's Bash tool): rows a reader can take whole. */
+const PIPE_WIDTH = 100;
+
+/** The terminal's width; in a pipe `COLUMNS` when set, else PIPE_WIDTH (claude wraps longer rows mid-word). */
+function listingWidth(ctx: CommandContext): number {
+  if (ctx.stdout.isTTY) return ctx.stdout.columns ?? 0;
+  const cols = Number(ctx.env.COLUMNS);
+  return Number.isInteger(cols) && cols > 20 ? cols : PIPE_WIDTH;
+}
+
 /**
  * Pad every column but the last (cells are ids, statuses, types: one UTF-16 unit per character).
  * Cells are made safe to print: prompts, titles, texts, errors and activities are the agents'.
@@ -293,7 +303,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   const lines = tableLines(roots, listing, verbose, now);
-  const width = ctx.stdout.isTTY && ctx.stdout.columns ? ctx.stdout.columns : 0;
+  const width = listingWidth(ctx);
   const body = (width > 20 ? lines.map((l) => truncate(l, width)) : lines).join('\n');
   ctx.stdout.write(`${body}\n${hidden}`);
   return 0;

@@ -2,7 +2,7 @@
  * `klaude start <type> "<prompt>" [count]`: start agents (through the running supervisor when
  * there is one, else directly), then either print their ids (-d) or follow them to the end.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
 import { controlRequest } from '../control/client.js';
 import { findLiveSupervisors } from '../control/discovery.js';
@@ -13,7 +13,8 @@ import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
-import { followAgents, logPathOf } from '../agent-ops/follow-agents.js';
+import { agentLabel, followAgents, logPathOf } from '../agent-ops/follow-agents.js';
+import { callerIsClaude } from '../agent-ops/approvals.js';
 import { MAX_COUNT, startAgents } from '../agent-ops/start.js';
 import type { StartRequest } from '../control/protocol.js';
 import type { CommandContext } from './types.js';
@@ -80,8 +81,55 @@ interface StartArgs {
   detach: boolean;
 }
 
-function parseStartArgs(ctx: CommandContext): StartArgs {
-  const [type, prompt, countArg] = ctx.input as [string, string, string | undefined];
+/** The bytes of a prompt the supervisor's socket takes in one request (its frames are ≤ 1 MiB). */
+const SOCKET_PROMPT_MAX = 512 * 1024;
+
+/**
+ * The prompt: the second argument, `-` for stdin, or --prompt-file (then the second argument, if
+ * any, is the count). Read whole: it goes to the runtime on its stdin, so no argument limit applies.
+ */
+async function readPrompt(ctx: CommandContext): Promise<{ prompt: string; rest: string[] }> {
+  const [, ...args] = ctx.input;
+  const file = ctx.flags.promptFile as string | undefined;
+  let prompt: string;
+  let rest: string[];
+  if (file !== undefined) {
+    if (args.length > 1) throw usageError(`--prompt-file gives the prompt: '${args[0]}' is not a count`);
+    try {
+      prompt = file === '-' ? await readStdin(ctx) : readFileSync(file, 'utf8');
+    } catch (e) {
+      if (isKlaudeError(e)) throw e;
+      throw new KlaudeError('E_IO', `cannot read the prompt file ${file}: ${(e as Error).message}`);
+    }
+    rest = args;
+  } else {
+    if (args.length === 0)
+      throw usageError(
+        'missing the prompt',
+        'klaude start <type> "<prompt>" (or `-` to read it from stdin, or --prompt-file <file>)',
+      );
+    prompt = args[0] === '-' ? await readStdin(ctx) : args[0]!;
+    rest = args.slice(1);
+  }
+  if (prompt.trim() === '') throw usageError('the prompt is empty');
+  return { prompt, rest };
+}
+
+async function readStdin(ctx: CommandContext): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY)
+    throw usageError(
+      '`-` reads the prompt from stdin, which is a terminal',
+      'pipe it in: echo "…" | klaude start <type> - -d',
+    );
+  const chunks: Buffer[] = [];
+  for await (const c of stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): StartArgs {
+  const [type] = ctx.input as [string];
+  const [countArg] = rest;
   if (!/^[\w.-]+$/.test(type))
     throw usageError(
       `'${type}' is not an agent type name`,
@@ -118,7 +166,15 @@ interface Started {
 /** Through the supervisor when one runs (--checkout needs one), else the runtimes started from here. */
 async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a: StartArgs): Promise<Started> {
   const { req, checkout, now } = a;
-  const socket = await supervisorFor(svc, ctx, checkout);
+  const large = Buffer.byteLength(req.prompt) > SOCKET_PROMPT_MAX;
+  if (large && checkout) {
+    throw usageError(
+      `a prompt over ${SOCKET_PROMPT_MAX / 1024} KiB cannot go through the supervisor, which --checkout needs`,
+      'start it with -d, then `klaude checkout <id>`',
+    );
+  }
+  // Too large for the socket: the runtimes are started from here, the same way.
+  const socket = large ? null : await supervisorFor(svc, ctx, checkout);
   try {
     if (!socket) throw new KlaudeError('E_NO_SUPERVISOR', 'no supervisor');
     const res = await controlRequest(
@@ -179,20 +235,44 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
   }
 }
 
-/** Attached: the agents' output until they end (exit 0 all done, else 1); Ctrl-C only detaches. */
+/**
+ * Attached: the agents' output until they end (exit 0 all done, else 1); Ctrl-C only detaches.
+ * Run by Claude (its Bash tool), a permission request ends the follow as `klaude wait` does (exit
+ * 3, the request named): blocked in the tool, Claude could neither answer nor tell the person.
+ */
 async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): Promise<number> {
   const shorts = sessions.map((s) => shortId(s.id)).join(' ');
   ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
   const detacher = detachOnSignals();
+  const asking: SessionRow[] = [];
+  const onApproval = callerIsClaude(ctx.env)
+    ? (s: SessionRow, e: { tool: string; summary?: string; approvalId?: number }): void => {
+        ctx.stderr.write(
+          `${agentLabel(s)} needs approval${e.approvalId !== undefined ? ` ${e.approvalId}` : ''}: ${safeText(`${e.tool}: ${e.summary ?? ''}`)} — \`klaude approve ${shortId(s.id)}\` or \`klaude deny ${shortId(s.id)} --reason "…"\`\n`,
+        );
+        asking.push(s);
+        detacher.detach('approval');
+      }
+    : undefined;
   try {
     const results = await followAgents(
       svc,
       sessions.map((s) => ({ session: s })),
       ctx.stdout,
-      { signal: detacher.signal },
+      { signal: detacher.signal, ...(onApproval ? { onApproval } : {}) },
     );
+    const running = results.filter((r) => r.info === null).map((r) => r.session);
+    if (asking.length > 0) {
+      const who =
+        svc.config['agents.approvals'] === 'parent'
+          ? 'answer it'
+          : 'tell the person: they answer it in the klaude dashboard or with `klaude approve`/`deny` in their shell (agents.approvals: person)';
+      ctx.stdout.write(
+        `\nwaiting for an answer: ${asking.map((s) => shortId(s.id)).join(', ')}; ${who}, then \`klaude wait ${(running.length ? running : sessions).map((s) => shortId(s.id)).join(' ')}\`\n`,
+      );
+      return 3;
+    }
     if (detacher.signal.aborted) {
-      const running = results.filter((r) => r.info === null).map((r) => r.session);
       ctx.stdout.write(
         `\ndetached (${detacher.reason}); ${running.map((s) => shortId(s.id)).join(' ') || shorts} keep${running.length === 1 ? 's' : ''} running.\n${detachedHint(running.length ? running : sessions)}\n`,
       );
@@ -205,7 +285,8 @@ async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: 
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const args = parseStartArgs(ctx);
+  const { prompt, rest } = await readPrompt(ctx);
+  const args = parseStartArgs(ctx, prompt, rest);
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
     const started = await startThroughSupervisor(svc, ctx, args);

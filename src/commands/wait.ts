@@ -93,9 +93,21 @@ function printJson(ctx: CommandContext, infos: Finished[], r: WaitResult): void 
   );
 }
 
-function printSummaries(ctx: CommandContext, infos: Finished[], r: WaitResult, detached: string | null): void {
+function printSummaries(
+  ctx: CommandContext,
+  svc: AgentServices,
+  infos: Finished[],
+  r: WaitResult,
+  detached: string | null,
+): void {
   for (const { s, info } of infos)
-    ctx.stdout.write(formatSummary(info, { label: agentLabel(s), moreHint: `klaude logs ${shortId(s.id)}` }));
+    ctx.stdout.write(
+      formatSummary(info, {
+        label: agentLabel(s),
+        moreHint: `klaude logs ${shortId(s.id)}`,
+        relativeTo: [s.worktreePath, svc.projectRoot],
+      }),
+    );
   if (r.running.length > 0 && (r.timedOut || detached || ctx.flags.any === true)) {
     ctx.stdout.write(
       `still running: ${r.running.map((s) => `${shortId(s.id)} (${s.status}${s.activity ? `: ${safeText(s.activity)}` : ''})`).join(', ')}\n`,
@@ -113,7 +125,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const { r, detached } = await waitNaming(ctx, svc, sessions, seconds);
     const infos = await summariesOf(svc, r.finished);
     if (ctx.flags.json === true) printJson(ctx, infos, r);
-    else printSummaries(ctx, infos, r, detached);
+    else printSummaries(ctx, svc, infos, r, detached);
     const again = `klaude wait ${r.running.map((s) => shortId(s.id)).join(' ')}`;
     if (r.timedOut) {
       throw new KlaudeError('E_TIMEOUT', `timed out after ${seconds}s; ${r.running.length} agent(s) still running`, {

@@ -1,10 +1,11 @@
 /**
  * `klaude watch [id…] [--once] [--json] [--filter re]`: the `[UPDATE]` channel from sub-agents.
  *
- * Whose updates: those for the named sessions (their children's updates), else for
- * $KLAUDE_SESSION_ID (the Claude running this), and those are acknowledged as they are printed
- * (delivered: the PostToolUse hook will not inject them again). With neither, every pending update
- * of the project is shown without acknowledging it (they stay for their parent Claude).
+ * Whose updates: the named sessions' own and their sub-agents', else those for $KLAUDE_SESSION_ID
+ * (the Claude running this). Updates *for* a watched session are acknowledged as they are printed
+ * (delivered: the PostToolUse hook will not inject them again); the others are shown and left
+ * pending. With neither, every pending update of the project is shown, whoever started the agent
+ * (a top-level agent's updates have no Claude to go to: see repos/updates.ts), without acknowledging.
  *
  * Live: wakes on file-system notifications of the database directory (every committed write
  * touches sessions.db-wal), so an update is printed as soon as its row exists, whichever process
@@ -17,6 +18,8 @@ import type { HasSqlite } from '../db/connection.js';
 import { openDb } from '../db/client.js';
 import { watchDbWrites } from '../db/watch.js';
 import { projectPendingUpdates, sessionExists } from '../db/repos/listing.js';
+import { pendingUpdatesFrom } from '../db/repos/updates.js';
+import { shortId } from '../core/ids.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { safeJson } from '../lib/escapes.js';
 import { formatTime } from '../logs/format.js';
@@ -41,51 +44,83 @@ function parseFilter(ctx: CommandContext): RegExp | undefined {
   }
 }
 
-/** The sessions whose sub-agents' updates to show: the named ones, else $KLAUDE_SESSION_ID, else none (the project's). */
-function watchedParents(ctx: CommandContext, db: HasSqlite, hash: string): string[] {
-  if (ctx.input.length > 0) return [...new Set(ctx.input.map((i) => findSession(db, i, hash).id))];
+/**
+ * What to watch: the named sessions (their own updates and their sub-agents'), else
+ * $KLAUDE_SESSION_ID (its sub-agents'), else nobody in particular (the whole project).
+ */
+function watchedSessions(ctx: CommandContext, db: HasSqlite, hash: string): { ids: string[]; named: boolean } {
+  if (ctx.input.length > 0)
+    return { ids: [...new Set(ctx.input.map((i) => findSession(db, i, hash).id))], named: true };
   const id = ctx.env.KLAUDE_SESSION_ID;
-  if (!id) return [];
+  if (!id) return { ids: [], named: false };
   if (!sessionExists(db, id)) {
     throw new KlaudeError('E_SESSION_NOT_FOUND', `KLAUDE_SESSION_ID ${id} is not a known session`, {
       hint: 'name the session whose sub-agents to watch: klaude watch <id>',
     });
   }
-  return [id];
+  return { ids: [id], named: false };
 }
 
-/** The updates not shown yet: claimed (acknowledged) for named parents, else peeked at past a cursor. */
+export interface ShownUpdate extends UpdateView {
+  /** Whether showing it took delivery (the parent's hook will not inject it). */
+  acknowledged: boolean;
+}
+
+/**
+ * The updates not shown yet. Updates for the watched sessions (from their sub-agents) are claimed:
+ * this watch takes delivery for them. Anything else shown (a named agent's own updates to its
+ * parent, the whole project's) is peeked at past a cursor and left for whoever it is for.
+ */
 export class UpdateFeed {
-  /** Peek mode: the highest update id shown. */
+  /** The highest update id peeked at. */
   private cursor = 0;
 
   constructor(
     private readonly db: HasSqlite,
     private readonly hash: string,
-    private readonly parents: string[],
+    private readonly watched: { ids: string[]; named: boolean },
     private readonly filter: RegExp | undefined,
   ) {}
 
-  get acknowledges(): boolean {
-    return this.parents.length > 0;
-  }
-
-  next(): UpdateView[] {
-    if (this.acknowledges) return claimUpdates(this.db, pendingUpdatesFor(this.db, this.parents, this.filter));
-    const rows = projectPendingUpdates(this.db, this.hash, this.cursor);
-    if (rows.length) this.cursor = rows[rows.length - 1]!.id;
+  next(): ShownUpdate[] {
+    const { ids, named } = this.watched;
+    const claimed = ids.length
+      ? claimUpdates(this.db, pendingUpdatesFor(this.db, ids, this.filter)).map((v) => ({ ...v, acknowledged: true }))
+      : [];
+    const peekRows =
+      ids.length === 0
+        ? projectPendingUpdates(this.db, this.hash, this.cursor)
+        : named
+          ? pendingUpdatesFrom(this.db, ids, this.cursor)
+          : [];
+    if (peekRows.length) this.cursor = peekRows[peekRows.length - 1]!.id;
     const filter = this.filter;
-    return describeUpdates(this.db, filter ? rows.filter((r) => filter.test(r.text)) : rows);
+    const taken = new Set(claimed.map((v) => v.id));
+    const peeked = describeUpdates(
+      this.db,
+      peekRows.filter((r) => !taken.has(r.id) && (!filter || filter.test(r.text))),
+    ).map((v) => ({ ...v, acknowledged: false }));
+    return [...claimed, ...peeked].sort((a, b) => a.id - b.id);
   }
+}
+
+/** The line that says what a live watch follows and how to stop it (stderr: stdout stays the updates). */
+function watchBanner(watched: { ids: string[]; named: boolean }): string {
+  const who = watched.named
+    ? `from ${watched.ids.map(shortId).join(', ')} and their sub-agents`
+    : watched.ids.length
+      ? `from the sub-agents of this session (${shortId(watched.ids[0]!)})`
+      : `from every agent of this project`;
+  return `klaude: watching [UPDATE] and [NEEDS APPROVAL] notes ${who}; Ctrl-C stops\n`;
 }
 
 function updatePrinter(
   ctx: CommandContext,
-  opts: { json: boolean; timestamps: boolean; acknowledged: boolean },
-): (views: UpdateView[]) => void {
+  opts: { json: boolean; timestamps: boolean },
+): (views: ShownUpdate[]) => void {
   return (views) => {
     for (const v of views) {
-      if (opts.json) ctx.stdout.write(`${safeJson({ ...v, acknowledged: opts.acknowledged })}\n`);
+      if (opts.json) ctx.stdout.write(`${safeJson(v)}\n`);
       else ctx.stdout.write(`${opts.timestamps ? `${formatTime(v.createdAt)} ` : ''}${formatUpdateLine(v)}\n`);
     }
   };
@@ -148,8 +183,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   const db = openDb(home);
   try {
     reconcile(db, { projectId: hash });
-    const feed = new UpdateFeed(db, hash, watchedParents(ctx, db, hash), filter);
-    const print = updatePrinter(ctx, { json, timestamps, acknowledged: feed.acknowledges });
+    const watched = watchedSessions(ctx, db, hash);
+    const feed = new UpdateFeed(db, hash, watched, filter);
+    const print = updatePrinter(ctx, { json, timestamps });
+    if (!once && !json) ctx.stderr.write(watchBanner(watched));
     const first = feed.next();
     print(first);
     if (once) {

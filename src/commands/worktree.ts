@@ -8,6 +8,7 @@ import { shortId } from '../core/ids.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
 import { safeJson, safeText } from '../lib/escapes.js';
+import { table } from '../lib/format.js';
 import { gitTopLevel } from '../git/exec.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
@@ -66,10 +67,23 @@ export async function run(ctx: CommandContext): Promise<number> {
       } else if (rows.length === 0) {
         ctx.stdout.write('no agent worktrees\n');
       } else {
-        for (const i of rows)
-          ctx.stdout.write(
-            `${shortId(i.session.id)} ${i.session.type.padEnd(12)} ${i.state.padEnd(8)} ${i.session.worktreeBranch} ${i.session.worktreePath}${i.dirty ? ` (${i.dirty} uncommitted)` : ''}${i.ignored.length ? ` (${i.ignored.length} ignored)` : ''}\n`,
-          );
+        const notes = (i: (typeof rows)[number]): string =>
+          [i.dirty ? `${i.dirty} uncommitted` : '', i.ignored.length ? `${i.ignored.length} ignored` : '']
+            .filter(Boolean)
+            .join(', ') || '-';
+        ctx.stdout.write(
+          table([
+            ['ID', 'TYPE', 'STATE', 'FILES', 'BRANCH', 'PATH'],
+            ...rows.map((i) => [
+              shortId(i.session.id),
+              i.session.type,
+              i.state,
+              notes(i),
+              i.session.worktreeBranch ?? '',
+              i.session.worktreePath ?? '',
+            ]),
+          ]),
+        );
       }
       return 0;
     }

@@ -111,9 +111,13 @@ export interface MessageResult {
 
 export interface InterruptPayload {
   sessionIds: string[];
+  /** Only say what an interrupt would drop (a confirm's text); nothing is interrupted. */
+  peek?: boolean;
 }
 export interface InterruptResult {
   results: { sessionId: string; ok: boolean; code?: string }[];
+  /** Messages queued behind the turn: an interrupt drops them (they are never sent). */
+  dropped?: string[];
 }
 
 /** The answer to an agent's permission request (runtime socket). */

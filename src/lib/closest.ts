@@ -15,13 +15,18 @@ function distance(a: string, b: string): number {
   return dp[a.length]![b.length]!;
 }
 
-/** The name nearest to `name` (one it starts, or at most 2 edits away, case-insensitive), if any. */
+/**
+ * The name nearest to `name` (one it starts, or at most 2 edits away, case-insensitive), if any.
+ * Of the names it starts, the shortest: `--resum` is `--resume`, not `--resume-last`.
+ */
 export function closestName(name: string, names: readonly string[]): string | undefined {
   let best: { name: string; d: number } | undefined;
   const typed = name.toLowerCase();
   for (const n of names) {
     if (!n) continue;
-    const d = n.toLowerCase().startsWith(typed) ? 0 : distance(typed, n.toLowerCase());
+    const d = n.toLowerCase().startsWith(typed)
+      ? (n.length - typed.length) / (n.length + 1)
+      : distance(typed, n.toLowerCase());
     if (d <= 2 && (!best || d < best.d)) best = { name: n, d };
   }
   return best?.name;

@@ -2,6 +2,7 @@
  * Completion info: what an agent's log says about how it ended, and the short plain block shown
  * at the end of an attached `klaude start` and by `klaude logs -s` (Claude reads it).
  */
+import path from 'node:path';
 import type { AgentEvent, EventOf } from '../core/events.js';
 import type { SessionStatus } from '../core/status.js';
 import { safeText } from '../lib/escapes.js';
@@ -194,9 +195,26 @@ export interface SummaryOptions {
   moreHint?: string;
   /** Files listed per line before "and N more" (default 20). */
   maxFiles?: number;
+  /**
+   * Directories a file is shown relative to, first match wins (the agent's worktree, then the
+   * project), as `klaude diff` shows them; a file outside them stays absolute.
+   */
+  relativeTo?: readonly (string | null | undefined)[];
 }
 
-function fileList(files: string[], max: number): string {
+/** `file` relative to the first of `bases` it is inside. */
+export function shownPath(file: string, bases: readonly (string | null | undefined)[] = []): string {
+  if (!path.isAbsolute(file)) return file;
+  for (const base of bases) {
+    if (!base) continue;
+    const rel = path.relative(base, file);
+    if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel;
+  }
+  return file;
+}
+
+function fileList(all: string[], max: number, bases: SummaryOptions['relativeTo']): string {
+  const files = all.map((f) => shownPath(f, bases));
   const shown = safeText(files.slice(0, max).join(', '));
   return files.length > max ? `${shown}, and ${files.length - max} more` : shown;
 }
@@ -218,8 +236,9 @@ export function formatSummary(info: CompletionInfo, opts: SummaryOptions = {}): 
   if (info.costUsd !== null) head.push(formatCost(info.costUsd));
   const lines = [`── ${opts.label ? `${safeText(opts.label)}: ` : ''}${head.join(' · ')} ──`];
   if (info.error) lines.push(`error: ${safeText(info.error).trim().split('\n')[0]}`);
-  lines.push(`files edited: ${info.filesEdited.length ? fileList(info.filesEdited, maxFiles) : 'none'}`);
-  lines.push(`files created: ${info.filesCreated.length ? fileList(info.filesCreated, maxFiles) : 'none'}`);
+  const bases = opts.relativeTo;
+  lines.push(`files edited: ${info.filesEdited.length ? fileList(info.filesEdited, maxFiles, bases) : 'none'}`);
+  lines.push(`files created: ${info.filesCreated.length ? fileList(info.filesCreated, maxFiles, bases) : 'none'}`);
   const named = Object.entries(info.artifacts ?? {});
   if (named.length) {
     lines.push('artifacts:');

@@ -127,6 +127,7 @@ export async function withPreparedRequest<T>(
       ...o.env,
       KLAUDE_HOME: o.home,
       KLAUDE_PROJECT_HASH: session.projectId,
+      KLAUDE_PROJECT_PATH: getProject(db, session.projectId)?.rootPath ?? o.cwd,
       KLAUDE_SESSION_ID: session.id,
       KLAUDE_INSTANCE_ID: undefined,
       KLAUDE_SOCKET: undefined,

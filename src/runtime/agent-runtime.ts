@@ -112,7 +112,7 @@ export class AgentRuntime {
     this.processRowId = claimed;
     this.server = await listenForRequests(d, {
       message: (prompt) => this.onMessage(prompt),
-      interrupt: () => this.onInterrupt(),
+      interrupt: (peek) => (peek ? { results: [], dropped: [...this.queue] } : this.onInterrupt()),
       answer: (p, who) => this.desk.answer(p, who),
       stop: (reason) => this.stop(reason),
     });
@@ -246,6 +246,7 @@ export class AgentRuntime {
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.queue.length > 0 && canContinue) {
       this.stops.takeWorkDone(); // the work goes on; on-stop prompts run when it ends again
+      this.rec.countEarlierTurn(done);
       this.sendQueued();
       return;
     }
@@ -304,7 +305,7 @@ export class AgentRuntime {
       () => this.turnActive,
     );
     this.d.log.info('interrupt requested');
-    return { results: [{ sessionId: this.id, ok: true }] };
+    return { results: [{ sessionId: this.id, ok: true }], dropped: [...this.queue] };
   }
 
   /**

@@ -103,14 +103,12 @@ export class ApprovalDesk {
       suggestedRule: e.rule ?? null,
       reason: e.reason ?? null,
     });
-    if (d.session.parentId) {
-      addUpdate(d.db, {
-        sessionId: this.id,
-        parentSessionId: d.session.parentId,
-        text: `${e.tool}: ${e.summary}`,
-        kind: d.config['agents.approvals'] === 'parent' ? 'approval_parent' : 'approval',
-      });
-    }
+    addUpdate(d.db, {
+      sessionId: this.id,
+      parentSessionId: d.session.parentId,
+      text: `${e.tool}: ${e.summary}`,
+      kind: d.config['agents.approvals'] === 'parent' ? 'approval_parent' : 'approval',
+    });
     return row;
   }
 

@@ -49,6 +49,8 @@ export function cliLaunch(
     ...d.env,
     KLAUDE_HOME: d.home,
     KLAUDE_PROJECT_HASH: session.projectId,
+    // The project's root (a worktree agent works elsewhere: this is the tree it came from).
+    KLAUDE_PROJECT_PATH: meta.projectRoot,
     KLAUDE_SESSION_ID: session.id,
     PATH: prependPath(shimDir, d.env.PATH),
   };

@@ -58,6 +58,8 @@ export class RunRecord {
   private processCost = 0;
   private tokensIn = 0;
   private tokensOut = 0;
+  /** The run's earlier work turns (a message sent on after a turn): the run's `done` adds them up. */
+  private readonly earlier = { durationMs: 0, numTurns: 0, counted: false };
   private activity: string | null | undefined;
   /** The shared tree's dirty files when this run began (null: not a git tree, or a worktree agent). */
   private before: TreeSnapshot | null = null;
@@ -218,8 +220,7 @@ export class RunRecord {
         break;
       case 'update':
         this.write(e);
-        if (d.session.parentId)
-          addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: e.text });
+        addUpdate(d.db, { sessionId: this.id, parentSessionId: d.session.parentId, text: e.text });
         break;
       case 'usage':
         this.tokensIn += (e.inputTokens ?? 0) + (e.cacheReadTokens ?? 0);
@@ -241,6 +242,16 @@ export class RunRecord {
     };
   }
 
+  /**
+   * A work turn ended and the run goes on with the next message: its time and turns count in the
+   * run's `done` (claude's result of the last turn knows only that turn).
+   */
+  countEarlierTurn(done: Pick<EventOf<'done'>, 'durationMs' | 'numTurns'>): void {
+    this.earlier.durationMs += done.durationMs ?? 0;
+    this.earlier.numTurns += done.numTurns ?? 0;
+    this.earlier.counted = true;
+  }
+
   /** The run's ending, once: the log's `done` line, then the row (status, totals) and the DB event. */
   finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
     if (this.done) return;
@@ -249,8 +260,15 @@ export class RunRecord {
     this.endTurn(); // the run ended on purpose (done, failed, interrupted): nothing to recover
     const totals = this.totals();
     const files = this.fileChanges();
+    const { earlier } = this;
     const event = {
       ...done,
+      ...(earlier.counted
+        ? {
+            durationMs: earlier.durationMs + (done.durationMs ?? 0),
+            numTurns: earlier.numTurns + (done.numTurns ?? 0),
+          }
+        : {}),
       costUsd: totals.costUsd,
       ...(files
         ? { filesCreated: union(done.filesCreated, files.created), filesEdited: union(done.filesEdited, files.edited) }

@@ -19,7 +19,7 @@ import type { Deps } from './deps.js';
 /** What the runtime does for each request (each may throw a KlaudeError, sent back as the answer). */
 export interface RuntimeRequests {
   message(prompt: string): MessageResult;
-  interrupt(): InterruptResult;
+  interrupt(peek: boolean): InterruptResult;
   answer(p: AnswerPayload, who: Answerer): AnswerResult;
   stop(reason: string): Promise<void>;
 }
@@ -38,7 +38,7 @@ export async function listenForRequests(d: Deps, r: RuntimeRequests): Promise<Co
           protocol: PROTOCOL_VERSION,
         }),
         message: (p) => r.message(p.prompt),
-        interrupt: () => r.interrupt(),
+        interrupt: (p) => r.interrupt(p.peek === true),
         answer: (p, ctx) => {
           // Who sent it is asked of the kernel; the client's own word only where that cannot be done.
           const peer = ctx.peerPid();

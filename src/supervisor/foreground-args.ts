@@ -13,8 +13,8 @@
 import { KlaudeError } from '../lib/errors.js';
 
 const REFUSED: Record<string, string> = {
-  '-c': 'use `klaude --resume-last` to continue the latest klaude session',
-  '--continue': 'use `klaude --resume-last` to continue the latest klaude session',
+  '-c': "klaude's own `klaude --continue` (before any `--`) continues the latest klaude session",
+  '--continue': "klaude's own `klaude --continue` (before any `--`) continues the latest klaude session",
   '-r': 'use `klaude --resume <id>` or `klaude checkout <id>`',
   '--resume': 'use `klaude --resume <id>` or `klaude checkout <id>`',
   '--session-id': 'klaude chooses the Claude session id itself',

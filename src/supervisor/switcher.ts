@@ -136,6 +136,7 @@ export class Switcher extends EventEmitter<{
       ...ctx.env,
       KLAUDE_HOME: ctx.home,
       KLAUDE_PROJECT_HASH: ctx.projectHash,
+      KLAUDE_PROJECT_PATH: ctx.projectRoot,
       KLAUDE_INSTANCE_ID: ctx.instanceId,
       KLAUDE_SESSION_ID: spec.sessionId,
       KLAUDE_SOCKET: ctx.socketPath,

@@ -1,6 +1,6 @@
 // An agent whose text and whose tool's output carry terminal escapes (OSC 52 writes the clipboard,
 // OSC 0 the title, CSI moves the cursor): what `klaude start` (attached), `logs`, `wait`,
-// `message -w` and `sessions` print holds none of them, klaude's own colours stay, and the words
+// `message -f` and `sessions` print holds none of them, klaude's own colours stay, and the words
 // around them arrive. The real claude against the stand-in, the built CLI.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -150,8 +150,8 @@ describe('agent text with escape sequences', () => {
     expect(parsed.finished[0]!.finalText).toContain(TITLE);
   }, 120_000);
 
-  it('`klaude message -w` and `klaude sessions` print none', async () => {
-    const msg = await klaude(['message', '-w', id, 'again']);
+  it('`klaude message -f` and `klaude sessions` print none', async () => {
+    const msg = await klaude(['message', '-f', id, 'again']);
     expect(msg.code).toBe(0);
     expectSafe(msg.stdout);
     expect(plain(msg.stdout)).toContain('Second reply to the message.');

@@ -135,7 +135,7 @@ describe('permission approvals (real claude)', () => {
     expect(row.approval.input).toMatchObject({ command: CMD });
     expect(row.pendingApprovals).toBe(1);
     // The readable listing and status say so too.
-    expect((await klaude(['sessions'])).stdout).toContain(`needs approval: Bash: ${CMD}`);
+    expect((await klaude(['sessions'], { COLUMNS: '200' })).stdout).toContain(`needs approval: Bash: ${CMD}`);
     expect((await klaude(['status'])).stdout).toContain(`Bash: ${CMD}`);
 
     const ok = await klaude(['approve', id.slice(-8)]);

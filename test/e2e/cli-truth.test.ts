@@ -91,7 +91,7 @@ describe('ids as shown', () => {
     expect(read.stderr).toBe('');
     expect(read.stdout).toMatch(new RegExp(`── general ${shown}: done`));
 
-    const m = await klaude(['message', prefix, 'second words', '-w']);
+    const m = await klaude(['message', prefix, 'second words', '-f']);
     expect(m.stderr).toBe('');
     expect(m.code).toBe(0);
     expect(m.stdout).toContain('Reply to: second words');

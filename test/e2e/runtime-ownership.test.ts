@@ -108,7 +108,7 @@ describe('the runtime owns its CLI', () => {
     const t0 = Date.now();
     process.kill(rt.pid, 'SIGKILL');
     // The message goes at once, while the orphaned claude -p may still be streaming.
-    const sent = klaude(['message', id, 'after the crash', '-w']);
+    const sent = klaude(['message', id, 'after the crash', '-f']);
     await waitFor('the orphaned claude -p to end', () => !isAlive(cli.pid), 5000);
     expect(Date.now() - t0).toBeLessThan(5000);
 

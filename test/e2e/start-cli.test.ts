@@ -146,7 +146,7 @@ describe('klaude start (attached)', () => {
 });
 
 describe('klaude start -d, wait, message, interrupt', () => {
-  it('-d returns the id at once; wait blocks until done and prints the summary; message -w resumes and prints the reply', async () => {
+  it('-d returns the id at once; wait blocks until done and prints the summary; message -f resumes and prints the reply', async () => {
     const d = await klaude(['start', 'general', 'held detached', '-d']);
     expect(d.code).toBe(0);
     const id = idFrom(d.stdout);
@@ -164,7 +164,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
       ),
     );
 
-    const m = await klaude(['message', id, 'what came first?', '-w']);
+    const m = await klaude(['message', id, 'what came first?', '-f']);
     expect(m.code).toBe(0);
     expect(m.stdout).toMatch(
       new RegExp(
@@ -244,7 +244,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
 
   it('rejects bad input with one-line errors', async () => {
     const cases: [string[], RegExp, number][] = [
-      [['start', 'general'], /^klaude: missing argument for 'start' \[E_USAGE\]/, 2],
+      [['start', 'general'], /^klaude: missing the prompt \[E_USAGE\].*--prompt-file/, 2],
       [['start', 'general', 'x', '0'], /^klaude: count must be a whole number from 1 to 20 \(got '0'\) \[E_USAGE\]/, 2],
       [['start', 'bad type!', 'x'], /^klaude: 'bad type!' is not an agent type name \[E_USAGE\]/, 2],
       [['start', 'general', 'x', '--runtime', 'nope'], /^klaude: unknown runtime 'nope' \[E_USAGE\]/, 2],

@@ -91,7 +91,7 @@ describe('klaude with runtime codex', () => {
   });
 
   it('message resumes the same thread in a new codex process, and says so', async () => {
-    const m = await h.klaude(['message', thread.slice(0, 13), 'and then?', '-w']);
+    const m = await h.klaude(['message', thread.slice(0, 13), 'and then?', '-f']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toMatch(
       new RegExp(

@@ -96,7 +96,7 @@ describe('klaude with runtime gemini', () => {
   });
 
   it('message resumes the same session (--resume) in a new gemini process, and says so', async () => {
-    const m = await h.klaude(['message', native, 'and then?', '-w']);
+    const m = await h.klaude(['message', native, 'and then?', '-f']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toMatch(
       new RegExp(

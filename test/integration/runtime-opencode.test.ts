@@ -87,7 +87,7 @@ describe('klaude with runtime opencode', () => {
   });
 
   it('message continues the same session (-s) in a new opencode process, and says so', async () => {
-    const m = await h.klaude(['message', id, 'and then?', '-w']);
+    const m = await h.klaude(['message', id, 'and then?', '-f']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toMatch(
       new RegExp(

@@ -61,7 +61,8 @@ function seed() {
 describe('klaude sessions', () => {
   it('prints the tree with status, type, short id, runtime, age and first → last message', async () => {
     const s = seed();
-    const r = await runKlaude(['sessions'], { env: s.h.env, cwd: s.h.projectDir });
+    // Wide enough for whole rows (in a pipe the listing fits COLUMNS, else 100 columns).
+    const r = await runKlaude(['sessions'], { env: { ...s.h.env, COLUMNS: '400' }, cwd: s.h.projectDir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -96,7 +97,7 @@ describe('klaude sessions', () => {
 
   it('-v adds the Claude id, model, pid, cost and log path under each session', async () => {
     const s = seed();
-    const r = await runKlaude(['sessions', '-v'], { env: s.h.env, cwd: s.h.projectDir });
+    const r = await runKlaude(['sessions', '-v'], { env: { ...s.h.env, COLUMNS: '400' }, cwd: s.h.projectDir });
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     const at = lines.findIndex((l) => l.includes(shortId(s.coder.id)));

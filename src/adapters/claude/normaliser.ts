@@ -81,14 +81,18 @@ interface ClaudeState extends RunState {
   lastWasResult: boolean;
   /** claude reports the process's cumulative cost: the total at the previous result. */
   lastTotalCost: number;
+  /** Tool calls someone was asked about (can_use_tool): a refusal of one of them was that answer. */
+  asked: Set<string>;
 }
 
 type ClaudeHandler = (s: ClaudeState, o: Json) => AgentEventInput[];
 
-function onControlRequest(_s: ClaudeState, o: Json): AgentEventInput[] {
+function onControlRequest(s: ClaudeState, o: Json): AgentEventInput[] {
   const id = str(o.request_id);
   const req = o.request;
   if (!id || !isObj(req) || req.subtype !== 'can_use_tool' || typeof req.tool_name !== 'string') return [];
+  s.asked.add(askedKey(req.tool_name, str(req.tool_use_id), req.input));
+  s.asked.add(askedKey(req.tool_name, undefined, req.input));
   const rule = suggestedRule(req.permission_suggestions);
   const reason = str(req.decision_reason);
   return [
@@ -210,10 +214,11 @@ function resultDone(s: ClaudeState, o: Json, total: number | undefined): AgentEv
 function onResult(s: ClaudeState, o: Json): AgentEventInput[] {
   const total = num(o.total_cost_usd);
   const events = [resultUsage(s, o, total), resultDone(s, o, total)];
-  const refused = permissionDenials(o.permission_denials);
+  const refused = permissionDenials(o.permission_denials, s.asked);
   if (refused) events.push({ type: 'error', message: refused });
   s.interrupted = false;
   s.lastText = undefined;
+  s.asked.clear();
   return events;
 }
 
@@ -285,6 +290,7 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
     pendingFiles: new Map(),
     lastWasResult: false,
     lastTotalCost: 0,
+    asked: new Set(),
   };
   return {
     line(raw) {
@@ -308,17 +314,29 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
   };
 }
 
+/** One tool call: its id when claude gives one, else what it is (a denial names both). */
+function askedKey(tool: string, toolUseId: string | undefined, input: unknown): string {
+  return toolUseId ? `id:${toolUseId}` : `call:${tool}:${JSON.stringify(input ?? {})}`;
+}
+
 /**
- * `result.permission_denials` ([{tool_name, tool_input}], docs/cli-facts.md): a headless agent
- * can't ask, so a refused tool call ends the turn quietly. Say what was refused and where to allow it.
+ * `result.permission_denials` ([{tool_name, tool_use_id, tool_input}], docs/cli-facts.md): a call
+ * refused by a rule, or in a mode that can't ask, ends the turn quietly. Say what was refused and
+ * where to allow it. A call someone was asked about and refused (`asked`) was a person's answer, not
+ * a missing rule: it is not reported.
  */
-export function permissionDenials(v: unknown): string | null {
+export function permissionDenials(v: unknown, asked: ReadonlySet<string> = new Set()): string | null {
   if (!Array.isArray(v) || v.length === 0) return null;
   const shown: string[] = [];
   const rules: string[] = [];
   for (const d of v) {
     if (!isObj(d)) continue;
     const tool = str(d.tool_name) ?? 'a tool';
+    if (
+      asked.has(askedKey(tool, str(d.tool_use_id), d.tool_input)) ||
+      asked.has(askedKey(tool, undefined, d.tool_input))
+    )
+      continue;
     const input = isObj(d.tool_input) ? d.tool_input : {};
     const cmd = tool === 'Bash' ? str(input.command) : undefined;
     shown.push(cmd ? `Bash(${cmd.length > 60 ? `${cmd.slice(0, 59)}…` : cmd})` : tool);

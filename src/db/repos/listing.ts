@@ -195,13 +195,13 @@ export function sessionExists(db: HasSqlite, id: string): boolean {
   return db.sqlite.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
 }
 
-/** Unacknowledged updates for any session of a project with id > `afterId`, oldest first. */
+/** Unacknowledged updates from any session of a project with id > `afterId`, oldest first. */
 export function projectPendingUpdates(db: HasSqlite, projectId: string, afterId = 0): UpdateRow[] {
   return db.sqlite
     .prepare(
-      `SELECT u.id, u.session_id AS sessionId, u.parent_session_id AS parentSessionId, u.text,
+      `SELECT u.id, u.session_id AS sessionId, u.parent_session_id AS parentSessionId, u.text, u.kind,
          u.created_at AS createdAt, u.acknowledged_at AS acknowledgedAt
-       FROM agent_updates u JOIN sessions s ON s.id = u.parent_session_id
+       FROM agent_updates u JOIN sessions s ON s.id = u.session_id
        WHERE s.project_id = ? AND u.acknowledged_at IS NULL AND u.id > ?
        ORDER BY u.id`,
     )

@@ -10,23 +10,42 @@ export type { UpdateRow };
 const COLUMNS = `id, session_id AS sessionId, parent_session_id AS parentSessionId, text, kind,
   created_at AS createdAt, acknowledged_at AS acknowledgedAt`;
 
-/** Store an update a child reported for its parent (kind 'approval'/'approval_parent': klaude's note that the child waits for a permission answer). */
+/**
+ * Store an update a child reported for its parent (kind 'approval'/'approval_parent': klaude's note
+ * that the child waits for a permission answer). A top-level agent (no parent) stores its own with
+ * itself as the parent: no Claude takes delivery of those (the queries below skip them), and
+ * `klaude watch` shows them.
+ */
 export function addUpdate(
   db: HasSqlite,
-  u: { sessionId: string; parentSessionId: string; text: string; kind?: 'approval' | 'approval_parent' },
+  u: { sessionId: string; parentSessionId: string | null; text: string; kind?: 'approval' | 'approval_parent' },
 ): UpdateRow {
   return db.sqlite
     .prepare(
       `INSERT INTO agent_updates (session_id, parent_session_id, text, kind, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     )
-    .get(u.sessionId, u.parentSessionId, u.text, u.kind ?? null, Date.now()) as UpdateRow;
+    .get(u.sessionId, u.parentSessionId ?? u.sessionId, u.text, u.kind ?? null, Date.now()) as UpdateRow;
 }
 
-/** Unacknowledged updates for a parent, oldest first. */
+/** Unacknowledged updates for a parent from its children, oldest first. */
 export function pendingUpdates(db: HasSqlite, parentId: string): UpdateRow[] {
   return db.sqlite
-    .prepare(`SELECT ${COLUMNS} FROM agent_updates WHERE parent_session_id = ? AND acknowledged_at IS NULL ORDER BY id`)
+    .prepare(
+      `SELECT ${COLUMNS} FROM agent_updates
+       WHERE parent_session_id = ? AND session_id <> parent_session_id AND acknowledged_at IS NULL ORDER BY id`,
+    )
     .all(parentId) as UpdateRow[];
+}
+
+/** Unacknowledged updates these sessions reported (to whoever), with id > `afterId`, oldest first. */
+export function pendingUpdatesFrom(db: HasSqlite, sessionIds: readonly string[], afterId = 0): UpdateRow[] {
+  if (sessionIds.length === 0) return [];
+  return db.sqlite
+    .prepare(
+      `SELECT ${COLUMNS} FROM agent_updates
+       WHERE session_id IN (${sessionIds.map(() => '?').join(',')}) AND acknowledged_at IS NULL AND id > ? ORDER BY id`,
+    )
+    .all(...sessionIds, afterId) as UpdateRow[];
 }
 
 /**
@@ -36,7 +55,8 @@ export function pendingUpdates(db: HasSqlite, parentId: string): UpdateRow[] {
 export function takePendingUpdates(db: HasSqlite, parentId: string): UpdateRow[] {
   const rows = db.sqlite
     .prepare(
-      `UPDATE agent_updates SET acknowledged_at = ? WHERE parent_session_id = ? AND acknowledged_at IS NULL RETURNING ${COLUMNS}`,
+      `UPDATE agent_updates SET acknowledged_at = ?
+       WHERE parent_session_id = ? AND acknowledged_at IS NULL AND session_id <> parent_session_id RETURNING ${COLUMNS}`,
     )
     .all(Date.now(), parentId) as UpdateRow[];
   return rows.sort((a, b) => a.id - b.id);

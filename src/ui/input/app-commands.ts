@@ -21,7 +21,7 @@ function quit(env: CommandEnv): void {
   const parts: string[] = [];
   if (n > 0)
     parts.push(
-      `${n} agent${n === 1 ? ' is' : 's are'} still working. They keep running after the dashboard quits (klaude ui or klaude sessions finds them again).`,
+      `${n} agent${n === 1 ? ' is' : 's are'} still working. ${n === 1 ? 'It keeps' : 'They keep'} running after the dashboard quits (klaude ui or klaude sessions finds them again).`,
     );
   if (p > 0) {
     parts.push(
