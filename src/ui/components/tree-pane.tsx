@@ -4,7 +4,7 @@ import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
 import { elapsed } from '../../lib/format.js';
 import { isWorking, type TreeRow } from '../../feeds/session-tree.js';
-import { cellWidth, fit, formatAge, formatCost, formatCount, truncate, wrapText } from '../text.js';
+import { cellWidth, fit, formatAge, formatCost, formatCount, sanitize, truncate, wrapText } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
 
@@ -32,11 +32,17 @@ export function treeWindow(count: number, selected: number, height: number): { t
 /** Cells of the right-hand columns: short id, runtime, age, tokens, cost (tokens and cost of the row's subtree). */
 const META_WIDTHS = [8, 6, 3, 5, 6];
 
+/**
+ * Cells the left part keeps before a right-hand column is shown: the fold and glyph, a type, a tag
+ * and a dozen cells of title (a title is what tells two agents of one type apart).
+ */
+const LABEL_ROOM = 32;
+
 /** How many right-hand columns a tree of this width shows (the same for every row, so they align). */
 export function metaColumnCount(width: number): number {
   let n = META_WIDTHS.length;
   const used = (k: number): number => META_WIDTHS.slice(0, k).reduce((a, w) => a + w + 1, 0);
-  while (n > 0 && width - used(n) < 22) n--;
+  while (n > 0 && width - used(n) < LABEL_ROOM) n--;
   return n;
 }
 
@@ -62,7 +68,10 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
  */
 export function rowDetail(row: TreeRow, now: number): string {
   const s = row.session;
-  const flat = (x: string | null | undefined): string => (x ?? '').replace(/\s+/g, ' ').trim();
+  const flat = (x: string | null | undefined): string =>
+    sanitize(x ?? '')
+      .replace(/\s+/g, ' ')
+      .trim();
   if (isWorking(s))
     return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
   // Failed, or idle after an interactive turn that failed (StopFailure): why.
