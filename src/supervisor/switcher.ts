@@ -25,6 +25,7 @@ import { getAdapter } from '../adapters/registry.js';
 import { prependPath } from '../claude/shim.js';
 import * as records from './launch-records.js';
 import { checkoutPurpose, releaseConversation } from '../ownership/conversation-claim.js';
+import { claudePrintedHint, eraseClaudeHint } from './claude-exit.js';
 
 export const QUICK_DEATH_MS = 3000;
 
@@ -276,11 +277,27 @@ export class Switcher extends EventEmitter<{
   }
 
   private shutdownCode = 0;
+  /** The last exit whose claude may have printed its own resume hint (claude-exit.ts). */
+  private lastExit: ForegroundExit | null = null;
+
+  /** The bytes that take claude's own resume hint off the screen, when its last exit printed one ('' if not). */
+  exitHintErase(): string {
+    const ev = this.lastExit;
+    this.lastExit = null;
+    return ev ? this.hintErase(ev) : '';
+  }
+
+  /** The same for an exit the Switcher did not handle (a crashing supervisor waits for claude itself). */
+  hintErase(ev: ForegroundExit): string {
+    const saved = records.resumable(this.ctx, ev.spec.sessionId, ev.spec.claudeSessionId);
+    return claudePrintedHint(ev, saved) ? eraseClaudeHint(ev) : '';
+  }
 
   private onExit(ev: ForegroundExit): void {
     const { ctx } = this;
     // A child killed hard leaves raw mode on and the cursor hidden.
     restoreTerminal();
+    this.lastExit = ev;
     this.interrupts.untrack(ev.spec.sessionId);
     records.afterExit(ctx, ev, this.last?.processRowId ?? null, this.pending?.spec.sessionId === ev.spec.sessionId);
     if (this.stopping) {
@@ -290,9 +307,11 @@ export class Switcher extends EventEmitter<{
     if (this.pending) {
       const p = this.pending;
       this.pending = null;
-      // The stopped claude's last frame (and its "claude --resume" line, which bypasses klaude)
-      // would stay above the new one: clear the screen, say what happened in one line.
-      process.stdout.write(`\x1b[H\x1b[2J${p.notice.line}\r\n`);
+      // The stopped claude's last frame would stay above the new one: clear the screen, say what
+      // happened in one line. Its "claude --resume" line goes first: a clear keeps the screen in the
+      // scrollback (tmux, VTE), where it would sit right above ours and bypass klaude.
+      this.lastExit = null;
+      process.stdout.write(`${this.hintErase(ev)}\x1b[H\x1b[2J${p.notice.line}\r\n`);
       this.launch(p.spec, p.fallback, 1, p.notice.from).then(p.resolve, (err) => {
         p.reject(err);
         this.restore(
