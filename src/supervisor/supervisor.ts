@@ -179,7 +179,11 @@ function guardSignals(ctx: SupervisorContext, switcher: Switcher): () => void {
       let back = '';
       try {
         endInstance(db, instanceId, { status: 'exited', exitCode: 70 });
-        if (spec && (!spec.runtime || spec.runtime === 'claude') && resumable(ctx, spec.sessionId, spec.claudeSessionId))
+        if (
+          spec &&
+          (!spec.runtime || spec.runtime === 'claude') &&
+          resumable(ctx, spec.sessionId, spec.claudeSessionId)
+        )
           back = `${ev ? switcher.hintErase(ev) : ''}klaude: resume this session with klaude: klaude --resume ${shortId(spec.sessionId)}\n`;
       } catch (e) {
         log.error('recording the crash failed', { err: e });

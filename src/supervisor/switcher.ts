@@ -75,6 +75,8 @@ export class Switcher extends EventEmitter<{
   /** The session a checkout in progress brings to the foreground. */
   private target: string | null = null;
   private stopping = false;
+  /** Session → the foreground it was checked out from (where `klaude checkout` with no id goes back). */
+  private readonly cameFrom = new Map<string, string>();
   private launches = 0;
   /** Launches between "decided" and "spawned": shutdown() has no child to stop yet. */
   private inFlight = 0;
@@ -223,7 +225,8 @@ export class Switcher extends EventEmitter<{
     let claimed: string | null = null;
     try {
       const { ctx } = this;
-      const target = records.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
+      const from = req.fromSessionId ?? cur.spec.sessionId;
+      const target = records.resolveCheckoutTarget(ctx, req.target, from, this.cameFrom.get(from));
       this.target = target.id;
       if (target.id === cur.spec.sessionId) {
         return { sessionId: target.id, claudeSessionId: cur.spec.claudeSessionId, pid: cur.pid, unchanged: true };
@@ -250,6 +253,7 @@ export class Switcher extends EventEmitter<{
         // The old child's exit (onExit) launches the target and settles `pending`; stop() never rejects.
         void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
       });
+      this.cameFrom.set(spec.sessionId, cur.spec.sessionId);
       return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
     } finally {
       if (claimed) releaseConversation(this.ctx.db, claimed, checkoutPurpose(this.ctx.instanceId));
