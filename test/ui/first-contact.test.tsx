@@ -61,3 +61,34 @@ describe('dashboard rows as terminals draw them', () => {
     expect(row).toMatch(/general wt · child task/);
   });
 });
+
+describe('dashboard errors', () => {
+  const busy = Object.assign(new Error('REV is running: a message waits for its turn to end'), {
+    code: 'E_SESSION_BUSY',
+    hint: 'wait for it (klaude wait REV), then send again',
+  });
+
+  it('keeps the hint of an error in view at 60 columns, and drops the error once its session moved on', async () => {
+    d = await renderDashboard({
+      columns: 60,
+      rows: 20,
+      actions: { message: () => Promise.reject(busy) },
+    });
+    const rev = d.sessions.rev!;
+    await d.press('down', 'down', 'down'); // root1 → test-runner → docs-writer → reviewer
+    await d.press('m');
+    await d.waitForText(`to reviewer ${shortId(rev.id)}`);
+    await d.type('hello there');
+    await d.press('enter');
+    await d.waitForText('— wait for it');
+    // The text is cut, not the hint: it keeps what to do (cut only past its room).
+    const footer = d.frame().split('\n').at(-1)!;
+    expect(footer).toMatch(/^REV is running:… — wait for it \(klaude wait REV\), then send…$/);
+    d.size.set({ columns: 120, rows: 20 });
+    await d.waitForText('REV is running: a message waits for its turn to end [E_SESSION_BUSY] — wait for it');
+    // Its cause is gone: the session is no longer running. The footer has its key hints back.
+    updateSession(d.db, rev.id, { status: 'done' } as never);
+    d.feed.refresh();
+    await d.waitFor((f) => !f.includes('REV is running') && /\? help/.test(f), 'the stale error to go');
+  });
+});
