@@ -48,7 +48,7 @@ export interface StatusResult {
 }
 
 export interface CheckoutPayload {
-  /** klaude id, unique prefix/suffix, or Claude session id; absent = parent of `fromSessionId`. */
+  /** klaude id, unique prefix/suffix, or Claude session id; absent = back from `fromSessionId` (its parent, or where it was opened from). */
   target?: string;
   fromSessionId?: string;
   timeoutMs?: number;

@@ -155,6 +155,9 @@ export class HandOver {
       notice: this.hookWarning ? { text: this.hookWarning, tone: 'error' as const } : notice,
     });
     this.hookWarning = null;
+    // Claude's last frame and its "claude --resume" line (a way back without klaude) would wait under
+    // the dashboard and greet the person on quitting it: the main screen is cleared first.
+    if (process.stdout.isTTY) process.stdout.write(`${this.switcher.exitHintErase()}\x1b[H\x1b[2J`);
     shell.host.resume();
   }
 }

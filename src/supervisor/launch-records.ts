@@ -16,14 +16,19 @@ import type { ForegroundExit, LaunchSpec } from './foreground.js';
 import { transcriptExists } from '../claude/transcript.js';
 import { assertWorktreeThere } from '../git/worktree.js';
 import { existsSync } from 'node:fs';
+import { interruptTurnFirst } from './turn-first.js';
 
-/** Which session checkout goes to: the given id, or the parent of `fromSessionId`. */
+/**
+ * Which session checkout goes to: the given id, or back from `fromSessionId`: to its parent, or
+ * for a top-level session to `cameFrom`, the session the foreground was switched away from.
+ */
 export function resolveCheckoutTarget(
   ctx: SupervisorContext,
   target: string | undefined,
   fromSessionId: string,
+  cameFrom?: string | null,
 ): SessionRow {
-  const row = checkoutTarget(ctx, target, fromSessionId);
+  const row = checkoutTarget(ctx, target, fromSessionId, cameFrom ?? null);
   assertOpenable(row);
   return row;
 }
@@ -34,15 +39,22 @@ function assertOpenable(target: SessionRow): void {
   assertWorktreeThere(target.worktreePath, typeof meta.cwd === 'string' ? meta.cwd : null, target.id);
 }
 
-function checkoutTarget(ctx: SupervisorContext, target: string | undefined, fromSessionId: string): SessionRow {
+function checkoutTarget(
+  ctx: SupervisorContext,
+  target: string | undefined,
+  fromSessionId: string,
+  cameFrom: string | null,
+): SessionRow {
   const projectId = ctx.projectHash;
   if (target) return resolveSession(ctx.db, target, { projectId });
   const from = getSession(ctx.db, fromSessionId);
   if (!from) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(fromSessionId)} not found`);
+  const back = !from.parentId && cameFrom ? getSession(ctx.db, cameFrom) : undefined;
+  if (back) return back;
   if (!from.parentId) {
     throw new KlaudeError(
       'E_SWITCH_TARGET_MISSING',
-      `${shortId(from.id)} is a root session: it has no parent to go back to`,
+      `${shortId(from.id)} is a top-level session opened first here: there is no session to go back to`,
       {
         hint: 'name a session: `klaude checkout <id>` (`klaude sessions` lists them)',
       },
@@ -121,8 +133,11 @@ export function switchNotice(
 ): { line: string; from: string } {
   const from = getSession(ctx.db, fromSessionId);
   const fromLabel = from ? sessionLabel(from) : shortId(fromSessionId);
+  // With no id, checkout goes to the parent, or to where a top-level session was opened from.
   const back =
-    target.parentId === fromSessionId ? '`klaude checkout`' : `\`klaude checkout ${shortId(fromSessionId)}\``;
+    target.parentId === fromSessionId || target.parentId === null
+      ? '`klaude checkout`'
+      : `\`klaude checkout ${shortId(fromSessionId)}\``;
   return { line: `klaude: switched to ${sessionLabel(target)} — ${back} to go back`, from: fromLabel };
 }
 
@@ -213,9 +228,10 @@ export async function prepareTarget(
 /** A headless runtime driving the target's Claude session is stopped before the TUI resumes it. */
 export async function stopHeadlessRuntime(ctx: SupervisorContext, sessionId: string): Promise<void> {
   for (const p of currentProcesses(ctx.db, sessionId, 'runtime')) {
-    if (isSameProcess(p.pid, p.pidStart)) {
+    const graceMs = ctx.config['switch.graceSeconds'] * 1000;
+    if (isSameProcess(p.pid, p.pidStart) && !(await interruptTurnFirst(ctx, sessionId, p, graceMs))) {
       ctx.log.info('stopping headless runtime before checkout', { sessionId, pid: p.pid });
-      await terminateProcess(p, ctx.config['switch.graceSeconds'] * 1000, { group: true });
+      await terminateProcess(p, graceMs, { group: true });
     }
     endProcess(ctx.db, p.id, { exitCode: null, signal: 'SIGTERM' });
   }

@@ -15,6 +15,8 @@ import { createInstance, endInstance, setInstanceRoot } from '../db/repos/instan
 import { createSession, type SessionRow } from '../db/repos/sessions.js';
 import { createFileLogger } from '../lib/logger.js';
 import { restoreTerminal } from '../lib/terminal.js';
+import { sleep } from '../lib/process.js';
+import { shortId } from '../core/ids.js';
 import { VERSION } from '../lib/version.js';
 import { watchApprovalRequests } from './approval-notice.js';
 import { watchAgentFinishes } from './finish-notice.js';
@@ -77,12 +79,13 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
     try {
       endInstance(db, ctx.instanceId, { status: 'exited', exitCode });
       hint = finishSupervisor(ctx, rootSession.id, !resumeFrom, switcher.lastSpec);
+      // Instead of claude's own "claude --resume <uuid>" lines, which would resume without klaude.
+      if (hint) hint = `${switcher.exitHintErase()}${hint}`;
     } catch (err) {
       log.error('ending instance failed', { err });
     }
     db.close();
     restoreTerminal();
-    // After claude's own "claude --resume <uuid>" line, which would resume without klaude.
     if (hint) process.stdout.write(`${hint}\n`);
   }
 }
@@ -160,13 +163,36 @@ function guardSignals(ctx: SupervisorContext, switcher: Switcher): () => void {
   const hup = onTerm(129);
   process.on('SIGTERM', term);
   process.on('SIGHUP', hup);
+  let crashed = false;
   const crash = (err: unknown): void => {
     log.error('supervisor crashed', { err });
-    switcher.fg.current?.child.kill('SIGTERM');
-    restoreTerminal();
-    process.stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);
-    endInstance(db, instanceId, { status: 'exited', exitCode: 70 });
-    process.exit(70);
+    if (crashed) return;
+    crashed = true;
+    // Claude is stopped and its exit waited for (bounded by the grace), so its own resume line can
+    // be taken off the screen and the klaude way back said last.
+    switcher.fg.removeAllListeners('exit');
+    const grace = ctx.config['switch.graceSeconds'] * 1000;
+    const stopped = Promise.race([switcher.fg.stop(grace), sleep(grace + 1000).then(() => null)]);
+    // stop() never rejects; the write below ends the process whatever happens.
+    void stopped.then((ev) => {
+      const spec = switcher.lastSpec;
+      let back = '';
+      try {
+        endInstance(db, instanceId, { status: 'exited', exitCode: 70 });
+        if (
+          spec &&
+          (!spec.runtime || spec.runtime === 'claude') &&
+          resumable(ctx, spec.sessionId, spec.claudeSessionId)
+        )
+          back = `${ev ? switcher.hintErase(ev) : ''}klaude: resume this session with klaude: klaude --resume ${shortId(spec.sessionId)}\n`;
+      } catch (e) {
+        log.error('recording the crash failed', { err: e });
+      }
+      restoreTerminal();
+      process.stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);
+      process.stdout.write(back);
+      process.exit(70);
+    });
   };
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);

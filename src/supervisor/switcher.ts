@@ -25,6 +25,7 @@ import { getAdapter } from '../adapters/registry.js';
 import { prependPath } from '../claude/shim.js';
 import * as records from './launch-records.js';
 import { checkoutPurpose, releaseConversation } from '../ownership/conversation-claim.js';
+import { claudePrintedHint, eraseClaudeHint } from './claude-exit.js';
 
 export const QUICK_DEATH_MS = 3000;
 
@@ -74,6 +75,8 @@ export class Switcher extends EventEmitter<{
   /** The session a checkout in progress brings to the foreground. */
   private target: string | null = null;
   private stopping = false;
+  /** Session → the foreground it was checked out from (where `klaude checkout` with no id goes back). */
+  private readonly cameFrom = new Map<string, string>();
   private launches = 0;
   /** Launches between "decided" and "spawned": shutdown() has no child to stop yet. */
   private inFlight = 0;
@@ -223,7 +226,8 @@ export class Switcher extends EventEmitter<{
     let claimed: string | null = null;
     try {
       const { ctx } = this;
-      const target = records.resolveCheckoutTarget(ctx, req.target, req.fromSessionId ?? cur.spec.sessionId);
+      const from = req.fromSessionId ?? cur.spec.sessionId;
+      const target = records.resolveCheckoutTarget(ctx, req.target, from, this.cameFrom.get(from));
       this.target = target.id;
       if (target.id === cur.spec.sessionId) {
         return { sessionId: target.id, claudeSessionId: cur.spec.claudeSessionId, pid: cur.pid, unchanged: true };
@@ -250,6 +254,7 @@ export class Switcher extends EventEmitter<{
         // The old child's exit (onExit) launches the target and settles `pending`; stop() never rejects.
         void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
       });
+      this.cameFrom.set(spec.sessionId, cur.spec.sessionId);
       return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
     } finally {
       if (claimed) releaseConversation(this.ctx.db, claimed, checkoutPurpose(this.ctx.instanceId));
@@ -277,11 +282,27 @@ export class Switcher extends EventEmitter<{
   }
 
   private shutdownCode = 0;
+  /** The last exit whose claude may have printed its own resume hint (claude-exit.ts). */
+  private lastExit: ForegroundExit | null = null;
+
+  /** The bytes that take claude's own resume hint off the screen, when its last exit printed one ('' if not). */
+  exitHintErase(): string {
+    const ev = this.lastExit;
+    this.lastExit = null;
+    return ev ? this.hintErase(ev) : '';
+  }
+
+  /** The same for an exit the Switcher did not handle (a crashing supervisor waits for claude itself). */
+  hintErase(ev: ForegroundExit): string {
+    const saved = records.resumable(this.ctx, ev.spec.sessionId, ev.spec.claudeSessionId);
+    return claudePrintedHint(ev, saved) ? eraseClaudeHint(ev) : '';
+  }
 
   private onExit(ev: ForegroundExit): void {
     const { ctx } = this;
     // A child killed hard leaves raw mode on and the cursor hidden.
     restoreTerminal();
+    this.lastExit = ev;
     this.interrupts.untrack(ev.spec.sessionId);
     records.afterExit(ctx, ev, this.last?.processRowId ?? null, this.pending?.spec.sessionId === ev.spec.sessionId);
     if (this.stopping) {
@@ -291,9 +312,11 @@ export class Switcher extends EventEmitter<{
     if (this.pending) {
       const p = this.pending;
       this.pending = null;
-      // The stopped claude's last frame (and its "claude --resume" line, which bypasses klaude)
-      // would stay above the new one: clear the screen, say what happened in one line.
-      process.stdout.write(`\x1b[H\x1b[2J${p.notice.line}\r\n`);
+      // The stopped claude's last frame would stay above the new one: clear the screen, say what
+      // happened in one line. Its "claude --resume" line goes first: a clear keeps the screen in the
+      // scrollback (tmux, VTE), where it would sit right above ours and bypass klaude.
+      this.lastExit = null;
+      process.stdout.write(`${this.hintErase(ev)}\x1b[H\x1b[2J${p.notice.line}\r\n`);
       this.launch(p.spec, p.fallback, 1, p.notice.from).then(p.resolve, (err) => {
         p.reject(err);
         this.restore(

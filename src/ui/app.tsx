@@ -20,7 +20,8 @@ import { useLogView, type LogView } from './hooks/use-log-view.js';
 import { useScreenPreview, type ScreenView } from './hooks/use-screen-preview.js';
 import { useKeyRouter } from './input/use-key-router.js';
 import { MIN_COLUMNS, MIN_ROWS, type Layout, type TermSize } from './layout.js';
-import type { Notice, UiState } from './state/ui-state.js';
+import type { UiState } from './state/ui-state.js';
+import { noticeHolds, type Notice } from './state/notice.js';
 import { truncate } from './text.js';
 import type { Theme } from './theme.js';
 import { activeScope, geometry, treeView, type FrameGeometry, type TreeView } from './view.js';
@@ -113,8 +114,10 @@ function TooSmall({ size, layout, theme }: { size: TermSize; layout: Layout; the
 
 /** The footer's notice: the last one set, else a feed's error. */
 function footerNotice(ui: UiState, sessions: SessionsSnapshot, log: LogSnapshot): Notice | null {
+  const statusOf = (id: string): string | undefined => sessions.sessions.find((s) => s.id === id)?.status;
+  const own = ui.notice && noticeHolds(ui.notice, statusOf) ? ui.notice : null;
   return (
-    ui.notice ??
+    own ??
     (sessions.error ? { text: sessions.error, tone: 'error' } : log.error ? { text: log.error, tone: 'error' } : null)
   );
 }

@@ -27,9 +27,24 @@ export function cellWidth(s: string): number {
   return w;
 }
 
-/** Strip escape sequences and control characters; tabs become spaces, CRLF/CR become LF. */
+/**
+ * What makes one emoji out of several: the joiner (👨‍👩‍👧), presentation selectors (❤️), skin tones
+ * (👍🏽) and tag characters (subdivision flags). Terminals disagree on how wide such a sequence is
+ * (tmux 3.3 draws 🏳️ and ❤️ one cell wide, 👍🏽 four; others one glyph of two; string-width says two),
+ * so a border after one lands in a different column on each. Without them every piece is drawn on
+ * its own, as wide as it is everywhere: 👨👩👧 is six cells for every terminal and for our measure.
+ */
+const JOINERS = /[\u200d\ufe0e\ufe0f\u{1f3fb}-\u{1f3ff}\u{e0020}-\u{e007f}]/gu;
+
+/**
+ * Strip escape sequences and control characters; tabs become spaces, CRLF/CR become LF; emoji
+ * sequences are taken apart (JOINERS).
+ */
 export function sanitize(s: string): string {
-  return stripControls(stripEscapes(s).replace(/\r\n?/g, '\n').replace(/\t/g, '  '), { keepNewlines: true });
+  return stripControls(stripEscapes(s).replace(/\r\n?/g, '\n').replace(/\t/g, '  '), { keepNewlines: true }).replace(
+    JOINERS,
+    '',
+  );
 }
 
 /** Cut to at most `width` cells, ending with `…` when cut. */

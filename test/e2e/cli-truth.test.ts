@@ -140,10 +140,13 @@ describe('what klaude leaves behind', () => {
       const out = term.rawOutput();
       const hint = `klaude: resume this session with klaude: klaude --resume ${kept.id.slice(-8)}`;
       expect(out).toContain(hint);
-      // After claude's own "claude --resume <uuid>" line (which would bypass klaude's hooks).
+      // In place of claude's own "claude --resume <uuid>" lines (which would bypass klaude's hooks):
+      // printed, then erased before klaude's line.
       const claudeLine = Math.max(...[...out.matchAll(/(?<!k)claude --resume [0-9a-f-]{36}/g)].map((m) => m.index));
       expect(claudeLine).toBeGreaterThan(0);
       expect(out.lastIndexOf(hint)).toBeGreaterThan(claudeLine);
+      expect(term.text()).not.toMatch(/(?<!k)claude --resume|Resume this session/);
+      expect(term.text()).toContain(hint);
       expect((await runKlaude(['sessions'], { env: h.env, cwd: h.projectDir })).stdout).toContain(kept.id.slice(-8));
     } finally {
       h.cleanup();

@@ -141,11 +141,10 @@ describe('klaude checkout', () => {
 
     // `klaude checkout` with no id, from inside the child: back to the parent.
     await submit(term, 'run: klaude checkout');
-    await waitBelow(
-      term,
-      `klaude: switched to ${shortId(rootId)} (claude) — \`klaude checkout ${shortId(child)}\` to go back`,
-      ['Reply to: root-marker-17', READY],
-    );
+    await waitBelow(term, `klaude: switched to ${shortId(rootId)} (claude) — \`klaude checkout\` to go back`, [
+      'Reply to: root-marker-17',
+      READY,
+    ]);
     expect(term.text()).not.toContain('hello child');
     await waitForDb('the root’s SessionStart(resume)', () =>
       links(home).find((l) => l.claude_session_id === rootClaude && l.source === 'resume' && l.ended_at === null),

@@ -58,6 +58,11 @@ describe('log pane lines', () => {
       'error',
     ]);
     expect(eventLines(ev({ type: 'usage', inputTokens: 5 }), folded)).toEqual([]);
+    // A run's start is no news (its prompt follows); a status with a reason is.
+    expect(eventLines(ev({ type: 'status', status: 'running' }), folded)).toEqual([]);
+    expect(eventLines(ev({ type: 'status', status: 'interrupted', reason: 'by you' }), folded)[0]!.text).toBe(
+      '· interrupted (by you)',
+    );
   });
 
   it('wraps to the pane width, indenting continuations', () => {

@@ -117,6 +117,16 @@ describe('transcript normaliser', () => {
         }),
       ),
     ).toMatchObject([{ type: 'user', text: '/clear' }]);
+    // Leaving claude is not a prompt.
+    const exit = (name: string): string =>
+      JSON.stringify({
+        type: 'user',
+        timestamp: at,
+        entrypoint: 'cli',
+        message: { role: 'user', content: `<command-name>${name}</command-name>\n<command-args></command-args>` },
+      });
+    expect(n.line(exit('/exit'))).toEqual([]);
+    expect(n.line(exit('quit'))).toEqual([]);
     expect(
       n.line(
         JSON.stringify({ type: 'user', timestamp: at, isMeta: true, message: { role: 'user', content: 'Caveat: …' } }),

@@ -34,11 +34,18 @@ function interruptedEvent(text: string, ts: number): AgentEvent | null {
   return { ts, type: 'status', status: 'interrupted', reason };
 }
 
+const QUIT_COMMANDS = new Set(['/exit', '/quit']);
+
 function userText(text: string): string | null {
   const t = text.trim();
   if (t === '') return null;
   const cmd = COMMAND.exec(t);
-  if (cmd) return `${cmd[1]!.startsWith('/') ? cmd[1] : `/${cmd[1]}`}${cmd[2]?.trim() ? ` ${cmd[2].trim()}` : ''}`;
+  if (cmd) {
+    const name = cmd[1]!.startsWith('/') ? cmd[1]! : `/${cmd[1]}`;
+    // Leaving claude is no prompt of the conversation (its timeline ends there anyway).
+    if (QUIT_COMMANDS.has(name)) return null;
+    return `${name}${cmd[2]?.trim() ? ` ${cmd[2].trim()}` : ''}`;
+  }
   if (t.startsWith('<local-command-') || t.startsWith('<command-') || t.startsWith('[Request interrupted')) return null;
   return t;
 }

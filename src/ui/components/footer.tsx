@@ -13,7 +13,7 @@ import {
   type KeyContext,
   type Scope,
 } from '../keymap.js';
-import type { Notice } from '../state/ui-state.js';
+import type { Notice } from '../state/notice.js';
 import { cellWidth, truncate } from '../text.js';
 import type { Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
@@ -68,6 +68,17 @@ export function hintSegments(
   return out;
 }
 
+/** A notice in one line: when it is too long, its text is cut so that its hint (what to do) stays. */
+export function noticeLine(n: Notice, width: number): string {
+  const full = n.hint ? `${n.text} — ${n.hint}` : n.text;
+  if (!n.hint || cellWidth(full) <= width) return truncate(full, width);
+  const hint = ` — ${n.hint}`;
+  const room = width - cellWidth(hint);
+  // The text keeps at least a few words; past that the hint is cut too.
+  if (room < 16) return truncate(`${truncate(n.text, 16)}${hint}`, width);
+  return `${truncate(n.text, room)}${hint}`;
+}
+
 export const Footer = memo(function Footer({
   scope,
   ctx,
@@ -84,7 +95,7 @@ export const Footer = memo(function Footer({
   }
   if (notice) {
     const style = notice.tone === 'error' ? theme.ui.error : notice.tone === 'warn' ? theme.ui.warn : theme.ui.info;
-    return <Text {...style}>{truncate(notice.text, width)}</Text>;
+    return <Text {...style}>{noticeLine(notice, width)}</Text>;
   }
   if (busy) return <Text {...theme.ui.info}>{truncate(`… ${busy}`, width)}</Text>;
   return <Line segments={hintSegments(scope, ctx, width, theme, keymap)} />;

@@ -35,6 +35,7 @@ export function SessionsPane({ tree, ui, layout, width, now, focused, theme }: S
         now={now}
         emptyText={emptyText}
         ptyIds={tree.ptyIds}
+        alone={layout.narrow}
       />
     </Pane>
   );

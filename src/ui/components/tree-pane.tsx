@@ -4,7 +4,7 @@ import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
 import { elapsed } from '../../lib/format.js';
 import { isWorking, type TreeRow } from '../../feeds/session-tree.js';
-import { cellWidth, fit, formatAge, formatCost, formatCount, truncate, wrapText } from '../text.js';
+import { cellWidth, fit, formatAge, formatCost, formatCount, sanitize, truncate, wrapText } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
 
@@ -20,6 +20,8 @@ export interface TreePaneProps {
   emptyText: string;
   /** Sessions running in a PTY host (tagged "pty"). */
   ptyIds?: ReadonlySet<string>;
+  /** The tree is the only pane (a narrow terminal): titles before right-hand columns. */
+  alone?: boolean;
 }
 
 /** The window of rows to show so the selection stays in view (kept near the middle). */
@@ -32,11 +34,19 @@ export function treeWindow(count: number, selected: number, height: number): { t
 /** Cells of the right-hand columns: short id, runtime, age, tokens, cost (tokens and cost of the row's subtree). */
 const META_WIDTHS = [8, 6, 3, 5, 6];
 
+/**
+ * Cells the left part keeps before a right-hand column is shown. Beside the log pane (whose title
+ * names the selected session): the fold, glyph, type and a little more. Alone (a narrow terminal),
+ * the tree is all the person sees: also room for a tag or some depth and a dozen cells of title,
+ * which is what tells two agents of one type apart.
+ */
+export const LABEL_ROOM = { beside: 22, alone: 32 } as const;
+
 /** How many right-hand columns a tree of this width shows (the same for every row, so they align). */
-export function metaColumnCount(width: number): number {
+export function metaColumnCount(width: number, labelRoom: number = LABEL_ROOM.beside): number {
   let n = META_WIDTHS.length;
   const used = (k: number): number => META_WIDTHS.slice(0, k).reduce((a, w) => a + w + 1, 0);
-  while (n > 0 && width - used(n) < 22) n--;
+  while (n > 0 && width - used(n) < labelRoom) n--;
   return n;
 }
 
@@ -62,7 +72,10 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
  */
 export function rowDetail(row: TreeRow, now: number): string {
   const s = row.session;
-  const flat = (x: string | null | undefined): string => (x ?? '').replace(/\s+/g, ' ').trim();
+  const flat = (x: string | null | undefined): string =>
+    sanitize(x ?? '')
+      .replace(/\s+/g, ' ')
+      .trim();
   if (isWorking(s))
     return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
   // Failed, or idle after an interactive turn that failed (StopFailure): why.
@@ -76,13 +89,20 @@ const PTY_TAG = ' pty';
 /** A `--worktree` agent: it works on a branch of its own (c shows its diff). */
 const WT_TAG = ' wt';
 
-export function treeRowSegments(row: TreeRow, width: number, theme: Theme, now: number, pty = false): Segment[] {
+export function treeRowSegments(
+  row: TreeRow,
+  width: number,
+  theme: Theme,
+  now: number,
+  pty = false,
+  leftRoom: number = LABEL_ROOM.beside,
+): Segment[] {
   const s = row.session;
   const indent = '  '.repeat(Math.min(row.depth, 12));
   const fold = row.hasChildren ? (row.collapsed ? '▸' : '▾') : ' ';
   const head = `${indent}${fold} `;
   const glyph = STATUS_GLYPH[s.status];
-  const meta = metaColumns(row, now, metaColumnCount(width));
+  const meta = metaColumns(row, now, metaColumnCount(width, leftRoom));
   const labelRoom = Math.max(0, width - cellWidth(head) - 2 - cellWidth(meta));
   const type = s.type === 'tui' ? 'claude' : s.type;
   const detail = rowDetail(row, now);
@@ -143,6 +163,7 @@ export const TreePane = memo(function TreePane({
   now,
   emptyText,
   ptyIds,
+  alone = false,
 }: TreePaneProps) {
   if (rows.length === 0) {
     return (
@@ -162,7 +183,8 @@ export const TreePane = memo(function TreePane({
     <Box flexDirection="column">
       {rows.slice(top, end).map((row, i) => {
         const isSel = top + i === selected;
-        const segs = treeRowSegments(row, width, theme, now, ptyIds?.has(row.session.id) ?? false);
+        const pty = ptyIds?.has(row.session.id) ?? false;
+        const segs = treeRowSegments(row, width, theme, now, pty, alone ? LABEL_ROOM.alone : LABEL_ROOM.beside);
         if (!isSel) return <Line key={row.session.id} segments={segs} />;
         // The selected row: the selection style over every piece (inverse when the tree has focus).
         const sel = focused ? theme.ui.selected : theme.ui.selectedUnfocused;

@@ -8,6 +8,7 @@ import type { ApprovalRow } from '../../db/repos/approvals.js';
 import type { ConfirmIntent, Modal } from '../state/ui-state.js';
 import type { CommandId } from '../keymap.js';
 import type { CommandEnv } from './command-env.js';
+import { errorNotice } from '../state/notice.js';
 
 const what = (a: ApprovalRow): string => `${a.toolName}${a.summary ? `: ${a.summary}` : ''}`;
 
@@ -26,12 +27,9 @@ function send(
       dispatch({ type: 'notice', notice: { text: done, tone: 'info' } });
     },
     (e: unknown) => {
-      const err = e as { message?: string; code?: string };
       dispatch({ type: 'busy', text: null });
-      dispatch({
-        type: 'notice',
-        notice: { text: `${err.message ?? String(e)}${err.code ? ` [${err.code}]` : ''}`, tone: 'error' },
-      });
+      // A request is answered while its session waits: once it doesn't, the error is old news.
+      dispatch({ type: 'notice', notice: errorNotice(e, { id: sessionId, status: 'waiting' }) });
     },
   );
 }

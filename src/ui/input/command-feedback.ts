@@ -2,6 +2,7 @@
 import { shortId } from '../../core/ids.js';
 import type { SessionView } from '../../feeds/session-tree.js';
 import type { CommandEnv } from './command-env.js';
+import { errorNotice } from '../state/notice.js';
 
 export const label = (s: SessionView): string => `${s.type === 'tui' ? 'claude' : s.type} ${shortId(s.id)}`;
 
@@ -10,8 +11,14 @@ export const errText = (e: unknown): string => {
   return `${err.message ?? String(e)}${err.code ? ` [${err.code}]` : ''}${err.hint ? ` — ${err.hint}` : ''}`;
 };
 
-/** Run an action in the background: busy text while it runs, then a notice. */
-export function track<T>(env: CommandEnv, busy: string, p: Promise<T>, done: (r: T) => string): void {
+/** Run an action in the background: busy text while it runs, then a notice (an error about `about`). */
+export function track<T>(
+  env: CommandEnv,
+  busy: string,
+  p: Promise<T>,
+  done: (r: T) => string,
+  about?: SessionView,
+): void {
   env.dispatch({ type: 'busy', text: busy });
   p.then(
     (r) => {
@@ -20,7 +27,7 @@ export function track<T>(env: CommandEnv, busy: string, p: Promise<T>, done: (r:
     },
     (e: unknown) => {
       env.dispatch({ type: 'busy', text: null });
-      env.dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } });
+      env.dispatch({ type: 'notice', notice: errorNotice(e, about) });
     },
   );
 }

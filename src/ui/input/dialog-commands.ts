@@ -7,7 +7,8 @@ import type { CommandIn } from '../keymap.js';
 import type { ConfirmIntent, Modal } from '../state/ui-state.js';
 import { confirmAllowAlways, submitDeny } from './approval-commands.js';
 import type { CommandEnv } from './command-env.js';
-import { errText, label, track } from './command-feedback.js';
+import { label, track } from './command-feedback.js';
+import { errorNotice } from '../state/notice.js';
 import { openSession } from './session-commands.js';
 import { searchLog } from './view-commands.js';
 
@@ -71,12 +72,18 @@ function confirmed(env: CommandEnv, intent: ConfirmIntent): void {
       confirmAllowAlways(env, intent);
       return;
     case 'interrupt':
-      track(env, 'interrupting…', actions.interrupt(intent.sessionIds), (r) => {
-        const bad = r.results.filter((x) => !x.ok);
-        return bad.length
-          ? `could not interrupt ${bad.map((b) => `${shortId(b.sessionId)}${b.code ? ` (${b.code})` : ''}`).join(', ')}`
-          : `interrupted ${intent.sessionIds.map(shortId).join(', ')}`;
-      });
+      track(
+        env,
+        'interrupting…',
+        actions.interrupt(intent.sessionIds),
+        (r) => {
+          const bad = r.results.filter((x) => !x.ok);
+          return bad.length
+            ? `could not interrupt ${bad.map((b) => `${shortId(b.sessionId)}${b.code ? ` (${b.code})` : ''}`).join(', ')}`
+            : `interrupted ${intent.sessionIds.map(shortId).join(', ')}`;
+        },
+        tree.byId.get(intent.sessionIds[0]!),
+      );
       return;
     case 'archive': {
       const first = tree.byId.get(intent.sessionIds[0]!);
@@ -117,8 +124,12 @@ function submitMessage(env: CommandEnv, m: Extract<Modal, { kind: 'message' }>):
   const text = m.text.trim();
   if (!text) return dispatch({ type: 'notice', notice: { text: 'type a message first (Esc cancels)', tone: 'warn' } });
   dispatch({ type: 'closeModal' });
-  track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) =>
-    deliveredText(shortId(m.sessionId), r.delivered),
+  track(
+    env,
+    `sending to ${shortId(m.sessionId)}…`,
+    actions.message(m.sessionId, text),
+    (r) => deliveredText(shortId(m.sessionId), r.delivered),
+    env.tree.byId.get(m.sessionId),
   );
 }
 
@@ -146,7 +157,7 @@ function submitStart(env: CommandEnv, m: Extract<Modal, { kind: 'start' }>): voi
     },
     (e: unknown) => {
       dispatch({ type: 'busy', text: null });
-      dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } });
+      dispatch({ type: 'notice', notice: errorNotice(e) });
     },
   );
 }

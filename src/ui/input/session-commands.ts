@@ -10,6 +10,7 @@ import type { CommandIn } from '../keymap.js';
 import { runApprovalCommand } from './approval-commands.js';
 import type { CommandEnv } from './command-env.js';
 import { errText, label } from './command-feedback.js';
+import { errorNotice } from '../state/notice.js';
 
 export function runSessionCommand(id: CommandIn<'Sessions'>, env: CommandEnv): void {
   const { dispatch, actions } = env;
@@ -69,7 +70,8 @@ export function openSession(env: CommandEnv, id: string): void {
     () => env.dispatch({ type: 'busy', text: null }),
     (e: unknown) => {
       env.dispatch({ type: 'busy', text: null });
-      env.dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } });
+      // Not tied to the row: opening may stop its run (a new status) before the launch fails.
+      env.dispatch({ type: 'notice', notice: errorNotice(e) });
     },
   );
 }
@@ -97,7 +99,7 @@ function talk(env: CommandEnv, sel: SessionView): void {
     },
     (e: unknown) => {
       dispatch({ type: 'busy', text: null });
-      dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } });
+      dispatch({ type: 'notice', notice: errorNotice(e) });
     },
   );
 }
@@ -109,7 +111,7 @@ function newSession(env: CommandEnv): void {
     () => dispatch({ type: 'busy', text: null }),
     (e: unknown) => {
       dispatch({ type: 'busy', text: null });
-      dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } });
+      dispatch({ type: 'notice', notice: errorNotice(e) });
     },
   );
 }

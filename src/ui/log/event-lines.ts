@@ -131,6 +131,8 @@ export function eventLines(e: AgentEvent, opts: FormatOptions): LogLine[] {
     case 'update':
       return [{ text: `[UPDATE] ${oneLine(e.text)}`, tone: 'update', indent: 9 }];
     case 'status':
+      // Every run begins `running`: its prompt below and the row's glyph say so already.
+      if (e.status === 'running' && !e.reason) return [];
       return [{ text: `· ${e.status}${e.reason ? ` (${oneLine(e.reason)})` : ''}`, tone: 'status' }];
     case 'error':
       return [{ text: `✗ ${oneLine(e.message)}`, tone: 'error', indent: 2 }];

@@ -4,6 +4,7 @@
  * is on screen (tree rows, log line count, pane height) carry it in the payload.
  */
 import type { TreeRow } from '../../feeds/session-tree.js';
+import type { Notice } from './notice.js';
 
 export type Pane = 'tree' | 'log';
 
@@ -50,10 +51,7 @@ export interface DiffState {
   error: string | null;
 }
 
-export interface Notice {
-  text: string;
-  tone: 'info' | 'warn' | 'error';
-}
+export type { Notice };
 
 export interface UiState {
   focus: Pane;
