@@ -112,7 +112,7 @@ export class AgentRuntime {
     this.processRowId = claimed;
     this.server = await listenForRequests(d, {
       message: (prompt) => this.onMessage(prompt),
-      interrupt: (peek) => (peek ? { results: [], dropped: [...this.queue] } : this.onInterrupt()),
+      interrupt: (peek) => (peek ? { results: [], dropped: this.queue.peek() } : this.onInterrupt()),
       answer: (p, who) => this.desk.answer(p, who),
       stop: (reason) => this.stop(reason),
     });
@@ -305,7 +305,7 @@ export class AgentRuntime {
       () => this.turnActive,
     );
     this.d.log.info('interrupt requested');
-    return { results: [{ sessionId: this.id, ok: true }], dropped: [...this.queue] };
+    return { results: [{ sessionId: this.id, ok: true }], dropped: this.queue.peek() };
   }
 
   /**

@@ -18,6 +18,11 @@ export class MessageQueue {
     this.save();
   }
 
+  /** What is queued, in order, left in place. */
+  peek(): string[] {
+    return [...this.items];
+  }
+
   /** Everything queued, in order; the queue is empty after. */
   takeAll(): string[] {
     const texts = this.items.splice(0);
