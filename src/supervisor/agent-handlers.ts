@@ -89,16 +89,17 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
     interrupt: async (p) => {
       const svc = agentServicesOf(d);
       const results: { sessionId: string; ok: boolean; code?: string }[] = [];
+      const dropped: string[] = [];
       for (const input of p.sessionIds) {
         try {
           const s = resolveSession(ctx.db, input, { projectId: ctx.projectHash });
-          await interruptAgent(svc, s.id);
+          dropped.push(...(await interruptAgent(svc, s.id)).dropped);
           results.push({ sessionId: s.id, ok: true });
         } catch (e) {
           results.push({ sessionId: input, ok: false, code: isKlaudeError(e) ? e.code : 'E_INTERNAL' });
         }
       }
-      return { results };
+      return { results, ...(dropped.length ? { dropped } : {}) };
     },
   };
 }

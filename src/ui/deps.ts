@@ -31,7 +31,9 @@ export interface DashboardActions {
   /** Start agents the way `klaude start` does (the supervisor's `start` action). */
   start(req: Pick<StartRequest, 'type' | 'prompt'> & { parentId: string | null }): Promise<{ sessionIds: string[] }>;
   message(sessionId: string, prompt: string): Promise<{ delivered: string }>;
-  interrupt(sessionIds: string[]): Promise<{ results: { sessionId: string; ok: boolean; code?: string }[] }>;
+  interrupt(
+    sessionIds: string[],
+  ): Promise<{ results: { sessionId: string; ok: boolean; code?: string }[]; dropped?: string[] }>;
   /**
    * Set or clear archived_at; refuses live sessions (nothing running is stopped). Archiving also
    * removes the worktrees of those agents whose branches are merged or empty; `note` says which

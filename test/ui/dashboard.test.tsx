@@ -137,6 +137,8 @@ describe('dashboard', () => {
     expect(d.frame()).not.toContain('confirm (dangerous)');
     await d.press('i', 'y');
     await d.waitForText(`interrupted ${shortId(s.rev!.id)}`);
+    // What the interrupt kept from being sent is named, not dropped silently.
+    expect(d.frame()).toContain('not sent (queued behind the turn): "also run the linter"');
     expect(d.calls).toEqual([{ name: 'interrupt', args: [[s.rev!.id]] }]);
   });
 

@@ -80,7 +80,7 @@ function confirmed(env: CommandEnv, intent: ConfirmIntent): void {
           const bad = r.results.filter((x) => !x.ok);
           return bad.length
             ? `could not interrupt ${bad.map((b) => `${shortId(b.sessionId)}${b.code ? ` (${b.code})` : ''}`).join(', ')}`
-            : `interrupted ${intent.sessionIds.map(shortId).join(', ')}`;
+            : `interrupted ${intent.sessionIds.map(shortId).join(', ')}${droppedText(r.dropped ?? [])}`;
         },
         tree.byId.get(intent.sessionIds[0]!),
       );
@@ -160,6 +160,13 @@ function submitStart(env: CommandEnv, m: Extract<Modal, { kind: 'start' }>): voi
       dispatch({ type: 'notice', notice: errorNotice(e) });
     },
   );
+}
+
+/** Messages an interrupt kept from being sent, named so nothing is dropped silently. */
+function droppedText(dropped: readonly string[]): string {
+  if (dropped.length === 0) return '';
+  const shown = dropped.map((t) => `"${t.length > 40 ? `${t.slice(0, 39)}…` : t}"`).join(', ');
+  return `; not sent (queued behind the turn): ${shown}`;
 }
 
 /** What happened to a message, in words (not the runtime's `stdin` / `queued` / `resumed`). */

@@ -47,7 +47,7 @@ export function runSessionCommand(id: CommandIn<'Sessions'>, env: CommandEnv): v
       return dispatch({
         type: 'confirm',
         intent: { kind: 'interrupt', sessionIds: [sel.id] },
-        message: `Interrupt ${label(sel)} (${sel.status})? Its current turn stops; the session stays and can be messaged again.`,
+        message: `Interrupt ${label(sel)} (${sel.status})? Its current turn stops, and messages queued behind it are not sent; the session stays and can be messaged again.`,
         dangerous: true,
       });
     case 'session.archive':

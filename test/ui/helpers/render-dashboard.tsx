@@ -105,6 +105,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     message: record('message', async () => ({ delivered: 'stdin' })),
     interrupt: record('interrupt', async (ids: string[]) => ({
       results: ids.map((sessionId) => ({ sessionId, ok: true })),
+      dropped: ['also run the linter'],
     })),
     archive: record('archive', async () => {}),
     answer: record('answer', async () => ({ approvalId: 1, tool: 'Bash', summary: 'npm test' })),
