@@ -37,7 +37,7 @@ export type SessionView = Pick<
   | 'error'
 > &
   /** The run queue (optional: views built by hand in tests leave them out). */
-  Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch'>>;
+  Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath'>>;
 
 export interface TreeRow {
   session: SessionView;

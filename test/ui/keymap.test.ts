@@ -184,6 +184,26 @@ describe('key resolution', () => {
     expect(bindingFor('escape', 'help')?.id).toBe('help.close');
   });
 
+  it('Enter and t on a worktree agent whose worktree was pruned say so instead of failing later', () => {
+    const gone = session({
+      status: 'done',
+      worktreePath: '/nonexistent/klaude-pruned-worktree',
+      worktreeBranch: 'klaude/x-general',
+    });
+    for (const [key, input] of [
+      ['enter', ''],
+      ['t', 't'],
+    ] as const) {
+      expect(resolveKey(key, input, 'tree', ctx(gone))).toMatchObject({
+        kind: 'disabled',
+        reason: expect.stringContaining("worktree was pruned: it can't be opened or talked to again"),
+      });
+    }
+    // Still there: both act.
+    const here = session({ status: 'done', worktreePath: process.cwd(), worktreeBranch: 'klaude/x-general' });
+    expect(resolveKey('t', 't', 'tree', ctx(here))).toMatchObject({ kind: 'command' });
+  });
+
   it('talk (t) says why it cannot act: busy elsewhere, nothing to talk to', () => {
     const t = (c: KeyContext) => resolveKey('t', 't', 'tree', c);
     expect(t(ctx(null))).toMatchObject({ kind: 'disabled', reason: expect.stringContaining('no session selected') });

@@ -27,6 +27,8 @@ export interface SessionListRow {
   tokensOut: number | null;
   /** A `--worktree` agent's branch (null: it works in the shared tree). */
   worktreeBranch: string | null;
+  /** Its worktree's directory (it may have been pruned since). */
+  worktreePath: string | null;
   archivedAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -61,7 +63,7 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   substr(s.title, 1, ${cut}) AS title, substr(s.prompt, 1, ${cut}) AS prompt, substr(s.last_text, 1, ${cut}) AS lastText,
   ${col('s.model', 'model')}, ${col('s.native_session_id', 'nativeSessionId')}, ${col('s.log_path', 'logPath')},
   ${col('s.cost_usd', 'costUsd')}, ${col('s.tokens_in', 'tokensIn')}, ${col('s.tokens_out', 'tokensOut')},
-  ${col('s.worktree_branch', 'worktreeBranch')},
+  ${col('s.worktree_branch', 'worktreeBranch')}, ${col('s.worktree_path', 'worktreePath')},
   s.archived_at AS archivedAt, s.created_at AS createdAt, s.updated_at AS updatedAt, s.ended_at AS endedAt,
   substr(s.activity, 1, 120) AS activity, s.run_started_at AS runStartedAt, substr(s.error, 1, ${cut}) AS error,
   ${col(

@@ -2,6 +2,7 @@
  * The keymap's `when` guards: for the current context, why a command can't act (null = it can).
  * The reason is what the person sees when they press the key anyway.
  */
+import { existsSync } from 'node:fs';
 import { shortId } from '../../core/ids.js';
 import { isActive } from '../../core/status.js';
 import { isLive, type SessionView } from '../../feeds/session-tree.js';
@@ -11,9 +12,17 @@ const sid = (s: SessionView): string => `${s.type === 'tui' ? 'claude' : s.type}
 export const needSelection = (c: KeyContext): string | null =>
   c.selected ? null : 'no session selected (the tree is empty)';
 
+/** A worktree agent whose worktree was pruned: nothing of it can run again. */
+function pruned(s: SessionView): string | null {
+  if (!s.worktreePath || isLive(s) || existsSync(s.worktreePath)) return null;
+  return `${sid(s)}'s worktree was pruned: it can't be opened or talked to again (its branch ${s.worktreeBranch ?? ''} keeps its commits)`;
+}
+
 export function canOpen(c: KeyContext): string | null {
   const s = c.selected;
   if (!s) return needSelection(c);
+  const gone = pruned(s);
+  if (gone) return gone;
   // Any runtime opens: claude resumes a Claude conversation, another agent opens in its own CLI.
   if (!s.nativeSessionId && !isLive(s))
     return `${sid(s)} never started a ${s.runtime === 'claude' ? 'Claude conversation' : `${s.runtime} session`}: there is nothing to open`;
@@ -60,6 +69,8 @@ export function canArchive(c: KeyContext): string | null {
 export function canTalk(c: KeyContext): string | null {
   const s = c.selected;
   if (!s) return needSelection(c);
+  const gone = pruned(s);
+  if (gone) return gone;
   const p = c.selectedProcesses;
   if (p.pty) return null; // attach to the running PTY session
   if (p.claude)
