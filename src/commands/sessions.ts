@@ -247,7 +247,7 @@ function tableLines(roots: TreeNode<SessionListRow>[], l: Listing, verbose: bool
     out.push([
       `${prefix}${shortId(r.id)}`,
       statusCell(r, l.live.get(r.id)),
-      r.type,
+      r.type === 'tui' ? 'claude' : r.type, // the interactive root: one name everywhere
       r.runtime,
       age(r.createdAt, now),
       activityCell(r, now),

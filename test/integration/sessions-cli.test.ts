@@ -69,7 +69,7 @@ describe('klaude sessions', () => {
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+RUNTIME\s+AGE\s+ACTIVITY\s+FIRST → LAST MESSAGE$/);
     expect(lines[1]).toMatch(
       new RegExp(
-        `^${shortId(s.root.id)}\\s+idle\\s+tui\\s+claude\\s+3h\\s+fix the flaky test in src/db → Done: the test now waits for the event\\.$`,
+        `^${shortId(s.root.id)}\\s+idle\\s+claude\\s+claude\\s+3h\\s+fix the flaky test in src/db → Done: the test now waits for the event\\.$`,
       ),
     );
     expect(lines[2]).toMatch(
