@@ -116,12 +116,18 @@ export function handleHook(
 ): HookOutcome {
   const out = db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p, env)).immediate();
   const source = str(p.source) ?? 'startup';
-  if (event === 'SessionStart' && env.switchedFrom && (source === 'resume' || source === 'startup')) {
-    // systemMessage: claude shows it under its banner ("SessionStart:resume says: …"), where it
-    // outlives the screen clear claude ≥ 2.1.332 does at start.
+  if (
+    event === 'SessionStart' &&
+    (env.switchedFrom || env.switchNotice) &&
+    (source === 'resume' || source === 'startup')
+  ) {
+    // systemMessage: claude shows it on its own screen ("SessionStart:resume says: …"); claude
+    // ≥ 2.1.332 draws in the alternate screen, hiding the line klaude printed before it.
     out.stdout = JSON.stringify({
       ...(env.switchNotice ? { systemMessage: env.switchNotice } : {}),
-      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) },
+      ...(env.switchedFrom
+        ? { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) } }
+        : {}),
     });
   }
   return out;

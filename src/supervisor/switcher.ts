@@ -28,8 +28,11 @@ import { checkoutPurpose, releaseConversation } from '../ownership/conversation-
 
 export const QUICK_DEATH_MS = 3000;
 
-/** The klaude line for the cleared screen, and who we came from (for the relaunched Claude). */
-type SwitchNotice = { line: string; from: string };
+/**
+ * The klaude line for the person (also shown by the relaunched claude), and who we came from (for
+ * the relaunched Claude; none when going back after a failed switch).
+ */
+type SwitchNotice = { line: string; from?: string };
 
 interface PendingSwitch {
   spec: LaunchSpec;
@@ -147,13 +150,10 @@ export class Switcher extends EventEmitter<{
     // started from this claude's Bash tool inherit the variables, with another KLAUDE_SESSION_ID).
     // The line comes back as the SessionStart hook's systemMessage: claude ≥ 2.1.332 clears the
     // screen as it starts, wiping the line printed before the launch.
-    if (notice) {
-      env.KLAUDE_SWITCHED_FROM = `${spec.sessionId}:${notice.from}`;
-      env.KLAUDE_SWITCH_NOTICE = `${spec.sessionId}:${notice.line}`;
-    } else {
-      delete env.KLAUDE_SWITCHED_FROM;
-      delete env.KLAUDE_SWITCH_NOTICE;
-    }
+    delete env.KLAUDE_SWITCHED_FROM;
+    delete env.KLAUDE_SWITCH_NOTICE;
+    if (notice?.from) env.KLAUDE_SWITCHED_FROM = `${spec.sessionId}:${notice.from}`;
+    if (notice) env.KLAUDE_SWITCH_NOTICE = `${spec.sessionId}:${notice.line}`;
     // In flight from here: a shutdown meanwhile leaves stopping the new child to us.
     this.inFlight++;
     let running: Running;
@@ -347,8 +347,9 @@ export class Switcher extends EventEmitter<{
       return;
     }
     ctx.log.error('switch failed; restoring previous session', { why, failed: target, fallback });
+    const failed = `klaude: could not switch to ${shortId(target.sessionId)} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]`;
     process.stderr.write(
-      `\r\nklaude: could not switch to ${shortId(target.sessionId)} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+      `\r\n${failed}\r\n` +
         (fallback
           ? `klaude: returning to ${shortId(fallback.sessionId)}; details in ${ctx.log.file ?? 'the klaude log'}\r\n`
           : ''),
@@ -361,7 +362,7 @@ export class Switcher extends EventEmitter<{
       ...fallback,
       mode: records.resumable(ctx, fallback.sessionId, fallback.claudeSessionId) ? 'resume' : 'new',
     };
-    this.launch(spec, null).catch((err) => {
+    this.launch(spec, null, 1, { line: failed }).catch((err) => {
       ctx.log.error('restore failed', { err });
       this.idleExit(ev);
     });
