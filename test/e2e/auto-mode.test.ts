@@ -83,9 +83,16 @@ describe.runIf(claudeAtLeast('2.1.332'))('auto mode (claude ≥ 2.1.332)', () =>
     term.press('enter');
     await term.waitForText(/so this one needs your approval[\s\S]*Do you want to proceed\?/, { timeoutMs: 30_000 });
     expect(root().status).toBe('waiting');
-    term.press('down');
-    await term.waitForText(/❯ Yes/);
-    term.press('enter');
+    // Claude refuses keys for a moment after a dialog appears (against stray presses): move to
+    // "Yes" and confirm, pressing again until the dialog takes the key, as a person would.
+    const asking = /Do you want to proceed\?/;
+    for (let i = 0; i < 20 && asking.test(term.text()); i++) {
+      const onYes = /❯ Yes/.test(term.text());
+      term.press(onYes ? 'enter' : 'down');
+      await term
+        .waitFor((t) => !asking.test(t) || /❯ Yes/.test(t) !== onYes, 'the dialog took the key', { timeoutMs: 1_000 })
+        .catch(() => undefined);
+    }
     await waitForDb(
       'the call ran and the turn ended',
       () => root().status === 'idle' && root().activity === null,
