@@ -14,6 +14,18 @@ import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { ensurePrivateDir } from '../lib/private-dir.js';
 
+/**
+ * Claude Code's own project settings files (`.claude/settings.json`, `.claude/settings.local.json`,
+ * at any depth of the tree): claude itself rewrites them during a run (2.1.332 does after a plain
+ * headless run: docs/claude-versions.md), so a change git sees there is not the agent's work.
+ */
+const CLAUDE_SETTINGS_FILE = /(^|[\\/])\.claude[\\/]settings(\.local)?\.json$/;
+
+/** True for a path (relative or absolute) that is one of Claude Code's own settings files. */
+export function isClaudeSettingsFile(p: string): boolean {
+  return CLAUDE_SETTINGS_FILE.test(p);
+}
+
 /** The local settings file of a directory claude runs in. */
 export function localSettingsFile(dir: string): string {
   return path.join(dir, '.claude', 'settings.local.json');

@@ -6,10 +6,14 @@
  *   compared with the one after it. Files that were already dirty count when they changed again.
  * - Worktree: the branch against its base, uncommitted and untracked files included (a scratch
  *   copy of the worktree's index gets `git add -A`, so the agent's real index is never touched).
+ *
+ * Claude Code's own settings files are left out of both: claude rewrites them itself. An agent's
+ * Edit or Write of one still counts, from its tool calls (the run's summary joins both).
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isClaudeSettingsFile } from '../claude/local-settings.js';
 import { git, gitOk, gitStatus, gitTopLevel } from './exec.js';
 
 export interface FileChanges {
@@ -39,7 +43,9 @@ export function snapshotTree(cwd: string): TreeSnapshot | null {
     const top = gitTopLevel(cwd);
     if (!top) return null;
     const files = new Map<string, string>();
-    for (const e of gitStatus(top)) files.set(e.path, fingerprint(top, e.path, e.xy));
+    for (const e of gitStatus(top)) {
+      if (!isClaudeSettingsFile(e.path)) files.set(e.path, fingerprint(top, e.path, e.xy));
+    }
     return { top, files };
   } catch {
     return null;
@@ -59,8 +65,14 @@ export function changesSince(before: TreeSnapshot): FileChanges | null {
     const isNew = was === undefined && (xy === '??' || xy[0] === 'A');
     (isNew ? created : edited).push(path.join(before.top, rel));
   }
-  // Dirty before, clean now: changed back, or committed by the agent.
-  for (const rel of before.files.keys()) if (!after.files.has(rel)) edited.push(path.join(before.top, rel));
+  // Dirty before, clean now: changed back, or committed by the agent. An untracked file that is
+  // still the same file only became ignored (claude adds ignore rules of its own to the person's
+  // global git excludes file): not a change.
+  for (const [rel, fp] of before.files) {
+    if (after.files.has(rel)) continue;
+    if (fp.startsWith('??') && fingerprint(before.top, rel, '??') === fp) continue;
+    edited.push(path.join(before.top, rel));
+  }
   return { created, edited };
 }
 
@@ -110,9 +122,10 @@ export function parseNameStatus(out: string): { created: string[]; edited: strin
 export function worktreeChanges(worktree: string, base: string): FileChanges | null {
   try {
     const r = parseNameStatus(withAllStaged(worktree, base, (diff) => diff(['--name-status', '-z'])));
+    const own = (f: string) => !isClaudeSettingsFile(f);
     return {
-      created: r.created.map((f) => path.join(worktree, f)),
-      edited: r.edited.map((f) => path.join(worktree, f)),
+      created: r.created.filter(own).map((f) => path.join(worktree, f)),
+      edited: r.edited.filter(own).map((f) => path.join(worktree, f)),
     };
   } catch {
     return null;

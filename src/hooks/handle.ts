@@ -9,7 +9,8 @@
  * - SessionEnd: close that link (the Claude session stays resumable).
  * - UserPromptSubmit → running; Stop → idle (+ last text); StopFailure (an API error ended the
  *   turn) → idle, with why in `error` until the next prompt or start; Notification: a permission or
- *   elicitation prompt → waiting, idle_prompt → idle; an interactive claude's PermissionRequest →
+ *   elicitation prompt → waiting, or a dialog before a tool call (`agent_needs_input`: auto mode
+ *   cannot check the call, claude ≥ 2.1.332), idle_prompt → idle; an interactive claude's PermissionRequest →
  *   waiting; PostToolUse: a tool ran → running, and pending [UPDATE] notes of its sub-agents are
  *   handed to Claude as additionalContext. A turn the person interrupts runs no hook at all:
  *   claude/transcript-follower.ts ends it from the transcript.
@@ -98,6 +99,8 @@ export interface HookOutcome {
 export interface HookEnv {
   /** KLAUDE_SWITCHED_FROM: this claude was launched by a checkout from that session (`BNX8ZG33 (helper)`). */
   switchedFrom?: string;
+  /** The checkout's `klaude: switched to …` line, shown again by claude (systemMessage). */
+  switchNotice?: string;
   /** Where transcript usage progress is kept between turns (see claude/transcript-usage.ts). */
   usageCacheDir?: string;
   /** The hook came from an interactive claude (settings.ts INTERACTIVE_ARG), not a headless runtime's. */
@@ -113,9 +116,18 @@ export function handleHook(
 ): HookOutcome {
   const out = db.sqlite.transaction(() => record(db, owner(db, envSessionId, event, p), event, p, env)).immediate();
   const source = str(p.source) ?? 'startup';
-  if (event === 'SessionStart' && env.switchedFrom && (source === 'resume' || source === 'startup')) {
+  if (
+    event === 'SessionStart' &&
+    (env.switchedFrom || env.switchNotice) &&
+    (source === 'resume' || source === 'startup')
+  ) {
+    // systemMessage: claude shows it on its own screen ("SessionStart:resume says: …"); claude
+    // ≥ 2.1.332 draws in the alternate screen, hiding the line klaude printed before it.
     out.stdout = JSON.stringify({
-      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) },
+      ...(env.switchNotice ? { systemMessage: env.switchNotice } : {}),
+      ...(env.switchedFrom
+        ? { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: switchContext(env.switchedFrom) } }
+        : {}),
     });
   }
   return out;
@@ -197,8 +209,24 @@ function onStopFailure({ p, patch }: EventInput): SessionStatus {
   return 'idle';
 }
 
-function onNotification({ p }: EventInput): SessionStatus | undefined {
+/**
+ * Claude 2.1.332 says `agent_needs_input` for its own dialogs, auto mode's "can't check actions in
+ * this session" among them (no PermissionRequest runs for that one), and also when one of its
+ * background agents is blocked: only with a tool of this session's turn about to run (PreToolUse
+ * named it) is it this session's dialog.
+ */
+function dialogBeforeTool(session: HookSession, type: unknown): boolean {
+  return (
+    type === 'agent_needs_input' &&
+    session.status === 'running' &&
+    session.activity !== null &&
+    session.activity !== 'thinking'
+  );
+}
+
+function onNotification({ p, session }: EventInput): SessionStatus | undefined {
   if (typeof p.notification_type === 'string' && NEEDS_PERSON.has(p.notification_type)) return 'waiting';
+  if (dialogBeforeTool(session, p.notification_type)) return 'waiting';
   if (p.notification_type === 'idle_prompt') return 'idle';
   return undefined;
 }

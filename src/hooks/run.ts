@@ -69,10 +69,9 @@ function parsePayload(text: string | null): HookPayload | string {
 /** Exit code for a payload klaude could not use: non-blocking for Claude (2 would block the action). */
 export const HOOK_BAD_PAYLOAD_EXIT = 1;
 
-/** KLAUDE_SWITCHED_FROM is `<session>:<label>`; it is about this session only. */
-function switchedFrom(env: NodeJS.ProcessEnv, sessionId: string): string | undefined {
-  const v = env.KLAUDE_SWITCHED_FROM;
-  return v?.startsWith(`${sessionId}:`) ? v.slice(sessionId.length + 1) : undefined;
+/** KLAUDE_SWITCHED_FROM (`<session>:<label>`), KLAUDE_SWITCH_NOTICE (`<session>:<line>`): about this session only. */
+function forSession(value: string | undefined, sessionId: string): string | undefined {
+  return value?.startsWith(`${sessionId}:`) ? value.slice(sessionId.length + 1) : undefined;
 }
 
 export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -106,7 +105,8 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     try {
       const usageCacheDir = path.join(projectDir(home, env.KLAUDE_PROJECT_HASH || 'unknown'), 'usage');
       const out = handleHook(db, sessionId, event, payload, {
-        switchedFrom: switchedFrom(env, sessionId),
+        switchedFrom: forSession(env.KLAUDE_SWITCHED_FROM, sessionId),
+        switchNotice: forSession(env.KLAUDE_SWITCH_NOTICE, sessionId),
         usageCacheDir,
         interactive: args.includes(INTERACTIVE_ARG),
       });

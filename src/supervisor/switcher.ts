@@ -29,10 +29,15 @@ import { claudePrintedHint, eraseClaudeHint } from './claude-exit.js';
 
 export const QUICK_DEATH_MS = 3000;
 
+/**
+ * The klaude line for the person (also shown by the relaunched claude), and who we came from (for
+ * the relaunched Claude; none when going back after a failed switch).
+ */
+type SwitchNotice = { line: string; from?: string };
+
 interface PendingSwitch {
   spec: LaunchSpec;
-  /** The klaude line for the cleared screen, and who we came from (for the relaunched Claude). */
-  notice: { line: string; from: string };
+  notice: SwitchNotice;
   fallback: LaunchSpec | null;
   resolve: (r: Running) => void;
   reject: (e: unknown) => void;
@@ -43,7 +48,7 @@ interface LastLaunch {
   attempt: number;
   fallback: LaunchSpec | null;
   processRowId: number | null;
-  switchedFrom?: string;
+  notice?: SwitchNotice;
 }
 
 export function exitCodeOf(ev: Pick<ForegroundExit, 'code' | 'signal'>): number {
@@ -130,7 +135,7 @@ export class Switcher extends EventEmitter<{
     spec: LaunchSpec,
     fallback: LaunchSpec | null,
     attempt = 1,
-    switchedFrom?: string,
+    notice?: SwitchNotice,
   ): Promise<Running> {
     const { ctx } = this;
     if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
@@ -145,10 +150,14 @@ export class Switcher extends EventEmitter<{
       KLAUDE_SOCKET: ctx.socketPath,
       PATH: prependPath(ctx.shimDir, ctx.env.PATH),
     };
-    // `<session>:<label>`: only this session's own hooks act on it (agents started from this
-    // claude's Bash tool inherit the variable, with another KLAUDE_SESSION_ID).
-    if (switchedFrom) env.KLAUDE_SWITCHED_FROM = `${spec.sessionId}:${switchedFrom}`;
-    else delete env.KLAUDE_SWITCHED_FROM;
+    // `<session>:<label>` and `<session>:<line>`: only this session's own hooks act on them (agents
+    // started from this claude's Bash tool inherit the variables, with another KLAUDE_SESSION_ID).
+    // The line comes back as the SessionStart hook's systemMessage: claude ≥ 2.1.332 clears the
+    // screen as it starts, wiping the line printed before the launch.
+    delete env.KLAUDE_SWITCHED_FROM;
+    delete env.KLAUDE_SWITCH_NOTICE;
+    if (notice?.from) env.KLAUDE_SWITCHED_FROM = `${spec.sessionId}:${notice.from}`;
+    if (notice) env.KLAUDE_SWITCH_NOTICE = `${spec.sessionId}:${notice.line}`;
     // In flight from here: a shutdown meanwhile leaves stopping the new child to us.
     this.inFlight++;
     let running: Running;
@@ -178,7 +187,7 @@ export class Switcher extends EventEmitter<{
       ctx.log.error('recording the foreground launch failed; claude keeps running', { err, pid: running.pid });
     }
     releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
-    this.last = { spec, attempt, fallback, processRowId: rowId, ...(switchedFrom ? { switchedFrom } : {}) };
+    this.last = { spec, attempt, fallback, processRowId: rowId, ...(notice ? { notice } : {}) };
     this.hookWatch.watch(spec, () => this.fg.current === running);
     if (isClaude(spec)) this.interrupts.track(spec.sessionId);
     this.emit('foreground', spec, running.pid);
@@ -317,7 +326,7 @@ export class Switcher extends EventEmitter<{
       // scrollback (tmux, VTE), where it would sit right above ours and bypass klaude.
       this.lastExit = null;
       process.stdout.write(`${this.hintErase(ev)}\x1b[H\x1b[2J${p.notice.line}\r\n`);
-      this.launch(p.spec, p.fallback, 1, p.notice.from).then(p.resolve, (err) => {
+      this.launch(p.spec, p.fallback, 1, p.notice).then(p.resolve, (err) => {
         p.reject(err);
         this.restore(
           p.spec,
@@ -333,7 +342,7 @@ export class Switcher extends EventEmitter<{
     if (last && last.fallback && quick) {
       if (last.attempt < 2) {
         ctx.log.warn('relaunch died at once; retrying', { ...ev });
-        this.launch(last.spec, last.fallback, last.attempt + 1, last.switchedFrom).catch((err) =>
+        this.launch(last.spec, last.fallback, last.attempt + 1, last.notice).catch((err) =>
           this.restore(last.spec, last.fallback, ev, (err as Error).message),
         );
         return;
@@ -362,8 +371,9 @@ export class Switcher extends EventEmitter<{
       return;
     }
     ctx.log.error('switch failed; restoring previous session', { why, failed: target, fallback });
+    const failed = `klaude: could not switch to ${shortId(target.sessionId)} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]`;
     process.stderr.write(
-      `\r\nklaude: could not switch to ${shortId(target.sessionId)} (${target.runtime ?? 'claude'} ${target.mode === 'resume' ? '--resume' : '--session-id'} ${target.claudeSessionId}): ${why} [E_SWITCH_FAILED]\r\n` +
+      `\r\n${failed}\r\n` +
         (fallback
           ? `klaude: returning to ${shortId(fallback.sessionId)}; details in ${ctx.log.file ?? 'the klaude log'}\r\n`
           : ''),
@@ -376,7 +386,7 @@ export class Switcher extends EventEmitter<{
       ...fallback,
       mode: records.resumable(ctx, fallback.sessionId, fallback.claudeSessionId) ? 'resume' : 'new',
     };
-    this.launch(spec, null).catch((err) => {
+    this.launch(spec, null, 1, { line: failed }).catch((err) => {
       ctx.log.error('restore failed', { err });
       this.idleExit(ev);
     });

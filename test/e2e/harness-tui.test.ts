@@ -1,7 +1,7 @@
 // Proves the harness: the real interactive `claude` under a PTY, its screen read through @xterm/headless,
 // answering from the loopback stand-in in a temp home.
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeBin } from '../support/claude-bin.js';
+import { claudeAtLeast, claudeBin } from '../support/claude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
@@ -34,7 +34,8 @@ describe('harness: real interactive claude under the PTY driver', () => {
     await term.waitForText(IDLE_PROMPT);
     expect(term.text()).toContain(home.projectDir); // the welcome box names the trusted project
     expect(term.text()).not.toMatch(/trust this folder|Choose the text style|Select login method/i);
-    expect(term.bufferType()).toBe('normal');
+    // 2.1.332 draws in the alternate screen (docs/claude-versions.md); 2.1.197 in the normal one.
+    expect(term.bufferType()).toBe(claudeAtLeast('2.1.332') ? 'alternate' : 'normal');
 
     term.type(`greet ${word}`);
     await term.waitForText(`greet ${word}`);

@@ -164,14 +164,20 @@ export async function submit(term: PtySession, text: string): Promise<void> {
 }
 
 /**
- * Wait until every text shows on screen below the last `anchor` (so text still on screen
- * from before a relaunch doesn't count).
+ * Wait until every text shows on screen below `anchor` (so text still on screen from before a
+ * relaunch doesn't count). The anchor is its first appearance: klaude clears the screen before
+ * its `klaude: switched to …` line, and claude shows that line again as the SessionStart hook's
+ * message (`SessionStart:resume says: …`) below the resumed conversation. Where that message is
+ * the first appearance, claude drew the screen anew (2.1.332's alternate screen): anything on it counts.
  */
 export async function waitBelow(term: PtySession, anchor: string, texts: string[], timeoutMs = 45_000): Promise<void> {
   await term.waitFor(
     (s) => {
-      const at = s.lastIndexOf(anchor);
-      return at >= 0 && texts.every((t) => s.indexOf(t, at + anchor.length) >= 0);
+      const at = s.indexOf(anchor);
+      if (at < 0) return false;
+      const fromClaude = /says: (klaude: )?$/.test(s.slice(Math.max(0, at - 20), at));
+      const from = fromClaude ? 0 : at + anchor.length;
+      return texts.every((t) => s.indexOf(t, from) >= 0);
     },
     `${JSON.stringify(texts)} below ${JSON.stringify(anchor)}`,
     { timeoutMs },

@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLAUDE_VERSION } from './claude-package.js';
 import { killProcessesOfHome } from './runtime-cleanup.js';
 
 export const TEST_API_KEY = 'sk-ant-api03-klaude-test-key-0000000000000000-AAAA';
@@ -17,6 +18,13 @@ export interface TempHomeOptions {
   apiKey?: string;
   /** Write `home/.claude/settings.json` allowing the Bash tool without asking (interactive TUI). */
   allowBash?: boolean;
+  /**
+   * The person's chosen permission mode, written as `permissions.defaultMode` in
+   * `home/.claude/settings.json` (default `'default'`: ask, or run what an allow rule allows).
+   * `null` writes none, so claude picks its own: "auto mode" since 2.1.332, whose safety check the
+   * stand-in cannot give (docs/claude-versions.md).
+   */
+  permissionMode?: 'default' | 'acceptEdits' | 'auto' | 'plan' | 'bypassPermissions' | null;
   /** Extra content merged into `home/.claude/settings.json`. */
   settings?: Record<string, unknown>;
   /** Extra top-level keys merged into `home/.claude.json`. */
@@ -83,11 +91,16 @@ export function makeTempHome(opts: TempHomeOptions = {}): TempHome {
   projects[projectDir] = trusted();
   const claudeJson: Record<string, unknown> = {
     hasCompletedOnboarding: true,
-    lastOnboardingVersion: '2.1.197',
+    lastOnboardingVersion: CLAUDE_VERSION,
     theme: 'dark',
     numStartups: 1,
-    lastReleaseNotesSeen: '2.1.197',
+    lastReleaseNotesSeen: CLAUDE_VERSION,
     customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
+    // Claude 2.1.332's notice "Auto mode is now Claude Code's default", seen; and, for a person who
+    // chose a mode, its offer "Make auto mode your default permission mode?" answered "No, keep
+    // manual mode" (what that answer writes), so it does not stand before the prompt.
+    hasSeenAutoDefaultNotice: true,
+    ...(opts.permissionMode !== null ? { hasSeenAutoDefaultNudge: true } : {}),
     projects,
     ...opts.claudeJson,
   };
@@ -95,6 +108,10 @@ export function makeTempHome(opts: TempHomeOptions = {}): TempHome {
   writeClaudeJson();
 
   const settings: Record<string, unknown> = { ...opts.settings };
+  const mode = opts.permissionMode === undefined ? 'default' : opts.permissionMode;
+  if (mode !== null) {
+    settings.permissions = { defaultMode: mode, ...(settings.permissions as Record<string, unknown> | undefined) };
+  }
   if (opts.allowBash) {
     const perms = (settings.permissions as { allow?: string[] } | undefined) ?? {};
     settings.permissions = { ...perms, allow: [...(perms.allow ?? []), 'Bash'] };

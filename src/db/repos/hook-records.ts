@@ -14,11 +14,12 @@ export interface HookSession {
   status: SessionStatus;
   title: string | null;
   prompt: string | null;
+  activity: string | null;
 }
 
 export function readSession(db: HasSqlite, id: string): HookSession | undefined {
   return db.sqlite
-    .prepare('SELECT id, project_id AS projectId, type, status, title, prompt FROM sessions WHERE id = ?')
+    .prepare('SELECT id, project_id AS projectId, type, status, title, prompt, activity FROM sessions WHERE id = ?')
     .get(id) as HookSession | undefined;
 }
 
