@@ -4,6 +4,7 @@
  */
 import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
+import { byPin } from '../core/session-title.js';
 import { isTerminal } from '../core/status.js';
 import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.js';
 import type { HasSqlite } from '../db/connection.js';
@@ -100,7 +101,8 @@ function oneLine(s: string | null | undefined, max = 100): string {
 }
 
 function message(r: SessionListRow): string {
-  const first = oneLine(r.prompt) || oneLine(r.title);
+  // The person's title (`klaude rename`) replaces the prompt; `-v` and `--json` keep the prompt.
+  const first = oneLine(r.name) || oneLine(r.prompt) || oneLine(r.title);
   const last = oneLine(r.lastText);
   if (first && last) return `${truncate(first, 48)} → ${truncate(last, 64)}`;
   return truncate(first || last, 100);
@@ -166,9 +168,13 @@ function toJson(
 
 /**
  * The STATUS cell: the status, the queue place, a lowered (rate-limited) run limit of the runtime,
- * and where a session is open right now (`idle · pty`: talk's PTY host; `· open`: a klaude foreground).
+ * and where a session is open right now (`idle · pty`: talk's PTY host; `· open`: a klaude foreground); `· pinned`.
  */
 function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
+  return r.pinnedAt !== null ? `${placeCell(r, p)} · pinned` : placeCell(r, p);
+}
+
+function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
   let cell = r.status === 'queued' && r.queuePosition ? `queued #${r.queuePosition}` : r.status;
   if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
     cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
@@ -221,14 +227,20 @@ function visibleRoots(l: Listing, all: boolean, now: number): { roots: TreeNode<
   const recentOrLive = (r: SessionListRow): boolean => recent(r) || l.live.has(r.id);
   const full = buildTree(l.rows);
   const pruned = all ? { roots: full, dropped: 0 } : pruneTree(full, recentOrLive);
-  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started).
-  return { roots: [...pruned.roots].reverse(), dropped: pruned.dropped };
+  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started);
+  // pinned ones first among their siblings.
+  return { roots: pinnedFirst([...pruned.roots].reverse()), dropped: pruned.dropped };
+}
+
+function pinnedFirst(nodes: TreeNode<SessionListRow>[]): TreeNode<SessionListRow>[] {
+  for (const n of nodes) if (n.children.length) n.children = pinnedFirst(n.children);
+  return nodes.some((n) => n.item.pinnedAt !== null) ? nodes.sort((a, b) => byPin(a.item, b.item)) : nodes;
 }
 
 /** One table line per session (a pending approval replaces its messages), plus with -v a detail line under each. */
 function tableLines(roots: TreeNode<SessionListRow>[], l: Listing, verbose: boolean, now: number): string[] {
   const flat = flattenTree(roots);
-  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'FIRST → LAST MESSAGE']];
+  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'TITLE → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
     const asks = l.approvals.get(r.id)?.[0];
     const what = asks
@@ -260,6 +272,7 @@ function detailLine(r: SessionListRow): string {
   d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
   if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
   d.push(`log ${r.logPath ?? '-'}`);
+  if (r.name && r.prompt) d.push(`prompt ${truncate(oneLine(r.prompt), 80)}`);
   return d.join('  ');
 }
 
