@@ -2,6 +2,7 @@
  * The Dialogs commands: the help, the confirm dialog (and what each yes does), the agent-type
  * picker, and the text input of the message, deny and start dialogs and of the filter and search.
  */
+import { cleanName } from '../../core/session-title.js';
 import { shortId } from '../../core/ids.js';
 import type { CommandIn } from '../keymap.js';
 import type { ConfirmIntent, Modal } from '../state/ui-state.js';
@@ -114,11 +115,29 @@ function submit(env: CommandEnv): void {
 
 function submitMessage(env: CommandEnv, m: Extract<Modal, { kind: 'message' }>): void {
   const { actions, dispatch } = env;
+  if (m.rename) return submitRename(env, m.sessionId, m.text);
   const text = m.text.trim();
   if (!text) return dispatch({ type: 'notice', notice: { text: 'type a message first (Esc cancels)', tone: 'warn' } });
   dispatch({ type: 'closeModal' });
   track(env, `sending to ${shortId(m.sessionId)}…`, actions.message(m.sessionId, text), (r) =>
     deliveredText(shortId(m.sessionId), r.delivered),
+  );
+}
+
+/** The typed title (empty: back to the prompt), as `klaude rename` writes it. */
+function submitRename(env: CommandEnv, sessionId: string, typed: string): void {
+  const name = cleanName(typed) || null;
+  env.dispatch({ type: 'closeModal' });
+  env.actions.mark(sessionId, { name }).then(
+    () =>
+      env.dispatch({
+        type: 'notice',
+        notice: {
+          text: name ? `${shortId(sessionId)} is "${name}"` : `${shortId(sessionId)}: title cleared`,
+          tone: 'info',
+        },
+      }),
+    (e: unknown) => env.dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } }),
   );
 }
 
