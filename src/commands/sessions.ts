@@ -1,7 +1,8 @@
 /**
- * `klaude sessions [-v] [--all] [--json]`: this project's sessions as a tree. DB only (no log is
+ * `klaude sessions [-v] [--all] [--projects] [--json]`: this project's (or every project's) sessions as a tree. DB only (no log is
  * read), one listing query, and no drizzle unless a dead process needs reconciling.
  */
+import path from 'node:path';
 import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import { byPin } from '../core/session-title.js';
@@ -14,6 +15,7 @@ import {
   hasDeadProcesses,
   listSessionRows,
   liveProcessesOfProject,
+  projectsWithSessions,
   type LiveProcesses,
   type SessionListRow,
 } from '../db/repos/listing.js';
@@ -55,6 +57,7 @@ async function openForListing(
   ctx: CommandContext,
   home: string,
   hash: string,
+  root = projectRoot(ctx.cwd),
 ): Promise<{ db: HasSqlite & { close(): void } }> {
   const fast = openFastDb(home);
   if (fast && !hasDeadProcesses(fast, hash)) return { db: fast };
@@ -78,7 +81,7 @@ async function openForListing(
         home,
         config: loadConfig(home).config,
         db,
-        projectRoot: projectRoot(ctx.cwd),
+        projectRoot: root,
         projectHash: hash,
         env: ctx.env,
         inv: currentInvocation(),
@@ -279,10 +282,11 @@ function detailLine(r: SessionListRow): string {
 export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const home = klaudeHome(ctx.env);
-  const hash = projectHash(projectRoot(ctx.cwd));
   const all = ctx.flags.all === true;
   const verbose = ctx.flags.verbose === true;
   const json = ctx.flags.json === true;
+  if (ctx.flags.projects === true) return everyProject(ctx, home, { all, verbose, json });
+  const hash = projectHash(projectRoot(ctx.cwd));
   const { db } = await openForListing(ctx, home, hash);
   const listing = readListing(db, hash, { all, verbose, json });
   const now = Date.now();
@@ -309,5 +313,61 @@ export async function run(ctx: CommandContext): Promise<number> {
   const width = ctx.stdout.isTTY && ctx.stdout.columns ? ctx.stdout.columns : 0;
   const body = (width > 20 ? lines.map((l) => truncate(l, width)) : lines).join('\n');
   ctx.stdout.write(`${body}\n${hidden}`);
+  return 0;
+}
+
+type ListOptions = { all: boolean; verbose: boolean; json: boolean };
+
+/**
+ * `--projects`: every project of this home, the most recently active first, each under a header
+ * with its counts; before them, the sessions that need the person (waiting), whichever project.
+ */
+async function everyProject(ctx: CommandContext, home: string, opts: ListOptions): Promise<number> {
+  const fast = openFastDb(home);
+  const projects = fast ? projectsWithSessions(fast) : [];
+  fast?.close();
+  const now = Date.now();
+  const shown: { id: string; root: string; listing: Listing; roots: TreeNode<SessionListRow>[] }[] = [];
+  for (const p of projects) {
+    const { db } = await openForListing(ctx, home, p.id, p.rootPath);
+    const listing = readListing(db, p.id, opts);
+    const { roots } = visibleRoots(listing, opts.all, now);
+    if (roots.length) shown.push({ id: p.id, root: p.rootPath, listing, roots });
+  }
+  if (opts.json) {
+    const out = shown.map((p) => ({
+      id: p.id,
+      root: p.root,
+      sessions: p.roots.map((n) => toJson(n, p.listing.approvals, p.listing.artifacts)),
+    }));
+    ctx.stdout.write(`${safeJson({ projects: out }, 2)}\n`);
+    return 0;
+  }
+  if (shown.length === 0) {
+    ctx.stdout.write('no sessions in any project of this klaude home\n');
+    return 0;
+  }
+  const count = (st: string): number =>
+    shown.reduce((n, p) => n + p.listing.rows.filter((r) => r.status === st && r.archivedAt === null).length, 0);
+  const out = [
+    `${shown.length} project${shown.length === 1 ? '' : 's'} · ${count('running')} running · ${count('waiting')} waiting · ${count('queued')} queued`,
+  ];
+  const waiting = shown.flatMap((p) =>
+    p.listing.rows
+      .filter((r) => r.status === 'waiting')
+      .map((r) => ({ p, r, ask: p.listing.approvals.get(r.id)?.[0] })),
+  );
+  if (waiting.length) {
+    out.push('', 'needs you:');
+    for (const { p, r, ask } of waiting) {
+      const what = ask ? `needs approval: ${truncate(`${ask.toolName}: ${ask.summary}`, 60)}` : message(r);
+      out.push(`  ${shortId(r.id)}  ${safeText(path.basename(p.root))}  ${r.type}  ${safeText(what)}`);
+    }
+  }
+  for (const p of shown) {
+    const live = p.listing.rows.filter((r) => !isTerminal(r.status) && r.archivedAt === null).length;
+    out.push('', `project ${safeText(p.root)} (${live} live)`, ...tableLines(p.roots, p.listing, opts.verbose, now));
+  }
+  ctx.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

@@ -1,5 +1,10 @@
-// `klaude rename` and `klaude pin` through the built CLI, and what `klaude sessions` makes of them.
+// `klaude rename` and `klaude pin` through the built CLI, what `klaude sessions` makes of them, and
+// `sessions --projects` / `status --projects` over two projects of one home.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { projectHash } from '../../src/config/paths.js';
+import { ensureProject } from '../../src/db/repos/projects.js';
 import { shortId } from '../../src/core/ids.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { runKlaude } from '../support/klaude-bin.js';
@@ -83,5 +88,45 @@ describe('klaude rename / pin', () => {
   it('--help describes rename', async () => {
     const r = await runKlaude(['rename', '--help'], {});
     expect(r.stdout).toContain('klaude rename <id> "<title>"');
+  });
+});
+
+describe('klaude sessions / status --projects', () => {
+  it('lists every project of the home, the waiting session first, with counts across projects', async () => {
+    const h = (home = makeTempHome());
+    const { db, hash } = seedProject(h);
+    const rootB = join(h.root, 'project-b');
+    mkdirSync(rootB);
+    const hashB = projectHash(rootB);
+    ensureProject(db, { hash: hashB, rootPath: rootB });
+    const a = createSession(db, { projectId: hash, type: 'general', status: 'running', prompt: 'job in A' });
+    const b = createSession(db, { projectId: hashB, type: 'coder', status: 'waiting', prompt: 'job in B' });
+    db.close();
+    // Run from project A: B is listed too.
+    const r = await runKlaude(['sessions', '--projects'], { env: h.env, cwd: h.projectDir });
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('2 projects · 1 running · 1 waiting · 0 queued');
+    expect(lines[2]).toBe('needs you:');
+    expect(lines[3]).toMatch(new RegExp(`^  ${shortId(b.id)}  project-b  coder  job in B$`));
+    const headers = lines.filter((l) => l.startsWith('project '));
+    expect(headers).toHaveLength(2);
+    expect(r.stdout).toContain(`project ${rootB} (1 live)`);
+    expect(r.stdout).toContain(`project ${h.projectDir} (1 live)`);
+    expect(r.stdout.indexOf(shortId(a.id))).toBeGreaterThan(r.stdout.indexOf(`project ${h.projectDir}`));
+    const json = JSON.parse(
+      (await runKlaude(['sessions', '--projects', '--json'], { env: h.env, cwd: rootB })).stdout,
+    ) as {
+      projects: { root: string; sessions: { id: string }[] }[];
+    };
+    expect(json.projects.map((p) => [p.root, p.sessions.map((s) => s.id)]).sort()).toEqual(
+      [
+        [h.projectDir, [a.id]],
+        [rootB, [b.id]],
+      ].sort(),
+    );
+    const st = await runKlaude(['status', '--projects'], { env: h.env, cwd: h.projectDir });
+    expect(st.stdout).toContain(`no klaude running in ${rootB}`);
+    expect(st.stdout).toContain(`no klaude running in ${h.projectDir}`);
   });
 });

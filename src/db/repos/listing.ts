@@ -211,3 +211,14 @@ export function projectPendingUpdates(db: HasSqlite, projectId: string, afterId 
     )
     .all(projectId, afterId) as UpdateRow[];
 }
+
+/** The projects of this home that have sessions, the one most recently active first. */
+export function projectsWithSessions(db: HasSqlite): { id: string; rootPath: string }[] {
+  return db.sqlite
+    .prepare(
+      `SELECT p.id, p.root_path AS rootPath FROM projects p
+       JOIN (SELECT project_id, max(updated_at) AS u FROM sessions GROUP BY project_id) s ON s.project_id = p.id
+       ORDER BY s.u DESC`,
+    )
+    .all() as { id: string; rootPath: string }[];
+}
