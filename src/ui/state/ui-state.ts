@@ -129,9 +129,7 @@ export type LogAction =
 
 /** What is shown: results in full, the screen, archived sessions; the tree filter and the log search. */
 export type ViewAction =
-  | { type: 'toggleExpand' }
-  | { type: 'toggleScreen' }
-  | { type: 'toggleArchived' | 'toggleGroup' }
+  | { type: 'toggleExpand' | 'toggleScreen' | 'toggleArchived' | 'toggleGroup' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
   | { type: 'searchStart' }
