@@ -52,7 +52,12 @@ export interface NotifyPayload {
 const SEND_TIMEOUT_MS = 5000;
 const inFlight = new Set<Promise<void>>();
 
-const HEADLINES: Record<NotifyKind, string> = { needs_you: 'needs you', done: 'done', failed: 'failed' };
+const HEADLINES: Record<NotifyKind, string> = {
+  needs_you: 'needs you',
+  done: 'done',
+  failed: 'failed',
+  over_budget: 'over budget',
+};
 
 /** Tell the event once (nothing when no notifier is configured or another process told it). */
 export function notify(d: NotifyDeps, e: NotifyEvent): void {

@@ -66,6 +66,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         valueName: 'name',
         description: "model for the agent (default: the definition's model, else config agents.model)",
       },
+      budget: {
+        type: 'number',
+        valueName: 'usd',
+        description:
+          'spend limit in USD of each agent and its sub-agents (default config agents.budgetUsd): reached, it is stopped before its next turn (`klaude budget <id> <usd>` raises it)',
+      },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },
     },

@@ -73,6 +73,22 @@ export const TIDY_COMMANDS: CommandSpec[] = [
     load: () => import('./rename.js'),
   },
   {
+    name: 'budget',
+    summary: "show, set or raise a session's spend limit in USD (covering its sub-agents; 0 removes it)",
+    usage: 'klaude budget <id> [<usd>] [--json]',
+    description: [
+      'An agent whose tree (itself and its sub-agents) has spent its limit, or a limit above it, is stopped',
+      'before its next turn: the run ends failed, "over budget" with the figures, and you are told',
+      '(notify.*). After raising the limit, `klaude message <id> "…"` goes on. Set at start with',
+      '`klaude start --budget <usd>`, or for every agent with config agents.budgetUsd.',
+    ].join('\n'),
+    flags: { json: { ...JSON_FLAG, description: 'print {id, budgetUsd, spentUsd}' } },
+    minArgs: 1,
+    maxArgs: 2,
+    examples: ['klaude budget 7XQ2', 'klaude budget 7XQ2 2.50', 'klaude budget 7XQ2 0'],
+    load: () => import('./budget.js'),
+  },
+  {
     name: 'pin',
     summary: 'pin sessions: pinned rows stay on top in listings and the dashboard (--unpin)',
     usage: 'klaude pin <id…> [--unpin] [--json]',

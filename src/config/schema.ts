@@ -232,6 +232,13 @@ export const CONFIG_KEYS = {
     default: 'bell',
     doc: 'when a session starts waiting for you (permission prompt, question) or an agent finishes: `bell` rings the terminal bell, `osc9` sends an OSC 9 desktop notification, `both`, or `none`',
   },
+  'agents.budgetUsd': {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+    doc: 'spend limit in USD of each agent started without --budget, covering its sub-agents (0 = none): one that has reached it is stopped before its next turn, `over budget`; `klaude budget <id> <usd>` raises it',
+  },
   'notify.desktop': {
     type: 'boolean',
     default: true,

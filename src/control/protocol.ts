@@ -89,6 +89,8 @@ export interface StartRequest {
   worktree?: boolean;
   /** Directory the agent works in (the caller's cwd); default: the supervisor's (the project root). */
   cwd?: string;
+  /** Spend limit in USD of each agent and its sub-agents (else config agents.budgetUsd). */
+  budgetUsd?: number;
 }
 export interface StartResult {
   sessionIds: string[];
@@ -356,6 +358,9 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       optBool(p, 'checkoutNow'),
       optBool(p, 'worktree'),
       optStr(p, 'cwd'),
+      p.budgetUsd === undefined || (typeof p.budgetUsd === 'number' && p.budgetUsd > 0)
+        ? null
+        : '"budgetUsd" must be a number > 0',
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),
   interrupt: (p) =>

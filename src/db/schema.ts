@@ -104,6 +104,8 @@ export const sessions = sqliteTable(
     name: text('name'),
     /** When the person pinned it (`klaude pin`, the dashboard's key): pinned rows are listed first; null: not pinned. */
     pinnedAt: integer('pinned_at'),
+    /** Spend limit in USD of this session and its sub-agents (`--budget`, `klaude budget`); null: none of its own. */
+    budgetUsd: real('budget_usd'),
   },
   (t) => [
     index('sessions_status_queued_idx').on(t.status, t.queuedAt),
@@ -301,8 +303,8 @@ export const runtimeLimits = sqliteTable('runtime_limits', {
   updatedAt: createdAt('updated_at'),
 });
 
-/** What a notification tells: a session needs the person, a run ended well or failed. */
-export const NOTIFY_KINDS = ['needs_you', 'done', 'failed'] as const;
+/** What a notification tells: a session needs the person, a run ended well or failed, a tree spent its budget. */
+export const NOTIFY_KINDS = ['needs_you', 'done', 'failed', 'over_budget'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 /**

@@ -243,7 +243,8 @@ export class RunRecord {
   }
 
   /** The run's ending, once: the log's `done` line, then the row (status, totals) and the DB event. */
-  finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+  /** `tell`: false when the ending was told already (over budget: told as such, not as a failure). */
+  finalize(done: Omit<EventOf<'done'>, 'ts'>, tell = true): void {
     if (this.done) return;
     this.done = true;
     const { d } = this;
@@ -266,7 +267,7 @@ export class RunRecord {
     try {
       const cur = getSession(d.db, this.id);
       if (cur && !isTerminal(cur.status)) {
-        this.tell(done, cur.runStartedAt ?? cur.createdAt);
+        if (tell) this.tell(done, cur.runStartedAt ?? cur.createdAt);
         updateSession(d.db, this.id, {
           status: done.status,
           endedAt: Date.now(),

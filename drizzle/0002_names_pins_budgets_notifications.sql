@@ -10,4 +10,5 @@ CREATE TABLE `notifications` (
 CREATE UNIQUE INDEX `notifications_event_key_unique` ON `notifications` (`event_key`);--> statement-breakpoint
 CREATE INDEX `notifications_session_idx` ON `notifications` (`session_id`);--> statement-breakpoint
 ALTER TABLE `sessions` ADD `name` text;--> statement-breakpoint
-ALTER TABLE `sessions` ADD `pinned_at` integer;
+ALTER TABLE `sessions` ADD `pinned_at` integer;--> statement-breakpoint
+ALTER TABLE `sessions` ADD `budget_usd` real;
