@@ -5,6 +5,7 @@
  * without writing its `done` (liveness.ts appends one for it) or a DB that ended the session while
  * the log did not.
  */
+import { nameSuffix } from '../core/session-title.js';
 import { sessionLogPath } from '../config/paths.js';
 import type { AgentEvent } from '../core/events.js';
 import { shortId } from '../core/ids.js';
@@ -42,7 +43,7 @@ export function logPathOf(svc: AgentServices, s: SessionRow): string {
 }
 
 export function agentLabel(s: SessionRow): string {
-  return `agent ${shortId(s.id)} (${s.type})`;
+  return `agent ${shortId(s.id)} (${s.type})${nameSuffix(s.name)}`;
 }
 
 /** Completion info of a log from `offset` on (0 = the whole log). */

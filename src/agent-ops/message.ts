@@ -27,6 +27,7 @@ import { launchFor } from './launch-env.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
 import { askedRecovery, endTurn } from '../db/repos/checkpoints.js';
 import { describeForeground, endOrphanedClis, inForeground, liveRuntime } from '../ownership/liveness.js';
+import { assertWithinBudget } from './budget.js';
 import { reapOrRecover, RECOVERY_PURPOSE, recoverWithMessage, resumePrompt, withMessage } from './recover.js';
 import { agentSocketPath } from '../control/agent-socket.js';
 import { queuedRequestOf } from './queue.js';
@@ -127,6 +128,8 @@ async function takeStoppedRun(svc: AgentServices, s: SessionRow, prompt: string)
   // Refused before anything changes: a resume needs the agent's worktree.
   const cwd = launchMetadata(s)?.cwd;
   if (isTerminal(s.status) && cwd) assertWorktreeThere(s.worktreePath, cwd, s.id);
+  // Past its spend limit it is not resumed: `klaude budget` raises the limit first.
+  assertWithinBudget(svc.db, s.id);
   let previous: string | null;
   try {
     previous = claimForResume(svc, s.id);

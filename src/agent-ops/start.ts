@@ -3,6 +3,7 @@
  * it, and spawn one detached runtime per agent. Runs in the supervisor (control action `start`) or
  * in the `klaude start` command itself when no supervisor runs: same code, same records.
  */
+import { setBudget } from '../db/repos/budgets.js';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
@@ -148,6 +149,8 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     model: plan.model,
     metadata: plan.metadata as unknown as Record<string, unknown>,
   });
+  const budget = req.budgetUsd ?? (svc.config['agents.budgetUsd'] || null);
+  if (budget) setBudget(svc.db, created.id, budget);
   const logPath = sessionLogPath(svc.home, svc.projectHash, created.id, svc.config['logs.dir']);
   touchSessionLog(logPath);
   let agent: NewAgent = { session: updateSession(svc.db, created.id, { logPath })!, logPath, cwd: plan.cwd };

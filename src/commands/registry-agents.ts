@@ -73,6 +73,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         valueName: 'file',
         description: 'read the prompt from this file (`-`: stdin) instead of the second argument',
       },
+      budget: {
+        type: 'number',
+        valueName: 'usd',
+        description:
+          'spend limit in USD of each agent and its sub-agents (default config agents.budgetUsd): reached, it is stopped before its next turn (`klaude budget <id> <usd>` raises it)',
+      },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },
     },

@@ -58,6 +58,49 @@ export const APPROVAL_COMMANDS: CommandSpec[] = [
 
 export const TIDY_COMMANDS: CommandSpec[] = [
   {
+    name: 'rename',
+    summary: 'give a session a title: listings show it instead of the first prompt ("" clears it)',
+    usage: 'klaude rename <id> "<title>" [--json]',
+    description: [
+      'The title replaces the first prompt in `klaude sessions`, the dashboard, `klaude watch` and the',
+      'headers of `klaude wait`; `sessions -v` and `--json` still show the prompt. One line, up to 120',
+      'characters. The id may name a session of any project of this klaude home.',
+    ].join('\n'),
+    flags: { json: { ...JSON_FLAG, description: 'print {id, name}' } },
+    minArgs: 2,
+    maxArgs: 2,
+    examples: ['klaude rename 7XQ2 "auth refactor"', 'klaude rename 7XQ2 ""'],
+    load: () => import('./rename.js'),
+  },
+  {
+    name: 'budget',
+    summary: "show, set or raise a session's spend limit in USD (covering its sub-agents; 0 removes it)",
+    usage: 'klaude budget <id> [<usd>] [--json]',
+    description: [
+      'An agent whose tree (itself and its sub-agents) has spent its limit, or a limit above it, is stopped',
+      'before its next turn: the run ends failed, "over budget" with the figures, and you are told',
+      '(notify.*). After raising the limit, `klaude message <id> "…"` goes on. Set at start with',
+      '`klaude start --budget <usd>`, or for every agent with config agents.budgetUsd.',
+    ].join('\n'),
+    flags: { json: { ...JSON_FLAG, description: 'print {id, budgetUsd, spentUsd}' } },
+    minArgs: 1,
+    maxArgs: 2,
+    examples: ['klaude budget 7XQ2', 'klaude budget 7XQ2 2.50', 'klaude budget 7XQ2 0'],
+    load: () => import('./budget.js'),
+  },
+  {
+    name: 'pin',
+    summary: 'pin sessions: pinned rows stay on top in listings and the dashboard (--unpin)',
+    usage: 'klaude pin <id…> [--unpin] [--json]',
+    flags: {
+      unpin: { type: 'boolean', description: 'unpin them instead' },
+      json: { ...JSON_FLAG, description: 'print {pinned: [ids]} (or {unpinned: [ids]})' },
+    },
+    minArgs: 1,
+    examples: ['klaude pin 7XQ2', 'klaude pin 7XQ2 --unpin'],
+    load: () => import('./pin.js'),
+  },
+  {
     name: 'archive',
     summary: 'hide finished sessions (and their sub-agents) from listings; --restore brings them back',
     usage: 'klaude archive <id…> [--restore] [--json]',

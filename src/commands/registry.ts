@@ -131,8 +131,14 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'status',
     summary: 'show the klaude supervisors running in this project and what they run',
-    usage: 'klaude status [--json]',
-    flags: { json: JSON_FLAG },
+    usage: 'klaude status [--projects] [--json]',
+    flags: {
+      projects: {
+        type: 'boolean',
+        description: 'every project of this klaude home that has sessions, one block each',
+      },
+      json: JSON_FLAG,
+    },
     maxArgs: 0,
     load: () => import('./status.js'),
   },
@@ -212,11 +218,12 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'sessions',
     summary: "list this project's sessions as a tree: root sessions and their sub-agents",
-    usage: 'klaude sessions [-v] [--all] [--json]',
+    usage: 'klaude sessions [-v] [--all] [--projects] [--json]',
     description: [
       'One row per session: id (last 8 chars; any unique 4+ char prefix/suffix works), status, agent type,',
-      'runtime, age, and the first message → the last assistant text.',
-      'Sessions that ended over 7 days ago and archived ones are hidden unless --all.',
+      'runtime, age, and its title (`klaude rename`, else the first message) → the last assistant text.',
+      'Pinned sessions (`klaude pin`) come first. Sessions that ended over 7 days ago and archived ones are',
+      'hidden unless --all. --projects lists every project of this klaude home (sessions waiting for you first).',
     ].join('\n'),
     flags: {
       verbose: {
@@ -225,10 +232,17 @@ export const COMMANDS: CommandSpec[] = [
         description: 'add a line per session: Claude/native id, model, pid, cost, log path',
       },
       all: { type: 'boolean', description: 'include archived sessions and ones that ended long ago' },
-      json: JSON_FLAG,
+      projects: {
+        type: 'boolean',
+        description: 'every project of this klaude home, each under its root, the waiting sessions first',
+      },
+      json: {
+        ...JSON_FLAG,
+        description: 'print the tree as JSON (with --projects: {projects: [{id, root, sessions}]})',
+      },
     },
     maxArgs: 0,
-    examples: ['klaude sessions', 'klaude sessions -v', 'klaude sessions --json'],
+    examples: ['klaude sessions', 'klaude sessions -v', 'klaude sessions --projects', 'klaude sessions --json'],
     load: () => import('./sessions.js'),
   },
   {

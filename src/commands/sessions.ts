@@ -1,9 +1,11 @@
 /**
- * `klaude sessions [-v] [--all] [--json]`: this project's sessions as a tree. DB only (no log is
+ * `klaude sessions [-v] [--all] [--projects] [--json]`: this project's (or every project's) sessions as a tree. DB only (no log is
  * read), one listing query, and no drizzle unless a dead process needs reconciling.
  */
+import path from 'node:path';
 import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
+import { byPin } from '../core/session-title.js';
 import { isTerminal } from '../core/status.js';
 import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.js';
 import type { HasSqlite } from '../db/connection.js';
@@ -13,6 +15,7 @@ import {
   hasDeadProcesses,
   listSessionRows,
   liveProcessesOfProject,
+  projectsWithSessions,
   type LiveProcesses,
   type SessionListRow,
 } from '../db/repos/listing.js';
@@ -54,6 +57,7 @@ async function openForListing(
   ctx: CommandContext,
   home: string,
   hash: string,
+  root = projectRoot(ctx.cwd),
 ): Promise<{ db: HasSqlite & { close(): void } }> {
   const fast = openFastDb(home);
   if (fast && !hasDeadProcesses(fast, hash)) return { db: fast };
@@ -77,7 +81,7 @@ async function openForListing(
         home,
         config: loadConfig(home).config,
         db,
-        projectRoot: projectRoot(ctx.cwd),
+        projectRoot: root,
         projectHash: hash,
         env: ctx.env,
         inv: currentInvocation(),
@@ -100,7 +104,8 @@ function oneLine(s: string | null | undefined, max = 100): string {
 }
 
 function message(r: SessionListRow): string {
-  const first = oneLine(r.prompt) || oneLine(r.title);
+  // The person's title (`klaude rename`) replaces the prompt; `-v` and `--json` keep the prompt.
+  const first = oneLine(r.name) || oneLine(r.prompt) || oneLine(r.title);
   const last = oneLine(r.lastText);
   if (first && last) return `${truncate(first, 48)} → ${truncate(last, 64)}`;
   return truncate(first || last, 100);
@@ -176,9 +181,13 @@ function toJson(
 
 /**
  * The STATUS cell: the status, the queue place, a lowered (rate-limited) run limit of the runtime,
- * and where a session is open right now (`idle · pty`: talk's PTY host; `· open`: a klaude foreground).
+ * and where a session is open right now (`idle · pty`: talk's PTY host; `· open`: a klaude foreground); `· pinned`.
  */
 function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
+  return r.pinnedAt !== null ? `${placeCell(r, p)} · pinned` : placeCell(r, p);
+}
+
+function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
   let cell = r.status === 'queued' && r.queuePosition ? `queued #${r.queuePosition}` : r.status;
   if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
     cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
@@ -231,14 +240,20 @@ function visibleRoots(l: Listing, all: boolean, now: number): { roots: TreeNode<
   const recentOrLive = (r: SessionListRow): boolean => recent(r) || l.live.has(r.id);
   const full = buildTree(l.rows);
   const pruned = all ? { roots: full, dropped: 0 } : pruneTree(full, recentOrLive);
-  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started).
-  return { roots: [...pruned.roots].reverse(), dropped: pruned.dropped };
+  // Newest root first, as the dashboard shows them (sub-agents stay in the order they started);
+  // pinned ones first among their siblings.
+  return { roots: pinnedFirst([...pruned.roots].reverse()), dropped: pruned.dropped };
+}
+
+function pinnedFirst(nodes: TreeNode<SessionListRow>[]): TreeNode<SessionListRow>[] {
+  for (const n of nodes) if (n.children.length) n.children = pinnedFirst(n.children);
+  return nodes.some((n) => n.item.pinnedAt !== null) ? nodes.sort((a, b) => byPin(a.item, b.item)) : nodes;
 }
 
 /** One table line per session (a pending approval replaces its messages), plus with -v a detail line under each. */
 function tableLines(roots: TreeNode<SessionListRow>[], l: Listing, verbose: boolean, now: number): string[] {
   const flat = flattenTree(roots);
-  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'FIRST → LAST MESSAGE']];
+  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'TITLE → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
     const asks = l.approvals.get(r.id)?.[0];
     const what = asks
@@ -270,16 +285,18 @@ function detailLine(r: SessionListRow): string {
   d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
   if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
   d.push(`log ${r.logPath ?? '-'}`);
+  if (r.name && r.prompt) d.push(`prompt ${truncate(oneLine(r.prompt), 80)}`);
   return d.join('  ');
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
   exitQuietlyOnBrokenPipe(ctx.stdout);
   const home = klaudeHome(ctx.env);
-  const hash = projectHash(projectRoot(ctx.cwd));
   const all = ctx.flags.all === true;
   const verbose = ctx.flags.verbose === true;
   const json = ctx.flags.json === true;
+  if (ctx.flags.projects === true) return everyProject(ctx, home, { all, verbose, json });
+  const hash = projectHash(projectRoot(ctx.cwd));
   const { db } = await openForListing(ctx, home, hash);
   const listing = readListing(db, hash, { all, verbose, json });
   const now = Date.now();
@@ -306,5 +323,61 @@ export async function run(ctx: CommandContext): Promise<number> {
   const width = listingWidth(ctx);
   const body = (width > 20 ? lines.map((l) => truncate(l, width)) : lines).join('\n');
   ctx.stdout.write(`${body}\n${hidden}`);
+  return 0;
+}
+
+type ListOptions = { all: boolean; verbose: boolean; json: boolean };
+
+/**
+ * `--projects`: every project of this home, the most recently active first, each under a header
+ * with its counts; before them, the sessions that need the person (waiting), whichever project.
+ */
+async function everyProject(ctx: CommandContext, home: string, opts: ListOptions): Promise<number> {
+  const fast = openFastDb(home);
+  const projects = fast ? projectsWithSessions(fast) : [];
+  fast?.close();
+  const now = Date.now();
+  const shown: { id: string; root: string; listing: Listing; roots: TreeNode<SessionListRow>[] }[] = [];
+  for (const p of projects) {
+    const { db } = await openForListing(ctx, home, p.id, p.rootPath);
+    const listing = readListing(db, p.id, opts);
+    const { roots } = visibleRoots(listing, opts.all, now);
+    if (roots.length) shown.push({ id: p.id, root: p.rootPath, listing, roots });
+  }
+  if (opts.json) {
+    const out = shown.map((p) => ({
+      id: p.id,
+      root: p.root,
+      sessions: p.roots.map((n) => toJson(n, p.listing.approvals, p.listing.artifacts)),
+    }));
+    ctx.stdout.write(`${safeJson({ projects: out }, 2)}\n`);
+    return 0;
+  }
+  if (shown.length === 0) {
+    ctx.stdout.write('no sessions in any project of this klaude home\n');
+    return 0;
+  }
+  const count = (st: string): number =>
+    shown.reduce((n, p) => n + p.listing.rows.filter((r) => r.status === st && r.archivedAt === null).length, 0);
+  const out = [
+    `${shown.length} project${shown.length === 1 ? '' : 's'} · ${count('running')} running · ${count('waiting')} waiting · ${count('queued')} queued`,
+  ];
+  const waiting = shown.flatMap((p) =>
+    p.listing.rows
+      .filter((r) => r.status === 'waiting')
+      .map((r) => ({ p, r, ask: p.listing.approvals.get(r.id)?.[0] })),
+  );
+  if (waiting.length) {
+    out.push('', 'needs you:');
+    for (const { p, r, ask } of waiting) {
+      const what = ask ? `needs approval: ${truncate(`${ask.toolName}: ${ask.summary}`, 60)}` : message(r);
+      out.push(`  ${shortId(r.id)}  ${safeText(path.basename(p.root))}  ${r.type}  ${safeText(what)}`);
+    }
+  }
+  for (const p of shown) {
+    const live = p.listing.rows.filter((r) => !isTerminal(r.status) && r.archivedAt === null).length;
+    out.push('', `project ${safeText(p.root)} (${live} live)`, ...tableLines(p.roots, p.listing, opts.verbose, now));
+  }
+  ctx.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

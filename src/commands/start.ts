@@ -152,8 +152,14 @@ function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): St
     worktree: ctx.flags.worktree === true,
     parentId: ctx.env.KLAUDE_SESSION_ID || null,
     cwd: ctx.cwd,
+    ...(typeof ctx.flags.budget === 'number' ? { budgetUsd: budgetFlag(ctx.flags.budget) } : {}),
   };
   return { req, checkout, now, json, detach };
+}
+
+function budgetFlag(usd: number): number {
+  if (!(usd > 0)) throw usageError(`--budget must be an amount in USD above 0 (got ${usd})`);
+  return usd;
 }
 
 interface Started {
@@ -191,6 +197,7 @@ async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a
         ...(checkout ? { checkout: true } : {}),
         ...(now ? { checkoutNow: true } : {}),
         ...(req.parentId ? { parentId: req.parentId } : {}),
+        ...(req.budgetUsd ? { budgetUsd: req.budgetUsd } : {}),
         cwd: ctx.cwd,
       },
       { timeoutMs: 30_000 },

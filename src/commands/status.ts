@@ -5,30 +5,57 @@ import type { StatusResult } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
 import { projectPendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
 import { openFastDb } from '../db/fast.js';
-import { liveProcessesOfProject, sessionTypes } from '../db/repos/listing.js';
+import { liveProcessesOfProject, projectsWithSessions, sessionTypes } from '../db/repos/listing.js';
 import { safeText } from '../lib/escapes.js';
 import { age, table } from '../lib/format.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
   const home = klaudeHome(ctx.env);
+  if (ctx.flags.projects === true) return everyProject(ctx, home);
   const root = projectRoot(ctx.cwd);
-  const live = await findLiveSupervisors(home, projectHash(root), { env: ctx.env });
-  const statuses = (
-    await Promise.all(
-      live.map((l) => controlRequest(l.socketPath, 'status', {}, { timeoutMs: 2000 }).catch(() => null)),
-    )
-  ).filter((s): s is StatusResult => s !== null);
+  const statuses = await supervisorsOf(ctx, home, projectHash(root));
   if (ctx.flags.json) {
     ctx.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
     return 0;
   }
-  const waiting = pendingOf(home, projectHash(root));
-  const talk = talkSessions(home, projectHash(root));
-  if (statuses.length === 0) {
-    ctx.stdout.write(`no klaude running in ${root}\n${waiting}${talk}`);
+  ctx.stdout.write(projectStatus(home, root, projectHash(root), statuses));
+  return 0;
+}
+
+/** `--projects`: the same for every project of this home that has sessions, one block each. */
+async function everyProject(ctx: CommandContext, home: string): Promise<number> {
+  const db = openFastDb(home);
+  const projects = db ? projectsWithSessions(db) : [];
+  db?.close();
+  const blocks: { root: string; supervisors: StatusResult[] }[] = [];
+  for (const p of projects) blocks.push({ root: p.rootPath, supervisors: await supervisorsOf(ctx, home, p.id) });
+  if (ctx.flags.json) {
+    ctx.stdout.write(`${JSON.stringify({ projects: blocks }, null, 2)}\n`);
     return 0;
   }
+  if (blocks.length === 0) {
+    ctx.stdout.write('no sessions in any project of this klaude home\n');
+    return 0;
+  }
+  const text = blocks.map((b, i) => projectStatus(home, b.root, projects[i]!.id, b.supervisors)).join('\n');
+  ctx.stdout.write(text);
+  return 0;
+}
+
+async function supervisorsOf(ctx: CommandContext, home: string, hash: string): Promise<StatusResult[]> {
+  const live = await findLiveSupervisors(home, hash, { env: ctx.env });
+  return (
+    await Promise.all(
+      live.map((l) => controlRequest(l.socketPath, 'status', {}, { timeoutMs: 2000 }).catch(() => null)),
+    )
+  ).filter((s): s is StatusResult => s !== null);
+}
+
+function projectStatus(home: string, root: string, hash: string, statuses: StatusResult[]): string {
+  const waiting = pendingOf(home, hash);
+  const talk = talkSessions(home, hash);
+  if (statuses.length === 0) return `no klaude running in ${root}\n${waiting}${talk}`;
   const rows = [['INSTANCE', 'PID', 'MODE', 'UP', 'ROOT', 'FOREGROUND', 'CLAUDE PID']];
   for (const s of statuses) {
     rows.push([
@@ -41,8 +68,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       s.foregroundPid ? String(s.foregroundPid) : '-',
     ]);
   }
-  ctx.stdout.write(`project ${root}\n${table(rows)}${waiting}${talk}`);
-  return 0;
+  return `project ${root}\n${table(rows)}${waiting}${talk}`;
 }
 
 /** Agents waiting for a permission answer, one line each ('' when none). */

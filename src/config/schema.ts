@@ -232,6 +232,30 @@ export const CONFIG_KEYS = {
     default: 'bell',
     doc: 'when a session starts waiting for you (permission prompt, question) or an agent finishes: `bell` rings the terminal bell, `osc9` sends an OSC 9 desktop notification, `both`, or `none`',
   },
+  'agents.budgetUsd': {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+    doc: 'spend limit in USD of each agent started without --budget, covering its sub-agents (0 = none): one that has reached it is stopped before its next turn, `over budget`; `klaude budget <id> <usd>` raises it',
+  },
+  'notify.desktop': {
+    type: 'boolean',
+    default: true,
+    doc: 'tell the desktop when a session needs you, an agent is done or failed, in any project, whichever klaude process sees it (`notify-send` on Linux, `osascript` on macOS; nothing where neither exists); each event once',
+  },
+  'notify.command': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'a shell command run for each such event, with the event as JSON on stdin and KLAUDE_NOTIFY_EVENT/_TITLE/_TEXT/_SESSION/_PROJECT in its environment (e.g. `ntfy publish mytopic "$KLAUDE_NOTIFY_TEXT"`); unset = none',
+  },
+  'notify.url': {
+    type: 'string',
+    default: null,
+    nullable: true,
+    doc: 'a webhook: each such event is POSTed there as JSON ({event, title, text, sessionId, shortId, type, project, projectRoot, tool, summary, at}); unset = none. A failing notifier is logged, never fatal',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

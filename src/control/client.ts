@@ -4,10 +4,9 @@
  */
 import { fromSerialized, KlaudeError } from '../lib/errors.js';
 import { lineStream, SocketClient } from '../lib/socket-client.js';
+import { isEventFrame, isResponseFrame } from './frame-check.js';
 import {
   encodeFrame,
-  isEventFrame,
-  isResponseFrame,
   PROTOCOL_VERSION,
   type Action,
   type ControlEvent,

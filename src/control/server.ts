@@ -8,9 +8,9 @@ import { socketPeerPid } from '../lib/socket-peer.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SerializedError } from '../lib/errors.js';
 import { LineDecoder } from '../lib/line-decoder.js';
+import { parseRequestLine } from './frame-check.js';
 import {
   encodeFrame,
-  parseRequestLine,
   PROTOCOL_VERSION,
   TOPICS,
   topicOf,

@@ -9,6 +9,7 @@ import { agentServicesOf } from '../supervisor/agent-handlers.js';
 import type { ControlEvent } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
 import { setArchived } from '../db/repos/sessions.js';
+import { setSessionName, setSessionPinned } from '../db/repos/session-marks.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from '../supervisor/context.js';
 import type { DashboardActions } from '../ui/deps.js';
@@ -59,6 +60,11 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
     interrupt: (sessionIds) =>
       afterwards(controlRequest(ctx.socketPath, 'interrupt', { sessionIds }, { timeoutMs: 30_000 })),
     archive: (ids, archived) => archive(d, review, ids, archived),
+    mark: async (id, m) => {
+      if (m.name !== undefined) setSessionName(ctx.db, id, m.name);
+      if (m.pinned !== undefined) setSessionPinned(ctx.db, id, m.pinned);
+      sessions.refresh();
+    },
     diff: async (id) => (await import('./review.js')).agentDiff(review, id),
     // The dashboard is the person, even when klaude ui was started from a Claude's shell.
     answer: (sessionId, a) =>

@@ -18,7 +18,8 @@ import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from '../supervisor/context.js';
 import type { ForegroundExit, LaunchSpec } from '../supervisor/foreground.js';
 import * as records from '../supervisor/launch-records.js';
-import { exitCodeOf, QUICK_DEATH_MS, Switcher } from '../supervisor/switcher.js';
+import { QUICK_DEATH_MS, Switcher } from '../supervisor/switcher.js';
+import { exitCodeOf } from '../supervisor/foreground.js';
 import type { UiShell } from './shell.js';
 
 /** 'talk': the terminal is attached to a PTY session (the dashboard's talk key). */

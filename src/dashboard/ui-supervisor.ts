@@ -45,6 +45,7 @@ function lateActions(
     message: async (id, p) => (await later()).message(id, p),
     interrupt: async (ids) => (await later()).interrupt(ids),
     archive: async (ids, a) => (await later()).archive(ids, a),
+    mark: async (id, m) => (await later()).mark(id, m),
     answer: async (id, a) => (await later()).answer(id, a),
     rulePath: (id) => (real ? real.rulePath(id) : '.claude/settings.local.json'),
     diff: async (id) => (await later()).diff(id),

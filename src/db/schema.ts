@@ -100,6 +100,12 @@ export const sessions = sqliteTable(
     error: text('error'),
     /** When the session entered the run queue (status queued): its FIFO order. */
     queuedAt: integer('queued_at'),
+    /** The title the person gave it (`klaude rename`, the dashboard's key): shown instead of the first prompt; null: none given. */
+    name: text('name'),
+    /** When the person pinned it (`klaude pin`, the dashboard's key): pinned rows are listed first; null: not pinned. */
+    pinnedAt: integer('pinned_at'),
+    /** Spend limit in USD of this session and its sub-agents (`--budget`, `klaude budget`); null: none of its own. */
+    budgetUsd: real('budget_usd'),
   },
   (t) => [
     index('sessions_status_queued_idx').on(t.status, t.queuedAt),
@@ -297,6 +303,29 @@ export const runtimeLimits = sqliteTable('runtime_limits', {
   updatedAt: createdAt('updated_at'),
 });
 
+/** What a notification tells: a session needs the person, a run ended well or failed, a tree spent its budget. */
+export const NOTIFY_KINDS = ['needs_you', 'done', 'failed', 'over_budget'] as const;
+export type NotifyKind = (typeof NOTIFY_KINDS)[number];
+
+/**
+ * One row per event told outside the terminal (desktop, command, webhook): `event_key` names the
+ * event (session, kind and the run or request it ended), so whichever process records the event
+ * first inserts the row and tells, and any other that sees the same event finds it taken.
+ */
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: NOTIFY_KINDS }).notNull(),
+    eventKey: text('event_key').notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('notifications_session_idx').on(t.sessionId)],
+);
+
 export type ProjectRow = typeof projects.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
@@ -310,3 +339,4 @@ export type ApprovalRow = typeof approvals.$inferSelect;
 export type ArtifactRow = typeof artifacts.$inferSelect;
 export type CheckpointRow = typeof checkpoints.$inferSelect;
 export type RuntimeLimitRow = typeof runtimeLimits.$inferSelect;
+export type NotificationRow = typeof notifications.$inferSelect;

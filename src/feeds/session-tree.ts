@@ -3,12 +3,13 @@
  * display order, with depth, fold state and filter matches. Pure.
  *
  * Order: root sessions newest first (recent work on top); sub-agents oldest first under their
- * parent (the order they were started). A session whose parent is missing or hidden (archived)
+ * parent (the order they were started); pinned ones first among their siblings. A session whose parent is missing or hidden (archived)
  * is shown as a root, so nothing disappears by accident.
  */
 import type { SessionStatus } from '../core/status.js';
 import { isActive, SESSION_STATUSES } from '../core/status.js';
 import { shortId } from '../core/ids.js';
+import { byPin } from '../core/session-title.js';
 import type { SessionListRow } from '../db/repos/listing.js';
 
 /** What the dashboard reads of a session (one row of the drizzle-free listing). */
@@ -37,7 +38,9 @@ export type SessionView = Pick<
   | 'error'
 > &
   /** The run queue (optional: views built by hand in tests leave them out). */
-  Partial<Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath'>>;
+  Partial<
+    Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath' | 'name' | 'pinnedAt'>
+  >;
 
 export interface TreeRow {
   session: SessionView;
@@ -99,6 +102,19 @@ export interface TreeOptions {
   collapsed: ReadonlySet<string>;
   filter: string;
   showArchived: boolean;
+  /** Roots grouped by state: needs you, then working, then done (each group pinned first, newest first). */
+  groupByState?: boolean;
+}
+
+/** The state groups of `groupByState`, in display order. */
+export const STATE_GROUPS = ['needs you', 'working', 'done'] as const;
+export type StateGroup = (typeof STATE_GROUPS)[number];
+
+/** A session's own group: waiting on someone, doing something, or neither. */
+export function stateGroupOf(s: Pick<SessionView, 'status'>): StateGroup {
+  if (s.status === 'waiting') return 'needs you';
+  if (s.status === 'running' || s.status === 'pending' || s.status === 'queued') return 'working';
+  return 'done';
 }
 
 /** Alive: a process is (or is about to be) behind it. */
@@ -109,7 +125,17 @@ export function isLive(s: Pick<SessionView, 'status'>): boolean {
 export function matchesFilter(s: SessionView, q: string): boolean {
   const needle = q.trim().toLowerCase();
   if (needle === '') return true;
-  const hay = [s.type, s.id, shortId(s.id), s.status, s.runtime, s.title ?? '', s.model ?? '', s.nativeSessionId ?? '']
+  const hay = [
+    s.type,
+    s.id,
+    shortId(s.id),
+    s.status,
+    s.runtime,
+    s.name ?? '',
+    s.title ?? '',
+    s.model ?? '',
+    s.nativeSessionId ?? '',
+  ]
     .join('\n')
     .toLowerCase();
   return needle.split(/\s+/).every((w) => hay.includes(w));
@@ -120,7 +146,14 @@ interface Node {
   children: Node[];
 }
 
-function buildForest(sessions: readonly SessionView[]): Node[] {
+/** A tree's group: the most urgent of its sessions' (a root whose sub-agent waits needs you). */
+function treeGroup(n: Node): number {
+  let g = STATE_GROUPS.indexOf(stateGroupOf(n.s));
+  for (const c of n.children) g = Math.min(g, treeGroup(c));
+  return g;
+}
+
+function buildForest(sessions: readonly SessionView[], groupByState = false): Node[] {
   const byId = new Map<string, Node>();
   for (const s of sessions) byId.set(s.id, { s, children: [] });
   const roots: Node[] = [];
@@ -130,15 +163,16 @@ function buildForest(sessions: readonly SessionView[]): Node[] {
     else roots.push(node);
   }
   const older = (a: Node, b: Node): number => a.s.createdAt - b.s.createdAt || (a.s.id < b.s.id ? -1 : 1);
-  for (const n of byId.values()) n.children.sort(older);
-  roots.sort((a, b) => -older(a, b));
-  return roots;
+  for (const n of byId.values()) n.children.sort((a, b) => byPin(a.s, b.s) || older(a, b));
+  if (!groupByState) return roots.sort((a, b) => byPin(a.s, b.s) || -older(a, b));
+  const group = new Map(roots.map((r) => [r, treeGroup(r)]));
+  return roots.sort((a, b) => group.get(a)! - group.get(b)! || byPin(a.s, b.s) || -older(a, b));
 }
 
 /** The rows to show, in order. With a filter, matches and their ancestors are shown, folds ignored. */
 export function buildRows(sessions: readonly SessionView[], opts: TreeOptions): TreeRow[] {
   const visible = opts.showArchived ? sessions : sessions.filter((s) => s.archivedAt === null);
-  const forest = buildForest(visible);
+  const forest = buildForest(visible, opts.groupByState);
   const usage = subtreeUsage(sessions);
   const filtering = opts.filter.trim() !== '';
   const out: TreeRow[] = [];

@@ -9,6 +9,8 @@
 import { shortId } from '../core/ids.js';
 import type { HasSqlite } from '../db/connection.js';
 import { sessionTypes } from '../db/repos/listing.js';
+import { sessionNames } from '../db/repos/session-marks.js';
+import { nameSuffix } from '../core/session-title.js';
 import { ackUpdates, pendingUpdates, takePendingUpdates, type UpdateRow } from '../db/repos/updates.js';
 import { safeText } from '../lib/escapes.js';
 
@@ -19,6 +21,8 @@ export interface UpdateView {
   shortId: string;
   /** The child's agent type, when the session still exists. */
   agentType: string | null;
+  /** The title the person gave the child (`klaude rename`), if any. */
+  name?: string | null;
   /** The session it is for. */
   parentSessionId: string;
   text: string;
@@ -32,15 +36,15 @@ export interface UpdateView {
 
 /** Attach the reporting sessions' types (one query). */
 export function describeUpdates(db: HasSqlite, rows: readonly UpdateRow[]): UpdateView[] {
-  const types = sessionTypes(
-    db,
-    rows.map((r) => r.sessionId),
-  );
+  const ids = rows.map((r) => r.sessionId);
+  const types = sessionTypes(db, ids);
+  const names = sessionNames(db, ids);
   return rows.map((r) => ({
     id: r.id,
     sessionId: r.sessionId,
     shortId: shortId(r.sessionId),
     agentType: types.get(r.sessionId) ?? null,
+    name: names.get(r.sessionId) ?? null,
     parentSessionId: r.parentSessionId,
     text: r.text,
     kind: r.kind ?? null,
@@ -57,7 +61,7 @@ export function formatUpdateLine(u: UpdateView): string {
     .replace(/\s*\n\s*/g, ' ')
     .trim();
   if (u.kind?.startsWith('approval')) return `[NEEDS APPROVAL] ${u.shortId} ${text}`;
-  const who = u.agentType ? `${u.shortId} (${safeText(u.agentType)})` : u.shortId;
+  const who = `${u.agentType ? `${u.shortId} (${safeText(u.agentType)})` : u.shortId}${safeText(nameSuffix(u.name))}`;
   return `[UPDATE] ${who}: ${text}`;
 }
 

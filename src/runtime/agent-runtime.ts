@@ -29,6 +29,8 @@ import { DeltaCoalescer } from './delta-coalescer.js';
 import { assertWorktreeThere } from '../git/worktree.js';
 import { TurnInterrupt } from './turn-interrupt.js';
 import { listenForRequests } from './runtime-socket.js';
+import { overBudgetError } from '../agent-ops/budget.js';
+import { checkBudget, overBudgetDone } from './budget-gate.js';
 import { exitFailure, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
 import type { Deps } from './deps.js';
 
@@ -74,10 +76,10 @@ export class AgentRuntime {
     this.rec.write(e);
   }
 
-  private finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+  private finalize(done: Omit<EventOf<'done'>, 'ts'>, tell = true): void {
     this.deltas.flush();
     if (!this.finalized) this.desk.closeAll('the run ended');
-    this.rec.finalize(done);
+    this.rec.finalize(done, tell);
   }
 
   private newNormaliser(): Normaliser {
@@ -118,6 +120,12 @@ export class AgentRuntime {
     });
 
     if (this.stopping) return this.shutdown(null);
+    const over = checkBudget(d);
+    if (over) {
+      // Reached before this run's first turn: the turn is not started (a message after raising it goes on).
+      this.finalize(overBudgetDone(d, over), false);
+      return this.shutdown(null);
+    }
     try {
       this.launch(request);
     } catch (e) {
@@ -286,6 +294,8 @@ export class AgentRuntime {
         hint: 'send the message again: it will resume the agent',
       });
     }
+    const over = checkBudget(this.d);
+    if (over) throw overBudgetError(this.id, over);
     this.queue.push(prompt);
     if (!streaming) return { delivered: 'queued', pid: process.pid };
     if (!this.turnActive && this.cli) this.sendQueued();

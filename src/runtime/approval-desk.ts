@@ -12,6 +12,7 @@
  *              `running` again once nothing is pending
  *   timeout ─▶ deny with a message saying so; turn end, stop, CLI exit ─▶ pending rows cancelled.
  */
+import { notify } from '../agent-ops/notify.js';
 import type { EventOf } from '../core/events.js';
 import type { Answerer } from '../ownership/answerer.js';
 import { shortId } from '../core/ids.js';
@@ -81,6 +82,14 @@ export class ApprovalDesk {
     const { suggestions: _omit, ...shown } = e;
     this.rec.write({ ...shown, approvalId: row.id });
     this.setStatus('waiting'); // the approval_request line says why
+    notify(d, {
+      kind: 'needs_you',
+      sessionId: this.id,
+      eventKey: `needs_you:approval:${row.id}`,
+      detail: `${e.tool}: ${e.summary}`,
+      tool: e.tool,
+      summary: e.summary,
+    });
     const secs = d.config['agents.approvalTimeoutSeconds'];
     if (secs > 0) {
       const t = setTimeout(() => this.expire(row.id), secs * 1000);

@@ -6,6 +6,7 @@
 import type { EventOf } from '../core/events.js';
 import type { ControlServer } from '../control/server.js';
 import { endProcess } from '../db/repos/processes.js';
+import { notificationsSent } from '../agent-ops/notify.js';
 import { startQueued } from '../agent-ops/queue.js';
 import { currentInvocation } from '../claude/shim.js';
 import type { CliExit, CliProcess } from './cli-process.js';
@@ -52,6 +53,8 @@ export async function releaseRun(
   await server?.close().catch(() => undefined);
   // This run's slot is free: the first queued agent that fits starts now.
   await startQueued({ db: d.db, config: d.config, home: d.home, env: d.env, inv: currentInvocation(), log: d.log });
+  // A webhook or command told of this run's end is let finish (bounded) before the process goes.
+  await notificationsSent();
   d.writer.close();
   d.db.close();
 }

@@ -4,6 +4,7 @@
  * parent, status and the run's end). The runtime (agent-runtime.ts) decides *when*; this
  * decides *what is written where*.
  */
+import { notify } from '../agent-ops/notify.js';
 import { existsSync } from 'node:fs';
 import { describeRetry, type AgentEventInput, type EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
@@ -253,7 +254,8 @@ export class RunRecord {
   }
 
   /** The run's ending, once: the log's `done` line, then the row (status, totals) and the DB event. */
-  finalize(done: Omit<EventOf<'done'>, 'ts'>): void {
+  /** `tell`: false when the ending was told already (over budget: told as such, not as a failure). */
+  finalize(done: Omit<EventOf<'done'>, 'ts'>, tell = true): void {
     if (this.done) return;
     this.done = true;
     const { d } = this;
@@ -283,6 +285,7 @@ export class RunRecord {
     try {
       const cur = getSession(d.db, this.id);
       if (cur && !isTerminal(cur.status)) {
+        if (tell) this.tell(done, cur.runStartedAt ?? cur.createdAt);
         updateSession(d.db, this.id, {
           status: done.status,
           endedAt: Date.now(),
@@ -302,6 +305,18 @@ export class RunRecord {
     } catch (err) {
       d.log.error('recording the end of the run failed', { err });
     }
+  }
+
+  /** A run that ended done or failed is told outside the terminal (config notify.*), once per run. */
+  private tell(done: Omit<EventOf<'done'>, 'ts'>, runStart: number): void {
+    if (done.status !== 'done' && done.status !== 'failed') return;
+    const why = done.status === 'failed' ? clip(oneLine(done.error ?? 'failed'), 120) : undefined;
+    notify(this.d, {
+      kind: done.status,
+      sessionId: this.id,
+      eventKey: `${done.status}:${this.id}:${runStart}`,
+      ...(why ? { detail: why } : {}),
+    });
   }
 
   /** What the run changed in the working tree, from git (see git/changes.ts); null when git can't say. */

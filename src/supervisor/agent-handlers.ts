@@ -64,6 +64,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         worktree: p.worktree,
         parentId: p.parentId ?? null,
         cwd: p.cwd ?? ctx.cwd,
+        ...(p.budgetUsd ? { budgetUsd: p.budgetUsd } : {}),
       });
       for (const s of out.sessions) {
         d.publish({

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { constants as osConstants } from 'node:os';
 import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { guardChild } from '../ownership/watchdog.js';
@@ -111,4 +112,15 @@ export class ForegroundClaude extends EventEmitter<{ exit: [ForegroundExit] }> {
     clearTimeout(timer);
     return ev;
   }
+}
+
+/** The shell's exit code for a foreground exit: its code, else 128 + the signal's number. */
+export function exitCodeOf(ev: Pick<ForegroundExit, 'code' | 'signal'>): number {
+  if (ev.code !== null) return ev.code;
+  const n = ev.signal ? (osConstants.signals as Record<string, number>)[ev.signal] : undefined;
+  return 128 + (n ?? 1);
+}
+
+export function describeExit(ev: Pick<ForegroundExit, 'code' | 'signal'>): string {
+  return ev.signal ? `signal ${ev.signal}` : `code ${ev.code}`;
 }

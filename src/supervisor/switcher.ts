@@ -11,7 +11,6 @@
  * switch pending ends the supervisor with claude's exit code.
  */
 import { EventEmitter } from 'node:events';
-import { constants as osConstants } from 'node:os';
 import { shortId } from '../core/ids.js';
 import { KlaudeError } from '../lib/errors.js';
 import { restoreTerminal } from '../lib/terminal.js';
@@ -20,7 +19,15 @@ import { buildLaunchArgs } from './foreground-args.js';
 import type { SupervisorContext } from './context.js';
 import { HookWatch } from './hook-watch.js';
 import { InterruptWatch } from '../claude/transcript-follower.js';
-import { ForegroundClaude, type ForegroundExit, type LaunchSpec, type Running } from './foreground.js';
+import {
+  describeExit,
+  exitCodeOf,
+  ForegroundClaude,
+  type ForegroundExit,
+  type LaunchSpec,
+  type Running,
+} from './foreground.js';
+
 import { getAdapter } from '../adapters/registry.js';
 import { prependPath } from '../claude/shim.js';
 import * as records from './launch-records.js';
@@ -49,12 +56,6 @@ interface LastLaunch {
   fallback: LaunchSpec | null;
   processRowId: number | null;
   notice?: SwitchNotice;
-}
-
-export function exitCodeOf(ev: Pick<ForegroundExit, 'code' | 'signal'>): number {
-  if (ev.code !== null) return ev.code;
-  const n = ev.signal ? (osConstants.signals as Record<string, number>)[ev.signal] : undefined;
-  return 128 + (n ?? 1);
 }
 
 export interface SwitcherOptions {
@@ -395,8 +396,4 @@ export class Switcher extends EventEmitter<{
 
 function isClaude(spec: LaunchSpec): boolean {
   return !spec.runtime || spec.runtime === 'claude';
-}
-
-function describeExit(ev: ForegroundExit): string {
-  return ev.signal ? `signal ${ev.signal}` : `code ${ev.code}`;
 }

@@ -40,6 +40,8 @@ export interface DashboardActions {
    * were kept (unmerged work).
    */
   archive(sessionIds: string[], archived: boolean): Promise<void | { note?: string }>;
+  /** The person's marks on a session: its title (null clears it) and its pin. */
+  mark(sessionId: string, m: { name?: string | null; pinned?: boolean }): Promise<void>;
   /** Answer the session's pending permission request (`request`: its approval number). */
   answer(
     sessionId: string,

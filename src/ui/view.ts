@@ -43,7 +43,12 @@ export function treeView(
   processes: ReadonlyMap<string, LiveProcesses> = NO_PROCESSES,
   approvals: ReadonlyMap<string, readonly ApprovalRow[]> = NO_APPROVALS,
 ): TreeView {
-  const rows = buildRows(sessions, { collapsed: ui.collapsed, filter: ui.filter, showArchived: ui.showArchived });
+  const rows = buildRows(sessions, {
+    collapsed: ui.collapsed,
+    filter: ui.filter,
+    showArchived: ui.showArchived,
+    groupByState: ui.groupByState,
+  });
   const selectedIndex = selectedRowIndex(ui, rows);
   const selected = rows[selectedIndex]?.session ?? null;
   const byId = new Map(sessions.map((s) => [s.id, s]));

@@ -62,7 +62,7 @@ describe('klaude worktree prune and ignored files', () => {
     expect(readFileSync(join(keeper.path, '.env'), 'utf8')).toBe('KEY=secret\n');
 
     const list = await klaude(['worktree', 'list']);
-    expect(list.stdout).toMatch(new RegExp(`${keeper.id} general +empty +\\S+ ${keeper.path} \\(2 ignored\\)\\n`));
+    expect(list.stdout).toMatch(new RegExp(`${keeper.id} +general +empty +2 ignored +\\S+ +${keeper.path}\\n`));
     const listJson = JSON.parse((await klaude(['worktree', 'list', '--json'])).stdout);
     expect(listJson.worktrees.find((w: { shortId: string }) => w.shortId === keeper.id).ignored).toEqual([
       '.env',

@@ -66,7 +66,7 @@ describe('klaude sessions', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+RUNTIME\s+AGE\s+ACTIVITY\s+FIRST → LAST MESSAGE$/);
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+RUNTIME\s+AGE\s+ACTIVITY\s+TITLE → LAST MESSAGE$/);
     expect(lines[1]).toMatch(
       new RegExp(
         `^${shortId(s.root.id)}\\s+idle\\s+claude\\s+claude\\s+3h\\s+fix the flaky test in src/db → Done: the test now waits for the event\\.$`,

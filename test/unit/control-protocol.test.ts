@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LineDecoder } from '../../src/lib/line-decoder.js';
-import { checkRequest, isEventFrame, isResponseFrame, parseRequestLine, topicOf } from '../../src/control/protocol.js';
+import { topicOf } from '../../src/control/protocol.js';
+import { checkRequest, isEventFrame, isResponseFrame, parseRequestLine } from '../../src/control/frame-check.js';
 
 describe('checkRequest', () => {
   const ok = (action: string, payload?: unknown) => ({

@@ -17,6 +17,8 @@ export interface SessionListRow {
   runtime: Runtime;
   status: SessionStatus;
   title: string | null;
+  /** The person's title (`klaude rename`): shown instead of the prompt. */
+  name: string | null;
   prompt: string | null;
   model: string | null;
   nativeSessionId: string | null;
@@ -46,6 +48,8 @@ export interface SessionListRow {
   /** The runtime's run limit lowered after rate limiting (429/529), and until when; null when not lowered. */
   rateLimitMax: number | null;
   rateLimitUntil: number | null;
+  /** When it was pinned (listed first), else null. */
+  pinnedAt: number | null;
 }
 
 /**
@@ -60,7 +64,7 @@ const listSql = (detail: ListDetail): string => {
   const col = (expr: string, as: string): string => (full ? `${expr} AS ${as}` : `NULL AS ${as}`);
   return `
 SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runtime, s.status,
-  substr(s.title, 1, ${cut}) AS title, substr(s.prompt, 1, ${cut}) AS prompt, substr(s.last_text, 1, ${cut}) AS lastText,
+  substr(s.title, 1, ${cut}) AS title, s.name, substr(s.prompt, 1, ${cut}) AS prompt, substr(s.last_text, 1, ${cut}) AS lastText,
   ${col('s.model', 'model')}, ${col('s.native_session_id', 'nativeSessionId')}, ${col('s.log_path', 'logPath')},
   ${col('s.cost_usd', 'costUsd')}, ${col('s.tokens_in', 'tokensIn')}, ${col('s.tokens_out', 'tokensOut')},
   ${col('s.worktree_branch', 'worktreeBranch')}, ${col('s.worktree_path', 'worktreePath')},
@@ -74,7 +78,7 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   )},
   CASE WHEN s.status = 'queued' THEN (SELECT COUNT(*) FROM sessions q WHERE q.status = 'queued'
      AND (q.queued_at < s.queued_at OR (q.queued_at = s.queued_at AND q.id <= s.id))) END AS queuePosition,
-  l.max_running AS rateLimitMax, l.until AS rateLimitUntil
+  l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt
 FROM sessions s
 LEFT JOIN runtime_limits l ON l.runtime = s.runtime AND l.until > ?
 WHERE s.project_id = ? AND (? OR s.archived_at IS NULL)
@@ -208,4 +212,15 @@ export function projectPendingUpdates(db: HasSqlite, projectId: string, afterId 
        ORDER BY u.id`,
     )
     .all(projectId, afterId) as UpdateRow[];
+}
+
+/** The projects of this home that have sessions, the one most recently active first. */
+export function projectsWithSessions(db: HasSqlite): { id: string; rootPath: string }[] {
+  return db.sqlite
+    .prepare(
+      `SELECT p.id, p.root_path AS rootPath FROM projects p
+       JOIN (SELECT project_id, max(updated_at) AS u FROM sessions GROUP BY project_id) s ON s.project_id = p.id
+       ORDER BY s.u DESC`,
+    )
+    .all() as { id: string; rootPath: string }[];
 }

@@ -104,7 +104,24 @@ export const SESSION_KEYS = [
     footer: 8,
     when: canArchive,
   },
-
+  {
+    id: 'session.rename',
+    keys: ['r'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'rename',
+    description: 'give the selected session a title, shown instead of its first prompt (empty: the prompt again)',
+    when: needSelection,
+  },
+  {
+    id: 'session.pin',
+    keys: ['p'],
+    scope: 'main',
+    group: 'Sessions',
+    label: 'pin',
+    description: 'pin the selected session (pinned rows stay on top) / unpin it',
+    when: needSelection,
+  },
   {
     id: 'session.copyId',
     keys: ['y'],

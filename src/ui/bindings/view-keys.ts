@@ -100,6 +100,14 @@ export const VIEW_KEYS = [
     description: 'show archived sessions too / hide them',
   },
   {
+    id: 'view.group',
+    keys: ['o'],
+    scope: 'main',
+    group: 'View',
+    label: 'by state',
+    description: 'order the sessions by state: needs you, working, done / back to newest first',
+  },
+  {
     id: 'view.redraw',
     keys: ['ctrl+l'],
     scope: 'main',

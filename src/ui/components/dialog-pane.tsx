@@ -21,7 +21,7 @@ export function dialogTitle(modal: Exclude<Modal, { kind: 'help' }>): string {
     case 'start':
       return modal.step === 'type' ? 'start an agent · 1/2 type' : 'start an agent · 2/2 prompt';
     case 'message':
-      return 'message';
+      return modal.rename ? 'rename' : 'message';
     case 'deny':
       return 'deny a permission request';
   }
@@ -91,12 +91,17 @@ function MessageDialog({ modal, sessionsById, width, height, theme }: PartProps<
   return (
     <Box flexDirection="column">
       <Text {...theme.ui.muted}>
-        {truncate(`to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`, width)}
+        {truncate(
+          modal.rename
+            ? `title of ${name(target, modal.sessionId)} (empty: its first prompt)`
+            : `to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`,
+          width,
+        )}
       </Text>
       <Text> </Text>
       <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
       <Text> </Text>
-      <Text {...theme.ui.muted}>{truncate('⏎ send · Esc cancel', width)}</Text>
+      <Text {...theme.ui.muted}>{truncate(modal.rename ? '⏎ rename · Esc cancel' : '⏎ send · Esc cancel', width)}</Text>
     </Box>
   );
 }

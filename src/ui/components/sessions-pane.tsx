@@ -19,7 +19,8 @@ export interface SessionsPaneProps {
 
 export function SessionsPane({ tree, ui, layout, width, now, focused, theme }: SessionsPaneProps) {
   const filterNote = ui.filter && !ui.filterEditing ? ` · /${ui.filter}` : '';
-  const title = `sessions ${tree.rows.length}${ui.showArchived ? ' (with archived)' : ''}${filterNote}`;
+  const order = ui.groupByState ? ' · by state' : '';
+  const title = `sessions ${tree.rows.length}${ui.showArchived ? ' (with archived)' : ''}${order}${filterNote}`;
   const emptyText = ui.filter
     ? `nothing matches "${ui.filter}" (/ then Esc clears)`
     : 'no sessions yet: n opens claude, s starts an agent';

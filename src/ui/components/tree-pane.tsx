@@ -1,4 +1,5 @@
 /** The agent tree: one row per session, the selection kept in view. */
+import { shownTitle } from '../../core/session-title.js';
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
@@ -80,7 +81,7 @@ export function rowDetail(row: TreeRow, now: number): string {
     return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
   // Failed, or idle after an interactive turn that failed (StopFailure): why.
   if ((s.status === 'failed' || s.status === 'idle') && s.error) return `✗ ${flat(s.error)}`;
-  return flat(s.title ?? s.prompt);
+  return flat(shownTitle(s));
 }
 
 const NEEDS_YOU = ' needs you';

@@ -2,12 +2,13 @@
  * The Dialogs commands: the help, the confirm dialog (and what each yes does), the agent-type
  * picker, and the text input of the message, deny and start dialogs and of the filter and search.
  */
+import { cleanName } from '../../core/session-title.js';
 import { shortId } from '../../core/ids.js';
 import type { CommandIn } from '../keymap.js';
 import type { ConfirmIntent, Modal } from '../state/ui-state.js';
 import { confirmAllowAlways, submitDeny } from './approval-commands.js';
 import type { CommandEnv } from './command-env.js';
-import { label, track } from './command-feedback.js';
+import { errText, label, track } from './command-feedback.js';
 import { errorNotice } from '../state/notice.js';
 import { openSession } from './session-commands.js';
 import { searchLog } from './view-commands.js';
@@ -121,6 +122,7 @@ function submit(env: CommandEnv): void {
 
 function submitMessage(env: CommandEnv, m: Extract<Modal, { kind: 'message' }>): void {
   const { actions, dispatch } = env;
+  if (m.rename) return submitRename(env, m.sessionId, m.text);
   const text = m.text.trim();
   if (!text) return dispatch({ type: 'notice', notice: { text: 'type a message first (Esc cancels)', tone: 'warn' } });
   dispatch({ type: 'closeModal' });
@@ -130,6 +132,23 @@ function submitMessage(env: CommandEnv, m: Extract<Modal, { kind: 'message' }>):
     actions.message(m.sessionId, text),
     (r) => deliveredText(shortId(m.sessionId), r.delivered),
     env.tree.byId.get(m.sessionId),
+  );
+}
+
+/** The typed title (empty: back to the prompt), as `klaude rename` writes it. */
+function submitRename(env: CommandEnv, sessionId: string, typed: string): void {
+  const name = cleanName(typed) || null;
+  env.dispatch({ type: 'closeModal' });
+  env.actions.mark(sessionId, { name }).then(
+    () =>
+      env.dispatch({
+        type: 'notice',
+        notice: {
+          text: name ? `${shortId(sessionId)} is "${name}"` : `${shortId(sessionId)}: title cleared`,
+          tone: 'info',
+        },
+      }),
+    (e: unknown) => env.dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } }),
   );
 }
 

@@ -39,6 +39,8 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
     case 'approval.deny':
     case 'session.archive':
     case 'session.copyId':
+    case 'session.rename':
+    case 'session.pin':
       return runSessionCommand(id, env);
     case 'view.filter':
     case 'view.clearFilter':
@@ -50,6 +52,7 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
     case 'view.diff':
     case 'view.expand':
     case 'view.archived':
+    case 'view.group':
     case 'view.redraw':
       return runViewCommand(id, env);
     case 'app.suspend':

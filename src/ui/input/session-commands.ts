@@ -53,7 +53,25 @@ export function runSessionCommand(id: CommandIn<'Sessions'>, env: CommandEnv): v
     case 'session.archive':
       if (sel) askArchive(env, sel);
       return;
+    case 'session.rename':
+      if (sel) dispatch({ type: 'openMessage', sessionId: sel.id, rename: true, text: sel.name ?? '' });
+      return;
+    case 'session.pin':
+      if (sel) pin(env, sel);
+      return;
   }
+}
+
+function pin(env: CommandEnv, sel: SessionView): void {
+  const pinned = !sel.pinnedAt;
+  env.actions.mark(sel.id, { pinned }).then(
+    () =>
+      env.dispatch({
+        type: 'notice',
+        notice: { text: `${label(sel)} ${pinned ? 'pinned: it stays on top' : 'unpinned'}`, tone: 'info' },
+      }),
+    (e: unknown) => env.dispatch({ type: 'notice', notice: { text: errText(e), tone: 'error' } }),
+  );
 }
 
 /** Hand the terminal to claude on this session (the dashboard comes back when claude exits). */

@@ -24,6 +24,15 @@ export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
           tone: 'info',
         },
       });
+    case 'view.group':
+      dispatch({ type: 'toggleGroup' });
+      return dispatch({
+        type: 'notice',
+        notice: {
+          text: ui.groupByState ? 'newest first' : 'by state: needs you, then working, then done',
+          tone: 'info',
+        },
+      });
     case 'view.filter':
       return dispatch({ type: 'filterStart' });
     case 'view.clearFilter':

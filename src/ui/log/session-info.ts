@@ -13,7 +13,8 @@ export function sessionInfoLines(s: SessionView, log: LogSnapshot, width: number
   const out: LogLine[] = [];
   if (s.type === 'tui') {
     out.push({ text: 'interactive claude session', tone: 'meta' });
-    if (s.title) out.push({ text: `title: ${clip(s.title, 200)}`, tone: 'text', indent: 7 });
+    const title = s.name || s.title;
+    if (title) out.push({ text: `title: ${clip(title, 200)}`, tone: 'text', indent: 7 });
     if (s.nativeSessionId) out.push({ text: `claude session: ${s.nativeSessionId}`, tone: 'meta' });
     if (s.prompt) out.push({ text: `› ${clip(s.prompt, 400)}`, tone: 'user', indent: 2 });
     if (s.lastText) out.push({ text: clip(s.lastText, 600), tone: 'text' });

@@ -37,7 +37,7 @@ export type Modal =
       parentId: string | null;
       text: string;
     }
-  | { kind: 'message'; sessionId: string; text: string }
+  | { kind: 'message'; sessionId: string; text: string; rename?: boolean }
   /** Deny a permission request; `text` is the optional reason shown to the agent. */
   | { kind: 'deny'; sessionId: string; approvalId: number; what: string; text: string };
 
@@ -65,6 +65,7 @@ export interface UiState {
   search: string;
   searchEditing: boolean;
   showArchived: boolean;
+  groupByState: boolean;
   /** The log pane sticks to the end; scrolling up turns it off, End turns it on. */
   follow: boolean;
   /** First shown log line when not following. */
@@ -90,6 +91,7 @@ export const initialUiState: UiState = {
   search: '',
   searchEditing: false,
   showArchived: false,
+  groupByState: false,
   follow: true,
   logTop: 0,
   expandResults: false,
@@ -125,9 +127,7 @@ export type LogAction =
 
 /** What is shown: results in full, the screen, archived sessions; the tree filter and the log search. */
 export type ViewAction =
-  | { type: 'toggleExpand' }
-  | { type: 'toggleScreen' }
-  | { type: 'toggleArchived' }
+  | { type: 'toggleExpand' | 'toggleScreen' | 'toggleArchived' | 'toggleGroup' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
   | { type: 'searchStart' }
@@ -142,7 +142,7 @@ export type ModalAction =
   | { type: 'startChoices'; choices: AgentChoice[]; problems: string[] }
   | { type: 'pick'; by: number }
   | { type: 'startStep'; step: 'type' | 'prompt' }
-  | { type: 'openMessage'; sessionId: string }
+  | { type: 'openMessage'; sessionId: string; rename?: boolean; text?: string }
   | { type: 'openDeny'; sessionId: string; approvalId: number; what: string }
   | { type: 'closeModal' };
 
@@ -216,6 +216,7 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'toggleExpand':
     case 'toggleScreen':
     case 'toggleArchived':
+    case 'toggleGroup':
     case 'filterStart':
     case 'filterEnd':
     case 'searchStart':
@@ -327,6 +328,8 @@ function viewReducer(state: UiState, a: ViewAction): UiState {
       return { ...state, showScreen: !state.showScreen };
     case 'toggleArchived':
       return { ...state, showArchived: !state.showArchived };
+    case 'toggleGroup':
+      return { ...state, groupByState: !state.groupByState };
     case 'filterStart':
       return { ...state, filterEditing: true };
     case 'filterEnd':
@@ -364,7 +367,7 @@ function modalReducer(state: UiState, a: ModalAction): UiState {
       if (state.modal?.kind !== 'start') return state;
       return { ...state, modal: { ...state.modal, step: a.step } };
     case 'openMessage':
-      return { ...state, modal: { kind: 'message', sessionId: a.sessionId, text: '' } };
+      return { ...state, modal: { kind: 'message', sessionId: a.sessionId, text: a.text ?? '', rename: a.rename } };
     case 'openDeny':
       return {
         ...state,

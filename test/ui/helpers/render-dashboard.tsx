@@ -108,6 +108,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
       dropped: ['also run the linter'],
     })),
     archive: record('archive', async () => {}),
+    mark: record('mark', async () => {}),
     answer: record('answer', async () => ({ approvalId: 1, tool: 'Bash', summary: 'npm test' })),
     rulePath: record('rulePath', () => '/p/.claude/settings.local.json'),
     diff: record('diff', async () => ({ heading: 'no diff in this test', patch: '', files: 0 })),
