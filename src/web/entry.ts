@@ -1,0 +1,109 @@
+/**
+ * `klaude __web --host <h> --port <p>`: this home's web server, started detached by `klaude web`
+ * (launch.ts). Like the PTY server it prints one line for its starter ({ok, pid, port} once it
+ * listens; {error} otherwise, E_WEB_RUNNING with the running one's port when another server holds
+ * the record), then serves until SIGTERM/SIGINT (`klaude web --stop`). SIGHUP is ignored.
+ * Its record (ownership/web-record.ts) is the one-per-home lock and tells the answerer it is the
+ * person's page.
+ */
+import { writeSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { loadConfig } from '../config/config.js';
+import { klaudeHome, logFilePath } from '../config/paths.js';
+import { openDb } from '../db/client.js';
+import { isKlaudeError } from '../lib/errors.js';
+import { createFileLogger } from '../lib/logger.js';
+import { claimWebRecord, dropWebRecord, publishWebRecord } from '../ownership/web-record.js';
+import { processStartTime } from '../lib/process.js';
+import { WebActions } from './actions.js';
+import { createApp } from './app.js';
+import { Throttle } from './guard.js';
+import { Hub } from './hub.js';
+import { findPageDir, loadPage } from './static-files.js';
+import { TokenKeeper } from './token.js';
+
+export const WEB_RUNNING = 'E_WEB_RUNNING';
+
+type Ready =
+  { ok: true; pid: number; port: number } | { ok: false; error: { code: string; message: string; port?: number } };
+
+function report(r: Ready): void {
+  try {
+    writeSync(1, `${JSON.stringify(r)}\n`);
+  } catch {
+    /* the starter went away */
+  }
+}
+
+function argOf(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+}
+
+export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const home = klaudeHome(env);
+  const log = createFileLogger(logFilePath(home), 'web', env);
+  process.stdout.on('error', () => undefined);
+  const host = argOf(args, '--host') ?? '127.0.0.1';
+  const wanted = Number(argOf(args, '--port') ?? '0');
+  const claim = claimWebRecord(home, host);
+  if (!claim.claimed) {
+    report({ ok: false, error: { code: WEB_RUNNING, message: 'a web server already runs', port: claim.running.port } });
+    return 0;
+  }
+  const db = openDb(home);
+  try {
+    const { config } = loadConfig(home);
+    const tokens = new TokenKeeper(home);
+    const hub = new Hub(db);
+    let port = 0;
+    const app = createApp({
+      db,
+      home,
+      logsDir: config['logs.dir'],
+      hub,
+      actions: new WebActions({ db, env, changed: () => hub.refresh() }),
+      page: loadPage(findPageDir()),
+      maxStreams: 32,
+      port: () => port,
+      tokens,
+      throttle: new Throttle(),
+    });
+    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port: wanted }, () => resolve(s));
+      s.once('error', reject);
+    });
+    // Bounded: a page holds two or three connections; a flood finds the door shut.
+    (server as unknown as { maxConnections: number }).maxConnections = 64;
+    port = (server.address() as AddressInfo).port;
+    publishWebRecord(home, {
+      pid: process.pid,
+      pidStart: processStartTime(process.pid),
+      host,
+      port,
+      startedAt: Date.now(),
+    });
+    log.info('web server started', { host, port });
+    report({ ok: true, pid: process.pid, port });
+    await new Promise<void>((resolve) => {
+      process.on('SIGTERM', resolve);
+      process.on('SIGINT', resolve);
+      process.on('SIGHUP', () => undefined);
+    });
+    hub.close();
+    server.close();
+    (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    log.info('web server stopped');
+    return 0;
+  } catch (e) {
+    log.error('web server failed', { err: e });
+    const code = isKlaudeError(e) ? e.code : ((e as NodeJS.ErrnoException)?.code ?? 'E_INTERNAL');
+    report({ ok: false, error: { code, message: (e as Error)?.message ?? String(e) } });
+    return 1;
+  } finally {
+    dropWebRecord(home);
+    db.close();
+    setTimeout(() => process.exit(0), 1000).unref();
+  }
+}
