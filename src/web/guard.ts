@@ -8,8 +8,8 @@
  *   `Authorization: Bearer <token>`; a wrong token makes the next attempt wait (1 s, doubling to 10 s);
  * - that changes state, and every event stream, must come from this origin: `Origin` equal to
  *   `http://<Host>`, `Sec-Fetch-Site` same-origin when present; a request without `Origin` only
- *   with the bearer token (a browser always sends one on a POST, and cannot add the header
- *   cross-origin without a preflight this server never grants).
+ *   with `Sec-Fetch-Site: same-origin` (a browser's own GET of an event stream) or the bearer
+ *   token (a browser cannot add that header cross-origin without a preflight, never granted).
  */
 import { getCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -94,7 +94,8 @@ export function sameOrigin(c: Context, bearer: boolean): boolean {
   const origin = c.req.header('origin');
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
-  if (origin === undefined) return bearer;
+  // Chromium sends no Origin on a same-origin GET (an EventSource): its Sec-Fetch-Site says it.
+  if (origin === undefined) return bearer || site === 'same-origin';
   return origin === `http://${c.req.header('host')}`;
 }
 

@@ -1,7 +1,9 @@
 /** Small display helpers shared by the page's parts. */
 import type { WebSession } from '../hub.js';
+import { shortId } from '../../core/ids.js';
 
-export const short = (id: string): string => id.slice(-8).toLowerCase();
+/** The id people see everywhere else (the last 8 characters). */
+export const short = shortId;
 
 export function clock(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
