@@ -85,9 +85,9 @@ async function main(argv: string[]): Promise<number> {
     const { ptyServerMain } = await import('./ptyd/entry.js');
     return ptyServerMain();
   }
-  // Hidden: this home's web server (src/web/launch.ts starts `klaude __web`).
+  // Hidden: this home's web server (src/web/web-launch.ts starts `klaude __web`).
   if (first === '__web') {
-    const { webServerMain } = await import('./web/entry.js');
+    const { webServerMain } = await import('./web/web-server-main.js');
     return webServerMain(rest);
   }
   const root = findCommand('');

@@ -8,7 +8,7 @@ import { usageError } from '../lib/errors.js';
 import { safeJson } from '../lib/escapes.js';
 import { terminateProcess } from '../lib/process.js';
 import { liveWebRecord, type WebRecord } from '../ownership/web-record.js';
-import { ensureWebServer } from '../web/launch.js';
+import { ensureWebServer } from '../web/web-launch.js';
 import { readOrCreateToken, rotateToken } from '../web/token.js';
 import type { CommandContext } from './types.js';
 

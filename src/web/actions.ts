@@ -21,7 +21,7 @@ import { logFileOf } from './log-stream.js';
 
 export interface WebActionsDeps {
   db: Db;
-  /** The server's environment, without what marks a Claude or a session (see entry.ts). */
+  /** The server's environment, without what marks a Claude or a session (web-launch.ts serverEnv). */
   env: NodeJS.ProcessEnv;
   /** Told after each action that wrote something (the pages see it at once). */
   changed: () => void;

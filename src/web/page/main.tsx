@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { WebSession, WebState } from '../hub.js';
 import { signIn } from './api.js';
-import { isLive, label, needsYou, short } from './format.js';
+import { isLive, label, needsYou, short } from './display.js';
 import { NeedsYou } from './needs-you.js';
 import { SessionPane } from './session-pane.js';
 import { StartForm } from './start-form.js';

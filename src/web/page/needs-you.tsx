@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { WebSession } from '../hub.js';
 import { api, describe } from './api.js';
-import { label, short } from './format.js';
+import { label, short } from './display.js';
 
 export function NeedsYou(props: { items: WebSession[]; open: (id: string) => void }) {
   if (props.items.length === 0) return null;

@@ -3,25 +3,12 @@ import { useState } from 'react';
 import type { WebSession } from '../hub.js';
 import { api, describe } from './api.js';
 import { DiffView } from './diff-view.js';
-import { cost, isLive, label, short, tokens } from './format.js';
+import { cost, isLive, label, short, tokens } from './display.js';
 import { LogView } from './log-view.js';
 import { Approval } from './needs-you.js';
 
 export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
-  const [msg, setMsg] = useState('');
-  const [note, setNote] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [diff, setDiff] = useState(false);
-  const run = (what: string, path: string, body: object = {}, confirmText?: string): void => {
-    if (confirmText && !confirm(confirmText)) return;
-    setBusy(true);
-    setNote(null);
-    api
-      .post<unknown>(`/api/sessions/${s.id}/${path}`, body)
-      .then(() => setNote(`${what}: done`))
-      .catch((e: unknown) => setNote(describe(e)))
-      .finally(() => setBusy(false));
-  };
   return (
     <section className="pane" data-testid="session-pane" data-session={s.id}>
       <header>
@@ -39,6 +26,30 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
       {s.approvals.map((a) => (
         <Approval key={a.id} s={s} ask={a} />
       ))}
+      <Actions s={s} diff={diff} toggleDiff={() => setDiff(!diff)} />
+      {s.error ? <div className="error">{s.error}</div> : null}
+      {diff ? <DiffView id={s.id} /> : <LogView id={s.id} />}
+    </section>
+  );
+}
+
+/** Message, interrupt (confirmed), diff, merge (confirmed), archive: each answered with the CLI's words. */
+function Actions({ s, diff, toggleDiff }: { s: WebSession; diff: boolean; toggleDiff: () => void }) {
+  const [msg, setMsg] = useState('');
+  const [note, setNote] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = (what: string, path: string, body: object = {}, confirmText?: string): void => {
+    if (confirmText && !confirm(confirmText)) return;
+    setBusy(true);
+    setNote(null);
+    api
+      .post<unknown>(`/api/sessions/${s.id}/${path}`, body)
+      .then(() => setNote(`${what}: done`))
+      .catch((e: unknown) => setNote(describe(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <>
       <form
         className="row"
         onSubmit={(e) => {
@@ -68,7 +79,7 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
             Interrupt
           </button>
         ) : null}
-        <button disabled={busy} onClick={() => setDiff(!diff)} data-testid="diff-toggle">
+        <button disabled={busy} onClick={toggleDiff} data-testid="diff-toggle">
           {diff ? 'Log' : 'Diff'}
         </button>
         {s.worktreeBranch ? (
@@ -93,8 +104,6 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
           {note}
         </div>
       ) : null}
-      {s.error ? <div className="error">{s.error}</div> : null}
-      {diff ? <DiffView id={s.id} /> : <LogView id={s.id} />}
-    </section>
+    </>
   );
 }

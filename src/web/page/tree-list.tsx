@@ -1,6 +1,6 @@
 /** The sessions of every project, as trees: status, activity, running clock, tokens, cost. */
 import type { WebProject, WebSession } from '../hub.js';
-import { clock, cost, isLive, label, short, tokens } from './format.js';
+import { clock, cost, isLive, label, short, tokens } from './display.js';
 
 /** Sessions in tree order: roots newest first, children oldest first under their parent. */
 export function treeOrder(sessions: readonly WebSession[]): { s: WebSession; depth: number }[] {

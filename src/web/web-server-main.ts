@@ -1,6 +1,6 @@
 /**
  * `klaude __web --host <h> --port <p>`: this home's web server, started detached by `klaude web`
- * (launch.ts). Like the PTY server it prints one line for its starter ({ok, pid, port} once it
+ * (web-launch.ts). Like the PTY server it prints one line for its starter ({ok, pid, port} once it
  * listens; {error} otherwise, E_WEB_RUNNING with the running one's port when another server holds
  * the record), then serves until SIGTERM/SIGINT (`klaude web --stop`). SIGHUP is ignored.
  * Its record (ownership/web-record.ts) is the one-per-home lock and tells the answerer it is the
