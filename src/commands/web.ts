@@ -4,6 +4,7 @@
  */
 import { currentInvocation } from '../claude/shim.js';
 import { ensurePrivateDir, klaudeHome } from '../config/paths.js';
+import { openDb } from '../db/client.js';
 import { usageError } from '../lib/errors.js';
 import { safeJson } from '../lib/escapes.js';
 import { terminateProcess } from '../lib/process.js';
@@ -66,6 +67,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       `klaude web: warning: listening on ${host} lets anyone who can reach it try the token; whoever has it controls your agents like a shell. Prefer an SSH tunnel or a VPN (see the README).\n`,
     );
   const token = readOrCreateToken(home);
+  // The server opens the DB without drizzle (until the first action): have it created and migrated.
+  openDb(home).close();
   const { record, started } = await ensureWebServer({ home, inv: currentInvocation(), env: ctx.env, host, port });
   const moved = !started && (record.host !== host || (typeof f.port === 'number' && record.port !== port));
   const lines = [

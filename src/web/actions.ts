@@ -20,6 +20,7 @@ import type { AnswerResult } from '../control/protocol.js';
 import { logFileOf } from './log-stream.js';
 
 export interface WebActionsDeps {
+  /** The full client (drizzle): this module is loaded, and the DB opened so, on the first action. */
   db: Db;
   /** The server's environment, without what marks a Claude or a session (web-launch.ts serverEnv). */
   env: NodeJS.ProcessEnv;

@@ -7,20 +7,21 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
-import type { Db } from '../db/client.js';
+import type { HasSqlite } from '../db/connection.js';
 import { apiGuard, COOKIE, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
 import { sameSecret } from './token.js';
 import type { Hub } from './hub.js';
 import type { StaticFile } from './static-files.js';
-import { WebActions, type AnswerBody, type StartBody } from './actions.js';
+import type { WebActions, AnswerBody, StartBody } from './actions.js';
 import { streamTimeline } from './log-stream.js';
 
 export interface AppDeps extends GuardOptions {
-  db: Db;
+  db: HasSqlite;
   home: string;
   logsDir: string | null;
   hub: Hub;
-  actions: WebActions;
+  /** Loaded on the first action (drizzle and the agent services: a server only watched never pays for them). */
+  actions: () => Promise<WebActions>;
   page: Map<string, StaticFile>;
   /** Open event streams at most (each holds a connection). */
   maxStreams: number;
@@ -121,12 +122,8 @@ function liveRoutes(app: Hono, d: AppDeps): void {
   app.get('/api/sessions/:id/log', (c) => {
     const full = limited(c);
     if (full) return full;
-    let session;
-    try {
-      session = d.actions.session(c.req.param('id'));
-    } catch (e) {
-      return failure(c, e);
-    }
+    const session = d.hub.session(c.req.param('id'));
+    if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
     const last = c.req.header('last-event-id');
     const from = last !== undefined && /^[0-9]+$/.test(last) ? Number(last) : undefined;
     return streamSSE(c, async (s) => {
@@ -160,17 +157,16 @@ function liveRoutes(app: Hono, d: AppDeps): void {
 }
 
 function actionRoutes(app: Hono, d: AppDeps): void {
-  const act = (fn: (c: Context, id: string) => Promise<unknown>) => async (c: Context) => {
+  const act = (fn: (c: Context, id: string, a: WebActions) => Promise<unknown>) => async (c: Context) => {
     try {
-      return c.json({ ok: true, result: (await fn(c, c.req.param('id') ?? '')) ?? null });
+      return c.json({ ok: true, result: (await fn(c, c.req.param('id') ?? '', await d.actions())) ?? null });
     } catch (e) {
       return failure(c, e);
     }
   };
-  const a = d.actions;
   app.post(
     '/api/sessions/:id/approve',
-    act(async (c, id) => {
+    act(async (c, id, a) => {
       const b = await jsonBody<{ always?: boolean; request?: string }>(c);
       const body: AnswerBody = {
         behavior: 'allow',
@@ -182,7 +178,7 @@ function actionRoutes(app: Hono, d: AppDeps): void {
   );
   app.post(
     '/api/sessions/:id/deny',
-    act(async (c, id) => {
+    act(async (c, id, a) => {
       const b = await jsonBody<{ message?: string; request?: string }>(c);
       const body: AnswerBody = {
         behavior: 'deny',
@@ -194,7 +190,7 @@ function actionRoutes(app: Hono, d: AppDeps): void {
   );
   app.post(
     '/api/sessions/:id/message',
-    act(async (c, id) => {
+    act(async (c, id, a) => {
       const { prompt } = await jsonBody<{ prompt?: string }>(c);
       if (typeof prompt !== 'string' || prompt.trim() === '') throw badRequest('a message needs text');
       return a.message(id, prompt);
@@ -202,23 +198,23 @@ function actionRoutes(app: Hono, d: AppDeps): void {
   );
   app.post(
     '/api/sessions/:id/interrupt',
-    act((_c, id) => a.interrupt(id)),
+    act((_c, id, a) => a.interrupt(id)),
   );
   app.post(
     '/api/sessions/:id/archive',
-    act(async (c, id) => a.archive(id, (await jsonBody<{ restore?: boolean }>(c)).restore === true)),
+    act(async (c, id, a) => a.archive(id, (await jsonBody<{ restore?: boolean }>(c)).restore === true)),
   );
   app.post(
     '/api/sessions/:id/merge',
-    act((_c, id) => a.merge(id)),
+    act((_c, id, a) => a.merge(id)),
   );
   app.get(
     '/api/sessions/:id/diff',
-    act((_c, id) => a.diff(id, d.home, d.logsDir)),
+    act((_c, id, a) => a.diff(id, d.home, d.logsDir)),
   );
   app.post(
     '/api/start',
-    act(async (c) => {
+    act(async (c, _id, a) => {
       const b = await jsonBody<Partial<StartBody>>(c);
       if (
         typeof b.project !== 'string' ||

@@ -4,8 +4,8 @@
  * own: DB change probe, no polling); a change in any of them makes a new numbered state, pushed to
  * every open page. Projects that appear later are found on the next DB write.
  */
-import type { Db } from '../db/client.js';
-import { listProjects, type ProjectRow } from '../db/repos/projects.js';
+import type { HasSqlite } from '../db/connection.js';
+import { listProjectRoots } from '../db/repos/listing.js';
 import { watchDbWrites } from '../db/watch.js';
 import { SessionsFeed, type SessionsSnapshot } from '../feeds/sessions-feed.js';
 import type { SessionView } from '../feeds/session-tree.js';
@@ -26,6 +26,8 @@ export interface WebProject {
   sessions: WebSession[];
 }
 
+type ProjectRef = { id: string; rootPath: string };
+
 export interface WebState {
   version: number;
   projects: WebProject[];
@@ -35,13 +37,13 @@ export interface WebState {
 const PUSH_MS = 50;
 
 export class Hub {
-  private feeds = new Map<string, { project: ProjectRow; feed: SessionsFeed; stop: () => void }>();
+  private feeds = new Map<string, { project: ProjectRef; feed: SessionsFeed; stop: () => void }>();
   private listeners = new Set<(s: WebState) => void>();
   private state: WebState = { version: 0, projects: [] };
   private timer: NodeJS.Timeout | undefined;
   private stopWatch: () => void;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: HasSqlite & { path: string }) {
     this.syncProjects();
     this.rebuild();
     this.stopWatch = watchDbWrites(db.path, () => this.syncProjects());
@@ -61,8 +63,13 @@ export class Hub {
     for (const f of this.feeds.values()) f.feed.refresh();
   }
 
-  project(id: string): ProjectRow | undefined {
-    return this.feeds.get(id)?.project;
+  /** A session as the pages see it now (sessions of every project, archived ones included). */
+  session(id: string): WebSession | undefined {
+    for (const p of this.state.projects) {
+      const s = p.sessions.find((x) => x.id === id);
+      if (s) return s;
+    }
+    return undefined;
   }
 
   close(): void {
@@ -76,9 +83,9 @@ export class Hub {
   }
 
   private syncProjects(): void {
-    let rows: ProjectRow[];
+    let rows: ProjectRef[];
     try {
-      rows = listProjects(this.db);
+      rows = listProjectRoots(this.db);
     } catch {
       return;
     }

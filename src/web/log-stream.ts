@@ -6,18 +6,20 @@
  */
 import type { AgentEvent } from '../core/events.js';
 import { sessionLogPath } from '../config/paths.js';
-import type { Db } from '../db/client.js';
-import { getSession, type SessionRow } from '../db/repos/sessions.js';
+import type { HasSqlite } from '../db/connection.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
 import { followLog } from '../logs/follow.js';
 import { readAll } from '../logs/reader.js';
 import { followTranscripts, mergeByTime, readTranscripts } from '../agent-ops/timeline.js';
 
+/** What a timeline needs of a session (a row of the listing the pages get). */
+export type TimelineSession = { id: string; type: string; projectId: string; logPath: string | null };
+
 export interface TimelineStream {
-  db: Db;
+  db: HasSqlite;
   home: string;
   logsDir: string | null;
-  session: SessionRow;
+  session: TimelineSession;
   /** Resume after this log offset (a reconnect): no history, the log from there. */
   fromOffset?: number;
   /** `offset`: where the log stands after this event (log events only). */
@@ -27,14 +29,14 @@ export interface TimelineStream {
   signal: AbortSignal;
 }
 
-export function logFileOf(home: string, s: SessionRow, logsDir: string | null): string {
+export function logFileOf(home: string, s: TimelineSession, logsDir: string | null): string {
   return s.logPath ?? sessionLogPath(home, s.projectId, s.id, logsDir);
 }
 
 /** Send the history (unless resuming), then follow until aborted. */
 export async function streamTimeline(o: TimelineStream): Promise<void> {
   const log = logFileOf(o.home, o.session, o.logsDir);
-  const list = (): string[] => transcriptsOf(o.db, getSession(o.db, o.session.id) ?? o.session);
+  const list = (): string[] => transcriptsOf(o.db, o.session);
   let logEnd = o.fromOffset ?? 0;
   const history = await readTranscripts(o.fromOffset === undefined ? list() : []);
   if (o.fromOffset === undefined) {

@@ -14,6 +14,13 @@ import { liveWebRecord, type WebRecord } from '../ownership/web-record.js';
 
 export const WEB_SERVER_COMMAND = '__web';
 
+/**
+ * V8 flags for the server, as for the PTY server (pty/launch.ts): it lives long and mostly moves
+ * small JSON, so 1 MiB semi-spaces instead of up to 16, and no background V8 threads (each grew a
+ * malloc arena of its own).
+ */
+export const WEB_NODE_FLAGS = ['--max-semi-space-size=1', '--single-threaded'];
+
 /** Variables that say "inside a Claude / a klaude session": not the server's to inherit. */
 const MARKS = [
   'CLAUDECODE',
@@ -64,7 +71,7 @@ function spawnServer(o: WebStart): Promise<{ started: boolean }> {
   } catch {
     /* no log file: crash output is lost */
   }
-  const args = [o.inv.cli, WEB_SERVER_COMMAND, '--host', o.host, '--port', String(o.port)];
+  const args = [...WEB_NODE_FLAGS, o.inv.cli, WEB_SERVER_COMMAND, '--host', o.host, '--port', String(o.port)];
   const child = spawn(o.inv.node, args, {
     cwd: '/',
     env: serverEnv(o.env, o.home),

@@ -7,16 +7,17 @@
  * person's page.
  */
 import { writeSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath } from '../config/paths.js';
-import { openDb } from '../db/client.js';
+import { openFastDb } from '../db/fast.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
 import { claimWebRecord, dropWebRecord, publishWebRecord } from '../ownership/web-record.js';
 import { processStartTime } from '../lib/process.js';
-import { WebActions } from './actions.js';
+import type { WebActions } from './actions.js';
 import { createApp } from './app.js';
 import { Throttle } from './guard.js';
 import { Hub } from './hub.js';
@@ -41,6 +42,32 @@ function argOf(args: string[], name: string): string | undefined {
   return i === -1 ? undefined : args[i + 1];
 }
 
+/**
+ * A connection must send its request's headers within 10 s (slowloris): a timer per connection
+ * while it is waiting for them, none once a request is in (an event stream may then stay quiet).
+ */
+function limitSlowHeaders(server: ReturnType<typeof serve>): void {
+  server.on('connection', (sock: Socket) => {
+    sock.setTimeout(10_000, () => sock.destroy());
+  });
+  server.on('request', (req: IncomingMessage) => {
+    req.socket.setTimeout(0);
+  });
+}
+
+/** The actions module and a full (drizzle) DB, on the first action; the DB is closed at exit. */
+async function loadActions(
+  home: string,
+  env: NodeJS.ProcessEnv,
+  toClose: { close(): void }[],
+  changed: () => void,
+): Promise<WebActions> {
+  const [{ openDb }, { WebActions: Actions }] = await Promise.all([import('../db/client.js'), import('./actions.js')]);
+  const full = openDb(home);
+  toClose.push(full);
+  return new Actions({ db: full, env, changed });
+}
+
 export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const home = klaudeHome(env);
   const log = createFileLogger(logFilePath(home), 'web', env);
@@ -52,18 +79,21 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
     report({ ok: false, error: { code: WEB_RUNNING, message: 'a web server already runs', port: claim.running.port } });
     return 0;
   }
-  const db = openDb(home);
+  // No drizzle until the first action (as the PTY server: the starter has migrated the DB).
+  const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
+  const toClose: { close(): void }[] = [];
   try {
     const { config } = loadConfig(home);
     const tokens = new TokenKeeper(home);
     const hub = new Hub(db);
     let port = 0;
+    let actions: Promise<WebActions> | undefined;
     const app = createApp({
       db,
       home,
       logsDir: config['logs.dir'],
       hub,
-      actions: new WebActions({ db, env, changed: () => hub.refresh() }),
+      actions: () => (actions ??= loadActions(home, env, toClose, () => hub.refresh())),
       page: loadPage(findPageDir()),
       maxStreams: 32,
       port: () => port,
@@ -71,11 +101,15 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       throttle: new Throttle(),
     });
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port: wanted }, () => resolve(s));
+      // node:http checks its connections' timeouts on a 30 s interval by default: a wake-up while
+      // nothing happens. Header and request time limits are per connection instead (see below).
+      const serverOptions = { connectionsCheckingInterval: 2 ** 31 - 1, requestTimeout: 0, headersTimeout: 0 };
+      const s = serve({ fetch: app.fetch, hostname: host, port: wanted, serverOptions }, () => resolve(s));
       s.once('error', reject);
     });
     // Bounded: a page holds two or three connections; a flood finds the door shut.
     (server as unknown as { maxConnections: number }).maxConnections = 64;
+    limitSlowHeaders(server);
     port = (server.address() as AddressInfo).port;
     publishWebRecord(home, {
       pid: process.pid,
@@ -103,6 +137,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
     return 1;
   } finally {
     dropWebRecord(home);
+    for (const c of toClose) c.close();
     db.close();
     setTimeout(() => process.exit(0), 1000).unref();
   }

@@ -72,6 +72,11 @@ async function start(svc: AgentServices, prompt: string): Promise<string> {
   return r.sessions[0]!.id;
 }
 
+/** The README's screenshots come from these runs: KLAUDE_WEB_SCREENSHOTS=1 writes them to assets/. */
+async function shot(page: Page, name: string): Promise<void> {
+  if (process.env.KLAUDE_WEB_SCREENSHOTS === '1') await page.screenshot({ path: join(REPO_ROOT, 'assets', name) });
+}
+
 const statusOf = (svc: AgentServices, id: string): string => getSession(svc.db, id)?.status ?? '';
 
 async function openPage(w: WebServer, phone: boolean): Promise<Page> {
@@ -92,7 +97,7 @@ describe('klaude web: the page', () => {
     await need.waitFor({ timeout: 60_000 });
     await expect(need.textContent()).resolves.toContain('python3 -c "print(6*7)"');
     expect(await page.title()).toMatch(/^\(1\) klaude/);
-    await page.screenshot({ path: join(REPO_ROOT, 'assets', 'web-phone.png') });
+    await shot(page, 'web-phone.png');
     await need.getByTestId('approve').click();
     await until('the agent ends done', () => statusOf(svc, id) === 'done', 60_000);
     expect(approvalsOf(svc.db, id)[0]).toMatchObject({ answer: 'allow', answeredBy: 'person (web)' });
@@ -127,7 +132,7 @@ describe('klaude web: the page', () => {
     const first = (await growing.textContent()) ?? '';
     expect(first).not.toContain('line 12');
     await page.getByTestId('log-text').filter({ hasText: 'line 9 of' }).waitFor({ timeout: 60_000 });
-    await page.screenshot({ path: join(REPO_ROOT, 'assets', 'web-desktop.png') });
+    await shot(page, 'web-desktop.png');
     await until('the slow turn ends', () => statusOf(svc, id) === 'done', 60_000);
     await page.getByTestId('message-input').fill('hang on');
     await page.getByTestId('message-send').click();

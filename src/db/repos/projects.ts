@@ -18,8 +18,3 @@ export function ensureProject(db: Db, p: { hash: string; rootPath: string }): Pr
 export function getProject(db: Db, id: string): ProjectRow | undefined {
   return db.orm.select().from(projects).where(eq(projects.id, id)).get();
 }
-
-/** Every project of this home (the web companion serves them all), by root path. */
-export function listProjects(db: Db): ProjectRow[] {
-  return db.orm.select().from(projects).orderBy(projects.rootPath).all();
-}
