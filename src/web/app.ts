@@ -23,6 +23,8 @@ export interface AppDeps extends GuardOptions {
   /** Loaded on the first action (drizzle and the agent services: a server only watched never pays for them). */
   actions: () => Promise<WebActions>;
   page: Map<string, StaticFile>;
+  /** The open event streams (closed all at once when the token changes). */
+  streams: StreamSet;
   /** Open event streams at most (each holds a connection). */
   maxStreams: number;
 }
@@ -95,17 +97,36 @@ function signIn(app: Hono, d: AppDeps): void {
   app.get('/api/me', (c) => c.json({ ok: true, home: d.home }));
 }
 
+/** Every open event stream, to count them and to end them all (a new token signs every page out). */
+export class StreamSet {
+  private open = new Set<() => void>();
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  add(end: () => void): () => void {
+    this.open.add(end);
+    return () => this.open.delete(end);
+  }
+
+  closeAll(): void {
+    for (const end of [...this.open]) end();
+  }
+}
+
 function liveRoutes(app: Hono, d: AppDeps): void {
-  let streams = 0;
   const limited = (c: Context): Response | null =>
-    streams >= d.maxStreams ? c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503) : null;
+    d.streams.size >= d.maxStreams
+      ? c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503)
+      : null;
   app.get('/api/state', (c) => c.json(d.hub.current));
   app.get('/api/events', (c) => {
     const full = limited(c);
     if (full) return full;
     const last = Number(c.req.header('last-event-id') ?? NaN);
     return streamSSE(c, async (s) => {
-      streams++;
+      const forget = d.streams.add(() => s.abort());
       let open = true;
       const send = (st: typeof d.hub.current): void => {
         if (open) void s.writeSSE({ event: 'state', id: String(st.version), data: JSON.stringify(st) });
@@ -116,7 +137,7 @@ function liveRoutes(app: Hono, d: AppDeps): void {
       await new Promise<void>((resolve) => s.onAbort(resolve));
       open = false;
       stop();
-      streams--;
+      forget();
     });
   });
   app.get('/api/sessions/:id/log', (c) => {
@@ -127,8 +148,8 @@ function liveRoutes(app: Hono, d: AppDeps): void {
     const last = c.req.header('last-event-id');
     const from = last !== undefined && /^[0-9]+$/.test(last) ? Number(last) : undefined;
     return streamSSE(c, async (s) => {
-      streams++;
       const ac = new AbortController();
+      const forget = d.streams.add(() => s.abort());
       s.onAbort(() => ac.abort());
       try {
         await streamTimeline({
@@ -150,7 +171,7 @@ function liveRoutes(app: Hono, d: AppDeps): void {
           ac.signal.aborted ? resolve() : ac.signal.addEventListener('abort', () => resolve()),
         );
       } finally {
-        streams--;
+        forget();
       }
     });
   });

@@ -6,7 +6,7 @@
  * Its record (ownership/web-record.ts) is the one-per-home lock and tells the answerer it is the
  * person's page.
  */
-import { writeSync } from 'node:fs';
+import { watch, writeSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { serve } from '@hono/node-server';
@@ -15,10 +15,10 @@ import { klaudeHome, logFilePath } from '../config/paths.js';
 import { openFastDb } from '../db/fast.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
-import { claimWebRecord, dropWebRecord, publishWebRecord } from '../ownership/web-record.js';
+import { claimWebRecord, dropWebRecord, publishWebRecord, webDir } from '../ownership/web-record.js';
 import { processStartTime } from '../lib/process.js';
 import type { WebActions } from './actions.js';
-import { createApp } from './app.js';
+import { createApp, StreamSet } from './app.js';
 import { Throttle } from './guard.js';
 import { Hub } from './hub.js';
 import { findPageDir, loadPage } from './static-files.js';
@@ -55,6 +55,24 @@ function limitSlowHeaders(server: ReturnType<typeof serve>): void {
   });
 }
 
+/** A new token (`klaude web --rotate-token`) ends every open stream: their pages were signed in with the old one. */
+function signOutOnRotation(home: string, tokens: TokenKeeper, streams: StreamSet): () => void {
+  let cookie = tokens.cookieValue();
+  try {
+    const w = watch(webDir(home), { persistent: false }, (_t, name) => {
+      if (String(name) !== 'token') return;
+      const now = tokens.cookieValue();
+      if (now === cookie) return;
+      cookie = now;
+      streams.closeAll();
+    });
+    w.on('error', () => undefined);
+    return () => w.close();
+  } catch {
+    return () => undefined;
+  }
+}
+
 /** The actions module and a full (drizzle) DB, on the first action; the DB is closed at exit. */
 async function loadActions(
   home: string,
@@ -86,6 +104,8 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
     const { config } = loadConfig(home);
     const tokens = new TokenKeeper(home);
     const hub = new Hub(db);
+    const streams = new StreamSet();
+    const unwatch = signOutOnRotation(home, tokens, streams);
     let port = 0;
     let actions: Promise<WebActions> | undefined;
     const app = createApp({
@@ -95,6 +115,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       hub,
       actions: () => (actions ??= loadActions(home, env, toClose, () => hub.refresh())),
       page: loadPage(findPageDir()),
+      streams,
       maxStreams: 32,
       port: () => port,
       tokens,
@@ -125,6 +146,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       process.on('SIGINT', resolve);
       process.on('SIGHUP', () => undefined);
     });
+    unwatch();
     hub.close();
     server.close();
     (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

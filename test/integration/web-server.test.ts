@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runKlaude } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { http, signIn, startWeb, type WebServer } from '../support/web-client.js';
+import { http, openStream, signIn, startWeb, type WebServer } from '../support/web-client.js';
 
 const homes: TempHome[] = [];
 afterEach(async () => {
@@ -109,12 +109,15 @@ describe('klaude web', () => {
     expect(ok.body).toContain('event: state');
   });
 
-  it('rotating the token signs every page out', async () => {
+  it('rotating the token signs every page out, open event streams included', async () => {
     const { home, w } = await setup();
     const cookie = await signIn(w);
+    const stream = openStream(w.port, '/api/events', { cookie, origin: w.origin });
+    expect(await stream.first).toContain('event: state');
     const rot = await runKlaude(['web', '--rotate-token'], { env: home.env, cwd: home.projectDir });
     expect(rot.code).toBe(0);
     expect((await http(w.port, 'GET', '/api/state', { headers: { cookie } })).status).toBe(401);
+    await stream.ended;
   });
 
   it('refuses a body past its bound', async () => {

@@ -73,3 +73,23 @@ export async function signIn(w: WebServer): Promise<string> {
   const first = (Array.isArray(set) ? set[0] : set) ?? '';
   return first.split(';')[0]!;
 }
+
+/** An event stream held open: its first chunk, and its end (the server closing it). */
+export function openStream(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): { first: Promise<string>; ended: Promise<void> } {
+  let first!: (s: string) => void;
+  let ended!: () => void;
+  const out = { first: new Promise<string>((r) => (first = r)), ended: new Promise<void>((r) => (ended = r)) };
+  const req = request({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+    res.setEncoding('utf8');
+    res.once('data', (c: string) => first(c));
+    res.on('close', () => ended());
+    res.resume();
+  });
+  req.on('error', () => ended());
+  req.end();
+  return out;
+}
