@@ -2,7 +2,8 @@
 // Messages-API stand-in: the tree appears, streamed text grows, a permission request shows in
 // "needs you" with its command, approve lets the agent go on (recorded as the person's, from the
 // web), deny with a reason reaches the model, and message, interrupt and start work from the page.
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -55,9 +56,9 @@ afterAll(async () => {
   await mock?.close();
 });
 
-async function setup(): Promise<{ home: TempHome; svc: AgentServices; w: WebServer }> {
+async function setup(config = ''): Promise<{ home: TempHome; svc: AgentServices; w: WebServer }> {
   const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-webpage-' });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n${config}`);
   const svc = openAgentServices({
     env: home.env,
     cwd: home.projectDir,
@@ -81,22 +82,40 @@ const statusOf = (svc: AgentServices, id: string): string => getSession(svc.db, 
 
 async function openPage(w: WebServer, phone: boolean): Promise<Page> {
   const ctx = phone ? await phoneContext(browser, w.origin) : await desktopContext(browser);
+  // The browser's notifications, recorded (a headless Chromium shows none).
+  await ctx.addInitScript(() => {
+    const w = globalThis as unknown as { __notes: string[]; Notification: unknown };
+    w.__notes = [];
+    w.Notification = class {
+      static permission = 'granted';
+      static requestPermission = (): Promise<string> => Promise.resolve('granted');
+      constructor(title: string) {
+        w.__notes.push(title);
+      }
+    };
+  });
   const page = await ctx.newPage();
   await page.goto(w.url);
-  await page.getByTestId('tree').waitFor();
+  // Signed in, and the live state streaming (the dot turns on when the event stream opens).
+  await page.locator('.conn.on').waitFor();
+  await page.getByTestId('tree').waitFor({ state: 'attached' });
   return page;
 }
 
 describe('klaude web: the page', () => {
   it('phone: the tree, a permission request in needs-you, approve → the agent goes on (the person, from the web)', async () => {
     const { svc, w } = await setup();
-    const id = await start(svc, 'run: python3 -c "print(6*7)"');
     const page = await openPage(w, true);
+    const id = await start(svc, 'run: python3 -c "print(6*7)"');
     await page.locator(`[data-testid=session-row][data-session="${id}"]`).waitFor();
     const need = page.locator(`[data-testid=need][data-session="${id}"]`);
     await need.waitFor({ timeout: 60_000 });
     await expect(need.textContent()).resolves.toContain('python3 -c "print(6*7)"');
     expect(await page.title()).toMatch(/^\(1\) klaude/);
+    // A notification when it started waiting (the page was open before).
+    await page.waitForFunction(() =>
+      (globalThis as unknown as { __notes: string[] }).__notes.some((n) => n.includes('needs you')),
+    );
     await shot(page, 'web-phone.png');
     await need.getByTestId('approve').click();
     await until('the agent ends done', () => statusOf(svc, id) === 'done', 60_000);
@@ -141,6 +160,37 @@ describe('klaude web: the page', () => {
     await page.getByTestId('interrupt').click();
     await until('the agent is interrupted', () => statusOf(svc, id) === 'interrupted', 60_000);
     await page.getByTestId('log').getByText('hang on').waitFor();
+  });
+
+  it("desktop: a worktree agent's diff per file, then merge from the page", async () => {
+    const { home, svc, w } = await setup('agents:\n  allowedTools: [Bash]\n');
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
+        cwd: home.projectDir,
+        env: home.env,
+        encoding: 'utf8',
+      });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(home.projectDir, 'base.txt'), 'base\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'base');
+    const r = await startAgents(svc, {
+      type: 'general',
+      prompt: 'run: echo hello-from-web > made.txt',
+      worktree: true,
+    });
+    const id = r.sessions[0]!.id;
+    await until('the agent ends done', () => statusOf(svc, id) === 'done', 60_000);
+    const page = await openPage(w, false);
+    await page.locator(`[data-testid=session-row][data-session="${id}"]`).click();
+    await page.getByTestId('diff-toggle').click();
+    const file = page.getByTestId('diff-file').filter({ hasText: 'made.txt' });
+    await file.waitFor();
+    await file.getByText('+hello-from-web').waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('merge').click();
+    await page.getByTestId('action-note').getByText('merge: done').waitFor();
+    expect(readFileSync(join(home.projectDir, 'made.txt'), 'utf8')).toBe('hello-from-web\n');
   });
 
   it('phone: start an agent from the page', async () => {

@@ -40,9 +40,11 @@ function useNow(active: boolean): number {
 }
 
 /** Title count, and a notification when a session starts needing the person. */
-function useAlerts(needs: WebSession[]): void {
+function useAlerts(needs: WebSession[], loaded: boolean): void {
   const seen = useRef<Set<string> | null>(null);
   useEffect(() => {
+    // What already needed the person when the page opened is listed, not announced.
+    if (!loaded) return;
     document.title = needs.length ? `(${needs.length}) klaude` : 'klaude';
     const keys = new Set(needs.map((s) => `${s.id}:${s.approvals[0]?.id ?? s.status}`));
     if (seen.current && typeof Notification !== 'undefined' && Notification.permission === 'granted') {
@@ -54,7 +56,7 @@ function useAlerts(needs: WebSession[]): void {
       }
     }
     seen.current = keys;
-  }, [needs]);
+  }, [needs, loaded]);
 }
 
 function App() {
@@ -69,7 +71,7 @@ function App() {
   const all = useMemo(() => state?.projects.flatMap((p) => p.sessions) ?? [], [state]);
   const needs = useMemo(() => all.filter((s) => needsYou(s) !== null), [all]);
   const now = useNow(all.some(isLive));
-  useAlerts(needs);
+  useAlerts(needs, state !== null);
   if (auth === 'checking') return <div className="center muted">…</div>;
   if (auth === 'no') return <SignedOut />;
   const open = all.find((s) => s.id === selected) ?? null;
