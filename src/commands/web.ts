@@ -62,14 +62,14 @@ export async function run(ctx: CommandContext): Promise<number> {
   const port = typeof f.port === 'number' ? f.port : DEFAULT_WEB_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError('--port needs a port number (0: any free one)');
-  if (!LOOPBACK.has(host))
-    ctx.stderr.write(
-      `klaude web: warning: listening on ${host} lets anyone who can reach it try the token; whoever has it controls your agents like a shell. Prefer an SSH tunnel or a VPN (see the README).\n`,
-    );
   const token = readOrCreateToken(home);
   // The server opens the DB without drizzle (until the first action): have it created and migrated.
   openDb(home).close();
   const { record, started } = await ensureWebServer({ home, inv: currentInvocation(), env: ctx.env, host, port });
+  if (started && !LOOPBACK.has(record.host))
+    ctx.stderr.write(
+      `klaude web: warning: listening on ${record.host} lets anyone who can reach it try the token; whoever has it controls your agents like a shell. Prefer an SSH tunnel or a VPN (see the README).\n`,
+    );
   const moved = !started && (record.host !== host || (typeof f.port === 'number' && record.port !== port));
   const lines = [
     started ? 'klaude web: started' : 'klaude web: already running',
