@@ -12,7 +12,7 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 
 const betterSqliteAddon = {
   name: 'better-sqlite3-addon',
@@ -165,6 +165,20 @@ try {
     define: { ...define, 'import.meta.url': '__klaudeImportMetaUrl' },
     banner: { js: "const __klaudeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
+  // The web page (`klaude web`, src/web/page): one browser bundle with React, served by klaude
+  // itself (no CDN), and its static files next to it in dist/web/.
+  await build({
+    entryPoints: { app: 'src/web/page/main.tsx' },
+    outdir: `${out}/web`,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'safari16', 'firefox115'],
+    minify: true,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'warning',
+  });
+  cpSync('src/web/page/static', `${out}/web`, { recursive: true });
   chmodSync(`${out}/cli.js`, 0o755);
   const old = `dist.old-${process.pid}`;
   if (existsSync('dist')) renameSync('dist', old);

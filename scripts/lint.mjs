@@ -27,7 +27,11 @@ const MAX_LINES = 400;
 const isTypeOnly = (text, spec) =>
   new RegExp(`import\\s+type\\s[^;]*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`).test(text);
 
-const UI_OWNERS = (f) => f.startsWith('src/ui/') || f.startsWith('src/dashboard/') || f === 'src/commands/ui.ts';
+const UI_OWNERS = (f) =>
+  f.startsWith('src/ui/') ||
+  f.startsWith('src/dashboard/') ||
+  f === 'src/commands/ui.ts' ||
+  f.startsWith('src/web/page/');
 
 const rules = [
   {

@@ -111,6 +111,11 @@ async function main(argv: string[]): Promise<number> {
     const { ptyServerMain } = await import('./ptyd/entry.js');
     return ptyServerMain();
   }
+  // Hidden: this home's web server (src/web/web-launch.ts starts `klaude __web`).
+  if (first === '__web') {
+    const { webServerMain } = await import('./web/web-server-main.js');
+    return webServerMain(rest);
+  }
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {
     if (!root) {

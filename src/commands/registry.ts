@@ -60,6 +60,33 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./ui.js'),
   },
   {
+    name: 'web',
+    summary: 'the same agents in a browser or on a phone: start (or find) the web server, print its address',
+    usage: 'klaude web [--host <address>] [--port <n>] [--stop | --status | --rotate-token] [--json]',
+    description: [
+      "One web server per klaude home (every project's sessions), detached: it outlives this command.",
+      'Prints its address with the sign-in token (after #, never sent in a request); the page trades it',
+      'for a cookie. Needs-you list, the session tree, live logs, approvals, messages, interrupt, diff, merge.',
+      'Bound to 127.0.0.1: from a phone, use an SSH tunnel or a VPN (README, "klaude web").',
+      '--host binds elsewhere (warned: whoever has the token controls your agents like a shell).',
+    ].join('\n'),
+    flags: {
+      host: { type: 'string', valueName: 'address', description: 'address to listen on (default 127.0.0.1)' },
+      port: { type: 'number', valueName: 'n', description: 'port to listen on (default 7878; 0: any free one)' },
+      stop: { type: 'boolean', description: 'stop the running server' },
+      status: { type: 'boolean', description: 'say whether it runs, and where (exit 1 when not)' },
+      rotateToken: { type: 'boolean', description: 'make a new token: every signed-in page is signed out' },
+      json: JSON_FLAG,
+    },
+    maxArgs: 0,
+    examples: [
+      'klaude web',
+      'klaude web --status',
+      'ssh -L 7878:127.0.0.1:7878 my-machine  # then open the URL on the phone',
+    ],
+    load: () => import('./web.js'),
+  },
+  {
     name: 'checkout',
     summary: "switch the foreground Claude to a session's conversation (no id: back to the parent)",
     usage: 'klaude checkout [id] [--force] [--timeout <seconds>] [--json]',

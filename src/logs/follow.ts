@@ -21,8 +21,11 @@ import { PathWatcher } from './path-watcher.js';
 import { readTail } from './reader.js';
 
 export interface FollowOptions {
-  /** Called for each event, in file order, with its line as written. Must not throw (a throw ends the follow with that error). */
-  onEvent: (event: AgentEvent, line: string) => void;
+  /**
+   * Called for each event, in file order, with its line as written and the byte offset just past
+   * it. Must not throw (a throw ends the follow with that error).
+   */
+  onEvent: (event: AgentEvent, line: string, end: number) => void;
   /** Start with the whole file (the default when no other start is given). */
   fromStart?: boolean;
   /** Start with the last `n` events (read backwards; the file is not read whole). 0 = only what comes next. */
@@ -173,7 +176,7 @@ export class LogFollower {
     this.lastEvent = event;
     this.deliveredEnd = end;
     try {
-      this.opts.onEvent(event, line);
+      this.opts.onEvent(event, line, end);
     } catch (e) {
       this.fail(e);
       return true;

@@ -8,7 +8,8 @@
  *   claude (or runtime, or PTY server) klaude launched is among its ancestors, and no such claude
  *   or its children run on that terminal (a process that slipped its ancestry by forking twice
  *   still has the foreground claude's terminal).
- * The web companion's token is the third place (checked where it is received).
+ * - the web companion: this home's running web server (`klaude web`, ownership/web-record.ts),
+ *   which sends an answer only for a request of a page authenticated with its token.
  * What this cannot stop, an agent running as the same Unix user without a sandbox: see
  * docs/approvals.md.
  */
@@ -17,6 +18,8 @@ import { listInstances } from '../db/repos/instances.js';
 import { openProcessesOfKinds } from '../db/repos/processes.js';
 import { liveRows } from '../lib/process.js';
 import { ancestry, processTable, ttyName, type ProcessTable } from '../lib/process-table.js';
+import { liveWebRecord } from './web-record.js';
+import path from 'node:path';
 
 export type Answerer =
   | { person: true; by: string }
@@ -57,7 +60,8 @@ export function identifyAnswerer(
   table: ProcessTable | null = processTable(),
 ): Answerer {
   const dashboards = new Set(listInstances(db, { status: 'running' }).map((i) => i.pid));
-  return classifyAnswerer({ pid, verified, table, roots: agentRoots(db), dashboards });
+  const web = db.path === ':memory:' ? null : liveWebRecord(path.dirname(db.path));
+  return classifyAnswerer({ pid, verified, table, roots: agentRoots(db), dashboards, web: web?.pid ?? null });
 }
 
 export interface AnswererFacts {
@@ -68,6 +72,8 @@ export interface AnswererFacts {
   roots: Map<number, string>;
   /** Pids of running klaude instances (supervisors, `klaude ui`). */
   dashboards: Set<number>;
+  /** Pid of this home's running web server, if any. */
+  web?: number | null;
 }
 
 /** The rules above, on facts gathered (pure: tests give their own process table). */
@@ -84,6 +90,7 @@ export function classifyAnswerer(f: AnswererFacts): Answerer {
       why: 'it was sent from inside an agent (a process a claude klaude launched started)',
     };
   }
+  if (f.web === pid) return { person: true, by: `person (web)${note ? ` (${note.slice(2)})` : ''}` };
   if (f.dashboards.has(pid)) return { person: true, by: `person in the dashboard${note ? ` (${note.slice(2)})` : ''}` };
   const me = table.get(pid)!;
   if (!me.tty)

@@ -44,6 +44,18 @@ describe('classifyAnswerer', () => {
     expect(who(19)).toEqual({ person: true, by: 'person in the dashboard' });
   });
 
+  it("counts this home's running web server as the person, unless it runs inside an agent", () => {
+    const t = table([
+      { pid: 50, ppid: 1, pgrp: 50, tty: 0, tpgid: -1 }, // `klaude __web`, detached
+      { pid: 51, ppid: 32, pgrp: 51, tty: 0, tpgid: -1 }, // a web server an agent's Bash started
+    ]);
+    const web = (pid: number, server: number | null) =>
+      classifyAnswerer({ pid, verified: true, table: t, roots, dashboards: new Set([19]), web: server });
+    expect(web(50, 50)).toEqual({ person: true, by: 'person (web)' });
+    expect(web(50, null)).toMatchObject({ person: false, why: 'it was not sent from an interactive terminal' });
+    expect(web(51, 51)).toMatchObject({ person: false, by: 'agent (pid 51, inside claude pid 31)' });
+  });
+
   it('refuses a descendant of a claude klaude launched, whatever its environment, and says whose', () => {
     expect(who(21)).toMatchObject({ person: false, by: 'agent (pid 21, inside claude pid 20)' });
     expect(who(32)).toMatchObject({ person: false, by: 'agent (pid 32, inside claude pid 31)' });

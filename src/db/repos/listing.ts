@@ -224,3 +224,11 @@ export function projectsWithSessions(db: HasSqlite): { id: string; rootPath: str
     )
     .all() as { id: string; rootPath: string }[];
 }
+
+/** Every project of this home, by root path (the web companion serves them all; no drizzle). */
+export function listProjectRoots(db: HasSqlite): { id: string; rootPath: string }[] {
+  return db.sqlite.prepare('SELECT id, root_path AS rootPath FROM projects ORDER BY root_path').all() as {
+    id: string;
+    rootPath: string;
+  }[];
+}

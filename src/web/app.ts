@@ -1,0 +1,255 @@
+/**
+ * The web server's routes (hono): the page's files, sign-in, the live state and a session's log
+ * as server-sent events, and the actions. The gate is guard.ts; what an action does is actions.ts.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import { isKlaudeError, KlaudeError } from '../lib/errors.js';
+import type { HasSqlite } from '../db/connection.js';
+import { apiGuard, COOKIE, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
+import { sameSecret } from './token.js';
+import type { Hub } from './hub.js';
+import type { StaticFile } from './static-files.js';
+import type { WebActions, AnswerBody, StartBody } from './actions.js';
+import { streamTimeline } from './log-stream.js';
+
+export interface AppDeps extends GuardOptions {
+  db: HasSqlite;
+  home: string;
+  logsDir: string | null;
+  hub: Hub;
+  /** Loaded on the first action (drizzle and the agent services: a server only watched never pays for them). */
+  actions: () => Promise<WebActions>;
+  page: Map<string, StaticFile>;
+  /** The open event streams (closed all at once when the token changes). */
+  streams: StreamSet;
+  /** Open event streams at most (each holds a connection). */
+  maxStreams: number;
+}
+
+/** A KlaudeError becomes 4xx with its code, message and hint; anything else 500. */
+function failure(c: Context, e: unknown): Response {
+  if (isKlaudeError(e)) {
+    const status =
+      e.code === 'E_SESSION_NOT_FOUND' || e.code === 'E_NO_PROJECT' ? 404 : e.code === 'E_BAD_REQUEST' ? 400 : 409;
+    return c.json({ error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } }, status);
+  }
+  return c.json({ error: { code: 'E_INTERNAL', message: (e as Error)?.message ?? String(e) } }, 500);
+}
+
+async function jsonBody<T>(c: Context): Promise<T> {
+  try {
+    return (await c.req.json()) as T;
+  } catch {
+    return {} as T;
+  }
+}
+
+export function createApp(d: AppDeps): Hono {
+  const app = new Hono();
+  app.use('*', securityHeaders());
+  app.use('*', hostCheck(d));
+  app.use(
+    '/api/*',
+    bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: { code: 'E_WEB_TOO_BIG' } }, 413) }),
+  );
+  app.use('/api/*', apiGuard(d));
+  servePage(app, d);
+  signIn(app, d);
+  liveRoutes(app, d);
+  actionRoutes(app, d);
+  return app;
+}
+
+function servePage(app: Hono, d: AppDeps): void {
+  app.get('/*', (c, next) => {
+    const f = d.page.get(c.req.path);
+    if (!f) return next();
+    const gz = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
+    c.header('Content-Type', f.type);
+    c.header('Cache-Control', 'no-cache');
+    c.header('Vary', 'Accept-Encoding');
+    if (gz) c.header('Content-Encoding', 'gzip');
+    return c.body(new Uint8Array(gz ? f.gzip : f.body));
+  });
+}
+
+function signIn(app: Hono, d: AppDeps): void {
+  app.post('/api/login', async (c) => {
+    if (!sameOrigin(c, false)) return c.json({ error: { code: 'E_WEB_ORIGIN', message: 'refused' } }, 403);
+    const wait = d.throttle.wait();
+    if (wait > 0) return tooSoon(c, wait);
+    const { token } = await jsonBody<{ token?: string }>(c);
+    if (typeof token !== 'string' || !sameSecret(token, d.tokens.current())) {
+      d.throttle.fail();
+      return c.json({ error: { code: 'E_WEB_AUTH', message: 'wrong token' } }, 401);
+    }
+    d.throttle.succeed();
+    setCookie(c, COOKIE, d.tokens.cookieValue(), { httpOnly: true, sameSite: 'Strict', path: '/' });
+    return c.json({ ok: true });
+  });
+  app.post('/api/logout', (c) => {
+    deleteCookie(c, COOKIE, { path: '/' });
+    return c.json({ ok: true });
+  });
+  app.get('/api/me', (c) => c.json({ ok: true, home: d.home }));
+}
+
+/** Every open event stream, to count them and to end them all (a new token signs every page out). */
+export class StreamSet {
+  private open = new Set<() => void>();
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  add(end: () => void): () => void {
+    this.open.add(end);
+    return () => this.open.delete(end);
+  }
+
+  closeAll(): void {
+    for (const end of [...this.open]) end();
+  }
+}
+
+function liveRoutes(app: Hono, d: AppDeps): void {
+  const limited = (c: Context): Response | null =>
+    d.streams.size >= d.maxStreams
+      ? c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503)
+      : null;
+  app.get('/api/state', (c) => c.json(d.hub.current));
+  app.get('/api/events', (c) => {
+    const full = limited(c);
+    if (full) return full;
+    const last = Number(c.req.header('last-event-id') ?? NaN);
+    return streamSSE(c, async (s) => {
+      const forget = d.streams.add(() => s.abort());
+      let open = true;
+      const send = (st: typeof d.hub.current): void => {
+        if (open) void s.writeSSE({ event: 'state', id: String(st.version), data: JSON.stringify(st) });
+      };
+      const stop = d.hub.subscribe(send);
+      // A reconnect that already has the latest state gets nothing until the next change.
+      if (last !== d.hub.current.version) send(d.hub.current);
+      await new Promise<void>((resolve) => s.onAbort(resolve));
+      open = false;
+      stop();
+      forget();
+    });
+  });
+  app.get('/api/sessions/:id/log', (c) => {
+    const full = limited(c);
+    if (full) return full;
+    const session = d.hub.session(c.req.param('id'));
+    if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
+    const last = c.req.header('last-event-id');
+    const from = last !== undefined && /^[0-9]+$/.test(last) ? Number(last) : undefined;
+    return streamSSE(c, async (s) => {
+      const ac = new AbortController();
+      const forget = d.streams.add(() => s.abort());
+      s.onAbort(() => ac.abort());
+      try {
+        await streamTimeline({
+          db: d.db,
+          home: d.home,
+          logsDir: d.logsDir,
+          session,
+          ...(from !== undefined ? { fromOffset: from } : {}),
+          signal: ac.signal,
+          onEvent: (e, offset) =>
+            void s.writeSSE({
+              event: 'event',
+              data: JSON.stringify(e),
+              ...(offset !== null ? { id: String(offset) } : {}),
+            }),
+          onHistoryEnd: () => void s.writeSSE({ event: 'history-end', data: '{}' }),
+        });
+        await new Promise<void>((resolve) =>
+          ac.signal.aborted ? resolve() : ac.signal.addEventListener('abort', () => resolve()),
+        );
+      } finally {
+        forget();
+      }
+    });
+  });
+}
+
+function actionRoutes(app: Hono, d: AppDeps): void {
+  const act = (fn: (c: Context, id: string, a: WebActions) => Promise<unknown>) => async (c: Context) => {
+    try {
+      return c.json({ ok: true, result: (await fn(c, c.req.param('id') ?? '', await d.actions())) ?? null });
+    } catch (e) {
+      return failure(c, e);
+    }
+  };
+  app.post(
+    '/api/sessions/:id/approve',
+    act(async (c, id, a) => {
+      const b = await jsonBody<{ always?: boolean; request?: string }>(c);
+      const body: AnswerBody = {
+        behavior: 'allow',
+        always: b.always === true,
+        ...(b.request ? { request: b.request } : {}),
+      };
+      return a.answer(id, body);
+    }),
+  );
+  app.post(
+    '/api/sessions/:id/deny',
+    act(async (c, id, a) => {
+      const b = await jsonBody<{ message?: string; request?: string }>(c);
+      const body: AnswerBody = {
+        behavior: 'deny',
+        ...(b.message ? { message: String(b.message) } : {}),
+        ...(b.request ? { request: b.request } : {}),
+      };
+      return a.answer(id, body);
+    }),
+  );
+  app.post(
+    '/api/sessions/:id/message',
+    act(async (c, id, a) => {
+      const { prompt } = await jsonBody<{ prompt?: string }>(c);
+      if (typeof prompt !== 'string' || prompt.trim() === '') throw badRequest('a message needs text');
+      return a.message(id, prompt);
+    }),
+  );
+  app.post(
+    '/api/sessions/:id/interrupt',
+    act((_c, id, a) => a.interrupt(id)),
+  );
+  app.post(
+    '/api/sessions/:id/archive',
+    act(async (c, id, a) => a.archive(id, (await jsonBody<{ restore?: boolean }>(c)).restore === true)),
+  );
+  app.post(
+    '/api/sessions/:id/merge',
+    act((_c, id, a) => a.merge(id)),
+  );
+  app.get(
+    '/api/sessions/:id/diff',
+    act((_c, id, a) => a.diff(id, d.home, d.logsDir)),
+  );
+  app.post(
+    '/api/start',
+    act(async (c, _id, a) => {
+      const b = await jsonBody<Partial<StartBody>>(c);
+      if (
+        typeof b.project !== 'string' ||
+        typeof b.type !== 'string' ||
+        typeof b.prompt !== 'string' ||
+        b.prompt.trim() === ''
+      )
+        throw badRequest('start needs a project, a type and a prompt');
+      const r = await a.start(b as StartBody);
+      return { sessionIds: r.sessions.map((s) => s.id), notes: r.notes, queued: r.queued };
+    }),
+  );
+}
+
+function badRequest(message: string): KlaudeError {
+  return new KlaudeError('E_BAD_REQUEST', message);
+}

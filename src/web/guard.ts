@@ -1,0 +1,136 @@
+/**
+ * The web server's gate, as for a remote shell. Every request:
+ * - `Host` must name this server by IP address or `localhost`, with its port: a DNS name that
+ *   resolves to us (DNS rebinding) is refused, whatever it resolves to;
+ * - gets strict headers: a Content-Security-Policy without inline script, no framing, no referrer,
+ *   no caching of the API;
+ * - of the API needs the session cookie (HttpOnly, SameSite=Strict, derived from the token) or
+ *   `Authorization: Bearer <token>`; a wrong token makes the next attempt wait (1 s, doubling to 10 s);
+ * - that changes state, and every event stream, must come from this origin: `Origin` equal to
+ *   `http://<Host>`, `Sec-Fetch-Site` same-origin when present; a request without `Origin` only
+ *   with `Sec-Fetch-Site: same-origin` (a browser's own GET of an event stream) or the bearer
+ *   token (a browser cannot add that header cross-origin without a preflight, never granted).
+ */
+import { getCookie } from 'hono/cookie';
+import type { Context, MiddlewareHandler } from 'hono';
+import { sameSecret, type TokenKeeper } from './token.js';
+
+export const COOKIE = 'klaude_web';
+
+export const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Failed token attempts: each doubles the wait before the next is looked at. */
+export class Throttle {
+  private failures = 0;
+  private until = 0;
+
+  /** Milliseconds to wait before another attempt is heard (0: now). */
+  wait(now = Date.now()): number {
+    return Math.max(0, this.until - now);
+  }
+
+  fail(now = Date.now()): void {
+    this.failures++;
+    this.until = now + Math.min(10_000, 1000 * 2 ** Math.min(this.failures - 1, 10));
+  }
+
+  succeed(): void {
+    this.failures = 0;
+    this.until = 0;
+  }
+}
+
+/** `127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`, `192.168.1.4:8080`: an address or localhost, with our port. */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  if (!host) return false;
+  const m = /^(\[[0-9a-f:.]+\]|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|localhost):([0-9]+)$/i.exec(host);
+  return m !== null && Number(m[2]) === port;
+}
+
+export interface GuardOptions {
+  port: () => number;
+  tokens: TokenKeeper;
+  throttle: Throttle;
+}
+
+const problem = (c: Context, status: 401 | 403 | 421 | 429, code: string, message: string): Response =>
+  c.json({ error: { code, message } }, status);
+
+export function securityHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cross-Origin-Opener-Policy', 'same-origin');
+    c.header('Cross-Origin-Resource-Policy', 'same-origin');
+    if (c.req.path.startsWith('/api/')) c.header('Cache-Control', 'no-store');
+  };
+}
+
+export function hostCheck(o: GuardOptions): MiddlewareHandler {
+  return async (c, next) => {
+    if (!hostAllowed(c.req.header('host'), o.port()))
+      return problem(c, 421, 'E_WEB_HOST', 'this server answers only to its own address (Host refused)');
+    await next();
+  };
+}
+
+/** Same-origin, or the bearer token with no Origin at all (see above). */
+export function sameOrigin(c: Context, bearer: boolean): boolean {
+  const origin = c.req.header('origin');
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  // Chromium sends no Origin on a same-origin GET (an EventSource): its Sec-Fetch-Site says it.
+  if (origin === undefined) return bearer || site === 'same-origin';
+  return origin === `http://${c.req.header('host')}`;
+}
+
+/** Which credential the request carries: 'cookie', 'bearer', 'wrong' (a bad one), or null (none). */
+export function credential(c: Context, o: GuardOptions): 'cookie' | 'bearer' | 'wrong' | null {
+  const auth = c.req.header('authorization');
+  if (auth !== undefined) {
+    const m = /^Bearer (.+)$/.exec(auth);
+    return m && sameSecret(m[1]!, o.tokens.current()) ? 'bearer' : 'wrong';
+  }
+  const cookie = getCookie(c, COOKIE);
+  if (cookie === undefined) return null;
+  return sameSecret(cookie, o.tokens.cookieValue()) ? 'cookie' : 'wrong';
+}
+
+/** The API's gate: authenticated, and same-origin for anything but a plain read. */
+export function apiGuard(o: GuardOptions): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.path === '/api/login') return next();
+    const wait = o.throttle.wait();
+    const who = credential(c, o);
+    if (who === 'wrong' && c.req.header('authorization') !== undefined) {
+      if (wait > 0) return tooSoon(c, wait);
+      o.throttle.fail();
+    }
+    if (who !== 'cookie' && who !== 'bearer') return problem(c, 401, 'E_WEB_AUTH', 'not signed in');
+    const reads = c.req.method === 'GET' || c.req.method === 'HEAD';
+    const stream = c.req.path.endsWith('/events') || c.req.path.endsWith('/log');
+    if ((!reads || stream) && !sameOrigin(c, who === 'bearer'))
+      return problem(c, 403, 'E_WEB_ORIGIN', 'refused: the request did not come from this page');
+    await next();
+  };
+}
+
+export function tooSoon(c: Context, waitMs: number): Response {
+  c.header('Retry-After', String(Math.ceil(waitMs / 1000)));
+  return problem(c, 429, 'E_WEB_SLOW_DOWN', 'too many wrong tokens: wait a little');
+}

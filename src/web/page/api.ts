@@ -1,0 +1,58 @@
+/** The page's requests: JSON in and out, errors as the CLI's (code, message, hint). */
+export interface ApiError {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export class RequestFailed extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: ApiError,
+  ) {
+    super(error.message);
+  }
+}
+
+async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    credentials: 'same-origin',
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const data = (await res.json().catch(() => ({}))) as { result?: T; error?: ApiError };
+  if (!res.ok)
+    throw new RequestFailed(res.status, data.error ?? { code: `HTTP_${res.status}`, message: res.statusText });
+  return (data.result ?? data) as T;
+}
+
+export const api = {
+  get: <T>(url: string): Promise<T> => call<T>('GET', url),
+  post: <T>(url: string, body: unknown = {}): Promise<T> => call<T>('POST', url, body),
+};
+
+/** Sign in with the token from the URL's fragment (never sent to the server as part of a URL). */
+export async function signIn(): Promise<boolean> {
+  const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(location.hash);
+  if (m) {
+    history.replaceState(null, '', location.pathname);
+    try {
+      await api.post('/api/login', { token: m[1] });
+    } catch {
+      return false;
+    }
+  }
+  try {
+    await api.get('/api/me');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function describe(e: unknown): string {
+  if (e instanceof RequestFailed)
+    return `${e.error.message}${e.error.hint ? ` — ${e.error.hint}` : ''} [${e.error.code}]`;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,166 @@
+/**
+ * `klaude __web --host <h> --port <p>`: this home's web server, started detached by `klaude web`
+ * (web-launch.ts). Like the PTY server it prints one line for its starter ({ok, pid, port} once it
+ * listens; {error} otherwise, E_WEB_RUNNING with the running one's port when another server holds
+ * the record), then serves until SIGTERM/SIGINT (`klaude web --stop`). SIGHUP is ignored.
+ * Its record (ownership/web-record.ts) is the one-per-home lock and tells the answerer it is the
+ * person's page.
+ */
+import { watch, writeSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { serve } from '@hono/node-server';
+import { loadConfig } from '../config/config.js';
+import { klaudeHome, logFilePath } from '../config/paths.js';
+import { openFastDb } from '../db/fast.js';
+import { isKlaudeError } from '../lib/errors.js';
+import { createFileLogger } from '../lib/logger.js';
+import { claimWebRecord, dropWebRecord, publishWebRecord, webDir } from '../ownership/web-record.js';
+import { processStartTime } from '../lib/process.js';
+import type { WebActions } from './actions.js';
+import { createApp, StreamSet } from './app.js';
+import { Throttle } from './guard.js';
+import { Hub } from './hub.js';
+import { findPageDir, loadPage } from './static-files.js';
+import { TokenKeeper } from './token.js';
+
+export const WEB_RUNNING = 'E_WEB_RUNNING';
+
+type Ready =
+  { ok: true; pid: number; port: number } | { ok: false; error: { code: string; message: string; port?: number } };
+
+function report(r: Ready): void {
+  try {
+    writeSync(1, `${JSON.stringify(r)}\n`);
+  } catch {
+    /* the starter went away */
+  }
+}
+
+function argOf(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+}
+
+/**
+ * A connection must send its request's headers within 10 s (slowloris): a timer per connection
+ * while it is waiting for them, none once a request is in (an event stream may then stay quiet).
+ */
+function limitSlowHeaders(server: ReturnType<typeof serve>): void {
+  server.on('connection', (sock: Socket) => {
+    sock.setTimeout(10_000, () => sock.destroy());
+  });
+  server.on('request', (req: IncomingMessage) => {
+    req.socket.setTimeout(0);
+  });
+}
+
+/** A new token (`klaude web --rotate-token`) ends every open stream: their pages were signed in with the old one. */
+function signOutOnRotation(home: string, tokens: TokenKeeper, streams: StreamSet): () => void {
+  let cookie = tokens.cookieValue();
+  try {
+    const w = watch(webDir(home), { persistent: false }, (_t, name) => {
+      if (String(name) !== 'token') return;
+      const now = tokens.cookieValue();
+      if (now === cookie) return;
+      cookie = now;
+      streams.closeAll();
+    });
+    w.on('error', () => undefined);
+    return () => w.close();
+  } catch {
+    return () => undefined;
+  }
+}
+
+/** The actions module and a full (drizzle) DB, on the first action; the DB is closed at exit. */
+async function loadActions(
+  home: string,
+  env: NodeJS.ProcessEnv,
+  toClose: { close(): void }[],
+  changed: () => void,
+): Promise<WebActions> {
+  const [{ openDb }, { WebActions: Actions }] = await Promise.all([import('../db/client.js'), import('./actions.js')]);
+  const full = openDb(home);
+  toClose.push(full);
+  return new Actions({ db: full, env, changed });
+}
+
+export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const home = klaudeHome(env);
+  const log = createFileLogger(logFilePath(home), 'web', env);
+  process.stdout.on('error', () => undefined);
+  const host = argOf(args, '--host') ?? '127.0.0.1';
+  const wanted = Number(argOf(args, '--port') ?? '0');
+  const claim = claimWebRecord(home, host);
+  if (!claim.claimed) {
+    report({ ok: false, error: { code: WEB_RUNNING, message: 'a web server already runs', port: claim.running.port } });
+    return 0;
+  }
+  // No drizzle until the first action (as the PTY server: the starter has migrated the DB).
+  const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
+  const toClose: { close(): void }[] = [];
+  try {
+    const { config } = loadConfig(home);
+    const tokens = new TokenKeeper(home);
+    const hub = new Hub(db);
+    const streams = new StreamSet();
+    const unwatch = signOutOnRotation(home, tokens, streams);
+    let port = 0;
+    let actions: Promise<WebActions> | undefined;
+    const app = createApp({
+      db,
+      home,
+      logsDir: config['logs.dir'],
+      hub,
+      actions: () => (actions ??= loadActions(home, env, toClose, () => hub.refresh())),
+      page: loadPage(findPageDir()),
+      streams,
+      maxStreams: 32,
+      port: () => port,
+      tokens,
+      throttle: new Throttle(),
+    });
+    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      // node:http checks its connections' timeouts on a 30 s interval by default: a wake-up while
+      // nothing happens. Header and request time limits are per connection instead (see below).
+      const serverOptions = { connectionsCheckingInterval: 2 ** 31 - 1, requestTimeout: 0, headersTimeout: 0 };
+      const s = serve({ fetch: app.fetch, hostname: host, port: wanted, serverOptions }, () => resolve(s));
+      s.once('error', reject);
+    });
+    // Bounded: a page holds two or three connections; a flood finds the door shut.
+    (server as unknown as { maxConnections: number }).maxConnections = 64;
+    limitSlowHeaders(server);
+    port = (server.address() as AddressInfo).port;
+    publishWebRecord(home, {
+      pid: process.pid,
+      pidStart: processStartTime(process.pid),
+      host,
+      port,
+      startedAt: Date.now(),
+    });
+    log.info('web server started', { host, port });
+    report({ ok: true, pid: process.pid, port });
+    await new Promise<void>((resolve) => {
+      process.on('SIGTERM', resolve);
+      process.on('SIGINT', resolve);
+      process.on('SIGHUP', () => undefined);
+    });
+    unwatch();
+    hub.close();
+    server.close();
+    (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    log.info('web server stopped');
+    return 0;
+  } catch (e) {
+    log.error('web server failed', { err: e });
+    const code = isKlaudeError(e) ? e.code : ((e as NodeJS.ErrnoException)?.code ?? 'E_INTERNAL');
+    report({ ok: false, error: { code, message: (e as Error)?.message ?? String(e) } });
+    return 1;
+  } finally {
+    dropWebRecord(home);
+    for (const c of toClose) c.close();
+    db.close();
+    setTimeout(() => process.exit(0), 1000).unref();
+  }
+}
