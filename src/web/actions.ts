@@ -83,7 +83,8 @@ export class WebActions {
     return this.withProject(s.projectId, (svc) => deliverMessage(svc, s.id, prompt));
   }
 
-  interrupt(id: string): Promise<void> {
+  /** Interrupt its turn; the messages queued behind it that will not be sent. */
+  interrupt(id: string): Promise<{ dropped: string[] }> {
     const s = this.session(id);
     return this.withProject(s.projectId, (svc) => interruptAgent(svc, s.id));
   }
