@@ -53,7 +53,9 @@ function gitIn(cwd: string, ...args: string[]): string {
   });
 }
 
-const klaude = (args: string[], cwd = home.projectDir) => runKlaude(args, { env: home.env, cwd, timeoutMs: 120_000 });
+// A wide COLUMNS: `sessions` in a pipe fits the width it is given (else 100 columns).
+const klaude = (args: string[], cwd = home.projectDir) =>
+  runKlaude(args, { env: { ...home.env, COLUMNS: '250' }, cwd, timeoutMs: 120_000 });
 const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
 
 function sessionRow(short: string): {
@@ -138,7 +140,7 @@ describe('klaude start --worktree', () => {
     expect(gitIn(home.projectDir, 'branch', '--list', row.worktree_branch!)).toBe('');
     expect(gitIn(home.projectDir, 'worktree', 'list')).not.toContain(row.worktree_path!);
     // Resuming it now fails with why, instead of running somewhere else.
-    const again = await klaude(['message', id, 'one more thing', '-w']);
+    const again = await klaude(['message', id, 'one more thing', '-f']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(
       `the agent's worktree ${row.worktree_path} was removed (klaude worktree prune): it has nowhere to work [E_NO_WORKTREE]`,
