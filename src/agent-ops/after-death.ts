@@ -93,6 +93,8 @@ function endRun(db: Db, sessionId: string, runtimePid: number | undefined): void
   let error = died;
   const ended = tx(db, () => {
     const s = getSession(db, sessionId);
+    // Taken over meanwhile (a resume, a recovery elsewhere): that runtime's rows are not ours to end.
+    if (!s || isTerminal(s.status) || liveRuntime(db, sessionId)) return undefined;
     const left = s ? undeliveredOf(s) : [];
     if (left.length) {
       error = `${died}; ${left.length} message(s) sent during its turn were not delivered: ${left.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t)).join(', ')} (send again with klaude message)`;
@@ -100,7 +102,6 @@ function endRun(db: Db, sessionId: string, runtimePid: number | undefined): void
     }
     for (const p of currentProcesses(db, sessionId, 'runtime'))
       endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
-    if (!s || isTerminal(s.status) || liveRuntime(db, sessionId)) return undefined;
     return updateSession(db, sessionId, { status: 'interrupted', endedAt: Date.now(), activity: null, error });
   });
   if (ended?.logPath) {
