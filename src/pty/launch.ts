@@ -8,11 +8,10 @@
  * race for the socket): the starter reads that line and lets go, so no polling for the socket.
  * stderr goes to klaude's log file. Then the host request goes over the control socket.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
 import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
+import { startDetachedServer } from '../lib/detached-server.js';
 import type { Size } from '../ptyd/framing.js';
 import { openDb } from '../db/client.js';
 import { withPreparedRequest } from './prepare.js';
@@ -121,62 +120,19 @@ export async function listPtyServer(
 }
 
 /** Start a server and wait for its ready line (a server that lost the race to another is fine too). */
-function startServer(inv: KlaudeInvocation, home: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
-  let errFd: number | 'ignore' = 'ignore';
-  try {
-    errFd = openSync(logFilePath(home), 'a', 0o600);
-  } catch {
-    /* no log file: crash output is lost, nothing else */
-  }
-  // cwd '/': the server must not hold any project's directory (sessions get their own cwd).
-  const child = spawn(inv.node, [...PTY_HOST_NODE_FLAGS, inv.cli, PTY_SERVER_COMMAND], {
-    cwd: '/',
+async function startServer(
+  inv: KlaudeInvocation,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<void> {
+  const r = (await startDetachedServer({
+    node: inv.node,
+    args: [...PTY_HOST_NODE_FLAGS, inv.cli, PTY_SERVER_COMMAND],
     env,
-    detached: true,
-    stdio: ['ignore', 'pipe', errFd],
-  });
-  if (typeof errFd === 'number') closeSync(errFd);
-  const logHint = { hint: `see ${logFilePath(home)}` };
-  return new Promise<void>((resolve, reject) => {
-    let text = '';
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      child.stdout!.destroy();
-      child.removeAllListeners('exit');
-      child.unref();
-      fn();
-    };
-    const timer = setTimeout(
-      () => settle(() => reject(new KlaudeError('E_TIMEOUT', 'the PTY server did not start in time', logHint))),
-      timeoutMs,
-    );
-    child.once('error', (e) =>
-      settle(() => reject(new KlaudeError('E_IO', `could not start the PTY server: ${e.message}`, { cause: e }))),
-    );
-    child.once('exit', (code, signal) =>
-      settle(() =>
-        reject(
-          new KlaudeError('E_IO', `the PTY server exited (${signal ?? `code ${code}`}) before it was ready`, logHint),
-        ),
-      ),
-    );
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (d: string) => {
-      text += d;
-      const nl = text.indexOf('\n');
-      if (nl === -1) return;
-      let r: { ok: boolean; error?: WireErr };
-      try {
-        r = JSON.parse(text.slice(0, nl)) as { ok: boolean; error?: WireErr };
-      } catch {
-        settle(() => reject(new KlaudeError('E_PROTOCOL', 'the PTY server said something unexpected')));
-        return;
-      }
-      if (r.ok || r.error?.code === RUNNING_CODE) settle(resolve);
-      else settle(() => reject(toKlaudeError(r.error!)));
-    });
-  });
+    logFile: logFilePath(home),
+    name: 'the PTY server',
+    timeoutMs,
+  })) as { ok: boolean; error?: WireErr };
+  if (!r.ok && r.error?.code !== RUNNING_CODE) throw toKlaudeError(r.error!);
 }

@@ -5,11 +5,10 @@
  * without what marks a Claude or a klaude session (the server starts agents as the person would
  * from a plain shell); the token is never in it.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
 import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
+import { startDetachedServer } from '../lib/detached-server.js';
 import { liveWebRecord, type WebRecord } from '../ownership/web-record.js';
 
 export const WEB_SERVER_COMMAND = '__web';
@@ -64,70 +63,23 @@ interface ReadyLine {
   error?: { code: string; message: string; port?: number };
 }
 
-function spawnServer(o: WebStart): Promise<{ started: boolean }> {
-  let errFd: number | 'ignore' = 'ignore';
-  try {
-    errFd = openSync(logFilePath(o.home), 'a', 0o600);
-  } catch {
-    /* no log file: crash output is lost */
-  }
-  const args = [...WEB_NODE_FLAGS, o.inv.cli, WEB_SERVER_COMMAND, '--host', o.host, '--port', String(o.port)];
-  const child = spawn(o.inv.node, args, {
-    cwd: '/',
+async function spawnServer(o: WebStart): Promise<{ started: boolean }> {
+  const r = (await startDetachedServer({
+    node: o.inv.node,
+    args: [...WEB_NODE_FLAGS, o.inv.cli, WEB_SERVER_COMMAND, '--host', o.host, '--port', String(o.port)],
     env: serverEnv(o.env, o.home),
-    detached: true,
-    stdio: ['ignore', 'pipe', errFd],
-  });
-  if (typeof errFd === 'number') closeSync(errFd);
-  const hint = { hint: `see ${logFilePath(o.home)}` };
-  return new Promise((resolve, reject) => {
-    let text = '';
-    let done = false;
-    const settle = (fn: () => void): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      child.stdout!.destroy();
-      child.removeAllListeners('exit');
-      child.unref();
-      fn();
-    };
-    const timer = setTimeout(
-      () => settle(() => reject(new KlaudeError('E_TIMEOUT', 'the web server did not start in time', hint))),
-      o.timeoutMs ?? 15_000,
-    );
-    child.once('error', (e) =>
-      settle(() => reject(new KlaudeError('E_IO', `could not start the web server: ${e.message}`))),
-    );
-    child.once('exit', (code, sig) =>
-      settle(() =>
-        reject(new KlaudeError('E_IO', `the web server exited (${sig ?? `code ${code}`}) before it was ready`, hint)),
-      ),
-    );
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (d: string) => {
-      text += d;
-      const nl = text.indexOf('\n');
-      if (nl === -1) return;
-      let r: ReadyLine;
-      try {
-        r = JSON.parse(text.slice(0, nl)) as ReadyLine;
-      } catch {
-        settle(() => reject(new KlaudeError('E_PROTOCOL', 'the web server said something unexpected')));
-        return;
-      }
-      if (r.ok) settle(() => resolve({ started: true }));
-      else if (r.error?.code === 'E_WEB_RUNNING') settle(() => resolve({ started: false }));
-      else {
-        const why = r.error?.code === 'EADDRINUSE' ? `port ${o.port} is taken` : (r.error?.message ?? 'unknown error');
-        settle(() =>
-          reject(
-            new KlaudeError('E_IO', `the web server could not start: ${why}`, {
-              hint: r.error?.code === 'EADDRINUSE' ? 'choose another with --port' : hint.hint,
-            }),
-          ),
-        );
-      }
-    });
-  });
+    logFile: logFilePath(o.home),
+    name: 'the web server',
+    timeoutMs: o.timeoutMs ?? 15_000,
+  })) as ReadyLine;
+  if (r.ok) return { started: true };
+  if (r.error?.code === 'E_WEB_RUNNING') return { started: false };
+  const taken = r.error?.code === 'EADDRINUSE';
+  throw new KlaudeError(
+    'E_IO',
+    `the web server could not start: ${taken ? `port ${o.port} is taken` : (r.error?.message ?? 'unknown error')}`,
+    {
+      hint: taken ? 'choose another with --port' : `see ${logFilePath(o.home)}`,
+    },
+  );
 }
