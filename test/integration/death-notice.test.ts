@@ -9,7 +9,6 @@ import type { AgentEvent } from '../../src/core/events.js';
 import { getSession } from '../../src/db/repos/sessions.js';
 import { currentProcesses } from '../../src/db/repos/processes.js';
 import { getCheckpoint } from '../../src/db/repos/checkpoints.js';
-import { sleep } from '../../src/lib/process.js';
 import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
 import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
 import { liveRuntime } from '../../src/ownership/liveness.js';
@@ -19,6 +18,7 @@ import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { killRuntimeGroups } from '../support/runtime-cleanup.js';
+import { until } from '../support/until.js';
 
 let mock: MockAnthropic;
 let home: TempHome;
@@ -60,16 +60,6 @@ const events = (id: string): AgentEvent[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as AgentEvent);
 
-async function until<T>(what: string, f: () => T | undefined | null | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
 /** Start a slow job and wait until its answer is being written (mid-turn). */
 async function startSlowJob(tag: string): Promise<string> {
   const out = await startAgents(svc, { type: 'general', prompt: `slow job ${tag}`, cwd: home.projectDir });
@@ -78,7 +68,7 @@ async function startSlowJob(tag: string): Promise<string> {
     events(id)
       .map((e) => (e.type === 'text_delta' ? e.text : ''))
       .join('');
-  await until('the answer streaming', () => streamed().includes('Part one'));
+  await until('the answer streaming', () => streamed().includes('Part one'), 60_000);
   return id;
 }
 
@@ -95,7 +85,9 @@ describe('a runtime killed with nothing else running', () => {
       () => {
         const cp = getCheckpoint(svc.db, id);
         return (
-          cp && cp.recoveredTurn === cp.turn && !currentProcesses(svc.db, id, 'runtime').some((p) => p.pid === dead.pid)
+          !!cp &&
+          cp.recoveredTurn === cp.turn &&
+          !currentProcesses(svc.db, id, 'runtime').some((p) => p.pid === dead.pid)
         );
       },
       10_000,
