@@ -46,17 +46,24 @@ export const COMMANDS: CommandSpec[] = [
     name: 'ui',
     passthrough: true,
     summary: 'full-screen dashboard: agent tree, live logs; Enter opens a session in claude',
-    usage: 'klaude ui [-- <claude args>]',
+    usage: 'klaude ui [--all] [-- <claude args>]',
     description: [
       "Starts a supervisor for this project whose home screen is a dashboard: the project's sessions",
       "and sub-agents as a tree, the selected one's log live beside it. Enter hands the terminal to",
       "claude on that session's conversation (n: a new one); when claude exits the dashboard returns.",
       's starts an agent, m messages one, i interrupts, c shows its diff, d archives, / filters, ? lists every key.',
+      'Space peeks at a session (a PTY session\'s last screen, else its last message); m on a PTY session types a line into its prompt.',
+      '--all (or P) shows every project of this klaude home: a "needs you" group first, then each project.',
       'Claude args after `--` are passed to every claude it launches (as with `klaude`).',
     ].join('\n'),
-    flags: {},
+    flags: {
+      all: {
+        type: 'boolean',
+        description: 'every project of this klaude home in the tree (needs you first, then each project; P toggles)',
+      },
+    },
     maxArgs: 0,
-    examples: ['klaude ui', 'klaude ui -- --model sonnet'],
+    examples: ['klaude ui', 'klaude ui --all', 'klaude ui -- --model sonnet'],
     load: () => import('./ui.js'),
   },
   {

@@ -32,5 +32,10 @@ export async function run(ctx: CommandContext): Promise<number> {
     process.env,
     Boolean(process.stdout.isTTY),
   );
-  return runUiSupervisor({ cwd: ctx.cwd, env, claudeArgs: [...ctx.input, ...ctx.passthrough] });
+  return runUiSupervisor({
+    cwd: ctx.cwd,
+    env,
+    claudeArgs: [...ctx.input, ...ctx.passthrough],
+    allProjects: ctx.flags.all === true,
+  });
 }

@@ -18,6 +18,8 @@ import { osc52 } from '../lib/escapes.js';
 import { reclaimStdin } from '../ui/render/screen.js';
 import { stopPtySession } from '../pty/launch.js';
 import type { HandOver } from './hand-over.js';
+import { otherProjectActions, otherProjectOf, refuseOpen } from './other-project.js';
+import { peekLines, replyInto } from './peek-reply.js';
 import type { ReviewDeps } from './review.js';
 import type { UiShell } from './shell.js';
 
@@ -32,7 +34,51 @@ export interface ActionDeps {
   suspendToShell(): void;
 }
 
+/**
+ * The actions, each done in the session's own project: a row of another project (all projects
+ * shown) goes through other-project.ts; checking one out is refused there.
+ */
 export function dashboardActions(d: ActionDeps): DashboardActions {
+  const here = thisProjectActions(d);
+  const { ctx } = d;
+  const other = (id: string | undefined) => {
+    const p = id === undefined ? null : otherProjectOf(ctx, id);
+    return p ? { ...otherProjectActions(ctx, p.root), root: p.root } : null;
+  };
+  const peek = { home: ctx.home, db: ctx.db, env: ctx.env };
+  const afterwards = <T>(p: Promise<T>): Promise<T> => p.finally(() => d.shell.feed.refresh());
+  return {
+    ...here,
+    open: async (id) => {
+      const o = other(id);
+      if (o) throw refuseOpen(id, o.root);
+      return here.open(id);
+    },
+    start: async (req) => {
+      const o = other(req.parentId ?? undefined);
+      if (o)
+        throw new KlaudeError('E_USAGE', `s starts agents in this project; ${shortId(req.parentId!)} is in ${o.root}`, {
+          hint: `select a row of this project, or run \`klaude start\` in ${o.root}`,
+        });
+      return here.start(req);
+    },
+    message: (id, p) => other(id)?.message(id, p).finally(() => d.shell.feed.refresh()) ?? here.message(id, p),
+    interrupt: (ids) => other(ids[0])?.interrupt(ids).finally(() => d.shell.feed.refresh()) ?? here.interrupt(ids),
+    answer: (id, a) => other(id)?.answer(id, a).finally(() => d.shell.feed.refresh()) ?? here.answer(id, a),
+    archive: (ids, a) => afterwards(other(ids[0])?.archive(ids, a) ?? here.archive(ids, a)),
+    rulePath: (id) => other(id)?.rulePath(id) ?? here.rulePath(id),
+    diff: async (id) => {
+      const o = other(id);
+      const review = { db: ctx.db, home: ctx.home, projectRoot: o?.root ?? ctx.projectRoot, logsDir: ctx.config['logs.dir'] };
+      return (await import('./review.js')).agentDiff(review, id);
+    },
+    talk: (id) => talk(d, id, other(id)?.root ?? d.shell.cwd),
+    peek: (id, what) => peekLines(peek, id, what),
+    reply: (id, text) => afterwards(replyInto(peek, id, text)),
+  };
+}
+
+function thisProjectActions(d: ActionDeps): Omit<DashboardActions, 'peek' | 'reply'> {
   const { ctx, shell, handOver } = d;
   const { sessions, host } = shell;
   const cwd = shell.cwd;
@@ -73,7 +119,7 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
       ),
     rulePath: (sessionId) => localSettingsPath(agentServicesOf({ ctx }), sessionId),
     agentTypes: async () => (await import('./agent-types.js')).agentChoices(cwd, shell.opts.env),
-    talk: (sessionId) => talk(d, sessionId),
+    talk: (sessionId) => talk(d, sessionId, shell.cwd),
     quit: (o) => quit(d, o),
     redraw: () => host.redraw(),
     copy: (text) => (shell.opts.stdout ?? process.stdout).write(osc52(text)),
@@ -105,7 +151,7 @@ async function archive(
 }
 
 /** Attach the terminal to a PTY session until the person detaches; the dashboard comes back after. */
-async function talk(d: ActionDeps, sessionId: string): ReturnType<DashboardActions['talk']> {
+async function talk(d: ActionDeps, sessionId: string, cwd: string): ReturnType<DashboardActions['talk']> {
   const { ctx, shell, handOver } = d;
   const { host } = shell;
   if (handOver.face !== 'dashboard') throw handOver.busy();
@@ -117,7 +163,7 @@ async function talk(d: ActionDeps, sessionId: string): ReturnType<DashboardActio
     return await talkFromDashboard({
       home: shell.home,
       sessionId,
-      cwd: shell.cwd,
+      cwd,
       env: shell.opts.env,
       inv: ctx.inv,
       stdin,

@@ -6,6 +6,7 @@ import type { ReducerStore } from '../feeds/store.js';
 import type { LogFeed } from '../feeds/log-feed.js';
 import type { PtyPreviewFeed } from '../feeds/pty-preview.js';
 import type { SessionsFeed } from '../feeds/sessions-feed.js';
+import type { ProjectsFeed } from '../feeds/projects-feed.js';
 import type { ClaudePassthrough } from '../supervisor/foreground-args.js';
 import type { DashboardActions } from '../ui/deps.js';
 import type { DashboardHost } from '../ui/host.js';
@@ -15,6 +16,8 @@ export interface UiSupervisorOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   claudeArgs: string[];
+  /** Every project of the home in the tree from the start (`klaude ui --all`; P toggles). */
+  allProjects?: boolean;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
@@ -30,7 +33,10 @@ export interface UiShell {
   instanceId: string;
   passthrough: ClaudePassthrough;
   host: DashboardHost;
+  /** This project's sessions (the notifier, the quit note, the supervisor's pokes). */
   sessions: SessionsFeed;
+  /** What the tree shows: this project's sessions or every project's (P). */
+  feed: ProjectsFeed;
   logFeed: LogFeed;
   preview: PtyPreviewFeed;
   ui: ReducerStore<UiState, UiAction>;

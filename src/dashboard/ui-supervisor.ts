@@ -17,6 +17,7 @@ import { LogFeed } from '../feeds/log-feed.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
 import { PtyPreviewFeed } from '../feeds/pty-preview.js';
 import { SessionsFeed } from '../feeds/sessions-feed.js';
+import { ProjectsFeed } from '../feeds/projects-feed.js';
 import type { SessionView } from '../feeds/session-tree.js';
 import type { DashboardActions } from '../ui/deps.js';
 import { DashboardHost } from '../ui/host.js';
@@ -51,6 +52,8 @@ function lateActions(
     diff: async (id) => (await later()).diff(id),
     agentTypes: async () => (await later()).agentTypes(),
     talk: async (id) => (await later()).talk(id),
+    peek: async (id, w) => (await later()).peek(id, w),
+    reply: async (id, t) => (await later()).reply(id, t),
     quit: (o) => (real ? real.quit(o) : quit()),
     redraw: () => (real ? real.redraw() : host().redraw()),
     copy: (text) => void later().then((a) => a.copy(text)),
@@ -93,6 +96,7 @@ function locate(opts: UiSupervisorOptions): Pick<UiShell, 'passthrough' | 'home'
 
 interface Feeds {
   sessions: SessionsFeed;
+  all: ProjectsFeed;
   clock: Clock;
   logFeed: LogFeed;
   preview: PtyPreviewFeed;
@@ -100,15 +104,18 @@ interface Feeds {
 }
 
 /** The dashboard's live data, read from the fast connection. */
-function openFeeds(db: FastDb, home: string, hash: string, env: NodeJS.ProcessEnv): Feeds {
+function openFeeds(db: FastDb, home: string, where: { hash: string; root: string }, opts: UiSupervisorOptions): Feeds {
+  const { hash } = where;
+  const env = opts.env;
   const sessions = new SessionsFeed({ db, projectId: hash, frameMs: 33 });
+  const all = new ProjectsFeed({ db, home: sessions, homeProject: { id: hash, root: where.root }, frameMs: 33 });
   // One clock for the tree's running rows and the log's streamed text (one frame a second for both).
   const clock = new Clock();
   const logFeed = new LogFeed({
     beat: clock,
     // Sessions that ran interactively show Claude's transcripts merged in (one query per selection).
     transcripts: (id) => {
-      const s = sessions.getSnapshot().sessions.find((x) => x.id === id);
+      const s = all.getSnapshot().sessions.find((x) => x.id === id);
       return s ? transcriptsOf(db, { id, type: s.type }) : [];
     },
   });
@@ -117,13 +124,19 @@ function openFeeds(db: FastDb, home: string, hash: string, env: NodeJS.ProcessEn
   const preview = new PtyPreviewFeed({
     frameMs: 33,
     open: async (sessionId, h, o) =>
-      (await import('../pty/viewer.js')).openPtyViewer(home, hash, sessionId, h, env, { gridMs: o.frameMs }),
+      (await import('../pty/viewer.js')).openPtyViewer(home, all.projectOf(sessionId)?.id ?? hash, sessionId, h, env, {
+        gridMs: o.frameMs,
+      }),
   });
-  const ui = new ReducerStore<UiState, UiAction>(uiReducer, initialUiState);
-  return { sessions, clock, logFeed, preview, ui };
+  const ui = new ReducerStore<UiState, UiAction>(uiReducer, { ...initialUiState, allProjects: opts.allProjects === true });
+  // P (and --all): the tree's feed follows the state.
+  all.setAll(ui.getSnapshot().allProjects);
+  ui.subscribe(() => all.setAll(ui.getSnapshot().allProjects));
+  return { sessions, all, clock, logFeed, preview, ui };
 }
 
 function closeFeeds(f: Feeds): void {
+  f.all.close();
   f.sessions.close();
   f.logFeed.close();
   f.preview.close();
@@ -141,11 +154,11 @@ interface HostInput {
 
 /** The Ink host; a crash in it restores the terminal and exits 70. */
 function createHost(i: HostInput): DashboardHost {
-  const { sessions, logFeed, preview, ui, clock } = i.feeds;
+  const { all, logFeed, preview, ui, clock } = i.feeds;
   const { stdin, stdout, stderr } = i.term;
   const host: DashboardHost = new DashboardHost({
     deps: {
-      sessions,
+      sessions: all,
       log: logFeed,
       preview,
       ui,
@@ -234,7 +247,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
   const instanceId = newId();
 
   let logsDir: string | null = null;
-  const feeds = openFeeds(db, home, hash, opts.env);
+  const feeds = openFeeds(db, home, where, opts);
   const early = new EarlySignals(() => host);
   const late = lateActions(
     () => host,
@@ -246,7 +259,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
     env: opts.env,
     project: path.basename(where.root),
     instanceId,
-    logPathOf: (s) => s.logPath ?? sessionLogPath(home, hash, s.id, logsDir),
+    logPathOf: (s) => s.logPath ?? sessionLogPath(home, s.projectId ?? hash, s.id, logsDir),
     term,
   });
   early.install();
@@ -262,6 +275,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
       instanceId,
       host,
       sessions,
+      feed: feeds.all,
       logFeed,
       preview,
       ui,

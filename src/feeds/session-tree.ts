@@ -39,7 +39,10 @@ export type SessionView = Pick<
 > &
   /** The run queue (optional: views built by hand in tests leave them out). */
   Partial<
-    Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath' | 'name' | 'pinnedAt'>
+    Pick<
+      SessionListRow,
+      'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath' | 'name' | 'pinnedAt' | 'projectId'
+    >
   >;
 
 export interface TreeRow {
@@ -51,6 +54,11 @@ export interface TreeRow {
   match: boolean;
   /** Cost and tokens of the session and all its descendants (archived ones included). */
   subtree: Usage;
+  /** All projects (project-tree.ts): a heading line drawn above this row (the first of its group). */
+  heading?: string;
+  /** All projects: the row's project (its id), and in the needs-you group its name. */
+  projectId?: string;
+  where?: string;
 }
 
 export interface Usage {

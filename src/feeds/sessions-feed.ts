@@ -21,6 +21,7 @@ import {
 import { watchDbWrites } from '../db/watch.js';
 import { Emitter, type Source } from './store.js';
 import type { SessionView } from './session-tree.js';
+import type { ProjectRef } from './project-tree.js';
 
 export type { ApprovalRow, LiveProcesses };
 
@@ -34,6 +35,8 @@ export interface SessionsSnapshot {
   version: number;
   /** Last query error (the previous sessions stay shown). */
   error: string | null;
+  /** Every project of the home is shown (projects-feed.ts), in this order; absent: this project only. */
+  projects?: readonly ProjectRef[];
 }
 
 export interface SessionsFeedOptions {

@@ -22,6 +22,8 @@ export interface AttachOptions {
   socketPath: string;
   mode: AttachMode;
   detachKey: DetachKey | null;
+  /** Who attaches (the host names it to anyone refused meanwhile). */
+  who?: string;
   /** Called once the host accepted us (before the terminal is taken). */
   onWelcome?(w: Welcome): void;
   stdin?: NodeJS.ReadStream;
@@ -72,7 +74,7 @@ class TerminalAttachment {
     try {
       this.conn = await connectPty(
         o.socketPath,
-        { mode: o.mode, size },
+        { mode: o.mode, size, ...(o.who ? { who: o.who } : {}) },
         {
           onWelcome: (w) => {
             o.onWelcome?.(w);

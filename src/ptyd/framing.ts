@@ -48,6 +48,8 @@ export interface Hello {
   history?: number;
   /** A viewer that wants `rows` frames instead of bytes, at most one per `ms`. */
   grid?: { ms: number };
+  /** Who attaches (a controller: named to the next one refused, e.g. "klaude talk, pid 42"). */
+  who?: string;
 }
 export interface Welcome {
   v: number;

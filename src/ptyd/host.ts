@@ -52,6 +52,8 @@ interface Client {
   queue: Buffer[] | null;
   /** A grid viewer's rows (framing.ts `rows` frames), instead of the output bytes. */
   grid: GridFeed | null;
+  /** Who it said it is (hello's `who`), to name a controller to the next one refused. */
+  who?: string;
 }
 
 /** The fastest a grid viewer may ask to be sent frames (ms between two). */
@@ -173,13 +175,15 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     if (mode === 'control') {
       if (this.controller) {
         const label = this.o.label ?? this.o.sessionId;
+        const who = this.controller.who ? ` (${this.controller.who})` : '';
         return this.refuse(c, {
           code: 'E_SESSION_BUSY',
-          message: `${label} is attached in another terminal`,
+          message: `${label} is attached in another terminal${who}`,
           hint: `detach there (Ctrl-] or ///detach), or watch it read-only: \`klaude talk ${label} --view\``,
         });
       }
       this.controller = c;
+      if (typeof h.who === 'string') c.who = h.who.slice(0, 80);
       this.o.screen.answerQueries(null);
       const wanted = validSize(h);
       if (wanted) this.resize(wanted);

@@ -41,7 +41,7 @@ export function App({ deps, active = true }: AppProps) {
   const geo = useMemo(() => geometry(size), [size]);
   const { layout } = geo;
   const tree = useMemo(
-    () => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals),
+    () => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals, sessions.projects),
     [sessions, ui, layout.narrow],
   );
   const now = useNow(deps, sessions, ui, clockNeeded(active, ui, layout, tree));
@@ -65,6 +65,7 @@ export function App({ deps, active = true }: AppProps) {
       processes: sessions.processes,
       approvals: sessions.approvals,
       actions: deps.actions,
+      ...(sessions.projects ? { projects: sessions.projects } : {}),
     },
     deps.ui.getSnapshot,
     active,
@@ -75,7 +76,7 @@ export function App({ deps, active = true }: AppProps) {
   return (
     <Box flexDirection="column" width={layout.columns} height={layout.frameRows}>
       <Header
-        project={deps.info.project}
+        project={tree.allProjects ? `all projects (${sessions.projects?.length ?? 1})` : deps.info.project}
         instanceId={deps.info.instanceId}
         counts={tree.counts}
         usage={tree.usage}

@@ -58,6 +58,13 @@ export interface DashboardActions {
    * what happened (detached, the CLI exited, …) to show in the footer.
    */
   talk(sessionId: string): Promise<{ ok: boolean; message: string }>;
+  /** What peeking shows: the PTY session's screen, or the session's last assistant message, as lines. */
+  peek(sessionId: string, what: 'screen' | 'message'): Promise<string[]>;
+  /**
+   * Type one line into the prompt of the session's CLI in its PTY (a talk session) and press Enter;
+   * refused (the holder named) while someone is attached to it.
+   */
+  reply(sessionId: string, text: string): Promise<void>;
   /** Leave. PTY sessions keep running unless `stopPtySessions` (the PTY server stops each one's CLI). */
   quit(opts?: { stopPtySessions?: boolean }): void;
   /** Clear the screen and paint the frame again. */

@@ -7,7 +7,7 @@ import type { LiveProcesses } from '../db/repos/listing.js';
 import type { SessionView } from '../feeds/session-tree.js';
 import type { ConfirmIntent } from './state/ui-state.js';
 
-export type Scope = 'main' | 'tree' | 'log' | 'help' | 'confirm' | 'picker' | 'input';
+export type Scope = 'main' | 'tree' | 'log' | 'help' | 'confirm' | 'picker' | 'input' | 'peek';
 export type Group = 'Move' | 'Sessions' | 'View' | 'App' | 'Dialogs';
 
 export interface KeyContext {
@@ -29,6 +29,8 @@ export interface KeyContext {
   confirming: ConfirmIntent['kind'] | null;
   /** The selected agent's oldest pending permission request (it is `waiting` on it). */
   selectedApproval?: ApprovalRow | null;
+  /** All projects shown and the selected row is another project's: that project (its short root). */
+  foreignProject?: string | null;
 }
 
 export interface KeyBinding<Id extends string = string> {

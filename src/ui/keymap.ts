@@ -71,6 +71,7 @@ export function displayKey(k: string): string {
     home: 'Home',
     end: 'End',
     backspace: '⌫',
+    ' ': 'Space',
     delete: 'Del',
   };
   if (named[k]) return named[k]!;

@@ -18,6 +18,7 @@ import {
   type TreeRow,
   type Usage,
 } from '../feeds/session-tree.js';
+import { buildAllRows, shortRoot, type ProjectRef } from '../feeds/project-tree.js';
 import { logWindowTop, selectedRowIndex, type UiState } from './state/ui-state.js';
 
 export interface TreeView {
@@ -31,6 +32,8 @@ export interface TreeView {
   ctx: KeyContext;
   /** Sessions running in a live PTY host. */
   ptyIds: ReadonlySet<string>;
+  /** Every project of the home is shown (grouped rows with headings). */
+  allProjects: boolean;
 }
 
 const NO_PROCESSES: ReadonlyMap<string, LiveProcesses> = new Map();
@@ -42,15 +45,21 @@ export function treeView(
   narrow: boolean,
   processes: ReadonlyMap<string, LiveProcesses> = NO_PROCESSES,
   approvals: ReadonlyMap<string, readonly ApprovalRow[]> = NO_APPROVALS,
+  projects?: readonly ProjectRef[],
 ): TreeView {
-  const rows = buildRows(sessions, {
+  const opts = {
     collapsed: ui.collapsed,
     filter: ui.filter,
     showArchived: ui.showArchived,
     groupByState: ui.groupByState,
-  });
+  };
+  const rows = projects
+    ? buildAllRows({ sessions, projects, homeDir: process.env.HOME }, opts)
+    : buildRows(sessions, opts);
   const selectedIndex = selectedRowIndex(ui, rows);
   const selected = rows[selectedIndex]?.session ?? null;
+  const selProject = rows[selectedIndex]?.projectId;
+  const foreign = projects && selProject && selProject !== projects[0]?.id ? projects.find((p) => p.id === selProject) : undefined;
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const sub = selected
     ? subtreeIds(sessions, selected.id)
@@ -78,7 +87,9 @@ export function treeView(
       ptySessions: ptyIds.size,
       confirming: ui.modal?.kind === 'confirm' ? ui.modal.intent.kind : null,
       selectedApproval: (selected && approvals.get(selected.id)?.[0]) || null,
+      foreignProject: foreign ? shortRoot(foreign.root, process.env.HOME) : null,
     },
+    allProjects: projects !== undefined,
   };
 }
 
@@ -87,6 +98,7 @@ export function activeScope(ui: UiState): Scope {
   const m = ui.modal;
   if (m?.kind === 'help') return 'help';
   if (m?.kind === 'confirm') return 'confirm';
+  if (m?.kind === 'peek') return 'peek';
   if (m?.kind === 'start') return m.step === 'type' ? 'picker' : 'input';
   if (m?.kind === 'message' || m?.kind === 'deny') return 'input';
   if (ui.filterEditing || ui.searchEditing) return 'input';

@@ -138,4 +138,12 @@ export const DIALOG_KEYS = [
     label: 'clear',
     description: 'clear the line',
   },
+  {
+    id: 'peek.close',
+    keys: ['escape', ' ', 'q', 'enter'],
+    scope: 'peek',
+    group: 'Dialogs',
+    label: 'close',
+    description: 'close the peek',
+  },
 ] as const satisfies readonly KeyBinding[];

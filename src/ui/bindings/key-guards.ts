@@ -38,6 +38,8 @@ export const needSearch = (c: KeyContext): string | null =>
 export function canMessage(c: KeyContext): string | null {
   const s = c.selected;
   if (!s) return needSelection(c);
+  // A session in a PTY (a talk session) takes a line typed into its prompt.
+  if (c.selectedProcesses.pty) return null;
   if (s.type === 'tui') return `${sid(s)} is an interactive session: press Enter to open it and type there`;
   return null;
 }

@@ -49,7 +49,8 @@ export const SESSION_KEYS = [
     scope: 'main',
     group: 'Sessions',
     label: 'message',
-    description: 'send the selected agent a message',
+    description:
+      "send the selected agent a message; to a session in a PTY (talk), a line typed into its claude's prompt, Enter included",
     footer: 6,
     when: canMessage,
   },

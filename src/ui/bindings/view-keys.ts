@@ -1,6 +1,6 @@
 /** The keymap's View and App keys (src/ui/keymap.ts): what the panes show; help, suspend, quit. */
 import type { KeyBinding } from '../key-types.js';
-import { canDiff, canShowScreen, needFilter, needSearch } from './key-guards.js';
+import { canDiff, canShowScreen, needFilter, needSearch, needSelection } from './key-guards.js';
 
 export const VIEW_KEYS = [
   {
@@ -106,6 +106,25 @@ export const VIEW_KEYS = [
     group: 'View',
     label: 'by state',
     description: 'order the sessions by state: needs you, working, done / back to newest first',
+  },
+  {
+    id: 'view.projects',
+    keys: ['P'],
+    scope: 'main',
+    group: 'View',
+    label: 'all projects',
+    description:
+      'every project of this klaude home in the tree (needs you first, then each project) / this project only (klaude ui --all starts so)',
+  },
+  {
+    id: 'view.peek',
+    keys: [' '],
+    scope: 'main',
+    group: 'View',
+    label: 'peek',
+    description:
+      "peek at the selected session without opening it: a PTY session's last screen, else its last message (Esc closes)",
+    when: needSelection,
   },
   {
     id: 'view.redraw',

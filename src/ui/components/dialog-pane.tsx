@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import { shortId } from '../../core/ids.js';
 import type { Modal } from '../state/ui-state.js';
 import type { SessionView } from '../../feeds/session-tree.js';
-import { truncate, wrapText } from '../text.js';
+import { sanitize, truncate, wrapText } from '../text.js';
 import type { Theme } from '../theme.js';
 
 export interface DialogProps {
@@ -24,6 +24,8 @@ export function dialogTitle(modal: Exclude<Modal, { kind: 'help' }>): string {
       return modal.rename ? 'rename' : 'message';
     case 'deny':
       return 'deny a permission request';
+    case 'peek':
+      return modal.what === 'screen' ? 'peek · last screen' : 'peek · last message';
   }
 }
 
@@ -60,6 +62,8 @@ export function DialogPane(props: DialogProps) {
       return <MessageDialog {...props} modal={modal} />;
     case 'deny':
       return <DenyDialog {...props} modal={modal} />;
+    case 'peek':
+      return <PeekDialog {...props} modal={modal} />;
     case 'start':
       return modal.step === 'prompt' ? (
         <StartPrompt {...props} modal={modal} />
@@ -94,7 +98,9 @@ function MessageDialog({ modal, sessionsById, width, height, theme }: PartProps<
         {truncate(
           modal.rename
             ? `title of ${name(target, modal.sessionId)} (empty: its first prompt)`
-            : `to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`,
+            : modal.pty
+              ? `into the prompt of ${name(target, modal.sessionId)} (its PTY session; typed, then Enter)`
+              : `to ${name(target, modal.sessionId)} (${target?.status ?? 'gone'})`,
           width,
         )}
       </Text>
@@ -104,6 +110,38 @@ function MessageDialog({ modal, sessionsById, width, height, theme }: PartProps<
       <Text {...theme.ui.muted}>{truncate(modal.rename ? '⏎ rename · Esc cancel' : '⏎ send · Esc cancel', width)}</Text>
     </Box>
   );
+}
+
+/** Peek: a PTY session's screen rows as they are (cut to the width), or a message wrapped; read-only. */
+function PeekDialog({ modal, sessionsById, width, height, theme }: PartProps<'peek'>) {
+  const target = sessionsById.get(modal.sessionId);
+  const body =
+    modal.lines === null
+      ? ['reading…']
+      : modal.error
+        ? [modal.error]
+        : modal.what === 'screen'
+          ? trimBlank(modal.lines).map((l) => truncate(sanitize(l), width))
+          : modal.lines.flatMap((l) => wrapText(sanitize(l), width));
+  const rows = Math.max(1, height - 2);
+  // A screen's last rows (where its prompt is), a message's beginning.
+  const shown = modal.what === 'screen' ? body.slice(Math.max(0, body.length - rows)) : body.slice(0, rows);
+  return (
+    <Box flexDirection="column">
+      <Text {...theme.ui.muted}>{truncate(`${name(target, modal.sessionId)} · Esc closes`, width)}</Text>
+      {shown.map((l, i) => (
+        <Text key={i} {...(modal.error ? theme.ui.warn : {})}>
+          {l || ' '}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function trimBlank(lines: string[]): string[] {
+  let end = lines.length;
+  while (end > 0 && lines[end - 1]!.trim() === '') end--;
+  return lines.slice(0, end);
 }
 
 function DenyDialog({ modal, sessionsById, width, height, theme }: PartProps<'deny'>) {

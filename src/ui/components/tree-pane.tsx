@@ -32,6 +32,16 @@ export function treeWindow(count: number, selected: number, height: number): { t
   return { top, end: top + height };
 }
 
+/** The pane's lines: a row's index, or a heading's text before the first row of its group. */
+function treeLines(rows: readonly TreeRow[]): (number | string)[] {
+  const out: (number | string)[] = [];
+  rows.forEach((r, i) => {
+    if (r.heading !== undefined) out.push(r.heading);
+    out.push(i);
+  });
+  return out;
+}
+
 /** Cells of the right-hand columns: short id, runtime, age, tokens, cost (tokens and cost of the row's subtree). */
 const META_WIDTHS = [8, 6, 3, 5, 6];
 
@@ -72,6 +82,12 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
  * or prompt.
  */
 export function rowDetail(row: TreeRow, now: number): string {
+  const d = ownDetail(row, now);
+  // In the needs-you group of all projects: whose it is.
+  return row.where ? `${sanitize(row.where)}: ${d}` : d;
+}
+
+function ownDetail(row: TreeRow, now: number): string {
   const s = row.session;
   const flat = (x: string | null | undefined): string =>
     sanitize(x ?? '')
@@ -110,8 +126,10 @@ export function treeRowSegments(
   const typeText = truncate(type, labelRoom);
   // Marks after the type: the session needs the person; it runs in a PTY (dropped when no room).
   const waiting = s.status === 'waiting' && s.archivedAt === null;
+  // (a row of the needs-you group says so by its place: its room goes to its project's name)
+  const tagged = waiting && !row.where;
   let tagRoom = labelRoom - cellWidth(typeText);
-  const needsText = !waiting
+  const needsText = !tagged
     ? ''
     : tagRoom >= NEEDS_YOU.length
       ? NEEDS_YOU
@@ -179,14 +197,22 @@ export const TreePane = memo(function TreePane({
       </Box>
     );
   }
-  const { top, end } = treeWindow(rows.length, selected, height);
+  // All projects: a heading line above the first row of each group (the window counts lines).
+  const lines = treeLines(rows);
+  const selLine = lines.findIndex((l) => l === selected);
+  const { top, end } = treeWindow(lines.length, selLine === -1 ? 0 : selLine, height);
   return (
     <Box flexDirection="column">
-      {rows.slice(top, end).map((row, i) => {
-        const isSel = top + i === selected;
+      {lines.slice(top, end).map((at, i) => {
+        if (typeof at === 'string')
+          return <Line key={`h${top + i}`} segments={[{ text: fit(sanitize(at), width), style: theme.ui.title }]} />;
+        const row = rows[at]!;
+        const isSel = at === selected;
         const pty = ptyIds?.has(row.session.id) ?? false;
         const segs = treeRowSegments(row, width, theme, now, pty, alone ? LABEL_ROOM.alone : LABEL_ROOM.beside);
-        if (!isSel) return <Line key={row.session.id} segments={segs} />;
+        // Keyed by place: a session can be on two rows (needs you, and its project's tree).
+        const key = row.heading === undefined && !row.projectId ? row.session.id : `r${at}`;
+        if (!isSel) return <Line key={key} segments={segs} />;
         // The selected row: the selection style over every piece (inverse when the tree has focus).
         const sel = focused ? theme.ui.selected : theme.ui.selectedUnfocused;
         const used = cellWidth(segs.map((x) => x.text).join(''));
@@ -194,7 +220,7 @@ export const TreePane = memo(function TreePane({
           text: x.text,
           style: { ...x.style, ...sel },
         }));
-        return <Line key={row.session.id} segments={all} />;
+        return <Line key={key} segments={all} />;
       })}
     </Box>
   );

@@ -2,6 +2,7 @@
 import type { ApprovalRow } from '../../db/repos/approvals.js';
 import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { SessionView } from '../../feeds/session-tree.js';
+import type { ProjectRef } from '../../feeds/project-tree.js';
 import type { DashboardActions } from '../deps.js';
 import type { UiAction, UiState } from '../state/ui-state.js';
 import type { LogWindow, TreeView } from '../view.js';
@@ -20,4 +21,6 @@ export interface CommandEnv {
   /** Pending permission requests by session id. */
   approvals?: ReadonlyMap<string, readonly ApprovalRow[]>;
   actions: DashboardActions;
+  /** Every project of the home is shown (feeds/projects-feed.ts), in this order. */
+  projects?: readonly ProjectRef[];
 }

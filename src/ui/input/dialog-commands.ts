@@ -17,6 +17,7 @@ export function runDialogCommand(id: CommandIn<'Dialogs'>, env: CommandEnv): voi
   const { ui, dispatch, actions } = env;
   switch (id) {
     case 'help.close':
+    case 'peek.close':
       return dispatch({ type: 'closeModal' });
     case 'help.up':
       return dispatch({ type: 'scrollHelp', by: -1, max: env.help.lines - env.help.height });
@@ -126,6 +127,14 @@ function submitMessage(env: CommandEnv, m: Extract<Modal, { kind: 'message' }>):
   const text = m.text.trim();
   if (!text) return dispatch({ type: 'notice', notice: { text: 'type a message first (Esc cancels)', tone: 'warn' } });
   dispatch({ type: 'closeModal' });
+  if (m.pty)
+    return track(
+      env,
+      `typing into ${shortId(m.sessionId)}…`,
+      actions.reply(m.sessionId, text),
+      () => `typed into ${shortId(m.sessionId)}'s prompt and pressed Enter (t talks to it, Space peeks)`,
+      env.tree.byId.get(m.sessionId),
+    );
   track(
     env,
     `sending to ${shortId(m.sessionId)}…`,

@@ -54,6 +54,8 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
     case 'view.archived':
     case 'view.group':
     case 'view.redraw':
+    case 'view.projects':
+    case 'view.peek':
       return runViewCommand(id, env);
     case 'app.suspend':
     case 'app.help':
@@ -75,6 +77,7 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
     case 'input.backspace':
     case 'input.deleteWord':
     case 'input.clear':
+    case 'peek.close':
       return runDialogCommand(id, env);
   }
 }

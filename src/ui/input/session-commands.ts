@@ -40,7 +40,7 @@ export function runSessionCommand(id: CommandIn<'Sessions'>, env: CommandEnv): v
       );
       return;
     case 'agent.message':
-      if (sel) dispatch({ type: 'openMessage', sessionId: sel.id });
+      if (sel) dispatch({ type: 'openMessage', sessionId: sel.id, pty: Boolean(env.processes.get(sel.id)?.pty) });
       return;
     case 'agent.interrupt':
       if (!sel) return;

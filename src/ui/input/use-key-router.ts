@@ -26,7 +26,9 @@ export function useKeyRouter(env: CommandEnv, getUi: () => UiState, isActive: bo
         ui = getUi();
         // Later keys of one chunk see the state the earlier ones left (React renders after the batch).
         const tree =
-          i === 0 ? first.tree : treeView(first.sessions, ui, first.tree.ctx.narrow, first.processes, first.approvals);
+          i === 0
+            ? first.tree
+            : treeView(first.sessions, ui, first.tree.ctx.narrow, first.processes, first.approvals, first.projects);
         handleKey(k, { ...first, ui, tree });
       });
     },

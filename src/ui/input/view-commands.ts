@@ -46,6 +46,17 @@ export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
       return searchLog(env, ui.search, log.top - 1, -1);
     case 'view.redraw':
       return actions.redraw();
+    case 'view.projects':
+      dispatch({ type: 'toggleProjects' });
+      return dispatch({
+        type: 'notice',
+        notice: {
+          text: ui.allProjects ? 'this project only' : 'every project of this klaude home (needs you first)',
+          tone: 'info',
+        },
+      });
+    case 'view.peek':
+      return peek(env);
     case 'view.diff':
       return toggleDiff(env);
     case 'view.screen':
@@ -60,6 +71,19 @@ export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
         },
       });
   }
+}
+
+/** A PTY session's last screen, or another session's last message, in a dialog; the selection stays. */
+function peek(env: CommandEnv): void {
+  const sel = env.tree.selected;
+  if (!sel) return;
+  const id = sel.id;
+  const what = env.processes.get(id)?.pty ? 'screen' : 'message';
+  env.dispatch({ type: 'openPeek', sessionId: id, what });
+  env.actions.peek(id, what).then(
+    (lines) => env.dispatch({ type: 'peekLoaded', sessionId: id, lines }),
+    (e: unknown) => env.dispatch({ type: 'peekLoaded', sessionId: id, error: errText(e) }),
+  );
 }
 
 /** The selected agent's diff in the log's place (read in the background), or back to its log. */

@@ -28,7 +28,17 @@ export function modalReducer(state: UiState, a: ModalAction): UiState {
       if (state.modal?.kind !== 'start') return state;
       return { ...state, modal: { ...state.modal, step: a.step } };
     case 'openMessage':
-      return { ...state, modal: { kind: 'message', sessionId: a.sessionId, text: a.text ?? '', rename: a.rename } };
+      return {
+        ...state,
+        modal: { kind: 'message', sessionId: a.sessionId, text: a.text ?? '', rename: a.rename, pty: a.pty },
+      };
+    case 'openPeek':
+      return { ...state, modal: { kind: 'peek', sessionId: a.sessionId, what: a.what, lines: null } };
+    case 'peekLoaded': {
+      const m = state.modal;
+      if (m?.kind !== 'peek' || m.sessionId !== a.sessionId) return state;
+      return { ...state, modal: 'error' in a ? { ...m, lines: [], error: a.error } : { ...m, lines: a.lines } };
+    }
     case 'openDeny':
       return {
         ...state,

@@ -9,6 +9,8 @@ export function selectedRowIndex(
 ): number {
   if (rows.length === 0) return -1;
   if (state.selectedId !== null) {
+    // A session can be on two rows (all projects: needs you, and its project): the one moved to.
+    if (rows[state.selectedIndex]?.session.id === state.selectedId) return state.selectedIndex;
     const i = rows.findIndex((r) => r.session.id === state.selectedId);
     if (i !== -1) return i;
   }

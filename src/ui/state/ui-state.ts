@@ -21,6 +21,7 @@ export const initialUiState: UiState = {
   searchEditing: false,
   showArchived: false,
   groupByState: false,
+  allProjects: false,
   follow: true,
   logTop: 0,
   expandResults: false,
@@ -48,6 +49,7 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'toggleScreen':
     case 'toggleArchived':
     case 'toggleGroup':
+    case 'toggleProjects':
     case 'filterStart':
     case 'filterEnd':
     case 'searchStart':
@@ -62,6 +64,8 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'startStep':
     case 'openMessage':
     case 'openDeny':
+    case 'openPeek':
+    case 'peekLoaded':
     case 'closeModal':
       return modalReducer(state, a);
     case 'edit':
@@ -83,6 +87,8 @@ function viewReducer(state: UiState, a: ViewAction): UiState {
       return { ...state, showArchived: !state.showArchived };
     case 'toggleGroup':
       return { ...state, groupByState: !state.groupByState };
+    case 'toggleProjects':
+      return { ...state, allProjects: !state.allProjects };
     case 'filterStart':
       return { ...state, filterEditing: true };
     case 'filterEnd':

@@ -33,7 +33,10 @@ export type Modal =
       parentId: string | null;
       text: string;
     }
-  | { kind: 'message'; sessionId: string; text: string; rename?: boolean }
+  /** `pty`: the text is typed into the prompt of the session's CLI in its PTY (a talk session). */
+  | { kind: 'message'; sessionId: string; text: string; rename?: boolean; pty?: boolean }
+  /** The last screen of a PTY session or the last message of another, read-only (null: loading). */
+  | { kind: 'peek'; sessionId: string; what: 'screen' | 'message'; lines: string[] | null; error?: string }
   /** Deny a permission request; `text` is the optional reason shown to the agent. */
   | { kind: 'deny'; sessionId: string; approvalId: number; what: string; text: string };
 
@@ -62,6 +65,8 @@ export interface UiState {
   searchEditing: boolean;
   showArchived: boolean;
   groupByState: boolean;
+  /** Every project of the home in the tree (`klaude ui --all`, P). */
+  allProjects: boolean;
   /** The log pane sticks to the end; scrolling up turns it off, End turns it on. */
   follow: boolean;
   /** First shown log line when not following. */
@@ -102,7 +107,7 @@ export type LogAction =
 
 /** What is shown: results in full, the screen, archived sessions; the tree filter and the log search. */
 export type ViewAction =
-  | { type: 'toggleExpand' | 'toggleScreen' | 'toggleArchived' | 'toggleGroup' }
+  | { type: 'toggleExpand' | 'toggleScreen' | 'toggleArchived' | 'toggleGroup' | 'toggleProjects' }
   | { type: 'filterStart' }
   | { type: 'filterEnd'; keep: boolean }
   | { type: 'searchStart' }
@@ -117,7 +122,9 @@ export type ModalAction =
   | { type: 'startChoices'; choices: AgentChoice[]; problems: string[] }
   | { type: 'pick'; by: number }
   | { type: 'startStep'; step: 'type' | 'prompt' }
-  | { type: 'openMessage'; sessionId: string; rename?: boolean; text?: string }
+  | { type: 'openMessage'; sessionId: string; rename?: boolean; text?: string; pty?: boolean }
+  | { type: 'openPeek'; sessionId: string; what: 'screen' | 'message' }
+  | { type: 'peekLoaded'; sessionId: string; lines: string[] } | { type: 'peekLoaded'; sessionId: string; error: string }
   | { type: 'openDeny'; sessionId: string; approvalId: number; what: string }
   | { type: 'closeModal' };
 

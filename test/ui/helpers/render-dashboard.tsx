@@ -12,6 +12,7 @@ import type { DashboardActions, DashboardDeps, PreviewSource } from '../../../sr
 import type { Clock } from '../../../src/feeds/clock.js';
 import { LogFeed } from '../../../src/feeds/log-feed.js';
 import { SessionsFeed } from '../../../src/feeds/sessions-feed.js';
+import { ProjectsFeed } from '../../../src/feeds/projects-feed.js';
 import { SizeStore } from '../../../src/ui/host.js';
 import { ReducerStore } from '../../../src/feeds/store.js';
 import { initialUiState, uiReducer, type UiAction, type UiState } from '../../../src/ui/state/ui-state.js';
@@ -49,6 +50,8 @@ export interface RenderedDashboard {
   dir: string;
   sessions: Record<string, DemoSession>;
   feed: SessionsFeed;
+  /** What the tree reads: this project, or every project while ui.allProjects (P) is on. */
+  projects: ProjectsFeed;
   log: LogFeed;
   ui: ReducerStore<UiState, UiAction>;
   size: SizeStore;
@@ -90,6 +93,16 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
   const feed = new SessionsFeed({ db, projectId: PROJECT, frameMs: 0, watchFiles: false });
   const log = new LogFeed();
   const ui = new ReducerStore<UiState, UiAction>(uiReducer, { ...initialUiState, ...opts.ui });
+  // As the dashboard wires it (dashboard/ui-supervisor.ts): the tree's feed follows ui.allProjects.
+  const projects = new ProjectsFeed({
+    db,
+    home: feed,
+    homeProject: { id: PROJECT, root: dir },
+    frameMs: 0,
+    watchFiles: false,
+  });
+  projects.setAll(ui.getSnapshot().allProjects);
+  ui.subscribe(() => projects.setAll(ui.getSnapshot().allProjects));
   const size = new SizeStore({ columns: opts.columns ?? 100, rows: opts.rows ?? 30 });
   const calls: ActionCall[] = [];
   const record = <K extends keyof DashboardActions>(name: K, fallback: DashboardActions[K]): DashboardActions[K] =>
@@ -120,13 +133,15 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
       problems: [],
     })),
     talk: record('talk', async () => ({ ok: true, message: 'detached from it' })),
+    peek: record('peek', async () => ['peeked line one', 'peeked line two']),
+    reply: record('reply', async () => {}),
     quit: record('quit', () => {}),
     redraw: record('redraw', () => {}),
     copy: record('copy', () => {}),
     suspend: record('suspend', () => {}),
   };
   const deps: DashboardDeps = {
-    sessions: feed,
+    sessions: projects,
     log,
     preview: opts.preview,
     ui,
@@ -157,6 +172,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     dir,
     sessions,
     feed,
+    projects,
     log,
     ui,
     size,
@@ -181,6 +197,7 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
       r.unmount();
       r.cleanup();
       log.close();
+      projects.close();
       feed.close();
       db.close();
       rmSync(dir, { recursive: true, force: true });
