@@ -52,7 +52,7 @@ export const COMMANDS: CommandSpec[] = [
       "and sub-agents as a tree, the selected one's log live beside it. Enter hands the terminal to",
       "claude on that session's conversation (n: a new one); when claude exits the dashboard returns.",
       's starts an agent, m messages one, i interrupts, c shows its diff, d archives, / filters, ? lists every key.',
-      'Space peeks at a session (a PTY session\'s last screen, else its last message); m on a PTY session types a line into its prompt.',
+      "Space peeks at a session (a PTY session's last screen, else its last message); m on a PTY session types a line into its prompt.",
       '--all (or P) shows every project of this klaude home: a "needs you" group first, then each project.',
       'Claude args after `--` are passed to every claude it launches (as with `klaude`).',
     ].join('\n'),

@@ -62,14 +62,28 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
         });
       return here.start(req);
     },
-    message: (id, p) => other(id)?.message(id, p).finally(() => d.shell.feed.refresh()) ?? here.message(id, p),
-    interrupt: (ids) => other(ids[0])?.interrupt(ids).finally(() => d.shell.feed.refresh()) ?? here.interrupt(ids),
-    answer: (id, a) => other(id)?.answer(id, a).finally(() => d.shell.feed.refresh()) ?? here.answer(id, a),
+    message: (id, p) =>
+      other(id)
+        ?.message(id, p)
+        .finally(() => d.shell.feed.refresh()) ?? here.message(id, p),
+    interrupt: (ids) =>
+      other(ids[0])
+        ?.interrupt(ids)
+        .finally(() => d.shell.feed.refresh()) ?? here.interrupt(ids),
+    answer: (id, a) =>
+      other(id)
+        ?.answer(id, a)
+        .finally(() => d.shell.feed.refresh()) ?? here.answer(id, a),
     archive: (ids, a) => afterwards(other(ids[0])?.archive(ids, a) ?? here.archive(ids, a)),
     rulePath: (id) => other(id)?.rulePath(id) ?? here.rulePath(id),
     diff: async (id) => {
       const o = other(id);
-      const review = { db: ctx.db, home: ctx.home, projectRoot: o?.root ?? ctx.projectRoot, logsDir: ctx.config['logs.dir'] };
+      const review = {
+        db: ctx.db,
+        home: ctx.home,
+        projectRoot: o?.root ?? ctx.projectRoot,
+        logsDir: ctx.config['logs.dir'],
+      };
       return (await import('./review.js')).agentDiff(review, id);
     },
     talk: (id) => talk(d, id, other(id)?.root ?? d.shell.cwd),

@@ -25,7 +25,11 @@ export function otherProjectOf(ctx: SupervisorContext, sessionId: string): { id:
 }
 
 /** Run `fn` with that project's services (the dashboard is the person: no Claude marks). */
-async function inProject<T>(ctx: SupervisorContext, root: string, fn: (svc: AgentServices) => Promise<T> | T): Promise<T> {
+async function inProject<T>(
+  ctx: SupervisorContext,
+  root: string,
+  fn: (svc: AgentServices) => Promise<T> | T,
+): Promise<T> {
   const svc = openAgentServices({ env: { ...ctx.env, CLAUDECODE: undefined }, cwd: root, inv: ctx.inv });
   try {
     return await fn(svc);
@@ -47,7 +51,8 @@ type Acts = Pick<DashboardActions, 'message' | 'interrupt' | 'answer' | 'archive
 /** The actions that take a session of another project, done in that project. */
 export function otherProjectActions(ctx: SupervisorContext, root: string): Acts {
   return {
-    message: (id, prompt) => inProject(ctx, root, async (svc) => ({ delivered: (await deliverMessage(svc, id, prompt)).delivered })),
+    message: (id, prompt) =>
+      inProject(ctx, root, async (svc) => ({ delivered: (await deliverMessage(svc, id, prompt)).delivered })),
     interrupt: (ids) =>
       inProject(ctx, root, async (svc) => {
         const results: { sessionId: string; ok: boolean; code?: string }[] = [];

@@ -128,7 +128,10 @@ function openFeeds(db: FastDb, home: string, where: { hash: string; root: string
         gridMs: o.frameMs,
       }),
   });
-  const ui = new ReducerStore<UiState, UiAction>(uiReducer, { ...initialUiState, allProjects: opts.allProjects === true });
+  const ui = new ReducerStore<UiState, UiAction>(uiReducer, {
+    ...initialUiState,
+    allProjects: opts.allProjects === true,
+  });
   // P (and --all): the tree's feed follows the state.
   all.setAll(ui.getSnapshot().allProjects);
   ui.subscribe(() => all.setAll(ui.getSnapshot().allProjects));

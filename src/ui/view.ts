@@ -59,7 +59,8 @@ export function treeView(
   const selectedIndex = selectedRowIndex(ui, rows);
   const selected = rows[selectedIndex]?.session ?? null;
   const selProject = rows[selectedIndex]?.projectId;
-  const foreign = projects && selProject && selProject !== projects[0]?.id ? projects.find((p) => p.id === selProject) : undefined;
+  const foreign =
+    projects && selProject && selProject !== projects[0]?.id ? projects.find((p) => p.id === selProject) : undefined;
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const sub = selected
     ? subtreeIds(sessions, selected.id)

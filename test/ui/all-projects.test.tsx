@@ -23,7 +23,14 @@ afterEach(() => {
 function seedOther(r: RenderedDashboard): { waiting: string; done: string } {
   ensureProject(r.db, { hash: OTHER, rootPath: OTHER_ROOT });
   const mk = (status: 'waiting' | 'done', prompt: string): string => {
-    const s = createSession(r.db, { projectId: OTHER, parentId: null, type: 'tester', runtime: 'claude', status, prompt });
+    const s = createSession(r.db, {
+      projectId: OTHER,
+      parentId: null,
+      type: 'tester',
+      runtime: 'claude',
+      status,
+      prompt,
+    });
     updateSession(r.db, s.id, { createdAt: Date.now(), updatedAt: Date.now() } as never);
     return s.id;
   };

@@ -124,7 +124,8 @@ export type ModalAction =
   | { type: 'startStep'; step: 'type' | 'prompt' }
   | { type: 'openMessage'; sessionId: string; rename?: boolean; text?: string; pty?: boolean }
   | { type: 'openPeek'; sessionId: string; what: 'screen' | 'message' }
-  | { type: 'peekLoaded'; sessionId: string; lines: string[] } | { type: 'peekLoaded'; sessionId: string; error: string }
+  | { type: 'peekLoaded'; sessionId: string; lines: string[] }
+  | { type: 'peekLoaded'; sessionId: string; error: string }
   | { type: 'openDeny'; sessionId: string; approvalId: number; what: string }
   | { type: 'closeModal' };
 

@@ -1,0 +1,131 @@
+// `klaude ui` across projects and into PTY sessions, end to end (the built CLI under node-pty, the
+// real claude against the stand-in): P shows another project's agent under its heading (and the
+// needs-you group); Space peeks at a talk session's screen; m on a talk session types a line into
+// its claude's prompt, and the stand-in gets it as the person's message; while `klaude talk` is
+// attached to that session, the reply is refused with the holder named.
+import { mkdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectHash } from '../../src/config/paths.js';
+import { shortId } from '../../src/core/ids.js';
+import { openDb } from '../../src/db/client.js';
+import { ensureProject } from '../../src/db/repos/projects.js';
+import { createSession } from '../../src/db/repos/sessions.js';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import type { PtySession } from '../support/pty-driver.js';
+import type { TempHome } from '../support/temp-home.js';
+import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
+import { READY, runResponder, startKlaude, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
+import { sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
+
+let mock: MockAnthropic;
+const homes: { home: TempHome; sessionId: string }[] = [];
+const terms: PtySession[] = [];
+const open = (t: PtySession): PtySession => {
+  terms.push(t);
+  return t;
+};
+
+beforeAll(async () => {
+  mock = await startMockAnthropic({ responder: runResponder });
+});
+afterAll(async () => {
+  for (const t of terms) await t.dispose();
+  for (const h of homes) await stopHosts(h.home, h.sessionId).catch(() => undefined);
+  await mock?.close();
+  for (const h of homes) h.home.cleanup();
+});
+
+/** A second project of the same klaude home with one waiting agent (a row as the runtime leaves it). */
+function otherProject(home: TempHome): { root: string; id: string } {
+  const root = path.join(home.root, 'other-repo');
+  mkdirSync(root);
+  const real = realpathSync(root);
+  const db = openDb(home.klaudeHome);
+  try {
+    const hash = projectHash(real);
+    ensureProject(db, { hash, rootPath: real });
+    const s = createSession(db, {
+      projectId: hash,
+      type: 'tester',
+      runtime: 'claude',
+      status: 'waiting',
+      prompt: 'other-project-marker',
+    });
+    return { root: real, id: s.id };
+  } finally {
+    db.close();
+  }
+}
+
+describe('klaude ui across projects and into talk sessions', () => {
+  it("P shows the other project's agent; Space peeks; m types into a talk session's prompt, refused while attached", async () => {
+    const home = supervisorHome(mock, { allowBash: true });
+    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
+    delete home.env.CI; // Ink must run interactive in the PTY
+    const session = await sessionWithConversation(home, 'ui-reply-marker');
+    homes.push({ home, sessionId: session.id });
+    const s = shortId(session.id);
+    const other = otherProject(home);
+
+    // A talk session, left running in the PTY server.
+    const talk = open(startTalk(home, [session.id.slice(-6)]));
+    await talk.waitForText(READY, { timeoutMs: 45_000 });
+    talk.press('ctrl-]');
+    expect((await talk.exited).exitCode).toBe(0);
+
+    const ui = open(startKlaude(home, ['ui'], { cols: 150, rows: 34 }));
+    await ui.waitForText(DASHBOARD, { timeoutMs: 20_000 });
+    await ui.waitForText(`screen · general ${s} · pty`, { timeoutMs: 20_000 });
+    expect(ui.text()).not.toContain(shortId(other.id));
+
+    // P: every project; the other one's waiting agent in needs you and under its heading.
+    ui.write('P');
+    await ui.waitForText('all projects (2)', { timeoutMs: 10_000 });
+    await ui.waitForText('needs you (1)');
+    await ui.waitForText(`${other.root.replace(home.home, '~')} · 1 waiting`);
+    await ui.waitFor((t) => t.split(shortId(other.id)).length >= 3, 'the waiting agent on its two rows');
+    ui.write('P');
+    await ui.waitFor((t) => !t.includes(shortId(other.id)), 'this project only again', { timeoutMs: 10_000 });
+
+    // Space: the talk session's last screen in a popup; Esc closes it.
+    ui.write(' ');
+    await ui.waitForText('peek · last screen', { timeoutMs: 10_000 });
+    await ui.waitForText('Reply to: ui-reply-marker');
+    ui.press('escape');
+    await ui.waitFor((t) => !t.includes('peek · last screen'), 'the peek closed', { timeoutMs: 10_000 });
+
+    // m: one line typed into its claude's prompt, Enter included.
+    const before = mock.mainRequests().length;
+    ui.write('m');
+    await ui.waitForText(`into the prompt of general ${s}`, { timeoutMs: 10_000 });
+    ui.write('reply-from-the-dashboard');
+    ui.press('enter');
+    await ui.waitForText(`typed into ${s}'s prompt`, { timeoutMs: 20_000 });
+    await waitForDb(
+      'the stand-in got the reply',
+      () =>
+        mock
+          .mainRequests()
+          .slice(before)
+          .some((r) => r.prompt === 'reply-from-the-dashboard'),
+      45_000,
+    );
+    await ui.waitForText('Reply to: reply-from-the-dashboard', { timeoutMs: 45_000 });
+
+    // One writer: while `klaude talk` is attached, the reply is refused with the holder named.
+    const again = open(startTalk(home, [session.id.slice(-6)]));
+    await again.waitForText('Reply to: reply-from-the-dashboard', { timeoutMs: 45_000 });
+    const asked = mock.mainRequests().length;
+    ui.write('m');
+    await ui.waitForText(`into the prompt of general ${s}`, { timeoutMs: 10_000 });
+    ui.write('not-typed');
+    ui.press('enter');
+    await ui.waitFor((t) => /attached in another terminal \(klaude talk, pid/.test(t), 'the refusal', {
+      timeoutMs: 20_000,
+    });
+    expect(again.text()).not.toContain('not-typed');
+    expect(mock.mainRequests().length).toBe(asked);
+  });
+});
