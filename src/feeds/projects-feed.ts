@@ -6,7 +6,7 @@
  * dashboard of one project does no work for the others.
  */
 import { projectsWithSessions } from '../db/repos/listing.js';
-import type { HasSqlite } from '../db/connection.js';
+import { dataVersion, type HasSqlite } from '../db/connection.js';
 import { watchDbWrites } from '../db/watch.js';
 import type { ProjectRef } from './project-tree.js';
 import { SessionsFeed, type ApprovalRow, type LiveProcesses, type SessionsSnapshot } from './sessions-feed.js';
@@ -35,6 +35,8 @@ export class ProjectsFeed extends Emitter implements Source<SessionsSnapshot> {
   private version = 0;
   private stopWatch: (() => void) | undefined;
   private all = false;
+  /** PRAGMA data_version at the last look for projects: no commit since, no query. */
+  private seenVersion = -1;
   private readonly stopHome: () => void;
 
   constructor(private readonly o: ProjectsFeedOptions) {
@@ -67,7 +69,7 @@ export class ProjectsFeed extends Emitter implements Source<SessionsSnapshot> {
     if (on) {
       this.syncProjects();
       if (this.o.watchFiles ?? this.o.db.path !== ':memory:')
-        this.stopWatch = watchDbWrites(this.o.db.path, () => this.syncProjects());
+        this.stopWatch = watchDbWrites(this.o.db.path, () => this.syncProjects(true));
     } else {
       this.stopWatch?.();
       this.stopWatch = undefined;
@@ -94,9 +96,12 @@ export class ProjectsFeed extends Emitter implements Source<SessionsSnapshot> {
   }
 
   /** The projects with sessions, most recently active first (this one always, first). */
-  private syncProjects(): void {
+  private syncProjects(onlyAfterCommit = false): void {
     let found: { id: string; rootPath: string }[];
     try {
+      const v = dataVersion(this.o.db);
+      if (onlyAfterCommit && v === this.seenVersion) return;
+      this.seenVersion = v;
       found = projectsWithSessions(this.o.db);
     } catch {
       return; // the feeds report a DB that can't be read

@@ -86,6 +86,12 @@ describe('klaude ui across projects and into talk sessions', () => {
     await ui.waitForText('needs you (1)');
     await ui.waitForText(`${other.root.replace(home.home, '~')} · 1 waiting`);
     await ui.waitFor((t) => t.split(shortId(other.id)).length >= 3, 'the waiting agent on its two rows');
+    // Its row is selected (needs you comes first): Enter can't check out another project's session.
+    await ui.waitForText(`log · tester ${shortId(other.id)}`);
+    ui.press('enter');
+    await ui.waitForText(`${shortId(other.id)} is in ${other.root}: this dashboard's claude can't check it out`, {
+      timeoutMs: 10_000,
+    });
     ui.write('P');
     await ui.waitFor((t) => !t.includes(shortId(other.id)), 'this project only again', { timeoutMs: 10_000 });
 

@@ -21,6 +21,8 @@ function pruned(s: SessionView): string | null {
 export function canOpen(c: KeyContext): string | null {
   const s = c.selected;
   if (!s) return needSelection(c);
+  if (c.foreignProject)
+    return `${sid(s)} is in ${c.foreignProject}: this dashboard's claude can't check it out (t talks to it in a PTY)`;
   const gone = pruned(s);
   if (gone) return gone;
   // Any runtime opens: claude resumes a Claude conversation, another agent opens in its own CLI.
