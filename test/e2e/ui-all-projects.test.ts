@@ -3,6 +3,7 @@
 // needs-you group); Space peeks at a talk session's screen; m on a talk session types a line into
 // its claude's prompt, and the stand-in gets it as the person's message; while `klaude talk` is
 // attached to that session, the reply is refused with the holder named.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,13 +12,14 @@ import { shortId } from '../../src/core/ids.js';
 import { openDb } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { linkClaudeSession } from '../../src/db/repos/links.js';
+import { CLAUDE_BIN, runClaude } from '../support/claude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
 import { READY, runResponder, startKlaude, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
-import { sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
+import { sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
 
 let mock: MockAnthropic;
 const homes: { home: TempHome; sessionId: string }[] = [];
@@ -133,5 +135,44 @@ describe('klaude ui across projects and into talk sessions', () => {
     });
     expect(again.text()).not.toContain('not-typed');
     expect(mock.mainRequests().length).toBe(asked);
+  });
+
+  it('m on a finished agent of another project resumes it there (its conversation is found only in its own root)', async () => {
+    const home = supervisorHome(mock, { allowBash: true });
+    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
+    delete home.env.CI;
+    const root = path.join(home.root, 'second-repo');
+    mkdirSync(root);
+    const real = realpathSync(root);
+    home.trustDir(real);
+    const claudeId = randomUUID();
+    const r = await runClaude(['-p', 'second-project-marker', '--session-id', claudeId], { cwd: real, env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    const db = openDb(home.klaudeHome);
+    let id: string;
+    try {
+      const hash = projectHash(real);
+      ensureProject(db, { hash, rootPath: real });
+      id = createSession(db, { projectId: hash, type: 'general', runtime: 'claude', status: 'done', prompt: 'p2' }).id;
+      linkClaudeSession(db, { klaudeSessionId: id, claudeSessionId: claudeId, source: 'headless' });
+    } finally {
+      db.close();
+    }
+    homes.push({ home, sessionId: id });
+
+    const ui = open(startKlaude(home, ['ui', '--all'], { cols: 150, rows: 34 }));
+    await ui.waitForText('all projects (', { timeoutMs: 20_000 });
+    await ui.waitForText(`log · general ${shortId(id)}`, { timeoutMs: 20_000 });
+    ui.write('m');
+    await ui.waitForText(`to general ${shortId(id)} (done)`, { timeoutMs: 10_000 });
+    ui.write('cross-project-message');
+    ui.press('enter');
+    await waitForDb(
+      'the stand-in got the message',
+      () => mock.mainRequests().some((q) => q.prompt === 'cross-project-message'),
+      45_000,
+    );
+    await waitForDb('the agent done again', () => sessionStatus(home, id) === 'done', 45_000);
+    await ui.waitForText('Reply to: cross-project-message', { timeoutMs: 20_000 });
   });
 });
