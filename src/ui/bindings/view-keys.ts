@@ -114,7 +114,7 @@ export const VIEW_KEYS = [
     group: 'View',
     label: 'all projects',
     description:
-      'every project of this klaude home in the tree (needs you first, then each project) / this project only (klaude ui --all starts so)',
+      'every project of this klaude home (needs you first, then each project) / this project only (as ui --all)',
   },
   {
     id: 'view.peek',
