@@ -18,7 +18,16 @@ import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropi
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
-import { READY, runResponder, startKlaude, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
+import { runKlaude } from '../support/klaude-bin.js';
+import {
+  READY,
+  readDb,
+  runResponder,
+  startKlaude,
+  supervisorHome,
+  waitForDb,
+  writeConfig,
+} from './supervisor-helpers.js';
 import { sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
 
 let mock: MockAnthropic;
@@ -174,5 +183,40 @@ describe('klaude ui across projects and into talk sessions', () => {
     );
     await waitForDb('the agent done again', () => sessionStatus(home, id) === 'done', 45_000);
     await ui.waitForText('Reply to: cross-project-message', { timeoutMs: 20_000 });
+  });
+
+  it("A allows the permission request of another project's agent, answered as the person", async () => {
+    const home = supervisorHome(mock, { allowBash: false }); // no allow rule: Bash asks
+    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
+    delete home.env.CI;
+    mkdirSync(path.join(home.root, 'third-repo'));
+    const root = realpathSync(path.join(home.root, 'third-repo'));
+    home.trustDir(root);
+    const r = await runKlaude(['start', 'general', 'run: python3 -c "print(6*7)"', '-d', '--json'], {
+      env: home.env,
+      cwd: root,
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const id = (JSON.parse(r.stdout) as { sessions: { id: string }[] }).sessions[0]!.id;
+    homes.push({ home, sessionId: id });
+    await waitForDb(
+      'its permission request',
+      () =>
+        readDb(
+          home,
+          (db) => db.prepare('SELECT count(*) AS n FROM approvals WHERE session_id = ?').get(id) as { n: number },
+        ).n > 0,
+      60_000,
+    );
+
+    const ui = open(startKlaude(home, ['ui', '--all'], { cols: 150, rows: 34 }));
+    // Needs you comes first: its row is selected, its request pinned above its log.
+    await ui.waitForText(`log · general ${shortId(id)}`, { timeoutMs: 20_000 });
+    await ui.waitForText(/\? needs approval · request \d+ · Bash/, { timeoutMs: 20_000 });
+    ui.write('A');
+    await ui.waitForText('Tool output: 42', { timeoutMs: 45_000 });
+    await ui.waitForText('allowed by person in the dashboard', { timeoutMs: 20_000 });
+    await waitForDb('the agent done', () => sessionStatus(home, id) === 'done', 45_000);
   });
 });
