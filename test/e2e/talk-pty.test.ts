@@ -99,7 +99,10 @@ describe('klaude talk', () => {
     const second = open(startTalk(home, [short()]));
     const busy = await second.exited;
     expect(busy.exitCode).toBe(1);
-    expect(second.text()).toMatch(/is attached in another terminal \[E_SESSION_BUSY\]/);
+    // The holder is named (the first talk's pid).
+    expect(second.text().replace(/\s+/g, ' ')).toMatch(
+      new RegExp(`is attached in another terminal \\(klaude talk, pid ${t.pid}\\) \\[E_SESSION_BUSY\\]`),
+    );
     expect(second.text()).toContain('--view');
 
     const viewer = open(startTalk(home, [short(), '--view']));
