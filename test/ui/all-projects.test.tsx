@@ -6,7 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, updateSession } from '../../src/db/repos/sessions.js';
+import { openMemoryDb } from '../../src/db/client.js';
 import { buildAllRows, shortRoot } from '../../src/feeds/project-tree.js';
+import { ProjectsFeed } from '../../src/feeds/projects-feed.js';
+import { SessionsFeed } from '../../src/feeds/sessions-feed.js';
 import type { SessionView } from '../../src/feeds/session-tree.js';
 import { renderDashboard, type RenderedDashboard } from './helpers/render-dashboard.js';
 
@@ -168,5 +171,38 @@ describe('the all-projects tree', () => {
     expect(shortRoot('/very/long/path/to/some/deeply/nested/project-directory', undefined, 30)).toBe(
       '…/nested/project-directory',
     );
+  });
+});
+
+describe('the projects feed', () => {
+  it('reads the other projects only while every project is shown', () => {
+    const db = openMemoryDb();
+    ensureProject(db, { hash: 'A', rootPath: '/a' });
+    ensureProject(db, { hash: 'B', rootPath: '/b' });
+    createSession(db, { projectId: 'A', parentId: null, type: 'tui', runtime: 'claude', status: 'idle' });
+    const home = new SessionsFeed({ db, projectId: 'A', frameMs: 0, watchFiles: false });
+    const feed = new ProjectsFeed({ db, home, homeProject: { id: 'A', root: '/a' }, frameMs: 0, watchFiles: false });
+    try {
+      expect(feed.getSnapshot()).toBe(home.getSnapshot());
+      createSession(db, { projectId: 'B', parentId: null, type: 'coder', runtime: 'claude', status: 'waiting' });
+      feed.setAll(true);
+      const all = feed.getSnapshot();
+      expect(all.projects?.map((p) => p.id)).toEqual(['A', 'B']);
+      expect(all.sessions.map((x) => x.projectId).sort()).toEqual(['A', 'B']);
+      expect(feed.projectOf(all.sessions.find((x) => x.projectId === 'B')!.id)?.root).toBe('/b');
+      // Off: this project's snapshot again, and a change elsewhere is not even looked at.
+      feed.setAll(false);
+      expect(feed.getSnapshot()).toBe(home.getSnapshot());
+      let told = 0;
+      feed.subscribe(() => told++);
+      createSession(db, { projectId: 'B', parentId: null, type: 'coder', runtime: 'claude', status: 'running' });
+      feed.refresh();
+      expect(told).toBe(0);
+      expect(feed.getSnapshot().projects).toBeUndefined();
+    } finally {
+      feed.close();
+      home.close();
+      db.close();
+    }
   });
 });
