@@ -62,18 +62,18 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
         });
       return here.start(req);
     },
-    message: (id, p) =>
-      other(id)
-        ?.message(id, p)
-        .finally(() => d.shell.feed.refresh()) ?? here.message(id, p),
-    interrupt: (ids) =>
-      other(ids[0])
-        ?.interrupt(ids)
-        .finally(() => d.shell.feed.refresh()) ?? here.interrupt(ids),
-    answer: (id, a) =>
-      other(id)
-        ?.answer(id, a)
-        .finally(() => d.shell.feed.refresh()) ?? here.answer(id, a),
+    message: (id, p) => {
+      const o = other(id);
+      return o ? afterwards(o.message(id, p)) : here.message(id, p);
+    },
+    interrupt: (ids) => {
+      const o = other(ids[0]);
+      return o ? afterwards(o.interrupt(ids)) : here.interrupt(ids);
+    },
+    answer: (id, a) => {
+      const o = other(id);
+      return o ? afterwards(o.answer(id, a)) : here.answer(id, a);
+    },
     archive: (ids, a) => afterwards(other(ids[0])?.archive(ids, a) ?? here.archive(ids, a)),
     rulePath: (id) => other(id)?.rulePath(id) ?? here.rulePath(id),
     diff: async (id) => {
