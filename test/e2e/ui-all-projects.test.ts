@@ -15,10 +15,10 @@ import { createSession } from '../../src/db/repos/sessions.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { CLAUDE_BIN, runClaude } from '../support/claude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import type { PtySession } from '../support/pty-driver.js';
+import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
-import { runKlaude } from '../support/klaude-bin.js';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import {
   READY,
   readDb,
@@ -218,5 +218,44 @@ describe('klaude ui across projects and into talk sessions', () => {
     await ui.waitForText('Tool output: 42', { timeoutMs: 45_000 });
     await ui.waitForText('allowed by person in the dashboard', { timeoutMs: 20_000 });
     await waitForDb('the agent done', () => sessionStatus(home, id) === 'done', 45_000);
+  });
+
+  it('a talk session of another project: its live screen in the preview, Space peeks, m replies, Enter refuses', async () => {
+    const home = supervisorHome(mock, { allowBash: true });
+    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
+    delete home.env.CI;
+    const session = await sessionWithConversation(home, 'far-talk-marker');
+    homes.push({ home, sessionId: session.id });
+    const s = shortId(session.id);
+    const talk = open(startTalk(home, [session.id.slice(-6)]));
+    await talk.waitForText(READY, { timeoutMs: 45_000 });
+    talk.press('ctrl-]');
+    await talk.exited;
+
+    // The dashboard runs in another project; the talk session is the last row (its project comes second).
+    const here = otherProject(home);
+    const ui = open(
+      spawnPty(process.execPath, [KLAUDE_CLI, 'ui', '--all'], { cwd: here.root, env: home.env, cols: 150, rows: 34 }),
+    );
+    await ui.waitForText('all projects (2)', { timeoutMs: 20_000 });
+    ui.write('G');
+    await ui.waitForText(`screen · general ${s} · pty`, { timeoutMs: 20_000 });
+    // Connected to its PTY host (the socket of the session's own project): live, with its screen.
+    await ui.waitForText(/live · \d+×\d+ · t talks, v log/, { timeoutMs: 20_000 });
+    await ui.waitForText('Reply to: far-talk-marker', { timeoutMs: 20_000 });
+    ui.press('enter');
+    await ui.waitForText(`${s} is in ${home.projectDir}: this dashboard's claude can't check it out`, {
+      timeoutMs: 10_000,
+    });
+    ui.write(' ');
+    await ui.waitForText('peek · last screen', { timeoutMs: 10_000 });
+    ui.press('escape');
+    await ui.waitFor((t) => !t.includes('peek · last screen'), 'the peek closed', { timeoutMs: 10_000 });
+    ui.write('m');
+    await ui.waitForText(`into the prompt of general ${s}`, { timeoutMs: 10_000 });
+    ui.write('far-reply');
+    ui.press('enter');
+    await waitForDb('the stand-in got it', () => mock.mainRequests().some((r) => r.prompt === 'far-reply'), 45_000);
+    await ui.waitForText('Reply to: far-reply', { timeoutMs: 45_000 });
   });
 });
