@@ -17,6 +17,21 @@ export function shortSpan(ms: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
+const SPAN_STEPS_MS = [1000, 60_000, 3_600_000, 86_400_000] as const;
+
+/**
+ * How long until `shortSpan(ms)` reads differently as `ms` grows: to the next whole second while
+ * it shows seconds, the next whole minute while minutes, and so on ("59s" → "1m" is a second's
+ * step too). A negative span reads "0s" until it reaches 1 s.
+ */
+export function msUntilSpanChanges(ms: number): number {
+  if (ms < 0) return 1000 - ms;
+  const s = Math.floor(ms / 1000);
+  const step =
+    s < 60 ? SPAN_STEPS_MS[0] : s < 3600 ? SPAN_STEPS_MS[1] : s < 48 * 3600 ? SPAN_STEPS_MS[2] : SPAN_STEPS_MS[3];
+  return step - (ms % step);
+}
+
 /** A running time to the second: "7s", "1m05s", "1h02m" (whole units, rounded down). */
 export function elapsed(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
