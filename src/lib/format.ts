@@ -32,6 +32,42 @@ export function msUntilSpanChanges(ms: number): number {
   return step - (ms % step);
 }
 
+/**
+ * At most `max` characters (code points), cut in the middle with "…" so both ends stay: a
+ * command's program and its last arguments say more than either alone.
+ */
+export function shortenMiddle(s: string, max: number): string {
+  const cps = [...s];
+  if (cps.length <= max) return s;
+  if (max <= 1) return '…'.slice(0, max);
+  const head = Math.ceil((max - 1) / 2);
+  return `${cps.slice(0, head).join('')}…${cps.slice(cps.length - (max - 1 - head)).join('')}`;
+}
+
+/** Words of `text` in lines of at most `width` code points; a word longer than a line is split. */
+export function wrapWords(text: string, width: number): string[] {
+  const w = Math.max(1, width);
+  const lines: string[] = [];
+  let line: string[] = [];
+  for (const word of text.split(' ')) {
+    let cps = [...word];
+    if (line.length > 0 && line.length + 1 + cps.length > w) {
+      lines.push(line.join(''));
+      line = [];
+    }
+    if (line.length > 0) line.push(' ');
+    while (line.length + cps.length > w) {
+      const take = w - line.length;
+      lines.push([...line, ...cps.slice(0, take)].join(''));
+      line = [];
+      cps = cps.slice(take);
+    }
+    line.push(...cps);
+  }
+  if (line.length > 0 || lines.length === 0) lines.push(line.join(''));
+  return lines;
+}
+
 /** A running time to the second: "7s", "1m05s", "1h02m" (whole units, rounded down). */
 export function elapsed(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
