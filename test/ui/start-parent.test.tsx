@@ -63,5 +63,8 @@ describe('the start dialog’s parent', () => {
     await d.press('s');
     await d.waitForText(`agent type, under builder ${shortId(wt.id)}`);
     expect(d.frame()).toContain("it works in the project's tree, not in klaude/y-builder");
+    await d.press('p');
+    await d.waitForText('agent type, at the top level:');
+    expect(d.frame()).not.toContain('is a worktree agent, not working');
   });
 });

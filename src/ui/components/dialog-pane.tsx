@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import { shortId } from '../../core/ids.js';
 import { shownTitle } from '../../core/session-title.js';
 import type { Modal } from '../state/ui-state.js';
-import type { SessionView } from '../../feeds/session-tree.js';
+import { isWorking, type SessionView } from '../../feeds/session-tree.js';
 import { truncate, wrapText } from '../text.js';
 import type { Theme } from '../theme.js';
 
@@ -148,7 +148,7 @@ function startNotes(
   const parent = modal.parentId ? sessionsById.get(modal.parentId) : undefined;
   if (parent?.worktreeBranch) notes.push(`it works in the project's tree, not in ${parent.worktreeBranch}`);
   const sel = modal.selectedId ? sessionsById.get(modal.selectedId) : undefined;
-  if (picking && !modal.parentId && sel?.worktreeBranch && modal.selectedId)
+  if (picking && !modal.parentId && sel?.worktreeBranch && !isWorking(sel) && modal.selectedId)
     notes.push(`${name(sel, modal.selectedId)} is a worktree agent, not working: p starts the new one under it anyway`);
   return notes.flatMap((n) => wrapText(n, width).slice(0, 2));
 }
