@@ -30,9 +30,11 @@ export function claudeBinary() {
 
 /**
  * A temp home whose project has `agents` agent sessions (status `status`), each with a short log;
- * the last one created is the newest root, so the dashboard selects it first.
+ * the last one created is the newest root, so the dashboard selects it first. They are `ageMs` old
+ * (default three days): an age on screen that reads in seconds redraws once a second by design,
+ * in minutes once a minute; days old, an idle dashboard has nothing to redraw in a bench's window.
  */
-export function makeUiHome({ agents = 10, status = 'running' } = {}) {
+export function makeUiHome({ agents = 10, status = 'running', ageMs = 3 * 86_400_000 } = {}) {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-bench-ui-')));
   const home = path.join(root, 'klaude');
   const project = path.join(root, 'project');
@@ -51,7 +53,7 @@ export function makeUiHome({ agents = 10, status = 'running' } = {}) {
     'INSERT INTO sessions (id, project_id, type, runtime, status, prompt, log_path, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const sessions = [];
-  const now = Date.now();
+  const now = Date.now() - ageMs;
   for (let i = 0; i < agents; i++) {
     const id = ulid();
     const logPath = path.join(home, 'projects', hash, 'logs', `${id}.ndjson`);

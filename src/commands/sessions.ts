@@ -23,6 +23,7 @@ import { age, elapsed } from '../lib/format.js';
 import { artifactMaps } from '../db/repos/artifacts.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import { formatCost, truncate } from '../logs/format.js';
+import { approvalCell, fitLastCell } from './approval-cell.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 
@@ -250,15 +251,21 @@ function pinnedFirst(nodes: TreeNode<SessionListRow>[]): TreeNode<SessionListRow
   return nodes.some((n) => n.item.pinnedAt !== null) ? nodes.sort((a, b) => byPin(a.item, b.item)) : nodes;
 }
 
-/** One table line per session (a pending approval replaces its messages), plus with -v a detail line under each. */
-function tableLines(roots: TreeNode<SessionListRow>[], l: Listing, verbose: boolean, now: number): string[] {
+/**
+ * One table line per session (a pending approval replaces its messages), plus with -v a detail
+ * line under each; in `width` columns (0: any), the cell of a pending approval wrapped, the rest cut.
+ */
+function tableLines(
+  roots: TreeNode<SessionListRow>[],
+  l: Listing,
+  o: { verbose: boolean; now: number; width: number },
+): string[] {
+  const { verbose, now } = o;
   const flat = flattenTree(roots);
   const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'TITLE → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
     const asks = l.approvals.get(r.id)?.[0];
-    const what = asks
-      ? `needs approval: ${truncate(`${asks.toolName}: ${asks.summary}`, 60)} (klaude approve|deny ${shortId(r.id)})`
-      : message(r);
+    const what = asks ? approvalCell(asks, r.id) : message(r);
     out.push([
       `${prefix}${shortId(r.id)}`,
       statusCell(r, l.live.get(r.id)),
@@ -270,10 +277,14 @@ function tableLines(roots: TreeNode<SessionListRow>[], l: Listing, verbose: bool
     ]);
   }
   const rendered = renderRows(out);
-  const lines: string[] = [rendered[0]!];
+  const fit = (line: string): string => (o.width > 20 ? truncate(line, o.width) : line);
+  const lastColumn = rendered[0]!.indexOf('TITLE');
+  const lines: string[] = [fit(rendered[0]!)];
   flat.forEach(({ item: r, continuation }, i) => {
-    lines.push(rendered[i + 1]!);
-    if (verbose) lines.push(`${continuation}${safeText(detailLine(r))}`);
+    const row = rendered[i + 1]!;
+    if (o.width > 20 && l.approvals.has(r.id)) lines.push(...fitLastCell(row, lastColumn, o.width, continuation));
+    else lines.push(fit(row));
+    if (verbose) lines.push(fit(`${continuation}${safeText(detailLine(r))}`));
   });
   return lines;
 }
@@ -319,10 +330,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(`${hidden}no sessions in this project${all || hidden ? '' : ' (--all includes archived ones)'}\n`);
     return 0;
   }
-  const lines = tableLines(roots, listing, verbose, now);
-  const width = listingWidth(ctx);
-  const body = (width > 20 ? lines.map((l) => truncate(l, width)) : lines).join('\n');
-  ctx.stdout.write(`${body}\n${hidden}`);
+  const lines = tableLines(roots, listing, { verbose, now, width: listingWidth(ctx) });
+  ctx.stdout.write(`${lines.join('\n')}\n${hidden}`);
   return 0;
 }
 
@@ -376,7 +385,11 @@ async function everyProject(ctx: CommandContext, home: string, opts: ListOptions
   }
   for (const p of shown) {
     const live = p.listing.rows.filter((r) => !isTerminal(r.status) && r.archivedAt === null).length;
-    out.push('', `project ${safeText(p.root)} (${live} live)`, ...tableLines(p.roots, p.listing, opts.verbose, now));
+    out.push(
+      '',
+      `project ${safeText(p.root)} (${live} live)`,
+      ...tableLines(p.roots, p.listing, { verbose: opts.verbose, now, width: 0 }),
+    );
   }
   ctx.stdout.write(`${out.join('\n')}\n`);
   return 0;

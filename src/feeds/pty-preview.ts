@@ -10,6 +10,10 @@
  * (state, size), and each frame calls the painter, which reads the rows that changed from `grid()`
  * (ui/render/preview-painter.ts). Without one (tests rendering the app alone): every change is a
  * new snapshot with all the rows, drawn by Ink (components/preview-pane.tsx).
+ *
+ * The shown session's PTY is asked to be the pane's size (`fit`): with nobody attached its CLI
+ * then draws for the pane, not for the terminal it was started in; while someone is attached the
+ * host keeps their size and the pane shows the screen's left part (the pane's status says so).
  */
 import type { PtySnapshot, PtyViewer, PtyViewerHandlers, ScreenGrid } from '../pty/viewer.js';
 import { Emitter, type Source } from './store.js';
@@ -62,6 +66,9 @@ interface Kept {
   timer: NodeJS.Timeout;
 }
 
+/** Smaller than this, a CLI's screen is no use: a pane this small shows part of a bigger one. */
+const MIN_FIT = { cols: 20, rows: 6 };
+
 const OFF: PreviewSnapshot = { sessionId: null, state: 'off', screen: null, version: 0, error: null };
 
 export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
@@ -78,6 +85,8 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   private frameMs: number;
   private paintFrame: (() => void) | null = null;
   private gridView: { viewer: PtyViewer; grid: ScreenGrid } | null = null;
+  /** The size the shown session's PTY is asked to be (null: none asked). */
+  private fitSize: { cols: number; rows: number } | null = null;
   /** Open viewers of sessions shown before, by select key (oldest first). */
   private readonly kept = new Map<string, Kept>();
 
@@ -91,6 +100,19 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
   /** Follow the dashboard's frame-rate cap (config ui.maxFps). */
   setFrameMs(ms: number): void {
     this.frameMs = ms;
+  }
+
+  /** The pane's inside: the shown session's PTY is asked to be this size (null: ask nothing). */
+  fit(size: { cols: number; rows: number } | null): void {
+    const next = size && { cols: Math.max(MIN_FIT.cols, size.cols), rows: Math.max(MIN_FIT.rows, size.rows) };
+    const same = next && this.fitSize && next.cols === this.fitSize.cols && next.rows === this.fitSize.rows;
+    if (same || (!next && !this.fitSize)) return;
+    this.fitSize = next;
+    this.sendFit();
+  }
+
+  private sendFit(): void {
+    if (this.viewer && this.fitSize) this.viewer.fit?.(this.fitSize);
   }
 
   /** Draw the screen's rows with this (called once per frame with new output); null: through the snapshot. */
@@ -125,6 +147,7 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
       this.kept.delete(key);
       clearTimeout(kept.timer);
       this.viewer = kept.viewer;
+      this.sendFit();
       this.set({ sessionId, state: 'live', screen: null, error: null });
       this.read();
       return;
@@ -186,6 +209,7 @@ export class PtyPreviewFeed extends Emitter implements Source<PreviewSnapshot> {
         }
         opened = v;
         this.viewer = v;
+        this.sendFit();
         this.read();
       },
       (err: unknown) => {

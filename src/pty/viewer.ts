@@ -70,6 +70,11 @@ export interface PtyViewer {
   snapshot(): PtySnapshot;
   /** Row-at-a-time access for drawing only what changed (absent: use `snapshot()`). */
   grid?(): ScreenGrid;
+  /**
+   * Ask for the PTY to be this size (the pane it is shown in): the host makes it so while nobody
+   * is attached (ptyd/host.ts); a host that predates this ignores it.
+   */
+  fit?(size: Size): void;
   close(): void;
 }
 
@@ -209,6 +214,9 @@ export async function openPtyViewer(
     pid: conn.welcome.pid,
     snapshot: () => view.snapshot(blank),
     grid: () => view.grid(blank),
+    fit: (size) => {
+      if (!view.closed) conn.resize(size);
+    },
     close(): void {
       if (view.closed) return;
       conn.detach();

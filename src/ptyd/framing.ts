@@ -5,6 +5,7 @@
  *
  *   client → host   hello {v, mode: control|view, cols, rows, history?, grid?}   first frame, once
  *                   input <bytes>  resize {cols, rows}  detach
+ *                   (a viewer's resize sizes the PTY while no controller is attached)
  *   host → client   welcome {v, sessionId, pid, hostPid, cols, rows, mode, grid?}   or error {code, message, hint}
  *                   screen <ANSI>  (the current screen, sent once, before any output)
  *                   output <bytes>  resized {cols, rows}  exit {exitCode, signal}

@@ -5,6 +5,10 @@
  *   PTY's. A second controller gets E_SESSION_BUSY. Any number of viewers (`klaude talk --view`,
  *   the dashboard's preview) get the same output, read-only; a viewer that asks for a grid gets
  *   the screen's changed rows instead (grid-feed.ts), paced as it asked.
+ * - A viewer may ask for a size (a `resize` frame: the dashboard's preview asks for its pane's):
+ *   it is the PTY's while no controller is attached, so the CLI draws for the pane instead of
+ *   being cut by it. A controller's size wins while it is attached; when it leaves, the size the
+ *   latest viewer asked for is the PTY's again.
  * - A client that joins first gets the current screen (rendered from the headless terminal once
  *   everything before its arrival is parsed), then the output that came after, in order.
  * - With no controller, the headless terminal answers the CLI's terminal queries; with one, the
@@ -52,6 +56,8 @@ interface Client {
   queue: Buffer[] | null;
   /** A grid viewer's rows (framing.ts `rows` frames), instead of the output bytes. */
   grid: GridFeed | null;
+  /** The size a viewer asked for, and when (the latest asker wins). */
+  fit: { size: Size; seq: number } | null;
   /** Who it said it is (hello's `who`), to name a controller to the next one refused. */
   who?: string;
 }
@@ -75,6 +81,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
   private server: net.Server | null = null;
   private ino: number | null = null;
   private exitInfo: PtyExitInfo | null = null;
+  private fitSeq = 0;
 
   constructor(private readonly o: PtyHostOptions) {
     super();
@@ -125,7 +132,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
   }
 
   private accept(sock: net.Socket): void {
-    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null, grid: null };
+    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null, grid: null, fit: null };
     this.clients.add(c);
     sock.on('data', (chunk) => {
       try {
@@ -152,7 +159,9 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
         break;
       case FRAME.resize: {
         const size = validSize(decodeJson<Partial<Size>>({ type, payload }));
-        if (isController && size) this.resize(size);
+        if (!size) break;
+        if (isController) this.resize(size);
+        else if (c.mode === 'view') this.viewerFit(c, size);
         break;
       }
       case FRAME.detach:
@@ -241,6 +250,19 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     });
   }
 
+  /** A viewer's size: the PTY's now unless a controller is attached (then once it leaves). */
+  private viewerFit(c: Client, size: Size): void {
+    c.fit = { size, seq: ++this.fitSeq };
+    if (!this.controller && !this.o.child.exited) this.resize(size);
+  }
+
+  /** The size the latest viewer still connected asked for (null: none asked). */
+  private latestFit(): Size | null {
+    let best: Client['fit'] = null;
+    for (const c of this.clients) if (c.fit && (!best || c.fit.seq > best.seq)) best = c.fit;
+    return best?.size ?? null;
+  }
+
   private refuse(c: Client, e: WireError): void {
     this.send(c, encodeFrame(FRAME.error, e));
     c.sock.end();
@@ -286,7 +308,10 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     c.grid?.close();
     if (this.controller === c) {
       this.controller = null;
-      if (!this.o.child.exited) this.o.screen.answerQueries((d) => this.o.child.write(d));
+      if (this.o.child.exited) return;
+      this.o.screen.answerQueries((d) => this.o.child.write(d));
+      const fit = this.latestFit();
+      if (fit) this.resize(fit);
     }
   }
 

@@ -4,6 +4,7 @@
  * characters included). Guards node-pty's sharp edges: resize after exit throws EBADF
  * (docs/cli-facts.md §6), kill after exit throws.
  */
+import { readSync } from 'node:fs';
 import * as nodePty from 'node-pty';
 
 export interface PtyExitInfo {
@@ -47,6 +48,15 @@ export function spawnInPty(file: string, args: string[], o: PtySpawnOptions): Pt
   });
   let exited = false;
   const exitCbs: ((e: PtyExitInfo) => void)[] = [];
+  const dataCbs: ((data: Buffer) => void)[] = [];
+  // With `encoding: null` node-pty hands out Buffers (its typings say string).
+  p.onData((d: unknown) => {
+    const data = Buffer.isBuffer(d) ? d : Buffer.from(String(d), 'utf8');
+    for (const cb of dataCbs) cb(data);
+  });
+  keepLastOutput(p, (data) => {
+    for (const cb of dataCbs) cb(data);
+  });
   p.onExit(({ exitCode, signal }) => {
     exited = true;
     for (const cb of exitCbs) cb({ exitCode, signal: signal ? signal : null });
@@ -84,11 +94,48 @@ export function spawnInPty(file: string, args: string[], o: PtySpawnOptions): Pt
       if (!exited) p.resume();
     },
     onData(cb) {
-      // With `encoding: null` node-pty hands out Buffers (its typings say string).
-      p.onData((d: unknown) => cb(Buffer.isBuffer(d) ? d : Buffer.from(String(d), 'utf8')));
+      dataCbs.push(cb);
     },
     onExit(cb) {
       exitCbs.push(cb);
     },
   };
+}
+
+/** The parts of node-pty's UnixTerminal that `keepLastOutput` reaches into (not in its typings). */
+interface PtyInternals {
+  _socket?: { destroy: (...a: unknown[]) => unknown; read: () => unknown; destroyed?: boolean };
+  _fd?: number;
+}
+
+/**
+ * When the CLI exits, node-pty waits for the PTY's read side to close and, if that takes over 200 ms
+ * (a busy or descheduled event loop, or reading paused for flow control), destroys it: whatever the
+ * CLI wrote last and was not read yet is dropped — the final screen loses its last lines. Before
+ * that destroy, hand out what the stream holds and what the PTY still has to read.
+ */
+function keepLastOutput(p: nodePty.IPty, deliver: (data: Buffer) => void): void {
+  const inner = p as unknown as PtyInternals;
+  const socket = inner._socket;
+  const fd = inner._fd;
+  if (!socket || typeof socket.destroy !== 'function' || typeof fd !== 'number') return;
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (...args: unknown[]) => {
+    // Once destroyed, the fd is closed and its number may be someone else's: never read it then.
+    if (socket.destroyed === false) drain(socket, fd, deliver);
+    return destroy(...args);
+  };
+}
+
+function drain(socket: NonNullable<PtyInternals['_socket']>, fd: number, deliver: (data: Buffer) => void): void {
+  try {
+    for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) {
+      deliver(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), 'utf8'));
+    }
+    const buf = Buffer.alloc(64 * 1024);
+    // The PTY's fd is non-blocking: EAGAIN when nothing is left, EIO once the CLI's side is closed.
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) deliver(Buffer.from(buf.subarray(0, n)));
+  } catch {
+    /* nothing more to read */
+  }
 }

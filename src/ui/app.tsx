@@ -15,7 +15,7 @@ import { SessionsPane } from './components/sessions-pane.js';
 import type { LogSnapshot } from '../feeds/log-feed.js';
 import type { SessionsSnapshot } from '../feeds/sessions-feed.js';
 import type { DashboardDeps } from './deps.js';
-import { clockNeeded, useNow } from './hooks/use-clock.js';
+import { shownClocks, useNow } from './hooks/use-clock.js';
 import { useLogView, type LogView } from './hooks/use-log-view.js';
 import { useScreenPreview, type ScreenView } from './hooks/use-screen-preview.js';
 import { useKeyRouter } from './input/use-key-router.js';
@@ -44,7 +44,7 @@ export function App({ deps, active = true }: AppProps) {
     () => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals, sessions.projects),
     [sessions, ui, layout.narrow],
   );
-  const now = useNow(deps, sessions, ui, clockNeeded(active, ui, layout, tree));
+  const now = useNow(deps, sessions, ui, shownClocks(active, ui, geo, tree));
   const screen = useScreenPreview(deps, sessions, tree.selected, ui, geo);
   const logView = useLogView(deps, sessions, log, ui, tree, geo);
 

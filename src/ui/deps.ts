@@ -82,6 +82,8 @@ export interface LogSource extends Source<LogSnapshot> {
 export interface PreviewSource extends Source<PreviewSnapshot> {
   /** Watch this session's PTY screen (null: none). */
   select(sessionId: string | null, run: number | null): void;
+  /** Ask the shown session's PTY to be the pane's size (see PtyPreviewFeed.fit). */
+  fit?(size: { cols: number; rows: number } | null): void;
 }
 
 /** Draws the preview pane's inside beside Ink's frame (ui/render/preview-painter.ts). */

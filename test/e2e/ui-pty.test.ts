@@ -81,8 +81,10 @@ describe('klaude ui with PTY sessions', () => {
     await submit(talk, 'a slow question');
     talk.press('ctrl-]');
     expect((await talk.exited).exitCode).toBe(0);
-    // Nobody is attached: the dashboard's preview shows the reply as claude draws it.
+    // Nobody is attached: the dashboard's preview shows the reply as claude draws it, and claude
+    // draws for the pane (66×29 inside at 120×34), not for the talk terminal's 100 columns.
     await ui.waitForText('late-reply-marker arrived', { timeoutMs: 45_000 });
+    await ui.waitForText('live · 66×29', { timeoutMs: 20_000 });
     expect(ui.bufferType()).toBe('alternate');
     const serverPid = ptyRows(home, session.id).find((r) => r.exited_at === null)!.pid;
     const claudePid = claudePidOf(home, session.id);

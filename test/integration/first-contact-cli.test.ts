@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
+import { addApproval } from '../../src/db/repos/approvals.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { addUpdate } from '../../src/db/repos/updates.js';
 import { HOOK_EVENTS, hookWord } from '../../src/hooks/settings.js';
@@ -83,6 +84,43 @@ describe('first contact, CLI texts', () => {
     expect(wide).toBeGreaterThan(60);
     const narrow = await klaude(h, ['sessions'], { COLUMNS: '60' });
     expect(Math.max(...narrow.stdout.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(60);
+  });
+
+  it('sessions at 100 and 60 columns in a pipe keeps a pending request’s command readable, wrapped', async () => {
+    const h = (home = makeTempHome());
+    const { db, hash } = seedProject(h);
+    const s = createSession(db, { projectId: hash, type: 'general', status: 'waiting', title: 'clean the build' });
+    db.sqlite
+      .prepare('UPDATE sessions SET activity = ?, run_started_at = ? WHERE id = ?')
+      .run('Bash', Date.now(), s.id);
+    const command = 'rm -rf build/generated && npm run compile -- --project tsconfig.build.json --watch=false';
+    addApproval(db, { sessionId: s.id, requestId: 'r1', toolName: 'Bash', summary: command });
+    db.close();
+    const id = shortId(s.id);
+    for (const columns of [100, 60]) {
+      const out = (await klaude(h, ['sessions'], { COLUMNS: String(columns) })).stdout;
+      const lines = out.trimEnd().split('\n');
+      expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(columns);
+      // The row, then the cell's lines: read together they are the whole request and the answer.
+      const at = lines.findIndex((l) => l.startsWith(id));
+      const joined = lines
+        .slice(at)
+        .map((l, i) => (i === 0 ? l : l.trim()))
+        .join(' ')
+        .replace(/\s+/g, ' ');
+      expect(joined).toContain(`needs approval: Bash: ${command} (klaude approve|deny ${id})`);
+    }
+    // A command too long for the lines it may take keeps its start and its end.
+    const db2 = seedProject(h).db;
+    const long = `python3 -c "${'x = 1; '.repeat(60)}print('the end')"`;
+    addApproval(db2, { sessionId: s.id, requestId: 'r2', toolName: 'Bash', summary: long });
+    db2.sqlite.prepare("UPDATE approvals SET answer = 'allow' WHERE request_id = 'r1'").run();
+    db2.close();
+    const out = (await klaude(h, ['sessions'], { COLUMNS: '60' })).stdout;
+    const flat = out.replace(/\s+/g, ' ');
+    expect(flat).toContain('needs approval: Bash: python3 -c "x = 1;');
+    expect(flat).toMatch(/…[^…]*print\('the end'\)" \(klaude approve\|deny/);
+    expect(flat).toContain(`deny ${id})`);
   });
 
   it('a running watch says what it watches and how to stop; a top-level agent’s update is shown', async () => {

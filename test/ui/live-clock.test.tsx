@@ -1,5 +1,6 @@
 // Signs of life in the tree: a running row shows its elapsed time and what it is doing, and the
-// time moves with no input; with nothing running on screen the clock has no timer at all.
+// time moves with no input; with nothing running on screen the clock wakes only when an age shown
+// reads differently, and not at all when none is shown.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { Clock } from '../../src/feeds/clock.js';
@@ -34,16 +35,43 @@ describe('the running rows’ clock', () => {
     expect(clock.running).toBe(false);
   });
 
-  it('has no timer when nothing on screen is running', async () => {
+  it('has no 1 Hz tick when nothing on screen is running, and no wake-up before an age changes', async () => {
     const clock = new Clock(5);
-    d = await renderDashboard({ demo: false, clock });
-    createSession(d.db, { projectId: PROJECT, type: 'builder', status: 'done' });
-    createSession(d.db, { projectId: PROJECT, type: 'tui', status: 'idle' });
+    d = await renderDashboard({ demo: false, clock, columns: 160 });
+    const a = createSession(d.db, { projectId: PROJECT, type: 'builder', status: 'done' }).id;
+    const b = createSession(d.db, { projectId: PROJECT, type: 'tui', status: 'idle' }).id;
+    // Hours old: the next change of their ages is at the next whole hour.
+    d.db.sqlite.prepare('UPDATE sessions SET created_at = ? WHERE id IN (?, ?)').run(NOW - 3 * 3_600_000 - 5000, a, b);
     d.feed.refresh();
     await d.waitForText('builder');
     await new Promise((r) => setTimeout(r, 100));
     expect(clock.running).toBe(false);
+    expect(clock.waking).toBe(true);
     expect(clock.ticks).toBe(0);
+  });
+
+  it('moves a finished row’s age with no input, and stops waking when no age is shown', async () => {
+    let t = NOW;
+    const clock = new Clock();
+    d = await renderDashboard({ demo: false, columns: 160, rows: 20, clock, now: () => t });
+    const id = createSession(d.db, { projectId: PROJECT, type: 'builder', status: 'done' }).id;
+    d.db.sqlite.prepare('UPDATE sessions SET created_at = ? WHERE id = ?').run(NOW - 59_700, id);
+    d.feed.refresh();
+    await d.waitFor((f) => /claude\s+59s/.test(f), 'the age at 59s');
+    expect(clock.running).toBe(false);
+    t += 400; // no key, no DB write: the wake due 300 ms after the first frame redraws the age
+    await d.waitFor((f) => /claude\s+1m/.test(f), 'the age at 1m');
+    expect(clock.ticks).toBe(1);
+    expect(clock.waking).toBe(true); // for "2m"
+    await d.press('?'); // the help hides the tree: nothing shown has an age
+    await d.waitForText('Esc closes');
+    expect(clock.waking).toBe(false);
+    await d.press('escape');
+    await d.waitFor((f) => /claude\s+1m/.test(f), 'the tree back');
+    expect(clock.waking).toBe(true);
+    d.cleanup();
+    d = undefined;
+    expect(clock.waking).toBe(false);
   });
 
   it('says why a failed agent failed, on its row', async () => {

@@ -22,18 +22,34 @@ const row = (frame: string, id: string): string =>
     .split('\n')
     .find((l) => l.startsWith('│') && l.includes(shortId(id))) ?? '';
 
-/** A viewer whose screen the test writes; `update()` is the host's output arriving. */
+/**
+ * A viewer whose screen the test writes; `update()` is the host's output arriving. `fit` is kept;
+ * the host makes it the screen's size when `fits` (nobody attached), else not (someone is).
+ */
 class FakeViewer implements PtyViewer {
   readonly pid = 4321;
   closed = false;
   screen: string[] = [];
   cursor = { x: 2, y: 0 };
-  constructor(readonly h: PtyViewerHandlers) {}
+  cols = 100;
+  rows = 30;
+  readonly fits: { cols: number; rows: number }[] = [];
+  constructor(
+    readonly h: PtyViewerHandlers,
+    private readonly honoursFit = false,
+  ) {}
+  fit(size: { cols: number; rows: number }): void {
+    this.fits.push(size);
+    if (!this.honoursFit) return;
+    this.cols = size.cols;
+    this.rows = size.rows;
+    this.h.onUpdate?.();
+  }
   snapshot(): PtySnapshot {
-    const rows = 30;
+    const rows = this.rows;
     const lines = Array.from({ length: rows }, (_, i) => this.screen[i] ?? '');
     return {
-      cols: 100,
+      cols: this.cols,
       rows,
       lines,
       ansiLines: lines.map((l) => (l ? `\x1b[0;38;5;174m${l}\x1b[0m` : '')),
@@ -52,12 +68,12 @@ class FakeViewer implements PtyViewer {
   }
 }
 
-function fakePreview() {
+function fakePreview(honoursFit = false) {
   const opened: { sessionId: string; viewer: FakeViewer }[] = [];
   const feed = new PtyPreviewFeed({
     frameMs: 0,
     open: async (sessionId, h) => {
-      const viewer = new FakeViewer(h);
+      const viewer = new FakeViewer(h, honoursFit);
       viewer.screen = [
         'Welcome to Claude Code',
         '',
@@ -162,7 +178,9 @@ describe('dashboard with PTY sessions', () => {
     expect(p.opened.map((o) => o.sessionId)).toEqual([s.root1!.id]);
     const v = p.opened[0]!.viewer;
     let f = plain(d.frame());
-    expect(f).toContain('live · 100×30');
+    // Asked to fit the pane (66×7), but someone attached keeps it 100 wide: the pane says it shows the left part.
+    expect(v.fits).toEqual([{ cols: 66, rows: 7 }]);
+    expect(f).toContain('live · left 66 of 100 columns');
     // 10 rows of pane: the screen's bottom (prompt and status line) is in, its first line is not.
     expect(f).toContain('? for shortcuts');
     expect(f).toContain('Reply to: first prompt');
@@ -206,6 +224,29 @@ describe('dashboard with PTY sessions', () => {
     expect(v.closed).toBe(true);
     await d.press('v');
     expect(plain(d.frame())).toMatch(/screen: test-runner \w+ is not running in a PTY session: t starts one/);
+    p.feed.close();
+  });
+
+  it('asks the PTY for the pane’s size, and again when the terminal is resized; a fitted screen is not cut', async () => {
+    const p = fakePreview(true);
+    d = await renderDashboard({ columns: 160, rows: 20, preview: p.feed });
+    const s = d.sessions;
+    recordProcess(d.db, { klaudeSessionId: s.root1!.id, pid: process.pid, kind: 'pty' });
+    d.feed.refresh();
+    await d.waitForText(`screen · claude ${shortId(s.root1!.id)} · pty`);
+    const v = p.opened[0]!.viewer;
+    // 160 columns: the tree takes 67, the right pane's inside is 89 wide and 15 rows tall.
+    await d.waitForText('live · 89×15');
+    expect(v.fits).toEqual([{ cols: 89, rows: 15 }]);
+    v.update(['Reply to: a line that fits the pane', '─'.repeat(89), '❯ ', '─'.repeat(89)], 2);
+    await d.waitForText('Reply to: a line that fits the pane');
+    const rule = plain(d.frame())
+      .split('\n')
+      .find((l) => l.includes('─'.repeat(89)))!;
+    expect(rule.slice(rule.indexOf('││') + 2).match(/─/g)).toHaveLength(89); // whole, not cut
+    d.size.set({ columns: 100, rows: 20 });
+    await d.waitForText('live · 54×15');
+    expect(v.fits.at(-1)).toEqual({ cols: 54, rows: 15 });
     p.feed.close();
   });
 

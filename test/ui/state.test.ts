@@ -130,7 +130,7 @@ describe('ui reducer', () => {
   });
 
   it('walks the start dialog: choices arrive, pick, prompt', () => {
-    let st = run(initialUiState, { type: 'openStart', parentId: 'A' });
+    let st = run(initialUiState, { type: 'openStart', selectedId: 'A', under: true });
     expect(st.modal).toMatchObject({ kind: 'start', step: 'type', choices: null });
     st = run(
       st,
@@ -147,5 +147,17 @@ describe('ui reducer', () => {
       { type: 'edit', op: 'insert', text: 'go' },
     );
     expect(st.modal).toMatchObject({ kind: 'start', step: 'prompt', index: 1, text: 'go', parentId: 'A' });
+  });
+
+  it('toggles the start dialog between under the selected row and top level', () => {
+    let st = run(initialUiState, { type: 'openStart', selectedId: 'A', under: false });
+    expect(st.modal).toMatchObject({ kind: 'start', selectedId: 'A', parentId: null });
+    st = run(st, { type: 'startParent' });
+    expect(st.modal).toMatchObject({ parentId: 'A' });
+    st = run(st, { type: 'startParent' });
+    expect(st.modal).toMatchObject({ parentId: null });
+    // Nothing was selected: top level is the only place.
+    st = run(initialUiState, { type: 'openStart', selectedId: null, under: true }, { type: 'startParent' });
+    expect(st.modal).toMatchObject({ selectedId: null, parentId: null });
   });
 });

@@ -80,6 +80,15 @@ export const DIALOG_KEYS = [
     footer: 2,
   },
   {
+    id: 'picker.parent',
+    keys: ['p'],
+    scope: 'picker',
+    group: 'Dialogs',
+    label: 'top level/under',
+    description: 'start it at the top level, or under the session selected when the dialog opened (toggles)',
+    footer: 2.5,
+  },
+  {
     id: 'picker.cancel',
     keys: ['escape', 'ctrl+c'],
     scope: 'picker',

@@ -40,7 +40,8 @@ export const SESSION_KEYS = [
     scope: 'main',
     group: 'Sessions',
     label: 'start',
-    description: 'start an agent (type, then prompt) under the selected session',
+    description:
+      'start an agent (type, then prompt), under the selected session or at the top level (p in the dialog toggles)',
     footer: 5,
   },
   {

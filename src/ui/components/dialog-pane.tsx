@@ -1,8 +1,9 @@
 /** Dialogs shown in place of the log pane: confirm, start an agent, message an agent. */
 import { Box, Text } from 'ink';
 import { shortId } from '../../core/ids.js';
+import { shownTitle } from '../../core/session-title.js';
 import type { Modal } from '../state/ui-state.js';
-import type { SessionView } from '../../feeds/session-tree.js';
+import { isWorking, type SessionView } from '../../feeds/session-tree.js';
 import { sanitize, truncate, wrapText } from '../text.js';
 import type { Theme } from '../theme.js';
 
@@ -159,20 +160,57 @@ function DenyDialog({ modal, sessionsById, width, height, theme }: PartProps<'de
   );
 }
 
+/** A session as the start dialog names it: type, short id and its title. */
+function titled(s: SessionView | undefined, id: string): string {
+  const title = s ? shownTitle(s).replace(/\s+/g, ' ').trim() : '';
+  return `${name(s, id)}${title ? ` "${title.length > 40 ? `${title.slice(0, 39)}…` : title}"` : ''}`;
+}
+
 /** Where the started agent goes in the tree, in words. */
 function startUnder(modal: DialogOf<'start'>, sessionsById: ReadonlyMap<string, SessionView>): string {
   const parent = modal.parentId ? sessionsById.get(modal.parentId) : undefined;
-  return modal.parentId ? `under ${name(parent, modal.parentId)}` : 'as a top-level agent';
+  return modal.parentId ? `under ${titled(parent, modal.parentId)}` : 'at the top level';
+}
+
+/**
+ * What else the person should know about where it starts (wrapped lines): a worktree parent's child
+ * works in the project's tree, not in that worktree; and what `p` would change.
+ */
+function startNotes(
+  modal: DialogOf<'start'>,
+  sessionsById: ReadonlyMap<string, SessionView>,
+  picking: boolean,
+  width: number,
+): string[] {
+  const notes: string[] = [];
+  const parent = modal.parentId ? sessionsById.get(modal.parentId) : undefined;
+  if (parent?.worktreeBranch) notes.push(`it works in the project's tree, not in ${parent.worktreeBranch}`);
+  const sel = modal.selectedId ? sessionsById.get(modal.selectedId) : undefined;
+  if (picking && !modal.parentId && sel?.worktreeBranch && !isWorking(sel) && modal.selectedId)
+    notes.push(`${name(sel, modal.selectedId)} is a worktree agent, not working: p starts the new one under it anyway`);
+  return notes.flatMap((n) => wrapText(n, width).slice(0, 2));
+}
+
+/** The dialog's key hint, with what `p` does now. */
+function startKeys(modal: DialogOf<'start'>, keys: string): string {
+  const p = !modal.selectedId ? '' : modal.parentId ? ' · p top level' : ` · p under ${shortId(modal.selectedId)}`;
+  return `${keys}${p} · Esc cancel`;
 }
 
 /** Start an agent, step 2: its prompt. */
 function StartPrompt({ modal, sessionsById, width, height, theme }: PartProps<'start'>) {
   const type = modal.choices?.[modal.index]?.name ?? '?';
+  const notes = startNotes(modal, sessionsById, false, width);
   return (
     <Box flexDirection="column">
       <Text>{truncate(`${type} agent, ${startUnder(modal, sessionsById)}`, width)}</Text>
+      {notes.map((n, i) => (
+        <Text key={`n${i}`} {...theme.ui.muted}>
+          {truncate(n, width)}
+        </Text>
+      ))}
       <Text> </Text>
-      <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4)} theme={theme} />
+      <InputBox text={modal.text} width={width} rows={Math.max(1, height - 4 - notes.length)} theme={theme} />
       <Text> </Text>
       <Text {...theme.ui.muted}>{truncate('⏎ start · S-Tab back · Esc cancel', width)}</Text>
     </Box>
@@ -182,11 +220,17 @@ function StartPrompt({ modal, sessionsById, width, height, theme }: PartProps<'s
 /** Start an agent, step 1: the list of agent types (and the problems reading them). */
 function TypePicker({ modal, sessionsById, width, height, theme }: PartProps<'start'>) {
   if (modal.choices === null) return <Text {...theme.ui.muted}>reading agent definitions…</Text>;
-  const listRows = Math.max(1, height - 3 - Math.min(2, modal.problems.length));
+  const notes = startNotes(modal, sessionsById, true, width);
+  const listRows = Math.max(1, height - 3 - notes.length - Math.min(2, modal.problems.length));
   const top = Math.max(0, Math.min(modal.index - Math.floor(listRows / 2), modal.choices.length - listRows));
   return (
     <Box flexDirection="column">
       <Text {...theme.ui.muted}>{truncate(`agent type, ${startUnder(modal, sessionsById)}:`, width)}</Text>
+      {notes.map((n, i) => (
+        <Text key={`n${i}`} {...theme.ui.muted}>
+          {truncate(n, width)}
+        </Text>
+      ))}
       {modal.choices.slice(top, top + listRows).map((c, i) => {
         const sel = top + i === modal.index;
         const text = truncate(`${sel ? '▸' : ' '} ${c.name}${c.description ? ` — ${c.description}` : ''}`, width);
@@ -202,7 +246,7 @@ function TypePicker({ modal, sessionsById, width, height, theme }: PartProps<'st
           {truncate(`! ${p}`, width)}
         </Text>
       ))}
-      <Text {...theme.ui.muted}>{truncate('↑↓ choose · ⏎ next · Esc cancel', width)}</Text>
+      <Text {...theme.ui.muted}>{truncate(startKeys(modal, '↑↓ choose · ⏎ next'), width)}</Text>
     </Box>
   );
 }

@@ -62,7 +62,7 @@ function ScreenBox({
       title={`screen · ${who(sel)} · pty`}
       status={
         screen
-          ? `${view.state === 'ended' ? 'ended' : 'live'} · ${screen.cols}×${screen.rows} · t talks, v log`
+          ? `${view.state === 'ended' ? 'ended' : 'live'} · ${screenSize(screen, width)} · t talks, v log`
           : 'connecting · t talks, v log'
       }
       width={layout.logWidth}
@@ -77,6 +77,14 @@ function ScreenBox({
       )}
     </Pane>
   );
+}
+
+/**
+ * The screen's size; when it is wider than the pane (someone attached elsewhere keeps it their
+ * size, or the session has ended) the pane shows its left part, and says so.
+ */
+function screenSize(screen: { cols: number; rows: number }, width: number): string {
+  return screen.cols > width ? `left ${width} of ${screen.cols} columns` : `${screen.cols}×${screen.rows}`;
 }
 
 function LogBox({ sel, log, follow, layout, focused, theme }: RightPaneProps) {

@@ -44,6 +44,8 @@ function treeLines(rows: readonly TreeRow[]): (number | string)[] {
 
 /** Cells of the right-hand columns: short id, runtime, age, tokens, cost (tokens and cost of the row's subtree). */
 const META_WIDTHS = [8, 6, 3, 5, 6];
+/** The age's place among them (shown when more columns than this are). */
+export const AGE_COLUMN = 2;
 
 /**
  * Cells the left part keeps before a right-hand column is shown. Beside the log pane (whose title

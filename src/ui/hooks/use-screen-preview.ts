@@ -42,6 +42,10 @@ export function useScreenPreview(
     deps.preview?.select(watchScreen ? sel!.id : null, watchScreen ? selHost : null);
     return () => deps.preview?.select(null, null);
   }, [deps, watchScreen, sel?.id, selHost]);
+  // The pane's inside is the size the session's PTY is asked to be (a CLI drawn for it is not cut).
+  useEffect(() => {
+    deps.preview?.fit?.({ cols: logInner, rows: layout.paneRows });
+  }, [deps, logInner, layout.paneRows]);
   const previewOfSel = watchScreen && preview.sessionId === sel!.id ? preview : null;
   const screen = previewOfSel && previewOfSel.screen && previewOfSel.state !== 'error' ? previewOfSel.screen : null;
   const paint = deps.previewPaint;

@@ -39,6 +39,8 @@ export function runDialogCommand(id: CommandIn<'Dialogs'>, env: CommandEnv): voi
     case 'picker.pick':
       if (ui.modal?.kind === 'start' && ui.modal.choices?.length) dispatch({ type: 'startStep', step: 'prompt' });
       return;
+    case 'picker.parent':
+      return dispatch({ type: 'startParent' });
     case 'picker.cancel':
       return dispatch({ type: 'closeModal' });
     case 'input.submit':

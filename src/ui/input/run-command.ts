@@ -70,6 +70,7 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
     case 'picker.up':
     case 'picker.down':
     case 'picker.pick':
+    case 'picker.parent':
     case 'picker.cancel':
     case 'input.submit':
     case 'input.cancel':

@@ -5,7 +5,7 @@
  */
 import { shortId } from '../../core/ids.js';
 import { isActive } from '../../core/status.js';
-import { isLive, subtreeIds, type SessionView } from '../../feeds/session-tree.js';
+import { isLive, isWorking, subtreeIds, type SessionView } from '../../feeds/session-tree.js';
 import type { CommandIn } from '../keymap.js';
 import { runApprovalCommand } from './approval-commands.js';
 import type { CommandEnv } from './command-env.js';
@@ -33,7 +33,7 @@ export function runSessionCommand(id: CommandIn<'Sessions'>, env: CommandEnv): v
     case 'session.new':
       return newSession(env);
     case 'agent.start':
-      dispatch({ type: 'openStart', parentId: sel?.id ?? null });
+      dispatch({ type: 'openStart', selectedId: sel?.id ?? null, under: startsUnder(sel) });
       actions.agentTypes().then(
         (r) => dispatch({ type: 'startChoices', choices: r.choices, problems: r.problems }),
         (e: unknown) => dispatch({ type: 'startChoices', choices: [], problems: [errText(e)] }),
@@ -60,6 +60,16 @@ export function runSessionCommand(id: CommandIn<'Sessions'>, env: CommandEnv): v
       if (sel) pin(env, sel);
       return;
   }
+}
+
+/**
+ * Whether `s` starts an agent under the selected row by default (`p` in the dialog toggles). Not
+ * under an archived row, nor a worktree agent that is not working: its child would work in the
+ * project's tree, not in that worktree, and nothing is waiting for its report.
+ */
+export function startsUnder(sel: SessionView | null): boolean {
+  if (!sel || sel.archivedAt !== null) return false;
+  return !(sel.worktreeBranch && !isWorking(sel));
 }
 
 function pin(env: CommandEnv, sel: SessionView): void {

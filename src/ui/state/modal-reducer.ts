@@ -11,11 +11,27 @@ export function modalReducer(state: UiState, a: ModalAction): UiState {
       return { ...state, modal: { ...state.modal, scroll: clamp(state.modal.scroll + a.by, 0, Math.max(0, a.max)) } };
     case 'confirm':
       return { ...state, modal: { kind: 'confirm', intent: a.intent, message: a.message, dangerous: a.dangerous } };
-    case 'openStart':
+    case 'openStart': {
+      const parentId = a.under ? a.selectedId : null;
       return {
         ...state,
-        modal: { kind: 'start', step: 'type', choices: null, problems: [], index: 0, parentId: a.parentId, text: '' },
+        modal: {
+          kind: 'start',
+          step: 'type',
+          choices: null,
+          problems: [],
+          index: 0,
+          selectedId: a.selectedId,
+          parentId,
+          text: '',
+        },
       };
+    }
+    case 'startParent': {
+      const m = state.modal;
+      if (m?.kind !== 'start' || !m.selectedId) return state;
+      return { ...state, modal: { ...m, parentId: m.parentId ? null : m.selectedId } };
+    }
     case 'startChoices':
       if (state.modal?.kind !== 'start') return state;
       return { ...state, modal: { ...state.modal, choices: a.choices, problems: a.problems, index: 0 } };

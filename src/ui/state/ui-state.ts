@@ -59,6 +59,7 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'scrollHelp':
     case 'confirm':
     case 'openStart':
+    case 'startParent':
     case 'startChoices':
     case 'pick':
     case 'startStep':

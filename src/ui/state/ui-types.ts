@@ -30,6 +30,9 @@ export type Modal =
       choices: AgentChoice[] | null;
       problems: string[];
       index: number;
+      /** The row selected when the dialog opened: what `p` starts it under (null: none). */
+      selectedId: string | null;
+      /** Where it starts: under `selectedId`, or top level (null). */
       parentId: string | null;
       text: string;
     }
@@ -118,7 +121,9 @@ export type ModalAction =
   | { type: 'openHelp' }
   | { type: 'scrollHelp'; by: number; max: number }
   | { type: 'confirm'; intent: ConfirmIntent; message: string; dangerous: boolean }
-  | { type: 'openStart'; parentId: string | null }
+  /** `under`: start under the selected row (else top level; `p` toggles). */
+  | { type: 'openStart'; selectedId: string | null; under: boolean }
+  | { type: 'startParent' }
   | { type: 'startChoices'; choices: AgentChoice[]; problems: string[] }
   | { type: 'pick'; by: number }
   | { type: 'startStep'; step: 'type' | 'prompt' }
