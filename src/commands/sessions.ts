@@ -188,7 +188,12 @@ function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
 }
 
 function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
-  let cell = r.status === 'queued' && r.queuePosition ? `queued #${r.queuePosition}` : r.status;
+  let cell =
+    r.status === 'queued' && r.queuedFor
+      ? `queued: ${r.queuedFor}`
+      : r.status === 'queued' && r.queuePosition
+        ? `queued #${r.queuePosition}`
+        : r.status;
   if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
     cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
   if (p?.pty) return `${cell} · pty`;
