@@ -108,10 +108,16 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   const adapter = await getAdapter(runtime);
   adapter.resolveBinary(svc.config, svc.env); // fail now, with the install hint, not inside the runtime
   const share = req.share ? await sharedContext(svc, parent, notes) : null;
-  const useWorktree = req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']);
+  // A fork works where its origin's conversation is (claude finds it by the directory).
+  const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
   const source = useWorktree ? worktreeSource(cwd) : null; // outside a repository: one line, nothing created
   const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, ...agentRest } = agent;
-  const metadata: AgentLaunchMetadata = { cwd, projectRoot: svc.projectRoot, agent: agentRest };
+  const metadata: AgentLaunchMetadata & { forkOf?: string } = {
+    cwd,
+    projectRoot: svc.projectRoot,
+    agent: agentRest,
+    ...(req.forkOf ? { forkOf: req.forkOf.claudeSessionId } : {}),
+  };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);
   const limits = runLimits(svc.config);
   return { req, count, cwd, parent, runtime, model, adapter, share, source, metadata, limits, budgetUsd };
@@ -153,6 +159,7 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     prompt: req.prompt.slice(0, 2000),
     model: plan.model,
     metadata: plan.metadata as unknown as Record<string, unknown>,
+    forkedFrom: req.forkOf?.sessionId ?? null,
   });
   if (plan.budgetUsd) setBudget(svc.db, created.id, plan.budgetUsd);
   const logPath = sessionLogPath(svc.home, svc.projectHash, created.id, svc.config['logs.dir']);

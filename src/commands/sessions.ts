@@ -107,8 +107,9 @@ function message(r: SessionListRow): string {
   // The person's title (`klaude rename`) replaces the prompt; `-v` and `--json` keep the prompt.
   const first = oneLine(r.name) || oneLine(r.prompt) || oneLine(r.title);
   const last = oneLine(r.lastText);
-  if (first && last) return `${truncate(first, 48)} → ${truncate(last, 64)}`;
-  return truncate(first || last, 100);
+  const fork = r.forkedFrom ? `forked from ${shortId(r.forkedFrom)}: ` : '';
+  if (first && last) return `${fork}${truncate(first, 48)} → ${truncate(last, 64)}`;
+  return fork + truncate(first || last, 100);
 }
 
 /**
@@ -289,6 +290,7 @@ function detailLine(r: SessionListRow): string {
   if (r.model) d.push(`model ${r.model}`);
   d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
   if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
+  if (r.forkedFrom) d.push(`forked from ${shortId(r.forkedFrom)}`);
   d.push(`log ${r.logPath ?? '-'}`);
   if (r.name && r.prompt) d.push(`prompt ${truncate(oneLine(r.prompt), 80)}`);
   return d.join('  ');

@@ -248,7 +248,7 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
  * Run by Claude (its Bash tool), a permission request ends the follow as `klaude wait` does (exit
  * 3, the request named): blocked in the tool, Claude could neither answer nor tell the person.
  */
-async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): Promise<number> {
+export async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): Promise<number> {
   const shorts = sessions.map((s) => shortId(s.id)).join(' ');
   ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
   const detacher = detachOnSignals();
