@@ -39,7 +39,10 @@ export type SessionView = Pick<
 > &
   /** The run queue (optional: views built by hand in tests leave them out). */
   Partial<
-    Pick<SessionListRow, 'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath' | 'name' | 'pinnedAt'>
+    Pick<
+      SessionListRow,
+      'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath' | 'name' | 'pinnedAt' | 'forkedFrom'
+    >
   >;
 
 export interface TreeRow {
