@@ -2,7 +2,8 @@
 // klaude's foreground against the Messages-API stand-in: a permission dialog reaches a local webhook
 // receiver exactly once as "needs you" (the PermissionRequest hook opens it, claude's own
 // permission_prompt Notification comes later and is not told again), and a turn an API error ends
-// reaches it once as "failed". The hook only records; a detached `klaude __notify` tells.
+// reaches it once as "failed"; a `klaude talk` session's dialog (its claude in the PTY server) is told
+// the same way. The hook only records; a detached `klaude __notify` tells.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropi
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
 import {
   eventKinds,
   READY,
@@ -26,6 +29,8 @@ import {
 let mock: MockAnthropic;
 let home: TempHome;
 let term: PtySession | undefined;
+let talk: { home: TempHome; term?: PtySession; id?: string } | undefined;
+let receiverUrl = '';
 let receiver: Server;
 const received: Record<string, unknown>[] = [];
 
@@ -46,14 +51,17 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   // Bash is not allowed: a command that writes asks the person first.
   home = supervisorHome(mock, { allowBash: false });
-  writeConfig(home, `notify:\n  desktop: false\n  url: ${url}\n`);
+  writeConfig(home, `notify:\n  desktop: false\n  url: ${receiverUrl}\n`);
 });
 
 afterAll(async () => {
   await term?.dispose();
+  await talk?.term?.dispose();
+  if (talk?.id) await stopHosts(talk.home, talk.id);
+  talk?.home.cleanup();
   await mock?.close();
   await new Promise((r) => receiver?.close(r));
   home?.cleanup();
@@ -94,5 +102,22 @@ describe('notifications of an interactive session (real claude)', () => {
     expect(String(ofKind('failed')[0]!.text)).toContain('bad-request-77');
     expect(ofKind('needs_you')).toHaveLength(1);
     expect(received).toHaveLength(2);
+  });
+
+  it('a `klaude talk` session (its claude in the PTY server) is told too', async () => {
+    received.length = 0;
+    talk = { home: supervisorHome(mock, { allowBash: false }) };
+    writeConfig(talk.home, `claude:\n  binary: ${CLAUDE_BIN}\nnotify:\n  desktop: false\n  url: ${receiverUrl}\n`);
+    const { id } = await sessionWithConversation(talk.home, 'talk-notify-78');
+    talk.id = id;
+    talk.term = startTalk(talk.home, [id.slice(-8)]);
+    await talk.term.waitForText(READY, { timeoutMs: 60_000 });
+    await submit(talk.term, 'run: touch talk-asked-78.txt');
+    await talk.term.waitForText(/Do you want to proceed/, { timeoutMs: 60_000 });
+    await until('the webhook told of the talk dialog', () => ofKind('needs_you').length > 0, 30_000);
+    expect(ofKind('needs_you')[0]).toMatchObject({ sessionId: id, tool: 'Bash', summary: 'touch talk-asked-78.txt' });
+    talk.term.press('escape');
+    await talk.term.waitForText(/Interrupted/, { timeoutMs: 20_000 });
+    expect(received).toHaveLength(1);
   });
 });
