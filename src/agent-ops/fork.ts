@@ -8,6 +8,7 @@
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
+import { getInstance } from '../db/repos/instances.js';
 import { getProject } from '../db/repos/projects.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import type { StartRequest } from '../control/protocol.js';
@@ -20,7 +21,9 @@ export const FORK_DEFAULT_PROMPT = 'Continue from here.';
 export function forkPlace(db: Db, origin: SessionRow): { projectRoot: string; cwd: string } {
   const root = getProject(db, origin.projectId)?.rootPath;
   if (!root) throw new KlaudeError('E_SESSION_NOT_FOUND', `the project of ${shortId(origin.id)} is not recorded`);
-  return { projectRoot: root, cwd: launchMetadata(origin)?.cwd ?? root };
+  // An agent's directory is in its launch metadata; an interactive session's is its supervisor's.
+  const supervisor = origin.instanceId ? getInstance(db, origin.instanceId)?.cwd : undefined;
+  return { projectRoot: root, cwd: launchMetadata(origin)?.cwd ?? supervisor ?? root };
 }
 
 /** The start request of a fork of `origin`; E_FORK_UNSUPPORTED for a session that has no claude conversation. */

@@ -61,6 +61,18 @@ describe('klaude --resume of a conversation klaude never recorded (real claude)'
       'adopt-marker-41',
     );
 
+    // The adopted (interactive) session can be forked: a general agent beside it, on its conversation.
+    const env = home.env;
+    const forked = await runKlaude(['fork', root!.id, 'fork-of-tui-43', '--json'], { env, cwd: home.projectDir });
+    expect(forked.stderr).toBe('');
+    const fork = JSON.parse(forked.stdout) as { id: string; type: string; parentId: string | null };
+    expect(fork).toMatchObject({ type: 'general', parentId: null });
+    expect((await runKlaude(['wait', fork.id], { env, cwd: home.projectDir, timeoutMs: 60_000 })).code).toBe(0);
+    const forkRequest = JSON.stringify(
+      mock.mainRequests().find((r) => JSON.stringify(r.body).includes('fork-of-tui-43'))!.body,
+    );
+    expect(forkRequest).toContain('after-adopt-42');
+
     await submit(term, '/exit');
     expect((await term.exited).exitCode).toBe(0);
   });
@@ -71,6 +83,6 @@ describe('klaude --resume of a conversation klaude never recorded (real claude)'
     term = startKlaude(home, ['--resume', unknown]);
     expect((await term.exited).exitCode).not.toBe(0);
     expect(term.text()).toContain('E_SESSION_NOT_FOUND');
-    expect(sessions(home)).toHaveLength(1);
+    expect(sessions(home)).toHaveLength(2); // the adopted one and its fork: nothing new
   });
 });
