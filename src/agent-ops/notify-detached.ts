@@ -13,8 +13,8 @@ import { openDb } from '../db/client.js';
 import { createFileLogger } from '../lib/logger.js';
 import { notificationsSent, notify, type NotifyEvent } from './notify.js';
 
-/** The notifiers' own bound (5 s) plus start-up: past it the process goes, whatever is in flight. */
-const HARD_EXIT_MS = 8_000;
+/** The notifiers' own bound (5 s) plus a second: past it the process goes, whatever is in flight. */
+const HARD_EXIT_MS = 6_000;
 
 function parseEvent(arg: string | undefined): NotifyEvent | null {
   try {
