@@ -189,12 +189,8 @@ function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
 }
 
 function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
-  let cell =
-    r.status === 'queued' && r.queuedFor
-      ? `queued: ${r.queuedFor}`
-      : r.status === 'queued' && r.queuePosition
-        ? `queued #${r.queuePosition}`
-        : r.status;
+  const queued = r.queuedFor ? `queued: ${r.queuedFor}` : `queued #${r.queuePosition}`;
+  let cell = r.status === 'queued' && r.queuePosition ? queued : r.status;
   if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
     cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
   if (p?.pty) return `${cell} · pty`;
@@ -290,7 +286,6 @@ function detailLine(r: SessionListRow): string {
   if (r.model) d.push(`model ${r.model}`);
   d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
   if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
-  if (r.forkedFrom) d.push(`forked from ${shortId(r.forkedFrom)}`);
   d.push(`log ${r.logPath ?? '-'}`);
   if (r.name && r.prompt) d.push(`prompt ${truncate(oneLine(r.prompt), 80)}`);
   return d.join('  ');
