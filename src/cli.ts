@@ -106,6 +106,11 @@ async function main(argv: string[]): Promise<number> {
     const { reapAfterDeath } = await import('./agent-ops/after-death.js');
     return reapAfterDeath(rest[0] ?? '', process.env);
   }
+  // Hidden: tells one event of an interactive session (src/hooks/notify-spawn.ts starts `klaude __notify <json>`).
+  if (first === '__notify') {
+    const { notifyMain } = await import('./agent-ops/notify-detached.js');
+    return notifyMain(rest, process.env);
+  }
   // Hidden: the user's PTY server, which hosts every talk session (src/pty/launch.ts starts `klaude __ptyd`).
   if (first === '__ptyd') {
     const { ptyServerMain } = await import('./ptyd/entry.js');

@@ -20,6 +20,8 @@ export interface LaunchInput {
   nativeSessionId: string | null;
   /** Continue `nativeSessionId` (claude `--resume`) instead of creating it. */
   resume: boolean;
+  /** Create `nativeSessionId` as a fork of this conversation (claude `--resume <it> --fork-session`). */
+  forkFrom?: string | null;
   /** The first message, for CLIs without streaming input (it goes on the command line). */
   prompt?: string;
   model?: string | null;

@@ -22,3 +22,8 @@ export function assertWithinBudget(db: HasSqlite, sessionId: string): void {
   const r = budgetReached(db, sessionId);
   if (r) throw overBudgetError(sessionId, r);
 }
+
+/** Why a queued agent waits (its tree is over a limit): `over budget, starts when `klaude budget 7XQ2ABCD <usd>` raises the limit`. */
+export function heldText(r: BudgetReached): string {
+  return `over budget, starts when \`klaude budget ${shortId(r.holderId)} <usd>\` raises the limit`;
+}

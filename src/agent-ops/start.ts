@@ -3,7 +3,8 @@
  * it, and spawn one detached runtime per agent. Runs in the supervisor (control action `start`) or
  * in the `klaude start` command itself when no supervisor runs: same code, same records.
  */
-import { setBudget } from '../db/repos/budgets.js';
+import { budgetReached, setBudget } from '../db/repos/budgets.js';
+import { heldText } from './budget.js';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
@@ -76,6 +77,8 @@ interface StartPlan {
   source: { top: string; head: string } | null;
   metadata: AgentLaunchMetadata;
   limits: RunLimits;
+  /** Each agent's own spend limit: --budget, else the definition's budgetUsd, else config agents.budgetUsd. */
+  budgetUsd: number | null;
 }
 
 /** The number of agents to start; a bad count or an empty prompt is refused before anything is made. */
@@ -105,11 +108,19 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   const adapter = await getAdapter(runtime);
   adapter.resolveBinary(svc.config, svc.env); // fail now, with the install hint, not inside the runtime
   const share = req.share ? await sharedContext(svc, parent, notes) : null;
-  const useWorktree = req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']);
+  // A fork works where its origin's conversation is (claude finds it by the directory).
+  const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
   const source = useWorktree ? worktreeSource(cwd) : null; // outside a repository: one line, nothing created
-  const { type: _t, runtime: _r, model: _m, ...agentRest } = agent;
-  const metadata: AgentLaunchMetadata = { cwd, projectRoot: svc.projectRoot, agent: agentRest };
-  return { req, count, cwd, parent, runtime, model, adapter, share, source, metadata, limits: runLimits(svc.config) };
+  const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, ...agentRest } = agent;
+  const metadata: AgentLaunchMetadata & { forkOf?: string } = {
+    cwd,
+    projectRoot: svc.projectRoot,
+    agent: agentRest,
+    ...(req.forkOf ? { forkOf: req.forkOf.claudeSessionId } : {}),
+  };
+  const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);
+  const limits = runLimits(svc.config);
+  return { req, count, cwd, parent, runtime, model, adapter, share, source, metadata, limits, budgetUsd };
 }
 
 /** --share: the parent's recent conversation, or null with a note saying why there is none. */
@@ -148,9 +159,9 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     prompt: req.prompt.slice(0, 2000),
     model: plan.model,
     metadata: plan.metadata as unknown as Record<string, unknown>,
+    forkedFrom: req.forkOf?.sessionId ?? null,
   });
-  const budget = req.budgetUsd ?? (svc.config['agents.budgetUsd'] || null);
-  if (budget) setBudget(svc.db, created.id, budget);
+  if (plan.budgetUsd) setBudget(svc.db, created.id, plan.budgetUsd);
   const logPath = sessionLogPath(svc.home, svc.projectHash, created.id, svc.config['logs.dir']);
   touchSessionLog(logPath);
   let agent: NewAgent = { session: updateSession(svc.db, created.id, { logPath })!, logPath, cwd: plan.cwd };
@@ -220,7 +231,10 @@ function linkNativeSession(svc: AgentServices, plan: StartPlan, agent: NewAgent,
  * its row), so whoever frees a slot later starts it as this start would have.
  */
 function queueIfFull(svc: AgentServices, plan: StartPlan, agent: NewAgent): number | null {
-  if (!queueInForce(svc.db, plan.limits, Date.now())) return null;
+  // Over budget (its parent's tree spent its limit): it waits in the queue until the limit is raised.
+  const over = budgetReached(svc.db, agent.session.id);
+  const held = over !== null;
+  if (!held && !queueInForce(svc.db, plan.limits, Date.now())) return null;
   const request: QueuedRequest = { prompt: plan.req.prompt, share: plan.share };
   try {
     keepLaunchEnv(svc.home, agent.session.id, runtimeLaunch(svc));
@@ -232,7 +246,11 @@ function queueIfFull(svc: AgentServices, plan: StartPlan, agent: NewAgent): numb
   })!;
   const place = admit(svc.db, agent.session.id, plan.runtime, plan.limits);
   if (!place.queued) return null;
-  appendSessionEvent(agent.logPath, { type: 'queued', position: place.position });
+  appendSessionEvent(agent.logPath, {
+    type: 'queued',
+    position: place.position,
+    ...(over ? { reason: heldText(over) } : {}),
+  });
   return place.position;
 }
 

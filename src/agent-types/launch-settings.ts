@@ -37,6 +37,8 @@ export interface AgentTypeConfig {
   onStop?: OnStopPrompt[];
   /** The definition's `worktree:`; null = not said (the flag or config agents.worktree decides). */
   worktree: boolean | null;
+  /** The definition's `budgetUsd:`; null = not said (the flag or config agents.budgetUsd decides). */
+  budgetUsd?: number | null;
 }
 
 export interface AgentTypeContext {
@@ -123,6 +125,7 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     outputDir: def.outputDir ?? null,
     ...(def.onStop ? { onStop: def.onStop } : {}),
     worktree: def.worktree ?? null,
+    budgetUsd: def.budgetUsd ?? null,
   };
 }
 

@@ -52,6 +52,8 @@ export interface AgentDefinition {
   onStop?: OnStopPrompt[];
   /** Run in a git worktree of its own (`klaude start --worktree`); undefined = config agents.worktree. */
   worktree?: boolean;
+  /** Spend limit in USD of each agent of this type and its sub-agents (`--budget` wins; else config agents.budgetUsd). */
+  budgetUsd?: number;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

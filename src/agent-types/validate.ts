@@ -42,6 +42,7 @@ const KLAUDE_FIELDS = [
   'permissionMode',
   'onStop',
   'worktree',
+  'budgetUsd',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
 const CLAUDE_CODE_FIELDS = [
@@ -95,6 +96,16 @@ function bool(data: Record<string, unknown>, field: string, dflt: boolean): bool
   if (v === undefined) return dflt;
   if (typeof v !== 'boolean') throw new FieldError(field, `must be true or false, got ${describeValue(v)}`);
   return v;
+}
+
+/** `budgetUsd: 2.5` (or `"$2.50"`): a spend limit in USD, more than 0. */
+function budget(data: Record<string, unknown>): number | undefined {
+  const v = data.budgetUsd;
+  if (v === undefined) return undefined;
+  const n = typeof v === 'string' && /^\s*\$?\d/.test(v) ? Number(v.trim().replace(/^\$/, '')) : v;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
+    throw new FieldError('budgetUsd', `must be an amount in USD more than 0, got ${describeValue(v)}`);
+  return n;
 }
 
 function stringList(data: Record<string, unknown>, field: string): string[] | undefined {
@@ -274,6 +285,7 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
     // Claude Code's own spelling (`isolation: worktree`) means the same.
     worktree:
       data.worktree === undefined ? (data.isolation === 'worktree' ? true : undefined) : bool(data, 'worktree', false),
+    budgetUsd: budget(data),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

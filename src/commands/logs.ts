@@ -102,6 +102,11 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (req.summaryOnly) return printSummary(ctx, session, file, session.projectId === hash ? root : null);
 
   const writer = logWriter(ctx, session, req.raw, config['stream.timestamp']);
+  // A fork's log starts at the fork: say where the earlier turns are.
+  if (session.forkedFrom && !req.raw)
+    ctx.stdout.write(
+      `forked from ${shortId(session.forkedFrom)} (\`klaude logs ${shortId(session.forkedFrom)}\`: the turns before the fork)\n`,
+    );
   const live = req.follow && !isTerminal(session.status);
   // It ran interactively: the log and Claude's transcripts, one timeline.
   if (transcripts.length > 0) return printTimeline(ctx, { home, session, file, transcripts, writer, n: req.n, live });

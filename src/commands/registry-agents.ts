@@ -121,6 +121,29 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     load: () => import('./message.js'),
   },
   {
+    name: 'fork',
+    summary: "start a new agent on a fork of a session's Claude conversation (the origin is left as it is)",
+    usage: 'klaude fork <id> ["<prompt>"] [-d] [--json]',
+    description: [
+      "The new agent continues a copy of <id>'s conversation (claude --resume <it> --fork-session): it sees",
+      "every earlier turn, then <prompt> (default: 'Continue from here.'). It sits beside its origin (same",
+      'parent, project and directory), of the same agent type (`general` for an interactive session), and',
+      '`klaude sessions` shows "forked from <id>". Only claude conversations can be forked (E_FORK_UNSUPPORTED).',
+      'Attached (default) it follows the fork like `klaude start`; -d returns at once.',
+    ].join('\n'),
+    flags: {
+      detach: { type: 'boolean', shortFlag: 'd', description: 'print the new id and return at once; the fork runs on' },
+      json: {
+        ...JSON_FLAG,
+        description: 'print {id, shortId, type, status, forkedFrom, nativeSessionId, parentId} (implies -d)',
+      },
+    },
+    minArgs: 1,
+    maxArgs: 2,
+    examples: ['klaude fork 7XQ2 "try it with a queue instead"', 'klaude fork 7XQ2 -d'],
+    load: () => import('./fork.js'),
+  },
+  {
     name: 'interrupt',
     summary: "stop the current turn of running agent(s); they end 'interrupted' and can be messaged again",
     usage: 'klaude interrupt <id…> [--json]',

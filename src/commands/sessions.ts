@@ -108,8 +108,9 @@ function message(r: SessionListRow): string {
   // The person's title (`klaude rename`) replaces the prompt; `-v` and `--json` keep the prompt.
   const first = oneLine(r.name) || oneLine(r.prompt) || oneLine(r.title);
   const last = oneLine(r.lastText);
-  if (first && last) return `${truncate(first, 48)} → ${truncate(last, 64)}`;
-  return truncate(first || last, 100);
+  const fork = r.forkedFrom ? `forked from ${shortId(r.forkedFrom)}: ` : '';
+  if (first && last) return `${fork}${truncate(first, 48)} → ${truncate(last, 64)}`;
+  return fork + truncate(first || last, 100);
 }
 
 /**
@@ -189,7 +190,8 @@ function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
 }
 
 function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
-  let cell = r.status === 'queued' && r.queuePosition ? `queued #${r.queuePosition}` : r.status;
+  const queued = r.queuedFor ? `queued: ${r.queuedFor}` : `queued #${r.queuePosition}`;
+  let cell = r.status === 'queued' && r.queuePosition ? queued : r.status;
   if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
     cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
   if (p?.pty) return `${cell} · pty`;

@@ -7,7 +7,9 @@ import { shortId } from '../core/ids.js';
 import { controlRequest } from '../control/client.js';
 import { findLiveSupervisors } from '../control/discovery.js';
 import { locateSupervisor } from '../control/locate.js';
+import { budgetReached } from '../db/repos/budgets.js';
 import { queuePosition } from '../db/repos/queue.js';
+import { heldText } from '../agent-ops/budget.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import { isKlaudeError, KlaudeError, usageError } from '../lib/errors.js';
 import { safeJson, safeText } from '../lib/escapes.js';
@@ -233,10 +235,9 @@ function printJson(ctx: CommandContext, svc: AgentServices, sessions: SessionRow
 function printStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): void {
   for (const s of sessions) {
     const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
-    const wait =
-      pos > 0
-        ? `: queued #${pos}, starts when a run slot frees (\`klaude interrupt ${shortId(s.id)}\` cancels it)`
-        : '';
+    const over = pos > 0 ? budgetReached(svc.db, s.id) : null;
+    const when = over ? heldText(over) : 'starts when a run slot frees';
+    const wait = pos > 0 ? `: queued #${pos}, ${when} (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
     const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
     ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
   }
@@ -247,7 +248,7 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
  * Run by Claude (its Bash tool), a permission request ends the follow as `klaude wait` does (exit
  * 3, the request named): blocked in the tool, Claude could neither answer nor tell the person.
  */
-async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): Promise<number> {
+export async function followStarted(ctx: CommandContext, svc: AgentServices, sessions: SessionRow[]): Promise<number> {
   const shorts = sessions.map((s) => shortId(s.id)).join(' ');
   ctx.stdout.write(`following ${sessions.length > 1 ? 'them' : 'it'} (Ctrl-C detaches; the agent keeps running)\n`);
   const detacher = detachOnSignals();

@@ -237,7 +237,7 @@ export const CONFIG_KEYS = {
     default: 0,
     min: 0,
     max: 1_000_000,
-    doc: 'spend limit in USD of each agent started without --budget, covering its sub-agents (0 = none): one that has reached it is stopped before its next turn, `over budget`; `klaude budget <id> <usd>` raises it',
+    doc: 'spend limit in USD of each agent started without --budget whose definition has no budgetUsd, covering its sub-agents (0 = none): one that has reached it is stopped before its next turn, `over budget`; `klaude budget <id> <usd>` raises it',
   },
   'notify.desktop': {
     type: 'boolean',

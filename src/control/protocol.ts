@@ -91,6 +91,8 @@ export interface StartRequest {
   cwd?: string;
   /** Spend limit in USD of each agent and its sub-agents (else config agents.budgetUsd). */
   budgetUsd?: number;
+  /** `klaude fork`: the new agent continues a fork of this session's Claude conversation (in-process only). */
+  forkOf?: { sessionId: string; claudeSessionId: string };
 }
 export interface StartResult {
   sessionIds: string[];

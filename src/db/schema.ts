@@ -106,6 +106,8 @@ export const sessions = sqliteTable(
     pinnedAt: integer('pinned_at'),
     /** Spend limit in USD of this session and its sub-agents (`--budget`, `klaude budget`); null: none of its own. */
     budgetUsd: real('budget_usd'),
+    /** The session whose conversation this one was forked from (`klaude fork`); null: not a fork. */
+    forkedFrom: text('forked_from'),
   },
   (t) => [
     index('sessions_status_queued_idx').on(t.status, t.queuedAt),

@@ -41,7 +41,14 @@ export type SessionView = Pick<
   Partial<
     Pick<
       SessionListRow,
-      'queuePosition' | 'rateLimitMax' | 'worktreeBranch' | 'worktreePath' | 'name' | 'pinnedAt' | 'projectId'
+      | 'queuePosition'
+      | 'rateLimitMax'
+      | 'worktreeBranch'
+      | 'worktreePath'
+      | 'name'
+      | 'pinnedAt'
+      | 'projectId'
+      | 'forkedFrom'
     >
   >;
 

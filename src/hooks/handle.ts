@@ -38,6 +38,7 @@ import {
   type HookPatch,
   type HookSession,
 } from '../db/repos/hook-records.js';
+import { hookNotice, type HookNotice } from './hook-notice.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {
@@ -94,6 +95,8 @@ export interface HookOutcome {
   status?: SessionStatus;
   /** Text for Claude (stdout of the hook): sub-agents' [UPDATE] notes after a tool call. */
   stdout?: string;
+  /** An event to tell outside the terminal (hook-notice.ts); the caller hands it to `klaude __notify`. */
+  notice?: HookNotice;
 }
 
 export interface HookEnv {
@@ -330,11 +333,14 @@ function record(db: HasSqlite, klaudeSessionId: string, event: HookEventName, p:
     patch.status = to;
   }
   patchSession(db, klaudeSessionId, patch, e.now);
+  const failure = event === 'StopFailure' ? (patch.error ?? undefined) : undefined;
+  const notice = hookNotice({ event, session, to: patch.status, p, failure, now: e.now });
   // Children's [UPDATE] notes reach the parent Claude right after its next tool call.
   const updates = event === 'PostToolUse' ? updatesForHook(db, klaudeSessionId) : null;
   logHookEvent(e, event);
   return {
     status: patch.status,
+    ...(notice ? { notice } : {}),
     ...(updates
       ? { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: updates } }) }
       : {}),

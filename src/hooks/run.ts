@@ -9,7 +9,7 @@ import { fstatSync, read } from 'node:fs';
 import path from 'node:path';
 import { klaudeHome, logFilePath, projectDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import type { HookPayload } from './handle.js';
+import type { HookOutcome, HookPayload } from './handle.js';
 import { eventFromWord, HOOK_EVENTS, hookWord, INTERACTIVE_ARG } from './settings.js';
 
 function isCharDevice(): boolean {
@@ -102,6 +102,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     const [{ openFastDb }, { handleHook }] = await Promise.all([import('../db/fast.js'), import('./handle.js')]);
     // The fast open is null only when the DB is missing or behind: then create/migrate it.
     const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
+    let notice: HookOutcome['notice'];
     try {
       const usageCacheDir = path.join(projectDir(home, env.KLAUDE_PROJECT_HASH || 'unknown'), 'usage');
       const out = handleHook(db, sessionId, event, payload, {
@@ -111,9 +112,11 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
         interactive: args.includes(INTERACTIVE_ARG),
       });
       if (out.stdout) process.stdout.write(out.stdout);
+      notice = out.notice;
     } finally {
       db.close();
     }
+    if (notice) await (await import('./notify-spawn.js')).spawnNotifier(notice, env);
   } catch (err) {
     await logError(`hook ${event} failed`, { err });
   }

@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'E_DIRTY_TREE'
   | 'E_MERGE_CONFLICT'
   | 'E_NO_WORKTREE'
+  | 'E_FORK_UNSUPPORTED'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

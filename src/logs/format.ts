@@ -254,7 +254,7 @@ const RENDERERS: { [K in AgentEventType]?: Renderer<EventOf<K>> } = {
       `↻ recovered${e.mode === 'ask' ? ' (needs you: `klaude message` resumes it)' : ''}: ${firstLine(e.cause ?? '')}`,
     ),
   queued: (e, f) =>
-    f.oneLine(e.ts, 'dim', `· queued #${e.position}${e.reason ? `: ${e.reason}` : ''} (starts when a run slot frees)`),
+    f.oneLine(e.ts, 'dim', `· queued #${e.position}${e.reason ? `: ${e.reason}` : ' (starts when a run slot frees)'}`),
   retry: (e, f) => f.oneLine(e.ts, 'yellow', `↻ ${describeRetry(e)}`),
   approval_request: (e, f) => {
     const what = `${e.tool}${e.summary ? `: ${firstLine(e.summary)}` : ''}`;

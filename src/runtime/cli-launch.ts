@@ -20,6 +20,7 @@ export function cliLaunch(
     cwd: meta.cwd,
     nativeSessionId: o.nativeId,
     resume: o.resume,
+    forkFrom: forkOrigin(session.metadata),
     prompt: adapter.supportsStreamingInput ? undefined : o.first,
     model: session.model,
     permissionMode: permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']),
@@ -55,4 +56,10 @@ export function cliLaunch(
     PATH: prependPath(shimDir, d.env.PATH),
   };
   return { cmd, env };
+}
+
+/** `klaude fork`: the origin's Claude id, kept in the metadata (its first run forks it; later ones resume the fork). */
+function forkOrigin(metadata: Record<string, unknown> | null): string | null {
+  const v = metadata?.forkOf;
+  return typeof v === 'string' ? v : null;
 }

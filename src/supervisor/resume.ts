@@ -2,7 +2,8 @@ import { shortId } from '../core/ids.js';
 import { latestLink } from '../db/repos/links.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
-import { KlaudeError } from '../lib/errors.js';
+import { isKlaudeError, KlaudeError } from '../lib/errors.js';
+import { adoptConversation } from './adopt.js';
 import type { SupervisorContext } from './context.js';
 import { assertNotForegroundElsewhere } from './launch-records.js';
 
@@ -18,7 +19,7 @@ export function pickResumeSession(
   const claudeIdOf = (s: SessionRow): string | undefined =>
     s.nativeSessionId ?? latestLink(ctx.db, s.id)?.claudeSessionId;
   if (which !== 'last') {
-    const s = resolveSession(ctx.db, which, { projectId: ctx.projectHash });
+    const s = resolveOrAdopt(ctx, which);
     const id = claudeIdOf(s);
     if (!id || s.runtime !== 'claude') {
       throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(s.id)} has no Claude session to resume`, {
@@ -44,4 +45,17 @@ export function pickResumeSession(
   throw new KlaudeError('E_SESSION_NOT_FOUND', 'no earlier klaude session to resume in this project', {
     hint: 'start a fresh one with `klaude`',
   });
+}
+
+/** A klaude or Claude id of this project; else a Claude conversation of this directory klaude never recorded, adopted. */
+function resolveOrAdopt(ctx: SupervisorContext, which: string): SessionRow {
+  try {
+    return resolveSession(ctx.db, which, { projectId: ctx.projectHash });
+  } catch (e) {
+    if (!isKlaudeError(e) || e.code !== 'E_SESSION_NOT_FOUND') throw e;
+    const adopted = adoptConversation(ctx, which);
+    if (!adopted) throw e;
+    ctx.log.info('adopted a Claude conversation', { session: shortId(adopted.id), claude: adopted.nativeSessionId });
+    return adopted;
+  }
 }

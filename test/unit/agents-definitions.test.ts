@@ -110,6 +110,15 @@ describe('agent definition files', () => {
   });
 
   it.each([
+    ['budgetUsd as a number', 'budgetUsd: 2.5', 2.5],
+    ['budgetUsd as dollars', 'budgetUsd: "$0.50"', 0.5],
+  ])('%s', (_label, line, expected) => {
+    write(projectAgents(), 'x.md', `---\n${line}\n---\n`);
+    expect(load().problems).toEqual([]);
+    expect(find('x')?.budgetUsd).toBe(expected);
+  });
+
+  it.each([
     [
       'mcpServers as a map adds inline servers',
       'mcpServers:\n  db: {command: db-mcp, args: [--ro]}',
@@ -184,6 +193,8 @@ describe('agent definition files', () => {
       2,
     ],
     ['name with a space', 'name: my agent', `field 'name': "my agent" is not usable as an agent type`, 2],
+    ['budgetUsd zero', 'budgetUsd: 0', "field 'budgetUsd': must be an amount in USD more than 0, got 0", 2],
+    ['budgetUsd a word', 'budgetUsd: lots', `field 'budgetUsd': must be an amount in USD more than 0, got "lots"`, 2],
     ['permissionMode unknown', 'permissionMode: yolo', "field 'permissionMode': must be one of", 2],
     ['bad YAML names its line', 'name: a\ndescription: ok\nmodel: [sonnet', /^invalid YAML: Flow sequence/, 4],
     ['duplicate key', 'model: a\nmodel: b', /^invalid YAML: Map keys must be unique/, 3],

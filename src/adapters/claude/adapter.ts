@@ -35,7 +35,10 @@ export function buildClaudeCommand(input: LaunchInput): LaunchCommand {
     '--verbose',
     '--include-partial-messages',
   ];
-  if (input.nativeSessionId) args.push(input.resume ? '--resume' : '--session-id', input.nativeSessionId);
+  // A fork gets its own id up front too (2.1.197 takes --session-id with --fork-session).
+  if (input.forkFrom && input.nativeSessionId && !input.resume)
+    args.push('--resume', input.forkFrom, '--fork-session', '--session-id', input.nativeSessionId);
+  else if (input.nativeSessionId) args.push(input.resume ? '--resume' : '--session-id', input.nativeSessionId);
   if (input.permissionMode) args.push('--permission-mode', input.permissionMode);
   // Permission requests come to klaude as control_requests on stdout (cli-facts §2.4), answered on stdin.
   if (input.approvals) args.push('--permission-prompt-tool', 'stdio');

@@ -15,11 +15,15 @@ export interface HookSession {
   title: string | null;
   prompt: string | null;
   activity: string | null;
+  /** When the current (or last) turn began. */
+  runStartedAt: number | null;
 }
 
 export function readSession(db: HasSqlite, id: string): HookSession | undefined {
   return db.sqlite
-    .prepare('SELECT id, project_id AS projectId, type, status, title, prompt, activity FROM sessions WHERE id = ?')
+    .prepare(
+      'SELECT id, project_id AS projectId, type, status, title, prompt, activity, run_started_at AS runStartedAt FROM sessions WHERE id = ?',
+    )
     .get(id) as HookSession | undefined;
 }
 

@@ -6,6 +6,7 @@
 import type { SessionStatus } from '../../core/status.js';
 import { countsAsAlive, identities, liveRows } from '../../lib/process.js';
 import type { HasSqlite } from '../connection.js';
+import { budgetReached } from './budgets.js';
 import type { Runtime, UpdateRow } from '../schema.js';
 
 /** The columns a listing shows (no metadata/transcript), plus the current process pid (see ListDetail). */
@@ -50,6 +51,10 @@ export interface SessionListRow {
   rateLimitUntil: number | null;
   /** When it was pinned (listed first), else null. */
   pinnedAt: number | null;
+  /** Why a queued session waits beyond its place: `over budget` (its tree reached a limit); else null. */
+  queuedFor: string | null;
+  /** The session this one was forked from (`klaude fork`), else null. */
+  forkedFrom: string | null;
 }
 
 /**
@@ -78,7 +83,7 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   )},
   CASE WHEN s.status = 'queued' THEN (SELECT COUNT(*) FROM sessions q WHERE q.status = 'queued'
      AND (q.queued_at < s.queued_at OR (q.queued_at = s.queued_at AND q.id <= s.id))) END AS queuePosition,
-  l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt
+  l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt, NULL AS queuedFor, s.forked_from AS forkedFrom
 FROM sessions s
 LEFT JOIN runtime_limits l ON l.runtime = s.runtime AND l.until > ?
 WHERE s.project_id = ? AND (? OR s.archived_at IS NULL)
@@ -94,7 +99,11 @@ export function listSessionRows(
   // own row objects took twice as long for a thousand rows of thirty columns (`klaude sessions`).
   const st = db.sqlite.prepare(listSql(f.detail ?? 'full')).raw(true);
   const make = rowMaker(st.columns().map((c) => c.name));
-  return (st.all(Date.now(), f.projectId, f.includeArchived ? 1 : 0) as unknown[][]).map(make) as SessionListRow[];
+  const rows = (st.all(Date.now(), f.projectId, f.includeArchived ? 1 : 0) as unknown[][]).map(
+    make,
+  ) as SessionListRow[];
+  for (const r of rows) if (r.status === 'queued' && budgetReached(db, r.id)) r.queuedFor = 'over budget';
+  return rows;
 }
 
 const makers = new Map<string, (r: unknown[]) => unknown>();

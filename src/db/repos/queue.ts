@@ -8,6 +8,7 @@
 import { isTerminal, type SessionStatus } from '../../core/status.js';
 import { tx, type Db } from '../client.js';
 import type { HasSqlite } from '../connection.js';
+import { budgetReached } from './budgets.js';
 
 /** Configured limits; 0 = no limit. */
 export interface RunLimits {
@@ -61,9 +62,15 @@ function runtimeLimit(limits: RunLimits, lowered: Map<string, LoweredLimit>, run
 }
 
 /**
+ * A queued session whose tree has reached a spend limit (its own or an ancestor's) waits until the
+ * limit is raised (`klaude budget` pumps the queue): it neither starts nor holds up the others.
+ */
+export const overBudget = (db: HasSqlite, sessionId: string): boolean => budgetReached(db, sessionId) !== null;
+
+/**
  * Take the queued sessions that fit now, oldest first: each becomes `pending` (the caller starts
  * its runtime). The global limit is strict FIFO (nobody passes the head); a runtime at its own
- * limit lets queued agents of other runtimes go by.
+ * limit lets queued agents of other runtimes go by; an agent over budget is passed by.
  */
 export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()): string[] {
   return tx(db, () => {
@@ -86,6 +93,7 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
     for (const q of queued) {
       if (total >= globalMax) break;
       if ((used.get(q.runtime) ?? 0) >= runtimeLimit(limits, lowered, q.runtime)) continue;
+      if (overBudget(db, q.id)) continue;
       if (take.run(now, q.id).changes === 1) {
         note.run(now, q.id);
         taken.push(q.id);
@@ -99,7 +107,8 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
 
 /**
  * Admit a new session: `pending` when a slot is free and no queued agent could take it first (it
- * may start now), else `queued` with its FIFO position. One transaction with the count.
+ * may start now), else `queued` with its FIFO position; always `queued` when its tree is over
+ * budget. One transaction with the count.
  */
 export function admit(
   db: Db,
@@ -109,7 +118,12 @@ export function admit(
   now: number = Date.now(),
 ): { queued: boolean; position: number } {
   return tx(db, () => {
-    const queued = db.sqlite.prepare("SELECT runtime FROM sessions WHERE status = 'queued'").pluck().all() as string[];
+    const all = db.sqlite.prepare("SELECT id, runtime FROM sessions WHERE status = 'queued'").all() as {
+      id: string;
+      runtime: string;
+    }[];
+    // Agents held over budget would not take the slot: they are not ahead.
+    const queued = all.filter((q) => !overBudget(db, q.id)).map((q) => q.runtime);
     const used = slotsInUse(db);
     used.set(runtime, (used.get(runtime) ?? 1) - 1); // this session is pending already: not counted
     const lowered = loweredLimits(db, now);
@@ -118,9 +132,9 @@ export function admit(
     const globalMax = limits.global > 0 ? limits.global : Infinity;
     // Queued agents that could take the slot come first: those of this runtime, and any whose runtime has room.
     const ahead = queued.some((rt) => rt === runtime || room(rt));
-    const fits = !ahead && total < globalMax && room(runtime);
+    const fits = !ahead && total < globalMax && room(runtime) && !overBudget(db, sessionId);
     if (fits) return { queued: false, position: 0 };
-    const position = queued.length + 1;
+    const position = all.length + 1;
     db.sqlite
       .prepare("UPDATE sessions SET status = 'queued', queued_at = ?, updated_at = ? WHERE id = ?")
       .run(now, now, sessionId);

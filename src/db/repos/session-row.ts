@@ -13,7 +13,8 @@ export const SESSION_COLUMNS = `id, project_id AS projectId, parent_id AS parent
   log_path AS logPath, last_text AS lastText, cost_usd AS costUsd, tokens_in AS tokensIn, tokens_out AS tokensOut,
   metadata, worktree_path AS worktreePath, worktree_branch AS worktreeBranch, worktree_base AS worktreeBase,
   archived_at AS archivedAt, created_at AS createdAt, updated_at AS updatedAt, ended_at AS endedAt, activity,
-  run_started_at AS runStartedAt, error, queued_at AS queuedAt, name, pinned_at AS pinnedAt, budget_usd AS budgetUsd`;
+  run_started_at AS runStartedAt, error, queued_at AS queuedAt, name, pinned_at AS pinnedAt, budget_usd AS budgetUsd,
+  forked_from AS forkedFrom`;
 
 /** A row selected with SESSION_COLUMNS as drizzle returns it (`metadata` is JSON text in the table). */
 export function sessionFromSql(r: Record<string, unknown>): SessionRow {

@@ -22,6 +22,8 @@ export interface NewSession {
   transcriptPath?: string | null;
   logPath?: string | null;
   metadata?: Record<string, unknown> | null;
+  /** `klaude fork`: the session whose conversation this one forks. */
+  forkedFrom?: string | null;
 }
 
 /** Columns a caller may change; id, project and created_at are fixed. */

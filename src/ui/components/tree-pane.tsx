@@ -99,7 +99,8 @@ function ownDetail(row: TreeRow, now: number): string {
     return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
   // Failed, or idle after an interactive turn that failed (StopFailure): why.
   if ((s.status === 'failed' || s.status === 'idle') && s.error) return `✗ ${flat(s.error)}`;
-  return flat(shownTitle(s));
+  // A fork (`klaude fork`) names its origin, which sits beside it.
+  return s.forkedFrom ? `forked from ${shortId(s.forkedFrom)}: ${flat(shownTitle(s))}` : flat(shownTitle(s));
 }
 
 const NEEDS_YOU = ' needs you';
