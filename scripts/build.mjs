@@ -171,6 +171,9 @@ try {
     entryPoints: { app: 'src/web/page/main.tsx' },
     outdir: `${out}/web`,
     bundle: true,
+    // The terminal (xterm.js) is its own chunk, loaded when a page first opens a terminal.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     platform: 'browser',
     format: 'esm',
     target: ['chrome110', 'safari16', 'firefox115'],
@@ -179,6 +182,7 @@ try {
     logLevel: 'warning',
   });
   cpSync('src/web/page/static', `${out}/web`, { recursive: true });
+  cpSync('node_modules/@xterm/xterm/css/xterm.css', `${out}/web/xterm.css`);
   chmodSync(`${out}/cli.js`, 0o755);
   const old = `dist.old-${process.pid}`;
   if (existsSync('dist')) renameSync('dist', old);

@@ -26,6 +26,8 @@ export interface AttachOptions {
   onWelcome?(w: Welcome): void;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
+  /** Who holds the session while attached, in words (host-client.ts `who`). */
+  who?: string;
 }
 
 /** Does this output leave the terminal in the alternate screen? (last switch in the chunk wins) */
@@ -72,7 +74,7 @@ class TerminalAttachment {
     try {
       this.conn = await connectPty(
         o.socketPath,
-        { mode: o.mode, size },
+        { mode: o.mode, size, ...(o.who ? { who: o.who } : {}) },
         {
           onWelcome: (w) => {
             o.onWelcome?.(w);

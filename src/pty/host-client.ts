@@ -55,6 +55,8 @@ export interface ConnectOptions {
   history?: number;
   /** A viewer asking for rows of cells, at most one frame per `ms` (honoured when the welcome says `grid`). */
   grid?: { ms: number };
+  /** Who we are, in words, for a second controller's refusal (default: `klaude (pid N)`). */
+  who?: string;
 }
 
 type PtyClient = SocketClient<Frame, Welcome>;
@@ -68,6 +70,7 @@ function hello(opts: ConnectOptions): Buffer {
     rows: size.rows,
     ...(opts.history !== undefined ? { history: opts.history } : {}),
     ...(opts.grid ? { grid: opts.grid } : {}),
+    who: opts.who ?? `klaude (pid ${process.pid})`,
   });
 }
 

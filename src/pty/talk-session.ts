@@ -121,7 +121,14 @@ export async function talk(o: TalkOptions): Promise<number> {
   };
   const socket = hostPid === null ? await start() : ptySocketPath(home, session.projectId, session.id, o.env);
   const attach = (socketPath: string): Promise<AttachEnd> =>
-    attachTerminal({ socketPath, mode: o.view ? 'view' : 'control', detachKey, stdin, stdout });
+    attachTerminal({
+      socketPath,
+      mode: o.view ? 'view' : 'control',
+      detachKey,
+      stdin,
+      stdout,
+      who: `klaude talk in a terminal (pid ${process.pid})`,
+    });
   let end: AttachEnd;
   try {
     end = await attach(socket);

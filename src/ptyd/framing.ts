@@ -3,7 +3,7 @@
  * socket. Terminal bytes (input, output, the screen) travel as they are; the few control messages
  * are JSON. One format both ways; the decoder takes any chunking.
  *
- *   client → host   hello {v, mode: control|view, cols, rows, history?, grid?}   first frame, once
+ *   client → host   hello {v, mode: control|view, cols, rows, history?, grid?, who?}   first frame, once
  *                   input <bytes>  resize {cols, rows}  detach
  *   host → client   welcome {v, sessionId, pid, hostPid, cols, rows, mode, grid?}   or error {code, message, hint}
  *                   screen <ANSI>  (the current screen, sent once, before any output)
@@ -48,6 +48,8 @@ export interface Hello {
   history?: number;
   /** A viewer that wants `rows` frames instead of bytes, at most one per `ms`. */
   grid?: { ms: number };
+  /** Who this client is, in words (`klaude talk (pid 12)`, `a web page`): a second controller is told who holds the session. */
+  who?: string;
 }
 export interface Welcome {
   v: number;

@@ -52,6 +52,8 @@ interface Client {
   queue: Buffer[] | null;
   /** A grid viewer's rows (framing.ts `rows` frames), instead of the output bytes. */
   grid: GridFeed | null;
+  /** Who the client said it is (hello's `who`), to name the controller to a second one. */
+  who: string | null;
 }
 
 /** The fastest a grid viewer may ask to be sent frames (ms between two). */
@@ -123,7 +125,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
   }
 
   private accept(sock: net.Socket): void {
-    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null, grid: null };
+    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null, grid: null, who: null };
     this.clients.add(c);
     sock.on('data', (chunk) => {
       try {
@@ -170,13 +172,15 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       });
     }
     const mode: AttachMode = h.mode === 'view' ? 'view' : 'control';
+    c.who = typeof h.who === 'string' ? h.who.slice(0, 120) : null;
     if (mode === 'control') {
       if (this.controller) {
         const label = this.o.label ?? this.o.sessionId;
+        const holder = this.controller.who;
         return this.refuse(c, {
           code: 'E_SESSION_BUSY',
-          message: `${label} is attached in another terminal`,
-          hint: `detach there (Ctrl-] or ///detach), or watch it read-only: \`klaude talk ${label} --view\``,
+          message: holder ? `${label} is held by ${holder}` : `${label} is attached in another terminal`,
+          hint: `let go there (Ctrl-] or ///detach in a terminal, Release in a web page), or watch it read-only: \`klaude talk ${label} --view\``,
         });
       }
       this.controller = c;

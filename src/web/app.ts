@@ -8,12 +8,15 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import type { HasSqlite } from '../db/connection.js';
-import { apiGuard, COOKIE, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
+import { randomBytes } from 'node:crypto';
+import { apiGuard, COOKIE, csp, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
 import { sameSecret } from './token.js';
 import type { Hub } from './hub.js';
 import type { StaticFile } from './static-files.js';
 import type { WebActions, AnswerBody, StartBody } from './actions.js';
 import { streamTimeline } from './log-stream.js';
+import type { UpgradeEnv, WebSocketLike } from './ws-upgrade.js';
+import type { WebSession } from './hub.js';
 
 export interface AppDeps extends GuardOptions {
   db: HasSqlite;
@@ -27,7 +30,12 @@ export interface AppDeps extends GuardOptions {
   streams: StreamSet;
   /** Open event streams at most (each holds a connection). */
   maxStreams: number;
+  /** Put an accepted WebSocket through to a PTY session's terminal (web/terminal.ts, loaded on first use). */
+  terminal: (ws: WebSocketLike, s: WebSession, who: string) => void;
 }
+
+/** Where the page's HTML asks for its per-response style nonce (guard.ts `csp`). */
+const NONCE_MARK = '__KLAUDE_STYLE_NONCE__';
 
 /** A KlaudeError becomes 4xx with its code, message and hint; anything else 500. */
 function failure(c: Context, e: unknown): Response {
@@ -47,8 +55,10 @@ async function jsonBody<T>(c: Context): Promise<T> {
   }
 }
 
-export function createApp(d: AppDeps): Hono {
-  const app = new Hono();
+export type App = Hono<{ Bindings: UpgradeEnv }>;
+
+export function createApp(d: AppDeps): App {
+  const app: App = new Hono<{ Bindings: UpgradeEnv }>();
   app.use('*', securityHeaders());
   app.use('*', hostCheck(d));
   app.use(
@@ -59,24 +69,60 @@ export function createApp(d: AppDeps): Hono {
   servePage(app, d);
   signIn(app, d);
   liveRoutes(app, d);
+  terminalRoute(app, d);
   actionRoutes(app, d);
   return app;
 }
 
-function servePage(app: Hono, d: AppDeps): void {
+/**
+ * A PTY session's terminal, as a WebSocket. The upgrade comes through this app like any request
+ * (ws-upgrade.ts): Host, cookie and Origin are checked by the same middleware; this route only
+ * says yes (204, and `accept` is called) or why not.
+ */
+function terminalRoute(app: App, d: AppDeps): void {
+  app.get('/api/sessions/:id/terminal', (c) => {
+    const accept = c.env?.wsAccept;
+    if (!accept) return c.json({ error: { code: 'E_WEB_UPGRADE', message: 'the terminal is a WebSocket' } }, 426);
+    if (d.streams.size >= d.maxStreams)
+      return c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503);
+    const session = d.hub.session(c.req.param('id'));
+    if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
+    if (!session.pty)
+      return c.json(
+        {
+          error: {
+            code: 'E_AGENT_NOT_RUNNING',
+            message: 'not running in a PTY session',
+            hint: `\`klaude talk ${session.id.slice(-8)}\` starts one`,
+          },
+        },
+        409,
+      );
+    accept((ws) => d.terminal(ws, session, `a web page (klaude web, from ${c.env.remote ?? 'unknown'})`));
+    return c.body(null, 204);
+  });
+}
+
+function servePage(app: App, d: AppDeps): void {
   app.get('/*', (c, next) => {
     const f = d.page.get(c.req.path);
     if (!f) return next();
+    c.header('Cache-Control', 'no-cache');
+    if (f.type.startsWith('text/html')) {
+      const nonce = randomBytes(16).toString('base64');
+      c.header('Content-Type', f.type);
+      c.header('Content-Security-Policy', csp(nonce));
+      return c.body(f.body.toString('utf8').replaceAll(NONCE_MARK, nonce));
+    }
     const gz = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
     c.header('Content-Type', f.type);
-    c.header('Cache-Control', 'no-cache');
     c.header('Vary', 'Accept-Encoding');
     if (gz) c.header('Content-Encoding', 'gzip');
     return c.body(new Uint8Array(gz ? f.gzip : f.body));
   });
 }
 
-function signIn(app: Hono, d: AppDeps): void {
+function signIn(app: App, d: AppDeps): void {
   app.post('/api/login', async (c) => {
     if (!sameOrigin(c, false)) return c.json({ error: { code: 'E_WEB_ORIGIN', message: 'refused' } }, 403);
     const wait = d.throttle.wait();
@@ -115,7 +161,7 @@ export class StreamSet {
   }
 }
 
-function liveRoutes(app: Hono, d: AppDeps): void {
+function liveRoutes(app: App, d: AppDeps): void {
   const limited = (c: Context): Response | null =>
     d.streams.size >= d.maxStreams
       ? c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503)
@@ -177,7 +223,7 @@ function liveRoutes(app: Hono, d: AppDeps): void {
   });
 }
 
-function actionRoutes(app: Hono, d: AppDeps): void {
+function actionRoutes(app: App, d: AppDeps): void {
   const act = (fn: (c: Context, id: string, a: WebActions) => Promise<unknown>) => async (c: Context) => {
     try {
       return c.json({ ok: true, result: (await fn(c, c.req.param('id') ?? '', await d.actions())) ?? null });

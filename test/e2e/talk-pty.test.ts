@@ -99,7 +99,7 @@ describe('klaude talk', () => {
     const second = open(startTalk(home, [short()]));
     const busy = await second.exited;
     expect(busy.exitCode).toBe(1);
-    expect(second.text()).toMatch(/is attached in another terminal \[E_SESSION_BUSY\]/);
+    expect(second.text()).toMatch(/is held by klaude talk in a terminal \(pid [0-9]+\) \[E_SESSION_BUSY\]/);
     expect(second.text()).toContain('--view');
 
     const viewer = open(startTalk(home, [short(), '--view']));

@@ -48,7 +48,8 @@ describe('klaude web', () => {
     expect(shell.status).toBe(200);
     expect(shell.body).toContain('<div id="root"></div>');
     expect(shell.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(shell.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(shell.headers['content-security-policy']).not.toMatch(/script-src[^;]*unsafe/);
+    expect(shell.headers['content-security-policy']).toMatch(/style-src-elem 'self' 'nonce-[A-Za-z0-9+/=]{24}'/);
   });
 
   it('refuses a wrong Host (DNS rebinding), even with the token', async () => {
