@@ -10,7 +10,7 @@ import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import type { HasSqlite } from '../db/connection.js';
 import { randomBytes } from 'node:crypto';
 import { apiGuard, COOKIE, csp, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
-import { sameSecret } from './token.js';
+import { redeemLink } from './links.js';
 import type { Hub } from './hub.js';
 import type { StaticFile } from './static-files.js';
 import type { WebActions, AnswerBody, StartBody } from './actions.js';
@@ -128,9 +128,18 @@ function signIn(app: App, d: AppDeps): void {
     const wait = d.throttle.wait();
     if (wait > 0) return tooSoon(c, wait);
     const { token } = await jsonBody<{ token?: string }>(c);
-    if (typeof token !== 'string' || !sameSecret(token, d.tokens.current())) {
+    if (typeof token !== 'string' || !redeemLink(d.home, token)) {
       d.throttle.fail();
-      return c.json({ error: { code: 'E_WEB_AUTH', message: 'wrong token' } }, 401);
+      return c.json(
+        {
+          error: {
+            code: 'E_WEB_LINK',
+            message: 'this sign-in link was already used, has expired, or is not one of this server’s',
+            hint: 'run `klaude web` for a fresh link (`klaude web --rotate-token` also signs every page out)',
+          },
+        },
+        401,
+      );
     }
     d.throttle.succeed();
     setCookie(c, COOKIE, d.tokens.cookieValue(), { httpOnly: true, sameSite: 'Strict', path: '/' });

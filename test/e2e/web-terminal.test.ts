@@ -12,7 +12,8 @@ import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { signIn, startWeb, type WebServer } from '../support/web-client.js';
+import { freshUrl, signIn, startWeb, type WebServer } from '../support/web-client.js';
+import { until } from '../support/until.js';
 import { READY } from './supervisor-helpers.js';
 import { sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ let browser: Browser;
 let home: TempHome;
 let session: { id: string };
 let w: WebServer;
+let first = true;
 const terms: PtySession[] = [];
 /** What the browser reported against the page's CSP (xterm's styles must pass it). */
 const violations: string[] = [];
@@ -54,10 +56,13 @@ afterAll(async () => {
 async function openTerminal(phone = false): Promise<Page> {
   const ctx = phone ? await phoneContext(browser, w.origin) : await desktopContext(browser);
   const page = await ctx.newPage();
+  // Each page signs in with a link of its own: a link is good once.
+  const url = first ? w.url : freshUrl(w);
+  first = false;
   page.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
   });
-  await page.goto(w.url);
+  await page.goto(url);
   await page.locator(`[data-testid=session-row][data-session="${session.id}"]`).click();
   await page.locator('[data-testid=term-mode][data-mode=view]').waitFor({ timeout: 20_000 });
   return page;
@@ -66,8 +71,12 @@ async function openTerminal(phone = false): Promise<Page> {
 const screenText = (page: Page): Promise<string> => page.getByTestId('terminal').innerText();
 
 async function waitScreen(page: Page, text: string, timeout = 45_000): Promise<void> {
+  type Doc = { querySelector(s: string): { innerText: string } | null };
   await page.waitForFunction(
-    (t) => (document.querySelector('[data-testid=terminal]') as HTMLElement | null)?.innerText.includes(t),
+    (t) =>
+      (
+        (globalThis as unknown as { document: Doc }).document.querySelector('[data-testid=terminal]')?.innerText ?? ''
+      ).includes(t),
     text,
     { timeout },
   );
@@ -137,5 +146,25 @@ describe('klaude web: the terminal of a PTY session', () => {
     expect(await upgradeStatus({ cookie, origin: 'http://evil.example' })).toBe(403);
     expect(await upgradeStatus({ cookie, origin, host: `evil.example:${w.port}` })).toBe(421);
     expect(await upgradeStatus({ cookie: 'klaude_web=forged', origin })).toBe(401);
+    // Signed in but not holding the session: keys are refused by the server too, not only the page.
+    const ws = new WebSocket(`ws://127.0.0.1:${w.port}/api/sessions/${session.id}/terminal`, {
+      headers: { cookie, origin },
+    });
+    const texts: string[] = [];
+    ws.on('message', (m, binary) => void (binary ? undefined : texts.push(String(m))));
+    await new Promise((r) => ws.once('open', r));
+    await until('the screen message', () => texts.some((t) => t.includes('"screen"')));
+    ws.send(JSON.stringify({ t: 'in', d: 'sneaked in\r' }));
+    await until('the refusal', () => texts.some((t) => t.includes('E_WEB_VIEW_ONLY')));
+    ws.close();
+  });
+
+  // Last: the spent link counts as a wrong token, which slows down the next sign-in.
+  it('the printed link signs in once: opened again, the page says it was used and how to get a new one', async () => {
+    const ctx = await desktopContext(browser);
+    const page = await ctx.newPage();
+    await page.goto(w.url);
+    await expect(page.getByTestId('sign-in-error').innerText()).resolves.toMatch(/already used.*klaude web/s);
+    await ctx.close();
   });
 });
