@@ -200,8 +200,7 @@ function liveRoutes(app: App, d: AppDeps): void {
     if (full) return full;
     const session = d.hub.session(c.req.param('id'));
     if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
-    const last = c.req.header('last-event-id');
-    const from = last !== undefined && /^[0-9]+$/.test(last) ? Number(last) : undefined;
+    const resume = c.req.header('last-event-id');
     return streamSSE(c, async (s) => {
       const ac = new AbortController();
       const forget = d.streams.add(() => s.abort());
@@ -212,15 +211,11 @@ function liveRoutes(app: App, d: AppDeps): void {
           home: d.home,
           logsDir: d.logsDir,
           session,
-          ...(from !== undefined ? { fromOffset: from } : {}),
+          ...(resume !== undefined ? { resume } : {}),
           signal: ac.signal,
-          onEvent: (e, offset) =>
-            void s.writeSSE({
-              event: 'event',
-              data: JSON.stringify(e),
-              ...(offset !== null ? { id: String(offset) } : {}),
-            }),
-          onHistoryEnd: () => void s.writeSSE({ event: 'history-end', data: '{}' }),
+          onReset: () => void s.writeSSE({ event: 'reset', data: '{}' }),
+          onEvent: (e, id) => void s.writeSSE({ event: 'event', data: JSON.stringify(e), ...(id ? { id } : {}) }),
+          onHistoryEnd: (id) => void s.writeSSE({ event: 'history-end', data: '{}', id }),
         });
         await new Promise<void>((resolve) =>
           ac.signal.aborted ? resolve() : ac.signal.addEventListener('abort', () => resolve()),
