@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { apiGuard, COOKIE, csp, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
 import { redeemLink } from './links.js';
 import type { Hub } from './hub.js';
-import type { StaticFile } from './static-files.js';
+import { readStatic, type StaticFile } from './static-files.js';
 import type { WebActions, AnswerBody, StartBody } from './actions.js';
 import { streamTimeline } from './log-stream.js';
 import type { UpgradeEnv, WebSocketLike } from './ws-upgrade.js';
@@ -108,17 +108,19 @@ function servePage(app: App, d: AppDeps): void {
     const f = d.page.get(c.req.path);
     if (!f) return next();
     c.header('Cache-Control', 'no-cache');
-    if (f.type.startsWith('text/html')) {
-      const nonce = randomBytes(16).toString('base64');
-      c.header('Content-Type', f.type);
-      c.header('Content-Security-Policy', csp(nonce));
-      return c.body(f.body.toString('utf8').replaceAll(NONCE_MARK, nonce));
-    }
-    const gz = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
     c.header('Content-Type', f.type);
+    if (f.type.startsWith('text/html')) {
+      const html = readStatic(f, false);
+      if (!html) return next();
+      const nonce = randomBytes(16).toString('base64');
+      c.header('Content-Security-Policy', csp(nonce));
+      return c.body(html.body.toString('utf8').replaceAll(NONCE_MARK, nonce));
+    }
+    const r = readStatic(f, /\bgzip\b/.test(c.req.header('accept-encoding') ?? ''));
+    if (!r) return next();
     c.header('Vary', 'Accept-Encoding');
-    if (gz) c.header('Content-Encoding', 'gzip');
-    return c.body(new Uint8Array(gz ? f.gzip : f.body));
+    if (r.gzip) c.header('Content-Encoding', 'gzip');
+    return c.body(new Uint8Array(r.body));
   });
 }
 
