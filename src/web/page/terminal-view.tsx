@@ -83,6 +83,8 @@ export function TerminalView({ id }: { id: string }) {
   const live = useRef<Live | null>(null);
   const [mode, setMode] = useState<Mode>('connecting');
   const [note, setNote] = useState<string | null>(null);
+  // A new connection (after a drop): the server sends the current screen first, so nothing is lost.
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     if (!box.current) return;
     const l = connect(id, box.current, setMode, setNote);
@@ -95,11 +97,13 @@ export function TerminalView({ id }: { id: string }) {
     window.addEventListener('resize', onResize);
     return () => {
       window.removeEventListener('resize', onResize);
+      l.ws.onclose = null;
+      l.ws.onmessage = null;
       l.ws.close();
       l.term.dispose();
       live.current = null;
     };
-  }, [id]);
+  }, [id, attempt]);
   const take = (): void => {
     const l = live.current;
     if (!l || l.ws.readyState !== WebSocket.OPEN) return;
@@ -122,6 +126,14 @@ export function TerminalView({ id }: { id: string }) {
         {mode === 'control' ? (
           <button onClick={release} data-testid="release">
             Release
+          </button>
+        ) : null}
+        {mode === 'ended' ? (
+          <button
+            onClick={() => (setNote(null), setMode('connecting'), setAttempt(attempt + 1))}
+            data-testid="reconnect"
+          >
+            Reconnect
           </button>
         ) : null}
       </div>
