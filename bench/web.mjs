@@ -36,8 +36,16 @@ try {
   const open = async (i) => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await ctx.newPage();
+    // A link signs in once: each page gets its own, as from another `klaude web`.
+    const link =
+      i === 9
+        ? url
+        : JSON.parse(
+            spawnSync(process.execPath, [cli, 'web', '--json'], { cwd: h.project, env: h.env, encoding: 'utf8' })
+              .stdout,
+          ).url;
     const t0 = Date.now();
-    await page.goto(url);
+    await page.goto(link);
     await page.locator('[data-testid=session-row]').nth(9).waitFor();
     const paint = Date.now() - t0;
     await page.locator(`[data-testid=session-row][data-session="${h.sessions[i].id}"]`).click();

@@ -12,7 +12,8 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { chmodSync, cpSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 
 const betterSqliteAddon = {
   name: 'better-sqlite3-addon',
@@ -171,6 +172,9 @@ try {
     entryPoints: { app: 'src/web/page/main.tsx' },
     outdir: `${out}/web`,
     bundle: true,
+    // The terminal (xterm.js) is its own chunk, loaded when a page first opens a terminal.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     platform: 'browser',
     format: 'esm',
     target: ['chrome110', 'safari16', 'firefox115'],
@@ -179,6 +183,11 @@ try {
     logLevel: 'warning',
   });
   cpSync('src/web/page/static', `${out}/web`, { recursive: true });
+  cpSync('node_modules/@xterm/xterm/css/xterm.css', `${out}/web/xterm.css`);
+  // Gzipped once here: the server reads a file when asked and keeps none in memory (web/static-files.ts).
+  for (const name of readdirSync(`${out}/web`))
+    if (/\.(js|css|svg|webmanifest)$/.test(name))
+      writeFileSync(`${out}/web/${name}.gz`, gzipSync(readFileSync(`${out}/web/${name}`), { level: 9 }));
   chmodSync(`${out}/cli.js`, 0o755);
   const old = `dist.old-${process.pid}`;
   if (existsSync('dist')) renameSync('dist', old);

@@ -72,7 +72,8 @@ export interface TranscriptFollowOptions {
   history: TranscriptHistory;
   /** The session's transcript files now (asked again when a new .jsonl appears next to them). */
   list: () => string[];
-  onEvent: (e: AgentEvent) => void;
+  /** `at`: the file and the byte offset just past the line the event came from (to resume there). */
+  onEvent: (e: AgentEvent, at: { file: string; end: number }) => void;
   signal: AbortSignal;
 }
 
@@ -95,8 +96,8 @@ export function followTranscripts(opts: TranscriptFollowOptions): void {
     void followLog(file, {
       fromOffset,
       signal,
-      onEvent: (_e, line) => {
-        for (const ev of history.normaliser.line(line)) opts.onEvent(ev);
+      onEvent: (_e, line, end) => {
+        for (const ev of history.normaliser.line(line)) opts.onEvent(ev, { file, end });
       },
     }).catch(() => undefined);
   };

@@ -1,6 +1,6 @@
 /**
  * `klaude web [--host h] [--port p] [--stop | --status | --rotate-token]`: find or start this
- * home's web server (src/web/) and print its address with the sign-in token.
+ * home's web server (src/web/) and print its address with a one-time sign-in link.
  */
 import { currentInvocation } from '../claude/shim.js';
 import { ensurePrivateDir, klaudeHome } from '../config/paths.js';
@@ -11,6 +11,7 @@ import { terminateProcess } from '../lib/process.js';
 import { liveWebRecord, type WebRecord } from '../ownership/web-record.js';
 import { ensureWebServer } from '../web/web-launch.js';
 import { readOrCreateToken, rotateToken } from '../web/token.js';
+import { dropLinks, mintLink } from '../web/links.js';
 import type { CommandContext } from './types.js';
 
 export const DEFAULT_WEB_PORT = 7878;
@@ -29,10 +30,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (modes.length > 1) throw usageError('--stop, --status and --rotate-token go one at a time');
   const json = f.json === true;
   const out = (o: object, text: string): void => void ctx.stdout.write(json ? `${safeJson(o)}\n` : text);
-  // Inside Claude (its Bash tool) the token is not printed: it signs in as the person.
+  // Inside Claude (its Bash tool) no link is made: it would sign in as the person.
   const insideClaude = ctx.env.CLAUDECODE === '1';
-  const withToken = (r: WebRecord, token: string): string =>
-    insideClaude ? baseUrl(r) : `${baseUrl(r)}#token=${token}`;
+  // Each printed link is good for one sign-in (web/links.ts); the server's own token never leaves the file.
+  const withToken = (r: WebRecord): string => (insideClaude ? baseUrl(r) : `${baseUrl(r)}#token=${mintLink(home)}`);
 
   if (f.status === true) {
     const r = liveWebRecord(home);
@@ -51,18 +52,20 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   if (f.rotateToken === true) {
-    const token = rotateToken(home);
+    rotateToken(home);
+    dropLinks(home);
     const r = liveWebRecord(home);
-    const note = 'every signed-in page is signed out';
+    const note = 'every signed-in page is signed out, unused links no longer work';
     if (!r) return (out({ rotated: true }, `klaude web: new token written (${note}; not running)\n`), 0);
-    out({ rotated: true, url: withToken(r, token) }, `klaude web: new token (${note})\n${withToken(r, token)}\n`);
+    const url = withToken(r);
+    out({ rotated: true, url }, `klaude web: new token (${note})\n${url}\n`);
     return 0;
   }
   const host = typeof f.host === 'string' ? f.host : '127.0.0.1';
   const port = typeof f.port === 'number' ? f.port : DEFAULT_WEB_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError('--port needs a port number (0: any free one)');
-  const token = readOrCreateToken(home);
+  readOrCreateToken(home);
   // The server opens the DB without drizzle (until the first action): have it created and migrated.
   openDb(home).close();
   const { record, started } = await ensureWebServer({ home, inv: currentInvocation(), env: ctx.env, host, port });
@@ -71,15 +74,15 @@ export async function run(ctx: CommandContext): Promise<number> {
       `klaude web: warning: listening on ${record.host} lets anyone who can reach it try the token; whoever has it controls your agents like a shell. Prefer an SSH tunnel or a VPN (see the README).\n`,
     );
   const moved = !started && (record.host !== host || (typeof f.port === 'number' && record.port !== port));
+  const url = withToken(record);
   const lines = [
     started ? 'klaude web: started' : 'klaude web: already running',
     moved ? ` (on ${record.host}:${record.port}; \`klaude web --stop\` first to move it)` : '',
-    `\n${withToken(record, token)}\n`,
-    insideClaude ? '(the sign-in token is not shown inside Claude: run `klaude web` in your own terminal)\n' : '',
+    `\n${url}\n`,
+    insideClaude
+      ? '(no sign-in link inside Claude: run `klaude web` in your own terminal)\n'
+      : '(the link signs in one browser, once; `klaude web` again prints a new one)\n',
   ];
-  out(
-    { started, pid: record.pid, host: record.host, port: record.port, url: withToken(record, token) },
-    lines.join(''),
-  );
+  out({ started, pid: record.pid, host: record.host, port: record.port, url }, lines.join(''));
   return 0;
 }

@@ -49,7 +49,7 @@ export async function talkFromDashboard(o: DashboardTalkOptions): Promise<TalkOu
     attachTerminal({
       socketPath,
       mode: 'control',
-      who: `the dashboard's t, klaude ui pid ${process.pid}`,
+      who: `klaude ui in a terminal (pid ${process.pid})`,
       detachKey,
       stdin: o.stdin,
       stdout: o.stdout,

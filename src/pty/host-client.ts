@@ -55,7 +55,7 @@ export interface ConnectOptions {
   history?: number;
   /** A viewer asking for rows of cells, at most one frame per `ms` (honoured when the welcome says `grid`). */
   grid?: { ms: number };
-  /** Who attaches, named by the host to a controller it refuses while this one is attached. */
+  /** Who we are, in words, for a second controller's refusal (default: `klaude (pid N)`). */
   who?: string;
 }
 
@@ -70,7 +70,7 @@ function hello(opts: ConnectOptions): Buffer {
     rows: size.rows,
     ...(opts.history !== undefined ? { history: opts.history } : {}),
     ...(opts.grid ? { grid: opts.grid } : {}),
-    ...(opts.who ? { who: opts.who } : {}),
+    who: opts.who ?? `klaude (pid ${process.pid})`,
   });
 }
 

@@ -124,10 +124,10 @@ export async function talk(o: TalkOptions): Promise<number> {
     attachTerminal({
       socketPath,
       mode: o.view ? 'view' : 'control',
-      who: `klaude talk, pid ${process.pid}`,
       detachKey,
       stdin,
       stdout,
+      who: `klaude talk in a terminal (pid ${process.pid})`,
     });
   let end: AttachEnd;
   try {

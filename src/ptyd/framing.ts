@@ -3,7 +3,7 @@
  * socket. Terminal bytes (input, output, the screen) travel as they are; the few control messages
  * are JSON. One format both ways; the decoder takes any chunking.
  *
- *   client → host   hello {v, mode: control|view, cols, rows, history?, grid?}   first frame, once
+ *   client → host   hello {v, mode: control|view, cols, rows, history?, grid?, who?}   first frame, once
  *                   input <bytes>  resize {cols, rows}  detach
  *                   (a viewer's resize sizes the PTY while no controller is attached)
  *   host → client   welcome {v, sessionId, pid, hostPid, cols, rows, mode, grid?}   or error {code, message, hint}
@@ -49,7 +49,7 @@ export interface Hello {
   history?: number;
   /** A viewer that wants `rows` frames instead of bytes, at most one per `ms`. */
   grid?: { ms: number };
-  /** Who attaches (a controller: named to the next one refused, e.g. "klaude talk, pid 42"). */
+  /** Who this client is, in words (`klaude talk (pid 12)`, `a web page`): a second controller is told who holds the session. */
   who?: string;
 }
 export interface Welcome {

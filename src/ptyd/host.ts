@@ -58,8 +58,8 @@ interface Client {
   grid: GridFeed | null;
   /** The size a viewer asked for, and when (the latest asker wins). */
   fit: { size: Size; seq: number } | null;
-  /** Who it said it is (hello's `who`), to name a controller to the next one refused. */
-  who?: string;
+  /** Who the client said it is (hello's `who`), to name the controller to a second one. */
+  who: string | null;
 }
 
 /** The fastest a grid viewer may ask to be sent frames (ms between two). */
@@ -132,7 +132,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
   }
 
   private accept(sock: net.Socket): void {
-    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null, grid: null, fit: null };
+    const c: Client = { sock, decoder: new FrameDecoder(), mode: null, queue: null, grid: null, fit: null, who: null };
     this.clients.add(c);
     sock.on('data', (chunk) => {
       try {
@@ -181,18 +181,18 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
       });
     }
     const mode: AttachMode = h.mode === 'view' ? 'view' : 'control';
+    c.who = typeof h.who === 'string' ? h.who.slice(0, 120) : null;
     if (mode === 'control') {
       if (this.controller) {
         const label = this.o.label ?? this.o.sessionId;
-        const who = this.controller.who ? ` (${this.controller.who})` : '';
+        const holder = this.controller.who;
         return this.refuse(c, {
           code: 'E_SESSION_BUSY',
-          message: `${label} is attached in another terminal${who}`,
-          hint: `detach there (Ctrl-] or ///detach), or watch it read-only: \`klaude talk ${label} --view\``,
+          message: holder ? `${label} is held by ${holder}` : `${label} is attached in another terminal`,
+          hint: `let go there (Ctrl-] or ///detach in a terminal, Release in a web page), or watch it read-only: \`klaude talk ${label} --view\``,
         });
       }
       this.controller = c;
-      if (typeof h.who === 'string') c.who = h.who.slice(0, 80);
       this.o.screen.answerQueries(null);
       const wanted = validSize(h);
       if (wanted) this.resize(wanted);

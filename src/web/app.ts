@@ -8,12 +8,15 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import type { HasSqlite } from '../db/connection.js';
-import { apiGuard, COOKIE, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
-import { sameSecret } from './token.js';
+import { randomBytes } from 'node:crypto';
+import { apiGuard, COOKIE, csp, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
+import { redeemLink } from './links.js';
 import type { Hub } from './hub.js';
-import type { StaticFile } from './static-files.js';
+import { readStatic, type StaticFile } from './static-files.js';
 import type { WebActions, AnswerBody, StartBody } from './actions.js';
 import { streamTimeline } from './log-stream.js';
+import type { UpgradeEnv, WebSocketLike } from './ws-upgrade.js';
+import type { WebSession } from './hub.js';
 
 export interface AppDeps extends GuardOptions {
   db: HasSqlite;
@@ -27,7 +30,12 @@ export interface AppDeps extends GuardOptions {
   streams: StreamSet;
   /** Open event streams at most (each holds a connection). */
   maxStreams: number;
+  /** Put an accepted WebSocket through to a PTY session's terminal (web/terminal.ts, loaded on first use). */
+  terminal: (ws: WebSocketLike, s: WebSession, who: string) => void;
 }
+
+/** Where the page's HTML asks for its per-response style nonce (guard.ts `csp`). */
+const NONCE_MARK = '__KLAUDE_STYLE_NONCE__';
 
 /** A KlaudeError becomes 4xx with its code, message and hint; anything else 500. */
 function failure(c: Context, e: unknown): Response {
@@ -47,8 +55,10 @@ async function jsonBody<T>(c: Context): Promise<T> {
   }
 }
 
-export function createApp(d: AppDeps): Hono {
-  const app = new Hono();
+export type App = Hono<{ Bindings: UpgradeEnv }>;
+
+export function createApp(d: AppDeps): App {
+  const app: App = new Hono<{ Bindings: UpgradeEnv }>();
   app.use('*', securityHeaders());
   app.use('*', hostCheck(d));
   app.use(
@@ -59,32 +69,79 @@ export function createApp(d: AppDeps): Hono {
   servePage(app, d);
   signIn(app, d);
   liveRoutes(app, d);
+  terminalRoute(app, d);
   actionRoutes(app, d);
   return app;
 }
 
-function servePage(app: Hono, d: AppDeps): void {
-  app.get('/*', (c, next) => {
-    const f = d.page.get(c.req.path);
-    if (!f) return next();
-    const gz = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
-    c.header('Content-Type', f.type);
-    c.header('Cache-Control', 'no-cache');
-    c.header('Vary', 'Accept-Encoding');
-    if (gz) c.header('Content-Encoding', 'gzip');
-    return c.body(new Uint8Array(gz ? f.gzip : f.body));
+/**
+ * A PTY session's terminal, as a WebSocket. The upgrade comes through this app like any request
+ * (ws-upgrade.ts): Host, cookie and Origin are checked by the same middleware; this route only
+ * says yes (204, and `accept` is called) or why not.
+ */
+function terminalRoute(app: App, d: AppDeps): void {
+  app.get('/api/sessions/:id/terminal', (c) => {
+    const accept = c.env?.wsAccept;
+    if (!accept) return c.json({ error: { code: 'E_WEB_UPGRADE', message: 'the terminal is a WebSocket' } }, 426);
+    if (d.streams.size >= d.maxStreams)
+      return c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503);
+    const session = d.hub.session(c.req.param('id'));
+    if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
+    if (!session.pty)
+      return c.json(
+        {
+          error: {
+            code: 'E_AGENT_NOT_RUNNING',
+            message: 'not running in a PTY session',
+            hint: `\`klaude talk ${session.id.slice(-8)}\` starts one`,
+          },
+        },
+        409,
+      );
+    accept((ws) => d.terminal(ws, session, `a web page (klaude web, from ${c.env.remote ?? 'unknown'})`));
+    return c.body(null, 204);
   });
 }
 
-function signIn(app: Hono, d: AppDeps): void {
+function servePage(app: App, d: AppDeps): void {
+  app.get('/*', (c, next) => {
+    const f = d.page.get(c.req.path);
+    if (!f) return next();
+    c.header('Cache-Control', 'no-cache');
+    c.header('Content-Type', f.type);
+    if (f.type.startsWith('text/html')) {
+      const html = readStatic(f, false);
+      if (!html) return next();
+      const nonce = randomBytes(16).toString('base64');
+      c.header('Content-Security-Policy', csp(nonce));
+      return c.body(html.body.toString('utf8').replaceAll(NONCE_MARK, nonce));
+    }
+    const r = readStatic(f, /\bgzip\b/.test(c.req.header('accept-encoding') ?? ''));
+    if (!r) return next();
+    c.header('Vary', 'Accept-Encoding');
+    if (r.gzip) c.header('Content-Encoding', 'gzip');
+    return c.body(new Uint8Array(r.body));
+  });
+}
+
+function signIn(app: App, d: AppDeps): void {
   app.post('/api/login', async (c) => {
     if (!sameOrigin(c, false)) return c.json({ error: { code: 'E_WEB_ORIGIN', message: 'refused' } }, 403);
     const wait = d.throttle.wait();
     if (wait > 0) return tooSoon(c, wait);
     const { token } = await jsonBody<{ token?: string }>(c);
-    if (typeof token !== 'string' || !sameSecret(token, d.tokens.current())) {
+    if (typeof token !== 'string' || !redeemLink(d.home, token)) {
       d.throttle.fail();
-      return c.json({ error: { code: 'E_WEB_AUTH', message: 'wrong token' } }, 401);
+      return c.json(
+        {
+          error: {
+            code: 'E_WEB_LINK',
+            message: 'this sign-in link was already used, has expired, or is not one of this server’s',
+            hint: 'run `klaude web` for a fresh link (`klaude web --rotate-token` also signs every page out)',
+          },
+        },
+        401,
+      );
     }
     d.throttle.succeed();
     setCookie(c, COOKIE, d.tokens.cookieValue(), { httpOnly: true, sameSite: 'Strict', path: '/' });
@@ -115,7 +172,7 @@ export class StreamSet {
   }
 }
 
-function liveRoutes(app: Hono, d: AppDeps): void {
+function liveRoutes(app: App, d: AppDeps): void {
   const limited = (c: Context): Response | null =>
     d.streams.size >= d.maxStreams
       ? c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503)
@@ -145,8 +202,7 @@ function liveRoutes(app: Hono, d: AppDeps): void {
     if (full) return full;
     const session = d.hub.session(c.req.param('id'));
     if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
-    const last = c.req.header('last-event-id');
-    const from = last !== undefined && /^[0-9]+$/.test(last) ? Number(last) : undefined;
+    const resume = c.req.header('last-event-id');
     return streamSSE(c, async (s) => {
       const ac = new AbortController();
       const forget = d.streams.add(() => s.abort());
@@ -157,15 +213,11 @@ function liveRoutes(app: Hono, d: AppDeps): void {
           home: d.home,
           logsDir: d.logsDir,
           session,
-          ...(from !== undefined ? { fromOffset: from } : {}),
+          ...(resume !== undefined ? { resume } : {}),
           signal: ac.signal,
-          onEvent: (e, offset) =>
-            void s.writeSSE({
-              event: 'event',
-              data: JSON.stringify(e),
-              ...(offset !== null ? { id: String(offset) } : {}),
-            }),
-          onHistoryEnd: () => void s.writeSSE({ event: 'history-end', data: '{}' }),
+          onReset: () => void s.writeSSE({ event: 'reset', data: '{}' }),
+          onEvent: (e, id) => void s.writeSSE({ event: 'event', data: JSON.stringify(e), ...(id ? { id } : {}) }),
+          onHistoryEnd: (id) => void s.writeSSE({ event: 'history-end', data: '{}', id }),
         });
         await new Promise<void>((resolve) =>
           ac.signal.aborted ? resolve() : ac.signal.addEventListener('abort', () => resolve()),
@@ -177,7 +229,7 @@ function liveRoutes(app: Hono, d: AppDeps): void {
   });
 }
 
-function actionRoutes(app: Hono, d: AppDeps): void {
+function actionRoutes(app: App, d: AppDeps): void {
   const act = (fn: (c: Context, id: string, a: WebActions) => Promise<unknown>) => async (c: Context) => {
     try {
       return c.json({ ok: true, result: (await fn(c, c.req.param('id') ?? '', await d.actions())) ?? null });

@@ -17,19 +17,34 @@ import { sameSecret, type TokenKeeper } from './token.js';
 
 export const COOKIE = 'klaude_web';
 
-export const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "worker-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/**
+ * The Content-Security-Policy. Script stays strict ('self' only, no inline script). Styles: the
+ * terminal (xterm.js's DOM renderer) writes its own `<style>` elements at run time and supports
+ * no nonce of its own, so the page's HTML carries a nonce made for that response
+ * (`styleNonce`) and the page stamps it on the `<style>` elements it creates (page/style-nonce.ts):
+ * `style-src-elem` admits only those. xterm also colours 24-bit cells through `style="color:…"`
+ * attributes, which no nonce can cover: `style-src-attr 'unsafe-inline'` allows attributes only,
+ * and they can load nothing (img-src and font-src stay 'self').
+ */
+export function csp(styleNonce?: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `style-src-elem 'self'${styleNonce ? ` 'nonce-${styleNonce}'` : ''}`,
+    "style-src-attr 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "worker-src 'self'",
+    "font-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export const CSP = csp();
 
 /** Failed token attempts: each doubles the wait before the next is looked at. */
 export class Throttle {
@@ -71,7 +86,8 @@ const problem = (c: Context, status: 401 | 403 | 421 | 429, code: string, messag
 export function securityHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    c.header('Content-Security-Policy', CSP);
+    // The page's HTML sets its own (with its style nonce).
+    if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', CSP);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('X-Frame-Options', 'DENY');
     c.header('Referrer-Policy', 'no-referrer');
@@ -123,7 +139,7 @@ export function apiGuard(o: GuardOptions): MiddlewareHandler {
     }
     if (who !== 'cookie' && who !== 'bearer') return problem(c, 401, 'E_WEB_AUTH', 'not signed in');
     const reads = c.req.method === 'GET' || c.req.method === 'HEAD';
-    const stream = c.req.path.endsWith('/events') || c.req.path.endsWith('/log');
+    const stream = /\/(events|log|terminal)$/.test(c.req.path);
     if ((!reads || stream) && !sameOrigin(c, who === 'bearer'))
       return problem(c, 403, 'E_WEB_ORIGIN', 'refused: the request did not come from this page');
     await next();

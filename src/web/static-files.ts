@@ -1,15 +1,17 @@
 /**
- * The page: one bundle and a few files built into `dist/web/` (scripts/build.mjs), read once at
- * start and kept in memory, gzipped once. No CDN: the page works offline once loaded.
+ * The page: one bundle, its lazily loaded chunks (the terminal) and a few files built into
+ * `dist/web/` (scripts/build.mjs, which also writes each one's gzip next to it). Only the list is
+ * kept: a file is read from disk when asked for (a page loads them once; holding the bundles in
+ * memory cost the idle server about a MiB). No CDN: the page works offline once loaded.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 
 export interface StaticFile {
-  body: Buffer;
-  gzip: Buffer;
+  file: string;
+  /** Its gzip, when the build wrote one. */
+  gzipFile: string | null;
   type: string;
 }
 
@@ -35,13 +37,28 @@ export function findPageDir(from: string = path.dirname(fileURLToPath(import.met
 export function loadPage(dir: string | null): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   if (!dir) return files;
-  for (const name of readdirSync(dir)) {
+  const names = new Set(readdirSync(dir));
+  for (const name of names) {
     const type = TYPES[path.extname(name)];
     if (!type) continue;
-    const body = readFileSync(path.join(dir, name));
-    const f = { body, gzip: gzipSync(body), type };
+    const f = {
+      file: path.join(dir, name),
+      gzipFile: names.has(`${name}.gz`) ? path.join(dir, `${name}.gz`) : null,
+      type,
+    };
     files.set(`/${name}`, f);
     if (name === 'index.html') files.set('/', f);
   }
   return files;
+}
+
+/** The file's bytes, gzipped when it has a gzip and the client takes one; null when it is gone (a rebuild). */
+export function readStatic(f: StaticFile, gzip: boolean): { body: Buffer; gzip: boolean } | null {
+  try {
+    return gzip && f.gzipFile
+      ? { body: readFileSync(f.gzipFile), gzip: true }
+      : { body: readFileSync(f.file), gzip: false };
+  } catch {
+    return null;
+  }
 }

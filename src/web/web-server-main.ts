@@ -8,7 +8,7 @@
  */
 import { watch, writeSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath } from '../config/paths.js';
@@ -23,6 +23,8 @@ import { Throttle } from './guard.js';
 import { Hub } from './hub.js';
 import { findPageDir, loadPage } from './static-files.js';
 import { TokenKeeper } from './token.js';
+import type { WebSession } from './hub.js';
+import { handleUpgrades, type WebSocketLike } from './ws-upgrade.js';
 
 export const WEB_RUNNING = 'E_WEB_RUNNING';
 
@@ -73,6 +75,23 @@ function signOutOnRotation(home: string, tokens: TokenKeeper, streams: StreamSet
   }
 }
 
+/** A page's terminal (terminal.ts, loaded with the first one), counted with the open streams. */
+function terminalOpener(
+  home: string,
+  env: NodeJS.ProcessEnv,
+  streams: StreamSet,
+): (ws: WebSocketLike, s: WebSession, who: string) => void {
+  return (ws, s, who) => {
+    const forget = streams.add(() => ws.close(4401, 'signed out'));
+    void Promise.all([import('./terminal.js'), import('../ptyd/socket-path.js')])
+      .then(([{ openTerminal }, { ptySocketPath }]) =>
+        openTerminal({ ws, who, socketPath: ptySocketPath(home, s.projectId, s.id, env), onEnd: forget }),
+      )
+      // Loading failed (a broken install): the page sees the socket close.
+      .catch(() => (forget(), ws.close(1011, 'internal error')));
+  };
+}
+
 /** The actions module and a full (drizzle) DB, on the first action; the DB is closed at exit. */
 async function loadActions(
   home: string,
@@ -117,6 +136,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       page: loadPage(findPageDir()),
       streams,
       maxStreams: 32,
+      terminal: terminalOpener(home, env, streams),
       port: () => port,
       tokens,
       throttle: new Throttle(),
@@ -131,6 +151,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
     // Bounded: a page holds two or three connections; a flood finds the door shut.
     (server as unknown as { maxConnections: number }).maxConnections = 64;
     limitSlowHeaders(server);
+    handleUpgrades(server as Server, (req, e) => app.fetch(req, e));
     port = (server.address() as AddressInfo).port;
     publishWebRecord(home, {
       pid: process.pid,

@@ -101,7 +101,7 @@ describe('klaude talk', () => {
     expect(busy.exitCode).toBe(1);
     // The holder is named (the first talk's pid).
     expect(second.text().replace(/\s+/g, ' ')).toMatch(
-      new RegExp(`is attached in another terminal \\(klaude talk, pid ${t.pid}\\) \\[E_SESSION_BUSY\\]`),
+      new RegExp(`is held by klaude talk in a terminal \\(pid ${t.pid}\\) \\[E_SESSION_BUSY\\]`),
     );
     expect(second.text()).toContain('--view');
 

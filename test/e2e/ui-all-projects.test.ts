@@ -139,7 +139,7 @@ describe('klaude ui across projects and into talk sessions', () => {
     await ui.waitForText(`into the prompt of general ${s}`, { timeoutMs: 10_000 });
     ui.write('not-typed');
     ui.press('enter');
-    await ui.waitFor((t) => /attached in another terminal \(klaude talk, pid/.test(t), 'the refusal', {
+    await ui.waitFor((t) => /is held by klaude talk in a terminal \(pid/.test(t), 'the refusal', {
       timeoutMs: 20_000,
     });
     expect(again.text()).not.toContain('not-typed');

@@ -1,11 +1,12 @@
 // `klaude web` at the HTTP level: one detached server per home, found again by a second call; the
 // gate refuses what a remote shell must refuse (no token, a wrong Host, another origin, a guessed
 // token), and nothing of a session is served before sign-in.
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runKlaude } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { mintLink } from '../../src/web/links.js';
 import { http, openStream, signIn, startWeb, type WebServer } from '../support/web-client.js';
 
 const homes: TempHome[] = [];
@@ -28,7 +29,14 @@ describe('klaude web', () => {
   it('starts one server per home, stores a 0600 token, finds it again, stops it', async () => {
     const { home, w } = await setup();
     expect(w.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(w.link).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(w.link).not.toBe(w.token);
     expect(statSync(join(home.klaudeHome, 'web', 'token')).mode & 0o777).toBe(0o600);
+    const links = join(home.klaudeHome, 'web', 'links');
+    expect(statSync(links).mode & 0o777).toBe(0o700);
+    for (const f of readdirSync(links)) expect(statSync(join(links, f)).mode & 0o777).toBe(0o600);
+    // Only the link's hash is on disk.
+    expect(readdirSync(links).join()).not.toContain(w.link);
     const again = await runKlaude(['web', '--json'], { env: home.env, cwd: home.projectDir });
     expect(JSON.parse(again.stdout)).toMatchObject({ started: false, port: w.port });
     const st = await runKlaude(['web', '--status'], { env: home.env, cwd: home.projectDir });
@@ -48,7 +56,8 @@ describe('klaude web', () => {
     expect(shell.status).toBe(200);
     expect(shell.body).toContain('<div id="root"></div>');
     expect(shell.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(shell.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(shell.headers['content-security-policy']).not.toMatch(/script-src[^;]*unsafe/);
+    expect(shell.headers['content-security-policy']).toMatch(/style-src-elem 'self' 'nonce-[A-Za-z0-9+/=]{24}'/);
   });
 
   it('refuses a wrong Host (DNS rebinding), even with the token', async () => {
@@ -64,10 +73,10 @@ describe('klaude web', () => {
     const { w } = await setup();
     const crossLogin = await http(w.port, 'POST', '/api/login', {
       headers: { origin: 'http://evil.example' },
-      body: { token: w.token },
+      body: { token: w.link },
     });
     expect(crossLogin.status).toBe(403);
-    const r = await http(w.port, 'POST', '/api/login', { headers: { origin: w.origin }, body: { token: w.token } });
+    const r = await http(w.port, 'POST', '/api/login', { headers: { origin: w.origin }, body: { token: w.link } });
     expect(r.status).toBe(200);
     const set = String(r.headers['set-cookie']);
     expect(set).toMatch(/HttpOnly/);
@@ -81,11 +90,40 @@ describe('klaude web', () => {
       body: { token: 'x'.repeat(43) },
     });
     expect(wrong.status).toBe(401);
-    const soon = await http(w.port, 'POST', '/api/login', { headers: { origin: w.origin }, body: { token: w.token } });
+    const soon = await http(w.port, 'POST', '/api/login', {
+      headers: { origin: w.origin },
+      body: { token: mintLink(w.home) },
+    });
     expect(soon.status).toBe(429);
     expect(soon.headers['retry-after']).toBeDefined();
     const bearerSoon = await http(w.port, 'GET', '/api/state', { headers: { authorization: 'Bearer nope' } });
     expect(bearerSoon.status).toBe(429);
+  });
+
+  it('a printed link signs in once; a second use is refused with how to get a fresh one', async () => {
+    const { home, w } = await setup();
+    const login = (token: string) =>
+      http(w.port, 'POST', '/api/login', { headers: { origin: w.origin }, body: { token } });
+    const first = await login(w.link);
+    expect(first.status).toBe(200);
+    const cookie = String(first.headers['set-cookie']).split(';')[0]!;
+    // `klaude web` with the server running prints a new link, which signs in too.
+    const next = await runKlaude(['web', '--json'], { env: home.env, cwd: home.projectDir });
+    const url = JSON.parse(next.stdout).url as string;
+    expect(url).not.toContain(w.link);
+    expect((await login(/#token=(.+)$/.exec(url)![1]!)).status).toBe(200);
+    // The first link again: refused, with the way to a fresh one; the cookie it gave still works.
+    const again = await login(w.link);
+    expect(again.status).toBe(401);
+    expect(JSON.parse(again.body)).toMatchObject({ error: { code: 'E_WEB_LINK' } });
+    expect(JSON.parse(again.body).error.hint).toContain('klaude web --rotate-token');
+    expect((await http(w.port, 'GET', '/api/state', { headers: { cookie } })).status).toBe(200);
+    // The page's HTML: a new style nonce in each response, the same in its CSP and its meta tag.
+    const a = await http(w.port, 'GET', '/');
+    const b = await http(w.port, 'GET', '/');
+    const nonce = /'nonce-([^']+)'/.exec(String(a.headers['content-security-policy']))![1]!;
+    expect(a.body).toContain(`content="${nonce}"`);
+    expect(b.body).not.toContain(nonce);
   });
 
   it('refuses state changes and event streams from another origin', async () => {

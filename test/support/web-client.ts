@@ -1,21 +1,36 @@
 // Talking to `klaude web` in tests: start it on a free port, and raw HTTP requests (node:http, so
 // a test can send any Host, Origin or cookie a browser or an attacker would).
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import { mintLink } from '../../src/web/links.js';
 import { runKlaude } from './klaude-bin.js';
 
 export interface WebServer {
   port: number;
+  /** The server's own token (`<home>/web/token`): what `Authorization: Bearer` takes. */
   token: string;
+  /** The one-time link token `klaude web` printed (in `url`). */
+  link: string;
   origin: string;
   url: string;
+  /** The KLAUDE_HOME, to mint more links. */
+  home: string;
 }
 
 export async function startWeb(env: Record<string, string>, cwd: string): Promise<WebServer> {
   const r = await runKlaude(['web', '--port', '0', '--json'], { env, cwd, timeoutMs: 30_000 });
   if (r.code !== 0) throw new Error(`klaude web failed: ${r.stdout}${r.stderr}`);
   const o = JSON.parse(r.stdout) as { port: number; url: string };
-  const token = /#token=(.+)$/.exec(o.url)?.[1] ?? '';
-  return { port: o.port, token, origin: `http://127.0.0.1:${o.port}`, url: o.url };
+  const link = /#token=(.+)$/.exec(o.url)?.[1] ?? '';
+  const home = env.KLAUDE_HOME!;
+  const token = readFileSync(join(home, 'web', 'token'), 'utf8').trim();
+  return { port: o.port, token, link, origin: `http://127.0.0.1:${o.port}`, url: o.url, home };
+}
+
+/** A fresh one-time sign-in URL, as a second `klaude web` would print. */
+export function freshUrl(w: WebServer): string {
+  return `${w.origin}/#token=${mintLink(w.home)}`;
 }
 
 export interface Reply {
@@ -65,9 +80,10 @@ export function http(
   });
 }
 
-/** Sign in as the page does; returns the Cookie header to send. */
+/** Sign in as the page does, with a fresh link; returns the Cookie header to send. */
 export async function signIn(w: WebServer): Promise<string> {
-  const r = await http(w.port, 'POST', '/api/login', { headers: { origin: w.origin }, body: { token: w.token } });
+  const token = mintLink(w.home);
+  const r = await http(w.port, 'POST', '/api/login', { headers: { origin: w.origin }, body: { token } });
   if (r.status !== 200) throw new Error(`sign-in failed: ${r.status} ${r.body}`);
   const set = r.headers['set-cookie'];
   const first = (Array.isArray(set) ? set[0] : set) ?? '';

@@ -32,22 +32,27 @@ export const api = {
   post: <T>(url: string, body: unknown = {}): Promise<T> => call<T>('POST', url, body),
 };
 
-/** Sign in with the token from the URL's fragment (never sent to the server as part of a URL). */
-export async function signIn(): Promise<boolean> {
+/**
+ * Sign in with the one-time link token from the URL's fragment (never sent to the server as part
+ * of a URL). Signed in: null; else why not (a spent link says so, with how to get a fresh one).
+ * A page already signed in stays so when its link was spent.
+ */
+export async function signIn(): Promise<string | null> {
   const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(location.hash);
+  let failed: string | null = null;
   if (m) {
     history.replaceState(null, '', location.pathname);
     try {
       await api.post('/api/login', { token: m[1] });
-    } catch {
-      return false;
+    } catch (e) {
+      failed = describe(e);
     }
   }
   try {
     await api.get('/api/me');
-    return true;
+    return null;
   } catch {
-    return false;
+    return failed ?? 'not signed in';
   }
 }
 

@@ -81,13 +81,20 @@ export function fold(items: Item[], e: AgentEvent): Item[] {
 
 const itemText = (x: Item): string => (x.k === 'tool' ? `${x.name} ${x.summary} ${x.output ?? ''}` : x.text);
 
-/** Follow the session's log over server-sent events; a reconnect resumes after the last offset. */
+/**
+ * Follow the session's log over server-sent events. A reconnect (EventSource's own, with the last
+ * id it saw) gets only what it missed; what a connection sends before its `history-end` is held and
+ * applied at once, so a connection cut mid-history leaves nothing half-applied. `reset` (a full
+ * history) replaces what the page had.
+ */
 export function useSessionLog(id: string): Item[] {
   const [items, setItems] = useState<Item[]>([]);
   useEffect(() => {
     setItems([]);
     let pending: AgentEvent[] = [];
     let frame = 0;
+    let staged: AgentEvent[] | null = null;
+    let replace = false;
     const flush = (): void => {
       frame = 0;
       const batch = pending;
@@ -95,9 +102,22 @@ export function useSessionLog(id: string): Item[] {
       setItems((cur) => batch.reduce(fold, cur));
     };
     const es = new EventSource(`/api/sessions/${id}/log`);
+    es.onopen = () => {
+      staged = [];
+      replace = false;
+    };
+    es.addEventListener('reset', () => (replace = true));
     es.addEventListener('event', (m) => {
-      pending.push(JSON.parse((m as MessageEvent<string>).data) as AgentEvent);
+      const e = JSON.parse((m as MessageEvent<string>).data) as AgentEvent;
+      if (staged) return void staged.push(e);
+      pending.push(e);
       if (!frame) frame = requestAnimationFrame(flush);
+    });
+    es.addEventListener('history-end', () => {
+      const batch = staged ?? [];
+      const fresh = replace;
+      staged = null;
+      setItems((cur) => batch.reduce(fold, fresh ? [] : cur));
     });
     return () => {
       es.close();

@@ -61,11 +61,12 @@ function useAlerts(needs: WebSession[], loaded: boolean): void {
 
 function App() {
   const [auth, setAuth] = useState<'checking' | 'no' | 'yes'>('checking');
+  const [why, setWhy] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
   const [archived, setArchived] = useState(false);
   useEffect(() => {
-    void signIn().then((ok) => setAuth(ok ? 'yes' : 'no'));
+    void signIn().then((failed) => (setWhy(failed), setAuth(failed === null ? 'yes' : 'no')));
   }, []);
   const { state, connected } = useLiveState(auth === 'yes');
   const all = useMemo(() => state?.projects.flatMap((p) => p.sessions) ?? [], [state]);
@@ -73,7 +74,7 @@ function App() {
   const now = useNow(all.some(isLive));
   useAlerts(needs, state !== null);
   if (auth === 'checking') return <div className="center muted">…</div>;
-  if (auth === 'no') return <SignedOut />;
+  if (auth === 'no') return <SignedOut why={why} />;
   const open = all.find((s) => s.id === selected) ?? null;
   return (
     <div className={`app${open ? ' has-pane' : ''}`}>
@@ -111,12 +112,13 @@ function App() {
   );
 }
 
-function SignedOut() {
+function SignedOut({ why }: { why: string | null }) {
   return (
     <div className="center" data-testid="signed-out">
       <h1>klaude</h1>
+      {why && why !== 'not signed in' ? <p data-testid="sign-in-error">{why}</p> : null}
       <p>
-        Not signed in. Open the address <code>klaude web</code> prints (it carries the token).
+        Not signed in. Open a link <code>klaude web</code> prints (each signs in one browser, once).
       </p>
     </div>
   );

@@ -1,5 +1,8 @@
-/** One session: what it is, its actions (message, interrupt, archive, merge, diff) and its live log. */
-import { useState } from 'react';
+/**
+ * One session: what it is, its actions (message, interrupt, archive, merge, diff) and its live log,
+ * or, for a session running in a PTY, its live terminal (loaded with its first opening: xterm.js).
+ */
+import { lazy, Suspense, useState } from 'react';
 import type { WebSession } from '../hub.js';
 import { api, describe } from './api.js';
 import { DiffView } from './diff-view.js';
@@ -7,8 +10,12 @@ import { cost, isLive, label, short, tokens } from './display.js';
 import { LogView } from './log-view.js';
 import { Approval } from './needs-you.js';
 
+const TerminalView = lazy(() => import('./terminal-view.js').then((m) => ({ default: m.TerminalView })));
+
 export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
   const [diff, setDiff] = useState(false);
+  const [term, setTerm] = useState(s.pty);
+  const showTerm = term && s.pty && !diff;
   return (
     <section className="pane" data-testid="session-pane" data-session={s.id}>
       <header>
@@ -26,15 +33,36 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
       {s.approvals.map((a) => (
         <Approval key={a.id} s={s} ask={a} />
       ))}
-      <Actions s={s} diff={diff} toggleDiff={() => setDiff(!diff)} />
+      <Actions
+        s={s}
+        diff={diff}
+        toggleDiff={() => setDiff(!diff)}
+        terminal={s.pty ? { shown: showTerm, toggle: () => (setTerm(!showTerm), setDiff(false)) } : null}
+      />
       {s.error ? <div className="error">{s.error}</div> : null}
-      {diff ? <DiffView id={s.id} /> : <LogView id={s.id} />}
+      {showTerm ? (
+        <Suspense fallback={<div className="muted">…</div>}>
+          <TerminalView id={s.id} />
+        </Suspense>
+      ) : diff ? (
+        <DiffView id={s.id} />
+      ) : (
+        <LogView id={s.id} />
+      )}
     </section>
   );
 }
 
 /** Message, interrupt (confirmed), diff, merge (confirmed), archive: each answered with the CLI's words. */
-function Actions({ s, diff, toggleDiff }: { s: WebSession; diff: boolean; toggleDiff: () => void }) {
+interface ActionsProps {
+  s: WebSession;
+  diff: boolean;
+  toggleDiff: () => void;
+  /** A PTY session's terminal: shown or not, and the switch between it and the log. */
+  terminal: { shown: boolean; toggle: () => void } | null;
+}
+
+function Actions({ s, diff, toggleDiff, terminal }: ActionsProps) {
   const [msg, setMsg] = useState('');
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -77,6 +105,11 @@ function Actions({ s, diff, toggleDiff }: { s: WebSession; diff: boolean; toggle
             onClick={() => run('interrupt', 'interrupt', {}, `Interrupt ${s.type} ${short(s.id)}?`)}
           >
             Interrupt
+          </button>
+        ) : null}
+        {terminal ? (
+          <button onClick={terminal.toggle} data-testid="terminal-toggle">
+            {terminal.shown ? 'Log' : 'Terminal'}
           </button>
         ) : null}
         <button disabled={busy} onClick={toggleDiff} data-testid="diff-toggle">
