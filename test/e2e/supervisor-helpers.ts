@@ -153,7 +153,7 @@ export async function waitIdle(term: PtySession, timeoutMs = 45_000): Promise<vo
 /**
  * Type a prompt into the idle TUI and submit it. A slash command waits for claude's command
  * menu to list it first, as a person would: Enter racing the menu can leave `/clear ` behind
- * in the input box after the command ran. The menu line is `/exit   Exit the REPL` in 2.1.197
+ * in the input box after the command ran. The menu line is `/exit   Exit the CLI` in 2.1.197
  * and `❯ /exit   Exit the CLI` in 2.1.332, whose first Enter can leave the menu open with the
  * command selected (docs/claude-versions.md): then a second Enter runs it.
  */
