@@ -165,7 +165,8 @@ export async function submit(term: PtySession, text: string): Promise<void> {
     term.press('enter');
     return;
   }
-  const menu = new RegExp(`^[ ❯]*${text} {2,}\\S`, 'm');
+  // (A line claude's input prompt overlaps starts `❯\u00a0`.)
+  const menu = new RegExp(`^[ \u00a0❯]*${text} {2,}\\S`, 'm');
   await term.waitForText(menu);
   term.press('enter');
   try {

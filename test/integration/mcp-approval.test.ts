@@ -72,8 +72,16 @@ async function setup(approvals: Record<string, unknown>): Promise<Project> {
   return { h, marker, clearMarkers };
 }
 
-const toolNames = (m: MockAnthropic, prompt: string): string[] =>
-  (m.mainRequests().find((r) => r.prompt === prompt)?.body.tools ?? []).map((x: { name: string }) => x.name).sort();
+/**
+ * The tools a request offers: its `tools`, and (claude 2.1.332) the MCP tools it defers behind
+ * ToolSearch, which it names only in the text that lists deferred tools.
+ */
+const toolNames = (m: MockAnthropic, prompt: string): string[] => {
+  const body = m.mainRequests().find((r) => r.prompt === prompt)?.body;
+  const listed = (body?.tools ?? []).map((x: { name: string }) => x.name) as string[];
+  const deferred = JSON.stringify(body ?? null).match(/\bmcp__[A-Za-z0-9_-]+/g) ?? [];
+  return [...new Set([...listed, ...deferred])].sort();
+};
 
 describe('project MCP servers and approval', () => {
   it('claude -p alone starts the unapproved repo server and prefers it; a klaude agent gets only the approved one', async () => {
