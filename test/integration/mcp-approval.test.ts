@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN, runClaude } from '../support/claude-bin.js';
+import { CLAUDE_BIN, claudeAtLeast, runClaude } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { parseNdjson } from '../support/run-process.js';
@@ -107,10 +107,14 @@ describe('project MCP servers and approval', () => {
     expect(existsSync(marker('shared-user'))).toBe(true);
     expect(existsSync(marker('unapproved'))).toBe(false);
     expect(existsSync(marker('shared-repo'))).toBe(false);
-    expect(toolNames(mock!, 'agent run').filter((n) => n.startsWith('mcp__'))).toEqual([
-      'mcp__approved__ping',
-      'mcp__shared__ping',
-    ]);
+    const offered = toolNames(mock!, 'agent run').filter((n) => n.startsWith('mcp__'));
+    if (claudeAtLeast('2.1.332')) {
+      // 2.1.332 does not wait for MCP servers before its first request: on a loaded machine that
+      // request can come before they connect (the markers above show which ones started).
+      expect(offered.filter((n) => !['mcp__approved__ping', 'mcp__shared__ping'].includes(n))).toEqual([]);
+    } else {
+      expect(offered).toEqual(['mcp__approved__ping', 'mcp__shared__ping']);
+    }
   });
 
   it('with no approval at all the agent still runs under a strict config: no repo server starts', async () => {
