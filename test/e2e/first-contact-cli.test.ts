@@ -34,7 +34,8 @@ beforeAll(async () => {
       if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => t.content).join(' ')}` };
       if (r.prompt.startsWith('run: '))
         return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
-      if (r.prompt.startsWith('slow')) return { text: WORDS, chunks: 30, delayMs: 80 };
+      // About 6 s: `klaude message` / `interrupt` (a node start each) must land inside it on a loaded machine.
+      if (r.prompt.startsWith('slow')) return { text: WORDS, chunks: 30, delayMs: 200 };
       if (r.prompt.startsWith('update: ')) return { text: `[UPDATE] ${r.prompt.slice(8)}\nAll done.` };
       if (r.prompt.startsWith('big:')) return { text: `got ${r.prompt.length} characters` };
       return { text: `Reply to: ${r.prompt}` };
