@@ -83,7 +83,16 @@ function testCurrent(args) {
 }
 
 const [command = 'install', ...rest] = process.argv.slice(2);
-install();
+try {
+  install();
+} catch (err) {
+  // One line and a hint, not a stack: the usual cause is no route to the npm registry.
+  console.error(`claude-current: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(
+    'claude-current: hint: it comes from the npm registry (npm config get registry); see docs/claude-versions.md',
+  );
+  process.exit(1);
+}
 if (command === 'current') {
   process.exitCode = testCurrent(rest);
 } else if (command === 'both') {

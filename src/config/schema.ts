@@ -112,7 +112,9 @@ export const CONFIG_KEYS = {
   },
   'switch.graceSeconds': {
     type: 'number',
-    default: 1.0,
+    // claude ≥ 2.1.332 first stops its running tool (its own ~1 s grace) and runs SessionEnd
+    // hooks before it exits on SIGTERM: a few seconds under load (docs/claude-versions.md).
+    default: 10,
     min: 0,
     max: 60,
     doc: 'seconds between SIGTERM and SIGKILL when checkout stops the foreground claude',

@@ -64,7 +64,12 @@ export async function replyInto(d: PeekReplyDeps, id: string, text: string): Pro
   let drawn: () => void = () => undefined;
   const conn = await connectPty(
     ptySocketPath(d.home, s.projectId, s.id, d.env),
-    { mode: 'control', size: { cols: 0, rows: 0 }, history: 0, who: `a one-line reply from klaude ui (pid ${process.pid})` },
+    {
+      mode: 'control',
+      size: { cols: 0, rows: 0 },
+      history: 0,
+      who: `a one-line reply from klaude ui (pid ${process.pid})`,
+    },
     { onOutput: () => drawn() },
   );
   // Wait for the CLI's redraw after each step (the text in its prompt, then the prompt sent).

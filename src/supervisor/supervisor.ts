@@ -53,6 +53,7 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
   let server: ControlServer | null = null;
   const publish: Parameters<typeof supervisorHandlers>[0]['publish'] = (e) => server?.publish(e);
   let exitCode = 1;
+  let hookWarning: string | null = null;
   const cleanups: (() => void)[] = [];
   try {
     server = await startControlServer({
@@ -65,6 +66,12 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
     switcher.on('foreground', (s, pid) => {
       fronted.add(s.sessionId);
       publish({ type: 'instance.foreground', sessionId: s.sessionId, pid });
+    });
+    // Said when it happens and again below claude's last screen: claude ≥ 2.1.332 draws in the
+    // alternate screen, where its next redraw can paint over the first (docs/claude-versions.md).
+    switcher.on('hookTimeout', (e) => {
+      hookWarning = `klaude: warning: ${e.message} [${e.code}]\nklaude: hint: ${e.hint}\n`;
+      process.stderr.write(`\r\n${hookWarning.replace(/\n/g, '\r\n')}`);
     });
     cleanups.push(guardSignals(ctx, switcher));
     cleanups.push(...watchNotices(ctx, switcher, fronted));
@@ -87,6 +94,7 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<number> {
     db.close();
     restoreTerminal();
     if (hint) process.stdout.write(`${hint}\n`);
+    if (hookWarning) process.stderr.write(hookWarning);
   }
 }
 

@@ -50,8 +50,12 @@ describe('harness: real interactive claude under the PTY driver', () => {
     expect(term.text()).toMatch(ruleOf(100));
     term.resize(70, 20);
     expect(term.lines()).toHaveLength(20);
+    // The footer: 2.1.197 keeps `/effort` at its end; 2.1.332 drops the `← for agents` hint at 70.
+    const footer = claudeAtLeast('2.1.332')
+      ? /^ {2}⏸ manual mode on · \? for shortcuts$/m
+      : /\? for shortcuts.*\/effort$/m;
     await term.waitFor(
-      (s) => ruleOf(70).test(s) && !/^─{1,69}$/m.test(s) && /\? for shortcuts.*\/effort$/m.test(s),
+      (s) => ruleOf(70).test(s) && !/^─{1,69}$/m.test(s) && footer.test(s),
       'claude redrawn at 70 columns',
       { timeoutMs: 20_000 },
     );

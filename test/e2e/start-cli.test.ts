@@ -43,6 +43,9 @@ beforeAll(async () => {
         return { text: `Released ${held[1]}.` };
       }
       if (r.prompt.startsWith('hang')) return { hang: true };
+      // Every attempt: claude 2.1.332 retries a 400 once, without one of its beta headers.
+      if (r.prompt === 'this one fails')
+        return { error: { status: 400, type: 'invalid_request_error', message: 'stand-in says no' } };
       return { text: `Reply to: ${r.prompt}` };
     },
   });
@@ -138,7 +141,6 @@ describe('klaude start (attached)', () => {
   );
 
   it('exits 1 with the failure in the summary when the agent fails', async () => {
-    mock.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'stand-in says no' } });
     const r = await klaude(['start', 'general', 'this one fails']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/── agent \w{8} \(general\): failed .*──\nerror: API Error: 400 stand-in says no/);

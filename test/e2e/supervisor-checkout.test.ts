@@ -121,8 +121,9 @@ describe('klaude checkout', () => {
     let procs = processes(home);
     expect(procs).toHaveLength(2);
     expect(procs[0]).toMatchObject({ klaude_session_id: rootId, is_current: 0 });
-    // Ended by the SIGTERM: 2.1.197 exits 143, 2.1.332 dies of the signal.
-    const byTerm = (p: ProcessRow | undefined) => p?.exit_code === 143 || p?.signal === 'SIGTERM';
+    // Ended cleanly by the SIGTERM (exit 143), never SIGKILLed: 2.1.332 first stops the running
+    // `klaude checkout` tool and runs SessionEnd, which takes longer than 2.1.197's immediate exit.
+    const byTerm = (p: ProcessRow | undefined) => p?.exit_code === 143 && p?.signal === null;
     expect(byTerm(procs[0]), JSON.stringify(procs[0])).toBe(true);
     expect(procs[1]).toMatchObject({ klaude_session_id: child, exited_at: null, is_current: 1 });
     // The root's Claude session ended (SessionEnd on SIGTERM) and stays resumable.

@@ -153,14 +153,27 @@ export async function waitIdle(term: PtySession, timeoutMs = 45_000): Promise<vo
 /**
  * Type a prompt into the idle TUI and submit it. A slash command waits for claude's command
  * menu to list it first, as a person would: Enter racing the menu can leave `/clear ` behind
- * in the input box after the command ran.
+ * in the input box after the command ran. The menu line is `/exit   Exit the CLI` in 2.1.197
+ * and `❯ /exit   Exit the CLI` in 2.1.332, whose first Enter can leave the menu open with the
+ * command selected (docs/claude-versions.md): then a second Enter runs it.
  */
 export async function submit(term: PtySession, text: string): Promise<void> {
   await waitIdle(term);
   term.type(text);
   await term.waitForText(text.slice(0, 60));
-  if (/^\/\w+$/.test(text)) await term.waitForText(new RegExp(`^${text}\\s{2,}\\S`, 'm'));
+  if (!/^\/\w+$/.test(text)) {
+    term.press('enter');
+    return;
+  }
+  // (A line claude's input prompt overlaps starts `❯\u00a0`.)
+  const menu = new RegExp(`^[ \u00a0❯]*${text} {2,}\\S`, 'm');
+  await term.waitForText(menu);
   term.press('enter');
+  try {
+    await term.waitForGone(menu, { timeoutMs: 3000 });
+  } catch {
+    if (menu.test(term.text())) term.press('enter');
+  }
 }
 
 /**

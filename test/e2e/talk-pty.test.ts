@@ -9,6 +9,7 @@ import { openDb } from '../../src/db/client.js';
 import { recordProcess } from '../../src/db/repos/processes.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { listPtySessions, openPtyViewer } from '../../src/pty/viewer.js';
+import { claudeAtLeast } from '../support/claude-package.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
@@ -173,7 +174,9 @@ describe('klaude talk', () => {
     const viewer = await openPtyViewer(home.klaudeHome, hash, session.id, { onUpdate: () => onUpdate() }, home.env);
     try {
       expect(viewer.pid).toBe(claudePidOf(home, session.id));
-      expect(viewer.snapshot()).toMatchObject({ cols: 100, rows: 30, bufferType: 'normal' });
+      // claude 2.1.332 draws in the alternate screen (docs/claude-versions.md).
+      const bufferType = claudeAtLeast('2.1.332') ? 'alternate' : 'normal';
+      expect(viewer.snapshot()).toMatchObject({ cols: 100, rows: 30, bufferType });
       expect(viewer.snapshot().lines.join('\n')).toContain('Reply to: after the restart');
       expect(viewer.snapshot().ansiLines.join('\n')).toMatch(/\x1b\[0;38;5;\d+m/); // colours kept
       const seen = new Promise<void>((resolve) => {

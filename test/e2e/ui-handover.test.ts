@@ -9,13 +9,16 @@ import { projectHash } from '../../src/config/paths.js';
 import { openDb } from '../../src/db/client.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { createSession, listSessions } from '../../src/db/repos/sessions.js';
-import { runClaude } from '../support/claude-bin.js';
+import { claudeAtLeast, runClaude } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { DemoHome } from '../ui/helpers/demo-home.js';
 import { DASHBOARD, startUi, uiHome } from '../ui/helpers/ui-e2e.js';
 import { READY, runResponder, submit, waitIdle } from './supervisor-helpers.js';
+
+/** The screen claude draws in: the alternate one since 2.1.332 (docs/claude-versions.md). */
+const CLAUDE_SCREEN = claudeAtLeast('2.1.332') ? 'alternate' : 'normal';
 
 let mock: MockAnthropic;
 let demo: DemoHome;
@@ -68,10 +71,10 @@ describe('klaude ui hand-over', () => {
     await term.waitForText(`log · claude ${shortId(root)}`); // the newest root is selected
     term.press('enter');
 
-    // claude owns the terminal: normal screen, the resumed conversation on it.
+    // claude owns the terminal: its screen (2.1.332 draws in the alternate one), the resumed conversation on it.
     await term.waitForText('Reply to: handover-root-marker', { timeoutMs: 45_000 });
     await term.waitForText(READY, { timeoutMs: 45_000 });
-    expect(term.bufferType()).toBe('normal');
+    expect(term.bufferType()).toBe(CLAUDE_SCREEN);
     expect(term.text()).not.toContain('╭─ sessions');
 
     // Keys typed now are claude's (stdin was released), and checkout from its Bash tool switches
@@ -79,7 +82,7 @@ describe('klaude ui hand-over', () => {
     await submit(term, `run: klaude checkout ${shortId(child)}`);
     await term.waitForText('Reply to: handover-child-marker', { timeoutMs: 45_000 });
     await waitIdle(term);
-    expect(term.bufferType()).toBe('normal');
+    expect(term.bufferType()).toBe(CLAUDE_SCREEN);
 
     // Exiting claude: the dashboard is back, on the session claude was in, with its state.
     await submit(term, '/exit');
@@ -122,7 +125,7 @@ describe('klaude ui hand-over', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`checked out ${shortId(root)}`);
     await term.waitForText('Reply to: handover-root-marker', { timeoutMs: 45_000 });
-    expect(term.bufferType()).toBe('normal');
+    expect(term.bufferType()).toBe(CLAUDE_SCREEN);
     await submit(term, '/exit');
     await term.waitForText(`back from ${shortId(root)}`, { timeoutMs: 20_000 });
 

@@ -99,7 +99,9 @@ describe('agent definition → real claude', () => {
     expect(args).toContain('--strict-mcp-config');
     expect(r.code, r.stderr).toBe(0);
     expect([...init.tools].sort()).toEqual(['Grep', 'Read', 'mcp__mine__ping', 'mcp__mine__pong']);
-    expect(init.mcp_servers).toEqual([{ name: 'mine', status: 'connected' }]);
+    // 2.1.332 adds `source: 'dynamic'` (a server given by --mcp-config).
+    expect(init.mcp_servers).toEqual([expect.objectContaining({ name: 'mine', status: 'connected' })]);
+    expect(init.mcp_servers[0].source ?? 'dynamic').toBe('dynamic');
     expect(init.model).toMatch(/sonnet/);
     expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'pinged' });
 
