@@ -189,7 +189,7 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
         return this.refuse(c, {
           code: 'E_SESSION_BUSY',
           message: holder ? `${label} is held by ${holder}` : `${label} is attached in another terminal`,
-          hint: `let go there (Ctrl-] or ///detach in a terminal, Release in a web page), or watch it read-only: \`klaude talk ${label} --view\``,
+          hint: `detach there (Ctrl-], or Release on a web page), or watch: \`klaude talk ${label} --view\``,
         });
       }
       this.controller = c;
