@@ -234,9 +234,12 @@ function onNotification({ p, session }: EventInput): SessionStatus | undefined {
   return undefined;
 }
 
-function onPermissionRequest({ session }: EventInput): SessionStatus | undefined {
+function onPermissionRequest({ session, p, patch }: EventInput): SessionStatus | undefined {
   // Only interactive claudes have this hook: the permission dialog is on their screen now.
-  return session.status === 'running' ? 'waiting' : undefined;
+  if (session.status !== 'running') return undefined;
+  // What it waits for, with the wait itself: PreToolUse runs beside this hook and may land later.
+  if (str(p.tool_name)) patch.activity = toolActivity(p.tool_name!, toolSummary(p.tool_name!, p.tool_input));
+  return 'waiting';
 }
 
 function onPreToolUse({ db, klaudeSessionId, session, p, patch }: EventInput): undefined {

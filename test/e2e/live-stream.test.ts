@@ -79,8 +79,8 @@ describe('token streaming', () => {
     await ui.waitForText(/v0[1-6]/, { timeoutMs: 60_000 });
     expect(closed(log)).toBe(false);
     expect(ui.text()).not.toContain('THE-END-v');
-    await ui.waitForText('THE-END-v', { timeoutMs: 60_000 });
-    expect(ui.text()).not.toContain('▍'); // the whole text replaced the pieces
+    // The last piece shows with the streaming mark; then the whole text replaces the pieces.
+    await ui.waitFor((t) => t.includes('THE-END-v') && !t.includes('▍'), 'the whole text', { timeoutMs: 60_000 });
     await ui.dispose();
     ui = undefined;
   });
