@@ -12,6 +12,7 @@ import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
 import { currentProcesses } from '../db/repos/processes.js';
 import { getSession } from '../db/repos/sessions.js';
+import { stripControls } from '../lib/escapes.js';
 import { KlaudeError } from '../lib/errors.js';
 import { liveRows } from '../lib/process.js';
 import { connectPty } from '../pty/host-client.js';
@@ -85,7 +86,8 @@ export async function replyInto(d: PeekReplyDeps, id: string, text: string): Pro
   try {
     let next = redraw();
     // Bracketed paste: the line arrives as one piece of text, whatever it holds.
-    conn.input(Buffer.from(`\x1b[200~${text.replace(/[\r\n]+/g, ' ')}\x1b[201~`));
+    // Its own escapes (an end-of-paste among them) are not: only the words go in.
+    conn.input(Buffer.from(`\x1b[200~${stripControls(text, { by: ' ' })}\x1b[201~`));
     await next;
     next = redraw();
     conn.input(Buffer.from('\r'));

@@ -51,10 +51,15 @@ export async function signIn(): Promise<string | null> {
   try {
     await api.get('/api/me');
     return null;
-  } catch {
+  } catch (e) {
+    // No answer at all (the offline shell, served by the service worker): not a sign-in problem.
+    if (!(e instanceof RequestFailed)) return UNREACHABLE;
     return failed ?? 'not signed in';
   }
 }
+
+/** signIn's answer when the server does not answer (stopped, or this device is offline). */
+export const UNREACHABLE = 'unreachable';
 
 export function describe(e: unknown): string {
   if (e instanceof RequestFailed)

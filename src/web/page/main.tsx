@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { WebSession, WebState } from '../hub.js';
-import { signIn } from './api.js';
+import { signIn, UNREACHABLE } from './api.js';
 import { isLive, label, needsYou, short } from './display.js';
 import { NeedsYou } from './needs-you.js';
 import { SessionPane } from './session-pane.js';
@@ -113,6 +113,17 @@ function App() {
 }
 
 function SignedOut({ why }: { why: string | null }) {
+  if (why === UNREACHABLE)
+    return (
+      <div className="center" data-testid="unreachable">
+        <h1>klaude</h1>
+        <p>
+          klaude web does not answer: it is stopped, or this device is offline. Start it with <code>klaude web</code> on
+          its machine, then retry.
+        </p>
+        <button onClick={() => location.reload()}>Retry</button>
+      </div>
+    );
   return (
     <div className="center" data-testid="signed-out">
       <h1>klaude</h1>
