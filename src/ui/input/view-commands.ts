@@ -1,6 +1,7 @@
 /** The View commands: what the panes show (follow, results, archived, screen, diff), the tree filter, the log search. */
 import type { CommandIn } from '../keymap.js';
 import type { CommandEnv } from './command-env.js';
+import type { UiAction } from '../state/ui-state.js';
 import { errText } from './command-feedback.js';
 import { findLogMatch } from './log-search.js';
 
@@ -16,23 +17,17 @@ export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
     case 'view.expand':
       return dispatch({ type: 'toggleExpand' });
     case 'view.archived':
-      dispatch({ type: 'toggleArchived' });
-      return dispatch({
-        type: 'notice',
-        notice: {
-          text: ui.showArchived ? 'archived sessions hidden' : 'showing archived sessions (dimmed; d brings one back)',
-          tone: 'info',
-        },
-      });
+      return toggleSaying(
+        dispatch,
+        'toggleArchived',
+        ui.showArchived ? 'archived sessions hidden' : 'showing archived sessions (dimmed; d brings one back)',
+      );
     case 'view.group':
-      dispatch({ type: 'toggleGroup' });
-      return dispatch({
-        type: 'notice',
-        notice: {
-          text: ui.groupByState ? 'newest first' : 'by state: needs you, then working, then done',
-          tone: 'info',
-        },
-      });
+      return toggleSaying(
+        dispatch,
+        'toggleGroup',
+        ui.groupByState ? 'newest first' : 'by state: needs you, then working, then done',
+      );
     case 'view.filter':
       return dispatch({ type: 'filterStart' });
     case 'view.clearFilter':
@@ -47,29 +42,21 @@ export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
     case 'view.redraw':
       return actions.redraw();
     case 'view.projects':
-      dispatch({ type: 'toggleProjects' });
-      return dispatch({
-        type: 'notice',
-        notice: {
-          text: ui.allProjects ? 'this project only' : 'every project of this klaude home (needs you first)',
-          tone: 'info',
-        },
-      });
+      return toggleSaying(
+        dispatch,
+        'toggleProjects',
+        ui.allProjects ? 'this project only' : 'every project of this klaude home (needs you first)',
+      );
     case 'view.peek':
       return peek(env);
     case 'view.diff':
       return toggleDiff(env);
     case 'view.screen':
-      dispatch({ type: 'toggleScreen' });
-      return dispatch({
-        type: 'notice',
-        notice: {
-          text: ui.showScreen
-            ? 'showing the log (v shows the live screen)'
-            : 'showing the live screen (v shows the log)',
-          tone: 'info',
-        },
-      });
+      return toggleSaying(
+        dispatch,
+        'toggleScreen',
+        ui.showScreen ? 'showing the log (v shows the live screen)' : 'showing the live screen (v shows the log)',
+      );
   }
 }
 
@@ -112,4 +99,14 @@ export function searchLog(env: CommandEnv, query: string, from: number, dir: 1 |
     type: 'notice',
     notice: { text: `"${query}": line ${i + 1} of ${log.lines.length} (n next, N previous)`, tone: 'info' },
   });
+}
+
+/** A view toggle, and the footer saying what the view shows now. */
+function toggleSaying(
+  dispatch: (a: UiAction) => void,
+  type: 'toggleArchived' | 'toggleGroup' | 'toggleProjects' | 'toggleScreen',
+  text: string,
+): void {
+  dispatch({ type });
+  dispatch({ type: 'notice', notice: { text, tone: 'info' } });
 }
