@@ -29,7 +29,7 @@ export const LAYERS = [
   'feeds', // the dashboard's live data: sessions, log, PTY preview, clock (no React)
   'ui', // the Ink dashboard: components, state, keymap; ui/render patches Ink's output
   'dashboard', // the dashboard's composition root: wires supervisor/, feeds/ and ui/ together
-  'web', // `klaude web`: the detached web server (hono, SSE) and its page (React, src/web/page)
+  'web', // `klaude web`: the detached web server (node:http + polka, SSE, ws) and its page (React, src/web/page)
   'commands', // one file per CLI command
   'cli.ts', // the entry: argv → command
 ];

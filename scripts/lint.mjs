@@ -70,6 +70,13 @@ function layerTableProblems() {
   ];
 }
 
+/**
+ * The web server answers through node:http: on Node 20 the Fetch API's globals load undici and
+ * compile its parser (~12 MiB resident, src/web/http-io.ts), past the idle server's budget.
+ */
+const FETCH_API = /\bnew (Request|Response|Headers)\(|\bfetch\(|from '(hono|@hono\/[^']+|undici)'/;
+const WEB_SERVER = (f) => f.startsWith('src/web/') && !f.startsWith('src/web/page/');
+
 const problems = [];
 for (const f of files(ROOT)) {
   const text = readFileSync(f, 'utf8');
@@ -79,6 +86,8 @@ for (const f of files(ROOT)) {
   }
   if (!f.startsWith('src/db/') && SQL.test(text))
     problems.push(`${f}: SQL outside src/db (put the statement in a repository)`);
+  if (WEB_SERVER(f) && FETCH_API.test(text))
+    problems.push(`${f}: the Fetch API in the web server (it loads undici; use http-io.ts)`);
   const lines = text.split('\n').length;
   if (lines > MAX_LINES) problems.push(`${f}: ${lines} lines (split above ${MAX_LINES})`);
 }

@@ -1,21 +1,34 @@
 /**
- * The web server's routes (hono): the page's files, sign-in, the live state and a session's log
- * as server-sent events, and the actions. The gate is guard.ts; what an action does is actions.ts.
+ * The web server's routes (polka over node:http, see http-io.ts for why not a Fetch-API framework):
+ * the page's files, sign-in, the live state and a session's log as server-sent events, and the
+ * actions. The gate is guard.ts; what an action does is actions.ts.
  */
-import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { deleteCookie, setCookie } from 'hono/cookie';
-import { streamSSE } from 'hono/streaming';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import polka, { type NextHandler, type Polka } from 'polka';
+import { randomBytes } from 'node:crypto';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import type { HasSqlite } from '../db/connection.js';
-import { randomBytes } from 'node:crypto';
 import { apiGuard, COOKIE, csp, hostCheck, sameOrigin, securityHeaders, tooSoon, type GuardOptions } from './guard.js';
+import {
+  BodyTooBig,
+  clearCookie,
+  header,
+  jsonOf,
+  openEventStream,
+  readBody,
+  sendBody,
+  sendJson,
+  sendProblem,
+  setSessionCookie,
+  type Req,
+  type Res,
+} from './http-io.js';
 import { redeemLink } from './links.js';
 import type { Hub } from './hub.js';
 import { readStatic, type StaticFile } from './static-files.js';
 import type { WebActions, AnswerBody, StartBody } from './actions.js';
 import { streamTimeline } from './log-stream.js';
-import type { UpgradeEnv, WebSocketLike } from './ws-upgrade.js';
+import type { UpgradeRequest, WebSocketLike } from './ws-upgrade.js';
 import type { WebSession } from './hub.js';
 
 export interface AppDeps extends GuardOptions {
@@ -37,35 +50,33 @@ export interface AppDeps extends GuardOptions {
 /** Where the page's HTML asks for its per-response style nonce (guard.ts `csp`). */
 const NONCE_MARK = '__KLAUDE_STYLE_NONCE__';
 
+/** A state change's body, at most this many bytes (413 past it). */
+const MAX_BODY = 64 * 1024;
+
 /** A KlaudeError becomes 4xx with its code, message and hint; anything else 500. */
-function failure(c: Context, e: unknown): Response {
+function failure(res: Res, e: unknown): void {
   if (isKlaudeError(e)) {
     const status =
       e.code === 'E_SESSION_NOT_FOUND' || e.code === 'E_NO_PROJECT' ? 404 : e.code === 'E_BAD_REQUEST' ? 400 : 409;
-    return c.json({ error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } }, status);
+    return sendProblem(res, status, e.code, e.message, e.hint);
   }
-  return c.json({ error: { code: 'E_INTERNAL', message: (e as Error)?.message ?? String(e) } }, 500);
+  sendProblem(res, 500, 'E_INTERNAL', (e as Error)?.message ?? String(e));
 }
 
-async function jsonBody<T>(c: Context): Promise<T> {
-  try {
-    return (await c.req.json()) as T;
-  } catch {
-    return {} as T;
-  }
-}
-
-export type App = Hono<{ Bindings: UpgradeEnv }>;
+export type App = Polka;
 
 export function createApp(d: AppDeps): App {
-  const app: App = new Hono<{ Bindings: UpgradeEnv }>();
-  app.use('*', securityHeaders());
-  app.use('*', hostCheck(d));
-  app.use(
-    '/api/*',
-    bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: { code: 'E_WEB_TOO_BIG' } }, 413) }),
-  );
-  app.use('/api/*', apiGuard(d));
+  const app = polka({
+    onNoMatch: (req, res) => sendProblem(res, 404, 'E_WEB_NOT_FOUND', `nothing at ${req.path}`),
+    onError: (err, _req, res) => {
+      if (res.headersSent) res.destroy();
+      else failure(res, err);
+    },
+  });
+  app.use(securityHeaders());
+  app.use(hostCheck(d));
+  app.use(apiGuard(d));
+  app.use(readBodies);
   servePage(app, d);
   signIn(app, d);
   liveRoutes(app, d);
@@ -74,84 +85,98 @@ export function createApp(d: AppDeps): App {
   return app;
 }
 
+/** The app as node:http's request listener (polka's handler makes its own `next` when given none). */
+export function requestListener(app: App): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => void app.handler(req as Req, res, undefined as unknown as NextHandler);
+}
+
+/** A state change's body is read (bounded) once the request is let in; routes read `req.body`. */
+async function readBodies(req: Req, res: Res, next: () => void): Promise<void> {
+  if (req.method !== 'POST' || !req.path.startsWith('/api/')) return next();
+  try {
+    req.body = await readBody(req, MAX_BODY);
+  } catch (e) {
+    if (e instanceof BodyTooBig) {
+      res.shouldKeepAlive = false;
+      return sendProblem(res, 413, 'E_WEB_TOO_BIG', `a request's body is at most ${MAX_BODY / 1024} KiB`);
+    }
+    throw e;
+  }
+  return next();
+}
+
+const busy = (res: Res): void => sendProblem(res, 503, 'E_WEB_BUSY', 'too many open pages');
+
 /**
  * A PTY session's terminal, as a WebSocket. The upgrade comes through this app like any request
  * (ws-upgrade.ts): Host, cookie and Origin are checked by the same middleware; this route only
- * says yes (204, and `accept` is called) or why not.
+ * says yes (`accept` is called and the socket handed over) or why not.
  */
 function terminalRoute(app: App, d: AppDeps): void {
-  app.get('/api/sessions/:id/terminal', (c) => {
-    const accept = c.env?.wsAccept;
-    if (!accept) return c.json({ error: { code: 'E_WEB_UPGRADE', message: 'the terminal is a WebSocket' } }, 426);
-    if (d.streams.size >= d.maxStreams)
-      return c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503);
-    const session = d.hub.session(c.req.param('id'));
-    if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
+  app.get('/api/sessions/:id/terminal', (req: Req & UpgradeRequest, res: Res) => {
+    const accept = req.wsAccept;
+    if (!accept) return sendProblem(res, 426, 'E_WEB_UPGRADE', 'the terminal is a WebSocket');
+    if (d.streams.size >= d.maxStreams) return busy(res);
+    const session = d.hub.session(req.params.id!);
+    if (!session) return sendProblem(res, 404, 'E_SESSION_NOT_FOUND', 'no such session');
     if (!session.pty)
-      return c.json(
-        {
-          error: {
-            code: 'E_AGENT_NOT_RUNNING',
-            message: 'not running in a PTY session',
-            hint: `\`klaude talk ${session.id.slice(-8)}\` starts one`,
-          },
-        },
+      return sendProblem(
+        res,
         409,
+        'E_AGENT_NOT_RUNNING',
+        'not running in a PTY session',
+        `\`klaude talk ${session.id.slice(-8)}\` starts one`,
       );
-    accept((ws) => d.terminal(ws, session, `a web page (klaude web, from ${c.env.remote ?? 'unknown'})`));
-    return c.body(null, 204);
+    const from = req.socket.remoteAddress ?? 'unknown';
+    accept((ws) => d.terminal(ws, session, `a web page (klaude web, from ${from})`));
   });
 }
 
 function servePage(app: App, d: AppDeps): void {
-  app.get('/*', (c, next) => {
-    const f = d.page.get(c.req.path);
+  app.use((req: Req, res: Res, next: () => void) => {
+    const f = req.method === 'GET' || req.method === 'HEAD' ? d.page.get(req.path) : undefined;
     if (!f) return next();
-    c.header('Cache-Control', 'no-cache');
-    c.header('Content-Type', f.type);
+    res.setHeader('Cache-Control', 'no-cache');
     if (f.type.startsWith('text/html')) {
       const html = readStatic(f, false);
       if (!html) return next();
       const nonce = randomBytes(16).toString('base64');
-      c.header('Content-Security-Policy', csp(nonce));
-      return c.body(html.body.toString('utf8').replaceAll(NONCE_MARK, nonce));
+      res.setHeader('Content-Security-Policy', csp(nonce));
+      return sendBody(res, html.body.toString('utf8').replaceAll(NONCE_MARK, nonce), f.type);
     }
-    const r = readStatic(f, /\bgzip\b/.test(c.req.header('accept-encoding') ?? ''));
+    const r = readStatic(f, /\bgzip\b/.test(header(req, 'accept-encoding') ?? ''));
     if (!r) return next();
-    c.header('Vary', 'Accept-Encoding');
-    if (r.gzip) c.header('Content-Encoding', 'gzip');
-    return c.body(new Uint8Array(r.body));
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (r.gzip) res.setHeader('Content-Encoding', 'gzip');
+    return sendBody(res, r.body, f.type);
   });
 }
 
 function signIn(app: App, d: AppDeps): void {
-  app.post('/api/login', async (c) => {
-    if (!sameOrigin(c, false)) return c.json({ error: { code: 'E_WEB_ORIGIN', message: 'refused' } }, 403);
+  app.post('/api/login', (req: Req, res: Res) => {
+    if (!sameOrigin(req, false)) return sendProblem(res, 403, 'E_WEB_ORIGIN', 'refused');
     const wait = d.throttle.wait();
-    if (wait > 0) return tooSoon(c, wait);
-    const { token } = await jsonBody<{ token?: string }>(c);
+    if (wait > 0) return tooSoon(res, wait);
+    const { token } = jsonOf<{ token?: string }>(req.body);
     if (typeof token !== 'string' || !redeemLink(d.home, token)) {
       d.throttle.fail();
-      return c.json(
-        {
-          error: {
-            code: 'E_WEB_LINK',
-            message: 'this sign-in link was already used, has expired, or is not one of this server’s',
-            hint: 'run `klaude web` for a fresh link (`klaude web --rotate-token` also signs every page out)',
-          },
-        },
+      return sendProblem(
+        res,
         401,
+        'E_WEB_LINK',
+        'this sign-in link was already used, has expired, or is not one of this server’s',
+        'run `klaude web` for a fresh link (`klaude web --rotate-token` also signs every page out)',
       );
     }
     d.throttle.succeed();
-    setCookie(c, COOKIE, d.tokens.cookieValue(), { httpOnly: true, sameSite: 'Strict', path: '/' });
-    return c.json({ ok: true });
+    setSessionCookie(res, COOKIE, d.tokens.cookieValue());
+    return sendJson(res, 200, { ok: true });
   });
-  app.post('/api/logout', (c) => {
-    deleteCookie(c, COOKIE, { path: '/' });
-    return c.json({ ok: true });
+  app.post('/api/logout', (_req: Req, res: Res) => {
+    clearCookie(res, COOKIE);
+    sendJson(res, 200, { ok: true });
   });
-  app.get('/api/me', (c) => c.json({ ok: true, home: d.home }));
+  app.get('/api/me', (_req: Req, res: Res) => sendJson(res, 200, { ok: true, home: d.home }));
 }
 
 /** Every open event stream, to count them and to end them all (a new token signs every page out). */
@@ -173,122 +198,111 @@ export class StreamSet {
 }
 
 function liveRoutes(app: App, d: AppDeps): void {
-  const limited = (c: Context): Response | null =>
-    d.streams.size >= d.maxStreams
-      ? c.json({ error: { code: 'E_WEB_BUSY', message: 'too many open pages' } }, 503)
-      : null;
-  app.get('/api/state', (c) => c.json(d.hub.current));
-  app.get('/api/events', (c) => {
-    const full = limited(c);
-    if (full) return full;
-    const last = Number(c.req.header('last-event-id') ?? NaN);
-    return streamSSE(c, async (s) => {
-      const forget = d.streams.add(() => s.abort());
-      let open = true;
-      const send = (st: typeof d.hub.current): void => {
-        if (open) void s.writeSSE({ event: 'state', id: String(st.version), data: JSON.stringify(st) });
-      };
-      const stop = d.hub.subscribe(send);
-      // A reconnect that already has the latest state gets nothing until the next change.
-      if (last !== d.hub.current.version) send(d.hub.current);
-      await new Promise<void>((resolve) => s.onAbort(resolve));
-      open = false;
-      stop();
-      forget();
-    });
+  app.get('/api/state', (_req: Req, res: Res) => sendJson(res, 200, d.hub.current));
+  app.get('/api/events', async (req: Req, res: Res) => {
+    if (d.streams.size >= d.maxStreams) return busy(res);
+    const last = Number(header(req, 'last-event-id') ?? NaN);
+    const s = openEventStream(res);
+    const forget = d.streams.add(() => s.close());
+    const send = (st: typeof d.hub.current): void => s.send('state', JSON.stringify(st), String(st.version));
+    const stop = d.hub.subscribe(send);
+    // A reconnect that already has the latest state gets nothing until the next change.
+    if (last !== d.hub.current.version) send(d.hub.current);
+    await s.closed;
+    stop();
+    forget();
   });
-  app.get('/api/sessions/:id/log', (c) => {
-    const full = limited(c);
-    if (full) return full;
-    const session = d.hub.session(c.req.param('id'));
-    if (!session) return c.json({ error: { code: 'E_SESSION_NOT_FOUND', message: 'no such session' } }, 404);
-    const resume = c.req.header('last-event-id');
-    return streamSSE(c, async (s) => {
-      const ac = new AbortController();
-      const forget = d.streams.add(() => s.abort());
-      s.onAbort(() => ac.abort());
-      try {
-        await streamTimeline({
-          db: d.db,
-          home: d.home,
-          logsDir: d.logsDir,
-          session,
-          ...(resume !== undefined ? { resume } : {}),
-          signal: ac.signal,
-          onReset: () => void s.writeSSE({ event: 'reset', data: '{}' }),
-          onEvent: (e, id) => void s.writeSSE({ event: 'event', data: JSON.stringify(e), ...(id ? { id } : {}) }),
-          onHistoryEnd: (id) => void s.writeSSE({ event: 'history-end', data: '{}', id }),
-        });
-        await new Promise<void>((resolve) =>
-          ac.signal.aborted ? resolve() : ac.signal.addEventListener('abort', () => resolve()),
-        );
-      } finally {
-        forget();
-      }
-    });
+  app.get('/api/sessions/:id/log', async (req: Req, res: Res) => {
+    if (d.streams.size >= d.maxStreams) return busy(res);
+    const session = d.hub.session(req.params.id!);
+    if (!session) return sendProblem(res, 404, 'E_SESSION_NOT_FOUND', 'no such session');
+    const resume = header(req, 'last-event-id');
+    const s = openEventStream(res);
+    const ac = new AbortController();
+    const forget = d.streams.add(() => s.close());
+    void s.closed.then(() => ac.abort());
+    try {
+      await streamTimeline({
+        db: d.db,
+        home: d.home,
+        logsDir: d.logsDir,
+        session,
+        ...(resume !== undefined ? { resume } : {}),
+        signal: ac.signal,
+        onReset: () => s.send('reset', '{}'),
+        onEvent: (e, id) => s.send('event', JSON.stringify(e), id),
+        onHistoryEnd: (id) => s.send('history-end', '{}', id),
+      });
+      await s.closed;
+    } finally {
+      forget();
+    }
   });
 }
 
+type Action = (req: Req, id: string, a: WebActions) => Promise<unknown>;
+
 function actionRoutes(app: App, d: AppDeps): void {
-  const act = (fn: (c: Context, id: string, a: WebActions) => Promise<unknown>) => async (c: Context) => {
+  const act = (fn: Action) => async (req: Req, res: Res) => {
     try {
-      return c.json({ ok: true, result: (await fn(c, c.req.param('id') ?? '', await d.actions())) ?? null });
+      sendJson(res, 200, { ok: true, result: (await fn(req, req.params.id ?? '', await d.actions())) ?? null });
     } catch (e) {
-      return failure(c, e);
+      failure(res, e);
     }
   };
+  const body = <T>(req: Req): T => jsonOf<T>(req.body as Buffer | undefined);
   app.post(
     '/api/sessions/:id/approve',
-    act(async (c, id, a) => {
-      const b = await jsonBody<{ always?: boolean; request?: string }>(c);
-      const body: AnswerBody = {
+    act((req, id, a) => {
+      const b = body<{ always?: boolean; request?: string }>(req);
+      const answer: AnswerBody = {
         behavior: 'allow',
         always: b.always === true,
         ...(b.request ? { request: b.request } : {}),
       };
-      return a.answer(id, body);
+      return a.answer(id, answer);
     }),
   );
   app.post(
     '/api/sessions/:id/deny',
-    act(async (c, id, a) => {
-      const b = await jsonBody<{ message?: string; request?: string }>(c);
-      const body: AnswerBody = {
+    act((req, id, a) => {
+      const b = body<{ message?: string; request?: string }>(req);
+      const answer: AnswerBody = {
         behavior: 'deny',
         ...(b.message ? { message: String(b.message) } : {}),
         ...(b.request ? { request: b.request } : {}),
       };
-      return a.answer(id, body);
+      return a.answer(id, answer);
     }),
   );
   app.post(
     '/api/sessions/:id/message',
-    act(async (c, id, a) => {
-      const { prompt } = await jsonBody<{ prompt?: string }>(c);
+    act((req, id, a) => {
+      const { prompt } = body<{ prompt?: string }>(req);
       if (typeof prompt !== 'string' || prompt.trim() === '') throw badRequest('a message needs text');
       return a.message(id, prompt);
     }),
   );
   app.post(
     '/api/sessions/:id/interrupt',
-    act((_c, id, a) => a.interrupt(id)),
+    act((_req, id, a) => a.interrupt(id)),
   );
   app.post(
     '/api/sessions/:id/archive',
-    act(async (c, id, a) => a.archive(id, (await jsonBody<{ restore?: boolean }>(c)).restore === true)),
+    act((req, id, a) => a.archive(id, body<{ restore?: boolean }>(req).restore === true)),
   );
   app.post(
     '/api/sessions/:id/merge',
-    act((_c, id, a) => a.merge(id)),
+    act((_req, id, a) => a.merge(id)),
   );
   app.get(
     '/api/sessions/:id/diff',
-    act((_c, id, a) => a.diff(id, d.home, d.logsDir)),
+    act((_req, id, a) => a.diff(id, d.home, d.logsDir)),
   );
   app.post(
     '/api/start',
-    act(async (c, _id, a) => {
-      const b = await jsonBody<Partial<StartBody>>(c);
+    act(async (req, _id, a) => {
+      const b = body<Partial<StartBody>>(req);
       if (
         typeof b.project !== 'string' ||
         typeof b.type !== 'string' ||

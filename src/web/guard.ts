@@ -11,8 +11,8 @@
  *   with `Sec-Fetch-Site: same-origin` (a browser's own GET of an event stream) or the bearer
  *   token (a browser cannot add that header cross-origin without a preflight, never granted).
  */
-import { getCookie } from 'hono/cookie';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Middleware, NextHandler } from 'polka';
+import { cookieOf, header, sendProblem, type Req, type Res } from './http-io.js';
 import { sameSecret, type TokenKeeper } from './token.js';
 
 export const COOKIE = 'klaude_web';
@@ -80,73 +80,70 @@ export interface GuardOptions {
   throttle: Throttle;
 }
 
-const problem = (c: Context, status: 401 | 403 | 421 | 429, code: string, message: string): Response =>
-  c.json({ error: { code, message } }, status);
-
-export function securityHeaders(): MiddlewareHandler {
-  return async (c, next) => {
-    await next();
-    // The page's HTML sets its own (with its style nonce).
-    if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', CSP);
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('X-Frame-Options', 'DENY');
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('Cross-Origin-Opener-Policy', 'same-origin');
-    c.header('Cross-Origin-Resource-Policy', 'same-origin');
-    if (c.req.path.startsWith('/api/')) c.header('Cache-Control', 'no-store');
+export function securityHeaders(): Middleware {
+  return (req, res, next) => {
+    // The page's HTML replaces this one (with its style nonce).
+    res.setHeader('Content-Security-Policy', CSP);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    if (req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
+    return next();
   };
 }
 
-export function hostCheck(o: GuardOptions): MiddlewareHandler {
-  return async (c, next) => {
-    if (!hostAllowed(c.req.header('host'), o.port()))
-      return problem(c, 421, 'E_WEB_HOST', 'this server answers only to its own address (Host refused)');
-    await next();
+export function hostCheck(o: GuardOptions): Middleware {
+  return (req, res, next) => {
+    if (!hostAllowed(header(req, 'host'), o.port()))
+      return sendProblem(res, 421, 'E_WEB_HOST', 'this server answers only to its own address (Host refused)');
+    return next();
   };
 }
 
 /** Same-origin, or the bearer token with no Origin at all (see above). */
-export function sameOrigin(c: Context, bearer: boolean): boolean {
-  const origin = c.req.header('origin');
-  const site = c.req.header('sec-fetch-site');
+export function sameOrigin(req: Req, bearer: boolean): boolean {
+  const origin = header(req, 'origin');
+  const site = header(req, 'sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   // Chromium sends no Origin on a same-origin GET (an EventSource): its Sec-Fetch-Site says it.
   if (origin === undefined) return bearer || site === 'same-origin';
-  return origin === `http://${c.req.header('host')}`;
+  return origin === `http://${header(req, 'host')}`;
 }
 
 /** Which credential the request carries: 'cookie', 'bearer', 'wrong' (a bad one), or null (none). */
-export function credential(c: Context, o: GuardOptions): 'cookie' | 'bearer' | 'wrong' | null {
-  const auth = c.req.header('authorization');
+export function credential(req: Req, o: GuardOptions): 'cookie' | 'bearer' | 'wrong' | null {
+  const auth = header(req, 'authorization');
   if (auth !== undefined) {
     const m = /^Bearer (.+)$/.exec(auth);
     return m && sameSecret(m[1]!, o.tokens.current()) ? 'bearer' : 'wrong';
   }
-  const cookie = getCookie(c, COOKIE);
+  const cookie = cookieOf(req, COOKIE);
   if (cookie === undefined) return null;
   return sameSecret(cookie, o.tokens.cookieValue()) ? 'cookie' : 'wrong';
 }
 
 /** The API's gate: authenticated, and same-origin for anything but a plain read. */
-export function apiGuard(o: GuardOptions): MiddlewareHandler {
-  return async (c, next) => {
-    if (c.req.path === '/api/login') return next();
+export function apiGuard(o: GuardOptions): Middleware {
+  return (req: Req, res: Res, next: NextHandler) => {
+    if (!req.path.startsWith('/api/') || req.path === '/api/login') return next();
     const wait = o.throttle.wait();
-    const who = credential(c, o);
-    if (who === 'wrong' && c.req.header('authorization') !== undefined) {
-      if (wait > 0) return tooSoon(c, wait);
+    const who = credential(req, o);
+    if (who === 'wrong' && header(req, 'authorization') !== undefined) {
+      if (wait > 0) return tooSoon(res, wait);
       o.throttle.fail();
     }
-    if (who !== 'cookie' && who !== 'bearer') return problem(c, 401, 'E_WEB_AUTH', 'not signed in');
-    const reads = c.req.method === 'GET' || c.req.method === 'HEAD';
-    const stream = /\/(events|log|terminal)$/.test(c.req.path);
-    if ((!reads || stream) && !sameOrigin(c, who === 'bearer'))
-      return problem(c, 403, 'E_WEB_ORIGIN', 'refused: the request did not come from this page');
-    await next();
+    if (who !== 'cookie' && who !== 'bearer') return sendProblem(res, 401, 'E_WEB_AUTH', 'not signed in');
+    const reads = req.method === 'GET' || req.method === 'HEAD';
+    const stream = /\/(events|log|terminal)$/.test(req.path);
+    if ((!reads || stream) && !sameOrigin(req, who === 'bearer'))
+      return sendProblem(res, 403, 'E_WEB_ORIGIN', 'refused: the request did not come from this page');
+    return next();
   };
 }
 
-export function tooSoon(c: Context, waitMs: number): Response {
-  c.header('Retry-After', String(Math.ceil(waitMs / 1000)));
-  return problem(c, 429, 'E_WEB_SLOW_DOWN', 'too many wrong tokens: wait a little');
+export function tooSoon(res: Res, waitMs: number): void {
+  res.setHeader('Retry-After', String(Math.ceil(waitMs / 1000)));
+  sendProblem(res, 429, 'E_WEB_SLOW_DOWN', 'too many wrong tokens: wait a little');
 }

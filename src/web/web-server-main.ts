@@ -8,8 +8,7 @@
  */
 import { watch, writeSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
-import type { IncomingMessage, Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath } from '../config/paths.js';
 import { openFastDb } from '../db/fast.js';
@@ -18,7 +17,7 @@ import { createFileLogger } from '../lib/logger.js';
 import { claimWebRecord, dropWebRecord, publishWebRecord, webDir } from '../ownership/web-record.js';
 import { processStartTime } from '../lib/process.js';
 import type { WebActions } from './actions.js';
-import { createApp, StreamSet } from './app.js';
+import { createApp, requestListener, StreamSet } from './app.js';
 import { Throttle } from './guard.js';
 import { Hub } from './hub.js';
 import { findPageDir, loadPage } from './static-files.js';
@@ -48,7 +47,7 @@ function argOf(args: string[], name: string): string | undefined {
  * A connection must send its request's headers within 10 s (slowloris): a timer per connection
  * while it is waiting for them, none once a request is in (an event stream may then stay quiet).
  */
-function limitSlowHeaders(server: ReturnType<typeof serve>): void {
+function limitSlowHeaders(server: Server): void {
   server.on('connection', (sock: Socket) => {
     sock.setTimeout(10_000, () => sock.destroy());
   });
@@ -105,6 +104,25 @@ async function loadActions(
   return new Actions({ db: full, env, changed });
 }
 
+/** node:http serving the app (and its WebSocket upgrades), listening. */
+async function listen(handler: RequestListener, host: string, port: number): Promise<Server> {
+  // node:http checks its connections' timeouts on a 30 s interval by default: a wake-up while
+  // nothing happens. Header and request time limits are per connection instead (limitSlowHeaders).
+  const server = createServer(
+    { connectionsCheckingInterval: 2 ** 31 - 1, requestTimeout: 0, headersTimeout: 0 },
+    handler,
+  );
+  // Bounded: a page holds two or three connections; a flood finds the door shut.
+  server.maxConnections = 64;
+  limitSlowHeaders(server);
+  handleUpgrades(server, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
 export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const home = klaudeHome(env);
   const log = createFileLogger(logFilePath(home), 'web', env);
@@ -141,17 +159,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       tokens,
       throttle: new Throttle(),
     });
-    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      // node:http checks its connections' timeouts on a 30 s interval by default: a wake-up while
-      // nothing happens. Header and request time limits are per connection instead (see below).
-      const serverOptions = { connectionsCheckingInterval: 2 ** 31 - 1, requestTimeout: 0, headersTimeout: 0 };
-      const s = serve({ fetch: app.fetch, hostname: host, port: wanted, serverOptions }, () => resolve(s));
-      s.once('error', reject);
-    });
-    // Bounded: a page holds two or three connections; a flood finds the door shut.
-    (server as unknown as { maxConnections: number }).maxConnections = 64;
-    limitSlowHeaders(server);
-    handleUpgrades(server as Server, (req, e) => app.fetch(req, e));
+    const server = await listen(requestListener(app), host, wanted);
     port = (server.address() as AddressInfo).port;
     publishWebRecord(home, {
       pid: process.pid,
@@ -170,7 +178,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
     unwatch();
     hub.close();
     server.close();
-    (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    server.closeAllConnections();
     log.info('web server stopped');
     return 0;
   } catch (e) {

@@ -1,29 +1,29 @@
 /**
  * WebSocket upgrades (the terminal), gated exactly like any other request: the upgrade request is
- * run through the app (Host check, cookie, Origin: guard.ts) with `wsAccept` in its env; only a
- * route that calls it and answers 204 gets the socket upgraded, by `ws` (loaded on the first
- * upgrade: an idle server never pays for it). Anything else is written back as the HTTP answer
- * it is, and the socket closed.
+ * run through the app (Host check, cookie, Origin: guard.ts) with `wsAccept` on it; only a route
+ * that calls it gets the socket upgraded, by `ws` (loaded on the first upgrade: an idle server
+ * never pays for it). Anything else is written back as the HTTP answer it is, and the socket
+ * closed.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 
 export type WebSocketLike = WebSocket;
 
-export interface UpgradeEnv {
-  /** Set only on an upgrade request: the route hands over what to do with the socket. */
+/** What the app's terminal route finds on an upgrade request (and only there). */
+export interface UpgradeRequest {
+  /** The route hands over what to do with the socket; not calling it refuses. */
   wsAccept?: (open: (ws: WebSocket) => void) => void;
-  /** The peer's address, to name a web page holding a session. */
-  remote?: string;
 }
 
-type Fetch = (req: Request, env: UpgradeEnv) => Response | Promise<Response>;
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A message from the page is a few keys or a resize: anything bigger is not the page's. */
 const MAX_MESSAGE = 256 * 1024;
 
-export function handleUpgrades(server: Server, fetch: Fetch): void {
+export function handleUpgrades(server: Server, handler: Handler): void {
   let wss: Promise<WebSocketServer> | undefined;
   const serverOf = (): Promise<WebSocketServer> =>
     (wss ??= import('ws').then(
@@ -33,41 +33,35 @@ export function handleUpgrades(server: Server, fetch: Fetch): void {
     socket.on('error', () => undefined);
     // The header timer (web-server-main.ts) is cleared by 'request', which an upgrade never emits.
     (socket as Duplex & { setTimeout?: (ms: number) => void }).setTimeout?.(0);
-    void upgrade(req, socket, head, fetch, serverOf).catch(() => socket.destroy());
+    void upgrade(req, socket as Socket, head, handler, serverOf).catch(() => socket.destroy());
   });
 }
 
-function requestOf(req: IncomingMessage): Request {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (typeof v === 'string') headers.set(k, v);
-    else if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-  }
-  // The URL's authority is fixed: the Host header (checked by the app) is what counts.
-  return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), { method: req.method ?? 'GET', headers });
-}
-
+/**
+ * Runs the upgrade request through the app with a real response bound to its socket: a refusal is
+ * written as the HTTP answer it is (then the socket closes); an accepted one has written nothing,
+ * and the socket goes to `ws`.
+ */
 async function upgrade(
   req: IncomingMessage,
-  socket: Duplex,
+  socket: Socket,
   head: Buffer,
-  fetch: Fetch,
+  handler: Handler,
   serverOf: () => Promise<WebSocketServer>,
 ): Promise<void> {
-  let open: ((ws: WebSocket) => void) | null = null;
-  const res = await fetch(requestOf(req), {
-    wsAccept: (fn) => (open = fn),
-    ...(req.socket.remoteAddress ? { remote: req.socket.remoteAddress } : {}),
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  const accepted = await new Promise<((ws: WebSocket) => void) | null>((resolve) => {
+    res.once('finish', () => resolve(null));
+    (req as IncomingMessage & UpgradeRequest).wsAccept = (open) => resolve(open);
+    handler(req, res);
   });
-  const accept = open as ((ws: WebSocket) => void) | null;
-  if (res.status !== 204 || !accept) {
-    const body = Buffer.from(await res.text());
-    const head = [`HTTP/1.1 ${res.status} ${res.statusText || 'Refused'}`, 'Connection: close'];
-    res.headers.forEach((v, k) => void (k !== 'content-length' && head.push(`${k}: ${v}`)));
-    head.push(`Content-Length: ${body.length}`);
-    socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]));
+  if (!accepted) {
+    socket.end();
     return;
   }
+  res.detachSocket(socket);
   const wss = await serverOf();
-  wss.handleUpgrade(req, socket, head, (ws) => accept(ws));
+  wss.handleUpgrade(req, socket, head, (ws) => accepted(ws));
 }
