@@ -13,7 +13,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { api, RequestFailed } from './api.js';
 import { stampStyleNonce } from './style-nonce.js';
-import { TerminalLink, type LinkState, type PageSignals } from './terminal-socket.js';
+import { TerminalLink, type LinkState, type PageSignals, type SocketLike } from './terminal-socket.js';
 
 type Mode = 'connecting' | 'view' | 'control' | 'reconnecting' | 'ended' | 'signed-out';
 
@@ -113,7 +113,8 @@ function connect(id: string, box: HTMLDivElement, show: Show): Live {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/sessions/${id}/terminal`;
   const live: Live = { link: null as unknown as TerminalLink, term, fit, mode: 'connecting' };
   live.link = new TerminalLink({
-    open: () => new WebSocket(url),
+    // The browser's WebSocket is a SocketLike whose handlers take richer events than the link reads.
+    open: () => new WebSocket(url) as unknown as SocketLike,
     onMessage: (data) => {
       if (typeof data !== 'string') term.write(new Uint8Array(data as ArrayBuffer));
       else onServer(live, JSON.parse(data) as FromServer, show);
