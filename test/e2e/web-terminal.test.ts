@@ -2,7 +2,8 @@
 // Messages-API stand-in: the claude screen appears view-only; typing is refused until "Take over";
 // taken over, typed text reaches claude (the stand-in answers it); a second holder (a terminal's
 // `klaude talk`, another page) is refused with the holder named; "Release" gives it back; the
-// WebSocket is refused without the cookie, from another origin, and to a foreign Host.
+// WebSocket is refused without the cookie, from another origin, and to a foreign Host; a page whose
+// server restarts gets claude's screen back by itself, view-only.
 import type { Browser, Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { freshUrl, signIn, startWeb, type WebServer } from '../support/web-client.js';
+import { freshUrl, restartWeb, signIn, startWeb, type WebServer } from '../support/web-client.js';
 import { until } from '../support/until.js';
 import { READY } from './supervisor-helpers.js';
 import { sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
@@ -157,6 +158,39 @@ describe('klaude web: the terminal of a PTY session', () => {
     ws.send(JSON.stringify({ t: 'in', d: 'sneaked in\r' }));
     await until('the refusal', () => texts.some((t) => t.includes('E_WEB_VIEW_ONLY')));
     ws.close();
+  });
+
+  it('the server restarted on its port: the page comes back by itself, view-only, control released', async () => {
+    const page = await openTerminal(true);
+    await waitScreen(page, READY);
+    await page.getByTestId('take-over').click();
+    await page.locator('[data-testid=term-mode][data-mode=control]').waitFor();
+    await waitScreen(page, READY);
+
+    const restarted = restartWeb(w, home.env, home.projectDir);
+    await page.locator('[data-testid=term-mode][data-mode=reconnecting]').waitFor({ timeout: 20_000 });
+    await expect(page.getByTestId('term-mode').innerText()).resolves.toMatch(/reconnecting… \(attempt \d+\)/);
+    await expect(page.getByTestId('term-note').innerText()).resolves.toContain('control released');
+    await page.getByTestId('reconnect').waitFor();
+    // The last screen stays while the page is cut off.
+    expect(await screenText(page)).toContain(READY);
+    // Same port and token: `w` (and its spent first link, for the last test) still holds.
+    await restarted;
+
+    // No click: the page reconnects, with claude's screen, and only watches.
+    await page.locator('[data-testid=term-mode][data-mode=view]').waitFor({ timeout: 30_000 });
+    await waitScreen(page, READY);
+    await expect(page.getByTestId('term-note').innerText()).resolves.toContain('control released');
+    await page.getByTestId('terminal').click();
+    await page.keyboard.type('typed after the restart');
+    await expect(page.getByTestId('term-note').innerText()).resolves.toContain('view only');
+    expect(await screenText(page)).not.toContain('typed after the restart');
+    // The session is free: taking it over again works.
+    await page.getByTestId('take-over').click();
+    await page.locator('[data-testid=term-mode][data-mode=control]').waitFor();
+    await page.getByTestId('release').click();
+    await page.locator('[data-testid=term-mode][data-mode=view]').waitFor();
+    await page.context().close();
   });
 
   // Last: the spent link counts as a wrong token, which slows down the next sign-in.

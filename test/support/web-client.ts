@@ -28,6 +28,20 @@ export async function startWeb(env: Record<string, string>, cwd: string): Promis
   return { port: o.port, token, link, origin: `http://127.0.0.1:${o.port}`, url: o.url, home };
 }
 
+/**
+ * Stop the server and start it again on the same port, as a person restarting it would (pages
+ * keep their cookie: the token is the home's, not the process's).
+ */
+export async function restartWeb(w: WebServer, env: Record<string, string>, cwd: string): Promise<WebServer> {
+  const stop = await runKlaude(['web', '--stop', '--json'], { env, cwd, timeoutMs: 30_000 });
+  if (!/"stopped":\s*true/.test(stop.stdout)) throw new Error(`klaude web --stop: ${stop.stdout}${stop.stderr}`);
+  const r = await runKlaude(['web', '--port', String(w.port), '--json'], { env, cwd, timeoutMs: 30_000 });
+  if (r.code !== 0) throw new Error(`klaude web failed: ${r.stdout}${r.stderr}`);
+  const o = JSON.parse(r.stdout) as { port: number; url: string; started: boolean };
+  if (!o.started || o.port !== w.port) throw new Error(`klaude web did not start anew on ${w.port}: ${r.stdout}`);
+  return { ...w, link: /#token=(.+)$/.exec(o.url)?.[1] ?? '', url: o.url };
+}
+
 /** A fresh one-time sign-in URL, as a second `klaude web` would print. */
 export function freshUrl(w: WebServer): string {
   return `${w.origin}/#token=${mintLink(w.home)}`;

@@ -3,13 +3,19 @@
  * (web/terminal.ts). View-only until "Take over": then keys go to the CLI and the terminal's size
  * is the page's; "Release" hands it back. A session held elsewhere is refused with the holder
  * named. xterm answers the CLI's terminal queries itself: those go out only while taken over.
+ *
+ * A dropped socket comes back by itself (terminal-socket.ts says when), showing the last screen
+ * dimmed meanwhile, and always view-only: another page or terminal may have taken the session in
+ * between, so a take-over is never restored behind the person's back.
  */
 import { useEffect, useRef, useState } from 'react';
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
+import { api, RequestFailed } from './api.js';
 import { stampStyleNonce } from './style-nonce.js';
+import { TerminalLink, type LinkState, type PageSignals, type SocketLike } from './terminal-socket.js';
 
-type Mode = 'connecting' | 'view' | 'control' | 'ended';
+type Mode = 'connecting' | 'view' | 'control' | 'reconnecting' | 'ended' | 'signed-out';
 
 type FromServer =
   | { t: 'screen'; cols: number; rows: number; mode: 'view' | 'control' }
@@ -18,22 +24,52 @@ type FromServer =
   | { t: 'exit'; exitCode: number | null; signal: number | null };
 
 interface Live {
-  ws: WebSocket;
+  link: TerminalLink;
   term: Terminal;
   fit: FitAddon;
   mode: Mode;
 }
 
-function onServer(live: Live, m: FromServer, setMode: (m: Mode) => void, setNote: (n: string | null) => void) {
+interface Show {
+  setMode: (m: Mode) => void;
+  setNote: (n: string | null | ((cur: string | null) => string | null)) => void;
+  setAttempt: (n: number) => void;
+}
+
+const DROPPED = 'control released: the connection dropped — Take over to type again';
+const SIGNED_OUT = 'signed out: sign in again with a link `klaude web` prints';
+
+const pageSignals: PageSignals = {
+  parked: () => document.hidden || !navigator.onLine,
+  watch: (fn) => {
+    document.addEventListener('visibilitychange', fn);
+    window.addEventListener('online', fn);
+    window.addEventListener('offline', fn);
+    return () => {
+      document.removeEventListener('visibilitychange', fn);
+      window.removeEventListener('online', fn);
+      window.removeEventListener('offline', fn);
+    };
+  },
+};
+
+/** Only a 401 means signed out: no answer at all is the server being down. */
+const signedOut = (): Promise<boolean> =>
+  api.get('/api/me').then(
+    () => false,
+    (e: unknown) => e instanceof RequestFailed && e.status === 401,
+  );
+
+function onServer(live: Live, m: FromServer, show: Show): void {
   const { term } = live;
   switch (m.t) {
     case 'screen':
       term.reset();
       term.resize(m.cols, m.rows);
       live.mode = m.mode;
-      setMode(m.mode);
+      show.setMode(m.mode);
       if (m.mode === 'control') {
-        setNote(null);
+        show.setNote(null);
         term.focus();
       }
       return;
@@ -41,82 +77,109 @@ function onServer(live: Live, m: FromServer, setMode: (m: Mode) => void, setNote
       if (live.mode === 'view') term.resize(m.cols, m.rows);
       return;
     case 'refused':
-      setNote(`${m.message}${m.hint ? ` — ${m.hint}` : ''} [${m.code}]`);
+      show.setNote(`${m.message}${m.hint ? ` — ${m.hint}` : ''} [${m.code}]`);
       return;
     case 'exit':
-      setNote(`the session's CLI exited (${m.signal ? `signal ${m.signal}` : `code ${m.exitCode}`})`);
+      show.setNote(`the session's CLI exited (${m.signal ? `signal ${m.signal}` : `code ${m.exitCode}`})`);
       return;
   }
 }
 
-function connect(id: string, box: HTMLDivElement, setMode: (m: Mode) => void, setNote: (n: string | null) => void) {
+function onLink(live: Live, s: LinkState, show: Show): void {
+  const set = (m: Mode): void => ((live.mode = m), show.setMode(m));
+  switch (s.k) {
+    case 'open':
+      // The mode comes with the screen, the server's first frame.
+      return;
+    case 'connecting':
+    case 'down':
+      if (s.k === 'connecting' && s.attempt === 0) return set('connecting');
+      if (live.mode === 'control') show.setNote(DROPPED);
+      show.setAttempt(s.attempt);
+      return set('reconnecting');
+    case 'closed':
+      if (s.why === 'signed-out') show.setNote(SIGNED_OUT);
+      else if (s.why === 'gone') show.setNote((n) => n ?? "the session's terminal is gone");
+      return set(s.why === 'signed-out' ? 'signed-out' : 'ended');
+  }
+}
+
+function connect(id: string, box: HTMLDivElement, show: Show): Live {
   stampStyleNonce();
   const term = new Terminal({ fontSize: 13, scrollback: 1000, theme: { background: '#0f1115' } });
   const fit = new FitAddon();
   term.loadAddon(fit);
   term.open(box);
-  const ws = new WebSocket(
-    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/sessions/${id}/terminal`,
-  );
-  ws.binaryType = 'arraybuffer';
-  const live: Live = { ws, term, fit, mode: 'connecting' };
-  ws.onmessage = (e: MessageEvent<string | ArrayBuffer>) => {
-    if (typeof e.data !== 'string') term.write(new Uint8Array(e.data));
-    else onServer(live, JSON.parse(e.data) as FromServer, setMode, setNote);
-  };
-  ws.onclose = () => {
-    live.mode = 'ended';
-    setMode('ended');
-  };
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/sessions/${id}/terminal`;
+  const live: Live = { link: null as unknown as TerminalLink, term, fit, mode: 'connecting' };
+  live.link = new TerminalLink({
+    // The browser's WebSocket is a SocketLike whose handlers take richer events than the link reads.
+    open: () => new WebSocket(url) as unknown as SocketLike,
+    onMessage: (data) => {
+      if (typeof data !== 'string') term.write(new Uint8Array(data as ArrayBuffer));
+      else onServer(live, JSON.parse(data) as FromServer, show);
+    },
+    onState: (s) => onLink(live, s, show),
+    signedOut,
+    page: pageSignals,
+  });
   // Keys (and xterm's answers to the CLI's queries) go out only while this page holds the session.
   term.onData((d) => {
-    if (live.mode === 'control' && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ t: 'in', d }));
+    if (live.mode === 'control') live.link.send(JSON.stringify({ t: 'in', d }));
   });
   term.onKey(() => {
-    if (live.mode === 'view') setNote('view only: press Take over to type');
+    if (live.mode === 'view') show.setNote('view only: press Take over to type');
   });
+  live.link.start();
   return live;
 }
+
+const LABEL: Record<Mode, string> = {
+  connecting: '…',
+  view: 'view only',
+  control: 'you are typing',
+  reconnecting: 'reconnecting…',
+  ended: 'closed',
+  'signed-out': 'signed out',
+};
 
 export function TerminalView({ id }: { id: string }) {
   const box = useRef<HTMLDivElement>(null);
   const live = useRef<Live | null>(null);
   const [mode, setMode] = useState<Mode>('connecting');
   const [note, setNote] = useState<string | null>(null);
-  // A new connection (after a drop): the server sends the current screen first, so nothing is lost.
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     if (!box.current) return;
-    const l = connect(id, box.current, setMode, setNote);
+    const l = connect(id, box.current, { setMode, setNote, setAttempt });
     live.current = l;
     const onResize = (): void => {
       if (l.mode !== 'control') return;
       const d = l.fit.proposeDimensions();
-      if (d) l.ws.send(JSON.stringify({ t: 'size', cols: d.cols, rows: d.rows }));
+      if (d) l.link.send(JSON.stringify({ t: 'size', cols: d.cols, rows: d.rows }));
     };
     window.addEventListener('resize', onResize);
     return () => {
       window.removeEventListener('resize', onResize);
-      l.ws.onclose = null;
-      l.ws.onmessage = null;
-      l.ws.close();
+      l.link.dispose();
       l.term.dispose();
       live.current = null;
     };
-  }, [id, attempt]);
+  }, [id]);
   const take = (): void => {
     const l = live.current;
-    if (!l || l.ws.readyState !== WebSocket.OPEN) return;
-    setNote(null);
+    if (!l) return;
     const d = l.fit.proposeDimensions();
-    l.ws.send(JSON.stringify({ t: 'take', ...(d ? { cols: d.cols, rows: d.rows } : {}) }));
+    if (l.link.send(JSON.stringify({ t: 'take', ...(d ? { cols: d.cols, rows: d.rows } : {}) }))) setNote(null);
   };
-  const release = (): void => live.current?.ws.send(JSON.stringify({ t: 'release' }));
+  const release = (): void => void live.current?.link.send(JSON.stringify({ t: 'release' }));
+  const down = mode === 'reconnecting' || mode === 'ended';
   return (
     <div className="terminal-view">
       <div className="buttons">
         <span className={`term-mode ${mode}`} data-testid="term-mode" data-mode={mode}>
-          {mode === 'control' ? 'you are typing' : mode === 'view' ? 'view only' : mode === 'ended' ? 'closed' : '…'}
+          {LABEL[mode]}
+          {mode === 'reconnecting' ? ` (attempt ${attempt})` : ''}
         </span>
         {mode === 'view' ? (
           <button onClick={take} data-testid="take-over">
@@ -128,12 +191,9 @@ export function TerminalView({ id }: { id: string }) {
             Release
           </button>
         ) : null}
-        {mode === 'ended' ? (
-          <button
-            onClick={() => (setNote(null), setMode('connecting'), setAttempt(attempt + 1))}
-            data-testid="reconnect"
-          >
-            Reconnect
+        {down ? (
+          <button onClick={() => live.current?.link.retryNow()} data-testid="reconnect">
+            {mode === 'reconnecting' ? 'Reconnect now' : 'Reconnect'}
           </button>
         ) : null}
       </div>
@@ -142,7 +202,7 @@ export function TerminalView({ id }: { id: string }) {
           {note}
         </div>
       ) : null}
-      <div className="term" ref={box} data-testid="terminal" />
+      <div className={`term${down || mode === 'signed-out' ? ' down' : ''}`} ref={box} data-testid="terminal" />
     </div>
   );
 }
