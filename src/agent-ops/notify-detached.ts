@@ -8,7 +8,7 @@
  */
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath } from '../config/paths.js';
-import { NOTIFY_KINDS } from '../db/schema.js';
+import { NOTIFY_KINDS } from '../core/notify-event.js';
 import { openDb } from '../db/client.js';
 import { createFileLogger } from '../lib/logger.js';
 import { notificationsSent, notify, type NotifyEvent } from './notify.js';

@@ -12,7 +12,7 @@ import { shortId } from '../core/ids.js';
 import { shownTitle } from '../core/session-title.js';
 import type { HasSqlite } from '../db/connection.js';
 import { claimNotification, notifySubject } from '../db/repos/notifications.js';
-import type { NotifyKind } from '../db/schema.js';
+import type { NotifyEvent, NotifyKind } from '../core/notify-event.js';
 import type { Logger } from '../lib/logger.js';
 
 export interface NotifyDeps {
@@ -22,16 +22,7 @@ export interface NotifyDeps {
   env: NodeJS.ProcessEnv;
 }
 
-export interface NotifyEvent {
-  kind: NotifyKind;
-  sessionId: string;
-  /** Names the event for good: the same event seen twice (by two processes) has the same key. */
-  eventKey: string;
-  /** What it is about: `Bash: npm test`, the failure's reason. */
-  detail?: string;
-  tool?: string;
-  summary?: string;
-}
+export type { NotifyEvent };
 
 /** The JSON a command (stdin) and a webhook (body) receive. */
 export interface NotifyPayload {

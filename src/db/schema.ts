@@ -8,6 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { NOTIFY_KINDS } from '../core/notify-event.js';
 import { SESSION_STATUSES } from '../core/status.js';
 
 export const RUNTIMES = ['claude', 'codex', 'gemini', 'cursor', 'opencode'] as const;
@@ -304,10 +305,6 @@ export const runtimeLimits = sqliteTable('runtime_limits', {
   reason: text('reason'),
   updatedAt: createdAt('updated_at'),
 });
-
-/** What a notification tells: a session needs the person, a run ended well or failed, a tree spent its budget. */
-export const NOTIFY_KINDS = ['needs_you', 'done', 'failed', 'over_budget'] as const;
-export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 /**
  * One row per event told outside the terminal (desktop, command, webhook): `event_key` names the

@@ -38,7 +38,8 @@ import {
   type HookPatch,
   type HookSession,
 } from '../db/repos/hook-records.js';
-import { hookNotice, type HookNotice } from './hook-notice.js';
+import { hookNotice } from './hook-notice.js';
+import type { NotifyEvent } from '../core/notify-event.js';
 import type { HookEventName } from './settings.js';
 
 export interface HookPayload {
@@ -96,7 +97,7 @@ export interface HookOutcome {
   /** Text for Claude (stdout of the hook): sub-agents' [UPDATE] notes after a tool call. */
   stdout?: string;
   /** An event to tell outside the terminal (hook-notice.ts); the caller hands it to `klaude __notify`. */
-  notice?: HookNotice;
+  notice?: NotifyEvent;
 }
 
 export interface HookEnv {

@@ -8,19 +8,9 @@
  */
 import { toolActivity, toolSummary } from '../core/tool-summary.js';
 import type { SessionStatus } from '../core/status.js';
-import type { NotifyKind } from '../db/schema.js';
+import type { NotifyEvent } from '../core/notify-event.js';
 import type { HookSession } from '../db/repos/hook-records.js';
 import type { HookEventName } from './settings.js';
-
-/** One event to tell; `eventKey` names it for good (the notifications table tells it once). */
-export interface HookNotice {
-  kind: NotifyKind;
-  sessionId: string;
-  eventKey: string;
-  detail?: string;
-  tool?: string;
-  summary?: string;
-}
 
 interface NoticeInput {
   event: HookEventName;
@@ -35,7 +25,7 @@ interface NoticeInput {
 
 const text = (s: unknown): string | undefined => (typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined);
 
-export function hookNotice({ event, session, to, p, failure, now }: NoticeInput): HookNotice | undefined {
+export function hookNotice({ event, session, to, p, failure, now }: NoticeInput): NotifyEvent | undefined {
   const id = session.id;
   const run = session.runStartedAt ?? 0;
   if (to === 'waiting') {

@@ -5,7 +5,7 @@
  * so the hook's usual path loads not even node:child_process.
  */
 import path from 'node:path';
-import type { HookNotice } from './hook-notice.js';
+import type { NotifyEvent } from '../core/notify-event.js';
 
 export const NOTIFY_COMMAND = '__notify';
 
@@ -17,7 +17,7 @@ export function cliEntry(script: string | undefined): string | null {
   return base === 'cli.js' ? script : null;
 }
 
-export async function spawnNotifier(notice: HookNotice, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function spawnNotifier(notice: NotifyEvent, env: NodeJS.ProcessEnv): Promise<boolean> {
   const cli = cliEntry(process.argv[1]);
   if (!cli) return false;
   const { spawn } = await import('node:child_process');

@@ -5,7 +5,7 @@
  * tells; any other process that sees the same event finds it taken.
  */
 import type { HasSqlite } from '../connection.js';
-import type { NotifyKind } from '../schema.js';
+import type { NotifyKind } from '../../core/notify-event.js';
 
 /** True when this caller is the first to claim the event (and so the one to tell it). */
 export function claimNotification(
