@@ -69,7 +69,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'web',
     summary: 'the same agents in a browser or on a phone: start (or find) the web server, print its address',
-    usage: 'klaude web [--host <address>] [--port <n>] [--stop | --status | --rotate-token] [--json]',
+    usage:
+      'klaude web [--host <address>] [--port <n>] [--allow-host <names>] [--stop | --status | --rotate-token] [--json]',
     description: [
       "One web server per klaude home (every project's sessions), detached: it outlives this command.",
       'Prints its address with a one-time sign-in link (after #, never sent in a request); the page trades',
@@ -78,10 +79,16 @@ export const COMMANDS: CommandSpec[] = [
       'live terminal of a PTY session (view-only; "Take over" to type, as `klaude talk` would).',
       'Bound to 127.0.0.1: from a phone, use an SSH tunnel or a VPN (README, "klaude web").',
       '--host binds elsewhere (warned: whoever has the token controls your agents like a shell).',
+      'It answers to addresses and localhost only (DNS rebinding); --allow-host names a VPN name of yours.',
     ].join('\n'),
     flags: {
       host: { type: 'string', valueName: 'address', description: 'address to listen on (default 127.0.0.1)' },
       port: { type: 'number', valueName: 'n', description: 'port to listen on (default 7878; 0: any free one)' },
+      allowHost: {
+        type: 'string',
+        valueName: 'names',
+        description: 'DNS names it also answers to, comma-separated (e.g. your VPN name for this machine)',
+      },
       stop: { type: 'boolean', description: 'stop the running server' },
       status: { type: 'boolean', description: 'say whether it runs, and where (exit 1 when not)' },
       rotateToken: {
@@ -94,6 +101,7 @@ export const COMMANDS: CommandSpec[] = [
     examples: [
       'klaude web',
       'klaude web --status',
+      'klaude web --host 100.101.102.103 --allow-host mybox.tail1234.ts.net',
       'ssh -L 7878:127.0.0.1:7878 my-machine  # then open the URL on the phone',
     ],
     load: () => import('./web.js'),

@@ -9,7 +9,7 @@ import { usageError } from '../lib/errors.js';
 import { safeJson } from '../lib/escapes.js';
 import { terminateProcess } from '../lib/process.js';
 import { liveWebRecord, type WebRecord } from '../ownership/web-record.js';
-import { ensureWebServer } from '../web/web-launch.js';
+import { ensureWebServer, validHostName } from '../web/web-launch.js';
 import { readOrCreateToken, rotateToken } from '../web/token.js';
 import { dropLinks, mintLink } from '../web/links.js';
 import type { CommandContext } from './types.js';
@@ -18,9 +18,28 @@ export const DEFAULT_WEB_PORT = 7878;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
+/** Where to open it: the first name it was allowed to answer to, else its address (loopback for "any"). */
 function baseUrl(r: WebRecord): string {
-  const host = r.host === '0.0.0.0' || r.host === '::' ? '127.0.0.1' : r.host.includes(':') ? `[${r.host}]` : r.host;
+  const named = r.allowHosts?.[0];
+  const host =
+    named ?? (r.host === '0.0.0.0' || r.host === '::' ? '127.0.0.1' : r.host.includes(':') ? `[${r.host}]` : r.host);
   return `http://${host}:${r.port}/`;
+}
+
+/** `--allow-host a,b`: DNS names, lower case; anything else is a usage error (nothing started). */
+function allowedHosts(v: unknown): string[] {
+  if (typeof v !== 'string') return [];
+  const names = v
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = names.find((n) => !validHostName(n));
+  if (bad !== undefined || names.length === 0)
+    throw usageError(
+      `--allow-host needs DNS names, comma-separated (not '${bad ?? v}')`,
+      'e.g. --allow-host mybox.tail1234.ts.net; addresses and localhost are always answered',
+    );
+  return names;
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -62,22 +81,36 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   const host = typeof f.host === 'string' ? f.host : '127.0.0.1';
+  const allowHosts = allowedHosts(f.allowHost);
   const port = typeof f.port === 'number' ? f.port : DEFAULT_WEB_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError('--port needs a port number (0: any free one)');
   readOrCreateToken(home);
   // The server opens the DB without drizzle (until the first action): have it created and migrated.
   openDb(home).close();
-  const { record, started } = await ensureWebServer({ home, inv: currentInvocation(), env: ctx.env, host, port });
+  const { record, started } = await ensureWebServer({
+    home,
+    inv: currentInvocation(),
+    env: ctx.env,
+    host,
+    port,
+    allowHosts,
+  });
   if (started && !LOOPBACK.has(record.host))
     ctx.stderr.write(
       `klaude web: warning: listening on ${record.host} lets anyone who can reach it try the token; whoever has it controls your agents like a shell. Prefer an SSH tunnel or a VPN (see the README).\n`,
     );
-  const moved = !started && (record.host !== host || (typeof f.port === 'number' && record.port !== port));
+  const moved =
+    !started &&
+    (record.host !== host ||
+      (typeof f.port === 'number' && record.port !== port) ||
+      (f.allowHost !== undefined && (record.allowHosts ?? []).join(',') !== allowHosts.join(',')));
   const url = withToken(record);
   const lines = [
     started ? 'klaude web: started' : 'klaude web: already running',
-    moved ? ` (on ${record.host}:${record.port}; \`klaude web --stop\` first to move it)` : '',
+    moved
+      ? ` (on ${record.host}:${record.port}${record.allowHosts ? `, answering to ${record.allowHosts.join(', ')}` : ''}; \`klaude web --stop\` first to change it)`
+      : '',
     `\n${url}\n`,
     insideClaude
       ? '(no sign-in link inside Claude: run `klaude web` in your own terminal)\n'

@@ -17,6 +17,8 @@ export interface WebRecord {
   host: string;
   port: number;
   startedAt: number;
+  /** DNS names it answers to besides addresses and localhost (`klaude web --allow-host`). */
+  allowHosts?: string[];
 }
 
 export const webDir = (home: string): string => path.join(home, 'web');
@@ -27,7 +29,15 @@ export function readWebRecord(home: string): WebRecord | null {
   try {
     const r = JSON.parse(readFileSync(webRecordPath(home), 'utf8')) as Partial<WebRecord>;
     if (typeof r.pid !== 'number' || typeof r.port !== 'number' || typeof r.host !== 'string') return null;
-    return { pid: r.pid, pidStart: r.pidStart ?? null, host: r.host, port: r.port, startedAt: r.startedAt ?? 0 };
+    const allowHosts = Array.isArray(r.allowHosts) ? r.allowHosts.filter((h) => typeof h === 'string') : [];
+    return {
+      pid: r.pid,
+      pidStart: r.pidStart ?? null,
+      host: r.host,
+      port: r.port,
+      startedAt: r.startedAt ?? 0,
+      ...(allowHosts.length ? { allowHosts } : {}),
+    };
   } catch {
     return null;
   }

@@ -1,7 +1,8 @@
 /**
  * The web server's gate, as for a remote shell. Every request:
  * - `Host` must name this server by IP address or `localhost`, with its port: a DNS name that
- *   resolves to us (DNS rebinding) is refused, whatever it resolves to;
+ *   resolves to us (DNS rebinding) is refused, whatever it resolves to, unless the person named it
+ *   (`klaude web --allow-host`);
  * - gets strict headers: a Content-Security-Policy without inline script, no framing, no referrer,
  *   no caching of the API;
  * - of the API needs the session cookie (HttpOnly, SameSite=Strict, derived from the token) or
@@ -67,15 +68,23 @@ export class Throttle {
   }
 }
 
-/** `127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`, `192.168.1.4:8080`: an address or localhost, with our port. */
-export function hostAllowed(host: string | undefined, port: number): boolean {
-  if (!host) return false;
-  const m = /^(\[[0-9a-f:.]+\]|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|localhost):([0-9]+)$/i.exec(host);
-  return m !== null && Number(m[2]) === port;
+/**
+ * `127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`, `192.168.1.4:8080`: an address or localhost,
+ * with our port; or a DNS name the person named (`--allow-host`, e.g. a VPN's name for this machine).
+ */
+export function hostAllowed(host: string | undefined, port: number, names: readonly string[] = []): boolean {
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+):([0-9]+)$/i.exec(host ?? '');
+  if (m === null || Number(m[2]) !== port) return false;
+  const name = m[1]!.toLowerCase();
+  return name.startsWith('[') || IPV4.test(name) || name === 'localhost' || names.includes(name);
 }
+
+const IPV4 = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
 
 export interface GuardOptions {
   port: () => number;
+  /** DNS names answered to besides addresses and localhost (lower case). */
+  allowHosts?: readonly string[];
   tokens: TokenKeeper;
   throttle: Throttle;
 }
@@ -96,7 +105,7 @@ export function securityHeaders(): Middleware {
 
 export function hostCheck(o: GuardOptions): Middleware {
   return (req, res, next) => {
-    if (!hostAllowed(header(req, 'host'), o.port()))
+    if (!hostAllowed(header(req, 'host'), o.port(), o.allowHosts))
       return sendProblem(res, 421, 'E_WEB_HOST', 'this server answers only to its own address (Host refused)');
     return next();
   };

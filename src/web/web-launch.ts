@@ -37,12 +37,21 @@ export function serverEnv(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessE
   return out;
 }
 
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+
+/** A DNS name `--allow-host` accepts: labels of letters, digits and hyphens; not an address, no port. */
+export function validHostName(name: string): boolean {
+  return name.length <= 253 && new RegExp(`^${LABEL}(?:\\.${LABEL})*$`, 'i').test(name) && !/^[0-9.]+$/.test(name);
+}
+
 export interface WebStart {
   home: string;
   inv: KlaudeInvocation;
   env: NodeJS.ProcessEnv;
   host: string;
   port: number;
+  /** DNS names it answers to besides addresses and localhost (validated by the command). */
+  allowHosts?: string[];
   timeoutMs?: number;
 }
 
@@ -66,7 +75,16 @@ interface ReadyLine {
 async function spawnServer(o: WebStart): Promise<{ started: boolean }> {
   const r = (await startDetachedServer({
     node: o.inv.node,
-    args: [...WEB_NODE_FLAGS, o.inv.cli, WEB_SERVER_COMMAND, '--host', o.host, '--port', String(o.port)],
+    args: [
+      ...WEB_NODE_FLAGS,
+      o.inv.cli,
+      WEB_SERVER_COMMAND,
+      '--host',
+      o.host,
+      '--port',
+      String(o.port),
+      ...(o.allowHosts?.length ? ['--allow-host', o.allowHosts.join(',')] : []),
+    ],
     env: serverEnv(o.env, o.home),
     logFile: logFilePath(o.home),
     name: 'the web server',

@@ -129,6 +129,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
   process.stdout.on('error', () => undefined);
   const host = argOf(args, '--host') ?? '127.0.0.1';
   const wanted = Number(argOf(args, '--port') ?? '0');
+  const allowHosts = (argOf(args, '--allow-host') ?? '').split(',').filter(Boolean);
   const claim = claimWebRecord(home, host);
   if (!claim.claimed) {
     report({ ok: false, error: { code: WEB_RUNNING, message: 'a web server already runs', port: claim.running.port } });
@@ -156,6 +157,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       maxStreams: 32,
       terminal: terminalOpener(home, env, streams),
       port: () => port,
+      allowHosts,
       tokens,
       throttle: new Throttle(),
     });
@@ -167,6 +169,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       host,
       port,
       startedAt: Date.now(),
+      ...(allowHosts.length ? { allowHosts } : {}),
     });
     log.info('web server started', { host, port });
     report({ ok: true, pid: process.pid, port });

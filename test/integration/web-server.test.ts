@@ -69,6 +69,38 @@ describe('klaude web', () => {
     expect((await http(w.port, 'GET', '/', { headers: { host: 'rebind.example:' + w.port } })).status).toBe(421);
   });
 
+  it('answers to a DNS name only when the person names it (--allow-host), and says where to open it', async () => {
+    const home = makeTempHome({ prefix: 'klaude-web-' });
+    homes.push(home);
+    const bad = await runKlaude(['web', '--allow-host', 'my box'], { env: home.env, cwd: home.projectDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--allow-host needs DNS names.*\[E_USAGE\]/);
+    expect((await runKlaude(['web', '--status'], { env: home.env, cwd: home.projectDir })).code).toBe(1);
+    const r = await runKlaude(['web', '--port', '0', '--allow-host', 'Box.Example,other.example', '--json'], {
+      env: home.env,
+      cwd: home.projectDir,
+    });
+    expect(r.code).toBe(0);
+    const o = JSON.parse(r.stdout) as { port: number; url: string };
+    expect(o.url).toMatch(new RegExp(`^http://box\\.example:${o.port}/#token=`));
+    const token = (await import('node:fs')).readFileSync(join(home.klaudeHome, 'web', 'token'), 'utf8').trim();
+    const get = (host: string) =>
+      http(o.port, 'GET', '/api/state', { headers: { authorization: `Bearer ${token}`, host } });
+    for (const host of [
+      `box.example:${o.port}`,
+      `BOX.EXAMPLE:${o.port}`,
+      `other.example:${o.port}`,
+      `127.0.0.1:${o.port}`,
+    ])
+      expect((await get(host)).status).toBe(200);
+    for (const host of [`evil.example:${o.port}`, `box.example.evil.example:${o.port}`, `box.example:${o.port + 1}`])
+      expect((await get(host)).status).toBe(421);
+    // Asked again with other names, the running server says it answers to its own until restarted.
+    const again = await runKlaude(['web', '--allow-host', 'third.example'], { env: home.env, cwd: home.projectDir });
+    expect(again.stdout).toContain('answering to box.example, other.example');
+    expect(again.stdout).toContain('--stop` first to change it');
+  });
+
   it('trades the token for an HttpOnly SameSite=Strict cookie, and slows down wrong tokens', async () => {
     const { w } = await setup();
     const crossLogin = await http(w.port, 'POST', '/api/login', {
