@@ -8,6 +8,7 @@ import { safeText } from './lib/escapes.js';
 import { VERSION } from './lib/version.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { closestCommand } from './commands/argv.js';
+import { exitQuietlyOnBrokenPipe } from './commands/output.js';
 import { parseCommandLine } from './commands/parse-flags.js';
 import { commandHelp, overviewHelp } from './commands/help.js';
 import type { CommandContext, CommandSpec } from './commands/types.js';
@@ -69,6 +70,8 @@ async function parseAndRunAs(spec: CommandSpec, args: string[]): Promise<number>
     stdout: process.stdout,
     stderr: process.stderr,
   };
+  // `klaude … | head -1`: the reader going away ends the command quietly, whichever it is.
+  exitQuietlyOnBrokenPipe(process.stdout);
   const mod = await spec.load();
   const code = await mod.run(ctx);
   return typeof code === 'number' ? code : 0;

@@ -8,7 +8,6 @@ import { shortId } from '../core/ids.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent, logPathOf } from '../agent-ops/follow-agents.js';
 import { sessionDiff, type DiffFile, type SessionDiff } from '../git/session-diff.js';
-import { exitQuietlyOnBrokenPipe } from './output.js';
 import { safeJson, safeText, visibleControls } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 
@@ -52,7 +51,6 @@ export function diffHeading(d: SessionDiff, label: string): string {
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  exitQuietlyOnBrokenPipe(ctx.stdout);
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
     const s = findAgent(svc, ctx.input[0]!);

@@ -19,7 +19,6 @@ import { readAll, readTail } from '../logs/reader.js';
 import { readReadableTail } from '../logs/readable-tail.js';
 import { createStreamPrinter } from '../logs/stream-print.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
-import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 
 /** The session an id names: in this project first, then anywhere (a log can be read from any directory). */
@@ -91,7 +90,6 @@ function logWriter(ctx: CommandContext, session: SessionRow, raw: boolean, times
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  exitQuietlyOnBrokenPipe(ctx.stdout);
   const req = parseLogsFlags(ctx);
   const home = klaudeHome(ctx.env);
   const root = projectRoot(ctx.cwd);

@@ -32,7 +32,6 @@ import {
 } from '../logs/updates.js';
 import { reconcile } from '../ownership/reconcile.js';
 import { findSession } from './logs.js';
-import { exitQuietlyOnBrokenPipe } from './output.js';
 import type { CommandContext } from './types.js';
 
 function parseFilter(ctx: CommandContext): RegExp | undefined {
@@ -172,7 +171,6 @@ function onDbChanges(dbFile: string, check: () => void): Promise<number> {
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  exitQuietlyOnBrokenPipe(ctx.stdout);
   const once = ctx.flags.once === true;
   const json = ctx.flags.json === true;
   const filter = parseFilter(ctx);
