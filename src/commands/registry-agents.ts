@@ -1,4 +1,4 @@
-/** Command specs for starting and steering agents: start, message, interrupt (kept apart so registry.ts stays small). */
+/** Command specs for starting, steering and waiting for agents: start, message, fork, interrupt, wait (kept apart so registry.ts stays small). */
 import { INSTANCE_FLAG, JSON_FLAG } from './flag-specs.js';
 import type { CommandSpec } from './types.js';
 
@@ -155,3 +155,25 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     load: () => import('./interrupt.js'),
   },
 ];
+
+export const WAIT_COMMAND: CommandSpec = {
+  name: 'wait',
+  summary: 'wait until agent(s) are done and print their summaries',
+  usage: 'klaude wait <id…> [--any] [--timeout <seconds>] [--json]',
+  description: [
+    'Blocks until every named agent (with --any: the first of them) has finished, then prints each',
+    "finished agent's summary: status, files edited/created, final text, cost.",
+    'Exit 0 when all finished agents are done, 1 when one failed or was interrupted, 124 on timeout',
+    "(the agents keep running; wait again). The default timeout (config wait.timeoutSeconds, 540) stays below Claude's 10-minute Bash limit.",
+    'A permission request of an agent is named on stderr when it comes; run by Claude with config',
+    'agents.approvals: parent, wait returns at once with exit 3 so Claude can answer it (then wait again).',
+  ].join('\n'),
+  flags: {
+    any: { type: 'boolean', description: 'return as soon as one of them is done' },
+    timeout: { type: 'number', valueName: 'seconds', description: 'give up after this long (exit 124)' },
+    json: JSON_FLAG,
+  },
+  minArgs: 1,
+  examples: ['klaude wait 7XQ2', 'klaude wait 7XQ2 9KD1 --any --timeout 300'],
+  load: () => import('./wait.js'),
+};

@@ -7,7 +7,7 @@ import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import { byPin } from '../core/session-title.js';
 import { isTerminal } from '../core/status.js';
-import { buildTree, flattenTree, pruneTree, type TreeNode } from '../core/tree.js';
+import { buildTree, pruneTree, type TreeNode } from '../core/tree.js';
 import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
 import { pendingApprovalsOf, type ApprovalRow } from '../db/repos/approvals.js';
@@ -19,40 +19,17 @@ import {
   type LiveProcesses,
   type SessionListRow,
 } from '../db/repos/listing.js';
-import { age, elapsed } from '../lib/format.js';
 import { artifactMaps } from '../db/repos/artifacts.js';
 import { safeJson, safeText } from '../lib/escapes.js';
-import { formatCost, truncate } from '../logs/format.js';
-import { approvalCell, fitLastCell } from './approval-cell.js';
+import { truncate } from '../logs/format.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
+import { messageCell } from './sessions-cells.js';
+import { toJson } from './sessions-json.js';
+import { listingWidth, tableLines } from './sessions-table.js';
 import type { CommandContext } from './types.js';
 
 /** Without --all, sessions that ended longer ago than this are hidden (unless a shown session is under them). */
 export const HIDE_ENDED_AFTER_MS = 7 * 24 * 3600 * 1000;
-
-/** A pending permission request as `sessions --json` shows it. */
-export interface ApprovalJson {
-  id: number;
-  requestId: string;
-  tool: string;
-  /** The command, file path… */
-  summary: string;
-  input: unknown;
-  reason: string | null;
-  /** What `klaude approve --always` adds, e.g. `Bash(npm test)`. */
-  rule: string | null;
-  createdAt: number;
-}
-
-export interface SessionJson extends SessionListRow {
-  shortId: string;
-  /** The oldest pending permission request (the session is `waiting` on it), else null. */
-  approval: ApprovalJson | null;
-  pendingApprovals: number;
-  /** On-stop artifacts (`agents.onStop`) by name. */
-  artifacts: Record<string, string>;
-  children: SessionJson[];
-}
 
 async function openForListing(
   ctx: CommandContext,
@@ -95,108 +72,6 @@ async function openForListing(
     throw e;
   }
   return { db };
-}
-
-/** First `max` characters on one line (cut first: prompts can be long). */
-function oneLine(s: string | null | undefined, max = 100): string {
-  if (!s) return '';
-  const cut = s.length > max ? s.slice(0, max) : s;
-  return (cut.includes('\n') || cut.includes('\r') || cut.includes('\t') ? cut.replace(/\s+/g, ' ') : cut).trim();
-}
-
-function message(r: SessionListRow): string {
-  // The person's title (`klaude rename`) replaces the prompt; `-v` and `--json` keep the prompt.
-  const first = oneLine(r.name) || oneLine(r.prompt) || oneLine(r.title);
-  const last = oneLine(r.lastText);
-  const fork = r.forkedFrom ? `forked from ${shortId(r.forkedFrom)}: ` : '';
-  if (first && last) return `${fork}${truncate(first, 48)} → ${truncate(last, 64)}`;
-  return fork + truncate(first || last, 100);
-}
-
-/**
- * What a session is doing: a running one's elapsed time and activity ("1m12s Bash: npm test"),
- * a failed one's reason (or an idle one's, when its last interactive turn failed). Empty otherwise.
- */
-export function activityCell(
-  r: Pick<SessionListRow, 'status' | 'activity' | 'runStartedAt' | 'updatedAt' | 'error'>,
-  now: number,
-): string {
-  if (r.status === 'failed') return truncate(oneLine(r.error) || 'failed', 60);
-  if (r.status === 'idle' && r.error) return truncate(`✗ ${oneLine(r.error)}`, 60);
-  if (r.status !== 'running' && r.status !== 'waiting') return '';
-  const since = elapsed(now - (r.runStartedAt ?? r.updatedAt));
-  return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 72);
-}
-
-/** Width when stdout is not a terminal (a pipe, Claude's Bash tool): rows a reader can take whole. */
-const PIPE_WIDTH = 100;
-
-/** The terminal's width; in a pipe `COLUMNS` when set, else PIPE_WIDTH (claude wraps longer rows mid-word). */
-function listingWidth(ctx: CommandContext): number {
-  if (ctx.stdout.isTTY) return ctx.stdout.columns ?? 0;
-  const cols = Number(ctx.env.COLUMNS);
-  return Number.isInteger(cols) && cols > 20 ? cols : PIPE_WIDTH;
-}
-
-/**
- * Pad every column but the last (cells are ids, statuses, types: one UTF-16 unit per character).
- * Cells are made safe to print: prompts, titles, texts, errors and activities are the agents'.
- */
-function renderRows(cells: string[][]): string[] {
-  const rows = cells.map((r) => r.map(safeText));
-  const widths: number[] = [];
-  for (const r of rows) for (let i = 0; i < r.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, r[i]!.length);
-  return rows.map((r) => {
-    let line = '';
-    for (let i = 0; i < r.length - 1; i++) line += r[i]! + ' '.repeat(widths[i]! - r[i]!.length + 2);
-    return (line + r[r.length - 1]!).trimEnd();
-  });
-}
-
-const approvalJson = (a: ApprovalRow): ApprovalJson => ({
-  id: a.id,
-  requestId: a.requestId,
-  tool: a.toolName,
-  summary: a.summary,
-  input: a.input,
-  reason: a.reason,
-  rule: a.suggestedRule,
-  createdAt: a.createdAt,
-});
-
-function toJson(
-  n: TreeNode<SessionListRow>,
-  approvals: Map<string, ApprovalRow[]>,
-  artifacts: Map<string, Record<string, string>>,
-): SessionJson {
-  const mine = approvals.get(n.item.id) ?? [];
-  // The row itself gets the added fields (it is this listing's own, fresh from the query): copying
-  // a thousand rows of thirty fields each was a tenth of `sessions --json`. Same keys, same order.
-  const out = n.item as SessionJson;
-  out.shortId = shortId(n.item.id);
-  out.approval = mine[0] ? approvalJson(mine[0]) : null;
-  out.pendingApprovals = mine.length;
-  out.artifacts = artifacts.get(n.item.id) ?? {};
-  out.children = n.children.map((c) => toJson(c, approvals, artifacts));
-  return out;
-}
-
-/**
- * The STATUS cell: the status, the queue place, a lowered (rate-limited) run limit of the runtime,
- * and where a session is open right now (`idle · pty`: talk's PTY host; `· open`: a klaude foreground); `· pinned`.
- */
-function statusCell(r: SessionListRow, p: LiveProcesses | undefined): string {
-  return r.pinnedAt !== null ? `${placeCell(r, p)} · pinned` : placeCell(r, p);
-}
-
-function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
-  const queued = r.queuedFor ? `queued: ${r.queuedFor}` : `queued #${r.queuePosition}`;
-  let cell = r.status === 'queued' && r.queuePosition ? queued : r.status;
-  if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
-    cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
-  if (p?.pty) return `${cell} · pty`;
-  if (p?.claude && r.type !== 'tui') return `${cell} · open`;
-  return cell;
 }
 
 /** What the listing shows, read in one go so the DB is closed before anything is printed. */
@@ -251,55 +126,6 @@ function visibleRoots(l: Listing, all: boolean, now: number): { roots: TreeNode<
 function pinnedFirst(nodes: TreeNode<SessionListRow>[]): TreeNode<SessionListRow>[] {
   for (const n of nodes) if (n.children.length) n.children = pinnedFirst(n.children);
   return nodes.some((n) => n.item.pinnedAt !== null) ? nodes.sort((a, b) => byPin(a.item, b.item)) : nodes;
-}
-
-/**
- * One table line per session (a pending approval replaces its messages), plus with -v a detail
- * line under each; in `width` columns (0: any), the cell of a pending approval wrapped, the rest cut.
- */
-function tableLines(
-  roots: TreeNode<SessionListRow>[],
-  l: Listing,
-  o: { verbose: boolean; now: number; width: number },
-): string[] {
-  const { verbose, now } = o;
-  const flat = flattenTree(roots);
-  const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'TITLE → LAST MESSAGE']];
-  for (const { item: r, prefix } of flat) {
-    const asks = l.approvals.get(r.id)?.[0];
-    const what = asks ? approvalCell(asks, r.id) : message(r);
-    out.push([
-      `${prefix}${shortId(r.id)}`,
-      statusCell(r, l.live.get(r.id)),
-      r.type === 'tui' ? 'claude' : r.type, // the interactive root: one name everywhere
-      r.runtime,
-      age(r.createdAt, now),
-      activityCell(r, now),
-      what,
-    ]);
-  }
-  const rendered = renderRows(out);
-  const fit = (line: string): string => (o.width > 20 ? truncate(line, o.width) : line);
-  const lastColumn = rendered[0]!.indexOf('TITLE');
-  const lines: string[] = [fit(rendered[0]!)];
-  flat.forEach(({ item: r, continuation }, i) => {
-    const row = rendered[i + 1]!;
-    if (o.width > 20 && l.approvals.has(r.id)) lines.push(...fitLastCell(row, lastColumn, o.width, continuation));
-    else lines.push(fit(row));
-    if (verbose) lines.push(fit(`${continuation}${safeText(detailLine(r))}`));
-  });
-  return lines;
-}
-
-/** A detail line under each session: Claude (native) id, model, pid, cost, worktree branch, log. */
-function detailLine(r: SessionListRow): string {
-  const d = [`${r.runtime} id ${r.nativeSessionId ?? '-'}`];
-  if (r.model) d.push(`model ${r.model}`);
-  d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
-  if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
-  d.push(`log ${r.logPath ?? '-'}`);
-  if (r.name && r.prompt) d.push(`prompt ${truncate(oneLine(r.prompt), 80)}`);
-  return d.join('  ');
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -381,7 +207,7 @@ async function everyProject(ctx: CommandContext, home: string, opts: ListOptions
   if (waiting.length) {
     out.push('', 'needs you:');
     for (const { p, r, ask } of waiting) {
-      const what = ask ? `needs approval: ${truncate(`${ask.toolName}: ${ask.summary}`, 60)}` : message(r);
+      const what = ask ? `needs approval: ${truncate(`${ask.toolName}: ${ask.summary}`, 60)}` : messageCell(r);
       out.push(`  ${shortId(r.id)}  ${safeText(path.basename(p.root))}  ${r.type}  ${safeText(what)}`);
     }
   }
