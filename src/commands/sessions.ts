@@ -22,7 +22,6 @@ import {
 import { artifactMaps } from '../db/repos/artifacts.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import { truncate } from '../logs/format.js';
-import { exitQuietlyOnBrokenPipe } from './output.js';
 import { messageCell } from './sessions-cells.js';
 import { toJson } from './sessions-json.js';
 import { listingWidth, tableLines } from './sessions-table.js';
@@ -129,7 +128,6 @@ function pinnedFirst(nodes: TreeNode<SessionListRow>[]): TreeNode<SessionListRow
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  exitQuietlyOnBrokenPipe(ctx.stdout);
   const home = klaudeHome(ctx.env);
   const all = ctx.flags.all === true;
   const verbose = ctx.flags.verbose === true;
