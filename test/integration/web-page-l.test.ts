@@ -14,8 +14,12 @@ import { projectHash } from '../../src/config/paths.js';
 import { openDb } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession, updateSession } from '../../src/db/repos/sessions.js';
+import { spawnPtyHost } from '../../src/pty/launch.js';
 import { desktopContext, launchChromium, phoneContext } from '../support/browser.js';
-import { runKlaude } from '../support/klaude-bin.js';
+import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
+import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { READY } from '../e2e/supervisor-helpers.js';
+import { sessionWithConversation, stopHosts, talkHome } from '../e2e/talk-helpers.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { freshUrl, startWeb, type WebServer } from '../support/web-client.js';
 
@@ -148,6 +152,96 @@ describe('klaude web: the list (seeded, no claude)', () => {
     expect(nums.height).toBeLessThan(24);
     const top = (await page.locator('header.top').boundingBox())!;
     expect(top.height).toBeLessThanOrEqual(50);
+    await page.context().close();
+  });
+});
+
+describe('klaude web: the terminal of a PTY session (real claude)', () => {
+  let mock: MockAnthropic;
+  let th: TempHome;
+  let tw: WebServer;
+  let session: { id: string };
+  let firstLink = true;
+
+  beforeAll(async () => {
+    mock = await startMockAnthropic();
+    th = talkHome(mock);
+    session = await sessionWithConversation(th, 'web-l-marker');
+    await spawnPtyHost({
+      home: th.klaudeHome,
+      sessionId: session.id,
+      inv: { node: process.execPath, cli: KLAUDE_CLI },
+      env: th.env,
+      cwd: th.projectDir,
+      size: { cols: 100, rows: 30 },
+    });
+    tw = await startWeb(th.env, th.projectDir);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (th) await runKlaude(['web', '--stop'], { env: th.env, cwd: th.projectDir });
+    if (th && session) await stopHosts(th, session.id);
+    await mock?.close();
+    th?.cleanup();
+  });
+
+  async function openTerm(phone: boolean): Promise<Page> {
+    const page = await (phone ? await phoneContext(browser, tw.origin) : await desktopContext(browser)).newPage();
+    await page.goto(firstLink ? tw.url : freshUrl(tw));
+    firstLink = false;
+    await page.locator(`[data-testid=session-row][data-session="${session.id}"]`).click();
+    await page.locator('[data-testid=term-mode][data-mode=view]').waitFor({ timeout: 20_000 });
+    await page.getByTestId('terminal').getByText(READY).waitFor({ timeout: 45_000 });
+    return page;
+  }
+
+  /** The terminal box, the width of xterm's screen in it, and its font size. */
+  const measure = (page: Page) =>
+    page.getByTestId('terminal').evaluate((box) => {
+      const screen = box.querySelector('.xterm-screen')!;
+      const rows = box.querySelector('.xterm-rows')!;
+      return {
+        room: box.clientWidth,
+        scroll: box.scrollWidth,
+        screen: screen.getBoundingClientRect().width,
+        font: parseFloat(getComputedStyle(rows).fontSize),
+      };
+    });
+
+  it('view-only, 100 columns fit the desktop box; on a phone the font stops at its minimum and it scrolls sideways', async () => {
+    const desk = await openTerm(false);
+    await desk.waitForFunction(() => {
+      const box = document.querySelector('[data-testid=terminal]')!;
+      return box.querySelector('.xterm-screen')!.getBoundingClientRect().width <= box.clientWidth;
+    });
+    const d = await measure(desk);
+    expect(d.font).toBeLessThan(13);
+    expect(d.font).toBeGreaterThanOrEqual(7);
+    expect(await desk.getByTestId('term-wide').count()).toBe(0);
+    await shot(desk, 'desk-terminal-view.png');
+    await desk.context().close();
+
+    const phone = await openTerm(true);
+    await phone.waitForFunction(
+      () => parseFloat(getComputedStyle(document.querySelector('[data-testid=terminal] .xterm-rows')!).fontSize) === 7,
+    );
+    const p = await measure(phone);
+    expect(p.scroll).toBeGreaterThan(p.room);
+    await phone.getByTestId('term-wide').waitFor();
+    await shot(phone, 'phone-terminal-view.png');
+    await phone.context().close();
+  });
+
+  it('taken over, Ctrl-] leaves the terminal for Release (said on screen), and Enter there releases it', async () => {
+    const page = await openTerm(false);
+    await page.getByTestId('take-over').click();
+    await page.locator('[data-testid=term-mode][data-mode=control]').waitFor();
+    expect(await page.getByTestId('term-mode').innerText()).toContain('Ctrl-] leaves the terminal');
+    await page.keyboard.press('Control+BracketRight');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'release');
+    await shot(page, 'desk-terminal-left.png');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid=term-mode][data-mode=view]').waitFor();
     await page.context().close();
   });
 });

@@ -34,6 +34,8 @@ interface Show {
   setMode: (m: Mode) => void;
   setNote: (n: string | null | ((cur: string | null) => string | null)) => void;
   setAttempt: (n: number) => void;
+  /** The PTY's columns are wider than the box even at the smallest font: it scrolls sideways. */
+  setWide: (wide: boolean) => void;
 }
 
 /** Fonts that carry box drawing and Claude Code's ⎿ (U+23BF) on Debian, macOS/iOS, Windows and Android. */
@@ -85,13 +87,15 @@ const signedOut = (): Promise<boolean> =>
   );
 
 /** View-only, the PTY's columns are someone else's: shrink the font until they fit the box (down to a minimum). */
-function scaleToFit(live: Live): void {
+function scaleToFit(live: Live, show: Show): void {
   const { term } = live;
   const box = term.element?.parentElement;
   const screen = term.element?.querySelector<HTMLElement>('.xterm-screen');
   if (!box || !screen) return;
   const want = live.mode === 'control' ? FONT_PX : fitFont(term.options.fontSize ?? FONT_PX, screen, box);
   if (want !== term.options.fontSize) term.options.fontSize = want;
+  // Measured a frame later, once xterm has drawn at the new size.
+  requestAnimationFrame(() => show.setWide(box.scrollWidth > box.clientWidth + 1));
 }
 
 function fitFont(cur: number, screen: HTMLElement, box: HTMLElement): number {
@@ -110,7 +114,7 @@ function onServer(live: Live, m: FromServer, show: Show): void {
       term.resize(m.cols, m.rows);
       live.mode = m.mode;
       show.setMode(m.mode);
-      requestAnimationFrame(() => scaleToFit(live));
+      requestAnimationFrame(() => scaleToFit(live, show));
       if (m.mode === 'control') {
         show.setNote(null);
         term.focus();
@@ -119,7 +123,7 @@ function onServer(live: Live, m: FromServer, show: Show): void {
     case 'resized':
       if (live.mode !== 'view') return;
       term.resize(m.cols, m.rows);
-      requestAnimationFrame(() => scaleToFit(live));
+      requestAnimationFrame(() => scaleToFit(live, show));
       return;
     case 'refused':
       show.setNote(`${m.message}${m.hint ? ` — ${m.hint}` : ''} [${m.code}]`);
@@ -207,17 +211,16 @@ export function TerminalView({ id }: { id: string }) {
   const [mode, setMode] = useState<Mode>('connecting');
   const [note, setNote] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
+  const [wide, setWide] = useState(false);
+  const show: Show = { setMode, setNote, setAttempt, setWide };
   const releaseButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!box.current) return;
-    const leave = (): void => {
-      live.current?.term.blur();
-      releaseButton.current?.focus();
-    };
-    const l = connect(id, box.current, { setMode, setNote, setAttempt }, leave);
+    const leave = (): void => (live.current?.term.blur(), releaseButton.current?.focus());
+    const l = connect(id, box.current, show, leave);
     live.current = l;
     const onResize = (): void => {
-      scaleToFit(l);
+      scaleToFit(l, show);
       if (l.mode !== 'control') return;
       const d = l.fit.proposeDimensions();
       if (d) l.link.send(JSON.stringify({ t: 'size', cols: d.cols, rows: d.rows }));
@@ -236,7 +239,7 @@ export function TerminalView({ id }: { id: string }) {
     // Taken over, the terminal is the page's size at the full font: measure at that font.
     l.term.options.fontSize = FONT_PX;
     const d = l.fit.proposeDimensions();
-    scaleToFit(l);
+    scaleToFit(l, show);
     if (l.link.send(JSON.stringify({ t: 'take', ...(d ? { cols: d.cols, rows: d.rows } : {}) }))) setNote(null);
   };
   const release = (): void => void live.current?.link.send(JSON.stringify({ t: 'release' }));
@@ -267,6 +270,11 @@ export function TerminalView({ id }: { id: string }) {
       {note ? (
         <div className="note" data-testid="term-note">
           {note}
+        </div>
+      ) : null}
+      {wide && mode === 'view' ? (
+        <div className="note" data-testid="term-wide">
+          wider than this screen: scroll the terminal sideways to see the rest
         </div>
       ) : null}
       <div className={`term${down || mode === 'signed-out' ? ' down' : ''}`} ref={box} data-testid="terminal" />
