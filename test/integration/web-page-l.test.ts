@@ -91,8 +91,8 @@ async function open(kind: 'phone' | 'desktop' | 'landscape'): Promise<Page> {
 }
 
 const row = (page: Page, key: string) => page.locator(`[data-testid=session-row][data-session="${ids[key]}"]`);
-const shot = async (page: Page, name: string): Promise<void> =>
-  void (SHOTS ? await page.screenshot({ path: join(SHOTS, name), fullPage: true }) : undefined);
+const shot = async (page: Page, name: string, fullPage = true): Promise<void> =>
+  void (SHOTS ? await page.screenshot({ path: join(SHOTS, name), fullPage }) : undefined);
 
 describe('klaude web: the list (seeded, no claude)', () => {
   it('phone: rows keep their title, queued says its place, idle says when; projects told apart', async () => {
@@ -185,8 +185,14 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
     th?.cleanup();
   });
 
-  async function openTerm(phone: boolean): Promise<Page> {
-    const page = await (phone ? await phoneContext(browser, tw.origin) : await desktopContext(browser)).newPage();
+  async function openTerm(kind: 'phone' | 'desktop' | 'landscape'): Promise<Page> {
+    const ctx =
+      kind === 'phone'
+        ? await phoneContext(browser, tw.origin)
+        : kind === 'desktop'
+          ? await desktopContext(browser)
+          : await browser.newContext({ viewport: { width: 844, height: 390 }, isMobile: true, hasTouch: true });
+    const page = await ctx.newPage();
     await page.goto(firstLink ? tw.url : freshUrl(tw));
     firstLink = false;
     await page.locator(`[data-testid=session-row][data-session="${session.id}"]`).click();
@@ -209,7 +215,7 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
     });
 
   it('view-only, 100 columns fit the desktop box; on a phone the font stops at its minimum and it scrolls sideways', async () => {
-    const desk = await openTerm(false);
+    const desk = await openTerm('desktop');
     await desk.waitForFunction(() => {
       const box = document.querySelector('[data-testid=terminal]')!;
       return box.querySelector('.xterm-screen')!.getBoundingClientRect().width <= box.clientWidth;
@@ -221,7 +227,7 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
     await shot(desk, 'desk-terminal-view.png');
     await desk.context().close();
 
-    const phone = await openTerm(true);
+    const phone = await openTerm('phone');
     await phone.waitForFunction(
       () => parseFloat(getComputedStyle(document.querySelector('[data-testid=terminal] .xterm-rows')!).fontSize) === 7,
     );
@@ -233,7 +239,7 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
   });
 
   it('taken over, Ctrl-] leaves the terminal for Release (said on screen), and Enter there releases it', async () => {
-    const page = await openTerm(false);
+    const page = await openTerm('desktop');
     await page.getByTestId('take-over').click();
     await page.locator('[data-testid=term-mode][data-mode=control]').waitFor();
     expect(await page.getByTestId('term-mode').innerText()).toContain('Ctrl-] leaves the terminal');
@@ -242,6 +248,21 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
     await shot(page, 'desk-terminal-left.png');
     await page.keyboard.press('Enter');
     await page.locator('[data-testid=term-mode][data-mode=view]').waitFor();
+    await page.context().close();
+  });
+
+  it('phone landscape: taken over, the mode row and claude’s prompt line are both on screen', async () => {
+    const page = await openTerm('landscape');
+    await page.getByTestId('take-over').click();
+    await page.locator('[data-testid=term-mode][data-mode=control]').waitFor();
+    await page.getByTestId('terminal').getByText(READY).waitFor();
+    const height = page.viewportSize()!.height;
+    const mode = (await page.getByTestId('term-mode').boundingBox())!;
+    const hint = (await page.getByTestId('terminal').getByText(READY).boundingBox())!;
+    await shot(page, 'landscape-terminal-control.png', false);
+    expect(mode.y).toBeGreaterThanOrEqual(0);
+    expect(hint.y + hint.height).toBeLessThanOrEqual(height);
+    await page.getByTestId('release').click();
     await page.context().close();
   });
 });

@@ -240,7 +240,10 @@ export function TerminalView({ id }: { id: string }) {
     l.term.options.fontSize = FONT_PX;
     const d = l.fit.proposeDimensions();
     scaleToFit(l, show);
-    if (l.link.send(JSON.stringify({ t: 'take', ...(d ? { cols: d.cols, rows: d.rows } : {}) }))) setNote(null);
+    if (!l.link.send(JSON.stringify({ t: 'take', ...(d ? { cols: d.cols, rows: d.rows } : {}) }))) return;
+    setNote(null);
+    // A phone on its side: the terminal (sized to fit under the header, app.css) comes up to the top.
+    if (window.innerHeight < 500) box.current?.parentElement?.scrollIntoView({ block: 'start' });
   };
   const release = (): void => void live.current?.link.send(JSON.stringify({ t: 'release' }));
   const down = mode === 'reconnecting' || mode === 'ended';
