@@ -201,25 +201,22 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
     return page;
   }
 
-  /** The terminal box, the width of xterm's screen in it, and its font size. */
+  // Evaluated in the page (strings: the tests compile without the DOM's types).
+  const BOX = "document.querySelector('[data-testid=terminal]')";
+  const FONT = `parseFloat(getComputedStyle(${BOX}.querySelector('.xterm-rows')).fontSize)`;
+  const FITS = `${BOX}.querySelector('.xterm-screen').getBoundingClientRect().width <= ${BOX}.clientWidth`;
+
+  /** The terminal box's width and scroll width, and the font size xterm draws with. */
   const measure = (page: Page) =>
-    page.getByTestId('terminal').evaluate((box) => {
-      const screen = box.querySelector('.xterm-screen')!;
-      const rows = box.querySelector('.xterm-rows')!;
-      return {
-        room: box.clientWidth,
-        scroll: box.scrollWidth,
-        screen: screen.getBoundingClientRect().width,
-        font: parseFloat(getComputedStyle(rows).fontSize),
-      };
-    });
+    page.evaluate(`({ room: ${BOX}.clientWidth, scroll: ${BOX}.scrollWidth, font: ${FONT} })`) as Promise<{
+      room: number;
+      scroll: number;
+      font: number;
+    }>;
 
   it('view-only, 100 columns fit the desktop box; on a phone the font stops at its minimum and it scrolls sideways', async () => {
     const desk = await openTerm('desktop');
-    await desk.waitForFunction(() => {
-      const box = document.querySelector('[data-testid=terminal]')!;
-      return box.querySelector('.xterm-screen')!.getBoundingClientRect().width <= box.clientWidth;
-    });
+    await desk.waitForFunction(FITS);
     const d = await measure(desk);
     expect(d.font).toBeLessThan(13);
     expect(d.font).toBeGreaterThanOrEqual(7);
@@ -228,9 +225,7 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
     await desk.context().close();
 
     const phone = await openTerm('phone');
-    await phone.waitForFunction(
-      () => parseFloat(getComputedStyle(document.querySelector('[data-testid=terminal] .xterm-rows')!).fontSize) === 7,
-    );
+    await phone.waitForFunction(`${FONT} === 7`);
     const p = await measure(phone);
     expect(p.scroll).toBeGreaterThan(p.room);
     await phone.getByTestId('term-wide').waitFor();
@@ -244,7 +239,7 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
     await page.locator('[data-testid=term-mode][data-mode=control]').waitFor();
     expect(await page.getByTestId('term-mode').innerText()).toContain('Ctrl-] leaves the terminal');
     await page.keyboard.press('Control+BracketRight');
-    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'release');
+    await page.waitForFunction("document.activeElement?.getAttribute('data-testid') === 'release'");
     await shot(page, 'desk-terminal-left.png');
     await page.keyboard.press('Enter');
     await page.locator('[data-testid=term-mode][data-mode=view]').waitFor();
