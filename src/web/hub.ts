@@ -10,6 +10,7 @@ import { watchDbWrites } from '../db/watch.js';
 import { SessionsFeed, type SessionsSnapshot } from '../feeds/sessions-feed.js';
 import type { SessionView } from '../feeds/session-tree.js';
 import type { ApprovalRow } from '../db/repos/approvals.js';
+import { loadAgentDefinitions } from '../agent-types/index.js';
 
 /** One session as the page gets it. */
 export type WebSession = SessionView & {
@@ -23,6 +24,8 @@ export type WebSession = SessionView & {
 export interface WebProject {
   id: string;
   root: string;
+  /** The agent types `klaude start` accepts in this project (the start form's picker). */
+  agentTypes: string[];
   sessions: WebSession[];
 }
 
@@ -111,9 +114,18 @@ export class Hub {
     const projects: WebProject[] = [];
     for (const { project, feed } of this.feeds.values()) {
       const sessions = webSessions(project.id, feed.getSnapshot());
-      projects.push({ id: project.id, root: project.rootPath, sessions });
+      projects.push({ id: project.id, root: project.rootPath, agentTypes: agentTypes(project.rootPath), sessions });
     }
     this.state = { version: this.state.version + 1, projects };
+  }
+}
+
+/** Read once per process and directory (definitions.ts caches them), as `klaude start` here reads them. */
+function agentTypes(root: string): string[] {
+  try {
+    return loadAgentDefinitions({ cwd: root }).agents.map((a) => a.name);
+  } catch {
+    return [];
   }
 }
 

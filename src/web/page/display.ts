@@ -33,3 +33,44 @@ export function needsYou(s: WebSession): 'approval' | 'waiting' | 'failed' | nul
 }
 
 export const label = (s: WebSession): string => s.title ?? s.prompt?.split('\n')[0] ?? s.type;
+
+/** How long ago, in the largest whole unit: "just now", "3m ago", "2h ago", "4d ago". */
+export function ago(ms: number): string {
+  const s = Math.floor(Math.max(0, ms) / 1000);
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
+  return `${Math.floor(s / 86_400)}d ago`;
+}
+
+/** A turn is running: the only time a running clock means something (an idle talk session has none). */
+export const turnRunning = (s: Pick<WebSession, 'status' | 'runStartedAt'>): boolean =>
+  (s.status === 'running' || s.status === 'waiting') && s.runStartedAt !== null;
+
+/** The row's state: the status, or for a queued agent its place in the queue (as `klaude ls` says). */
+export const stateText = (s: WebSession): string =>
+  s.status === 'queued' && s.queuePosition ? `queued #${s.queuePosition}` : s.status;
+
+/** The row's time: the turn's clock while one runs, none while queued, else when it last moved. */
+export function timeText(s: WebSession, now: number): string {
+  if (s.status === 'queued') return '';
+  if (turnRunning(s)) return clock(now - (s.runStartedAt ?? now));
+  return ago(now - (s.endedAt ?? s.updatedAt));
+}
+
+/**
+ * Each project's name: its folder name, or where two share one, the shortest tail of the path
+ * that tells them apart ("work/app" and "old/app"), so a phone (no hover) can tell them apart too.
+ */
+export function projectNames(roots: readonly string[]): Map<string, string> {
+  const parts = new Map(roots.map((r) => [r, r.split('/').filter(Boolean)]));
+  const tail = (r: string, n: number): string => (parts.get(r) ?? []).slice(-n).join('/') || r;
+  const out = new Map<string, string>();
+  for (const r of roots) {
+    const max = Math.max(1, parts.get(r)?.length ?? 1);
+    let n = 1;
+    while (n < max && roots.some((o) => o !== r && tail(o, n) === tail(r, n))) n++;
+    out.set(r, n >= max && roots.some((o) => o !== r && tail(o, n) === tail(r, n)) ? r : tail(r, n));
+  }
+  return out;
+}

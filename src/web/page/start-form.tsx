@@ -1,63 +1,86 @@
-/** Start agents in a project: type, prompt, and the options `klaude start` takes. */
+/**
+ * Start agents in a project: type, prompt, and the options `klaude start` takes. Every field has
+ * a label; the type is picked from the types the project knows (the server reads the same
+ * definitions `klaude start` does), so a type that does not exist can't be asked for.
+ */
 import { useState } from 'react';
 import type { WebProject } from '../hub.js';
 import { api, describe } from './api.js';
+import { projectNames } from './display.js';
+
+const DEFAULT_TYPE = 'general';
+
+function typesOf(p: WebProject | undefined): string[] {
+  const t = p?.agentTypes ?? [];
+  return t.length > 0 ? t : [DEFAULT_TYPE];
+}
 
 export function StartForm({ projects, started }: { projects: WebProject[]; started: (id: string) => void }) {
   const [project, setProject] = useState(projects[0]?.id ?? '');
-  const [type, setType] = useState('general');
+  const [type, setType] = useState(DEFAULT_TYPE);
   const [prompt, setPrompt] = useState('');
   const [worktree, setWorktree] = useState(false);
   const [model, setModel] = useState('');
   const [err, setErr] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const chosen = projects.find((p) => p.id === project) ?? projects[0];
+  const types = typesOf(chosen);
+  // A type the newly picked project lacks falls back to its first (general where it exists).
+  const kind = types.includes(type) ? type : types.includes(DEFAULT_TYPE) ? DEFAULT_TYPE : types[0]!;
+  const names = projectNames(projects.map((p) => p.root));
+  const submit = (): void => {
+    setBusy(true);
+    setErr(null);
+    api
+      .post<{ sessionIds: string[] }>('/api/start', {
+        project: chosen?.id,
+        type: kind,
+        prompt,
+        worktree,
+        ...(model.trim() ? { model: model.trim() } : {}),
+      })
+      .then((r) => {
+        setPrompt('');
+        if (r.sessionIds[0]) started(r.sessionIds[0]);
+      })
+      .catch((x: unknown) => setErr(describe(x)))
+      .finally(() => setBusy(false));
+  };
   return (
-    <form
-      className="start"
-      data-testid="start-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setBusy(true);
-        setErr(null);
-        api
-          .post<{ sessionIds: string[] }>('/api/start', {
-            project: project || projects[0]?.id,
-            type,
-            prompt,
-            worktree,
-            ...(model ? { model } : {}),
-          })
-          .then((r) => {
-            setPrompt('');
-            if (r.sessionIds[0]) started(r.sessionIds[0]);
-          })
-          .catch((x: unknown) => setErr(describe(x)))
-          .finally(() => setBusy(false));
-      }}
-    >
-      <select value={project} onChange={(e) => setProject(e.target.value)} aria-label="project">
-        {projects.map((p) => (
-          <option key={p.id} value={p.id}>
-            {p.root}
-          </option>
-        ))}
-      </select>
-      <input value={type} onChange={(e) => setType(e.target.value)} placeholder="agent type" aria-label="type" />
-      <textarea
-        value={prompt}
-        onChange={(e) => setPrompt(e.target.value)}
-        placeholder="what should it do?"
-        data-testid="start-prompt"
-      />
-      <label>
-        <input type="checkbox" checked={worktree} onChange={(e) => setWorktree(e.target.checked)} /> own worktree
+    <form className="start" data-testid="start-form" onSubmit={(e) => (e.preventDefault(), submit())}>
+      <label className="field">
+        <span>Project</span>
+        <select value={chosen?.id ?? ''} onChange={(e) => setProject(e.target.value)} data-testid="start-project">
+          {projects.map((p) => (
+            <option key={p.id} value={p.id} title={p.root}>
+              {names.get(p.root) ?? p.root}
+            </option>
+          ))}
+        </select>
+        {chosen ? <small className="muted">{chosen.root}</small> : null}
       </label>
-      <input
-        value={model}
-        onChange={(e) => setModel(e.target.value)}
-        placeholder="model (optional)"
-        aria-label="model"
-      />
+      <label className="field">
+        <span>Agent type</span>
+        <select value={kind} onChange={(e) => setType(e.target.value)} data-testid="start-type">
+          {types.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>What should it do?</span>
+        <textarea value={prompt} onChange={(e) => setPrompt(e.target.value)} data-testid="start-prompt" />
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={worktree} onChange={(e) => setWorktree(e.target.checked)} />
+        <span>Work in its own git worktree</span>
+      </label>
+      <label className="field">
+        <span>Model (optional)</span>
+        <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="the type's default" />
+      </label>
       <button disabled={busy || !prompt.trim()} data-testid="start-submit">
         Start
       </button>

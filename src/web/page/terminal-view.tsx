@@ -34,7 +34,33 @@ interface Show {
   setMode: (m: Mode) => void;
   setNote: (n: string | null | ((cur: string | null) => string | null)) => void;
   setAttempt: (n: number) => void;
+  /** The PTY's columns are wider than the box even at the smallest font: it scrolls sideways. */
+  setWide: (wide: boolean) => void;
 }
+
+/** Fonts that carry box drawing and Claude Code's ⎿ (U+23BF) on Debian, macOS/iOS, Windows and Android. */
+export const TERM_FONTS = [
+  '"DejaVu Sans Mono"',
+  'Menlo',
+  '"SF Mono"',
+  'Consolas',
+  '"Cascadia Mono"',
+  '"Liberation Mono"',
+  '"Noto Sans Mono"',
+  '"Droid Sans Mono"',
+  'monospace',
+  '"Noto Sans Symbols"',
+  '"Noto Sans Symbols 2"',
+  '"Noto Sans Math"',
+  '"Apple Symbols"',
+  '"Segoe UI Symbol"',
+  'Symbola',
+].join(', ');
+const FONT_PX = 13;
+/** Below this a phone's screen is unreadable: the terminal scrolls sideways instead. */
+const MIN_FONT_PX = 7;
+/** Leaves a taken-over terminal for the page, as `klaude talk` detaches with Ctrl-]. */
+export const LEAVE_KEY = 'Ctrl-]';
 
 const DROPPED = 'control released: the connection dropped — Take over to type again';
 const SIGNED_OUT = 'signed out: sign in again with a link `klaude web` prints';
@@ -60,6 +86,26 @@ const signedOut = (): Promise<boolean> =>
     (e: unknown) => e instanceof RequestFailed && e.status === 401,
   );
 
+/** View-only, the PTY's columns are someone else's: shrink the font until they fit the box (down to a minimum). */
+function scaleToFit(live: Live, show: Show): void {
+  const { term } = live;
+  const box = term.element?.parentElement;
+  const screen = term.element?.querySelector<HTMLElement>('.xterm-screen');
+  if (!box || !screen) return;
+  const want = live.mode === 'control' ? FONT_PX : fitFont(term.options.fontSize ?? FONT_PX, screen, box);
+  if (want !== term.options.fontSize) term.options.fontSize = want;
+  // Measured a frame later, once xterm has drawn at the new size.
+  requestAnimationFrame(() => show.setWide(box.scrollWidth > box.clientWidth + 1));
+}
+
+function fitFont(cur: number, screen: HTMLElement, box: HTMLElement): number {
+  const room = box.clientWidth - 10;
+  const width = screen.getBoundingClientRect().width;
+  if (width <= 0 || room <= 0) return cur;
+  const scaled = Math.floor(((cur * room) / width) * 2) / 2;
+  return Math.max(MIN_FONT_PX, Math.min(FONT_PX, scaled));
+}
+
 function onServer(live: Live, m: FromServer, show: Show): void {
   const { term } = live;
   switch (m.t) {
@@ -68,13 +114,16 @@ function onServer(live: Live, m: FromServer, show: Show): void {
       term.resize(m.cols, m.rows);
       live.mode = m.mode;
       show.setMode(m.mode);
+      requestAnimationFrame(() => scaleToFit(live, show));
       if (m.mode === 'control') {
         show.setNote(null);
         term.focus();
       }
       return;
     case 'resized':
-      if (live.mode === 'view') term.resize(m.cols, m.rows);
+      if (live.mode !== 'view') return;
+      term.resize(m.cols, m.rows);
+      requestAnimationFrame(() => scaleToFit(live, show));
       return;
     case 'refused':
       show.setNote(`${m.message}${m.hint ? ` — ${m.hint}` : ''} [${m.code}]`);
@@ -104,9 +153,14 @@ function onLink(live: Live, s: LinkState, show: Show): void {
   }
 }
 
-function connect(id: string, box: HTMLDivElement, show: Show): Live {
+function connect(id: string, box: HTMLDivElement, show: Show, leave: () => void): Live {
   stampStyleNonce();
-  const term = new Terminal({ fontSize: 13, scrollback: 1000, theme: { background: '#0f1115' } });
+  const term = new Terminal({
+    fontSize: FONT_PX,
+    fontFamily: TERM_FONTS,
+    scrollback: 1000,
+    theme: { background: '#0f1115' },
+  });
   const fit = new FitAddon();
   term.loadAddon(fit);
   term.open(box);
@@ -127,6 +181,14 @@ function connect(id: string, box: HTMLDivElement, show: Show): Live {
   term.onData((d) => {
     if (live.mode === 'control') live.link.send(JSON.stringify({ t: 'in', d }));
   });
+  // Ctrl-] is the way out: xterm keeps every other key (Tab, Escape) for the CLI, which needs them.
+  term.attachCustomKeyEventHandler((e) => {
+    const isLeave = e.ctrlKey && !e.altKey && !e.metaKey && (e.code === 'BracketRight' || e.key === ']');
+    if (!isLeave) return true;
+    if (e.type === 'keydown') leave();
+    e.preventDefault();
+    return false;
+  });
   term.onKey(() => {
     if (live.mode === 'view') show.setNote('view only: press Take over to type');
   });
@@ -137,7 +199,7 @@ function connect(id: string, box: HTMLDivElement, show: Show): Live {
 const LABEL: Record<Mode, string> = {
   connecting: '…',
   view: 'view only',
-  control: 'you are typing',
+  control: `you are typing — ${LEAVE_KEY} leaves the terminal`,
   reconnecting: 'reconnecting…',
   ended: 'closed',
   'signed-out': 'signed out',
@@ -149,11 +211,16 @@ export function TerminalView({ id }: { id: string }) {
   const [mode, setMode] = useState<Mode>('connecting');
   const [note, setNote] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
+  const [wide, setWide] = useState(false);
+  const show: Show = { setMode, setNote, setAttempt, setWide };
+  const releaseButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!box.current) return;
-    const l = connect(id, box.current, { setMode, setNote, setAttempt });
+    const leave = (): void => (live.current?.term.blur(), releaseButton.current?.focus());
+    const l = connect(id, box.current, show, leave);
     live.current = l;
     const onResize = (): void => {
+      scaleToFit(l, show);
       if (l.mode !== 'control') return;
       const d = l.fit.proposeDimensions();
       if (d) l.link.send(JSON.stringify({ t: 'size', cols: d.cols, rows: d.rows }));
@@ -169,8 +236,14 @@ export function TerminalView({ id }: { id: string }) {
   const take = (): void => {
     const l = live.current;
     if (!l) return;
+    // Taken over, the terminal is the page's size at the full font: measure at that font.
+    l.term.options.fontSize = FONT_PX;
     const d = l.fit.proposeDimensions();
-    if (l.link.send(JSON.stringify({ t: 'take', ...(d ? { cols: d.cols, rows: d.rows } : {}) }))) setNote(null);
+    scaleToFit(l, show);
+    if (!l.link.send(JSON.stringify({ t: 'take', ...(d ? { cols: d.cols, rows: d.rows } : {}) }))) return;
+    setNote(null);
+    // A phone on its side: the terminal (sized to fit under the header, app.css) comes up to the top.
+    if (window.innerHeight < 500) box.current?.parentElement?.scrollIntoView({ block: 'start' });
   };
   const release = (): void => void live.current?.link.send(JSON.stringify({ t: 'release' }));
   const down = mode === 'reconnecting' || mode === 'ended';
@@ -187,7 +260,7 @@ export function TerminalView({ id }: { id: string }) {
           </button>
         ) : null}
         {mode === 'control' ? (
-          <button onClick={release} data-testid="release">
+          <button onClick={release} data-testid="release" ref={releaseButton}>
             Release
           </button>
         ) : null}
@@ -200,6 +273,11 @@ export function TerminalView({ id }: { id: string }) {
       {note ? (
         <div className="note" data-testid="term-note">
           {note}
+        </div>
+      ) : null}
+      {wide && mode === 'view' ? (
+        <div className="note" data-testid="term-wide">
+          wider than this screen: scroll the terminal sideways to see the rest
         </div>
       ) : null}
       <div className={`term${down || mode === 'signed-out' ? ' down' : ''}`} ref={box} data-testid="terminal" />

@@ -1,9 +1,21 @@
-/** The sessions of every project, as trees: status, activity, running clock, tokens, cost. */
+/**
+ * The sessions of every project, as trees drawn with connector lines: each row keeps what the
+ * agent is for (its title) with what it does now beside it, its state (a queued agent's place in
+ * the queue), the turn's clock only while one runs (else when it last moved), tokens and cost.
+ */
+import { useEffect, useState } from 'react';
 import type { WebProject, WebSession } from '../hub.js';
-import { clock, cost, isLive, label, short, tokens } from './display.js';
+import { cost, isLive, label, projectNames, short, stateText, timeText, tokens } from './display.js';
+
+export interface TreeRow {
+  s: WebSession;
+  depth: number;
+  /** For each level 1..depth: whether the ancestor at that level (the row itself last) has a later sibling. */
+  more: boolean[];
+}
 
 /** Sessions in tree order: roots newest first, children oldest first under their parent. */
-export function treeOrder(sessions: readonly WebSession[]): { s: WebSession; depth: number }[] {
+export function treeOrder(sessions: readonly WebSession[]): TreeRow[] {
   const ids = new Set(sessions.map((s) => s.id));
   const kids = new Map<string, WebSession[]>();
   const roots: WebSession[] = [];
@@ -12,13 +24,27 @@ export function treeOrder(sessions: readonly WebSession[]): { s: WebSession; dep
     else roots.push(s);
   }
   roots.sort((a, b) => b.createdAt - a.createdAt);
-  const out: { s: WebSession; depth: number }[] = [];
-  const walk = (s: WebSession, depth: number): void => {
-    out.push({ s, depth });
-    for (const k of (kids.get(s.id) ?? []).sort((a, b) => a.createdAt - b.createdAt)) walk(k, depth + 1);
+  const out: TreeRow[] = [];
+  const walk = (s: WebSession, depth: number, more: boolean[]): void => {
+    out.push({ s, depth, more });
+    const ks = (kids.get(s.id) ?? []).sort((a, b) => a.createdAt - b.createdAt);
+    ks.forEach((k, i) => walk(k, depth + 1, [...more, i < ks.length - 1]));
   };
-  for (const r of roots) walk(r, 0);
+  for (const r of roots) walk(r, 0, []);
   return out;
+}
+
+/** Deeper levels share the last indent: the tree stays readable on a phone. */
+const MAX_DEPTH = 6;
+
+/** "3m ago" must move on even when nothing runs (the page's own clock ticks only while something does). */
+function useMinute(now: number): number {
+  const [mine, setMine] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setMine(Date.now()), 30_000);
+    return () => clearInterval(t);
+  }, []);
+  return Math.max(now, mine);
 }
 
 export function TreeList(props: {
@@ -28,6 +54,8 @@ export function TreeList(props: {
   showArchived: boolean;
   open: (id: string) => void;
 }) {
+  const now = useMinute(props.now);
+  const names = projectNames(props.projects.map((p) => p.root));
   return (
     <section className="tree" data-testid="tree">
       {props.projects.map((p) => {
@@ -35,16 +63,11 @@ export function TreeList(props: {
         if (rows.length === 0) return null;
         return (
           <div key={p.id} className="project">
-            <h3 title={p.root}>{p.root.split('/').pop() || p.root}</h3>
-            {rows.map(({ s, depth }) => (
-              <Row
-                key={s.id}
-                s={s}
-                depth={depth}
-                now={props.now}
-                selected={props.selected === s.id}
-                open={props.open}
-              />
+            <h3 title={p.root} data-testid="project-name">
+              {names.get(p.root) ?? p.root}
+            </h3>
+            {rows.map((r) => (
+              <Row key={r.s.id} r={r} now={now} selected={props.selected === r.s.id} open={props.open} />
             ))}
           </div>
         );
@@ -53,32 +76,65 @@ export function TreeList(props: {
   );
 }
 
-function Row(p: { s: WebSession; depth: number; now: number; selected: boolean; open: (id: string) => void }) {
-  const { s } = p;
-  const started = s.runStartedAt ?? s.createdAt;
-  const elapsed = isLive(s) ? p.now - started : (s.endedAt ?? s.updatedAt) - started;
+/** The connector lines left of a child row: a rail for each open ancestor, an elbow for itself. */
+function Guides({ more }: { more: boolean[] }) {
+  const levels = more.slice(0, MAX_DEPTH);
   return (
-    <button
-      className={`session depth-${Math.min(p.depth, 6)}${p.selected ? ' selected' : ''}${s.archivedAt ? ' archived' : ''}`}
-      onClick={() => p.open(s.id)}
-      data-testid="session-row"
-      data-session={s.id}
-      data-status={s.status}
-    >
-      <span className={`dot st-${s.status}`} aria-label={s.status} />
-      <span className="main">
-        <span className="name">
-          <b>{s.type}</b> <span className="id">{short(s.id)}</span> {s.pty ? <span className="tag">pty</span> : null}
-          {s.worktreeBranch ? <span className="tag">worktree</span> : null}
+    <>
+      {levels.map((m, i) =>
+        i === levels.length - 1 ? (
+          <span key={i} className={`elbow at-${i + 1}${m ? ' more' : ''}`} aria-hidden="true" />
+        ) : m ? (
+          <span key={i} className={`rail at-${i + 1}`} aria-hidden="true" />
+        ) : null,
+      )}
+    </>
+  );
+}
+
+function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string) => void }) {
+  const { s, depth } = p.r;
+  const title = label(s);
+  const activity = s.activity && isLive(s) ? s.activity : null;
+  const time = timeText(s, p.now);
+  return (
+    <div className={`node depth-${Math.min(depth, MAX_DEPTH)}`}>
+      <Guides more={p.r.more} />
+      <button
+        className={`session${p.selected ? ' selected' : ''}${s.archivedAt ? ' archived' : ''}`}
+        onClick={() => p.open(s.id)}
+        data-testid="session-row"
+        data-session={s.id}
+        data-status={s.status}
+      >
+        <span className={`dot st-${s.status}`} aria-label={s.status} />
+        <span className="main">
+          <span className="name">
+            <b>{s.type}</b> <span className="id">{short(s.id)}</span> {s.pty ? <span className="tag">pty</span> : null}
+            {s.worktreeBranch ? <span className="tag">worktree</span> : null}
+          </span>
+          <span className="what" data-testid="row-title">
+            {title}
+          </span>
+          {activity && activity !== title ? (
+            <span className="doing" data-testid="row-activity">
+              {activity}
+            </span>
+          ) : null}
         </span>
-        <span className="what">{s.activity && isLive(s) ? s.activity : label(s)}</span>
-      </span>
-      <span className="nums">
-        <span className="status">{s.status}</span>
-        <span>{clock(elapsed)}</span>
-        <span>{tokens(s)}</span>
-        <span>{cost(s.costUsd)}</span>
-      </span>
-    </button>
+        <span className="nums">
+          <span className="status" data-testid="row-state">
+            {stateText(s)}
+          </span>
+          {time ? (
+            <span className="time" data-testid="row-time">
+              {time}
+            </span>
+          ) : null}
+          <span>{tokens(s)}</span>
+          {s.costUsd ? <span>{cost(s.costUsd)}</span> : null}
+        </span>
+      </button>
+    </div>
   );
 }
