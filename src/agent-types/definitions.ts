@@ -1,7 +1,9 @@
 /**
  * Agent types: `<project>/.claude/agents/**\/*.md` over `~/.claude/agents/**\/*.md` over the
- * built-in `general`. Each directory is read once per process (cached by path); a bad file is
- * reported as a problem and skipped, never hiding the good ones.
+ * built-in `general`. What was read is kept (by path) and looked at again at most every
+ * RECHECK_MS: a long-lived process (the dashboard, the web server) sees a file added, removed or
+ * edited, a short one reads once. A bad file is reported as a problem and skipped, never hiding
+ * the good ones.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -39,7 +41,17 @@ export function builtinGeneral(): AgentDefinition {
 
 const RANK: Record<AgentSource, number> = { builtin: 0, user: 1, project: 2 };
 
-const cache = new Map<string, AgentDefinitions>();
+interface Cached {
+  result: AgentDefinitions;
+  /** Every file's path, mtime and size when it was read (stamp()). */
+  stamp: string;
+  checkedAt: number;
+}
+
+const cache = new Map<string, Cached>();
+
+/** How long what was read is trusted before the files are stat'ed again. */
+const RECHECK_MS = 2000;
 
 /** Forget what was read (tests that rewrite agent files in place; long-lived processes on change). */
 export function clearAgentDefinitionCache(): void {
@@ -126,7 +138,13 @@ export function loadAgentDefinitions(opts: AgentLookupOptions = {}): AgentDefini
   const userDir = userAgentsDir(env);
   const key = `${projectDir}\0${userDir}`;
   const hit = cache.get(key);
-  if (hit) return hit;
+  const now = Date.now();
+  if (hit && now - hit.checkedAt < RECHECK_MS) return hit.result;
+  const stamped = stamp([userDir, projectDir]);
+  if (hit && hit.stamp === stamped) {
+    hit.checkedAt = now;
+    return hit.result;
+  }
 
   // Run in the home directory itself, the two directories are one: read it once, as the user's.
   const cacheFile = parseCacheFile(klaudeHome(env));
@@ -141,8 +159,23 @@ export function loadAgentDefinitions(opts: AgentLookupOptions = {}): AgentDefini
     agents: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
     problems: [...project.problems, ...user.problems],
   };
-  cache.set(key, result);
+  cache.set(key, { result, stamp: stamped, checkedAt: now });
   return result;
+}
+
+/** What the directories hold, as far as a change goes: each file's path, mtime and size. */
+function stamp(dirs: string[]): string {
+  const parts: string[] = [];
+  for (const dir of dirs)
+    for (const f of markdownFiles(dir).files) {
+      try {
+        const st = statSync(f);
+        parts.push(`${f}\0${st.mtimeMs}\0${st.size}`);
+      } catch {
+        parts.push(f);
+      }
+    }
+  return parts.join('\n');
 }
 
 /**

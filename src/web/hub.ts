@@ -120,7 +120,7 @@ export class Hub {
   }
 }
 
-/** Read once per process and directory (definitions.ts caches them), as `klaude start` here reads them. */
+/** As `klaude start` in that directory reads them (definitions.ts keeps them, looked at again every 2 s). */
 function agentTypes(root: string): string[] {
   try {
     return loadAgentDefinitions({ cwd: root }).agents.map((a) => a.name);

@@ -1,7 +1,7 @@
 // Agent definition files: parsing, strict field checks, precedence, the built-in type.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   agentOutputDir,
   clearAgentDefinitionCache,
@@ -34,6 +34,25 @@ const load = () => loadAgentDefinitions({ cwd: t.projectDir, env: t.env });
 const find = (name: string): AgentDefinition | undefined => load().agents.find((a) => a.name === name);
 
 describe('agent definition files', () => {
+  it('a long-lived process sees a type added, edited or removed (looked at again after 2 s)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const names = () => load().agents.map((a) => `${a.name}:${a.description}`);
+      expect(names()).toEqual([expect.stringMatching(/^general:/)]);
+      const file = write(projectAgents(), 'later.md', '---\nname: later\ndescription: one\n---\nbody\n');
+      vi.setSystemTime(Date.now() + 2500);
+      expect(names()).toContain('later:one');
+      writeFileSync(file, '---\nname: later\ndescription: a longer one\n---\nbody\n');
+      vi.setSystemTime(Date.now() + 2500);
+      expect(names()).toContain('later:a longer one');
+      rmSync(file);
+      vi.setSystemTime(Date.now() + 2500);
+      expect(names()).not.toContain('later:a longer one');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('reads every field of a good file, the body as instructions', () => {
     const p = write(
       projectAgents(),
