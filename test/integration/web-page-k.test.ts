@@ -5,7 +5,7 @@
 // the diff's header lines in words.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Browser, Locator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionLogPath } from '../../src/config/paths.js';
 import { addApproval } from '../../src/db/repos/approvals.js';
@@ -36,8 +36,7 @@ const reply = Array.from({ length: 60 }, (_, i) => `line ${i + 1}${i % 7 === 3 ?
 
 function seed(): void {
   const db = seeded.db;
-  const make = (key: string, o: Parameters<typeof createSession>[1]): string =>
-    (ids[key] = createSession(db, o).id);
+  const make = (key: string, o: Parameters<typeof createSession>[1]): string => (ids[key] = createSession(db, o).id);
   const p = seeded.hash;
   make('long', { projectId: p, type: 'general', status: 'done', prompt: 'long one' });
   writeLog(ids.long!, [
@@ -95,6 +94,10 @@ const shot = async (page: Page, name: string): Promise<void> => {
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png` });
 };
 
+/** A computed style (the test's own tsconfig has no DOM types: the function goes as text). */
+const styleOf = (l: Locator, prop: string): Promise<string> =>
+  l.evaluate(`(el) => getComputedStyle(el)[${JSON.stringify(prop)}]`) as Promise<string>;
+
 const json = (route: Route, status: number, body: object): Promise<void> =>
   route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
 
@@ -150,12 +153,8 @@ describe('klaude web: the session pane', () => {
     expect(await page.locator('.item.user').allInnerTexts()).toEqual(['› long one']);
     const end = page.locator('.item.note.done');
     expect(await end.innerText()).toBe('— done');
-    const { bg, color } = await end.evaluate((el) => {
-      const cs = getComputedStyle(el);
-      return { bg: cs.backgroundColor, color: cs.color };
-    });
-    expect(bg).toBe('rgba(0, 0, 0, 0)');
-    expect(color).toBe('rgb(92, 196, 138)');
+    expect(await styleOf(end, 'backgroundColor')).toBe('rgba(0, 0, 0, 0)');
+    expect(await styleOf(end, 'color')).toBe('rgb(92, 196, 138)');
   });
 
   it('a worktree agent: branch in the header, Merge once finished, its outcome; archive asks first', async () => {
@@ -204,7 +203,7 @@ describe('klaude web: the session pane', () => {
     const note = page.getByTestId('action-note');
     await note.getByText('it is busy', { exact: false }).waitFor();
     expect(await note.getAttribute('class')).toContain('error');
-    expect(await note.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(232, 103, 90)');
+    expect(await styleOf(note, 'color')).toBe('rgb(232, 103, 90)');
     expect(await page.getByTestId('message-input').inputValue()).toBe('please also update the README');
 
     answer = [200, { result: { delivered: 'stdin', pid: 1, nativeSessionId: null } }];
@@ -250,7 +249,7 @@ describe('klaude web: the session pane', () => {
     const need = page.locator(`[data-testid=need][data-session="${ids.failed}"]`);
     const why = need.getByTestId('need-failed');
     await why.waitFor();
-    expect(await why.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(232, 103, 90)');
+    expect(await styleOf(why, 'color')).toBe('rgb(232, 103, 90)');
     await shot(page, 'k-needs-failed');
 
     const ask = page.locator(`[data-testid=need][data-session="${ids.ask}"]`);
@@ -296,4 +295,3 @@ describe('the diff in words', () => {
     ]);
   });
 });
-

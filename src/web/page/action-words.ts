@@ -15,7 +15,10 @@ export function deliveryWords(d: Delivery, s: WebSession): { text: string; pendi
       : { text: 'queued: it gets this when its current turn ends (klaude resumes it with it)', pending: true };
   if (d.delivered === 'recovering')
     return { text: 'it had crashed mid-turn: klaude is resuming it, and your message goes with it', pending: false };
-  return { text: `sent: resumed ${short(s.id)} (it had ${d.previousStatus ?? 'stopped'}) with your message`, pending: false };
+  return {
+    text: `sent: resumed ${short(s.id)} (it had ${d.previousStatus ?? 'stopped'}) with your message`,
+    pending: false,
+  };
 }
 
 export function mergeWords(r: MergeOutcome): string {

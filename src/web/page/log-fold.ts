@@ -70,7 +70,10 @@ export function fold(items: Item[], e: AgentEvent): Item[] {
       return [...items, { k: 'note', text: `retry ${e.attempt}: ${e.reason}`, cls: 'retry' }];
     case 'done':
       // Not the dots' `st-*` classes: those paint a background, and the marker is text to read.
-      return [...items, { k: 'note', text: `— ${e.status}${e.error ? `: ${e.error}` : ''}`, cls: `done end-${e.status}` }];
+      return [
+        ...items,
+        { k: 'note', text: `— ${e.status}${e.error ? `: ${e.error}` : ''}`, cls: `done end-${e.status}` },
+      ];
     case 'status':
       return e.status === 'waiting' || e.status === 'interrupted'
         ? [...items, { k: 'note', text: e.status, cls: 'status' }]
@@ -86,6 +89,3 @@ export function fold(items: Item[], e: AgentEvent): Item[] {
       return items;
   }
 }
-
-/** The text a search looks in. */
-export const itemText = (x: Item): string => (x.k === 'tool' ? `${x.name} ${x.summary} ${x.output ?? ''}` : x.text);

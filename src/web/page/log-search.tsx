@@ -4,30 +4,46 @@
  */
 import { Fragment, useEffect, useState, type ReactNode, type RefObject } from 'react';
 
-/** How many times `q` occurs in `text` (case-insensitive; an empty query: none). */
+/** How many times `q` occurs in `text`, line by line as it is marked (case-insensitive; an empty query: none). */
 export function countIn(text: string, q: string): number {
   if (!q) return 0;
-  const t = text.toLowerCase();
   const n = q.toLowerCase();
   let count = 0;
-  for (let i = t.indexOf(n); i !== -1; i = t.indexOf(n, i + n.length)) count++;
+  for (const line of text.toLowerCase().split('\n'))
+    for (let i = line.indexOf(n); i !== -1; i = line.indexOf(n, i + n.length)) count++;
   return count;
 }
 
-/** `text` with each occurrence of `q` in a <mark>. */
-export function Marked({ text, q }: { text: string; q: string }): ReactNode {
-  if (!q) return text;
-  const lower = text.toLowerCase();
-  const n = q.toLowerCase();
+/** One line with each occurrence of `q` in a <mark>. */
+function markLine(line: string, q: string): ReactNode[] {
+  const lower = line.toLowerCase();
   const out: ReactNode[] = [];
   let at = 0;
-  for (let i = lower.indexOf(n); i !== -1; i = lower.indexOf(n, at)) {
-    out.push(<Fragment key={`t${i}`}>{text.slice(at, i)}</Fragment>);
-    out.push(<mark key={`m${i}`}>{text.slice(i, i + n.length)}</mark>);
-    at = i + n.length;
+  for (let i = lower.indexOf(q); i !== -1; i = lower.indexOf(q, at)) {
+    out.push(<Fragment key={`t${i}`}>{line.slice(at, i)}</Fragment>);
+    out.push(<mark key={`m${i}`}>{line.slice(i, i + q.length)}</mark>);
+    at = i + q.length;
   }
-  out.push(<Fragment key="end">{text.slice(at)}</Fragment>);
+  out.push(<Fragment key="end">{line.slice(at)}</Fragment>);
   return out;
+}
+
+/** `text` while searching: line by line, the lines with a match marked, each occurrence in a <mark>. */
+export function Marked({ text, q, inline }: { text: string; q: string; inline?: boolean }): ReactNode {
+  if (!q) return text;
+  const n = q.toLowerCase();
+  if (inline) return markLine(text, n);
+  return text.split('\n').map((line, i) =>
+    line.toLowerCase().includes(n) ? (
+      <span key={i} className="line hit">
+        {markLine(line, n)}
+      </span>
+    ) : (
+      <span key={i} className="line">
+        {line || ' '}
+      </span>
+    ),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { AgentEvent } from '../../core/events.js';
-import { fold, itemText, type Item } from './log-fold.js';
+import { fold, type Item } from './log-fold.js';
 import { countIn, LogSearch, Marked } from './log-search.js';
 
 /**
@@ -66,7 +66,7 @@ export function LogView({ id, pending = [] }: { id: string; pending?: readonly s
   const scroller = useRef<HTMLDivElement>(null);
   const follow = useRef(true);
   const waiting = pending.filter((p) => !items.some((x) => x.k === 'user' && x.text.includes(p)));
-  const total = q ? items.reduce((n, x) => n + countIn(itemText(x), q), 0) : 0;
+  const total = q ? items.reduce((n, x) => n + countItem(x, q), 0) : 0;
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && !q && follow.current) el.scrollTop = el.scrollHeight;
@@ -104,8 +104,12 @@ const SOURCE: Partial<Record<NonNullable<Extract<Item, { k: 'user' }>['source']>
   onStop: "klaude's on-stop prompt",
 };
 
+/** Matches in an item, counted as LogItem marks them (a tool's name, summary and output apart). */
+const countItem = (x: Item, q: string): number =>
+  x.k === 'tool' ? countIn(x.name, q) + countIn(x.summary, q) + countIn(x.output ?? '', q) : countIn(x.text, q);
+
 function LogItem({ x, q }: { x: Item; q: string }) {
-  const hit = q !== '' && countIn(itemText(x), q) > 0;
+  const hit = q !== '' && countItem(x, q) > 0;
   const cls = hit ? ' hit' : '';
   switch (x.k) {
     case 'user':
@@ -141,9 +145,9 @@ function LogItem({ x, q }: { x: Item; q: string }) {
         <details className={`item tool${x.isError ? ' failed' : ''}${cls}`} open={hit || undefined}>
           <summary>
             <b>
-              <Marked text={x.name} q={q} />
+              <Marked text={x.name} q={q} inline />
             </b>{' '}
-            <Marked text={x.summary} q={q} />
+            <Marked text={x.summary} q={q} inline />
           </summary>
           <pre>{x.output === undefined ? '…' : <Marked text={x.output} q={q} />}</pre>
         </details>

@@ -95,26 +95,7 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
   const queued = s.status === 'queued';
   return (
     <>
-      {canMessage ? (
-        <form
-          className="row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (msg.trim() && !busy) send();
-          }}
-        >
-          <input
-            value={msg}
-            onChange={(e) => setMsg(e.target.value)}
-            placeholder="message the agent"
-            aria-label="message the agent"
-            data-testid="message-input"
-          />
-          <button disabled={busy || !msg.trim()} data-testid="message-send">
-            Send
-          </button>
-        </form>
-      ) : null}
+      {canMessage ? <MessageForm msg={msg} setMsg={setMsg} busy={busy} send={send} /> : null}
       <div className="buttons">
         {isLive(s) ? (
           <button disabled={busy} className="danger" data-testid="interrupt" onClick={interrupt}>
@@ -139,11 +120,42 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
           {s.archivedAt ? 'Restore' : 'Archive'}
         </button>
       </div>
-      {note ? (
-        <div className={`note${note.error ? ' error' : ''}`} role={note.error ? 'alert' : 'status'} data-testid="action-note">
-          {note.text}
-        </div>
-      ) : null}
+      {note ? <NoteLine note={note} /> : null}
     </>
+  );
+}
+
+function MessageForm(p: { msg: string; setMsg: (m: string) => void; busy: boolean; send: () => void }) {
+  return (
+    <form
+      className="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (p.msg.trim() && !p.busy) p.send();
+      }}
+    >
+      <input
+        value={p.msg}
+        onChange={(e) => p.setMsg(e.target.value)}
+        placeholder="message the agent"
+        aria-label="message the agent"
+        data-testid="message-input"
+      />
+      <button disabled={p.busy || !p.msg.trim()} data-testid="message-send">
+        Send
+      </button>
+    </form>
+  );
+}
+
+function NoteLine({ note }: { note: NonNullable<Note> }) {
+  return (
+    <div
+      className={`note${note.error ? ' error' : ''}`}
+      role={note.error ? 'alert' : 'status'}
+      data-testid="action-note"
+    >
+      {note.text}
+    </div>
   );
 }
