@@ -94,9 +94,10 @@ const shot = async (page: Page, name: string): Promise<void> => {
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png` });
 };
 
-/** A computed style (the test's own tsconfig has no DOM types: the function goes as text). */
+/** A computed style, read in the page (this tsconfig has no DOM types: the page's global typed here). */
+type WithStyles = { getComputedStyle: (el: unknown) => Record<string, string> };
 const styleOf = (l: Locator, prop: string): Promise<string> =>
-  l.evaluate(`(el) => getComputedStyle(el)[${JSON.stringify(prop)}]`) as Promise<string>;
+  l.evaluate((el, p) => (globalThis as unknown as WithStyles).getComputedStyle(el)[p]!, prop);
 
 const json = (route: Route, status: number, body: object): Promise<void> =>
   route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
@@ -168,8 +169,14 @@ describe('klaude web: the session pane', () => {
 
     let archived = 0;
     await page.route('**/api/sessions/*/archive', (r) => (archived++, json(r, 200, { result: [ids.wt] })));
+    const patch =
+      'diff --git a/a b/a\nnew file mode 100644\nindex 0000000..e69de29\ndiff --git a/b b/b\nnew file mode 100644\nindex 0000000..f272ef5\n--- /dev/null\n+++ b/b\n@@ -0,0 +1 @@\n+hello\n';
+    const files = [
+      { path: 'a', status: 'added', added: 0, deleted: 0 },
+      { path: 'b', status: 'added', added: 1, deleted: 0 },
+    ];
     await page.route('**/api/sessions/*/diff', (r) =>
-      json(r, 200, { result: { files: [{ path: 'a' }, { path: 'b' }], patch: '', kind: 'worktree' } }),
+      json(r, 200, { result: { files, patch, kind: 'worktree', branch: 'klaude/wt-1', note: null } }),
     );
     const asked: string[] = [];
     page.on('dialog', (d) => {
@@ -180,6 +187,14 @@ describe('klaude web: the session pane', () => {
     await until('archive asks', () => asked.length === 1);
     expect(asked[0]).toMatch(/branch klaude\/wt-1 has changes in 2 files\. Archive it anyway\?/);
     expect(archived).toBe(0);
+
+    await page.getByTestId('diff-toggle').click();
+    const diff = page.getByTestId('diff');
+    await diff.getByText('new empty file').waitFor();
+    await diff.getByText('+hello').waitFor();
+    expect(await diff.innerText()).not.toMatch(/index |mode 100644|\+\+\+ /);
+    await shot(page, 'k-diff');
+    await page.getByTestId('diff-toggle').click();
 
     const outcomes = [
       { branch: 'klaude/wt-1', into: 'main', committedWork: false, result: 'merged', files: ['a', 'b'] },
