@@ -151,6 +151,8 @@ describe('klaude web: the session pane', () => {
     await log.getByText('denied by you (web): not now').waitFor();
     await log.getByText('allowed by you (web)').waitFor();
     await log.getByText('klaude resumed it after its run stopped mid-turn').waitFor();
+    await log.getByText('klaude resumed it after its run stopped mid-turn').scrollIntoViewIfNeeded();
+    await shot(page, 'k-log-words');
     expect(await page.locator('.item.user').allInnerTexts()).toEqual(['› long one']);
     const end = page.locator('.item.note.done');
     expect(await end.innerText()).toBe('— done');
