@@ -189,7 +189,10 @@ describe('klaude web: the page', () => {
     await file.getByText('+hello-from-web').waitFor();
     page.once('dialog', (d) => void d.accept());
     await page.getByTestId('merge').click();
-    await page.getByTestId('action-note').getByText('merge: done').waitFor();
+    await page
+      .getByTestId('action-note')
+      .getByText(/merged \S+ into main \(1 file: made\.txt\)/)
+      .waitFor();
     expect(readFileSync(join(home.projectDir, 'made.txt'), 'utf8')).toBe('hello-from-web\n');
   });
 

@@ -2,17 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { SessionDiff } from '../../git/session-diff.js';
 import { api, describe } from './api.js';
-
-/** The unified patch cut at each `diff --git` header: one part per file. */
-export function splitPatch(patch: string): { file: string; lines: string[] }[] {
-  const out: { file: string; lines: string[] }[] = [];
-  for (const line of patch.split('\n')) {
-    const m = /^diff --git a\/(.*) b\//.exec(line);
-    if (m) out.push({ file: m[1]!, lines: [] });
-    else out[out.length - 1]?.lines.push(line);
-  }
-  return out;
-}
+import { readable, splitPatch } from './diff-words.js';
 
 const cls = (l: string): string =>
   l.startsWith('+') && !l.startsWith('+++')
@@ -21,7 +11,9 @@ const cls = (l: string): string =>
       ? 'del'
       : l.startsWith('@@')
         ? 'hunk'
-        : '';
+        : l.startsWith('\\')
+          ? 'muted'
+          : '';
 
 export function DiffView({ id }: { id: string }) {
   const [diff, setDiff] = useState<SessionDiff | null>(null);
@@ -52,7 +44,7 @@ export function DiffView({ id }: { id: string }) {
               {f ? <span className="del">-{f.deleted ?? '?'}</span> : null}
             </summary>
             <pre>
-              {p.lines.map((l, i) => (
+              {readable(p.lines).map((l, i) => (
                 <div key={i} className={cls(l)}>
                   {l || ' '}
                 </div>

@@ -1,85 +1,11 @@
 /**
- * A session's log, streaming: the server's timeline events (the same as `klaude logs`) folded into
- * items — text deltas grow one item until the whole text replaces them, a tool call and its result
- * are one collapsible item, approvals and `[UPDATE]`s inline — and a search over them.
+ * A session's log, streaming (items: log-fold.ts), in its own scrolling area under a search bar,
+ * so the session's actions above it stay in reach however long the log grows.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { AgentEvent } from '../../core/events.js';
-
-export type Item =
-  | { k: 'user'; text: string }
-  | { k: 'text'; text: string; streaming: boolean }
-  | { k: 'thinking'; text: string }
-  | { k: 'tool'; id: string; name: string; summary: string; output?: string; isError?: boolean }
-  | { k: 'note'; text: string; cls: string };
-
-/** Fold one event into the items (a new array when anything changed). */
-export function fold(items: Item[], e: AgentEvent): Item[] {
-  const last = items[items.length - 1];
-  switch (e.type) {
-    case 'user':
-      return [...items, { k: 'user', text: e.text }];
-    case 'text_delta':
-      if (last?.k === 'text' && last.streaming) return [...items.slice(0, -1), { ...last, text: last.text + e.text }];
-      return [...items, { k: 'text', text: e.text, streaming: true }];
-    case 'text':
-      if (last?.k === 'text' && last.streaming)
-        return [...items.slice(0, -1), { k: 'text', text: e.text, streaming: false }];
-      return [...items, { k: 'text', text: e.text, streaming: false }];
-    case 'thinking_delta':
-      if (last?.k === 'thinking') return [...items.slice(0, -1), { k: 'thinking', text: last.text + e.text }];
-      return [...items, { k: 'thinking', text: e.text }];
-    case 'tool_call':
-      return [...items, { k: 'tool', id: e.id, name: e.name, summary: e.summary }];
-    case 'tool_result': {
-      const i = items.findLastIndex((x) => x.k === 'tool' && x.id === e.id);
-      if (i === -1) return items;
-      const next = items.slice();
-      next[i] = { ...(items[i] as Extract<Item, { k: 'tool' }>), output: e.output, isError: e.isError };
-      return next;
-    }
-    case 'update':
-      return [...items, { k: 'note', text: `[UPDATE] ${e.text}`, cls: 'update' }];
-    case 'approval_request':
-      return [
-        ...items,
-        { k: 'note', text: `asks: ${e.tool} ${e.summary}${e.rule ? ` (always: ${e.rule})` : ''}`, cls: 'ask' },
-      ];
-    case 'approval_answer':
-      return [
-        ...items,
-        {
-          k: 'note',
-          text: `${e.behavior}${e.always ? ' always' : ''}${e.by ? ` by ${e.by}` : ''}${e.message ? `: ${e.message}` : ''}`,
-          cls: 'answer',
-        },
-      ];
-    case 'error':
-      return [...items, { k: 'note', text: e.message, cls: 'error' }];
-    case 'retry':
-      return [...items, { k: 'note', text: `retry ${e.attempt}: ${e.reason}`, cls: 'retry' }];
-    case 'done':
-      return [
-        ...items,
-        { k: 'note', text: `— ${e.status}${e.error ? `: ${e.error}` : ''}`, cls: `done st-${e.status}` },
-      ];
-    case 'status':
-      return e.status === 'waiting' || e.status === 'interrupted'
-        ? [...items, { k: 'note', text: e.status, cls: 'status' }]
-        : items;
-    case 'recovered':
-      return [...items, { k: 'note', text: `recovered (${e.cause})`, cls: 'status' }];
-    case 'queued':
-      return [...items, { k: 'note', text: `queued (#${e.position})`, cls: 'status' }];
-    case 'artifact':
-      return [...items, { k: 'note', text: `${e.name}: ${e.text}`, cls: 'artifact' }];
-    case 'init':
-    case 'usage':
-      return items;
-  }
-}
-
-const itemText = (x: Item): string => (x.k === 'tool' ? `${x.name} ${x.summary} ${x.output ?? ''}` : x.text);
+import { fold, type Item } from './log-fold.js';
+import { countIn, LogSearch, Marked } from './log-search.js';
 
 /**
  * Follow the session's log over server-sent events. A reconnect (EventSource's own, with the last
@@ -127,53 +53,110 @@ export function useSessionLog(id: string): Item[] {
   return items;
 }
 
-export function LogView({ id }: { id: string }) {
+/** Near enough to the end to keep following what arrives. */
+const FOLLOW_PX = 48;
+
+/**
+ * `pending`: messages the page sent that the agent gets when its turn ends; each shows at the end
+ * until the log has it as a turn of its own.
+ */
+export function LogView({ id, pending = [] }: { id: string; pending?: readonly string[] }) {
   const items = useSessionLog(id);
   const [q, setQ] = useState('');
-  const end = useRef<HTMLDivElement>(null);
-  const shown = q ? items.filter((x) => itemText(x).toLowerCase().includes(q.toLowerCase())) : items;
-  useEffect(() => {
-    if (!q) end.current?.scrollIntoView({ block: 'end' });
-  }, [items, q]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const follow = useRef(true);
+  const waiting = pending.filter((p) => !items.some((x) => x.k === 'user' && x.text.includes(p)));
+  const total = q ? items.reduce((n, x) => n + countItem(x, q), 0) : 0;
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && !q && follow.current) el.scrollTop = el.scrollHeight;
+  }, [items, q, waiting.length]);
   return (
     <div className="log" data-testid="log">
-      <input
-        className="search"
-        type="search"
-        placeholder="search the log"
-        value={q}
-        onChange={(e) => setQ(e.target.value)}
-      />
-      {shown.map((x, i) => (
-        <LogItem key={i} x={x} />
-      ))}
-      <div ref={end} />
+      <LogSearch q={q} setQ={setQ} total={total} scroller={scroller} />
+      <div
+        className="log-scroll"
+        ref={scroller}
+        tabIndex={0}
+        aria-label="log"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_PX;
+        }}
+      >
+        {items.map((x, i) => (
+          <LogItem key={i} x={x} q={q} />
+        ))}
+        {waiting.map((p, i) => (
+          <div key={`p${i}`} className="item user pending" data-testid="log-pending">
+            › {p}
+            <span className="muted"> — queued: it gets this when its turn ends</span>
+          </div>
+        ))}
+      </div>
     </div>
   );
 }
 
-function LogItem({ x }: { x: Item }) {
+/** Where a turn came from, when not the person: klaude's own prompts are not shown as theirs. */
+const SOURCE: Partial<Record<NonNullable<Extract<Item, { k: 'user' }>['source']>, string>> = {
+  share: 'shared with it',
+  onStop: "klaude's on-stop prompt",
+};
+
+/** Matches in an item, counted as LogItem marks them (a tool's name, summary and output apart). */
+const countItem = (x: Item, q: string): number =>
+  x.k === 'tool' ? countIn(x.name, q) + countIn(x.summary, q) + countIn(x.output ?? '', q) : countIn(x.text, q);
+
+function LogItem({ x, q }: { x: Item; q: string }) {
+  const hit = q !== '' && countItem(x, q) > 0;
+  const cls = hit ? ' hit' : '';
   switch (x.k) {
     case 'user':
-      return <div className="item user">› {x.text}</div>;
+      if (x.source === 'recover')
+        return (
+          <details className={`item resume${cls}`} open={hit || undefined}>
+            <summary>↻ klaude resumed it after its run stopped mid-turn</summary>
+            <pre>
+              <Marked text={x.text} q={q} />
+            </pre>
+          </details>
+        );
+      return (
+        <div className={`item user${cls}`}>
+          {x.source && SOURCE[x.source] ? <span className="muted">{SOURCE[x.source]}: </span> : '› '}
+          <Marked text={x.text} q={q} />
+        </div>
+      );
     case 'text':
       return (
-        <div className={`item text${x.streaming ? ' streaming' : ''}`} data-testid="log-text">
-          {x.text}
+        <div className={`item text${x.streaming ? ' streaming' : ''}${cls}`} data-testid="log-text">
+          <Marked text={x.text} q={q} />
         </div>
       );
     case 'thinking':
-      return <div className="item thinking">{x.text}</div>;
+      return (
+        <div className={`item thinking${cls}`}>
+          <Marked text={x.text} q={q} />
+        </div>
+      );
     case 'tool':
       return (
-        <details className={`item tool${x.isError ? ' failed' : ''}`}>
+        <details className={`item tool${x.isError ? ' failed' : ''}${cls}`} open={hit || undefined}>
           <summary>
-            <b>{x.name}</b> {x.summary}
+            <b>
+              <Marked text={x.name} q={q} inline />
+            </b>{' '}
+            <Marked text={x.summary} q={q} inline />
           </summary>
-          <pre>{x.output ?? '…'}</pre>
+          <pre>{x.output === undefined ? '…' : <Marked text={x.output} q={q} />}</pre>
         </details>
       );
     case 'note':
-      return <div className={`item note ${x.cls}`}>{x.text}</div>;
+      return (
+        <div className={`item note ${x.cls}${cls}`}>
+          <Marked text={x.text} q={q} />
+        </div>
+      );
   }
 }

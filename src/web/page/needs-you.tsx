@@ -28,9 +28,36 @@ function NeedItem({ s, open }: { s: WebSession; open: (id: string) => void }) {
       ) : s.status === 'waiting' ? (
         <div className="why">waiting for your answer</div>
       ) : (
-        <div className="why error">failed{s.error ? `: ${s.error}` : ''}</div>
+        <Failure s={s} />
       )}
     </div>
+  );
+}
+
+/** A failure, in red, with a way to clear it from here: archiving it (the log stays; Archived shows it). */
+function Failure({ s }: { s: WebSession }) {
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState<string | null>(null);
+  const archive = (): void => {
+    setBusy(true);
+    setErr(null);
+    api
+      .post(`/api/sessions/${s.id}/archive`, { restore: false })
+      .catch((e: unknown) => setErr(describe(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <>
+      <div className="why error" data-testid="need-failed">
+        failed{s.error ? `: ${s.error}` : ''}
+      </div>
+      <div className="buttons">
+        <button disabled={busy} onClick={archive} data-testid="need-archive">
+          Archive
+        </button>
+      </div>
+      {err ? <div className="error">{err}</div> : null}
+    </>
   );
 }
 
@@ -82,6 +109,9 @@ export function Approval({ s, ask }: { s: WebSession; ask: WebSession['approvals
             value={reason}
             onChange={(e) => setReason(e.target.value)}
             placeholder="why (the agent sees it)"
+            aria-label="why you deny it (the agent sees it)"
+            // Opened to be typed in: from the keyboard, the next key is the reason's, not the button's.
+            autoFocus
             data-testid="deny-reason"
           />
           <button disabled={busy} className="danger" data-testid="deny">

@@ -1,0 +1,161 @@
+/**
+ * A session's actions — message, interrupt (cancel while queued), terminal, diff, merge, archive —
+ * each answered with a sentence from what the server returned; errors in red. A note goes when the
+ * session changes state, or after a while.
+ */
+import { useEffect, useState } from 'react';
+import type { Delivery } from '../../agent-ops/message.js';
+import type { MergeOutcome } from '../../git/merge.js';
+import type { SessionDiff } from '../../git/session-diff.js';
+import type { WebSession } from '../hub.js';
+import { archiveConfirm, deliveryWords, interruptConfirm, interruptWords, mergeWords } from './action-words.js';
+import { api, describe } from './api.js';
+import { isLive } from './display.js';
+
+/** How long a note stays when nothing else clears it (an error stays longer: it may need reading). */
+const NOTE_MS = { ok: 12_000, error: 60_000 };
+
+export interface ActionsProps {
+  s: WebSession;
+  diff: boolean;
+  toggleDiff: () => void;
+  /** A PTY session's terminal: shown or not, and the switch between it and the log. */
+  terminal: { shown: boolean; toggle: () => void } | null;
+  /** Messages sent that the agent gets when its turn ends (shown in the log until it has them). */
+  pending: readonly string[];
+  setPending: (p: string[]) => void;
+}
+
+type Note = { text: string; error: boolean; at: number } | null;
+
+/** A change of state this soon after a note is the action's own doing (a message resuming it): the note stays. */
+const OWN_CHANGE_MS = 3000;
+
+const ENDED = new Set(['done', 'failed', 'interrupted', 'cancelled']);
+
+function useNote(status: string): [Note, (text: string | null, error?: boolean) => void] {
+  const [note, setNote] = useState<Note>(null);
+  useEffect(() => setNote((n) => (n && Date.now() - n.at > OWN_CHANGE_MS ? null : n)), [status]);
+  useEffect(() => {
+    if (!note) return;
+    const t = setTimeout(() => setNote(null), note.error ? NOTE_MS.error : NOTE_MS.ok);
+    return () => clearTimeout(t);
+  }, [note]);
+  return [note, (text, error = false) => setNote(text === null ? null : { text, error, at: Date.now() })];
+}
+
+export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: ActionsProps) {
+  const [msg, setMsg] = useState('');
+  const [note, setNote] = useNote(s.status);
+  const [busy, setBusy] = useState(false);
+  const [merged, setMerged] = useState(false);
+  const run = <T,>(path: string, body: object, say: (r: T) => string): void => {
+    setBusy(true);
+    setNote(null);
+    api
+      .post<T>(`/api/sessions/${s.id}/${path}`, body)
+      .then((r) => setNote(say(r)))
+      .catch((e: unknown) => setNote(describe(e), true))
+      .finally(() => setBusy(false));
+  };
+  const send = (): void => {
+    const text = msg;
+    run<Delivery>('message', { prompt: text }, (d) => {
+      const w = deliveryWords(d, s);
+      setMsg((cur) => (cur === text ? '' : cur));
+      if (w.pending) setPending([...pending, text]);
+      return w.text;
+    });
+  };
+  const interrupt = (): void => {
+    if (!confirm(interruptConfirm(s, pending.length))) return;
+    run<{ dropped: string[] }>('interrupt', {}, (r) => {
+      setPending([]);
+      if (r.dropped.length > 0) setMsg((cur) => [cur, ...r.dropped].filter(Boolean).join('\n\n'));
+      return interruptWords(s, r.dropped);
+    });
+  };
+  const merge = (): void => {
+    if (!confirm(`Merge ${s.worktreeBranch} into the project's branch?`)) return;
+    run<MergeOutcome>('merge', {}, (r) => (setMerged(true), mergeWords(r)));
+  };
+  const archive = async (): Promise<void> => {
+    const restore = !!s.archivedAt;
+    if (!restore && s.worktreeBranch && !merged) {
+      const changed = await api
+        .get<SessionDiff>(`/api/sessions/${s.id}/diff`)
+        .then((d) => d.files.length)
+        .catch(() => 0);
+      if (changed > 0 && !confirm(archiveConfirm(s, changed))) return;
+    }
+    run<unknown>('archive', { restore }, () => (restore ? 'restored' : 'archived'));
+  };
+  // A PTY session is typed to in its terminal (Take over): the server refuses messages to it.
+  const canMessage = !s.pty;
+  const queued = s.status === 'queued';
+  return (
+    <>
+      {canMessage ? <MessageForm msg={msg} setMsg={setMsg} busy={busy} send={send} /> : null}
+      <div className="buttons">
+        {isLive(s) ? (
+          <button disabled={busy} className="danger" data-testid="interrupt" onClick={interrupt}>
+            {queued ? 'Cancel' : 'Interrupt'}
+          </button>
+        ) : null}
+        {terminal ? (
+          <button onClick={terminal.toggle} data-testid="terminal-toggle">
+            {terminal.shown ? 'Log' : 'Terminal'}
+          </button>
+        ) : null}
+        <button disabled={busy} onClick={toggleDiff} data-testid="diff-toggle">
+          {diff ? 'Log' : 'Diff'}
+        </button>
+        {/* Merge only once the agent has finished: the CLI refuses a running one. */}
+        {s.worktreeBranch && ENDED.has(s.status) ? (
+          <button disabled={busy} data-testid="merge" onClick={merge}>
+            Merge
+          </button>
+        ) : null}
+        <button disabled={busy} data-testid="archive" onClick={() => void archive()}>
+          {s.archivedAt ? 'Restore' : 'Archive'}
+        </button>
+      </div>
+      {note ? <NoteLine note={note} /> : null}
+    </>
+  );
+}
+
+function MessageForm(p: { msg: string; setMsg: (m: string) => void; busy: boolean; send: () => void }) {
+  return (
+    <form
+      className="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (p.msg.trim() && !p.busy) p.send();
+      }}
+    >
+      <input
+        value={p.msg}
+        onChange={(e) => p.setMsg(e.target.value)}
+        placeholder="message the agent"
+        aria-label="message the agent"
+        data-testid="message-input"
+      />
+      <button disabled={p.busy || !p.msg.trim()} data-testid="message-send">
+        Send
+      </button>
+    </form>
+  );
+}
+
+function NoteLine({ note }: { note: NonNullable<Note> }) {
+  return (
+    <div
+      className={`note${note.error ? ' error' : ''}`}
+      role={note.error ? 'alert' : 'status'}
+      data-testid="action-note"
+    >
+      {note.text}
+    </div>
+  );
+}
