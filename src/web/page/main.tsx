@@ -86,7 +86,10 @@ function App() {
       <div className="list">
         <header className="top">
           <h1>klaude</h1>
-          <span className={`conn ${link === 'live' ? 'on' : 'off'}`} title={link === 'live' ? 'live' : 'reconnecting'} />
+          <span
+            className={`conn ${link === 'live' ? 'on' : 'off'}`}
+            title={link === 'live' ? 'live' : 'reconnecting'}
+          />
           <div className="spacer" />
           {notify.permission === 'default' ? (
             <button onClick={notify.ask} data-testid="notify-me">
@@ -131,7 +134,7 @@ function NeedsBar({ needs, back }: { needs: WebSession[]; back: () => void }) {
   if (needs.length === 0) return null;
   return (
     <button className="needs-bar" onClick={back} data-testid="needs-bar">
-      {needs.length} {needs.length === 1 ? 'needs' : 'need'} you <span aria-hidden>›</span>
+      {needs.length} {needs.length === 1 ? 'needs' : 'need'} you · back to the list <span aria-hidden>›</span>
     </button>
   );
 }

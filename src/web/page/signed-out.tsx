@@ -27,7 +27,8 @@ export function SignedOut({ problem, wasSignedIn, tries, retry }: Props) {
       {refused ? <Problem error={problem} testId="sign-in-error" /> : null}
       {wasSignedIn ? (
         <p data-testid="signed-out-now">
-          This page was signed out: <code>klaude web --rotate-token</code> ended every page’s sign-in.
+          This page was signed out: the server no longer accepts its sign-in (<code>klaude web --rotate-token</code>{' '}
+          does that to every page).
         </p>
       ) : null}
       <p>
