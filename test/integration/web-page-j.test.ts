@@ -119,7 +119,7 @@ describe('the page shell', () => {
     expect(new URL(p.url()).hash).toBe(`#s=${done}`);
     await p.reload();
     await p.locator(`[data-testid=session-pane][data-session="${done}"]`).waitFor();
-    await p.getByRole('button', { name: 'back' }).click();
+    await p.getByRole('button', { name: 'back', exact: true }).click();
     await p.getByTestId('session-pane').waitFor({ state: 'detached' });
     expect(new URL(p.url()).hash).toBe('');
     await p.getByText('finished one').first().click();
@@ -223,7 +223,7 @@ describe('the page shell', () => {
     } finally {
       db.close();
     }
-    await p.waitForFunction('window.__notes.length > 0');
+    await expect.poll(() => p.evaluate('window.__notes.length'), { timeout: 15_000 }).toBeGreaterThan(0);
     const notes = (await p.evaluate('window.__notes')) as string[];
     expect(notes[0]).toMatch(/^project · general \w{8} failed \| exited with code 41$/);
     await p.evaluate(
@@ -231,8 +231,13 @@ describe('the page shell', () => {
     );
     await p.locator(`[data-testid=session-pane][data-session="${done}"]`).waitFor();
 
-    const q = await (await browser.newContext({ viewport: DESKTOP })).newPage();
-    contexts.push(q.context());
+    // The person allows notifications (headless Chromium has no prompt to answer).
+    const q = await page(
+      'desktop',
+      `let perm = 'default';
+       Object.defineProperty(Notification, 'permission', { get: () => perm });
+       Notification.requestPermission = () => ((perm = 'granted'), Promise.resolve(perm));`,
+    );
     await q.goto(freshUrl(w));
     await q.getByTestId('notify-me').click();
     await q.getByTestId('notify-me').waitFor({ state: 'detached', timeout: 2000 });
