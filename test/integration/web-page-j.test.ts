@@ -209,11 +209,15 @@ describe('the page shell', () => {
 
   it('a notification names the project and says "failed"; its click opens the session; Notify me goes once answered', async () => {
     const { home, w, done } = await setup();
-    // Record notifications instead of showing them (the service worker's and the page's own).
+    // Record notifications instead of showing them (a headless Chromium shows none).
     const p = await page(
       'desktop',
       `window.__notes = [];
-       ServiceWorkerRegistration.prototype.showNotification = function (t, o) { window.__notes.push(t + ' | ' + o.body); return Promise.resolve(); };`,
+       window.Notification = class {
+         static permission = 'granted';
+         constructor(t, o) { this.title = t + ' | ' + o.body; window.__notes.push(this); }
+         close() {}
+       };`,
     );
     await p.goto(w.url);
     await p.locator('.conn.on').waitFor();
@@ -224,8 +228,13 @@ describe('the page shell', () => {
       db.close();
     }
     await expect.poll(() => p.evaluate('window.__notes.length'), { timeout: 15_000 }).toBeGreaterThan(0);
-    const notes = (await p.evaluate('window.__notes')) as string[];
-    expect(notes[0]).toMatch(/^project · general \w{8} failed \| exited with code 41$/);
+    const title = (await p.evaluate('window.__notes[0].title')) as string;
+    expect(title).toMatch(/^project · general \w{8} failed \| exited with code 41$/);
+    await p.evaluate('window.__notes[0].onclick()');
+    await p.locator(`[data-testid=session-pane][data-session="${done}"]`).waitFor();
+    // The service worker's notification (phones): its click reaches the page as a message.
+    await p.keyboard.press('Escape');
+    await p.getByTestId('session-pane').waitFor({ state: 'detached' });
     await p.evaluate(
       `navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data: { open: '${done}' } }))`,
     );

@@ -1,7 +1,7 @@
 /**
  * The tab title's count and a notification when a session starts needing the person: it names
  * the project, says "failed" for a failure, and a click brings the page forward with that session
- * open (through the service worker where there is one: phones show notifications only that way).
+ * open.
  */
 import { useEffect, useRef, useState } from 'react';
 import type { WebSession, WebState } from '../hub.js';
@@ -26,15 +26,24 @@ function projectName(state: WebState, s: WebSession): string {
 function message(state: WebState, s: WebSession): { title: string; body: string } {
   const who = `${projectName(state, s)} · ${s.type} ${short(s.id)}`;
   const ask = s.approvals[0];
-  if (ask) return { title: `${who} asks to run ${ask.toolName}`, body: ask.summary };
+  if (ask) return { title: `${who} needs you: ${ask.toolName}`, body: ask.summary };
   if (s.status === 'failed') return { title: `${who} failed`, body: s.error ?? label(s) };
-  return { title: `${who} is waiting for you`, body: label(s) };
+  return { title: `${who} needs you: waiting for your answer`, body: label(s) };
 }
 
+/**
+ * The page's own notification, whose click focuses the page and opens the session; where the
+ * browser refuses that (Android: "use ServiceWorkerRegistration.showNotification"), the service
+ * worker's, whose click (sw.js) does the same.
+ */
 async function show(title: string, body: string, tag: string, id: string, open: (id: string) => void): Promise<void> {
-  const reg = await navigator.serviceWorker?.getRegistration().catch(() => undefined);
-  if (reg?.active) return reg.showNotification(title, { body, tag, data: { session: id } });
-  const n = new Notification(title, { body, tag });
+  let n: Notification;
+  try {
+    n = new Notification(title, { body, tag });
+  } catch {
+    const reg = await navigator.serviceWorker?.getRegistration();
+    return reg?.showNotification(title, { body, tag, data: { session: id } });
+  }
   n.onclick = () => {
     window.focus();
     open(id);
