@@ -20,11 +20,13 @@ export function setLink(next: Link): void {
 
 export const currentLink = (): Link => link;
 
+function onLinkChange(l: () => void): () => void {
+  listeners.add(l);
+  return () => listeners.delete(l);
+}
+
 export function useLink(): Link {
-  return useSyncExternalStore(
-    (l) => (listeners.add(l), () => listeners.delete(l)),
-    () => link,
-  );
+  return useSyncExternalStore(onLinkChange, () => link);
 }
 
 /** The delay before the n-th retry: 1 s, 2 s, 4 s … at most 15 s. */
@@ -82,11 +84,17 @@ export function useLiveState(enabled: boolean): WebState | null {
     const stopWaking = onWake(() => {
       if (currentLink() === 'down') connect();
     });
+    // A request got no answer while the stream looks open (a phone that lost its network
+    // quietly): the stream is reopened, which either comes back live or shows the server down.
+    const stopWatching = onLinkChange(() => {
+      if (currentLink() === 'down' && es?.readyState === EventSource.OPEN) connect();
+    });
     connect();
     return () => {
       ended = true;
       clearTimeout(timer);
       stopWaking();
+      stopWatching();
       es?.close();
     };
   }, [enabled]);
