@@ -128,6 +128,7 @@ describe('the page shell', () => {
     await p.getByTestId('session-pane').waitFor({ state: 'detached' });
     expect(new URL(p.url()).origin).toBe(w.origin);
     await p.getByText('finished one').first().waitFor();
+    await shot(p, 'j3-phone-after-back');
   });
 
   it('phone: with a session open, a bar says what else needs you and goes back to the list', async () => {

@@ -148,6 +148,9 @@ function EmptyPane({ missing }: { missing: boolean }) {
           ? 'That session is not here any more. Pick another on the left.'
           : 'Pick a session on the left to read its log, answer it and act on it — or Start a new one.'}
       </p>
+      <p className="muted">
+        <kbd>Esc</kbd> or × closes the open session.
+      </p>
     </section>
   );
 }
