@@ -1,32 +1,22 @@
 /**
- * The page: sign in with the token, then one event stream of the live state (every project's
- * sessions) and, for the session open, one of its log. Phone first: one column, the session
- * replacing the list; on a wide screen the list and the session side by side.
+ * The page: sign in with the token (on load, and whenever a new `#token=` link is pasted into the
+ * tab), then one event stream of the live state (every project's sessions) and, for the session
+ * open, one of its log. Phone first: one column, the session replacing the list (Back returns to
+ * it); on a wide screen the list and the session side by side.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { WebSession, WebState } from '../hub.js';
-import { signIn, UNREACHABLE } from './api.js';
-import { isLive, label, needsYou, short } from './display.js';
+import type { WebSession } from '../hub.js';
+import { NoAnswer, type SignInResult, signIn } from './api.js';
+import { useAlerts, useNotifyPermission } from './alerts.js';
+import { isLive, needsYou } from './display.js';
+import { setLink, useLink, useLiveState } from './live-state.js';
+import { useSelection } from './navigation.js';
 import { NeedsYou } from './needs-you.js';
 import { SessionPane } from './session-pane.js';
+import { SignedOut } from './signed-out.js';
 import { StartForm } from './start-form.js';
 import { TreeList } from './tree-list.js';
-
-function useLiveState(enabled: boolean): { state: WebState | null; connected: boolean } {
-  const [state, setState] = useState<WebState | null>(null);
-  const [connected, setConnected] = useState(false);
-  useEffect(() => {
-    if (!enabled) return;
-    // EventSource reconnects by itself and sends Last-Event-ID: the server skips an unchanged state.
-    const es = new EventSource('/api/events');
-    es.addEventListener('state', (m) => setState(JSON.parse((m as MessageEvent<string>).data) as WebState));
-    es.onopen = () => setConnected(true);
-    es.onerror = () => setConnected(false);
-    return () => es.close();
-  }, [enabled]);
-  return { state, connected };
-}
 
 /** A clock for running sessions: ticks once a second only while something runs. */
 function useNow(active: boolean): number {
@@ -39,52 +29,72 @@ function useNow(active: boolean): number {
   return now;
 }
 
-/** Title count, and a notification when a session starts needing the person. */
-function useAlerts(needs: WebSession[], loaded: boolean): void {
-  const seen = useRef<Set<string> | null>(null);
+/**
+ * Signed in or not; signs in again whenever the tab's fragment gets a new `#token=`. `tries`
+ * counts the attempts in a row that got no answer (the offline screen's backoff).
+ */
+function useSignIn(): { result: SignInResult | null; tries: number; retry: () => void } {
+  const [result, setResult] = useState<SignInResult | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const [tries, setTries] = useState(0);
   useEffect(() => {
-    // What already needed the person when the page opened is listed, not announced.
-    if (!loaded) return;
-    document.title = needs.length ? `(${needs.length}) klaude` : 'klaude';
-    const keys = new Set(needs.map((s) => `${s.id}:${s.approvals[0]?.id ?? s.status}`));
-    if (seen.current && typeof Notification !== 'undefined' && Notification.permission === 'granted') {
-      for (const s of needs) {
-        const k = `${s.id}:${s.approvals[0]?.id ?? s.status}`;
-        if (seen.current.has(k)) continue;
-        const body = s.approvals[0] ? `${s.approvals[0].toolName}: ${s.approvals[0].summary}` : label(s);
-        new Notification(`${s.type} ${short(s.id)} needs you`, { body, tag: k });
-      }
-    }
-    seen.current = keys;
-  }, [needs, loaded]);
+    let current = true;
+    void signIn().then((r) => {
+      if (!current) return;
+      setTries((n) => (!r.ok && r.problem instanceof NoAnswer ? n + 1 : 0));
+      setLink(r.ok ? 'connecting' : 'signed-out');
+      setResult(r);
+    });
+    return () => void (current = false);
+  }, [attempt]);
+  useEffect(() => {
+    const onHash = (): void => {
+      if (/(?:^#|&)token=/.test(location.hash)) setAttempt((n) => n + 1);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  return { result, tries, retry };
 }
 
 function App() {
-  const [auth, setAuth] = useState<'checking' | 'no' | 'yes'>('checking');
-  const [why, setWhy] = useState<string | null>(null);
-  const [selected, setSelected] = useState<string | null>(null);
+  const { result, tries, retry } = useSignIn();
+  const link = useLink();
+  const signedIn = result?.ok === true && link !== 'signed-out';
+  const nav = useSelection();
   const [starting, setStarting] = useState(false);
   const [archived, setArchived] = useState(false);
-  useEffect(() => {
-    void signIn().then((failed) => (setWhy(failed), setAuth(failed === null ? 'yes' : 'no')));
-  }, []);
-  const { state, connected } = useLiveState(auth === 'yes');
+  const state = useLiveState(signedIn);
   const all = useMemo(() => state?.projects.flatMap((p) => p.sessions) ?? [], [state]);
   const needs = useMemo(() => all.filter((s) => needsYou(s) !== null), [all]);
   const now = useNow(all.some(isLive));
-  useAlerts(needs, state !== null);
-  if (auth === 'checking') return <div className="center muted">…</div>;
-  if (auth === 'no') return <SignedOut why={why} />;
-  const open = all.find((s) => s.id === selected) ?? null;
+  const notify = useNotifyPermission();
+  useAlerts(needs, signedIn ? state : null, nav.open);
+  if (result === null) return <div className="center muted">…</div>;
+  if (!result.ok) return <SignedOut problem={result.problem} tries={tries} retry={retry} />;
+  if (link === 'signed-out') return <SignedOut problem={null} tries={0} wasSignedIn retry={retry} />;
+  const open = all.find((s) => s.id === nav.selected) ?? null;
+  const down = link === 'down';
   return (
-    <div className={`app${open ? ' has-pane' : ''}`}>
+    <div className={`app${open ? ' has-pane' : ''}${down ? ' is-down' : ''}`}>
+      {down ? (
+        <div className="down-banner" role="status" data-testid="down-banner">
+          klaude web does not answer — reconnecting…
+        </div>
+      ) : null}
       <div className="list">
         <header className="top">
           <h1>klaude</h1>
-          <span className={`conn ${connected ? 'on' : 'off'}`} title={connected ? 'live' : 'reconnecting'} />
+          <span
+            className={`conn ${link === 'live' ? 'on' : 'off'}`}
+            title={link === 'live' ? 'live' : 'reconnecting'}
+          />
           <div className="spacer" />
-          {typeof Notification !== 'undefined' && Notification.permission === 'default' ? (
-            <button onClick={() => void Notification.requestPermission()}>Notify me</button>
+          {notify.permission === 'default' ? (
+            <button onClick={notify.ask} data-testid="notify-me">
+              Notify me
+            </button>
           ) : null}
           <button onClick={() => setArchived(!archived)}>{archived ? 'Hide archived' : 'Archived'}</button>
           <button onClick={() => setStarting(!starting)} data-testid="start-open">
@@ -92,46 +102,56 @@ function App() {
           </button>
         </header>
         {starting && state ? (
-          <StartForm projects={state.projects} started={(id) => (setStarting(false), setSelected(id))} />
+          <StartForm projects={state.projects} started={(id) => (setStarting(false), nav.open(id))} />
         ) : null}
-        <NeedsYou items={needs} open={setSelected} />
+        <NeedsYou items={needs} open={nav.open} />
         {state ? (
           <TreeList
             projects={state.projects}
             now={now}
-            selected={selected}
+            selected={nav.selected}
             showArchived={archived}
-            open={setSelected}
+            open={nav.open}
           />
         ) : (
           <div className="muted">loading…</div>
         )}
       </div>
-      {open ? <SessionPane key={open.id} s={open} back={() => setSelected(null)} /> : null}
+      {open ? (
+        <>
+          <NeedsBar needs={needs.filter((s) => s.id !== open.id)} back={nav.close} />
+          <SessionPane key={open.id} s={open} back={nav.close} />
+        </>
+      ) : (
+        <EmptyPane missing={state !== null && nav.selected !== null} />
+      )}
     </div>
   );
 }
 
-function SignedOut({ why }: { why: string | null }) {
-  if (why === UNREACHABLE)
-    return (
-      <div className="center" data-testid="unreachable">
-        <h1>klaude</h1>
-        <p>
-          klaude web does not answer: it is stopped, or this device is offline. Start it with <code>klaude web</code> on
-          its machine, then retry.
-        </p>
-        <button onClick={() => location.reload()}>Retry</button>
-      </div>
-    );
+/** Phone, a session open: what else needs the person, one tap from the list. */
+function NeedsBar({ needs, back }: { needs: WebSession[]; back: () => void }) {
+  if (needs.length === 0) return null;
   return (
-    <div className="center" data-testid="signed-out">
-      <h1>klaude</h1>
-      {why && why !== 'not signed in' ? <p data-testid="sign-in-error">{why}</p> : null}
-      <p>
-        Not signed in. Open a link <code>klaude web</code> prints (each signs in one browser, once).
+    <button className="needs-bar" onClick={back} data-testid="needs-bar">
+      {needs.length} {needs.length === 1 ? 'needs' : 'need'} you · back to the list <span aria-hidden>›</span>
+    </button>
+  );
+}
+
+/** Wide screens, nothing open: the right side says what goes there. */
+function EmptyPane({ missing }: { missing: boolean }) {
+  return (
+    <section className="pane empty-pane" data-testid="empty-pane">
+      <p className="muted">
+        {missing
+          ? 'That session is not here any more. Pick another on the left.'
+          : 'Pick a session on the left to read its log, answer it and act on it — or Start a new one.'}
       </p>
-    </div>
+      <p className="muted">
+        <kbd>Esc</kbd> or × closes the open session.
+      </p>
+    </section>
   );
 }
 

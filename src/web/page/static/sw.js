@@ -19,3 +19,17 @@ self.addEventListener('fetch', (e) => {
       .catch(() => caches.match(e.request).then((r) => r || caches.match('/'))),
   );
 });
+// A notification's click: bring a page of klaude forward and open that session there (a new
+// window on it when none is open).
+self.addEventListener('notificationclick', (e) => {
+  e.notification.close();
+  const id = e.notification.data && e.notification.data.session;
+  e.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((list) => {
+      const page = list.find((c) => new URL(c.url).origin === location.origin);
+      if (!page) return self.clients.openWindow(id ? `/#s=${id}` : '/');
+      if (id) page.postMessage({ open: id });
+      return page.focus();
+    }),
+  );
+});
