@@ -119,7 +119,7 @@ describe('the page shell', () => {
     expect(new URL(p.url()).hash).toBe(`#s=${done}`);
     await p.reload();
     await p.locator(`[data-testid=session-pane][data-session="${done}"]`).waitFor();
-    await p.getByRole('button', { name: 'back', exact: true }).click();
+    await p.getByRole('button', { name: 'close', exact: true }).click();
     await p.getByTestId('session-pane').waitFor({ state: 'detached' });
     expect(new URL(p.url()).hash).toBe('');
     await p.getByText('finished one').first().click();

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import type { SessionDiff } from '../../git/session-diff.js';
 import { api, describe } from './api.js';
 import { readable, splitPatch } from './diff-words.js';
+import { Rich } from './rich-text.js';
 
 const cls = (l: string): string =>
   l.startsWith('+') && !l.startsWith('+++')
@@ -24,7 +25,12 @@ export function DiffView({ id }: { id: string }) {
       .then(setDiff)
       .catch((e: unknown) => setErr(describe(e)));
   }, [id]);
-  if (err) return <div className="error">{err}</div>;
+  if (err)
+    return (
+      <div className="error" role="alert">
+        <Rich text={err} />
+      </div>
+    );
   if (!diff) return <div className="muted">reading the diff…</div>;
   const parts = splitPatch(diff.patch);
   return (

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { WebSession } from '../hub.js';
 import { api, describe } from './api.js';
 import { label, short } from './display.js';
+import { Rich } from './rich-text.js';
 
 export function NeedsYou(props: { items: WebSession[]; open: (id: string) => void }) {
   if (props.items.length === 0) return null;
@@ -56,7 +57,11 @@ function Failure({ s }: { s: WebSession }) {
           Archive
         </button>
       </div>
-      {err ? <div className="error">{err}</div> : null}
+      {err ? (
+        <div className="error" role="alert">
+          <Rich text={err} />
+        </div>
+      ) : null}
     </>
   );
 }
@@ -119,7 +124,11 @@ export function Approval({ s, ask }: { s: WebSession; ask: WebSession['approvals
           </button>
         </form>
       ) : null}
-      {err ? <div className="error">{err}</div> : null}
+      {err ? (
+        <div className="error" role="alert">
+          <Rich text={err} />
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -2,8 +2,15 @@
 import { codeOf, describe } from './api.js';
 
 export function Rich({ text }: { text: string }) {
-  const parts = text.split(/`([^`]+)`/);
-  return <>{parts.map((p, i) => (i % 2 === 1 ? <code key={i}>{p}</code> : p))}</>;
+  // A CLI-style trailing `[E_CODE]` is kept, small and muted, for whoever reports it.
+  const m = /^([\s\S]*?)\s*\[(E_[A-Z0-9_]+)\]$/.exec(text);
+  const parts = (m ? m[1]! : text).split(/`([^`]+)`/);
+  return (
+    <>
+      {parts.map((p, i) => (i % 2 === 1 ? <code key={i}>{p}</code> : p))}
+      {m ? <small className="code">{m[2]}</small> : null}
+    </>
+  );
 }
 
 /** An error as a person reads it: the sentence, the code only as a tooltip and a small muted suffix. */

@@ -11,6 +11,7 @@ import type { WebSession } from '../hub.js';
 import { archiveConfirm, deliveryWords, interruptConfirm, interruptWords, mergeWords } from './action-words.js';
 import { api, describe } from './api.js';
 import { isLive } from './display.js';
+import { Rich } from './rich-text.js';
 
 /** How long a note stays when nothing else clears it (an error stays longer: it may need reading). */
 const NOTE_MS = { ok: 12_000, error: 60_000 };
@@ -155,7 +156,7 @@ function NoteLine({ note }: { note: NonNullable<Note> }) {
       role={note.error ? 'alert' : 'status'}
       data-testid="action-note"
     >
-      {note.text}
+      <Rich text={note.text} />
     </div>
   );
 }

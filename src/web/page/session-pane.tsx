@@ -25,7 +25,7 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
   return (
     <section className="pane" data-testid="session-pane" data-session={s.id}>
       <header>
-        <button className="back" onClick={back} aria-label="back">
+        <button className="back" onClick={back} aria-label="close" title="close (Esc)">
           ‹
         </button>
         <div>

@@ -7,6 +7,7 @@ import { useState } from 'react';
 import type { WebProject } from '../hub.js';
 import { api, describe } from './api.js';
 import { projectNames } from './display.js';
+import { Rich } from './rich-text.js';
 
 const DEFAULT_TYPE = 'general';
 
@@ -84,7 +85,11 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
       <button disabled={busy || !prompt.trim()} data-testid="start-submit">
         Start
       </button>
-      {err ? <div className="error">{err}</div> : null}
+      {err ? (
+        <div className="error" role="alert">
+          <Rich text={err} />
+        </div>
+      ) : null}
     </form>
   );
 }

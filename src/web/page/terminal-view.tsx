@@ -14,6 +14,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { api, RequestFailed } from './api.js';
 import { stampStyleNonce } from './style-nonce.js';
 import { TerminalLink, type LinkState, type PageSignals, type SocketLike } from './terminal-socket.js';
+import { Rich } from './rich-text.js';
 
 type Mode = 'connecting' | 'view' | 'control' | 'reconnecting' | 'ended' | 'signed-out';
 
@@ -272,7 +273,7 @@ export function TerminalView({ id }: { id: string }) {
       </div>
       {note ? (
         <div className="note" data-testid="term-note">
-          {note}
+          <Rich text={note} />
         </div>
       ) : null}
       {wide && mode === 'view' ? (
