@@ -84,7 +84,9 @@ export function useAgentHomes(mockOpts: MockAnthropicOptions = {}): AgentHomes {
     },
     home(opts = {}) {
       // (makeTempHome takes the TempHomeOptions among opts and passes over the rest.)
-      const base = opts.supervisor ? supervisorHome(started(), opts) : makeTempHome({ baseUrl: started().url, ...opts });
+      const base = opts.supervisor
+        ? supervisorHome(started(), opts)
+        : makeTempHome({ baseUrl: started().url, ...opts });
       (testHomes ?? fileHomes).push(base);
       if (opts.config !== false) writeFileSync(join(base.klaudeHome, 'config.yaml'), configYaml(opts));
       const k = (args: string[], run: RunKlaudeOptions = {}) =>
