@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { runKlaude, type RunKlaudeOptions, type RunKlaudeResult } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic, type MockAnthropicOptions } from '../support/mock-anthropic.js';
+import {
+  startMockAnthropic,
+  type MockAnthropic,
+  type MockAnthropicOptions,
+  type Responder,
+} from '../support/mock-anthropic.js';
 import { killLeftRuntimes } from '../support/runtime-cleanup.js';
 import { makeTempHome, type TempHome, type TempHomeOptions } from '../support/temp-home.js';
 import { supervisorHome } from './supervisor-helpers.js';
@@ -40,6 +45,19 @@ export interface AgentHomes {
   /** A fresh home. Made in a test, it is cleaned after that test; made in a before-all hook, after all. */
   home(opts?: AgentHomeOptions): AgentHome;
 }
+
+/**
+ * `run: <command>` → "Running." and a Bash call running it, its result → `after`, anything else →
+ * `Reply to: <prompt>`. (supervisor-helpers' runResponder repeats the tool's output instead.)
+ */
+export const runThen =
+  (after: string): Responder =>
+  (r) => {
+    if (r.isToolResult) return { text: after };
+    const m = /^run: (.+)$/s.exec(r.prompt);
+    if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
+    return { text: `Reply to: ${r.prompt}` };
+  };
 
 function configYaml(opts: AgentHomeOptions): string {
   const binary = opts.binary === undefined ? CLAUDE_BIN : opts.binary;

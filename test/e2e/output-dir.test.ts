@@ -6,16 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useAgentHomes, type AgentHome } from './agent-home.js';
+import { runThen, useAgentHomes, type AgentHome } from './agent-home.js';
 
-const fx = useAgentHomes({
-  responder: (r) => {
-    if (r.isToolResult) return { text: 'Linked it.' };
-    const m = /^run: (.+)$/s.exec(r.prompt);
-    if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
-    return { text: `Reply to: ${r.prompt}` };
-  },
-});
+const fx = useAgentHomes({ responder: runThen('Linked it.') });
 let home: AgentHome;
 let outside: string;
 

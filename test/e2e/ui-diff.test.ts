@@ -9,16 +9,9 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import { useAgentHomes, type AgentHome } from './agent-home.js';
+import { runThen, useAgentHomes, type AgentHome } from './agent-home.js';
 
-const fx = useAgentHomes({
-  responder: (r) => {
-    if (r.isToolResult) return { text: 'Ran it.' };
-    const m = /^run: (.+)$/s.exec(r.prompt);
-    if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
-    return { text: `Reply to: ${r.prompt}` };
-  },
-});
+const fx = useAgentHomes({ responder: runThen('Ran it.') });
 let home: AgentHome;
 let term: PtySession | undefined;
 
