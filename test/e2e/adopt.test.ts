@@ -5,25 +5,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runClaude } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
-import { links, READY, sessions, startKlaude, submit, supervisorHome, waitForDb } from './supervisor-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
+import { links, READY, sessions, startKlaude, submit, waitForDb } from './supervisor-helpers.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
+let home: AgentHome;
 let term: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
-  home = supervisorHome(mock);
+beforeAll(() => {
+  home = fx.home({ supervisor: true, config: false });
 });
 
 afterAll(async () => {
   await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
 });
 
 describe('klaude --resume of a conversation klaude never recorded (real claude)', () => {
@@ -52,24 +47,21 @@ describe('klaude --resume of a conversation klaude never recorded (real claude)'
 
     await submit(term, 'after-adopt-42');
     await term.waitForText('Reply to: after-adopt-42', { timeoutMs: 45_000 });
-    expect(JSON.stringify(mock.mainRequests().at(-1)!.body.messages)).toContain('adopt-marker-41');
+    expect(JSON.stringify(fx.mock.mainRequests().at(-1)!.body.messages)).toContain('adopt-marker-41');
 
-    const listed = await runKlaude(['sessions', '--json'], { env: home.env, cwd: home.projectDir });
+    const listed = await home.k(['sessions', '--json']);
     const rows = JSON.parse(listed.stdout) as { id: string; nativeSessionId: string }[];
     expect(rows.map((r) => r.id)).toEqual([root!.id]);
-    expect((await runKlaude(['sessions'], { env: home.env, cwd: home.projectDir })).stdout).toContain(
-      'adopt-marker-41',
-    );
+    expect((await home.k(['sessions'])).stdout).toContain('adopt-marker-41');
 
     // The adopted (interactive) session can be forked: a general agent beside it, on its conversation.
-    const env = home.env;
-    const forked = await runKlaude(['fork', root!.id, 'fork-of-tui-43', '--json'], { env, cwd: home.projectDir });
+    const forked = await home.k(['fork', root!.id, 'fork-of-tui-43', '--json']);
     expect(forked.stderr).toBe('');
     const fork = JSON.parse(forked.stdout) as { id: string; type: string; parentId: string | null };
     expect(fork).toMatchObject({ type: 'general', parentId: null });
-    expect((await runKlaude(['wait', fork.id], { env, cwd: home.projectDir, timeoutMs: 60_000 })).code).toBe(0);
+    expect((await home.k(['wait', fork.id], { timeoutMs: 60_000 })).code).toBe(0);
     const forkRequest = JSON.stringify(
-      mock.mainRequests().find((r) => JSON.stringify(r.body).includes('fork-of-tui-43'))!.body,
+      fx.mock.mainRequests().find((r) => JSON.stringify(r.body).includes('fork-of-tui-43'))!.body,
     );
     expect(forkRequest).toContain('after-adopt-42');
 

@@ -3,14 +3,10 @@
 // `message -f` and `sessions` print holds none of them, klaude's own colours stay, and the words
 // around them arrive. The real claude against the stand-in, the built CLI.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 const CLIP = '\x1b]52;c;cm0gLXJmIH4K\x07'; // OSC 52, BEL-terminated: "rm -rf ~" onto the clipboard
 const TITLE = '\x1b]0;pwned\x1b\\'; // OSC 0, ST-terminated
@@ -18,43 +14,32 @@ const HIDE = '\x1b[1A\x1b[2K'; // cursor up, erase the line
 /** An OSC introducer, 7- or 8-bit. */
 const OSC = /\x1b\]|\x9d/;
 
-let mock: MockAnthropic;
-let home: TempHome;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) {
-        // The model repeats what the tool printed, escapes and all.
-        const out = r.toolResults.map((t) => t.content).join(' ');
-        return { text: `Tool said: ${out.trim()} (end of quote)${TITLE}`, chunks: 5, delayMs: 120 };
-      }
-      if (r.prompt === 'escape task')
-        return {
-          text: `Alpha words${CLIP} beta words.${TITLE}\n${HIDE}gamma words\x9b2J delta.`,
-          // Claude Code refuses a command holding control characters: printf makes them.
-          bash: { command: `printf 'tool-start \\033]52;c;ZXZpbA==\\007\\033]0;owned\\007 tool-end\\n'` },
-        };
-      return { text: `Second reply${CLIP} to the message${HIDE}.`, chunks: 4, delayMs: 120 };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult) {
+      // The model repeats what the tool printed, escapes and all.
+      const out = r.toolResults.map((t) => t.content).join(' ');
+      return { text: `Tool said: ${out.trim()} (end of quote)${TITLE}`, chunks: 5, delayMs: 120 };
+    }
+    if (r.prompt === 'escape task')
+      return {
+        text: `Alpha words${CLIP} beta words.${TITLE}\n${HIDE}gamma words\x9b2J delta.`,
+        // Claude Code refuses a command holding control characters: printf makes them.
+        bash: { command: `printf 'tool-start \\033]52;c;ZXZpbA==\\007\\033]0;owned\\007 tool-end\\n'` },
+      };
+    return { text: `Second reply${CLIP} to the message${HIDE}.`, chunks: 4, delayMs: 120 };
+  },
 });
+let home: AgentHome;
 
-afterAll(async () => {
-  if (home) killLeftRuntimes(home.klaudeHome);
-  await mock?.close();
-  home?.cleanup();
+beforeAll(() => {
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', timeoutMs: 90_000 });
 });
 
 /** klaude with colours forced on, as on a terminal. */
 const colourEnv = (): NodeJS.ProcessEnv => ({ ...home.env, FORCE_COLOR: '1', NO_COLOR: '' });
 
-const klaude = (args: string[], env = colourEnv()) => runKlaude(args, { env, cwd: home.projectDir, timeoutMs: 90_000 });
+const klaude = (args: string[], env = colourEnv()) => home.k(args, { env });
 
 /** No escape but klaude's own SGR colours, no C1 control, no C0 control but \n and \t. */
 function expectSafe(out: string): void {

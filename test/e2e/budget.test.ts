@@ -5,46 +5,17 @@
 // `sessions` says why) and after `klaude budget` raises the limit it starts and the message goes on.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/client.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { describe, expect, it } from 'vitest';
+import { useAgentHomes } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome | undefined;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
-});
-
-afterEach(() => {
-  if (home) {
-    const db = openDb(home.klaudeHome);
-    killRuntimeGroups(db.sqlite);
-    db.close();
-  }
-  home?.cleanup();
-  home = undefined;
-});
-
-afterAll(async () => {
-  await mock?.close();
-});
+const fx = useAgentHomes({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
 
 describe('budgets (real claude)', () => {
   it('stops an agent over its budget before its next turn and its tree; raised, it goes on', async () => {
-    const h = (home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-budget-' }));
-    writeFileSync(
-      join(h.klaudeHome, 'config.yaml'),
-      `claude:\n  binary: ${CLAUDE_BIN}\nnotify:\n  desktop: false\nagents:\n  budgetUsd: 7\n`,
-    );
+    const h = fx.home({ prefix: 'klaude-budget-', config: 'agents:\n  budgetUsd: 7\n', timeoutMs: 90_000 });
     mkdirSync(join(h.projectDir, '.claude', 'agents'), { recursive: true });
     writeFileSync(join(h.projectDir, '.claude', 'agents', 'capped.md'), '---\nbudgetUsd: 0.000001\n---\nBe brief.\n');
-    const k = (args: string[], env: Record<string, string> = {}) =>
-      runKlaude(args, { env: { ...h.env, ...env }, cwd: h.projectDir, timeoutMs: 90_000 });
+    const k = (args: string[], env: Record<string, string> = {}) => h.k(args, { env });
     const idOf = (r: { stdout: string }) => (JSON.parse(r.stdout) as { sessions: { id: string }[] }).sessions[0]!.id;
     const budgetOf = async (sid: string) =>
       JSON.parse((await k(['budget', sid, '--json'])).stdout) as { budgetUsd: number; spentUsd: number };
@@ -68,7 +39,7 @@ describe('budgets (real claude)', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('over budget: spent $');
     expect(refused.stderr).toContain(`klaude budget ${id.slice(-8)} <usd>`);
-    expect(mock.mainRequests().some((r) => JSON.stringify(r.body).includes('second job'))).toBe(false);
+    expect(fx.mock.mainRequests().some((r) => JSON.stringify(r.body).includes('second job'))).toBe(false);
 
     // A sub-agent started under it: the parent's limit covers it, so it waits in the queue.
     const child = await k(['start', 'general', 'child job', '--detach'], { KLAUDE_SESSION_ID: id });
@@ -84,18 +55,18 @@ describe('budgets (real claude)', () => {
     expect((await k(['sessions'])).stdout).toContain('queued: over budget');
     // Its own limit is the config default (it had no flag and general has no budgetUsd).
     expect((await budgetOf(childId)).budgetUsd).toBe(7);
-    expect(mock.mainRequests().some((r) => JSON.stringify(r.body).includes('child job'))).toBe(false);
+    expect(fx.mock.mainRequests().some((r) => JSON.stringify(r.body).includes('child job'))).toBe(false);
 
     // Raised: the queued child starts, and the message goes on.
     const raised = await k(['budget', id, '5']);
     expect(raised.stdout).toMatch(/budget \$5\.00, spent \$0\.\d{4} with its sub-agents\n/);
     expect(raised.stdout).toContain(`started from the queue: ${childId.slice(-8)}`);
     expect((await k(['wait', childId])).code).toBe(0);
-    expect(mock.mainRequests().some((r) => JSON.stringify(r.body).includes('child job'))).toBe(true);
+    expect(fx.mock.mainRequests().some((r) => JSON.stringify(r.body).includes('child job'))).toBe(true);
     const sent = await k(['message', id, 'second job']);
     expect(sent.stderr).toBe('');
     expect(sent.code).toBe(0);
     expect((await k(['wait', id])).code).toBe(0);
-    expect(mock.mainRequests().some((r) => JSON.stringify(r.body).includes('second job'))).toBe(true);
+    expect(fx.mock.mainRequests().some((r) => JSON.stringify(r.body).includes('second job'))).toBe(true);
   });
 });

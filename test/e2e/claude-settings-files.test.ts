@@ -5,31 +5,23 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CLAUDE_BIN, claudeAtLeast } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { beforeAll, expect, it } from 'vitest';
+import { claudeAtLeast } from '../support/claude-bin.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult) return { text: 'Wrote it.' };
+    if (r.prompt.includes('write-note')) return { bash: { command: 'echo hi > note-77.txt', description: 'note' } };
+    if (r.prompt.includes('ignore-scratch'))
+      return { bash: { command: 'echo scratch-5.txt > .gitignore', description: 'ignore it' } };
+    return { text: `Reply to: ${r.prompt}` };
+  },
+});
+let home: AgentHome;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) return { text: 'Wrote it.' };
-      if (r.prompt.includes('write-note')) return { bash: { command: 'echo hi > note-77.txt', description: 'note' } };
-      if (r.prompt.includes('ignore-scratch'))
-        return { bash: { command: 'echo scratch-5.txt > .gitignore', description: 'ignore it' } };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
+beforeAll(() => {
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', timeoutMs: 60_000 });
   git('init', '-q');
   mkdirSync(join(home.projectDir, '.claude'));
   writeFileSync(join(home.projectDir, 'README.md'), 'project\n');
@@ -40,13 +32,7 @@ beforeAll(async () => {
   writeFileSync(join(home.projectDir, '.claude', 'settings.local.json'), '{"permissions":{"allow":["Bash(ls:*)"]}}\n');
 });
 
-afterAll(async () => {
-  if (home) killLeftRuntimes(home.klaudeHome);
-  await mock?.close();
-  home?.cleanup();
-});
-
-const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+const klaude = (args: string[]) => home.k(args);
 const git = (...args: string[]) => execFileSync('git', args, { cwd: home.projectDir, env: home.env, encoding: 'utf8' });
 const mtimes = () =>
   ['settings.json', 'settings.local.json'].map((f) => statSync(join(home.projectDir, '.claude', f)).mtimeMs);

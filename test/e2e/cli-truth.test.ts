@@ -1,33 +1,22 @@
 // What a new user (or Claude in its Bash tool) types, taken literally: prompts that start with `-`,
 // ids as lists show them, `read` from the design notes, and `klaude` without a terminal. The built
 // CLI, the real claude underneath, the Messages-API stand-in answering.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import type { PtySession } from '../support/pty-driver.js';
-import { READY, sessions, startKlaude, submit, supervisorHome, writeConfig } from './supervisor-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
+import { READY, sessions, startKlaude, submit } from './supervisor-helpers.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
+let home: AgentHome;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
-  home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-cli-truth-' });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+beforeAll(() => {
+  home = fx.home({ prefix: 'klaude-cli-truth-', timeoutMs: 60_000 });
 });
 
-afterAll(async () => {
-  await mock?.close();
-  home?.cleanup();
-});
-
-const klaude = (args: string[], opts: { input?: string } = {}) =>
-  runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 60_000, ...opts });
+const klaude = (args: string[], opts: { input?: string } = {}) => home.k(args, opts);
 const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
 
 function sessionCount(): number {
@@ -48,7 +37,7 @@ describe('prompts as written', () => {
     expect(r.code).toBe(0);
     const w = await klaude(['wait', idFrom(r.stdout)]);
     expect(w.stdout).toContain('final text:\nReply to: - item\n');
-    expect(mock.mainRequests().some((q) => q.prompt === '- item')).toBe(true);
+    expect(fx.mock.mainRequests().some((q) => q.prompt === '- item')).toBe(true);
   });
 
   it('after `--`, "-h" is the prompt, not a request for help', async () => {
@@ -57,7 +46,7 @@ describe('prompts as written', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('Usage');
     expect(r.stdout).toContain('Reply to: -h\n');
-    expect(mock.mainRequests().some((q) => q.prompt === '-h')).toBe(true);
+    expect(fx.mock.mainRequests().some((q) => q.prompt === '-h')).toBe(true);
   });
 
   it('an unknown flag gets one line with a did-you-mean', async () => {
@@ -117,39 +106,34 @@ describe('what klaude leaves behind', () => {
   });
 
   it("a klaude where no prompt was sent leaves no listed session; one with a prompt ends with klaude's resume hint", async () => {
-    const h = supervisorHome(mock, { prefix: 'klaude-leftover-' });
-    try {
-      writeConfig(h, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-      term = startKlaude(h);
-      await term.waitForText(READY, { timeoutMs: 45_000 });
-      await submit(term, '/exit');
-      expect((await term.exited).exitCode).toBe(0);
-      expect(term.rawOutput()).not.toContain('klaude --resume');
-      expect(sessions(h)).toMatchObject([{ type: 'tui', prompt: null }]);
-      const listed = await runKlaude(['sessions'], { env: h.env, cwd: h.projectDir });
-      expect(listed.stdout).toMatch(/^no sessions in this project/);
-      await term.dispose();
+    const h = fx.home({ supervisor: true, prefix: 'klaude-leftover-' });
+    term = startKlaude(h);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    await submit(term, '/exit');
+    expect((await term.exited).exitCode).toBe(0);
+    expect(term.rawOutput()).not.toContain('klaude --resume');
+    expect(sessions(h)).toMatchObject([{ type: 'tui', prompt: null }]);
+    const listed = await h.k(['sessions']);
+    expect(listed.stdout).toMatch(/^no sessions in this project/);
+    await term.dispose();
 
-      term = startKlaude(h);
-      await term.waitForText(READY, { timeoutMs: 45_000 });
-      await submit(term, 'leave a trace');
-      await term.waitForText('Reply to: leave a trace', { timeoutMs: 45_000 });
-      await submit(term, '/exit');
-      expect((await term.exited).exitCode).toBe(0);
-      const kept = sessions(h).find((x) => x.prompt === 'leave a trace')!;
-      const out = term.rawOutput();
-      const hint = `klaude: resume this session with klaude: klaude --resume ${kept.id.slice(-8)}`;
-      expect(out).toContain(hint);
-      // In place of claude's own "claude --resume <uuid>" lines (which would bypass klaude's hooks):
-      // printed, then erased before klaude's line.
-      const claudeLine = Math.max(...[...out.matchAll(/(?<!k)claude --resume [0-9a-f-]{36}/g)].map((m) => m.index));
-      expect(claudeLine).toBeGreaterThan(0);
-      expect(out.lastIndexOf(hint)).toBeGreaterThan(claudeLine);
-      expect(term.text()).not.toMatch(/(?<!k)claude --resume|Resume this session/);
-      expect(term.text()).toContain(hint);
-      expect((await runKlaude(['sessions'], { env: h.env, cwd: h.projectDir })).stdout).toContain(kept.id.slice(-8));
-    } finally {
-      h.cleanup();
-    }
+    term = startKlaude(h);
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+    await submit(term, 'leave a trace');
+    await term.waitForText('Reply to: leave a trace', { timeoutMs: 45_000 });
+    await submit(term, '/exit');
+    expect((await term.exited).exitCode).toBe(0);
+    const kept = sessions(h).find((x) => x.prompt === 'leave a trace')!;
+    const out = term.rawOutput();
+    const hint = `klaude: resume this session with klaude: klaude --resume ${kept.id.slice(-8)}`;
+    expect(out).toContain(hint);
+    // In place of claude's own "claude --resume <uuid>" lines (which would bypass klaude's hooks):
+    // printed, then erased before klaude's line.
+    const claudeLine = Math.max(...[...out.matchAll(/(?<!k)claude --resume [0-9a-f-]{36}/g)].map((m) => m.index));
+    expect(claudeLine).toBeGreaterThan(0);
+    expect(out.lastIndexOf(hint)).toBeGreaterThan(claudeLine);
+    expect(term.text()).not.toMatch(/(?<!k)claude --resume|Resume this session/);
+    expect(term.text()).toContain(hint);
+    expect((await h.k(['sessions'])).stdout).toContain(kept.id.slice(-8));
   });
 });

@@ -2,47 +2,20 @@
 // origin's conversation (claude --resume <origin> --fork-session), the fork is recorded beside its
 // origin with "forked from" (sessions, -v, --json, logs), a message to the fork resumes the fork
 // (its own turn is in the history), and a session of another runtime is refused with a code.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { projectHash } from '../../src/config/paths.js';
 import { openDb } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { useAgentHomes } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome | undefined;
+const fx = useAgentHomes({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: (r) => ({ text: `Reply to: ${r.prompt}` }) });
-});
-
-afterEach(() => {
-  if (home) {
-    const db = openDb(home.klaudeHome);
-    killRuntimeGroups(db.sqlite);
-    db.close();
-  }
-  home?.cleanup();
-  home = undefined;
-});
-
-afterAll(async () => {
-  await mock?.close();
-});
-
-const requestWith = (text: string) => mock.mainRequests().filter((r) => JSON.stringify(r.body).includes(text));
+const requestWith = (text: string) => fx.mock.mainRequests().filter((r) => JSON.stringify(r.body).includes(text));
 
 describe('klaude fork (real claude)', () => {
   it('continues a fork of the conversation, recorded beside its origin', async () => {
-    const h = (home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-fork-' }));
-    writeFileSync(join(h.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nnotify:\n  desktop: false\n`);
-    const k = (args: string[]) => runKlaude(args, { env: h.env, cwd: h.projectDir, timeoutMs: 90_000 });
+    const { k } = fx.home({ prefix: 'klaude-fork-', timeoutMs: 90_000 });
 
     const started = await k(['start', 'general', 'origin-marker-31', '--json']);
     const id = (JSON.parse(started.stdout) as { sessions: { id: string }[] }).sessions[0]!.id;
@@ -81,18 +54,18 @@ describe('klaude fork (real claude)', () => {
   });
 
   it('refuses a session of another runtime with a code and a hint; --help', async () => {
-    const h = (home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-fork-codex-' }));
+    const h = fx.home({ prefix: 'klaude-fork-codex-', config: false });
     const db = openDb(h.klaudeHome);
     const hash = projectHash(h.projectDir);
     ensureProject(db, { hash, rootPath: h.projectDir });
     const s = createSession(db, { projectId: hash, type: 'general', runtime: 'codex', status: 'done', prompt: 'x' });
     db.close();
-    const r = await runKlaude(['fork', s.id, 'again'], { env: h.env, cwd: h.projectDir });
+    const r = await h.k(['fork', s.id, 'again']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('only claude conversations can be forked');
     expect(r.stderr).toContain('E_FORK_UNSUPPORTED');
     expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
-    const help = await runKlaude(['fork', '--help'], { env: h.env, cwd: h.projectDir });
+    const help = await h.k(['fork', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('klaude fork <id>');
   });

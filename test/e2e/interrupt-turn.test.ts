@@ -2,11 +2,8 @@
 // person ends by hand (claude runs no hook at all) and one an API error ends (StopFailure). The row
 // must still say the turn is over, not `running` until the next prompt. A permission dialog says
 // `waiting` at once (PermissionRequest), not ~6 s later.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import {
   eventKinds,
   keepTranscript,
@@ -16,43 +13,41 @@ import {
   sessions,
   startKlaude,
   submit,
-  supervisorHome,
   waitForDb,
 } from './supervisor-helpers.js';
-import { sessionStatus, sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
+import { sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+// A slow reply: six lines, a second and a half apart. (After an interrupt claude sends its marker
+// with the next prompt, in one message: match on words, not on the start.)
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.prompt.includes('slow-essay'))
+      return {
+        text: 'essay line 1\nessay line 2\nessay line 3\nessay line 4\nessay line 5\nessay line 6\n',
+        chunks: 6,
+        delayMs: 1500,
+      };
+    if (r.prompt.includes('after-esc-52')) return { text: 'Answered after Esc' };
+    if (r.prompt.includes('fail-63'))
+      return { error: { status: 400, type: 'invalid_request_error', message: 'bad-request-63' } };
+    return runResponder(r);
+  },
+});
+let home: AgentHome;
 let term: PtySession;
-let talk: { home: TempHome; term?: PtySession; id?: string } | undefined;
+let talk: { home: AgentHome; term?: PtySession; id?: string } | undefined;
 
-beforeAll(async () => {
-  // A slow reply: six lines, a second and a half apart. (After an interrupt claude sends its marker
-  // with the next prompt, in one message: match on words, not on the start.)
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.prompt.includes('slow-essay'))
-        return {
-          text: 'essay line 1\nessay line 2\nessay line 3\nessay line 4\nessay line 5\nessay line 6\n',
-          chunks: 6,
-          delayMs: 1500,
-        };
-      if (r.prompt.includes('after-esc-52')) return { text: 'Answered after Esc' };
-      if (r.prompt.includes('fail-63'))
-        return { error: { status: 400, type: 'invalid_request_error', message: 'bad-request-63' } };
-      return runResponder(r);
-    },
-  });
+beforeAll(() => {
   // Bash is not allowed: a command that writes asks the person first.
-  home = supervisorHome(mock, { allowBash: false });
+  home = fx.home({ supervisor: true, allowBash: false, config: false });
+});
+afterEach(async () => {
+  await talk?.term?.dispose();
+  if (talk?.id) await stopHosts(talk.home, talk.id);
 });
 afterAll(async () => {
   await term?.dispose();
-  await talk?.term?.dispose();
-  if (talk?.id) await stopHosts(talk.home, talk.id);
-  talk?.home.cleanup();
-  await mock?.close();
-  home?.cleanup();
 });
 
 const root = () => sessions(home).find((s) => s.parent_id === null)!;
@@ -113,7 +108,7 @@ describe('a turn the person interrupts', () => {
     );
     keepTranscript(file, 'interrupted-root.jsonl');
     // The log says where each turn was cut.
-    const r = await runKlaude(['logs', id.slice(-8)], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+    const r = await home.k(['logs', id.slice(-8)], { timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /touch declined-41\.txt[\s\S]*· interrupted: permission declined[\s\S]*essay line 1[\s\S]*· interrupted: by you[\s\S]*Answered after Esc/,
@@ -139,12 +134,12 @@ describe('a turn the person interrupts', () => {
     expect(row.activity).toBeNull();
     // Claude calls a plain 400 `unknown`; its own text names it.
     expect(row.error).toBe('API Error: 400 bad-request-63');
-    const r = await runKlaude(['sessions'], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+    const r = await home.k(['sessions'], { timeoutMs: 60_000 });
     expect(r.stdout).toMatch(/idle .*✗ API Error: 400 bad-request-63/);
   });
 
   it('in a `klaude talk` session too (its claude runs in the PTY server)', async () => {
-    talk = { home: talkHome(mock) };
+    talk = { home: fx.home({ supervisor: true }) };
     const { id } = await sessionWithConversation(talk.home, 'talk-before-esc');
     talk.id = id;
     talk.term = startTalk(talk.home, [id.slice(-8)]);

@@ -4,10 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import {
   eventKinds,
   keepTranscript as keep,
@@ -17,31 +15,28 @@ import {
   sessions,
   startKlaude,
   submit,
-  supervisorHome,
   waitBelow,
   waitForDb,
 } from './supervisor-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+// (after /clear claude sends the command's caveat text with the next prompt: match on the marker)
+const fx = useAgentHomes({
+  responder: (r) =>
+    runResponder(r) ??
+    (r.prompt.includes('after-clear-3') ? { text: 'Reply after clear 3' } : { text: `Reply to: ${r.prompt}` }),
+});
+let home: AgentHome;
 let term: PtySession;
 
-beforeAll(async () => {
-  // (after /clear claude sends the command's caveat text with the next prompt: match on the marker)
-  mock = await startMockAnthropic({
-    responder: (r) =>
-      runResponder(r) ??
-      (r.prompt.includes('after-clear-3') ? { text: 'Reply after clear 3' } : { text: `Reply to: ${r.prompt}` }),
-  });
-  home = supervisorHome(mock);
+beforeAll(() => {
+  home = fx.home({ supervisor: true, config: false });
 });
 afterAll(async () => {
   await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
 });
 
-const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+const klaude = (args: string[]) => home.k(args, { timeoutMs: 60_000 });
 
 describe('interactive conversations in the log', () => {
   it('shows the root’s prompts, replies and a tool call with its result', async () => {

@@ -3,59 +3,49 @@
 // whole `text` yet), then once whole; an agent whose API is a closed port shows a retry line
 // within 5 s, on its log and on its row in `klaude sessions`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 /** The slow reply: 16 words then an end mark, `w01 … w16 THE-END` (another letter for another test). */
 const reply = (letter: string): string =>
   `${Array.from({ length: 16 }, (_, i) => `${letter}${String(i + 1).padStart(2, '0')}`).join(' ')} THE-END-${letter}`;
 const FULL = reply('w');
 
-let mock: MockAnthropic;
-let home: TempHome;
-let offline: TempHome;
+const fx = useAgentHomes({
+  responder: (r) =>
+    r.prompt.startsWith('slow')
+      ? { text: reply(r.prompt === 'slow two' ? 'v' : 'w'), chunks: 17, delayMs: 450 }
+      : { text: `Reply to: ${r.prompt}` },
+});
+let home: AgentHome;
+let offline: AgentHome;
 let ui: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) =>
-      r.prompt.startsWith('slow')
-        ? { text: reply(r.prompt === 'slow two' ? 'v' : 'w'), chunks: 17, delayMs: 450 }
-        : { text: `Reply to: ${r.prompt}` },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  offline = makeTempHome(); // ANTHROPIC_BASE_URL: a closed loopback port
-  for (const h of [home, offline])
-    writeFileSync(join(h.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n`);
+beforeAll(() => {
+  home = fx.home();
+  offline = fx.home({ baseUrl: 'http://127.0.0.1:9' }); // ANTHROPIC_BASE_URL: a closed loopback port
 });
 
 afterAll(async () => {
   await ui?.dispose();
-  for (const h of [home, offline]) {
-    killLeftRuntimes(h.klaudeHome);
-  }
-  await mock?.close();
-  home?.cleanup();
-  offline?.cleanup();
 });
 
-const klaude = (h: TempHome, args: string[]) => runKlaude(args, { env: h.env, cwd: h.projectDir, timeoutMs: 60_000 });
+const klaude = (h: AgentHome, args: string[]) => h.k(args, { timeoutMs: 60_000 });
 
-async function startDetached(h: TempHome, prompt: string): Promise<{ id: string; log: string }> {
+async function startDetached(h: AgentHome, prompt: string): Promise<{ id: string; log: string }> {
   const r = await klaude(h, ['start', 'general', prompt, '--json']);
   expect(r.code, r.stderr).toBe(0);
   const s = JSON.parse(r.stdout).sessions[0];
   return { id: s.id, log: s.logPath };
 }
 
-function follow(h: TempHome, args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
+function follow(
+  h: AgentHome,
+  args: string[],
+): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [KLAUDE_CLI, ...args], {
     cwd: h.projectDir,
     env: h.env,

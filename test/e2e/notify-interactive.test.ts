@@ -6,12 +6,10 @@
 // the same way. The hook only records; a detached `klaude __notify` tells.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 import { sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
 import {
   eventKinds,
@@ -20,28 +18,25 @@ import {
   sessions,
   startKlaude,
   submit,
-  supervisorHome,
   waitForDb,
   waitIdle,
-  writeConfig,
 } from './supervisor-helpers.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.prompt.includes('fail-77'))
+      return { error: { status: 400, type: 'invalid_request_error', message: 'bad-request-77' } };
+    return runResponder(r);
+  },
+});
+let home: AgentHome;
 let term: PtySession | undefined;
-let talk: { home: TempHome; term?: PtySession; id?: string } | undefined;
+let talk: { home: AgentHome; term?: PtySession; id?: string } | undefined;
 let receiverUrl = '';
 let receiver: Server;
 const received: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.prompt.includes('fail-77'))
-        return { error: { status: 400, type: 'invalid_request_error', message: 'bad-request-77' } };
-      return runResponder(r);
-    },
-  });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -52,19 +47,18 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  // Bash is not allowed: a command that writes asks the person first.
-  home = supervisorHome(mock, { allowBash: false });
-  writeConfig(home, `notify:\n  desktop: false\n  url: ${receiverUrl}\n`);
+  // Bash is not allowed: a command that writes asks the person first. No claude.binary: found on PATH.
+  home = fx.home({ supervisor: true, allowBash: false, binary: null, notifyUrl: receiverUrl });
+});
+
+afterEach(async () => {
+  await talk?.term?.dispose();
+  if (talk?.id) await stopHosts(talk.home, talk.id);
 });
 
 afterAll(async () => {
   await term?.dispose();
-  await talk?.term?.dispose();
-  if (talk?.id) await stopHosts(talk.home, talk.id);
-  talk?.home.cleanup();
-  await mock?.close();
   await new Promise((r) => receiver?.close(r));
-  home?.cleanup();
 });
 
 const ofKind = (k: string) => received.filter((b) => b.event === k);
@@ -106,8 +100,7 @@ describe('notifications of an interactive session (real claude)', () => {
 
   it('a `klaude talk` session (its claude in the PTY server) is told too', async () => {
     received.length = 0;
-    talk = { home: supervisorHome(mock, { allowBash: false }) };
-    writeConfig(talk.home, `claude:\n  binary: ${CLAUDE_BIN}\nnotify:\n  desktop: false\n  url: ${receiverUrl}\n`);
+    talk = { home: fx.home({ supervisor: true, allowBash: false, notifyUrl: receiverUrl }) };
     const { id } = await sessionWithConversation(talk.home, 'talk-notify-78');
     talk.id = id;
     talk.term = startTalk(talk.home, [id.slice(-8)]);

@@ -7,30 +7,23 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/client.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { runInTerminal } from '../support/terminal-run.js';
 import { until } from '../support/until.js';
+import { useAgentHomes } from './agent-home.js';
 
-let mock: MockAnthropic;
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => t.content).join(' ')}` };
+    if (r.prompt.startsWith('run: '))
+      return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+    return { text: `Reply to: ${r.prompt}` };
+  },
+});
 let receiver: Server;
 let receiverUrl = '';
 const received: { path: string; body: Record<string, unknown> }[] = [];
-let home: TempHome | undefined;
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => t.content).join(' ')}` };
-      if (r.prompt.startsWith('run: '))
-        return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -44,18 +37,10 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
-  if (home && existsSync(join(home.klaudeHome, 'sessions.db'))) {
-    const db = openDb(home.klaudeHome);
-    killRuntimeGroups(db.sqlite);
-    db.close();
-  }
-  home?.cleanup();
-  home = undefined;
   received.length = 0;
 });
 
 afterAll(async () => {
-  await mock?.close();
   await new Promise((r) => receiver?.close(r));
 });
 
@@ -63,7 +48,8 @@ const CMD = 'python3 -c "print(6*7)"';
 
 describe('notifications (real claude)', () => {
   it('a waiting agent in project B is told once to the webhook and once to the desktop, with nothing open', async () => {
-    const h = (home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-notify-' }));
+    // The desktop is told here (notify.desktop on), and the webhook.
+    const h = fx.home({ prefix: 'klaude-notify-', desktop: true, notifyUrl: receiverUrl });
     // The desktop notifier's stand-in: records each call's arguments, one line per call.
     const bin = join(h.root, 'bin');
     const calls = join(h.root, 'notify-send.calls');
@@ -71,15 +57,11 @@ describe('notifications (real claude)', () => {
     writeFileSync(join(bin, 'notify-send'), `#!/bin/sh\nprintf '%s|' "$@" >> '${calls}'\necho >> '${calls}'\n`);
     chmodSync(join(bin, 'notify-send'), 0o755);
     const env = { ...h.env, PATH: `${bin}:${h.env.PATH}` };
-    writeFileSync(
-      join(h.klaudeHome, 'config.yaml'),
-      `claude:\n  binary: ${CLAUDE_BIN}\nnotify:\n  url: ${receiverUrl}\n`,
-    );
     const projectB = join(h.root, 'project-b');
     mkdirSync(projectB);
     h.trustDir(projectB);
 
-    const started = await runKlaude(['start', 'general', `run: ${CMD}`, '--detach', '--json'], {
+    const started = await h.k(['start', 'general', `run: ${CMD}`, '--detach', '--json'], {
       env,
       cwd: projectB,
       timeoutMs: 60_000,

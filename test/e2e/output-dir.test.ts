@@ -5,31 +5,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runThen, useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: runThen('Linked it.') });
+let home: AgentHome;
 let outside: string;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) return { text: 'Linked it.' };
-      const m = /^run: (.+)$/s.exec(r.prompt);
-      if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
+beforeAll(() => {
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', timeoutMs: 120_000 });
   outside = join(home.root, 'outside');
   mkdirSync(outside);
   const p = home.projectDir;
@@ -45,12 +29,6 @@ beforeAll(async () => {
   expect(git('ls-files', '-s', '.claude/reviews')).toMatch(/^120000 /); // committed as a symlink
 });
 
-afterAll(async () => {
-  if (home) killLeftRuntimes(home.klaudeHome);
-  await mock?.close();
-  home?.cleanup();
-});
-
 function git(...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
     cwd: home.projectDir,
@@ -59,18 +37,18 @@ function git(...args: string[]): string {
   });
 }
 
-const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+const klaude = (args: string[]) => home.k(args);
 
 describe('outputDir through a symlink', () => {
   it('a committed symlink out of .claude/ refuses the start with a typed error and hint', async () => {
-    const before = mock.mainRequests().length;
+    const before = fx.mock.mainRequests().length;
     const r = await klaude(['start', 'reviewer', 'look at it']);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(`klaude: outputDir 'reviews': the directory resolves to ${outside}`);
     expect(r.stderr).toContain('[E_AGENT_DEFINITION]');
     expect(r.stderr).toMatch(/hint: a symlink points out/);
-    expect(mock.mainRequests().length).toBe(before);
+    expect(fx.mock.mainRequests().length).toBe(before);
     expect(readdirSync(outside)).toEqual([]);
   });
 

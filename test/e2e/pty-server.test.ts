@@ -10,10 +10,8 @@ import { projectHash } from '../../src/config/paths.js';
 import { shortId } from '../../src/core/ids.js';
 import { listPtyServer, spawnPtyHost, stopPtySession, type StartedHost } from '../../src/pty/launch.js';
 import { openPtyViewer, type PtyViewer } from '../../src/pty/viewer.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import { READY, submit, waitForDb } from './supervisor-helpers.js';
 import {
   alive,
@@ -23,19 +21,18 @@ import {
   sessionWithConversation,
   startTalk,
   stopHosts,
-  talkHome,
 } from './talk-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes();
+let home: AgentHome;
 let a: { id: string; claudeId: string };
 let b: { id: string; claudeId: string };
 const terms: PtySession[] = [];
 const claudes: number[] = [];
 
 beforeAll(async () => {
-  mock = await startMockAnthropic();
-  home = talkHome(mock);
+  home = fx.home({ supervisor: true });
   a = await sessionWithConversation(home, 'server-marker-a');
   b = await sessionWithConversation(home, 'server-marker-b');
 });
@@ -46,8 +43,6 @@ afterAll(async () => {
     await stopHosts(home, b.id);
   }
   for (const pid of claudes) if (alive(pid)) process.kill(pid, 'SIGKILL');
-  await mock?.close();
-  home?.cleanup();
 });
 
 const start = (sessionId: string, mark: string): Promise<StartedHost> =>
@@ -166,7 +161,7 @@ describe('the PTY server', () => {
     await waitForDb('both claudes gone with their server', () => !alive(ha.pid) && !alive(hb.pid), 30_000);
 
     // Any listing command reconciles: the rows of the dead server are lost, the sessions over.
-    const r = await runKlaude(['sessions', '--json'], { cwd: home.projectDir, env: home.env });
+    const r = await home.k(['sessions', '--json']);
     expect(r.code, r.stderr).toBe(0);
     for (const id of [a.id, b.id]) {
       const rows = ptyRows(home, id);
@@ -184,7 +179,7 @@ describe('the PTY server', () => {
     expect(rows.at(-1)!.pid).not.toBe(ha.hostPid);
     await submit(t, 'after the crash');
     await t.waitForText('Reply to: after the crash', { timeoutMs: 45_000 });
-    const history = JSON.stringify(mock.mainRequests().at(-1)!.body.messages);
+    const history = JSON.stringify(fx.mock.mainRequests().at(-1)!.body.messages);
     expect(history).toContain('server-marker-a');
     t.press('ctrl-]');
     expect((await t.exited).exitCode).toBe(0);

@@ -6,14 +6,31 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({
+  responder: async (r) => {
+    if (r.isToolResult) {
+      const out = r.toolResults.map((t) => t.content).join(' ');
+      if (out.includes('step-two')) await gate('live').open;
+      return { text: 'All finished.' };
+    }
+    if (r.prompt === 'live task')
+      return { text: 'Step one.', bash: { command: 'echo step-two', description: 'step two' } };
+    const held = /^held (\w+)/.exec(r.prompt);
+    if (held) {
+      await gate(held[1]!).open;
+      return { text: `Released ${held[1]}.` };
+    }
+    if (r.prompt.startsWith('hang')) return { hang: true };
+    // Every attempt: claude 2.1.332 retries a 400 once, without one of its beta headers.
+    if (r.prompt === 'this one fails')
+      return { error: { status: 400, type: 'invalid_request_error', message: 'stand-in says no' } };
+    return { text: `Reply to: ${r.prompt}` };
+  },
+});
+let home: AgentHome;
 const gates = new Map<string, { open: Promise<void>; release: () => void }>();
 
 function gate(name: string): { open: Promise<void>; release: () => void } {
@@ -27,44 +44,15 @@ function gate(name: string): { open: Promise<void>; release: () => void } {
   return g;
 }
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: async (r) => {
-      if (r.isToolResult) {
-        const out = r.toolResults.map((t) => t.content).join(' ');
-        if (out.includes('step-two')) await gate('live').open;
-        return { text: 'All finished.' };
-      }
-      if (r.prompt === 'live task')
-        return { text: 'Step one.', bash: { command: 'echo step-two', description: 'step two' } };
-      const held = /^held (\w+)/.exec(r.prompt);
-      if (held) {
-        await gate(held[1]!).open;
-        return { text: `Released ${held[1]}.` };
-      }
-      if (r.prompt.startsWith('hang')) return { hang: true };
-      // Every attempt: claude 2.1.332 retries a 400 once, without one of its beta headers.
-      if (r.prompt === 'this one fails')
-        return { error: { status: 400, type: 'invalid_request_error', message: 'stand-in says no' } };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
+beforeAll(() => {
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n' });
 });
 
 afterAll(async () => {
   for (const g of gates.values()) g.release();
-  if (home) killLeftRuntimes(home.klaudeHome);
-  await mock?.close();
-  home?.cleanup();
 });
 
-const klaude = (args: string[], timeoutMs = 60_000) =>
-  runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs });
+const klaude = (args: string[], timeoutMs = 60_000) => home.k(args, { timeoutMs });
 
 /** A klaude process we can watch while it runs (own process group, like a terminal's foreground job). */
 function spawnKlaude(args: string[]): {
@@ -123,7 +111,7 @@ describe('klaude start (attached)', () => {
     '%s detaches: the command says how to follow, the agent still finishes',
     async (sig) => {
       const run = spawnKlaude(['start', 'general', `held ${sig}`]);
-      await mock.waitForRequest((r) => r.prompt === `held ${sig}`, 45_000);
+      await fx.mock.waitForRequest((r) => r.prompt === `held ${sig}`, 45_000);
       await vi.waitFor(() => expect(run.out()).toContain('following it'), { timeout: 10_000, interval: 20 });
       process.kill(-run.child.pid!, sig); // the whole job, as a terminal (or Claude's Bash tool) does
       expect(await run.exit).toBe(0);
@@ -153,7 +141,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
     expect(d.code).toBe(0);
     const id = idFrom(d.stdout);
     expect(d.stdout).toBe(`started ${id} (general, claude)\nfollow: klaude logs -f ${id} · wait: klaude wait ${id}\n`);
-    await mock.waitForRequest((r) => r.prompt === 'held detached', 45_000);
+    await fx.mock.waitForRequest((r) => r.prompt === 'held detached', 45_000);
     expect(status(id)).toBe('running'); // returned while the agent was still working
 
     const waiting = klaude(['wait', id]);
@@ -173,7 +161,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
         `^${id} had stopped \\(done\\): resumed its claude session [0-9a-f-]{36} with your message\\nReply to: what came first\\?\\n── agent ${id} \\(general\\): done`,
       ),
     );
-    const history = JSON.stringify(mock.mainRequests().find((r) => r.prompt === 'what came first?')!.body.messages);
+    const history = JSON.stringify(fx.mock.mainRequests().find((r) => r.prompt === 'what came first?')!.body.messages);
     expect(history).toContain('held detached');
 
     // Nothing runs now: interrupt says so in one line.
@@ -188,7 +176,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
   it('wait times out with 124 and a hint; interrupt then ends the turn as interrupted', async () => {
     const d = await klaude(['start', 'general', 'hang on', '-d']);
     const id = idFrom(d.stdout);
-    await mock.waitForRequest((r) => r.prompt === 'hang on', 45_000);
+    await fx.mock.waitForRequest((r) => r.prompt === 'hang on', 45_000);
     const w = await klaude(['wait', id, '--timeout', '1']);
     expect(w.code).toBe(124);
     expect(w.stdout).toBe(`still running: ${id} (running: thinking)\n`);
@@ -210,7 +198,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
     const { sessions } = JSON.parse(d.stdout) as { sessions: { id: string; shortId: string; via: string }[] };
     expect(sessions).toHaveLength(2);
     expect(sessions[0]!.via).toBe('directly');
-    await vi.waitFor(() => expect(mock.mainRequests().filter((r) => r.prompt === 'held twin')).toHaveLength(2), {
+    await vi.waitFor(() => expect(fx.mock.mainRequests().filter((r) => r.prompt === 'held twin')).toHaveLength(2), {
       timeout: 45_000,
       interval: 50,
     });
@@ -230,7 +218,7 @@ describe('klaude start -d, wait, message, interrupt', () => {
     );
     const r = await klaude(['start', 'reviewer', 'look at it']);
     expect(r.code).toBe(0);
-    const req = mock.mainRequests().find((q) => q.prompt === 'look at it')!;
+    const req = fx.mock.mainRequests().find((q) => q.prompt === 'look at it')!;
     expect(req.body.model).toBe('claude-reviewer-model');
     expect(JSON.stringify(req.body.system)).toContain('You review code carefully and say REVIEWED.');
     const saved = readdirSync(join(home.projectDir, '.claude', 'reviews'));

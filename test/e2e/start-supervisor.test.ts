@@ -3,11 +3,8 @@
 // live output and summary come back as the tool result; `start -c` checks the new agent out; a
 // detached agent outlives the supervisor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic, type Responder } from '../support/mock-anthropic.js';
+import type { Responder } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import {
   instances,
   processes,
@@ -15,14 +12,12 @@ import {
   sessions,
   startKlaude,
   submit,
-  supervisorHome,
   waitBelow,
   waitForDb,
-  writeConfig,
 } from './supervisor-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+let home: AgentHome;
 let term: PtySession | undefined;
 let releaseDetached!: () => void;
 const detachedGate = new Promise<void>((r) => (releaseDetached = r));
@@ -46,16 +41,14 @@ const responder: Responder = async (req) => {
   return undefined;
 };
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder });
-  home = supervisorHome(mock);
-  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
+const fx = useAgentHomes({ responder });
+
+beforeAll(() => {
+  home = fx.home({ supervisor: true });
 });
 afterAll(async () => {
   releaseDetached();
   await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
 });
 
 describe('klaude start from Claude’s Bash tool inside klaude', () => {
@@ -66,7 +59,7 @@ describe('klaude start from Claude’s Bash tool inside klaude', () => {
     const [root] = sessions(home);
 
     await submit(term, 'run: klaude start general "sub task from claude"');
-    const toolTurn = await mock.waitForRequest(
+    const toolTurn = await fx.mock.waitForRequest(
       (r) => r.isToolResult && r.toolResults.some((t) => t.content.includes('── agent')),
       60_000,
     );
@@ -109,7 +102,7 @@ describe('klaude start from Claude’s Bash tool inside klaude', () => {
 
   it('a detached agent keeps running when the supervisor exits, and its log is complete', async () => {
     await submit(term!, 'run: klaude start general "outlive the supervisor" -d');
-    await mock.waitForRequest((r) => r.prompt === 'outlive the supervisor', 60_000);
+    await fx.mock.waitForRequest((r) => r.prompt === 'outlive the supervisor', 60_000);
     const agent = await waitForDb('the detached agent', () =>
       sessions(home).find((s) => s.prompt === 'outlive the supervisor'),
     );
@@ -121,10 +114,10 @@ describe('klaude start from Claude’s Bash tool inside klaude', () => {
     expect(sessions(home).find((s) => s.id === agent.id)!.status).toBe('running');
 
     releaseDetached();
-    const w = await runKlaude(['wait', agent.id], { env: home.env, cwd: home.projectDir, timeoutMs: 60_000 });
+    const w = await home.k(['wait', agent.id], { timeoutMs: 60_000 });
     expect(w.code).toBe(0);
     expect(w.stdout).toContain('final text:\nFinished after the supervisor.');
-    const logs = await runKlaude(['logs', agent.id, '--raw'], { env: home.env, cwd: home.projectDir });
+    const logs = await home.k(['logs', agent.id, '--raw']);
     const types = logs.stdout
       .trim()
       .split('\n')

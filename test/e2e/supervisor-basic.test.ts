@@ -4,10 +4,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlRequest } from '../../src/control/client.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import {
   eventKinds,
   instances,
@@ -19,23 +16,20 @@ import {
   sessions,
   startKlaude,
   submit,
-  supervisorHome,
   waitForDb,
 } from './supervisor-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 const MODEL = 'claude-passthrough-model';
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: runResponder });
+let home: AgentHome;
 let term: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-  home = supervisorHome(mock);
+beforeAll(() => {
+  home = fx.home({ supervisor: true, config: false });
 });
 afterAll(async () => {
   await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
 });
 
 describe('klaude: foreground claude', () => {
@@ -91,7 +85,7 @@ describe('klaude: foreground claude', () => {
     await waitForDb('Stop after the tool turn', () => sessions(home)[0]!.last_text?.startsWith('Tool output:'));
 
     // The --model passed after -- reached every main request.
-    const models = new Set(mock.mainRequests().map((r) => r.body?.model));
+    const models = new Set(fx.mock.mainRequests().map((r) => r.body?.model));
     expect([...models]).toEqual([MODEL]);
 
     await submit(term, '/exit');
@@ -135,7 +129,7 @@ describe('klaude: foreground claude', () => {
 
     await submit(term, 'still there?');
     await term.waitForText('Reply to: still there?', { timeoutMs: 45_000 });
-    const last = mock.mainRequests().at(-1)!;
+    const last = fx.mock.mainRequests().at(-1)!;
     expect(JSON.stringify(last.body.messages)).toContain('hello from the person');
 
     // /clear: the root's current Claude session moves to a new id; the old link ends; same tree.
@@ -160,7 +154,7 @@ describe('klaude: foreground claude', () => {
   it('refuses claude flags that pick the session, in one line, before registering anything', async () => {
     const before = instances(home).length;
     for (const flag of ['--continue', '-r', '--session-id']) {
-      const r = await runKlaude(['--', flag, 'x'], { env: home.env, cwd: home.projectDir });
+      const r = await home.k(['--', flag, 'x']);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trimEnd().split('\n');

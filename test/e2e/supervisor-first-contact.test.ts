@@ -6,21 +6,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Terminal } from '@xterm/headless';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic, type Responder } from '../support/mock-anthropic.js';
+import type { Responder } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
-import {
-  readDb,
-  READY,
-  runResponder,
-  sessions,
-  startKlaude,
-  submit,
-  supervisorHome,
-  waitBelow,
-} from './supervisor-helpers.js';
+import { readDb, READY, runResponder, sessions, startKlaude, submit, waitBelow } from './supervisor-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 const readIfThere = (file: string): string => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 
@@ -32,18 +22,15 @@ const responder: Responder = (req) => {
   return runResponder(req);
 };
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder });
+let home: AgentHome;
 let term: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder });
-  home = supervisorHome(mock);
+beforeAll(() => {
+  home = fx.home({ supervisor: true, config: false });
 });
 afterAll(async () => {
   await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
 });
 
 /**
@@ -61,7 +48,7 @@ async function kept(raw: string, cols: number): Promise<string[]> {
 }
 
 async function startedAgent(prompt: string): Promise<string> {
-  const r = await runKlaude(['start', 'general', '-d', prompt], { cwd: home.projectDir, env: home.env });
+  const r = await home.k(['start', 'general', '-d', prompt]);
   expect(r.code, r.stderr).toBe(0);
   return sessions(home).find((s) => s.parent_id === null && s.type === 'general' && s.prompt === prompt)!.id;
 }

@@ -1,6 +1,6 @@
-// Shared set-up for the `klaude talk` end-to-end tests: a temp home whose config points at the real
-// claude, a session with a real (headless) Claude conversation, the built klaude under the PTY
-// driver, and read-only looks at the PTY host's records.
+// Shared helpers of the `klaude talk` end-to-end tests (their homes come from agent-home.ts): a
+// session with a real (headless) Claude conversation, the built klaude under the PTY driver, and
+// read-only looks at the PTY host's records.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
@@ -10,18 +10,11 @@ import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { ptySocketPath } from '../../src/ptyd/socket-path.js';
-import { CLAUDE_BIN, runClaude } from '../support/claude-bin.js';
+import { runClaude } from '../support/claude-bin.js';
 import { KLAUDE_CLI } from '../support/klaude-bin.js';
-import type { MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { readDb, supervisorHome, waitForDb, writeConfig } from './supervisor-helpers.js';
-
-export function talkHome(mock: MockAnthropic): TempHome {
-  const home = supervisorHome(mock);
-  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-  return home;
-}
+import { readDb, waitForDb } from './supervisor-helpers.js';
 
 /** A klaude session (an agent that finished) whose Claude conversation holds one exchange with `marker`. */
 export async function sessionWithConversation(

@@ -10,9 +10,7 @@ import { recordProcess } from '../../src/db/repos/processes.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { listPtySessions, openPtyViewer } from '../../src/pty/viewer.js';
 import { claudeAtLeast } from '../support/claude-package.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import { READY, submit, waitForDb, waitIdle } from './supervisor-helpers.js';
 import {
   alive,
@@ -24,11 +22,11 @@ import {
   socketExists,
   startTalk,
   stopHosts,
-  talkHome,
 } from './talk-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes();
+let home: AgentHome;
 let session: { id: string; claudeId: string };
 const terms: PtySession[] = [];
 const open = (t: PtySession): PtySession => {
@@ -37,16 +35,13 @@ const open = (t: PtySession): PtySession => {
 };
 
 beforeAll(async () => {
-  mock = await startMockAnthropic();
-  home = talkHome(mock);
+  home = fx.home({ supervisor: true });
   session = await sessionWithConversation(home, 'talk-marker-31');
 });
 afterAll(async () => {
   for (const t of terms) await t.dispose();
   // The PTY session left running (and whatever a failed test left) is stopped, claude with it.
   if (home && session) await stopHosts(home, session.id);
-  await mock?.close();
-  home?.cleanup();
 });
 
 describe('klaude talk', () => {
@@ -59,7 +54,7 @@ describe('klaude talk', () => {
     await t.waitForText('Reply to: talk-marker-31');
     await submit(t, 'hello over talk');
     await t.waitForText('Reply to: hello over talk', { timeoutMs: 45_000 });
-    expect(JSON.stringify(mock.mainRequests().at(-1)!.body.messages)).toContain('talk-marker-31');
+    expect(JSON.stringify(fx.mock.mainRequests().at(-1)!.body.messages)).toContain('talk-marker-31');
 
     claudePid = claudePidOf(home, session.id);
     const [row] = ptyRows(home, session.id);
@@ -113,7 +108,7 @@ describe('klaude talk', () => {
     await viewer.waitForText('Reply to: seen by the viewer', { timeoutMs: 45_000 });
     await t.waitForText('Reply to: seen by the viewer');
     expect(t.text()).not.toContain('typed-in-viewer');
-    expect(mock.mainRequests().every((r) => !r.prompt.includes('typed-in-viewer'))).toBe(true);
+    expect(fx.mock.mainRequests().every((r) => !r.prompt.includes('typed-in-viewer'))).toBe(true);
     viewer.type('q');
     expect((await viewer.exited).exitCode).toBe(0);
     expect(viewer.text()).toContain('stopped watching');
@@ -132,7 +127,7 @@ describe('klaude talk', () => {
     t.press('enter');
     expect((await t.exited).exitCode).toBe(0);
     expect(alive(claudePid)).toBe(true);
-    expect(mock.mainRequests().every((r) => !r.prompt.includes('///detach'))).toBe(true);
+    expect(fx.mock.mainRequests().every((r) => !r.prompt.includes('///detach'))).toBe(true);
 
     // Re-attach at the new size: the input line is empty again.
     const again = open(startTalk(home, [short()], { cols: 70, rows: 20 }));
@@ -163,7 +158,7 @@ describe('klaude talk', () => {
     expect(ptyRows(home, session.id)).toHaveLength(2);
     await submit(next, 'after the restart');
     await next.waitForText('Reply to: after the restart', { timeoutMs: 45_000 });
-    const history = JSON.stringify(mock.mainRequests().at(-1)!.body.messages);
+    const history = JSON.stringify(fx.mock.mainRequests().at(-1)!.body.messages);
     expect(history).toContain('talk-marker-31');
     expect(history).toContain('seen by the viewer');
 

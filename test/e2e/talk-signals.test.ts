@@ -4,27 +4,23 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KLAUDE_CLI } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import { READY, waitForDb } from './supervisor-helpers.js';
-import { alive, claudePidOf, ptyRows, sessionWithConversation, stopHosts, talkHome } from './talk-helpers.js';
+import { alive, claudePidOf, ptyRows, sessionWithConversation, stopHosts } from './talk-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes();
+let home: AgentHome;
 let session: { id: string };
 let term: PtySession | undefined;
 
 beforeAll(async () => {
-  mock = await startMockAnthropic();
-  home = talkHome(mock);
+  home = fx.home({ supervisor: true });
   session = await sessionWithConversation(home, 'signals-marker-7');
 });
 afterAll(async () => {
   await term?.dispose();
   if (home && session) await stopHosts(home, session.id);
-  await mock?.close();
-  home?.cleanup();
 });
 
 async function shellPrompt(t: PtySession): Promise<void> {

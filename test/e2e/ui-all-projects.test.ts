@@ -6,47 +6,37 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { projectHash } from '../../src/config/paths.js';
 import { shortId } from '../../src/core/ids.js';
 import { openDb } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
-import { CLAUDE_BIN, runClaude } from '../support/claude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { runClaude } from '../support/claude-bin.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
 import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import {
-  READY,
-  readDb,
-  runResponder,
-  startKlaude,
-  supervisorHome,
-  waitForDb,
-  writeConfig,
-} from './supervisor-helpers.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
+import { READY, readDb, runResponder, startKlaude, waitForDb } from './supervisor-helpers.js';
 import { sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
 
-let mock: MockAnthropic;
-const homes: { home: TempHome; sessionId: string }[] = [];
+const fx = useAgentHomes({ responder: runResponder });
+const hosts: { home: TempHome; sessionId: string }[] = [];
 const terms: PtySession[] = [];
 const open = (t: PtySession): PtySession => {
   terms.push(t);
   return t;
 };
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
+afterEach(async () => {
+  for (const t of terms.splice(0)) await t.dispose();
+  for (const h of hosts.splice(0)) await stopHosts(h.home, h.sessionId).catch(() => undefined);
 });
-afterAll(async () => {
-  for (const t of terms) await t.dispose();
-  for (const h of homes) await stopHosts(h.home, h.sessionId).catch(() => undefined);
-  await mock?.close();
-  for (const h of homes) h.home.cleanup();
-});
+
+/** A home of its own for each test; Ink must run interactive in the PTY (no CI). */
+const uiHome = (allowBash: boolean): AgentHome => fx.home({ supervisor: true, allowBash, env: { CI: undefined } });
 
 /** A second project of the same klaude home with one waiting agent (a row as the runtime leaves it). */
 function otherProject(home: TempHome): { root: string; id: string } {
@@ -72,11 +62,9 @@ function otherProject(home: TempHome): { root: string; id: string } {
 
 describe('klaude ui across projects and into talk sessions', () => {
   it("P shows the other project's agent; Space peeks; m types into a talk session's prompt, refused while attached", async () => {
-    const home = supervisorHome(mock, { allowBash: true });
-    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-    delete home.env.CI; // Ink must run interactive in the PTY
+    const home = uiHome(true);
     const session = await sessionWithConversation(home, 'ui-reply-marker');
-    homes.push({ home, sessionId: session.id });
+    hosts.push({ home, sessionId: session.id });
     const s = shortId(session.id);
     const other = otherProject(home);
 
@@ -114,7 +102,7 @@ describe('klaude ui across projects and into talk sessions', () => {
     await ui.waitFor((t) => !t.includes('peek · last screen'), 'the peek closed', { timeoutMs: 10_000 });
 
     // m: one line typed into its claude's prompt, Enter included.
-    const before = mock.mainRequests().length;
+    const before = fx.mock.mainRequests().length;
     ui.write('m');
     await ui.waitForText(`into the prompt of general ${s}`, { timeoutMs: 10_000 });
     ui.write('reply-from-the-dashboard');
@@ -123,7 +111,7 @@ describe('klaude ui across projects and into talk sessions', () => {
     await waitForDb(
       'the stand-in got the reply',
       () =>
-        mock
+        fx.mock
           .mainRequests()
           .slice(before)
           .some((r) => r.prompt === 'reply-from-the-dashboard'),
@@ -134,7 +122,7 @@ describe('klaude ui across projects and into talk sessions', () => {
     // One writer: while `klaude talk` is attached, the reply is refused with the holder named.
     const again = open(startTalk(home, [session.id.slice(-6)]));
     await again.waitForText('Reply to: reply-from-the-dashboard', { timeoutMs: 45_000 });
-    const asked = mock.mainRequests().length;
+    const asked = fx.mock.mainRequests().length;
     ui.write('m');
     await ui.waitForText(`into the prompt of general ${s}`, { timeoutMs: 10_000 });
     ui.write('not-typed');
@@ -143,13 +131,11 @@ describe('klaude ui across projects and into talk sessions', () => {
       timeoutMs: 20_000,
     });
     expect(again.text()).not.toContain('not-typed');
-    expect(mock.mainRequests().length).toBe(asked);
+    expect(fx.mock.mainRequests().length).toBe(asked);
   });
 
   it('m on a finished agent of another project resumes it there (its conversation is found only in its own root)', async () => {
-    const home = supervisorHome(mock, { allowBash: true });
-    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-    delete home.env.CI;
+    const home = uiHome(true);
     const root = path.join(home.root, 'second-repo');
     mkdirSync(root);
     const real = realpathSync(root);
@@ -167,7 +153,7 @@ describe('klaude ui across projects and into talk sessions', () => {
     } finally {
       db.close();
     }
-    homes.push({ home, sessionId: id });
+    hosts.push({ home, sessionId: id });
 
     const ui = open(startKlaude(home, ['ui', '--all'], { cols: 150, rows: 34 }));
     await ui.waitForText('all projects (', { timeoutMs: 20_000 });
@@ -178,7 +164,7 @@ describe('klaude ui across projects and into talk sessions', () => {
     ui.press('enter');
     await waitForDb(
       'the stand-in got the message',
-      () => mock.mainRequests().some((q) => q.prompt === 'cross-project-message'),
+      () => fx.mock.mainRequests().some((q) => q.prompt === 'cross-project-message'),
       45_000,
     );
     await waitForDb('the agent done again', () => sessionStatus(home, id) === 'done', 45_000);
@@ -186,20 +172,17 @@ describe('klaude ui across projects and into talk sessions', () => {
   });
 
   it("A allows the permission request of another project's agent, answered as the person", async () => {
-    const home = supervisorHome(mock, { allowBash: false }); // no allow rule: Bash asks
-    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-    delete home.env.CI;
+    const home = uiHome(false); // no allow rule: Bash asks
     mkdirSync(path.join(home.root, 'third-repo'));
     const root = realpathSync(path.join(home.root, 'third-repo'));
     home.trustDir(root);
-    const r = await runKlaude(['start', 'general', 'run: python3 -c "print(6*7)"', '-d', '--json'], {
-      env: home.env,
+    const r = await home.k(['start', 'general', 'run: python3 -c "print(6*7)"', '-d', '--json'], {
       cwd: root,
       timeoutMs: 60_000,
     });
     expect(r.code, r.stderr).toBe(0);
     const id = (JSON.parse(r.stdout) as { sessions: { id: string }[] }).sessions[0]!.id;
-    homes.push({ home, sessionId: id });
+    hosts.push({ home, sessionId: id });
     await waitForDb(
       'its permission request',
       () =>
@@ -221,11 +204,9 @@ describe('klaude ui across projects and into talk sessions', () => {
   });
 
   it('a talk session of another project: its live screen in the preview, Space peeks, m replies, Enter refuses', async () => {
-    const home = supervisorHome(mock, { allowBash: true });
-    writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-    delete home.env.CI;
+    const home = uiHome(true);
     const session = await sessionWithConversation(home, 'far-talk-marker');
-    homes.push({ home, sessionId: session.id });
+    hosts.push({ home, sessionId: session.id });
     const s = shortId(session.id);
     const talk = open(startTalk(home, [session.id.slice(-6)]));
     await talk.waitForText(READY, { timeoutMs: 45_000 });
@@ -255,7 +236,7 @@ describe('klaude ui across projects and into talk sessions', () => {
     await ui.waitForText(`into the prompt of general ${s}`, { timeoutMs: 10_000 });
     ui.write('far-reply');
     ui.press('enter');
-    await waitForDb('the stand-in got it', () => mock.mainRequests().some((r) => r.prompt === 'far-reply'), 45_000);
+    await waitForDb('the stand-in got it', () => fx.mock.mainRequests().some((r) => r.prompt === 'far-reply'), 45_000);
     await ui.waitForText('Reply to: far-reply', { timeoutMs: 45_000 });
   });
 });

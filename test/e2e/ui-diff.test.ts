@@ -7,31 +7,17 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { runThen, useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: runThen('Ran it.') });
+let home: AgentHome;
 let term: PtySession | undefined;
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) return { text: 'Ran it.' };
-      const m = /^run: (.+)$/s.exec(r.prompt);
-      if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  delete home.env.CI; // Ink must run interactive in the PTY
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
+  // Ink must run interactive in the PTY (no CI).
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', env: { CI: undefined } });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
       cwd: home.projectDir,
@@ -45,15 +31,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
 });
 
 describe('klaude ui diff key', () => {
   it('c shows the worktree agent diff in the right pane, c again its log', async () => {
-    const start = await runKlaude(
+    const start = await home.k(
       ['start', 'general', 'run: printf "line one\\nline two\\n" > from-agent.txt', '--worktree'],
-      { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 },
+      { timeoutMs: 120_000 },
     );
     expect(start.code, start.stderr).toBe(0);
     const id = /started (\w{8})/.exec(start.stdout)![1]!;
@@ -82,7 +66,7 @@ describe('klaude ui diff key', () => {
       worktree_path: string;
     };
     wt.close();
-    const merged = await runKlaude(['merge', id], { env: home.env, cwd: home.projectDir });
+    const merged = await home.k(['merge', id]);
     expect(merged.code, merged.stderr).toBe(0);
     expect(existsSync(wtPath)).toBe(true);
     term.write('d');

@@ -3,22 +3,12 @@
 // `t` attaches the dashboard's terminal to it and Ctrl-] comes back to the dashboard as it was;
 // quitting says PTY sessions keep running and x stops them. A session waiting on a permission
 // prompt shows as waiting (from the Notification hook, not from its screen) and rings the bell.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import type { TempHome } from '../support/temp-home.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
-import {
-  READY,
-  runResponder,
-  startKlaude,
-  submit,
-  supervisorHome,
-  waitForDb,
-  writeConfig,
-} from './supervisor-helpers.js';
+import { READY, runResponder, startKlaude, submit, waitForDb } from './supervisor-helpers.js';
 import {
   alive,
   claudePidOf,
@@ -28,42 +18,34 @@ import {
   startTalk,
   stopHosts,
 } from './talk-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-const homes: { home: TempHome; sessionId: string }[] = [];
+const fx = useAgentHomes({ responder: runResponder });
+const hosts: { home: TempHome; sessionId: string }[] = [];
 const terms: PtySession[] = [];
 const open = (t: PtySession): PtySession => {
   terms.push(t);
   return t;
 };
 
-function uiPtyHome(allowBash: boolean): TempHome {
-  const home = supervisorHome(mock, { allowBash });
-  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-  delete home.env.CI; // Ink must run interactive in the PTY
-  return home;
-}
+/** A home of its own for each test; Ink must run interactive in the PTY (no CI). */
+const uiPtyHome = (allowBash: boolean): AgentHome => fx.home({ supervisor: true, allowBash, env: { CI: undefined } });
 
 /** The screen with pane borders and line breaks folded to single spaces (wrapped dialog text). */
 const flat = (t: PtySession): string => t.text().replace(/[│╭╮╰╯─\s]+/g, ' ');
 /** BEL bytes that are not an OSC terminator (the title is written with OSC 0 … BEL). */
 const bells = (raw: string): number => raw.replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '').split('\x07').length - 1;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-});
-afterAll(async () => {
-  for (const t of terms) await t.dispose();
-  for (const h of homes) await stopHosts(h.home, h.sessionId).catch(() => undefined);
-  await mock?.close();
-  for (const h of homes) h.home.cleanup();
+afterEach(async () => {
+  for (const t of terms.splice(0)) await t.dispose();
+  for (const h of hosts.splice(0)) await stopHosts(h.home, h.sessionId).catch(() => undefined);
 });
 
 describe('klaude ui with PTY sessions', () => {
   it('previews a background PTY session live, talks to it with t, and q offers to stop it', async () => {
     const home = uiPtyHome(true);
     const session = await sessionWithConversation(home, 'ui-pty-marker');
-    homes.push({ home, sessionId: session.id });
+    hosts.push({ home, sessionId: session.id });
     const s = shortId(session.id);
 
     const ui = open(startKlaude(home, ['ui'], { cols: 120, rows: 34 }));
@@ -77,7 +59,7 @@ describe('klaude ui with PTY sessions', () => {
     await ui.waitFor((t) => new RegExp(`general pty .*${s}`).test(t), 'the pty tag in the tree', { timeoutMs: 20_000 });
     await ui.waitForText(`screen · general ${s} · pty`, { timeoutMs: 20_000 });
     await ui.waitForText('Reply to: ui-pty-marker');
-    mock.enqueue({ text: 'late-line-one\nlate-reply-marker arrived\n', chunks: 2, delayMs: 1500 });
+    fx.mock.enqueue({ text: 'late-line-one\nlate-reply-marker arrived\n', chunks: 2, delayMs: 1500 });
     await submit(talk, 'a slow question');
     talk.press('ctrl-]');
     expect((await talk.exited).exitCode).toBe(0);
@@ -120,7 +102,7 @@ describe('klaude ui with PTY sessions', () => {
   it('a session waiting on a permission prompt shows as waiting (Notification hook) and rings the bell', async () => {
     const home = uiPtyHome(false); // no allow rule: Bash asks first
     const session = await sessionWithConversation(home, 'ui-wait-marker');
-    homes.push({ home, sessionId: session.id });
+    hosts.push({ home, sessionId: session.id });
     const s = shortId(session.id);
 
     const ui = open(startKlaude(home, ['ui'], { cols: 120, rows: 34 }));

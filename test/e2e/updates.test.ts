@@ -2,56 +2,40 @@
 // child from its Bash tool; the child reports `[UPDATE] …`; the note is stored, and the parent's
 // PostToolUse hook hands it to the parent Claude with that tool call's result — the stand-in sees
 // it in the parent's next request. `klaude watch --once` shows what is still pending.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.prompt.includes('CHILD-TASK')) return { text: `Working on it.\n[UPDATE] ${NOTE}\nChild done.` };
+    if (r.prompt.includes('PARENT-TASK')) {
+      return {
+        text: 'Delegating.',
+        bash: { command: 'klaude start general "CHILD-TASK"', description: 'start a child agent' },
+      };
+    }
+    if (r.isToolResult) return { text: 'Parent done.' };
+    return undefined;
+  },
+});
+let home: AgentHome;
 const NOTE = 'child-progress-7f3a';
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.prompt.includes('CHILD-TASK')) return { text: `Working on it.\n[UPDATE] ${NOTE}\nChild done.` };
-      if (r.prompt.includes('PARENT-TASK')) {
-        return {
-          text: 'Delegating.',
-          bash: { command: 'klaude start general "CHILD-TASK"', description: 'start a child agent' },
-        };
-      }
-      if (r.isToolResult) return { text: 'Parent done.' };
-      return undefined;
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
-});
-
-afterAll(async () => {
-  await mock?.close();
-  home?.cleanup();
+beforeAll(() => {
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n' });
 });
 
 it("a child's [UPDATE] reaches the parent Claude with its next tool result, once", async () => {
-  const parent = await runKlaude(['start', 'general', 'PARENT-TASK'], {
-    env: home.env,
-    cwd: home.projectDir,
+  const parent = await home.k(['start', 'general', 'PARENT-TASK'], {
     timeoutMs: 120_000,
   });
   expect(parent.code, parent.stderr).toBe(0);
   expect(parent.stdout).toContain('Parent done.');
 
   // The parent's request that answers the Bash call carries the child's note as hook context.
-  const answer = await mock.waitForRequest(
+  const answer = await fx.mock.waitForRequest(
     (r) => r.isToolResult && JSON.stringify(r.body).includes('Delegating.'),
     30_000,
   );
@@ -72,7 +56,7 @@ it("a child's [UPDATE] reaches the parent Claude with its next tool result, once
     db.close();
   }
   // Delivered once: nothing is left pending for watch.
-  const watch = await runKlaude(['watch', '--once'], { env: home.env, cwd: home.projectDir });
+  const watch = await home.k(['watch', '--once']);
   expect(watch.code).toBe(0);
   expect(watch.stdout).not.toContain(NOTE);
 });

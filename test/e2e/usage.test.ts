@@ -4,36 +4,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
 import { formatCost, formatCount } from '../../src/ui/text.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
-import {
-  READY,
-  runResponder,
-  sessions,
-  startKlaude,
-  submit,
-  supervisorHome,
-  waitForDb,
-  writeConfig,
-} from './supervisor-helpers.js';
-import { claudeBin } from '../support/claude-bin.js';
+import { READY, runResponder, sessions, startKlaude, submit, waitForDb } from './supervisor-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: runResponder });
+let home: AgentHome;
 let term: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-  home = supervisorHome(mock);
-  delete home.env.CI; // Ink must run interactive in the PTY
-  writeConfig(home, `claude:\n  binary: ${claudeBin()}\n`);
+beforeAll(() => {
+  home = fx.home({ supervisor: true, env: { CI: undefined } }); // Ink must run interactive in the PTY
 });
 afterAll(async () => {
   await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
 });
 
 describe('usage', () => {
@@ -48,7 +32,7 @@ describe('usage', () => {
     });
     const row = root as unknown as { tokens_in: number; tokens_out: number };
     // The stand-in's usage for that one reply, counted once (claude writes an entry per block).
-    const replies = mock.mainRequests().filter((r) => r.prompt === 'hello for the tokens');
+    const replies = fx.mock.mainRequests().filter((r) => r.prompt === 'hello for the tokens');
     expect(replies.length).toBe(1);
     expect(row.tokens_in).toBeGreaterThan(0);
     expect(row.tokens_out).toBeGreaterThan(0);
@@ -57,17 +41,11 @@ describe('usage', () => {
   }, 120_000);
 
   it("shows a parent agent's own cost plus its child's on its row in klaude ui", async () => {
-    const env = home.env;
-    const parent = await runKlaude(['start', 'general', 'parent task'], {
-      env,
-      cwd: home.projectDir,
-      timeoutMs: 120_000,
-    });
+    const parent = await home.k(['start', 'general', 'parent task'], { timeoutMs: 120_000 });
     expect(parent.code, parent.stderr).toBe(0);
     const parentId = sessions(home).find((s) => s.type === 'general')!.id;
-    const child = await runKlaude(['start', 'general', 'child task'], {
-      env: { ...env, KLAUDE_SESSION_ID: parentId },
-      cwd: home.projectDir,
+    const child = await home.k(['start', 'general', 'child task'], {
+      env: { KLAUDE_SESSION_ID: parentId },
       timeoutMs: 120_000,
     });
     expect(child.code, child.stderr).toBe(0);
@@ -87,7 +65,7 @@ describe('usage', () => {
     // The row can tell the sum from the parent's own figures (else this checks nothing).
     expect(tokens).not.toBe(formatCount(p.tokens_in + p.tokens_out));
 
-    term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env, cols: 140, rows: 30 });
+    term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], { cwd: home.projectDir, env: home.env, cols: 140, rows: 30 });
     await term.waitForText(shortId(c.id), { timeoutMs: 30_000 });
     // The parent is selected, so its id is in the log pane's title too: take the tree row.
     const parentRow = () => term!.lines().find((l) => l.includes(shortId(parentId)) && !l.includes('╭')) ?? '';

@@ -9,19 +9,18 @@ import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnPtyHost } from '../../src/pty/launch.js';
 import { desktopContext, launchChromium, phoneContext } from '../support/browser.js';
-import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { KLAUDE_CLI, REPO_ROOT } from '../support/klaude-bin.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
 import { freshUrl, restartWeb, signIn, startWeb, type WebServer } from '../support/web-client.js';
 import { until } from '../support/until.js';
 import { READY } from './supervisor-helpers.js';
-import { sessionWithConversation, startTalk, stopHosts, talkHome } from './talk-helpers.js';
+import { sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
 import { join } from 'node:path';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
 let browser: Browser;
-let home: TempHome;
+const fx = useAgentHomes();
+let home: AgentHome;
 let session: { id: string };
 let w: WebServer;
 let first = true;
@@ -30,9 +29,8 @@ const terms: PtySession[] = [];
 const violations: string[] = [];
 
 beforeAll(async () => {
-  mock = await startMockAnthropic();
   browser = await launchChromium();
-  home = talkHome(mock);
+  home = fx.home({ supervisor: true });
   session = await sessionWithConversation(home, 'web-terminal-marker');
   await spawnPtyHost({
     home: home.klaudeHome,
@@ -47,11 +45,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const t of terms) await t.dispose();
-  if (home) await runKlaude(['web', '--stop'], { env: home.env, cwd: home.projectDir });
+  if (home) await home.k(['web', '--stop']);
   if (home && session) await stopHosts(home, session.id);
   await browser?.close();
-  await mock?.close();
-  home?.cleanup();
 });
 
 async function openTerminal(phone = false): Promise<Page> {
@@ -114,8 +110,8 @@ describe('klaude web: the terminal of a PTY session', () => {
     await waitScreen(page, 'hello from the web page');
     await page.keyboard.press('Enter');
     await waitScreen(page, 'Reply to: hello from the web page');
-    expect(JSON.stringify(mock.mainRequests().at(-1)!.body.messages)).toContain('hello from the web page');
-    expect(JSON.stringify(mock.mainRequests().at(-1)!.body.messages)).not.toContain('only watching');
+    expect(JSON.stringify(fx.mock.mainRequests().at(-1)!.body.messages)).toContain('hello from the web page');
+    expect(JSON.stringify(fx.mock.mainRequests().at(-1)!.body.messages)).not.toContain('only watching');
     await shot(page, 'web-terminal-desktop.png');
 
     // Held by this page: a terminal's `klaude talk` and another page are refused, the holder named.

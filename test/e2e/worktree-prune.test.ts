@@ -5,30 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runThen, useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: runThen('Ran it.') });
+let home: AgentHome;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) return { text: 'Ran it.' };
-      const m = /^run: (.+)$/s.exec(r.prompt);
-      if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
+beforeAll(() => {
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', timeoutMs: 120_000 });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
       cwd: home.projectDir,
@@ -40,13 +24,7 @@ beforeAll(async () => {
   git('commit', '-q', '-m', 'base');
 });
 
-afterAll(async () => {
-  if (home) killLeftRuntimes(home.klaudeHome);
-  await mock?.close();
-  home?.cleanup();
-});
-
-const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+const klaude = (args: string[]) => home.k(args);
 
 async function startInWorktree(prompt: string): Promise<{ id: string; path: string }> {
   const r = await klaude(['start', 'general', prompt, '--worktree']);

@@ -7,36 +7,27 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runInTerminal } from '../support/terminal-run.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
 import { until } from '../support/until.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult)
+      return {
+        text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
+      };
+    if (r.prompt.startsWith('run: ')) return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: '' };
+    return { text: `Reply to: ${r.prompt}` };
+  },
+});
+let home: AgentHome;
 let localFile: string;
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult)
-        return {
-          text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
-        };
-      if (r.prompt.startsWith('run: ')) return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: '' };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
   // A call left unanswered is denied after 20 s: a regression fails instead of hanging.
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  approvalTimeoutSeconds: 20\n`,
-  );
+  home = fx.home({ config: 'agents:\n  approvalTimeoutSeconds: 20\n', timeoutMs: 120_000 });
   const p = home.projectDir;
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { cwd: p, env: home.env });
@@ -49,13 +40,7 @@ beforeAll(async () => {
   writeFileSync(localFile, `${JSON.stringify({ permissions: { allow: ['Bash(python3 -c:*)'] } }, null, 2)}\n`);
 });
 
-afterAll(async () => {
-  if (home) killLeftRuntimes(home.klaudeHome);
-  await mock?.close();
-  home?.cleanup();
-});
-
-const klaude = (args: string[]) => runKlaude(args, { env: home.env, cwd: home.projectDir, timeoutMs: 120_000 });
+const klaude = (args: string[]) => home.k(args);
 
 async function startInWorktree(prompt: string, detached = false): Promise<{ id: string; out: string }> {
   const r = await klaude(['start', 'general', prompt, '--worktree', ...(detached ? ['-d'] : [])]);

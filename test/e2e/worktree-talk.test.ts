@@ -4,23 +4,18 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
-import { READY, readDb, runResponder, submit, supervisorHome, writeConfig } from './supervisor-helpers.js';
+import { READY, readDb, runResponder, submit } from './supervisor-helpers.js';
 import { startTalk, stopHosts } from './talk-helpers.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: runResponder });
+let home: AgentHome;
 let term: PtySession | undefined;
 let sessionId: string | undefined;
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-  home = supervisorHome(mock);
-  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`);
+  home = fx.home({ supervisor: true, config: 'agents:\n  allowedTools: [Bash]\n' });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { cwd: home.projectDir });
   git('init', '-q', '-b', 'main');
@@ -31,15 +26,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await term?.dispose();
   if (home && sessionId) await stopHosts(home, sessionId);
-  await mock?.close();
-  home?.cleanup();
 });
 
 describe('klaude talk on a worktree agent', () => {
   it('runs claude in the agent’s worktree on its conversation', async () => {
-    const start = await runKlaude(['start', 'general', 'first words in the worktree', '--worktree'], {
-      env: home.env,
-      cwd: home.projectDir,
+    const start = await home.k(['start', 'general', 'first words in the worktree', '--worktree'], {
       timeoutMs: 120_000,
     });
     expect(start.code, start.stderr).toBe(0);

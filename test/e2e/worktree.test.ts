@@ -6,43 +6,22 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { spawnPty } from '../support/pty-driver.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
-
-let mock: MockAnthropic;
-let home: TempHome;
+import { runThen, useAgentHomes, type AgentHome } from './agent-home.js';
 
 /** Prompts of the form `run: <shell command>` make the agent run it through Bash, then finish. */
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) return { text: 'Ran it.' };
-      const m = /^run: (.+)$/s.exec(r.prompt);
-      if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-  home = makeTempHome({ baseUrl: mock.url });
-  writeFileSync(
-    join(home.klaudeHome, 'config.yaml'),
-    `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\n`,
-  );
+const fx = useAgentHomes({ responder: runThen('Ran it.') });
+let home: AgentHome;
+
+beforeAll(() => {
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', timeoutMs: 120_000 });
   const p = home.projectDir;
   gitIn(p, 'init', '-q', '-b', 'main');
   writeFileSync(join(p, 'base.txt'), 'base line\n');
   gitIn(p, 'add', '-A');
   gitIn(p, 'commit', '-q', '-m', 'base');
-});
-
-afterAll(async () => {
-  if (home) killLeftRuntimes(home.klaudeHome);
-  await mock?.close();
-  home?.cleanup();
 });
 
 function gitIn(cwd: string, ...args: string[]): string {
@@ -54,8 +33,7 @@ function gitIn(cwd: string, ...args: string[]): string {
 }
 
 // A wide COLUMNS: `sessions` in a pipe fits the width it is given (else 100 columns).
-const klaude = (args: string[], cwd = home.projectDir) =>
-  runKlaude(args, { env: { ...home.env, COLUMNS: '250' }, cwd, timeoutMs: 120_000 });
+const klaude = (args: string[], cwd = home.projectDir) => home.k(args, { env: { COLUMNS: '250' }, cwd });
 const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
 
 function sessionRow(short: string): {
