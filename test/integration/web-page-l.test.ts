@@ -18,8 +18,9 @@ import { spawnPtyHost } from '../../src/pty/launch.js';
 import { desktopContext, launchChromium, phoneContext } from '../support/browser.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { READY } from '../e2e/supervisor-helpers.js';
-import { sessionWithConversation, stopHosts, talkHome } from '../e2e/talk-helpers.js';
+import { READY, supervisorHome, writeConfig } from '../e2e/supervisor-helpers.js';
+import { CLAUDE_BIN } from '../support/claude-bin.js';
+import { sessionWithConversation, stopHosts } from '../e2e/talk-helpers.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { freshUrl, startWeb, type WebServer } from '../support/web-client.js';
 
@@ -165,7 +166,8 @@ describe('klaude web: the terminal of a PTY session (real claude)', () => {
 
   beforeAll(async () => {
     mock = await startMockAnthropic();
-    th = talkHome(mock);
+    th = supervisorHome(mock);
+    writeConfig(th, `claude:\n  binary: ${CLAUDE_BIN}\n`);
     session = await sessionWithConversation(th, 'web-l-marker');
     await spawnPtyHost({
       home: th.klaudeHome,
