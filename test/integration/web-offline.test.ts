@@ -1,6 +1,6 @@
 // The page as an installed app: its service worker keeps the shell, so with the server stopped
 // (or the phone offline) the page still opens and says what is wrong instead of the browser's
-// error page; once `klaude web` answers again on the same address, Retry signs in with the cookie.
+// error page; once `klaude web` answers again on the same address, it signs in again with the cookie.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { desktopContext, launchChromium } from '../support/browser.js';
@@ -46,7 +46,11 @@ describe('the offline shell', () => {
       timeoutMs: 30_000,
     });
     expect(again.code).toBe(0);
-    await page.getByRole('button', { name: 'Retry' }).click();
-    await page.locator('.conn.on').waitFor();
+    // The page tries again by itself (backoff); "Retry now" only makes it sooner — and may already
+    // be gone when the page got there first, so it is pressed without waiting for it.
+    await page.evaluate(() =>
+      [...document.querySelectorAll('button')].find((b) => b.textContent === 'Retry now')?.click(),
+    );
+    await page.locator('.conn.on').waitFor({ timeout: 60_000 });
   });
 });
