@@ -48,9 +48,7 @@ describe('the offline shell', () => {
     expect(again.code).toBe(0);
     // The page tries again by itself (backoff); "Retry now" only makes it sooner — and may already
     // be gone when the page got there first, so it is pressed without waiting for it.
-    await page.evaluate(() =>
-      [...document.querySelectorAll('button')].find((b) => b.textContent === 'Retry now')?.click(),
-    );
+    await page.evaluate("[...document.querySelectorAll('button')].find((b) => b.textContent === 'Retry now')?.click()");
     await page.locator('.conn.on').waitFor({ timeout: 60_000 });
   });
 });
