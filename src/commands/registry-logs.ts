@@ -2,6 +2,28 @@
 import { JSON_FLAG } from './flag-specs.js';
 import type { CommandSpec } from './types.js';
 
+/** `logs` and `read` (the design notes' name) are one command: the same text and output flags. */
+const LOG_DESCRIPTION = [
+  'Assistant text as is, one line per tool call (→ Bash: npm test), results folded (✓ 12 lines),',
+  '[UPDATE] lines marked. The id may be a klaude id, a unique prefix/suffix (4+ chars) or a Claude session id.',
+  '-f prints the log and follows it until the agent is done (Ctrl-C stops following; the agent keeps running).',
+].join('\n');
+
+const LOG_OUTPUT_FLAGS: CommandSpec['flags'] = {
+  summary: {
+    type: 'boolean',
+    shortFlag: 's',
+    description: 'only the completion summary: status, files edited/created, final text, cost',
+  },
+  raw: { type: 'boolean', description: 'the NDJSON event lines as written' },
+  lines: {
+    type: 'number',
+    shortFlag: 'n',
+    valueName: 'N',
+    description: 'only the last N entries: a message counts once, however it streamed (--raw: the last N lines)',
+  },
+};
+
 export const LISTING_COMMANDS: CommandSpec[] = [
   {
     name: 'sessions',
@@ -37,25 +59,10 @@ export const LISTING_COMMANDS: CommandSpec[] = [
     name: 'logs',
     summary: "print a session's log: readable, raw, summary, or followed live",
     usage: 'klaude logs <id> [-f] [-s] [--raw] [-n <N>]',
-    description: [
-      'Assistant text as is, one line per tool call (→ Bash: npm test), results folded (✓ 12 lines),',
-      '[UPDATE] lines marked. The id may be a klaude id, a unique prefix/suffix (4+ chars) or a Claude session id.',
-      '-f prints the log and follows it until the agent is done (Ctrl-C stops following; the agent keeps running).',
-    ].join('\n'),
+    description: LOG_DESCRIPTION,
     flags: {
       follow: { type: 'boolean', shortFlag: 'f', description: 'follow the log live until the agent is done' },
-      summary: {
-        type: 'boolean',
-        shortFlag: 's',
-        description: 'only the completion summary: status, files edited/created, final text, cost',
-      },
-      raw: { type: 'boolean', description: 'the NDJSON event lines as written' },
-      lines: {
-        type: 'number',
-        shortFlag: 'n',
-        valueName: 'N',
-        description: 'only the last N entries: a message counts once, however it streamed (--raw: the last N lines)',
-      },
+      ...LOG_OUTPUT_FLAGS,
     },
     minArgs: 1,
     maxArgs: 1,
@@ -69,26 +76,11 @@ export const READ_COMMANDS: CommandSpec[] = [
     name: 'read',
     summary: "the same as `klaude logs` (the design notes' name), -t/--tail = -f",
     usage: 'klaude read <id> [-t|-f] [-s] [--raw] [-n <N>]',
-    description: [
-      'Assistant text as is, one line per tool call (→ Bash: npm test), results folded (✓ 12 lines),',
-      '[UPDATE] lines marked. The id may be a klaude id, a unique prefix/suffix (4+ chars) or a Claude session id.',
-      '-f prints the log and follows it until the agent is done (Ctrl-C stops following; the agent keeps running).',
-    ].join('\n'),
+    description: LOG_DESCRIPTION,
     flags: {
       follow: { type: 'boolean', shortFlag: 'f', description: 'follow the log live until the agent is done' },
       tail: { type: 'boolean', shortFlag: 't', description: 'the same as -f' },
-      summary: {
-        type: 'boolean',
-        shortFlag: 's',
-        description: 'only the completion summary: status, files edited/created, final text, cost',
-      },
-      raw: { type: 'boolean', description: 'the NDJSON event lines as written' },
-      lines: {
-        type: 'number',
-        shortFlag: 'n',
-        valueName: 'N',
-        description: 'only the last N entries: a message counts once, however it streamed (--raw: the last N lines)',
-      },
+      ...LOG_OUTPUT_FLAGS,
     },
     minArgs: 1,
     maxArgs: 1,
