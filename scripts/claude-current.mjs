@@ -3,8 +3,8 @@
 // package.json's `config.claudeCurrent`. This installs it from the npm registry into
 // .cache/claude-current (gitignored; never into node_modules, which the devDependency owns),
 // then runs vitest: `current` runs the suites that drive the real claude against it
-// (KLAUDE_TEST_CLAUDE=current, read by test/support/claude-bin.ts); `both` (what `npm test` runs)
-// runs every suite against the pinned claude first, then those against the current one.
+// (KLAUDE_TEST_CLAUDE=current, read by test/support/claude-bin.ts). `npm test` runs it as the last
+// of its passes (scripts/test-passes.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,7 +15,7 @@ const prefix = join(root, '.cache', 'claude-current');
 const pkgDir = join(prefix, 'node_modules', '@anthropic-ai', 'claude-code');
 
 /** The suites that run the real claude (interactive or headless) — the ones a new release can break. */
-const CURRENT_SUITES = [
+export const CURRENT_SUITES = [
   'test/e2e',
   'test/integration/agents-claude.test.ts',
   'test/integration/death-notice.test.ts',
@@ -28,7 +28,7 @@ const CURRENT_SUITES = [
   'test/integration/runtime-handlers.test.ts',
 ];
 
-function wantedVersion() {
+export function wantedVersion() {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const v = pkg.config?.claudeCurrent;
   if (typeof v !== 'string' || !/^\d+\.\d+\.\d+$/.test(v)) {
@@ -45,13 +45,13 @@ function installedVersion() {
   }
 }
 
-function run(cmd, args, env = process.env) {
+export function run(cmd, args, env = process.env) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env });
   if (r.error) throw r.error;
   return r.status ?? 1;
 }
 
-function install() {
+export function install() {
   const version = wantedVersion();
   const bin = join(pkgDir, 'bin', 'claude.exe');
   if (installedVersion() === version && existsSync(bin)) return;
@@ -71,40 +71,37 @@ function install() {
   }
 }
 
-function vitest(args, env) {
+export function vitest(args, env) {
   return run(join(root, 'node_modules', '.bin', 'vitest'), ['run', ...args], { ...process.env, ...env });
 }
 
-function testCurrent(args) {
+export function testCurrent(args) {
   console.log(
     `claude-current: ${CURRENT_SUITES.join(' ')} against claude ${wantedVersion()} (KLAUDE_TEST_CLAUDE=current)`,
   );
   return vitest([...CURRENT_SUITES, ...args], { KLAUDE_TEST_CLAUDE: 'current' });
 }
 
-const [command = 'install', ...rest] = process.argv.slice(2);
-try {
-  install();
-} catch (err) {
-  // One line and a hint, not a stack: the usual cause is no route to the npm registry.
-  console.error(`claude-current: ${err instanceof Error ? err.message : String(err)}`);
-  console.error(
-    'claude-current: hint: it comes from the npm registry (npm config get registry); see docs/claude-versions.md',
-  );
-  process.exit(1);
+/** Install, with one line and a hint instead of a stack (the usual cause: no route to the npm registry). */
+export function installOrExit() {
+  try {
+    install();
+  } catch (err) {
+    console.error(`claude-current: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(
+      'claude-current: hint: it comes from the npm registry (npm config get registry); see docs/claude-versions.md',
+    );
+    process.exit(1);
+  }
 }
-if (command === 'current') {
-  process.exitCode = testCurrent(rest);
-} else if (command === 'both') {
-  // Both passes always run (the log shows each version's result); either failing fails the whole.
-  console.log('claude-current: every suite against the pinned claude (the devDependency)');
-  const pinned = vitest(rest, { KLAUDE_TEST_CLAUDE: 'pinned' });
-  const current = testCurrent(rest);
-  console.log(
-    `claude-current: pinned pass ${pinned === 0 ? 'passed' : 'FAILED'}, current pass ${current === 0 ? 'passed' : 'FAILED'}`,
-  );
-  process.exitCode = pinned !== 0 ? pinned : current;
-} else if (command !== 'install') {
-  console.error('usage: node scripts/claude-current.mjs [install | current [vitest args…] | both [vitest args…]]');
-  process.exitCode = 2;
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [command = 'install', ...rest] = process.argv.slice(2);
+  installOrExit();
+  if (command === 'current') {
+    process.exitCode = testCurrent(rest);
+  } else if (command !== 'install') {
+    console.error('usage: node scripts/claude-current.mjs [install | current [vitest args…]]');
+    process.exitCode = 2;
+  }
 }

@@ -106,8 +106,8 @@ async function main(argv: string[]): Promise<number> {
   }
   // Hidden: run by an agent runtime's death notice when that runtime dies mid-run (src/agent-ops/after-death.ts).
   if (first === '__reap') {
-    const { reapAfterDeath } = await import('./agent-ops/after-death.js');
-    return reapAfterDeath(rest[0] ?? '', process.env);
+    const { reapAfterDeath, parseDeadRuntime } = await import('./agent-ops/after-death.js');
+    return reapAfterDeath(rest[0] ?? '', process.env, parseDeadRuntime(rest.slice(1)));
   }
   // Hidden: tells one event of an interactive session (src/hooks/notify-spawn.ts starts `klaude __notify <json>`).
   if (first === '__notify') {

@@ -6,6 +6,12 @@
  * gone (one writer per conversation); any other run is recorded at once (interrupted, and why)
  * and its slot goes to the queue. Then the project is reconciled. Every step is one any later look
  * would also take, so a reap that races a `klaude sessions` or a `wait` does the work once.
+ *
+ * The notice runs once the kernel has closed the runtime's end of its pipe, which it does as the
+ * process dies: that is the proof of death, and the reaper records it before anything else. It
+ * never asks the pid table whether that runtime still lives — a dead process stays there as a
+ * zombie until it is reaped, which a lazily reaping init does seconds later, a container without
+ * an init never; and a process finishing exit() is listed as running for a moment.
  */
 import { loadConfig } from '../config/config.js';
 import { klaudeHome, logFilePath } from '../config/paths.js';
@@ -22,6 +28,7 @@ import { currentInvocation } from '../claude/shim.js';
 import { sleep } from '../lib/process.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { endOrphanedClis, liveRuntime } from '../ownership/liveness.js';
+import { claimedByOther } from '../ownership/conversation-claim.js';
 import { reconcile } from '../ownership/reconcile.js';
 import { closeAgentServices, type AgentServices } from './context.js';
 import { recoverAfterReconcile } from './recover.js';
@@ -31,7 +38,30 @@ export const REAP_COMMAND = '__reap';
 /** How long the dead runtime's CLI is given to go (its watchdog: SIGTERM, SIGKILL after 3 s). */
 const ORPHAN_WAIT_MS = 5_000;
 
-export async function reapAfterDeath(sessionId: string, env: NodeJS.ProcessEnv): Promise<number> {
+/** The runtime that died, as its notice was armed with: its pid and start time (null: unknown). */
+export interface DeadRuntime {
+  pid: number;
+  start: number | null;
+}
+
+/** `__reap <session> <pid> <start|->`: the arguments the runtime arms its notice with. */
+export function reapArgs(sessionId: string, self: DeadRuntime): string[] {
+  return [REAP_COMMAND, sessionId, String(self.pid), self.start === null ? '-' : String(self.start)];
+}
+
+/** The dead runtime named by `__reap`'s arguments after the session id; null when none is named. */
+export function parseDeadRuntime(args: readonly string[]): DeadRuntime | null {
+  const pid = Number(args[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const start = args[1] === undefined || args[1] === '-' ? null : Number(args[1]);
+  return { pid, start: start !== null && Number.isFinite(start) ? start : null };
+}
+
+export async function reapAfterDeath(
+  sessionId: string,
+  env: NodeJS.ProcessEnv,
+  dead: DeadRuntime | null = null,
+): Promise<number> {
   const home = klaudeHome(env);
   const log = createFileLogger(logFilePath(home), 'reap', env).child(shortId(sessionId));
   const db = openDb(home);
@@ -52,8 +82,9 @@ export async function reapAfterDeath(sessionId: string, env: NodeJS.ProcessEnv):
     instanceId: null,
   };
   try {
+    if (dead) recordDeath(db, s.id, dead);
     if (liveRuntime(db, s.id)) return 0; // another runtime has the session already
-    const runtimePid = currentProcesses(db, s.id, 'runtime')[0]?.pid;
+    const runtimePid = dead?.pid ?? currentProcesses(db, s.id, 'runtime')[0]?.pid;
     log.info('runtime died', { runtimePid });
     // Nobody holds its requests any more (a recovered run asks again).
     cancelPendingApprovals(db, s.id, 'its runtime died');
@@ -76,6 +107,14 @@ export async function reapAfterDeath(sessionId: string, env: NodeJS.ProcessEnv):
   }
 }
 
+/** The notified runtime's rows end now (LOST): the kernel closed its files, so it has died. */
+function recordDeath(db: Db, sessionId: string, dead: DeadRuntime): void {
+  for (const p of currentProcesses(db, sessionId, 'runtime')) {
+    const same = p.pid === dead.pid && (p.pidStart === null || dead.start === null || p.pidStart === dead.start);
+    if (same) endProcess(db, p.id, { exitCode: null, signal: 'LOST' });
+  }
+}
+
 async function orphansGone(db: Db, sessionId: string): Promise<void> {
   const deadline = Date.now() + ORPHAN_WAIT_MS;
   while (endOrphanedClis(db, sessionId) && Date.now() < deadline) await sleep(50);
@@ -93,8 +132,9 @@ function endRun(db: Db, sessionId: string, runtimePid: number | undefined): void
   let error = died;
   const ended = tx(db, () => {
     const s = getSession(db, sessionId);
-    // Taken over meanwhile (a resume, a recovery elsewhere): that runtime's rows are not ours to end.
-    if (!s || isTerminal(s.status) || liveRuntime(db, sessionId)) return undefined;
+    // Taken over meanwhile (a resume, a recovery elsewhere — which holds the conversation until its
+    // runtime has recorded itself): that run is not ours to end.
+    if (!s || isTerminal(s.status) || liveRuntime(db, sessionId) || claimedByOther(db, sessionId)) return undefined;
     const left = s ? undeliveredOf(s) : [];
     if (left.length) {
       error = `${died}; ${left.length} message(s) sent during its turn were not delivered: ${left.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t)).join(', ')} (send again with klaude message)`;

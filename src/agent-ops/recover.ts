@@ -9,7 +9,7 @@
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
 import { claimRecovery, getCheckpoint, midTurnSessionIds, type CheckpointRow } from '../db/repos/checkpoints.js';
-import { currentProcesses, endProcess } from '../db/repos/processes.js';
+import { currentProcesses, endProcess, lastProcess } from '../db/repos/processes.js';
 import { getSession, setUndelivered, undeliveredOf, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
 import { isAlive, sleep } from '../lib/process.js';
@@ -119,7 +119,9 @@ function tryRecover(
   // its watchdog escalates); recovery goes ahead on a later look, once it is gone.
   if (endOrphanedClis(svc.db, s.id)) return 'deferred';
   const dead = currentProcesses(svc.db, s.id, 'runtime');
-  const cause = dead[0] ? `its runtime (pid ${dead[0].pid}) died` : 'its runtime died';
+  // Its death notice may have recorded the dead runtime already (after-death.ts): name it all the same.
+  const deadPid = (dead[0] ?? lastProcess(svc.db, s.id, 'runtime'))?.pid;
+  const cause = deadPid ? `its runtime (pid ${deadPid}) died` : 'its runtime died';
   let cp: CheckpointRow | null = null;
   const undelivered = undeliveredOf(s);
   try {

@@ -9,6 +9,7 @@ import type { CheckResult } from './check.js';
 import { checkClaude, checkConfig, checkNode } from './claude-checks.js';
 import { probeHooks } from './hooks-probe.js';
 import { checkLeftovers, checkPtyServer, checkWatchdogs } from './process-checks.js';
+import { checkInitReaping, checkSocketPeers } from './platform-checks.js';
 import { checkDatabase, checkHome, checkRunDir } from './storage-checks.js';
 
 export interface DoctorInput {
@@ -33,5 +34,6 @@ export async function runDoctor(o: DoctorInput): Promise<CheckResult[]> {
   results.push(...db, checkHome(home, o.uid), checkRunDir(home, o.env, o.uid));
   const dbCurrent = db.length === 2 && db.every((r) => r.level === 'ok');
   results.push(await checkPtyServer(home, o.env), checkLeftovers(home, dbCurrent), checkWatchdogs(home, o.uid));
+  results.push(await checkInitReaping(), await checkSocketPeers());
   return results;
 }

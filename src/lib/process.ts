@@ -9,16 +9,36 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
-export function isAlive(pid: number | null | undefined): boolean {
-  if (!pid || pid <= 0) return false;
+/**
+ * The pid names a running process: not a zombie (dead, waiting for its parent or init to reap it —
+ * which a lazily reaping init may take seconds to do, or a container without one never does), not
+ * one already past the point of no return in exit(). kill(0) alone says yes to both.
+ */
+export function isAlive(pid: number | null | undefined, src: StartSource = SYSTEM_SOURCE): boolean {
+  if (!pid || pid <= 0 || !signalsReach(pid)) return false;
+  if (hasProc(src)) {
+    const st = procStat(pid, src.procRoot);
+    // Unreadable although kill(0) reached it: hidden from us (another user, hidepid), so alive.
+    return st ? !isDeadState(st.state) : true;
+  }
+  const ps = psRows([pid], src);
+  const row = ps?.get(pid);
+  if (!ps) return true; // ps can't run: kill(0) is all there is
+  return row ? !isDeadState(row.state) : false;
+}
+
+/** kill(0): the pid exists (EPERM: it does, and belongs to someone else). Zombies included. */
+function signalsReach(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    // EPERM: it exists but belongs to someone else.
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** A process state (Linux stat's field 3, `ps -o stat`'s first letter) that means it has died. */
+const isDeadState = (state: string): boolean => state.startsWith('Z') || state.startsWith('X') || state === 'x';
 
 function signalSafe(pid: number, signal: NodeJS.Signals): boolean {
   try {
@@ -77,16 +97,25 @@ function hasProc(src: StartSource): boolean {
  * good. Null where the pid is gone or neither source can be read.
  */
 export function processStartTime(pid: number, src: StartSource = SYSTEM_SOURCE): number | null {
-  if (hasProc(src)) return statField(pid, 22, src.procRoot);
-  return psStarts([pid], src)?.get(pid) ?? null;
+  if (hasProc(src)) return procStat(pid, src.procRoot)?.start ?? null;
+  return psRows([pid], src)?.get(pid)?.start ?? null;
 }
 
 /** The process group of `pid` (/proc stat field 5); null where unknown. */
 export function processGroupId(pid: number): number | null {
-  return statField(pid, 5, SYSTEM_SOURCE.procRoot);
+  return procStat(pid, SYSTEM_SOURCE.procRoot)?.pgid ?? null;
 }
 
-function statField(pid: number, field: number, procRoot: string): number | null {
+interface ProcStat {
+  /** Field 3: R, S, D, T, Z (zombie), X (dead)… */
+  state: string;
+  /** Field 5. */
+  pgid: number;
+  /** Field 22: clock ticks since boot. */
+  start: number;
+}
+
+function procStat(pid: number, procRoot: string): ProcStat | null {
   let stat: string;
   try {
     stat = readFileSync(`${procRoot}/${pid}/stat`, 'utf8');
@@ -95,8 +124,10 @@ function statField(pid: number, field: number, procRoot: string): number | null 
   }
   // comm (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const v = Number(rest[field - 3]); // rest[0] is field 3 (state)
-  return Number.isFinite(v) ? v : null;
+  const pgid = Number(rest[5 - 3]); // rest[0] is field 3 (state)
+  const start = Number(rest[22 - 3]);
+  if (!rest[0] || !Number.isFinite(pgid) || !Number.isFinite(start)) return null;
+  return { state: rest[0], pgid, start };
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -109,16 +140,23 @@ export function parseLstart(text: string): number | null {
   return Date.UTC(Number(m[6]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])) / 1000;
 }
 
+interface PsRow {
+  /** `ps -o stat`: its first letter is the state (Z: zombie). */
+  state: string;
+  /** Minus the `lstart` seconds since the epoch (see StartSource). */
+  start: number | null;
+}
+
 /**
- * Start times (negated lstart seconds) of those of `pids` that exist, by one `ps` run; null when
- * `ps` cannot be run at all.
+ * State and start time of those of `pids` that exist, by one `ps` run; null when `ps` cannot be
+ * run at all. `stat` and `lstart` are in every ps of Linux, macOS and the BSDs.
  */
-function psStarts(pids: readonly number[], src: StartSource): Map<number, number> | null {
-  const out = new Map<number, number>();
+function psRows(pids: readonly number[], src: StartSource): Map<number, PsRow> | null {
+  const out = new Map<number, PsRow>();
   if (pids.length === 0) return out;
   let text: string;
   try {
-    text = execFileSync(src.ps, ['-o', 'pid=,lstart=', '-p', pids.join(',')], {
+    text = execFileSync(src.ps, ['-o', 'pid=,stat=,lstart=', '-p', pids.join(',')], {
       encoding: 'utf8',
       env: PS_ENV,
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -131,9 +169,10 @@ function psStarts(pids: readonly number[], src: StartSource): Map<number, number
     text = err.stdout;
   }
   for (const line of text.split('\n')) {
-    const m = /^\s*(\d+)\s+(.+)$/.exec(line);
-    const t = m ? parseLstart(m[2]!) : null;
-    if (t !== null) out.set(Number(m![1]), -t);
+    const m = /^\s*(\d+)\s+(\S+)\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const t = parseLstart(m[3]!);
+    out.set(Number(m[1]), { state: m[2]!, start: t === null ? null : -t });
   }
   return out;
 }
@@ -153,25 +192,36 @@ export interface Recorded {
  */
 export type Identity = 'same' | 'other' | 'gone' | 'unknown';
 
-/** The identity of each recorded process, with at most one `ps` run for all of them. */
+/**
+ * The identity of each recorded process, with at most one `ps` run for all of them. A zombie is
+ * `gone`: it has died, whoever has yet to reap it.
+ */
 export function identities(rows: readonly Recorded[], src: StartSource = SYSTEM_SOURCE): Identity[] {
-  const alive = rows.map((r) => isAlive(r.pid));
-  const viaPs = rows.filter((r, i) => alive[i] && r.pidStart !== null && r.pidStart < 0).map((r) => r.pid);
-  const ps = viaPs.length ? psStarts(viaPs, src) : null;
+  const reached = rows.map((r) => r.pid > 0 && signalsReach(r.pid));
+  const proc = hasProc(src);
+  // A start read from ps is compared with ps; without /proc, ps also tells each live pid's state.
+  const viaPs = rows.filter((r, i) => reached[i] && (!proc || (r.pidStart !== null && r.pidStart < 0)));
+  const ps = viaPs.length
+    ? psRows(
+        viaPs.map((r) => r.pid),
+        src,
+      )
+    : null;
   return rows.map((r, i): Identity => {
-    if (!alive[i]) return 'gone';
-    if (r.pidStart === null) return 'unknown';
-    let now: number | null;
-    if (r.pidStart < 0) {
-      if (!ps) return 'unknown';
-      now = ps.get(r.pid) ?? null;
-    } else {
-      if (!hasProc(src)) return 'unknown';
-      now = statField(r.pid, 22, src.procRoot);
+    if (!reached[i]) return 'gone';
+    if (proc) {
+      const st = procStat(r.pid, src.procRoot);
+      // Unreadable although kill(0) reached it: it ended meanwhile, or is hidden from us.
+      if (!st) return isAlive(r.pid, src) ? 'unknown' : 'gone';
+      if (isDeadState(st.state)) return 'gone';
+      if (r.pidStart === null) return 'unknown';
+      if (r.pidStart >= 0) return st.start === r.pidStart ? 'same' : 'other';
     }
-    // Unreadable although kill(0) said alive: it ended meanwhile, or is hidden from us.
-    if (now === null) return isAlive(r.pid) ? 'unknown' : 'gone';
-    return now === r.pidStart ? 'same' : 'other';
+    if (!ps) return 'unknown';
+    const row = ps.get(r.pid);
+    if (!row || isDeadState(row.state)) return 'gone';
+    if (r.pidStart === null || r.pidStart >= 0 || row.start === null) return 'unknown';
+    return row.start === r.pidStart ? 'same' : 'other';
   });
 }
 

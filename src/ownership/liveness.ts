@@ -6,7 +6,14 @@
  */
 import { isTerminal } from '../core/status.js';
 import { tx, type Db } from '../db/client.js';
-import { currentProcesses, endProcess, getProcess, markSignalled, type ProcessRow } from '../db/repos/processes.js';
+import {
+  currentProcesses,
+  endProcess,
+  getProcess,
+  lastProcess,
+  markSignalled,
+  type ProcessRow,
+} from '../db/repos/processes.js';
 import { askedRecovery } from '../db/repos/checkpoints.js';
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { appendSessionEvent } from '../logs/writer.js';
@@ -79,7 +86,8 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
   if (liveRows(rows).length > 0) return undefined;
   if (rows.length === 0 && now - s.updatedAt < START_GRACE_MS) return undefined;
   if (rows.length === 0 && s.type === 'tui') return undefined;
-  const dead = rows[0];
+  // Its runtime's death may be recorded already (by its death notice, after-death.ts).
+  const dead = rows[0] ?? lastProcess(db, s.id, 'runtime');
   const reason = dead
     ? `the agent runtime (pid ${dead.pid}) ended without finishing`
     : 'the agent runtime never started';

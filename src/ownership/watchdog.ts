@@ -14,7 +14,8 @@ import { startEofWatcher, type EofWatcher } from './eof-watcher.js';
  * Ending one guarded child, in POSIX sh. `arm_ident pid start` gives the child's identity when it
  * starts being guarded: its start time from /proc (field 22) where /proc exists, else `ps -o
  * lstart=` (macOS); empty when the pid is already not the process node saw start at `start` ('-':
- * unknown to node). `end_child pid ident tenths group` (group '-' = none): SIGTERM + SIGCONT to
+ * unknown to node), and empty for a zombie (dead, not yet reaped: a lazy init may never), so a
+ * dead child is never waited for nor signalled. `end_child pid ident tenths group` (group '-' = none): SIGTERM + SIGCONT to
  * the pid or its group, SIGKILL after `tenths` tenths of a second, each only while the pid is still
  * that process; with no identity it signals nothing (a pid alone is never enough). `sleep 0.1` is
  * not POSIX: where it fails, the wait goes by whole seconds. Shared with watchdog-pool.ts.
@@ -23,9 +24,11 @@ export const END_CHILD_SH = `
 ident() {
   if [ -r "/proc/$1/stat" ]; then
     s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-    s=\${s##*) }; set -- $s; echo "proc:\${20}"
+    s=\${s##*) }; set -- $s
+    case $1 in Z*|X*|x*) ;; *) echo "proc:\${20}" ;; esac
   else
-    s=$(ps -o lstart= -p "$1" 2>/dev/null) && [ -n "$s" ] && echo "ps:$s"
+    s=$(ps -o stat=,lstart= -p "$1" 2>/dev/null) && [ -n "$s" ] || return 0
+    set -- $s; case $1 in Z*|X*) ;; *) shift; echo "ps:$*" ;; esac
   fi
   return 0
 }

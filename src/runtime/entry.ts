@@ -18,7 +18,8 @@ import { plainAgentType } from '../agent-types/launch-settings.js';
 import { readRuntimeRequest } from '../agent-ops/launch.js';
 import { AgentRuntime } from './agent-runtime.js';
 import { currentInvocation } from '../claude/shim.js';
-import { REAP_COMMAND } from '../agent-ops/after-death.js';
+import { reapArgs } from '../agent-ops/after-death.js';
+import { processStartTime } from '../lib/process.js';
 import { onOwnDeath, type DeathNotice } from '../ownership/death-notice.js';
 import { STOP_GRACE_MS } from './run-end.js';
 import { launchMcp, launchMetadata, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
@@ -91,7 +92,8 @@ function armDeathNotice(home: string, sessionId: string, env: NodeJS.ProcessEnv)
   }
   try {
     const inv = currentInvocation();
-    return onOwnDeath([inv.node, inv.cli, REAP_COMMAND, sessionId], { cwd: home, env, stderrFd });
+    const self = { pid: process.pid, start: processStartTime(process.pid) };
+    return onOwnDeath([inv.node, inv.cli, ...reapArgs(sessionId, self)], { cwd: home, env, stderrFd });
   } finally {
     if (stderrFd !== undefined) closeSync(stderrFd);
   }

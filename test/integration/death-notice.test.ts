@@ -12,12 +12,12 @@ import { getCheckpoint } from '../../src/db/repos/checkpoints.js';
 import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
 import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
 import { liveRuntime } from '../../src/ownership/liveness.js';
-import { startAgents } from '../../src/agent-ops/start.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { killRuntimeGroups } from '../support/runtime-cleanup.js';
+import { runKlaude } from '../support/klaude-bin.js';
 import { until } from '../support/until.js';
 
 let mock: MockAnthropic;
@@ -60,10 +60,20 @@ const events = (id: string): AgentEvent[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as AgentEvent);
 
+/**
+ * `klaude start --json` from a shell, which returns at once: the runtime's parent is gone, so when
+ * the runtime dies it is init's to reap — at once, late or never (scripts/lazy-init.py), as on the
+ * person's machine. Started from this test process instead, it would be reaped by us at once.
+ */
+async function startDetached(prompt: string): Promise<string> {
+  const r = await runKlaude(['start', 'general', prompt, '--json'], { env: home.env, cwd: home.projectDir });
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { sessions: { id: string }[] }).sessions[0]!.id;
+}
+
 /** Start a slow job and wait until its answer is being written (mid-turn). */
 async function startSlowJob(tag: string): Promise<string> {
-  const out = await startAgents(svc, { type: 'general', prompt: `slow job ${tag}`, cwd: home.projectDir });
-  const id = out.sessions[0]!.id;
+  const id = await startDetached(`slow job ${tag}`);
   const streamed = (): string =>
     events(id)
       .map((e) => (e.type === 'text_delta' ? e.text : ''))
@@ -101,8 +111,7 @@ describe('a runtime killed with nothing else running', () => {
   it('off: with nobody looking, the run is recorded interrupted with why, and the queued agent behind it starts', async () => {
     writeConfig('off');
     const id = await startSlowJob('B');
-    const queued = await startAgents(svc, { type: 'general', prompt: 'next in line', cwd: home.projectDir });
-    const next = queued.sessions[0]!.id;
+    const next = await startDetached('next in line');
     expect(getSession(svc.db, next)!.status).toBe('queued');
     const dead = liveRuntime(svc.db, id)!;
     process.kill(dead.pid, 'SIGKILL');

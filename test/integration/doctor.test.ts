@@ -14,12 +14,14 @@ import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
 import { checkRunDir } from '../../src/doctor/storage-checks.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
-import { runKlaude } from '../support/klaude-bin.js';
+import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
+import { runProcess } from '../support/run-process.js';
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const OTHER_UID = 65534; // nobody
+const LAZY_INIT = join(REPO_ROOT, 'scripts', 'lazy-init.py');
 
 let mock: MockAnthropic | undefined;
 let t: TempHome | undefined;
@@ -98,10 +100,29 @@ describe('klaude doctor', () => {
       'pty server',
       'leftover processes',
       'watchdogs',
+      'init',
+      'socket peers',
     ]);
     for (const l of json) expect(l).toEqual({ check: l.check, ok: true, level: 'ok', detail: l.detail, fix: null });
     // Two doctor runs, two probe claudes: not one request reached the stand-in.
     expect(mock!.requests.filter((r) => r.kind !== 'other')).toEqual([]);
+  });
+
+  it('says when the init never reaps dead orphans (a container without --init), and what it costs', async () => {
+    const h = await healthyHome();
+    // Its own PID namespace, whose init reaps nothing but the command (scripts/lazy-init.py).
+    const ns = [...(isRoot ? [] : ['--user', '--map-root-user']), '--pid', '--fork', '--mount-proc'];
+    const r = await runProcess(
+      'unshare',
+      [...ns, 'python3', LAZY_INIT, '--never', '--', process.execPath, KLAUDE_CLI, 'doctor', '--json'],
+      { env: h.env, cwd: h.projectDir, timeoutMs: 60_000 },
+    );
+    const init = entry(JSON.parse(r.stdout) as Line[], 'init');
+    expect(init).toMatchObject({ ok: true, level: 'warn' });
+    expect(init.detail).toContain('does not reap dead orphans (still a zombie 3 s after it died');
+    expect(init.detail).toContain('klaude counts a zombie as dead');
+    expect(init.fix).toContain('--init');
+    expect(entry(JSON.parse(r.stdout) as Line[], 'socket peers')).toMatchObject({ level: 'ok' });
   });
 
   it.skipIf(!isRoot)(

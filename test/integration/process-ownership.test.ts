@@ -8,6 +8,7 @@ import { isAlive, isSameProcess, processStartTime } from '../../src/lib/process.
 import { REPO_ROOT } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
+import { groupHasLiving } from '../support/process-state.js';
 
 let home: TempHome | undefined;
 const strays: number[] = [];
@@ -67,18 +68,7 @@ describe('guardChild (owner-death watchdog)', () => {
     strays.push(ownerPid, childPid);
     process.kill(ownerPid, 'SIGKILL');
     await until('the child to end', () => !isAlive(childPid), 5000);
-    await until(
-      'its group (the grandchild too) to end',
-      () => {
-        try {
-          process.kill(-childPid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      5000,
-    );
+    await until('its group (the grandchild too) to end', () => !groupHasLiving(childPid), 5000);
   });
 });
 
@@ -129,18 +119,7 @@ describe('WatchdogPool (one watchdog for many children)', () => {
     expect(isAlive(wdPid!)).toBe(true);
     process.kill(ownerPid!, 'SIGKILL');
     await until('the plain child to end', () => !isAlive(plain!), 5000);
-    await until(
-      'the child ignoring SIGTERM, and its group, to end',
-      () => {
-        try {
-          process.kill(-stubborn!, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      5000,
-    );
+    await until('the child ignoring SIGTERM, and its group, to end', () => !groupHasLiving(stubborn!), 5000);
     await until('the watchdog to finish', () => !isAlive(wdPid!), 5000);
     expect(isAlive(disposed!)).toBe(true);
   });

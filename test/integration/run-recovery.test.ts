@@ -57,7 +57,7 @@ afterAll(async () => {
   if (svc?.db) killRuntimeGroups(svc.db.sqlite);
   svc?.db.close();
   await mock?.close();
-  home?.cleanup();
+  if (!process.env.KEEP_HOME) home?.cleanup();
 });
 
 /** The runtime reads the config file when it starts. */

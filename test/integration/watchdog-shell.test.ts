@@ -59,6 +59,24 @@ describe('watchdog shell without /proc', () => {
     expect(sh(`${END_CHILD_SH}\narm_ident ${c.pid} -`).out).toMatch(/^proc:\d+$/);
   });
 
+  it.each([
+    ['with /proc', END_CHILD_SH],
+    ['without /proc', NO_PROC],
+  ])('%s: a zombie has no identity, so it is neither waited for nor signalled', async (_name, script) => {
+    // `sleep 0` left behind by a shell that became `sleep 60`, which never reaps it: a zombie.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    strays.push(parent);
+    let out = '';
+    parent.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await until('the background pid', () => /\d+\n/.test(out));
+    const pid = Number(out.trim());
+    await until('it is a zombie', () => sh(`ps -o stat= -p ${pid}`).out.startsWith('Z'));
+    expect(sh(`${script}\narm_ident ${pid} -`).out).toBe('');
+    expect(sh(`${script}\nsame ${pid} "$(ident ${pid})" || echo gone`).out).toBe('gone');
+  });
+
   it('where sleep takes whole seconds only, the grace is counted in seconds and still ends in SIGKILL', async () => {
     home = makeTempHome({ prefix: 'klaude-wdsh-' });
     const bin = path.join(home.root, 'bin');

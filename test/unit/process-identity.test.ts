@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   identities,
+  isAlive,
   isSameProcess,
   parseLstart,
   processStartTime,
@@ -31,6 +32,25 @@ const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
+
+/**
+ * A zombie: `sleep 0`, started in the background by a shell that then becomes `sleep 60`, which
+ * never waits for children — as a lazily reaping init leaves a dead process in the pid table.
+ */
+async function zombie(): Promise<{ pid: number; parent: ChildProcess }> {
+  const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  children.push(parent);
+  let out = '';
+  parent.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  await until('the background pid', () => /\d+\n/.test(out));
+  const pid = Number(out.trim());
+  await until('it is a zombie', () =>
+    spawnSync('ps', ['-o', 'stat=', '-p', String(pid)])
+      .stdout.toString()
+      .startsWith('Z'),
+  );
+  return { pid, parent };
+}
 
 /** A node child that notes each SIGTERM on stdout (and ignores it), answers `ping`, and is ready once it says so. */
 async function stubborn(): Promise<{ child: ChildProcess; out: () => string }> {
@@ -119,6 +139,17 @@ describe('identities', () => {
     const recorded = processStartTime(process.pid, PS_ONLY)!;
     expect(identities([{ pid: process.pid, pidStart: recorded }])).toEqual(['same']);
     expect(identities([{ pid: process.pid, pidStart: recorded - 1 }])).toEqual(['other']);
+  });
+
+  it.each(sources)('takes a zombie for dead from %s: it died, whoever has yet to reap it', async (_name, src) => {
+    const z = await zombie();
+    expect(processStartTime(z.pid, src)).not.toBeNull(); // still in the pid table, with its start
+    const start = processStartTime(z.pid, src)!;
+    expect(identities([{ pid: z.pid, pidStart: start }], src)).toEqual(['gone']);
+    expect(identities([{ pid: z.pid, pidStart: null }], src)).toEqual(['gone']);
+    expect(isSameProcess(z.pid, start, src)).toBe(false);
+    expect(isAlive(z.pid, src)).toBe(false);
+    expect(isAlive(z.parent.pid, src)).toBe(true);
   });
 
   it('says unknown where neither source can be read, and gone for a dead pid', () => {

@@ -93,6 +93,17 @@ export function currentProcesses(db: Db, sessionId: string, kind?: ProcessKind):
     .all();
 }
 
+/** The newest process of a session of one kind, ended or not (who ran its last run). */
+export function lastProcess(db: Db, sessionId: string, kind: ProcessKind): ProcessRow | undefined {
+  return db.orm
+    .select()
+    .from(runtimeProcess)
+    .where(and(eq(runtimeProcess.klaudeSessionId, sessionId), eq(runtimeProcess.kind, kind)))
+    .orderBy(desc(runtimeProcess.id))
+    .limit(1)
+    .get();
+}
+
 /** Current, not-yet-exited processes of one kind across a project's sessions (e.g. its PTY hosts), oldest first. */
 export function openProcessesOfProject(db: Db, projectId: string, kind: ProcessKind): ProcessRow[] {
   return db.orm
