@@ -6,7 +6,7 @@
 // DB opened). Goal: ≤ 2 s after the kill, on every init.
 //   node bench/death-notice.mjs [trials]     (inside: node bench/death-notice.mjs --inner <trials>)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,7 @@ async function inner(trials) {
   const mock = await startMockAnthropic({
     responder: (r) =>
       r.prompt.startsWith('slow job')
-        ? { text: 'Part one of a slow answer.\nThe rest never comes.', chunks: 200, delayMs: 250 }
+        ? { text: 'Part one of a slow answer. '.repeat(20), chunks: 200, delayMs: 250 }
         : { text: `Reply to: ${r.prompt}` },
   });
   const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-bench-death-' });
@@ -68,7 +68,7 @@ async function inner(trials) {
       const next = startJson(`next ${i}`);
       const d = db();
       let pid;
-      while (!(pid = runtimePid(d, id)) || !logHas(d, id, 'Part one')) await sleep(20);
+      while (!(pid = runtimePid(d, id)) || !logHas(d, id, '"text_delta"')) await sleep(20);
       const t0 = performance.now();
       process.kill(pid, 'SIGKILL');
       while (!(status(d, id) === 'interrupted' && status(d, next) !== 'queued')) await sleep(5);
@@ -82,11 +82,11 @@ async function inner(trials) {
       while (!['done', 'interrupted', 'failed'].includes(status(d2, next))) await sleep(20);
       d2.close();
     }
+    console.log(JSON.stringify({ times, floors }));
   } finally {
     await mock.close();
-    rmSync(home.root, { recursive: true, force: true });
+    home.cleanup(); // ends what still runs there, then removes it
   }
-  console.log(JSON.stringify({ times, floors }));
 }
 
 function outer(trials) {
