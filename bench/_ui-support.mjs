@@ -1,5 +1,6 @@
 // Shared by the bench/ui-*.mjs benches: a temp home with a project of sessions (written straight
 // into the DB the built CLI created, and their NDJSON logs), and `klaude ui` under a real PTY.
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';

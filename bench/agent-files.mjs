@@ -5,6 +5,7 @@
 // every miss rewrote the cache (70 files: 2.1× the time of 20).
 // Runs are interleaved (floor, 20, 150, floor, …) so machine noise hits all alike.
 //   node bench/agent-files.mjs        (after `npm run build`; BENCH_N=60 for more runs)
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

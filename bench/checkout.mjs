@@ -3,6 +3,7 @@
 // at once on SIGTERM (so no grace is spent and claude's own start-up is not counted).
 // Also the whole `klaude checkout <id>` command as Claude's Bash tool runs it, vs `node -e 0`.
 //   node bench/checkout.mjs        (after `npm run build`; BENCH_N=40 for more runs)
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';

@@ -5,6 +5,7 @@
 // Floor: `klaude sessions` on the same home (what any later look would cost: a node start and the
 // DB opened). Goal: ≤ 2 s after the kill, on every init.
 //   node bench/death-notice.mjs [trials]     (inside: node bench/death-notice.mjs --inner <trials>)
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,6 +3,7 @@
 // completion summary of a worktree agent, `klaude diff`, the dashboard's `c`).
 // A repository of BENCH_FILES committed files (default 5,000) with 50 dirty and 20 untracked.
 //   node bench/git-changes.mjs        (BENCH_N=20 runs per figure, BENCH_FILES=20000)
+import './_env.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

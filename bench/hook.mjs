@@ -4,6 +4,7 @@
 // it) and the public `node dist/cli.js hook <event>`. Runs are interleaved (floor, injected,
 // cli, floor, …) so machine noise hits all alike.
 //   node bench/hook.mjs            (after `npm run build`; BENCH_N=60 for more runs)
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -4,6 +4,7 @@
 // process (under tsx): reading backwards in steps must cost about one read, not one per step.
 // Runs are interleaved (floor, klaude, floor, …) so machine noise hits both alike.
 //   node bench/logs-tail.mjs          (after `npm run build`; BENCH_N=5 runs, BENCH_MIB=32)
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,7 @@
 // Runs are interleaved (floor, sessions, floor, …) so machine noise hits both alike.
 //   node bench/sessions.mjs          (after `npm run build`; BENCH_N=60 for more runs, BENCH_SESSIONS=5000,
 //                                     BENCH_KEEP=1 keeps the seeded home for profiling)
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, realpathSync, rmSync } from 'node:fs';

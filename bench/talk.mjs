@@ -7,6 +7,7 @@
 // The real claude runs against a closed loopback port (it sits at its prompt; no conversation).
 //   node bench/talk.mjs      (after `npm run build`; BENCH_N=20 runs, BENCH_IDLE_S=10, BENCH_SETTLE_S=10 before idle:
 //   V8's GC rounds after the attach bursts are not ours)
+import './_env.mjs';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';

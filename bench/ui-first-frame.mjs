@@ -2,6 +2,7 @@
 // floor: an Ink hello-world bundled the same way (esbuild, NODE_ENV=production), both under a real
 // PTY. docs/ARCHITECTURE.md, Performance budget: within 1.2× of the floor; RSS ≤ 80 MiB.
 //   node bench/ui-first-frame.mjs        (after `npm run build`; BENCH_N=30 for more runs)
+import './_env.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -3,6 +3,7 @@
 // notifications). Then the same while that agent streams 10 log lines a second.
 // docs/ARCHITECTURE.md, Performance budget: idle ≤ 0.2 % CPU, no timers firing; while an agent streams ≤ 2 %.
 //   node bench/ui-idle-cpu.mjs      (after `npm run build`; BENCH_IDLE_S=30 seconds idle by default)
+import './_env.mjs';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { CLK_TCK, cli, cpuTicks, fmt, makeUiHome, sleep, spawnTerm } from './_ui-support.mjs';
 

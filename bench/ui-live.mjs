@@ -5,6 +5,7 @@
 //  3. the followed agent streaming ~20 text deltas a second: CPU goal ≤ 2 % of a core
 //     (docs/ARCHITECTURE.md, Performance budget), measured after the stream's first seconds (reported apart).
 //   node bench/ui-live.mjs     (after `npm run build`; BENCH_IDLE_S=10, BENCH_WARM_S=5, BENCH_STREAM_S=10, BENCH_SETTLE_S=10)
+import './_env.mjs';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';

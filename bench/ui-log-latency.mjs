@@ -2,6 +2,7 @@
 // terminal (`klaude ui` under a real PTY; file notification → read → render → write).
 // docs/ARCHITECTURE.md, Performance budget: on screen within one frame (≤ 33 ms at 30 fps).
 //   node bench/ui-log-latency.mjs     (after `npm run build`; BENCH_N=40 samples by default)
+import './_env.mjs';
 import { appendFileSync } from 'node:fs';
 import { cli, fmt, makeUiHome, sleep, spawnTerm, stats } from './_ui-support.mjs';
 

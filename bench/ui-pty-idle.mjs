@@ -7,6 +7,7 @@
 //   the talk terminal (the host's output) and to the dashboard; the difference is the preview's
 //   own share (viewer socket → headless terminal → frame), goal within one frame (33 ms at 30 fps).
 //   node bench/ui-pty-idle.mjs    (after `npm run build`; BENCH_IDLE_S=30, BENCH_N=20, BENCH_SESSIONS=5)
+import './_env.mjs';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';

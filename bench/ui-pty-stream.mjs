@@ -14,6 +14,7 @@
 //   ccmanager 3.1.5's figure) and as a multiple of a bare `node` process's RSS;
 //   the dashboard's RSS before, right after and BENCH_AFTER_S s after the stream (goal: no growth).
 //   node bench/ui-pty-stream.mjs   (after `npm run build`)
+import './_env.mjs';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';

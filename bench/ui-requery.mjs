@@ -4,6 +4,7 @@
 // should run its cheap probe and no re-query. Then one write in this project: exactly one.
 // Runs the feed from src/ under tsx (node --import tsx), the rest with plain better-sqlite3.
 //   node bench/ui-requery.mjs         (BENCH_WRITE_S=5 seconds of the other project's writes)
+import './_env.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,6 +1,7 @@
 // The owner-death watchdog's cost (src/ownership/watchdog.ts): time for guardChild() to return, time
 // until the `sh` is up, its memory (RSS/PSS from /proc), and how soon a guarded child is ended
 // after its owner is SIGKILLed. Run: node bench/watchdog.mjs [n]
+import './_env.mjs';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { register } from 'tsx/esm/api';

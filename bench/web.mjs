@@ -5,6 +5,7 @@
 // Goals (issue 24): idle 0 wake-ups in 10 s, RSS ≤ 60 MiB; line → page ≤ 100 ms; streaming ≤ 3 % of
 // a core; JS ≤ 250 KB gzipped; first paint ≤ 1 s.
 //   node bench/web.mjs      (after `npm run build`)
+import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
