@@ -128,7 +128,7 @@ export class AgentRuntime {
       return this.shutdown(null);
     }
     try {
-      const launch = this.prepare(request);
+      const launch = this.nextLaunch(request);
       // The CLI's own sandbox first: one that cannot start fails the run now, in the CLI's words.
       const blocked = launch.check ? await runSandboxCheck(launch.check, { cwd: d.meta.cwd, env: launch.env }) : null;
       if (this.stopping) return this.shutdown(null);
@@ -197,14 +197,14 @@ export class AgentRuntime {
 
   /** Start a CLI on the request (relaunches: the sandbox was checked by the first). */
   private launch(request: RuntimeRequest): void {
-    this.spawnCli(this.prepare(request), request);
+    this.spawnCli(this.nextLaunch(request), request);
   }
 
   /**
    * The CLI's command for the request, and the log told it starts: a new native session the first
    * time (its id chosen here when the adapter lets us), a resumed one once its transcript exists.
    */
-  private prepare(request: RuntimeRequest): CliLaunch {
+  private nextLaunch(request: RuntimeRequest): CliLaunch {
     const { d } = this;
     const { adapter, meta, session } = d;
     assertWorktreeThere(session.worktreePath, meta.cwd, session.id);

@@ -43,7 +43,7 @@ export function runSandboxCheck(
       clearTimeout(timer);
       if (timedOut) {
         resolve(
-          `the agent's sandbox did not start: \`${check.describe}\` had not finished after ${Math.round(limit / 1000)} s — hint: run it in the agent's directory to see where it hangs`,
+          `the agent's sandbox did not start: \`${check.describe}\` had not finished after ${+(limit / 1000).toFixed(1)} s — hint: run it in the agent's directory to see where it hangs`,
         );
         return;
       }

@@ -12,7 +12,16 @@
  * once before a run (`codex sandbox -- true`), failing the run at once with codex's own error when
  * the sandbox cannot start (no user namespaces, for one).
  */
-import { closeSync, existsSync, openSync, readlinkSync, readSync, realpathSync, renameSync, symlinkSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ensurePrivateDir } from '../../lib/private-dir.js';
@@ -93,7 +102,11 @@ export function codexPathHelpers(binary: string, home: string): string[] {
 }
 
 /** `codex sandbox -c sandbox_mode=… -- true`: the sandbox of a run in `sandbox` mode, around a no-op. */
-export function codexSandboxCheck(input: LaunchInput, sandbox: string, platform = process.platform): SandboxCheck | null {
+export function codexSandboxCheck(
+  input: LaunchInput,
+  sandbox: string,
+  platform = process.platform,
+): SandboxCheck | null {
   if (platform !== 'linux') return null;
   const cmd: LaunchCommand = {
     file: codexNativeBinary(input.binary) ?? input.binary,
@@ -105,7 +118,12 @@ export function codexSandboxCheck(input: LaunchInput, sandbox: string, platform 
 }
 
 /** codex's noise around a failure (a panic's location and backtrace note, its stdin notice). */
-const NOISE = [/^thread '.*' panicked at /, /^stack backtrace:/, /^note: /, /^Reading (additional )?input from stdin/];
+const NOISE = [
+  /^thread '[^']*'.* panicked at /,
+  /^stack backtrace:/,
+  /^note: /,
+  /^Reading (additional )?input from stdin/,
+];
 
 /** A failed check's stderr → one line: codex's (or bwrap's) own words, then what to do. */
 export function explainSandboxFailure(stderr: string): { message: string; hint: string } {
