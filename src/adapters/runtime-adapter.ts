@@ -63,8 +63,11 @@ export interface SandboxCheck {
   cmd: LaunchCommand;
   /** The command as a person would type it, for messages (`codex sandbox -- true`). */
   describe: string;
-  /** The failed check's stderr → the run's error in the CLI's own words, and what to do about it. */
-  explain(stderr: string): { message: string; hint: string };
+  /**
+   * The failed check's stderr → the run's error in the CLI's own words, and what to do about it;
+   * null when the failure is not the sandbox's (a broken config: the launch itself then says so).
+   */
+  explain(stderr: string): { message: string; hint: string } | null;
 }
 
 /** Stateful translator of one CLI run's stdout lines into AgentEvents. Never throws. */

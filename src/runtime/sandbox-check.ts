@@ -14,7 +14,8 @@ const STDERR_KEEP = 8 * 1024;
 
 /**
  * Run the check in the CLI's directory and environment. Resolves null when the sandbox works (or
- * the check could not be spawned at all: the launch itself then says why), else the run's error.
+ * the check could not be spawned, or failed for another reason: the launch itself then says why),
+ * else the run's error.
  */
 export function runSandboxCheck(
   check: SandboxCheck,
@@ -51,8 +52,8 @@ export function runSandboxCheck(
         resolve(null);
         return;
       }
-      const { message, hint } = check.explain(stderr);
-      resolve(`${message} — hint: ${hint}`);
+      const why = check.explain(stderr);
+      resolve(why ? `${why.message} — hint: ${why.hint}` : null);
     });
   });
 }

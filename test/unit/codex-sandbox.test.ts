@@ -105,32 +105,38 @@ describe('a failed check, in codex words', () => {
     const r = explainSandboxFailure(
       `${tempHomeWarning}\nbwrap: execvp codex-linux-sandbox: No such file or directory\n`,
     );
-    expect(r.message).toBe(
+    expect(r!.message).toBe(
       `codex's sandbox cannot start here: bwrap: execvp codex-linux-sandbox: No such file or directory | ${tempHomeWarning}`,
     );
-    expect(r.hint).toMatch(/^this bubblewrap has no --argv0 \(older than 0\.9\.0\).*CODEX_HOME outside the temp dir/);
-    expect(r.hint).toContain('permissionMode: bypassPermissions');
+    expect(r!.hint).toMatch(/^this bubblewrap has no --argv0 \(older than 0\.9\.0\).*CODEX_HOME outside the temp dir/);
+    expect(r!.hint).toContain('permissionMode: bypassPermissions');
   });
 
   it('no user namespaces: bubblewrap own words, the unrelated warning left out', () => {
     const r = explainSandboxFailure(
       `${tempHomeWarning}\nbwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)\n`,
     );
-    expect(r.message).toBe(
+    expect(r!.message).toBe(
       "codex's sandbox cannot start here: bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)",
     );
-    expect(r.hint).toMatch(/^bubblewrap cannot create the namespaces it needs here/);
+    expect(r!.hint).toMatch(/^bubblewrap cannot create the namespaces it needs here/);
   });
 
   it('a panic: its message without the location and backtrace notes', () => {
     const r = explainSandboxFailure(
       "\nthread 'main' (308) panicked at linux-sandbox/src/linux_run_main.rs:391:9:\nfilesystem-restricted execution requires bubblewrap to isolate app-server sockets\nstack backtrace:\nnote: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n",
     );
-    expect(r.message).toBe(
+    expect(r!.message).toBe(
       "codex's sandbox cannot start here: filesystem-restricted execution requires bubblewrap to isolate app-server sockets",
     );
-    expect(r.hint).toMatch(/^run `codex sandbox -- true` in the agent's directory/);
-    expect(explainSandboxFailure('').message).toBe("codex's sandbox cannot start here: it failed without saying why");
+    expect(r!.hint).toMatch(/^run `codex sandbox -- true` in the agent's directory/);
+  });
+
+  it('is no sandbox failure when codex fails for another reason (its config): the launch says so itself', () => {
+    // codex 0.169.0 `sandbox -- true` with `model = ` in config.toml: exit 1, and this on stderr.
+    const badConfig = `${tempHomeWarning}\nError: /tmp/x/codex/config.toml:1:9: string values must be quoted, expected literal string\n\nCaused by:\n    TOML parse error at line 1, column 9\n\nStack backtrace:\n   0: <unknown>\n   1: <unknown>\n`;
+    expect(explainSandboxFailure(badConfig)).toBeNull();
+    expect(explainSandboxFailure('')).toBeNull();
   });
 });
 
@@ -138,7 +144,8 @@ describe('running the check', () => {
   const check = (file: string): SandboxCheck => ({
     cmd: { file, args: [], env: { CHECK_SAYS: 'from the check env' }, stdin: 'closed' },
     describe: 'the check',
-    explain: (stderr) => ({ message: `failed: ${stderr.trim()}`, hint: 'fix it' }),
+    explain: (stderr) =>
+      stderr.includes('not the sandbox') ? null : { message: `failed: ${stderr.trim()}`, hint: 'fix it' },
   });
   const o = { cwd: dir, env: { PATH: process.env.PATH } };
 
@@ -150,6 +157,10 @@ describe('running the check', () => {
     expect(await runSandboxCheck(check(script('fails', 'echo "$CHECK_SAYS" >&2; exit 1')), o)).toBe(
       'failed: from the check env — hint: fix it',
     );
+  });
+
+  it('passes a failure that is not the sandbox to the launch (which says why itself)', async () => {
+    expect(await runSandboxCheck(check(script('other', 'echo "not the sandbox" >&2; exit 1')), o)).toBeNull();
   });
 
   it('fails when it does not finish in time, and the command is killed', async () => {

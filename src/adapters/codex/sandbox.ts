@@ -117,16 +117,23 @@ export function codexSandboxCheck(
   return { cmd, describe: 'codex sandbox -- true', explain: explainSandboxFailure };
 }
 
-/** codex's noise around a failure (a panic's location and backtrace note, its stdin notice). */
+/** codex's noise around a failure (a panic's location, backtraces, its stdin notice). */
 const NOISE = [
   /^thread '[^']*'.* panicked at /,
-  /^stack backtrace:/,
+  /^stack backtrace:/i,
+  /^\d+: (<unknown>|0x)/,
   /^note: /,
   /^Reading (additional )?input from stdin/,
 ];
+/** What only the sandbox says: bubblewrap's errors, the panics of codex's sandbox helper. */
+const SANDBOX_WORDS = /bwrap|bubblewrap|sandbox|namespace|seccomp|landlock/i;
 
-/** A failed check's stderr → one line: codex's (or bwrap's) own words, then what to do. */
-export function explainSandboxFailure(stderr: string): { message: string; hint: string } {
+/**
+ * A failed check's stderr → one line: codex's (or bwrap's) own words, then what to do. Null when
+ * codex failed for another reason (its config does not load): `codex exec` then fails the same way,
+ * and says so itself.
+ */
+export function explainSandboxFailure(stderr: string): { message: string; hint: string } | null {
   const lines = stderr
     .split('\n')
     .map((l) => l.trim())
@@ -135,8 +142,9 @@ export function explainSandboxFailure(stderr: string): { message: string; hint: 
   // missing helper: after it, and only then.
   const errors = lines.filter((l) => !l.startsWith('WARNING:'));
   const noHelper = errors.some((l) => l.includes(`execvp ${CODEX_SANDBOX_HELPER}`));
+  if (!errors.some((l) => SANDBOX_WORDS.test(l))) return null;
   const said = [...errors, ...(noHelper ? lines.filter((l) => l.startsWith('WARNING:')) : [])].join(' | ');
-  const message = `codex's sandbox cannot start here: ${said || 'it failed without saying why'}`;
+  const message = `codex's sandbox cannot start here: ${said}`;
   const bypass =
     'or set `permissionMode: bypassPermissions` in the agent definition (agents.permissionMode in config.yaml) to run codex without its sandbox';
   if (noHelper)
