@@ -58,6 +58,18 @@ export interface LaunchCommand {
   stdinText?: string;
 }
 
+/** A no-op run inside the CLI's own sandbox (RuntimeAdapter.sandboxCheck). */
+export interface SandboxCheck {
+  cmd: LaunchCommand;
+  /** The command as a person would type it, for messages (`codex sandbox -- true`). */
+  describe: string;
+  /**
+   * The failed check's stderr → the run's error in the CLI's own words, and what to do about it;
+   * null when the failure is not the sandbox's (a broken config: the launch itself then says so).
+   */
+  explain(stderr: string): { message: string; hint: string } | null;
+}
+
 /** Stateful translator of one CLI run's stdout lines into AgentEvents. Never throws. */
 export interface Normaliser {
   /** One stdout line (without the newline) → zero or more events. Unknown or broken lines give []. */
@@ -98,6 +110,17 @@ export interface RuntimeAdapter {
   /** A fresh native session id (only when `choosesSessionIdUpFront`). */
   newSessionId(): string;
   buildCommand(input: LaunchInput): LaunchCommand;
+  /**
+   * Directories to add to the CLI's PATH, made ready now (codex: the link its sandbox helper is run
+   * by, adapters/codex/sandbox.ts). Called before each launch.
+   */
+  pathHelpers?(binary: string, home: string): string[];
+  /**
+   * A no-op inside the CLI's own sandbox with `input`'s settings, run before a runtime's first
+   * launch; null when that launch has no sandbox. A failure fails the run at once with the CLI's own
+   * error, which the CLI itself would tell only its model, tool call after tool call.
+   */
+  sandboxCheck?(input: LaunchInput): SandboxCheck | null;
   createNormaliser(hooks?: NormaliserHooks): Normaliser;
   /** One stdin line (with newline) carrying a user message (streaming-input CLIs). */
   encodeMessage(text: string): string;

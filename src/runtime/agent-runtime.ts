@@ -21,7 +21,8 @@ import type { RuntimeRequest } from '../agent-ops/launch.js';
 import { droppedNote, RunRecord } from './run-record.js';
 import { MessageQueue } from './message-queue.js';
 import { setUndelivered } from '../db/repos/sessions.js';
-import { cliLaunch } from './cli-launch.js';
+import { cliLaunch, type CliLaunch } from './cli-launch.js';
+import { runSandboxCheck } from './sandbox-check.js';
 import { OnStopTurns, onStopPrompts } from './on-stop.js';
 import { RateLimitWatch } from './rate-limit.js';
 import { recoverCli } from './recover-cli.js';
@@ -127,7 +128,16 @@ export class AgentRuntime {
       return this.shutdown(null);
     }
     try {
-      this.launch(request);
+      const launch = this.nextLaunch(request);
+      // The CLI's own sandbox first: one that cannot start fails the run now, in the CLI's words.
+      const blocked = launch.check ? await runSandboxCheck(launch.check, { cwd: d.meta.cwd, env: launch.env }) : null;
+      if (this.stopping) return this.shutdown(null);
+      if (blocked) {
+        d.log.error('the agent CLI sandbox cannot start', { error: blocked });
+        this.finalize({ type: 'done', status: 'failed', error: blocked });
+        return this.shutdown(null);
+      }
+      this.spawnCli(launch, request);
     } catch (e) {
       d.log.error('cannot start the agent CLI', { err: e });
       this.finalize({ type: 'done', status: 'failed', error: (e as Error).message });
@@ -185,11 +195,16 @@ export class AgentRuntime {
     return this.relaunch({ prompt: this.queue.takeAll().join('\n\n'), source: 'message' });
   }
 
-  /**
-   * Start a CLI on the request: a new native session the first time (its id chosen here when the
-   * adapter lets us), a resumed one once its transcript exists.
-   */
+  /** Start a CLI on the request (relaunches: the sandbox was checked by the first). */
   private launch(request: RuntimeRequest): void {
+    this.spawnCli(this.nextLaunch(request), request);
+  }
+
+  /**
+   * The CLI's command for the request, and the log told it starts: a new native session the first
+   * time (its id chosen here when the adapter lets us), a resumed one once its transcript exists.
+   */
+  private nextLaunch(request: RuntimeRequest): CliLaunch {
     const { d } = this;
     const { adapter, meta, session } = d;
     assertWorktreeThere(session.worktreePath, meta.cwd, session.id);
@@ -202,11 +217,16 @@ export class AgentRuntime {
       nativeId = adapter.newSessionId();
     }
     if (nativeId) this.rec.setNativeId(nativeId);
-    const first = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
-    const { cmd, env } = cliLaunch(d, { nativeId, resume, first });
-    d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId, cwd: meta.cwd });
+    const launch = cliLaunch(d, { nativeId, resume, first: firstPrompt(request) });
+    d.log.info('starting agent CLI', { file: launch.cmd.file, resume, nativeId, cwd: meta.cwd });
     this.rec.started(request, resume);
+    return launch;
+  }
 
+  private spawnCli({ cmd, env }: CliLaunch, request: RuntimeRequest): void {
+    const { d } = this;
+    const { adapter, meta } = d;
+    const first = firstPrompt(request);
     this.cli = new CliProcess(cmd, {
       cwd: meta.cwd,
       env,
@@ -362,4 +382,9 @@ export class AgentRuntime {
     await releaseRun(d, this.processRowId, exit, this.server);
     return 0;
   }
+}
+
+/** What the CLI is sent first: the prompt, and what was shared with it. */
+function firstPrompt(request: RuntimeRequest): string {
+  return request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
 }

@@ -6,12 +6,16 @@
  * Settings go in as `-c key=value` TOML overrides, which both `exec` and `exec resume` accept:
  * the sandbox (from the permission mode), klaude's instructions (`developer_instructions`), the
  * reasoning effort, and MCP servers (`mcp_servers.<name>`).
+ *
+ * Its sandbox (bubblewrap on Linux) gets a helper link on PATH and a check before each run:
+ * sandbox.ts says why.
  */
 import { readFileSync } from 'node:fs';
 import type { LaunchCommand, LaunchInput, RuntimeAdapter } from '../runtime-adapter.js';
 import { resolveCliBinary, type CliSpec } from '../cli-binary.js';
 import { createCodexNormaliser } from './normaliser.js';
 import { isObj } from '../json-line.js';
+import { codexPathHelpers, codexSandboxCheck } from './sandbox.js';
 
 export const CODEX_CLI: CliSpec = {
   runtime: 'codex',
@@ -96,6 +100,11 @@ export const codexAdapter: RuntimeAdapter = {
     throw new Error('codex chooses its own thread id');
   },
   buildCommand: buildCodexCommand,
+  pathHelpers: codexPathHelpers,
+  sandboxCheck: (input) => {
+    const sandbox = codexSandbox(input.permissionMode);
+    return sandbox ? codexSandboxCheck(input, sandbox) : null;
+  },
   createNormaliser: () => createCodexNormaliser(),
   encodeMessage: () => {
     throw new Error('codex exec takes no input on stdin');
