@@ -30,6 +30,7 @@ import { assertWorktreeThere } from '../git/worktree.js';
 import { TurnInterrupt } from './turn-interrupt.js';
 import { listenForRequests } from './runtime-socket.js';
 import { overBudgetError } from '../agent-ops/budget.js';
+import { dropForkCopy } from '../agent-ops/fork.js';
 import { checkBudget, overBudgetDone } from './budget-gate.js';
 import { exitFailure, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
 import type { Deps } from './deps.js';
@@ -78,8 +79,20 @@ export class AgentRuntime {
 
   private finalize(done: Omit<EventOf<'done'>, 'ts'>, tell = true): void {
     this.deltas.flush();
-    if (!this.finalized) this.desk.closeAll('the run ended');
+    if (!this.finalized) {
+      this.desk.closeAll('the run ended');
+      this.dropForkCopy();
+    }
     this.rec.finalize(done, tell);
+  }
+
+  /** Before the row says the run ended: whoever looks then finds only the fork's own transcript. */
+  private dropForkCopy(): void {
+    try {
+      dropForkCopy(this.d.session, this.d.meta.cwd, this.d.env);
+    } catch (err) {
+      this.d.log.warn('removing the copy of the forked transcript failed', { err });
+    }
   }
 
   private newNormaliser(): Normaliser {
