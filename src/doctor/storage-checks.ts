@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { dbPath, runDir } from '../config/paths.js';
 import { inspectDbFile, type DbHealth } from '../db/repos/health.js';
+import { isKlaudeError } from '../lib/errors.js';
 import { failed, passed, warned, type CheckResult } from './check.js';
 
 const UPGRADE = 'upgrade klaude (in its clone: git pull && npm ci), or set KLAUDE_HOME to another directory';
@@ -19,6 +20,8 @@ export function checkDatabase(home: string): CheckResult[] {
   try {
     h = inspectDbFile(file);
   } catch (e) {
+    // The module, not the file: the file is not to be moved for that (sqlite-check.ts says what is).
+    if (isKlaudeError(e) && e.code === 'E_SQLITE_MODULE') return [failed('database', e.message, e.hint ?? '')];
     return [
       failed(
         'database',

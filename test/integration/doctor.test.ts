@@ -88,6 +88,7 @@ describe('klaude doctor', () => {
     expect(text).toMatch(/klaude looks healthy\n$/);
     expect(json.map((l) => l.check)).toEqual([
       'node',
+      'sqlite module',
       'config',
       'claude',
       'hooks',
