@@ -8,7 +8,8 @@
  * catch can turn into a sentence.
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// (Aliased: a bundle's banner may declare `createRequire` itself, as test/integration/db-concurrent.test.ts's does.)
+import { createRequire as requireFrom } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KlaudeError } from '../lib/errors.js';
@@ -32,7 +33,7 @@ function klaudeDir(): string {
 }
 
 export function sqliteModule(): SqliteModule {
-  const req = createRequire(import.meta.url);
+  const req = requireFrom(import.meta.url);
   let packageDir: string | null = null;
   try {
     // Where the bundle's own lookup finds it (scripts/build.mjs): one resolution on the usual path.
@@ -122,7 +123,7 @@ export function sqliteAddon(): object | undefined {
   const problem = sqliteFileProblem(m);
   if (problem) throw sqliteModuleError(m, problem);
   try {
-    loaded = createRequire(import.meta.url)(m.file) as object;
+    loaded = requireFrom(import.meta.url)(m.file) as object;
   } catch (e) {
     throw sqliteModuleError(m, sqliteLoadProblem(m, e));
   }
