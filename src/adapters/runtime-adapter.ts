@@ -88,6 +88,11 @@ export interface NormaliserHooks {
   onControlResponse?(requestId: string, ok: boolean): void;
   /** The CLI withdrew a request it had sent (a permission request whose turn was interrupted). */
   onControlCancel?(requestId: string): void;
+  /**
+   * The running turn's cost so far grew (dollars, estimated from each response's usage; the turn's
+   * own `usage` event replaces it). CLIs that report cost only when a turn ends never call it.
+   */
+  onTurnSpend?(usd: number): void;
 }
 
 /** The answer to a permission request (`approval_request` event). */

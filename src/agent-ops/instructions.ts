@@ -4,11 +4,24 @@
  */
 import { shortId } from '../core/ids.js';
 
-export function agentPreamble(o: { sessionId: string; type: string; parentId: string | null }): string {
+export function agentPreamble(o: {
+  sessionId: string;
+  type: string;
+  parentId: string | null;
+  /** A fork of a worktree agent: the origin, its worktree, and the fork's own. */
+  fork?: { origin: string; originTree: string; tree: string } | null;
+}): string {
   const lines = [
     `You are a klaude sub-agent (type "${o.type}", id ${shortId(o.sessionId)}), running headless: nobody watches your`,
     'screen, and your final message is what the session that started you reads.',
   ];
+  if (o.fork) {
+    lines.push(
+      `This conversation is a fork of ${shortId(o.fork.origin)}'s. You work in a git worktree of your own, ${o.fork.tree},`,
+      `made from ${o.fork.originTree} as it was at the fork (its commits and uncommitted changes). Paths under`,
+      `${o.fork.originTree} earlier in the conversation are the origin's: read and change their copies in yours.`,
+    );
+  }
   if (o.parentId) {
     lines.push(
       'To tell the session that started you about progress while you work, put a line of its own in your reply:',

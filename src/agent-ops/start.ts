@@ -25,6 +25,7 @@ import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { keepLaunchEnv, type LaunchSpec } from './launch-env.js';
 import { shareContextFrom } from './share.js';
+import { forkTree, furnishFork, type ForkTree } from './fork.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import { createAgentWorktree, worktreeSource, type AgentWorktree } from '../git/worktree.js';
 import type { StartRequest } from '../control/protocol.js';
@@ -75,6 +76,8 @@ interface StartPlan {
   share: string | null;
   /** Where each agent's worktree comes from; null: no worktrees. */
   source: { top: string; head: string } | null;
+  /** A fork of a worktree agent: its worktree is made from the origin's (agent-ops/fork.ts). */
+  fork: ForkTree | null;
   metadata: AgentLaunchMetadata;
   limits: RunLimits;
   /** Each agent's own spend limit: --budget, else the definition's budgetUsd, else config agents.budgetUsd. */
@@ -108,9 +111,11 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   const adapter = await getAdapter(runtime);
   adapter.resolveBinary(svc.config, svc.env); // fail now, with the install hint, not inside the runtime
   const share = req.share ? await sharedContext(svc, parent, notes) : null;
-  // A fork works where its origin's conversation is (claude finds it by the directory).
+  // A fork works where its origin's conversation is, or in a worktree of its own made from the origin's.
+  const fork = forkTree(svc, req);
   const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
-  const source = useWorktree ? worktreeSource(cwd) : null; // outside a repository: one line, nothing created
+  // Outside a repository: one line, nothing created.
+  const source = fork ? { top: fork.top, head: fork.head } : useWorktree ? worktreeSource(cwd) : null;
   const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, ...agentRest } = agent;
   const metadata: AgentLaunchMetadata & { forkOf?: string } = {
     cwd,
@@ -120,7 +125,7 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);
   const limits = runLimits(svc.config);
-  return { req, count, cwd, parent, runtime, model, adapter, share, source, metadata, limits, budgetUsd };
+  return { req, count, cwd, parent, runtime, model, adapter, share, source, fork, metadata, limits, budgetUsd };
 }
 
 /** --share: the parent's recent conversation, or null with a note saying why there is none. */
@@ -198,16 +203,25 @@ function giveWorktree(
       type: plan.req.type,
       ...source,
       cwd: realpathSync(plan.cwd),
+      ...(plan.fork ? { sub: plan.fork.sub } : {}),
     });
   } catch (e) {
     failStarting(svc, agent, e);
   }
-  const session = updateSession(svc.db, agent.session.id, {
+  let session = updateSession(svc.db, agent.session.id, {
     worktreePath: wt.path,
     worktreeBranch: wt.branch,
-    worktreeBase: wt.base,
+    worktreeBase: plan.fork?.base ?? wt.base,
     metadata: { ...plan.metadata, cwd: wt.cwd } as unknown as Record<string, unknown>,
   })!;
+  if (plan.fork) {
+    try {
+      const forked = furnishFork(svc, plan.fork, wt);
+      session = updateSession(svc.db, session.id, { metadata: { ...session.metadata, ...forked } })!;
+    } catch (e) {
+      failStarting(svc, { session, logPath: agent.logPath }, e); // the worktree is recorded: prune finds it
+    }
+  }
   return { ...agent, session, cwd: wt.cwd };
 }
 

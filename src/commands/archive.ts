@@ -1,7 +1,8 @@
 /** `klaude archive <id…> [--restore] [--json]` and `klaude delete <id…> [--json]`. */
 import { shortId } from '../core/ids.js';
-import { archiveSessions, deleteSessions } from '../agent-ops/archive.js';
+import { archive, deleteSessions, worktreeLine } from '../agent-ops/archive.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
+import { safeJson } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -11,12 +12,15 @@ export async function run(ctx: CommandContext): Promise<number> {
 export async function retire(ctx: CommandContext, what: 'archive' | 'restore' | 'delete'): Promise<number> {
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
-    const rows =
-      what === 'delete' ? deleteSessions(svc, ctx.input) : archiveSessions(svc, ctx.input, what === 'restore');
+    const out =
+      what === 'delete'
+        ? { sessions: deleteSessions(svc, ctx.input), worktrees: [] }
+        : await archive(svc, ctx.input, { restore: what === 'restore' });
+    const rows = out.sessions;
     if (ctx.flags.json === true) {
-      ctx.stdout.write(
-        `${JSON.stringify({ [what === 'delete' ? 'deleted' : what === 'restore' ? 'restored' : 'archived']: rows.map((s) => s.id) })}\n`,
-      );
+      const key = what === 'delete' ? 'deleted' : what === 'restore' ? 'restored' : 'archived';
+      const worktrees = what === 'archive' ? { worktrees: out.worktrees } : {};
+      ctx.stdout.write(`${safeJson({ [key]: rows.map((s) => s.id), ...worktrees })}\n`);
       return 0;
     }
     const done =
@@ -28,6 +32,7 @@ export async function retire(ctx: CommandContext, what: 'archive' | 'restore' | 
     ctx.stdout.write(
       `${rows.map((s) => `${shortId(s.id)} (${s.type === 'tui' ? 'claude' : s.type})`).join(', ')}: ${done}\n`,
     );
+    for (const r of out.worktrees) ctx.stdout.write(`${worktreeLine(r)}\n`);
     return 0;
   } finally {
     await closeAgentServices(svc);

@@ -9,7 +9,17 @@ import { forkPlace, forkRequest } from '../agent-ops/fork.js';
 import { startAgents } from '../agent-ops/start.js';
 import { klaudeHome } from '../config/paths.js';
 import { followStarted } from './start.js';
+import type { SessionRow } from '../db/repos/sessions.js';
 import type { CommandContext } from './types.js';
+
+/** ` in worktree <path> (branch <b>), with N uncommitted files of its origin's`: a fork of a worktree agent. */
+function worktreeNote(s: SessionRow): string {
+  if (!s.worktreePath) return '';
+  const n = (s.metadata as { carried?: unknown } | null)?.carried;
+  const carried =
+    typeof n === 'number' && n > 0 ? `, with its origin's ${n} uncommitted file${n === 1 ? '' : 's'}` : '';
+  return ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})${carried}`;
+}
 
 export async function run(ctx: CommandContext): Promise<number> {
   const [input, prompt] = ctx.input as [string, string | undefined];
@@ -33,10 +43,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     if (ctx.flags.json === true) {
       const s = getSession(svc.db, forked.id) ?? forked;
       const row = { id: s.id, shortId: shortId(s.id), type: s.type, status: s.status, forkedFrom: from };
-      ctx.stdout.write(`${safeJson({ ...row, nativeSessionId: s.nativeSessionId, parentId: s.parentId })}\n`);
+      const wt = s.worktreePath ? { worktreePath: s.worktreePath, worktreeBranch: s.worktreeBranch } : {};
+      ctx.stdout.write(`${safeJson({ ...row, nativeSessionId: s.nativeSessionId, parentId: s.parentId, ...wt })}\n`);
       return 0;
     }
-    ctx.stdout.write(`forked ${shortId(forked.id)} (${forked.type}, claude) from ${shortId(from)}\n`);
+    ctx.stdout.write(
+      `forked ${shortId(forked.id)} (${forked.type}, claude) from ${shortId(from)}${worktreeNote(forked)}\n`,
+    );
     if (ctx.flags.detach === true) return 0;
     return await followStarted(ctx, svc, out.sessions);
   } finally {

@@ -129,13 +129,17 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       "every earlier turn, then <prompt> (default: 'Continue from here.'). It sits beside its origin (same",
       'parent, project and directory), of the same agent type (`general` for an interactive session), and',
       '`klaude sessions` shows "forked from <id>". Only claude conversations can be forked (E_FORK_UNSUPPORTED).',
+      "A fork of a --worktree agent gets a worktree and branch of its own, made from the origin's as it is now",
+      '(its commit, and its uncommitted changes copied over; ignored files are not), and owns it: klaude diff,',
+      'merge and worktree prune work on it, and archiving or pruning the origin leaves it alone.',
       'Attached (default) it follows the fork like `klaude start`; -d returns at once.',
     ].join('\n'),
     flags: {
       detach: { type: 'boolean', shortFlag: 'd', description: 'print the new id and return at once; the fork runs on' },
       json: {
         ...JSON_FLAG,
-        description: 'print {id, shortId, type, status, forkedFrom, nativeSessionId, parentId} (implies -d)',
+        description:
+          'print {id, shortId, type, status, forkedFrom, nativeSessionId, parentId, worktreePath?, worktreeBranch?} (implies -d)',
       },
     },
     minArgs: 1,

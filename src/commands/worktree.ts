@@ -7,11 +7,12 @@ import { createInterface } from 'node:readline/promises';
 import { shortId } from '../core/ids.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError, usageError } from '../lib/errors.js';
-import { safeJson, safeText } from '../lib/escapes.js';
+import { safeJson } from '../lib/escapes.js';
 import { table } from '../lib/format.js';
 import { gitTopLevel } from '../git/exec.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
+import { worktreeLine, worktreeUsers } from '../agent-ops/archive.js';
 import { pruneWorktrees, someOf, worktreeState, type WorktreeInfo } from '../git/prune.js';
 import type { CommandContext } from './types.js';
 
@@ -91,22 +92,15 @@ export async function run(ctx: CommandContext): Promise<number> {
     const results = await pruneWorktrees(sessions, top, {
       force: ctx.flags.force === true,
       confirm: interactive ? (i) => ask(ctx, i) : undefined,
+      inUse: worktreeUsers(svc),
     });
     if (json) {
       ctx.stdout.write(`${safeJson({ results })}\n`);
     } else {
       if (results.length === 0) ctx.stdout.write('no agent worktrees to prune\n');
-      for (const r of results) {
-        ctx.stdout.write(
-          r.action === 'removed'
-            ? `removed ${shortId(r.sessionId)}'s worktree and branch (${r.state})${r.ignored ? `, and with it its ignored files: ${safeText(r.ignored.join(', '))}` : ''}
-`
-            : `kept ${shortId(r.sessionId)}'s worktree: ${safeText(r.reason ?? '')}
-`,
-        );
-      }
+      for (const r of results) ctx.stdout.write(`${worktreeLine(r)}\n`);
     }
-    return results.some((r) => r.action === 'kept' && (r.state === 'unmerged' || r.ignored)) ? 1 : 0;
+    return results.some((r) => r.action === 'kept' && (r.state === 'unmerged' || r.ignored || r.inUse)) ? 1 : 0;
   } finally {
     await closeAgentServices(svc);
   }

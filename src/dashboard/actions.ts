@@ -5,22 +5,20 @@
  */
 import { controlRequest } from '../control/client.js';
 import { answerRequest, localSettingsPath } from '../agent-ops/approvals.js';
+import { archive as archiveTree, archiveNote } from '../agent-ops/archive.js';
 import { agentServicesOf } from '../supervisor/agent-handlers.js';
 import type { ControlEvent } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
-import { setArchived } from '../db/repos/sessions.js';
 import { setSessionName, setSessionPinned } from '../db/repos/session-marks.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SupervisorContext } from '../supervisor/context.js';
 import type { DashboardActions } from '../ui/deps.js';
-import { isLive } from '../feeds/session-tree.js';
 import { osc52 } from '../lib/escapes.js';
 import { reclaimStdin } from '../ui/render/screen.js';
 import { stopPtySession } from '../pty/launch.js';
 import type { HandOver } from './hand-over.js';
 import { otherProjectActions, otherProjectOf, refuseOpen } from './other-project.js';
 import { peekLines, replyInto } from './peek-reply.js';
-import type { ReviewDeps } from './review.js';
 import type { UiShell } from './shell.js';
 
 export interface ActionDeps {
@@ -119,7 +117,7 @@ function thisProjectActions(d: ActionDeps): Omit<DashboardActions, 'peek' | 'rep
       afterwards(controlRequest(ctx.socketPath, 'message', { sessionId, prompt }, { timeoutMs: 60_000 })),
     interrupt: (sessionIds) =>
       afterwards(controlRequest(ctx.socketPath, 'interrupt', { sessionIds }, { timeoutMs: 30_000 })),
-    archive: (ids, archived) => archive(d, review, ids, archived),
+    archive: (ids, archived) => archive(d, ids, archived),
     mark: async (id, m) => {
       if (m.name !== undefined) setSessionName(ctx.db, id, m.name);
       if (m.pinned !== undefined) setSessionPinned(ctx.db, id, m.pinned);
@@ -141,26 +139,13 @@ function thisProjectActions(d: ActionDeps): Omit<DashboardActions, 'peek' | 'rep
   };
 }
 
-async function archive(
-  d: ActionDeps,
-  review: ReviewDeps,
-  ids: string[],
-  archived: boolean,
-): Promise<{ note: string } | undefined> {
+/** The one archive service (agent-ops/archive.ts): the claim check, and worktrees pruned by its rule. */
+async function archive(d: ActionDeps, ids: string[], archived: boolean): Promise<{ note: string } | undefined> {
   const { ctx, shell } = d;
-  // Archiving only hides: it never signals a process, and refuses live sessions outright.
-  const rows = setArchived(ctx.db, ids, archived, (found) => {
-    const live = archived ? found.find((s) => isLive(s)) : undefined;
-    if (live)
-      throw new KlaudeError(
-        'E_SESSION_BUSY',
-        `${shortId(live.id)} is ${live.status}: only finished sessions can be archived`,
-      );
-  });
-  for (const s of rows) d.publish({ type: 'session.changed', sessionId: s.id, status: s.status });
+  const out = await archiveTree(agentServicesOf({ ctx }), ids, { restore: !archived });
+  for (const s of out.sessions) d.publish({ type: 'session.changed', sessionId: s.id, status: s.status });
   shell.sessions.refresh();
-  // Archiving also removes the worktrees of agents whose branches are merged or empty.
-  const note = archived ? await (await import('./review.js')).pruneArchived(review, rows) : undefined;
+  const note = archiveNote(out);
   return note ? { note } : undefined;
 }
 

@@ -5,7 +5,7 @@
  * claude runs in this project, and another project's conversation resumes only in its own cwd.
  */
 import { answerRequest, localSettingsPath } from '../agent-ops/approvals.js';
-import { archiveSessions } from '../agent-ops/archive.js';
+import { archive, archiveNote } from '../agent-ops/archive.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { deliverMessage, interruptAgent } from '../agent-ops/message.js';
 import { shortId } from '../core/ids.js';
@@ -69,8 +69,9 @@ export function otherProjectActions(ctx: SupervisorContext, root: string): Acts 
       }),
     answer: (id, a) => inProject(ctx, root, (svc) => answerRequest(svc, id, a)),
     archive: (ids, archived) =>
-      inProject(ctx, root, (svc) => {
-        archiveSessions(svc, ids, !archived);
+      inProject(ctx, root, async (svc) => {
+        const note = archiveNote(await archive(svc, ids, { restore: !archived }));
+        return note ? { note } : undefined;
       }),
     rulePath: (id) => {
       const svc = openAgentServices({ env: ctx.env, cwd: root, inv: ctx.inv });

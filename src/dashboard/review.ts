@@ -1,15 +1,12 @@
 /**
- * The dashboard's review actions: an agent's diff for the diff view (c), and removing the
- * merged or empty worktrees of agents when they are archived (unmerged work is kept and named).
+ * The dashboard's review action: an agent's diff for the diff view (c).
  */
 import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
-import { getSession, type SessionRow } from '../db/repos/sessions.js';
+import { getSession } from '../db/repos/sessions.js';
 import { sessionLogPath } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { gitTopLevel } from '../git/exec.js';
 import { sessionDiff } from '../git/session-diff.js';
-import { pruneWorktrees } from '../git/prune.js';
 import type { AgentDiff } from '../ui/deps.js';
 
 export interface ReviewDeps {
@@ -32,17 +29,4 @@ export async function agentDiff(d: ReviewDeps, sessionId: string): Promise<Agent
       ? `branch ${r.branch} against ${r.base.slice(0, 10)}, uncommitted work included${r.note ? ` (${r.note})` : ''} · klaude merge ${shortId(s.id)} brings it in`
       : (r.note ?? 'shared tree');
   return { heading, patch: r.patch, files: r.files.length };
-}
-
-/** After archiving: remove the worktrees that hold nothing unmerged; say which were kept. */
-export async function pruneArchived(d: ReviewDeps, rows: SessionRow[]): Promise<string | undefined> {
-  const withTrees = rows.filter((s) => s.worktreeBranch);
-  const top = withTrees.length ? gitTopLevel(d.projectRoot) : null;
-  if (!top) return undefined;
-  const kept = (await pruneWorktrees(withTrees, top)).filter(
-    (r) => r.action === 'kept' && (r.state === 'unmerged' || r.ignored),
-  );
-  if (kept.length === 0) return undefined;
-  const ids = kept.map((r) => shortId(r.sessionId)).join(', ');
-  return `kept the worktree${kept.length === 1 ? '' : 's'} of ${ids} (unmerged work or ignored files: klaude worktree list, then klaude merge or klaude worktree prune --force)`;
 }

@@ -7,7 +7,6 @@
  * take `<home>/.migrate.lock`, re-check, run drizzle's migrate() and store the new count in
  * user_version. Hooks that want to skip loading drizzle altogether use fast.ts.
  */
-import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import { existsSync } from 'node:fs';
@@ -23,6 +22,7 @@ import {
   createPrivateFile,
   isBusy,
   journalLength,
+  openSqlite,
   SCHEMA_VERSION,
   userVersion,
   type Sqlite,
@@ -78,7 +78,7 @@ export function openDb(home: string, opts: OpenDbOptions = {}): Db {
 
 /** A fresh, fully migrated in-memory database (tests, dry runs). */
 export function openMemoryDb(opts: Pick<OpenDbOptions, 'migrationsFolder'> = {}): Db {
-  const sqlite = new Database(':memory:');
+  const sqlite = openSqlite(':memory:');
   sqlite.pragma('foreign_keys = ON');
   const db = wrap(sqlite, ':memory:');
   try {

@@ -7,6 +7,7 @@ import { closeSync, constants as fsc, existsSync, fchmodSync, openSync, readFile
 import path from 'node:path';
 import journal from '../../drizzle/meta/_journal.json' with { type: 'json' };
 import { KlaudeError } from '../lib/errors.js';
+import { isModuleLoadError, sqliteAddon, sqliteLoadProblem, sqliteModule, sqliteModuleError } from './sqlite-addon.js';
 
 export type Sqlite = Database.Database;
 /** What the drizzle-free repos need: both Db (client.ts) and FastDb (fast.ts) qualify. */
@@ -22,11 +23,27 @@ export const BUSY_TIMEOUT_MS = 5000;
 export const SCHEMA_VERSION: number = journal.entries.length;
 
 /**
+ * `new Database` with the native module sqlite-addon.ts loaded: a module that cannot load is
+ * E_SQLITE_MODULE (naming it and the fix), whichever way better-sqlite3 would have found it.
+ */
+export function openSqlite(file: string, opts: Database.Options = {}): Sqlite {
+  const addon = sqliteAddon();
+  try {
+    // better-sqlite3 takes the loaded module as well as a path (lib/database.js); its types say path only.
+    return new Database(file, addon ? { ...opts, nativeBinding: addon as unknown as string } : opts);
+  } catch (e) {
+    if (addon || !isModuleLoadError(e)) throw e;
+    const m = sqliteModule();
+    throw sqliteModuleError(m, sqliteLoadProblem(m, e));
+  }
+}
+
+/**
  * Open `file` with the pragmas every connection needs: busy_timeout (first), WAL,
  * synchronous=NORMAL, foreign_keys=ON. The file must exist (createPrivateFile) unless `create`.
  */
 export function connect(file: string, opts: { create?: boolean } = {}): Sqlite {
-  const sqlite = new Database(file, { fileMustExist: !opts.create });
+  const sqlite = openSqlite(file, { fileMustExist: !opts.create });
   try {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`); // before journal_mode: see enableWal
     enableWal(sqlite);

@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { dbPath, runDir } from '../config/paths.js';
 import { inspectDbFile, type DbHealth } from '../db/repos/health.js';
+import { isKlaudeError } from '../lib/errors.js';
 import { failed, passed, warned, type CheckResult } from './check.js';
 
 const UPGRADE = 'upgrade klaude (in its clone: git pull && npm ci), or set KLAUDE_HOME to another directory';
@@ -19,15 +20,28 @@ export function checkDatabase(home: string): CheckResult[] {
   try {
     h = inspectDbFile(file);
   } catch (e) {
-    return [
-      failed(
-        'database',
-        `${file} cannot be read: ${(e as Error).message}`,
-        `move it aside (mv ${file} ${file}.broken; klaude starts a new one, without the old records)`,
-      ),
-    ];
+    return [unreadable(file, e)];
   }
   return [integrityOf(file, h), schemaOf(file, h)];
+}
+
+/**
+ * Why the file could not be read. Only a file SQLite says is not a database (or is corrupt) is to
+ * be moved aside; the module failing, a lock held, a permission are no fault of the file's.
+ */
+function unreadable(file: string, e: unknown): CheckResult {
+  if (isKlaudeError(e) && e.code === 'E_SQLITE_MODULE') return failed('database', e.message, e.hint ?? '');
+  const code = (e as { code?: unknown }).code;
+  const why = `${file} cannot be read: ${(e as Error).message}`;
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
+    return failed(
+      'database',
+      why,
+      `move it aside (mv ${file} ${file}.broken; klaude starts a new one, without the old records)`,
+    );
+  if (code === 'SQLITE_BUSY')
+    return failed('database', why, 'another process holds it locked: run klaude doctor again once it is done');
+  return failed('database', why, 'check that it is yours and readable (see the home line)');
 }
 
 function integrityOf(file: string, h: DbHealth): CheckResult {

@@ -4,7 +4,8 @@
  * committed, nothing uncommitted) and it holds no ignored files; otherwise only when the caller
  * says so (asked, or --force). Ignored files (`.env`, notes, build output) are in no commit, so
  * removing the worktree would lose them for good: they keep it, named, until --force.
- * The branch is deleted with it. Running agents' worktrees are never touched.
+ * The branch is deleted with it. Running agents' worktrees are never touched, nor one another
+ * session still works in (the caller's `inUse` says which), whatever the flags.
  */
 import { existsSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
@@ -55,6 +56,8 @@ export interface PruneResult {
   reason?: string;
   /** Ignored files (a directory as `dir/`) that kept the worktree, or that its removal deleted. */
   ignored?: string[];
+  /** Kept because another session works in it. */
+  inUse?: true;
 }
 
 /** The worktree's ignored files, a wholly ignored directory as one `dir/` entry (git's own listing). */
@@ -89,7 +92,12 @@ export function removeAgentWorktree(s: SessionRow, top: string): void {
 export async function pruneWorktrees(
   sessions: SessionRow[],
   top: string,
-  o: { force?: boolean; confirm?: (info: WorktreeInfo) => Promise<boolean> } = {},
+  o: {
+    force?: boolean;
+    confirm?: (info: WorktreeInfo) => Promise<boolean>;
+    /** Why another session keeps this worktree (it works in it), or null. */
+    inUse?: (s: SessionRow) => string | null;
+  } = {},
 ): Promise<PruneResult[]> {
   const out: PruneResult[] = [];
   for (const s of sessions) {
@@ -103,6 +111,11 @@ export async function pruneWorktrees(
         action: 'kept',
         reason: `${s.type} ${shortId(s.id)} is ${s.status}`,
       });
+      continue;
+    }
+    const user = existsSync(s.worktreePath ?? '') ? (o.inUse?.(s) ?? null) : null;
+    if (user) {
+      out.push({ sessionId: s.id, state: info.state, action: 'kept', reason: user, inUse: true });
       continue;
     }
     if (info.state === 'unmerged' && !o.force && !(o.confirm && (await o.confirm(info)))) {

@@ -9,12 +9,12 @@
  * `klaude-project` file naming the project root, so klaude commands run inside the worktree (the
  * agent's own `klaude start`, a checkout) count as the same project (config/paths.ts projectRoot).
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
 import { projectDir, WORKTREE_OWNER_FILE } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
-import { gitOk, gitTopLevel, headCommit } from './exec.js';
+import { git, gitOk, gitTopLevel, headCommit } from './exec.js';
 
 export interface AgentWorktree {
   /** The worktree's top level. */
@@ -68,6 +68,8 @@ export function createAgentWorktree(o: {
   head: string;
   /** The directory the agent was started from (kept as the same sub-directory of the worktree). */
   cwd: string;
+  /** The sub-directory to work in, given outright (a fork: its origin's, inside the origin's worktree). */
+  sub?: string;
 }): AgentWorktree {
   const dir = agentWorktreeDir(o.home, o.projectHash, o.sessionId);
   const branch = worktreeBranchName(o.sessionId, o.type);
@@ -76,7 +78,7 @@ export function createAgentWorktree(o: {
   gitOk(o.top, ['worktree', 'add', '-q', '-b', branch, dir, o.head]);
   const gitDir = gitOk(dir, ['rev-parse', '--absolute-git-dir']).trim();
   writeFileSync(path.join(gitDir, WORKTREE_OWNER_FILE), `${o.top}\n`, { mode: 0o600 });
-  const rel = path.relative(o.top, o.cwd);
+  const rel = o.sub ?? path.relative(o.top, o.cwd);
   const cwd = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? path.join(dir, rel) : dir;
   mkdirSync(cwd, { recursive: true });
   return { path: dir, branch, base: o.head, cwd };
@@ -98,4 +100,27 @@ export function assertWorktreeThere(worktreePath: string | null, cwd: string | n
       },
     );
   }
+}
+
+/**
+ * Carry `from`'s uncommitted work into `to`, a fresh worktree at the same commit: tracked changes
+ * (staged or not, deletions included) through a stash commit that touches neither tree (the two
+ * worktrees share one object store), then untracked files that are not ignored, copied as they are.
+ * Ignored files (dependencies, build output, `.env`) are not carried. The number of paths carried.
+ */
+export function carryUncommitted(from: string, to: string): number {
+  // The stash commit is never on a ref: an identity is needed to make it, not to keep it.
+  const id = ['-c', 'user.name=klaude', '-c', 'user.email=klaude@localhost'];
+  const stash = gitOk(from, [...id, 'stash', 'create']).trim();
+  let tracked = 0;
+  if (stash) {
+    if (git(to, ['stash', 'apply', '--index', '-q', stash]).code !== 0) gitOk(to, ['stash', 'apply', '-q', stash]);
+    tracked = gitOk(to, ['diff', '--name-only', '-z', 'HEAD']).split('\0').filter(Boolean).length;
+  }
+  const untracked = gitOk(from, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0').filter(Boolean);
+  for (const f of untracked) {
+    mkdirSync(path.dirname(path.join(to, f)), { recursive: true });
+    cpSync(path.join(from, f), path.join(to, f), { verbatimSymlinks: true, preserveTimestamps: true });
+  }
+  return tracked + untracked.length;
 }

@@ -31,8 +31,8 @@ import { assertWorktreeThere } from '../git/worktree.js';
 import { TurnInterrupt } from './turn-interrupt.js';
 import { listenForRequests } from './runtime-socket.js';
 import { overBudgetError } from '../agent-ops/budget.js';
-import { checkBudget, overBudgetDone } from './budget-gate.js';
-import { exitFailure, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
+import { BudgetWatch, checkBudget, overBudgetDone } from './budget-gate.js';
+import { exitFailure, forgetForkCopy, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
 import type { Deps } from './deps.js';
 
 export class AgentRuntime {
@@ -52,9 +52,11 @@ export class AgentRuntime {
   private readonly rateLimits: RateLimitWatch;
   private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
   private readonly desk: ApprovalDesk;
+  private readonly budget: BudgetWatch;
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
+    this.budget = new BudgetWatch(d, (e) => this.write(e));
     this.queue = new MessageQueue((texts) => setUndelivered(d.db, d.session.id, texts));
     this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
@@ -77,17 +79,29 @@ export class AgentRuntime {
     this.rec.write(e);
   }
 
+  /** `tell`: false when the ending was told already. Over budget, it was (as such, not as a failure). */
   private finalize(done: Omit<EventOf<'done'>, 'ts'>, tell = true): void {
     this.deltas.flush();
-    if (!this.finalized) this.desk.closeAll('the run ended');
-    this.rec.finalize(done, tell);
+    if (!this.finalized) {
+      this.desk.closeAll('the run ended');
+      forgetForkCopy(this.d); // before the row says the run ended: then only the fork's own transcript is there
+    }
+    this.rec.finalize(this.budget.ending(done), tell && !this.budget.over);
   }
 
   private newNormaliser(): Normaliser {
     return this.d.adapter.createNormaliser({
       onControlResponse: (id) => this.interrupt.acknowledged(id),
       onControlCancel: (id) => this.desk.onCancel(id),
+      onTurnSpend: (usd) => this.onTurnSpend(usd),
     });
+  }
+
+  /** The turn's cost grew: on the row now, and past a limit the turn is interrupted (budget-gate.ts). */
+  private onTurnSpend(usd: number): void {
+    this.rec.estimateTurn(usd);
+    if (!this.turnActive || this.stopping || this.finalized || !this.cli?.running) return;
+    if (this.budget.crossedDuringTurn()) this.interruptTurn(this.cli);
   }
 
   private get id(): string {
@@ -163,6 +177,7 @@ export class AgentRuntime {
   /** A new CLI process for the same run (queued messages, recovery). False: it could not start (the run failed). */
   private relaunch(request: RuntimeRequest): boolean {
     this.interrupt.cancelTimer();
+    this.rec.settleEstimate();
     this.normaliser = this.newNormaliser();
     this.turnActive = true;
     try {
@@ -272,6 +287,10 @@ export class AgentRuntime {
       this.write({ type: 'error', message: droppedNote(this.queue.takeAll()) });
     const canContinue = !this.stopping && this.cli?.canWrite === true;
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
+    if (this.budget.stopsMore(this.queue, canContinue && this.stops.hasPending, canContinue)) {
+      this.stops.takeWorkDone();
+      return this.endWork(done);
+    }
     if (this.queue.length > 0 && canContinue) {
       this.stops.takeWorkDone(); // the work goes on; on-stop prompts run when it ends again
       this.rec.countEarlierTurn(done);
@@ -289,8 +308,14 @@ export class AgentRuntime {
       stopIfLingering(this.cli);
       return;
     }
-    // The work is done: the run ends now rather than idling until the next message (which starts a
-    // new runtime). Status and `done` first, then the socket, then the CLI's stdin: it exits on EOF.
+    this.endWork(done);
+  }
+
+  /**
+   * The work is done: the run ends now rather than idling until the next message (which starts a
+   * new runtime). Status and `done` first, then the socket, then the CLI's stdin: it exits on EOF.
+   */
+  private endWork(done: Omit<EventOf<'done'>, 'ts'>): void {
     this.finalize(done);
     this.server?.close().catch(() => undefined); // clients may already be gone: nothing to wait for
     this.server = null;
@@ -328,14 +353,19 @@ export class AgentRuntime {
     if (this.finalized || this.stopping || !this.turnActive || !cli?.running) {
       throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is not in a turn`);
     }
+    this.interruptTurn(cli);
+    this.d.log.info('interrupt requested');
+    return { results: [{ sessionId: this.id, ok: true }], dropped: this.queue.peek() };
+  }
+
+  /** Ask the CLI to end the running turn (turn-interrupt.ts); it ends `interrupted`. */
+  private interruptTurn(cli: CliProcess): void {
     this.normaliser.noteInterrupt();
     this.interrupt.request(
       cli,
       (id) => this.d.adapter.encodeInterrupt(id),
       () => this.turnActive,
     );
-    this.d.log.info('interrupt requested');
-    return { results: [{ sessionId: this.id, ok: true }], dropped: this.queue.peek() };
   }
 
   /**

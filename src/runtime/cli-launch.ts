@@ -71,7 +71,12 @@ function launchInput(d: Deps, o: { nativeId: string | null; resume: boolean; fir
     disallowedTools: meta.agent.disallowedTools ?? [],
     appendSystemPrompt: systemPromptAddition(
       meta.agent.instructions,
-      agentPreamble({ sessionId: session.id, type: session.type, parentId: session.parentId }),
+      agentPreamble({
+        sessionId: session.id,
+        type: session.type,
+        parentId: session.parentId,
+        fork: forkTrees(session),
+      }),
     ),
     mcpConfig: meta.agent.mcpConfig,
     mcpStrict: meta.agent.mcpStrict ?? true,
@@ -86,6 +91,14 @@ function launchInput(d: Deps, o: { nativeId: string | null; resume: boolean; fir
           })
         : null,
   };
+}
+
+/** A fork of a worktree agent: where its origin worked and where it works (agent-ops/fork.ts furnishFork). */
+function forkTrees(s: Deps['session']): { origin: string; originTree: string; tree: string } | null {
+  const originTree = s.metadata?.forkOfWorktree;
+  return s.forkedFrom && s.worktreePath && typeof originTree === 'string'
+    ? { origin: s.forkedFrom, originTree, tree: s.worktreePath }
+    : null;
 }
 
 /** `klaude fork`: the origin's Claude id, kept in the metadata (its first run forks it; later ones resume the fork). */

@@ -42,6 +42,11 @@ export class OnStopTurns {
     return this.running !== null;
   }
 
+  /** On-stop prompts are waiting to be sent. */
+  get hasPending(): boolean {
+    return this.pending.length > 0;
+  }
+
   /**
    * A turn ended. An on-stop turn: its answer is saved as an artifact. A turn of the work: its
    * checkpoint closes, and when the work may end here (nothing queued, the CLI takes more turns)

@@ -8,11 +8,21 @@ import type { ControlServer } from '../control/server.js';
 import { endProcess } from '../db/repos/processes.js';
 import { notificationsSent } from '../agent-ops/notify.js';
 import { startQueued } from '../agent-ops/queue.js';
+import { dropForkCopy } from '../agent-ops/fork.js';
 import { currentInvocation } from '../claude/shim.js';
 import type { CliExit, CliProcess } from './cli-process.js';
 import type { Deps } from './deps.js';
 
 export const STOP_GRACE_MS = 3000;
+
+/** A fork's copy of its origin's transcript goes once its own is there (agent-ops/fork.ts); never fatal. */
+export function forgetForkCopy(d: Deps): void {
+  try {
+    dropForkCopy(d.session, d.meta.cwd, d.env);
+  } catch (err) {
+    d.log.warn('removing the copy of the forked transcript failed', { err });
+  }
+}
 /** After the last turn, how long the CLI may take to exit once its stdin is closed. */
 const EXIT_AFTER_EOF_MS = 15_000;
 

@@ -57,6 +57,8 @@ export class RunRecord {
   /** Totals from earlier runs of this session; this run's usage adds to them. */
   private readonly base: { cost: number; tokensIn: number; tokensOut: number };
   private processCost = 0;
+  /** The running turn's cost as estimated from its responses (the turn's `usage` replaces it). */
+  private turnEstimate = 0;
   private tokensIn = 0;
   private tokensOut = 0;
   /** The run's earlier work turns (a message sent on after a turn): the run's `done` adds them up. */
@@ -227,6 +229,8 @@ export class RunRecord {
         this.tokensIn += (e.inputTokens ?? 0) + (e.cacheReadTokens ?? 0);
         this.tokensOut += e.outputTokens ?? 0;
         if (e.costUsd !== undefined) this.processCost += e.costUsd;
+        else this.processCost += this.turnEstimate; // no figure from the CLI: the estimate stands
+        this.turnEstimate = 0;
         this.write(e);
         updateSession(d.db, this.id, this.totals());
         break;
@@ -235,9 +239,29 @@ export class RunRecord {
     }
   }
 
+  /**
+   * The running turn's cost so far grew: the row shows it now (so a spend limit sees it), until the
+   * turn's own figure replaces it.
+   */
+  estimateTurn(usd: number): void {
+    if (usd <= this.turnEstimate) return;
+    this.turnEstimate = usd;
+    try {
+      updateSession(this.d.db, this.id, { costUsd: this.totals().costUsd });
+    } catch (err) {
+      this.d.log.warn('cannot record the cost so far', { err });
+    }
+  }
+
+  /** A CLI process ended without its turn's figure (a crash, a relaunch): what it was seen to spend stays. */
+  settleEstimate(): void {
+    this.processCost += this.turnEstimate;
+    this.turnEstimate = 0;
+  }
+
   private totals(): { costUsd: number; tokensIn: number; tokensOut: number } {
     return {
-      costUsd: this.base.cost + this.processCost,
+      costUsd: this.base.cost + this.processCost + this.turnEstimate,
       tokensIn: this.base.tokensIn + this.tokensIn,
       tokensOut: this.base.tokensOut + this.tokensOut,
     };

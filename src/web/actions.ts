@@ -5,7 +5,8 @@
  * session's own project, as `klaude <command>` run in that project would, and closes them after.
  */
 import { answerRequest, localSettingsPath } from '../agent-ops/approvals.js';
-import { archiveSessions } from '../agent-ops/archive.js';
+import { archive, archiveNote } from '../agent-ops/archive.js';
+import type { PruneResult } from '../git/prune.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { deliverMessage, interruptAgent, type Delivery } from '../agent-ops/message.js';
 import { startAgents, type StartOutcome } from '../agent-ops/start.js';
@@ -35,6 +36,13 @@ export interface StartBody {
   worktree?: boolean;
   runtime?: string;
   model?: string;
+}
+
+/** What an archive did: the sessions (ids), their worktrees, and the sentence about what was kept. */
+export interface ArchiveResult {
+  sessions: string[];
+  worktrees: PruneResult[];
+  note: string | null;
 }
 
 export interface AnswerBody {
@@ -89,9 +97,13 @@ export class WebActions {
     return this.withProject(s.projectId, (svc) => interruptAgent(svc, s.id));
   }
 
-  archive(id: string, restore: boolean): Promise<string[]> {
+  /** Archive it with its sub-agents (or bring it back), by the rule every surface shares. */
+  archive(id: string, restore: boolean): Promise<ArchiveResult> {
     const s = this.session(id);
-    return this.withProject(s.projectId, (svc) => archiveSessions(svc, [s.id], restore).map((r) => r.id));
+    return this.withProject(s.projectId, async (svc) => {
+      const out = await archive(svc, [s.id], { restore });
+      return { sessions: out.sessions.map((r) => r.id), worktrees: out.worktrees, note: archiveNote(out) };
+    });
   }
 
   merge(id: string): Promise<MergeOutcome> {

@@ -1,6 +1,6 @@
 // Spend limits with the real claude against the stand-in: the limit comes from --budget, else the
-// agent definition's budgetUsd, else config agents.budgetUsd; an agent whose first turn spent its
-// budget is refused its next turn (`klaude message` says over budget, no request reaches the
+// agent definition's budgetUsd, else config agents.budgetUsd; an agent whose first turn crosses its
+// budget is stopped in it (test/e2e/budget-midturn.test.ts has the details) and refused its next turn (`klaude message` says over budget, no request reaches the
 // model), a sub-agent started under it waits in the queue (the parent's limit covers its tree,
 // `sessions` says why) and after `klaude budget` raises the limit it starts and the message goes on.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,8 @@ describe('budgets (real claude)', () => {
     expect(started.stderr).toBe('');
     const id = idOf(started);
     const first = await k(['wait', id]);
-    expect(first.code).toBe(0);
+    expect(first.code).not.toBe(0);
+    expect(first.stdout).toContain('over budget: spent $');
     const spent = await budgetOf(id);
     expect(spent.budgetUsd).toBe(0.000001);
     expect(spent.spentUsd).toBeGreaterThan(0.000001);

@@ -3,7 +3,7 @@
 // model request, if claude made one, would be seen: the probe must make none (claude 2.1.197 sends
 // only a `HEAD /` to the base URL as it starts, which the stand-in records as kind 'other').
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectHash, runDir } from '../../src/config/paths.js';
@@ -90,6 +90,7 @@ describe('klaude doctor', () => {
     expect(text).toMatch(/klaude looks healthy\n$/);
     expect(json.map((l) => l.check)).toEqual([
       'node',
+      'sqlite module',
       'config',
       'claude',
       'hooks',
@@ -170,6 +171,17 @@ describe('klaude doctor', () => {
     );
     expect(entry(json, 'hooks').level).toBe('ok');
     expect(json.filter((l) => !l.ok).map((l) => l.check)).toEqual(['schema', 'run directory']);
+  });
+
+  it('a file that is not a database is to be moved aside (only then)', async () => {
+    const h = await healthyHome();
+    const file = join(h.klaudeHome, 'sessions.db');
+    for (const f of ['sessions.db-wal', 'sessions.db-shm']) rmSync(join(h.klaudeHome, f), { force: true });
+    writeFileSync(file, 'not a database, just text '.repeat(100), { mode: 0o600 });
+    const { code, text } = await doctor(h);
+    expect(code).toBe(1);
+    expect(line(text, 'database')).toMatch(/^✗ database +.*sessions\.db cannot be read: file is not a database$/);
+    expect(text).toContain(`fix: move it aside (mv ${file} ${file}.broken;`);
   });
 
   it('names a recorded claude that outlived its supervisor', async () => {

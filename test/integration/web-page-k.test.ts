@@ -208,6 +208,14 @@ describe('klaude web: the session pane', () => {
     await shot(page, 'k-merged');
     await page.getByTestId('merge').click();
     await page.getByTestId('action-note').getByText('already merged: klaude/wt-1 has nothing main lacks').waitFor();
+
+    // Archived (merged: no question): the server's sentence about the worktree it kept is shown.
+    const note = "kept WT000001's worktree: 1 uncommitted file (klaude merge WT000001, or prune --force to drop them)";
+    await page.route('**/api/sessions/*/archive', (r) =>
+      json(r, 200, { result: { sessions: [ids.wt], worktrees: [], note } }),
+    );
+    await page.getByTestId('archive').click();
+    await page.getByTestId('action-note').getByText(`archived; ${note}`).waitFor();
   });
 
   it('a refused message stays in the box (in red); a queued one says so, shows pending, and Interrupt warns', async () => {

@@ -17,11 +17,13 @@
  *   control_request can_use_tool → approval_request (`--permission-prompt-tool stdio`, §2.4): the
  *                              runtime holds it until someone answers
  *   control_cancel_request   → hooks.onControlCancel (the CLI gave up on a request it sent)
+ *   each response's usage    → hooks.onTurnSpend (the turn's cost so far, estimated: spend.ts)
  * Lines of sub-agents (parent_tool_use_id set), other stream_events, hook and status lines, and anything
  * unknown or malformed give nothing.
  */
 import type { AgentEventInput, TerminalStatus } from '../../core/events.js';
 import { retryFromClaude, streamDelta } from './stream.js';
+import { TurnSpend } from './spend.js';
 import type { Normaliser, NormaliserHooks } from '../runtime-adapter.js';
 import { isObj, num, str, type Json } from '../json-line.js';
 import {
@@ -83,6 +85,8 @@ interface ClaudeState extends RunState {
   lastTotalCost: number;
   /** Tool calls someone was asked about (can_use_tool): a refusal of one of them was that answer. */
   asked: Set<string>;
+  /** The running turn's cost as it grows (hooks.onTurnSpend). */
+  spend: TurnSpend;
 }
 
 type ClaudeHandler = (s: ClaudeState, o: Json) => AgentEventInput[];
@@ -250,6 +254,7 @@ const TURN_LINES: Readonly<Record<string, ClaudeHandler>> = {
 const SUB_AGENT_TYPES = new Set(['assistant', 'user', 'stream_event']);
 
 function onLine(s: ClaudeState, o: Json & { type: string }): AgentEventInput[] {
+  s.spend.line(o); // sub-agents' responses cost too
   // Lines from inside a Task/Agent tool call belong to a sub-agent, not to this turn.
   if (SUB_AGENT_TYPES.has(o.type) && o.parent_tool_use_id != null) return [];
   const side = handlerFor(SIDE_LINES, o.type);
@@ -291,6 +296,7 @@ export function createClaudeNormaliser(hooks: NormaliserHooks = {}): Normaliser 
     lastWasResult: false,
     lastTotalCost: 0,
     asked: new Set(),
+    spend: new TurnSpend((usd) => hooks.onTurnSpend?.(usd)),
   };
   return {
     line(raw) {

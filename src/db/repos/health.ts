@@ -4,9 +4,8 @@
  * open (client.ts), which would migrate a DB that is behind or refuse one from a newer klaude:
  * here both are findings to report.
  */
-import Database from 'better-sqlite3';
 import journal from '../../../drizzle/meta/_journal.json' with { type: 'json' };
-import { SCHEMA_VERSION } from '../connection.js';
+import { openSqlite, SCHEMA_VERSION } from '../connection.js';
 
 export interface DbHealth {
   /** `PRAGMA integrity_check`'s findings; ['ok'] when the file is sound. */
@@ -25,7 +24,7 @@ const NEWEST_KNOWN: number = journal.entries.reduce((max, e) => Math.max(max, e.
 
 /** Inspect `file` (it must exist); throws SQLite's error when it is not a database at all. */
 export function inspectDbFile(file: string): DbHealth {
-  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  const sqlite = openSqlite(file, { readonly: true, fileMustExist: true });
   try {
     sqlite.pragma('busy_timeout = 5000');
     const integrity = (sqlite.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);

@@ -51,4 +51,10 @@ export function archiveConfirm(s: WebSession, changed: number): string {
   return `${s.type} ${short(s.id)}'s branch ${s.worktreeBranch ?? ''} has changes in ${files(changed)}. Archive it anyway?\n\nMerge it first to bring them into your branch.`;
 }
 
+/** After an archive: what it kept of the worktrees, and why (the server's sentence). */
+export function archiveWords(restore: boolean, r: { note: string | null } | null): string {
+  if (restore) return 'restored';
+  return r?.note ? `archived; ${r.note}` : 'archived';
+}
+
 export { files as fileCount };

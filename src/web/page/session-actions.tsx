@@ -7,8 +7,16 @@ import { useEffect, useState } from 'react';
 import type { Delivery } from '../../agent-ops/message.js';
 import type { MergeOutcome } from '../../git/merge.js';
 import type { SessionDiff } from '../../git/session-diff.js';
+import type { ArchiveResult } from '../actions.js';
 import type { WebSession } from '../hub.js';
-import { archiveConfirm, deliveryWords, interruptConfirm, interruptWords, mergeWords } from './action-words.js';
+import {
+  archiveConfirm,
+  archiveWords,
+  deliveryWords,
+  interruptConfirm,
+  interruptWords,
+  mergeWords,
+} from './action-words.js';
 import { api, describe } from './api.js';
 import { isLive } from './display.js';
 import { Rich } from './rich-text.js';
@@ -89,7 +97,7 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
         .catch(() => 0);
       if (changed > 0 && !confirm(archiveConfirm(s, changed))) return;
     }
-    run<unknown>('archive', { restore }, () => (restore ? 'restored' : 'archived'));
+    run<ArchiveResult | null>('archive', { restore }, (r) => archiveWords(restore, r));
   };
   // A PTY session is typed to in its terminal (Take over): the server refuses messages to it.
   const canMessage = !s.pty;
