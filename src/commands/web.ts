@@ -60,13 +60,33 @@ function whereAmI(home: string, env: NodeJS.ProcessEnv): AgentVerdict {
   }
 }
 
+type Out = (o: object, text: string) => void;
+
+function status(home: string, out: Out): number {
+  const r = liveWebRecord(home);
+  if (!r) return (out({ running: false }, 'klaude web: not running\n'), 1);
+  out(
+    { running: true, pid: r.pid, host: r.host, port: r.port, url: baseUrl(r) },
+    `klaude web: running at ${baseUrl(r)} (pid ${r.pid})\n`,
+  );
+  return 0;
+}
+
+async function stop(home: string, out: Out): Promise<number> {
+  const r = liveWebRecord(home);
+  if (!r) return (out({ stopped: false }, 'klaude web: not running\n'), 0);
+  await terminateProcess({ pid: r.pid, pidStart: r.pidStart }, 3000);
+  out({ stopped: true, pid: r.pid }, `klaude web: stopped (pid ${r.pid})\n`);
+  return 0;
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const home = ensurePrivateDir(klaudeHome(ctx.env));
   const f = ctx.flags;
   const modes = ['stop', 'status', 'rotateToken'].filter((k) => f[k] === true);
   if (modes.length > 1) throw usageError('--stop, --status and --rotate-token go one at a time');
   const json = f.json === true;
-  const out = (o: object, text: string): void => void ctx.stdout.write(json ? `${safeJson(o)}\n` : text);
+  const out: Out = (o, text) => void ctx.stdout.write(json ? `${safeJson(o)}\n` : text);
   const here = f.status === true || f.stop === true ? null : whereAmI(home, ctx.env);
   // Each printed link is good for one sign-in (web/links.ts) and carries who made it, with this
   // environment (the page's agents start with it); the server's own token never leaves the file.
@@ -80,22 +100,8 @@ export async function run(ctx: CommandContext): Promise<number> {
           madeAt: Date.now(),
         })}`;
 
-  if (f.status === true) {
-    const r = liveWebRecord(home);
-    if (!r) return (out({ running: false }, 'klaude web: not running\n'), 1);
-    out(
-      { running: true, pid: r.pid, host: r.host, port: r.port, url: baseUrl(r) },
-      `klaude web: running at ${baseUrl(r)} (pid ${r.pid})\n`,
-    );
-    return 0;
-  }
-  if (f.stop === true) {
-    const r = liveWebRecord(home);
-    if (!r) return (out({ stopped: false }, 'klaude web: not running\n'), 0);
-    await terminateProcess({ pid: r.pid, pidStart: r.pidStart }, 3000);
-    out({ stopped: true, pid: r.pid }, `klaude web: stopped (pid ${r.pid})\n`);
-    return 0;
-  }
+  if (f.status === true) return status(home, out);
+  if (f.stop === true) return stop(home, out);
   if (f.rotateToken === true) {
     if (here?.inside)
       throw new KlaudeError('E_PERSON_ONLY', `klaude web --rotate-token is the person's: ${here.why} (${here.by})`, {
