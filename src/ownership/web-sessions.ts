@@ -10,10 +10,11 @@
  * runtime records what that session proved (`person (web: signed in from …, link made at …)`);
  * agents started from the page get the environment of the person who made the link (as the queue
  * launches an agent with its starter's, agent-ops/launch-env.ts). Sign-out removes the file;
- * `klaude web --rotate-token` removes them all.
+ * `klaude web --rotate-token` removes them all; a page not used for PAGE_SESSION_IDLE_MS is signed
+ * out by the next sign-in (the server marks a session used at most once a day: its file's mtime).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { ensurePrivateDir } from '../lib/private-dir.js';
@@ -40,6 +41,9 @@ export interface PageSession extends LinkOwner {
 
 const ID = /^[0-9a-f]{64}$/;
 
+/** A page not used for this long is signed out (its record holds an environment: credentials). */
+export const PAGE_SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000;
+
 export const pageSessionsDir = (home: string): string => path.join(webDir(home), 'sessions');
 const fileOf = (home: string, id: string): string => path.join(pageSessionsDir(home), `${id}.json`);
 
@@ -59,6 +63,7 @@ export function asLinkOwner(v: unknown): LinkOwner | null {
 /** Sign a page in: its cookie (the only copy), its record written. */
 export function createPageSession(home: string, owner: LinkOwner, from: string, now = Date.now()): string {
   ensurePrivateDir(pageSessionsDir(home));
+  pruneIdle(home, now);
   const cookie = randomBytes(32).toString('base64url');
   const id = pageSessionId(cookie);
   const record: PageSession = { ...owner, id, from, signedInAt: now };
@@ -81,6 +86,17 @@ export function readPageSession(home: string, id: string): PageSession | null {
 
 export function endPageSession(home: string, id: string): void {
   if (ID.test(id)) rmSync(fileOf(home, id), { force: true });
+}
+
+function pruneIdle(home: string, now: number): void {
+  for (const name of readdirSync(pageSessionsDir(home))) {
+    const file = path.join(pageSessionsDir(home), name);
+    try {
+      if (now - statSync(file).mtimeMs > PAGE_SESSION_IDLE_MS) rmSync(file, { force: true });
+    } catch {
+      /* signed out meanwhile */
+    }
+  }
 }
 
 /** Every page is signed out (`--rotate-token`). */

@@ -1,9 +1,9 @@
 /**
  * The server's view of signed-in pages (ownership/web-sessions.ts keeps them on disk): a page's
  * cookie names its session; the record is read once and kept, and one stat per request says it
- * still stands (signed out elsewhere, or `--rotate-token` removed it).
+ * still stands (signed out elsewhere, `--rotate-token` removed it, or it was idle too long).
  */
-import { statSync } from 'node:fs';
+import { statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import {
   createPageSession,
@@ -18,6 +18,9 @@ import {
 /** Sessions read at most (each holds an environment); past this the oldest read is forgotten. */
 const MAX_KEPT = 256;
 
+/** A session's file is marked used (its mtime) at most this often: idle ones are pruned (web-sessions.ts). */
+const MARK_USED_MS = 24 * 60 * 60 * 1000;
+
 export class PageSessions {
   private kept = new Map<string, { s: PageSession; ino: number }>();
 
@@ -27,9 +30,12 @@ export class PageSessions {
   get(cookie: string): PageSession | null {
     if (!/^[A-Za-z0-9_-]{43}$/.test(cookie)) return null;
     const id = pageSessionId(cookie);
+    const file = path.join(pageSessionsDir(this.home), `${id}.json`);
     let ino: number;
     try {
-      ino = statSync(path.join(pageSessionsDir(this.home), `${id}.json`)).ino;
+      const st = statSync(file);
+      ino = st.ino;
+      if (Date.now() - st.mtimeMs > MARK_USED_MS) utimesSync(file, st.atime, new Date());
     } catch {
       this.kept.delete(id);
       return null;

@@ -1,11 +1,20 @@
 // One-time sign-in links (src/web/links.ts): each signs in once and says who made it, expires, and
 // --rotate-token's dropLinks ends them all; the server's own token is never one.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropLinks, LINK_TTL_MS, mintLink, redeemLink } from '../../src/web/links.js';
 import { readOrCreateToken } from '../../src/web/token.js';
-import type { LinkOwner } from '../../src/ownership/web-sessions.js';
+import {
+  createPageSession,
+  dropPageSessions,
+  endPageSession,
+  PAGE_SESSION_IDLE_MS,
+  pageSessionId,
+  pageSessionLabel,
+  readPageSession,
+  type LinkOwner,
+} from '../../src/ownership/web-sessions.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 
 const homes: TempHome[] = [];
@@ -55,5 +64,35 @@ describe('one-time sign-in links', () => {
     expect(redeemLink(h, a)).toBeNull();
     expect(redeemLink(h, b)).toBeNull();
     expect(redeemLink(h, mintLink(h, OWNER))).toEqual(OWNER);
+  });
+});
+
+describe("a signed-in page's session", () => {
+  it('keeps what its link proved, under the hash of its cookie only (0600), until sign-out', () => {
+    const h = home();
+    const cookie = createPageSession(h, OWNER, '127.0.0.1');
+    const id = pageSessionId(cookie);
+    const dir = join(h, 'web', 'sessions');
+    expect(readdirSync(dir)).toEqual([`${id}.json`]);
+    expect(statSync(join(dir, `${id}.json`)).mode & 0o777).toBe(0o600);
+    const s = readPageSession(h, id)!;
+    expect(s).toMatchObject({ ...OWNER, id, from: '127.0.0.1' });
+    expect(pageSessionLabel(s)).toBe('person (web: signed in from 127.0.0.1, link made at /dev/pts/3)');
+    expect(readPageSession(h, pageSessionId('x'.repeat(43)))).toBeNull();
+    expect(readPageSession(h, '../token')).toBeNull();
+    endPageSession(h, id);
+    expect(readPageSession(h, id)).toBeNull();
+  });
+
+  it('a page idle past its limit is signed out by the next sign-in; --rotate-token signs out every page', () => {
+    const h = home();
+    const idle = pageSessionId(createPageSession(h, OWNER, '127.0.0.1'));
+    const old = new Date(Date.now() - PAGE_SESSION_IDLE_MS - 60_000);
+    utimesSync(join(h, 'web', 'sessions', `${idle}.json`), old, old);
+    const fresh = pageSessionId(createPageSession(h, OWNER, '10.0.0.2'));
+    expect(readPageSession(h, idle)).toBeNull();
+    expect(readPageSession(h, fresh)).not.toBeNull();
+    dropPageSessions(h);
+    expect(readPageSession(h, fresh)).toBeNull();
   });
 });
