@@ -13,7 +13,8 @@ import { createInstance } from '../../src/db/repos/instances.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { projectHash } from '../../src/config/paths.js';
 import type { PeerSource } from '../../src/lib/socket-peer.js';
-import { identifyAnswerer, type Answerer } from '../../src/ownership/answerer.js';
+import { identifyAnswerer, verdictOf, type Answerer } from '../../src/ownership/answerer.js';
+import { processTable } from '../../src/lib/process-table.js';
 import { heldPersonKey, holdPersonKey, personKeyDir } from '../../src/ownership/person-key.js';
 import { claimWebRecord, dropWebRecord } from '../../src/ownership/web-record.js';
 import { createPageSession, pageSessionId } from '../../src/ownership/web-sessions.js';
@@ -168,5 +169,24 @@ describe('answers where the peer can be asked (this Linux)', () => {
     // A client that stays for its answer is named by the kernel, and judged by the usual rules.
     const [stayed] = await send(s.sock, [{ ...base, pid: process.pid }]);
     expect(stayed).toMatchObject({ person: false, why: 'it was not sent from an interactive terminal' });
+  });
+});
+
+describe('the process tree where /proc is hidden (ps)', () => {
+  it('reads parents, groups and terminals from ps as /proc has them, and judges by them alike', () => {
+    const home = makeTempHome({ prefix: 'klaude-unverified-' });
+    cleanups.push(() => home.cleanup());
+    const viaPs = processTable(path.join(home.root, 'no-proc'))!;
+    const viaProc = processTable()!;
+    const me = viaProc.get(process.pid)!;
+    expect(viaPs.get(process.pid)).toMatchObject({ pid: process.pid, ppid: me.ppid, pgrp: me.pgrp, tpgid: me.tpgid });
+    // A process under a recorded agent root is inside an agent by either table.
+    const roots = new Map([[me.ppid, 'agent runtime']]);
+    for (const t of [viaPs, viaProc])
+      expect(verdictOf(t, roots, process.pid)).toMatchObject({
+        inside: true,
+        by: `agent (pid ${process.pid}, inside agent runtime pid ${me.ppid})`,
+      });
+    expect(verdictOf(viaPs, new Map(), process.pid)).toMatchObject({ inside: false });
   });
 });
