@@ -5,6 +5,7 @@
 // (ownership/person-key.ts), the web's answer only for a signed-in page. And where the kernel can
 // be asked (Linux), a client that wrote its answer and hung up at once is refused.
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
@@ -21,6 +22,12 @@ import { createPageSession, pageSessionId } from '../../src/ownership/web-sessio
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { statSync } from 'node:fs';
 import { until } from '../support/until.js';
+import { agentSocketPath } from '../../src/control/agent-socket.js';
+import { addApproval } from '../../src/db/repos/approvals.js';
+import { recordProcess } from '../../src/db/repos/processes.js';
+import { createSession } from '../../src/db/repos/sessions.js';
+import { runKlaude } from '../support/klaude-bin.js';
+import { http, signIn, startWeb } from '../support/web-client.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -188,5 +195,51 @@ describe('the process tree where /proc is hidden (ps)', () => {
         by: `agent (pid ${process.pid}, inside agent runtime pid ${me.ppid})`,
       });
     expect(verdictOf(viaPs, new Map(), process.pid)).toMatchObject({ inside: false });
+  });
+});
+
+describe("the web server's answers, to a runtime that cannot ask", () => {
+  it('carry its key and the page’s session: counted as the person, with what the sign-in proved', async () => {
+    const home = makeTempHome({ prefix: 'klaude-unverified-' });
+    cleanups.push(() => home.cleanup());
+    const db = openDb(home.klaudeHome);
+    cleanups.push(() => db.close());
+    const hash = projectHash(home.projectDir);
+    ensureProject(db, { hash, rootPath: home.projectDir });
+    const s = createSession(db, { projectId: hash, type: 'general', status: 'waiting', prompt: 'asks' });
+    addApproval(db, { sessionId: s.id, requestId: 'q1', toolName: 'Bash', summary: 'touch x' });
+    // This process answers on the agent's socket as its runtime would where there is no /proc and
+    // no ss; a process of its own stands for the runtime's pid (so the session's runtime is live).
+    const stand = spawn('sleep', ['600'], { stdio: 'ignore' });
+    cleanups.push(() => void stand.kill());
+    recordProcess(db, { klaudeSessionId: s.id, pid: stand.pid!, kind: 'runtime' });
+    const seen: Answerer[] = [];
+    const server = await startControlServer({
+      socketPath: agentSocketPath(home.klaudeHome, hash, s.id, home.env),
+      peerSource: hidden(home),
+      handlers: {
+        answer: (p, ctx) => {
+          seen.push(identifyAnswerer(db, ctx.peer(), p, home.env));
+          return { approvalId: 1, requestId: 'q1', tool: 'Bash', summary: 'touch x', pending: 0 };
+        },
+      },
+    });
+    cleanups.push(() => server.close());
+
+    const w = await startWeb(home.env, home.projectDir);
+    cleanups.push(async () => void (await runKlaude(['web', '--stop'], { env: home.env, cwd: home.projectDir })));
+    expect(existsSync(path.join(personKeyDir(home.klaudeHome, home.env), 'web.key'))).toBe(true);
+    const cookie = await signIn(w);
+    const r = await http(w.port, 'POST', `/api/sessions/${s.id}/approve`, {
+      headers: { cookie, origin: w.origin },
+      body: {},
+    });
+    expect(r.status, r.body).toBe(200);
+    expect(seen).toEqual([
+      { person: true, by: 'person (web: signed in from 127.0.0.1, link made in the test) (by its key)' },
+    ]);
+    // Stopped, the server takes its key with it.
+    await runKlaude(['web', '--stop'], { env: home.env, cwd: home.projectDir });
+    expect(existsSync(path.join(personKeyDir(home.klaudeHome, home.env), 'web.key'))).toBe(false);
   });
 });
