@@ -17,6 +17,7 @@ import type { AgentServices } from './context.js';
 import { liveRuntime, reapIfDead } from '../ownership/liveness.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { askRuntime } from './message.js';
+import { heldPersonKey } from '../ownership/person-key.js';
 import { localSettingsFile, ownSettingsDir } from '../claude/local-settings.js';
 
 export type { ApprovalRow };
@@ -27,6 +28,8 @@ export interface AnswerRequest {
   behavior: 'allow' | 'deny';
   always?: boolean;
   message?: string;
+  /** From the web server: the signed-in page that sent it (ownership/web-sessions.ts). */
+  webSession?: string;
 }
 
 /** The caller is Claude itself (its Bash tool), not a person at a shell or the dashboard. */
@@ -78,13 +81,17 @@ export async function answerRequest(svc: AgentServices, sessionId: string, a: An
   const s = getSession(svc.db, sessionId);
   if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} no longer exists`);
   const row = pendingRequest(svc, s.id, a.request);
+  const key = heldPersonKey();
   const payload: AnswerPayload = {
     sessionId: s.id,
     request: String(row.id),
     behavior: a.behavior,
     ...(a.always ? { always: true } : {}),
     ...(a.message ? { message: a.message } : {}),
-    pid: process.pid,
+    // The dashboard's or the web server's key, where this process holds one: what proves them to a
+    // runtime that cannot ask the kernel who sent this (ownership/person-key.ts).
+    ...(key ? { key } : {}),
+    ...(a.webSession ? { webSession: a.webSession } : {}),
   };
   if (liveRuntime(svc.db, s.id)) {
     try {

@@ -66,7 +66,9 @@ export const FRONT_COMMANDS: CommandSpec[] = [
     description: [
       "One web server per klaude home (every project's sessions), detached: it outlives this command.",
       'Prints its address with a one-time sign-in link (after #, never sent in a request); the page trades',
-      'it for a cookie, once: run `klaude web` again for another link (the server keeps running).',
+      'it for a session of its own, once: run `klaude web` again for another link (the server keeps running).',
+      'No link is made inside an agent (judged by the process tree, not the environment); agents started',
+      'from a page run with the environment of the `klaude web` that made its link.',
       'Needs-you list, the session tree, live logs, approvals, messages, interrupt, diff, merge, and the',
       'live terminal of a PTY session (view-only; "Take over" to type, as `klaude talk` would).',
       'Bound to 127.0.0.1: from a phone, use an SSH tunnel or a VPN (README, "klaude web").',

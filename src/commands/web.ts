@@ -5,11 +5,13 @@
 import { currentInvocation } from '../claude/shim.js';
 import { ensurePrivateDir, klaudeHome } from '../config/paths.js';
 import { openDb } from '../db/client.js';
-import { usageError } from '../lib/errors.js';
+import { KlaudeError, usageError } from '../lib/errors.js';
 import { safeJson } from '../lib/escapes.js';
 import { terminateProcess } from '../lib/process.js';
+import { agentVerdict, type AgentVerdict } from '../ownership/answerer.js';
 import { liveWebRecord, type WebRecord } from '../ownership/web-record.js';
-import { ensureWebServer, validHostName } from '../web/web-launch.js';
+import { dropPageSessions } from '../ownership/web-sessions.js';
+import { ensureWebServer, serverEnv, validHostName } from '../web/web-launch.js';
 import { readOrCreateToken, rotateToken } from '../web/token.js';
 import { dropLinks, mintLink } from '../web/links.js';
 import type { CommandContext } from './types.js';
@@ -42,37 +44,72 @@ function allowedHosts(v: unknown): string[] {
   return names;
 }
 
+/**
+ * Where this `klaude web` runs: a sign-in link signs a page in as the person, so none is made
+ * inside an agent — judged by what klaude launched and the process tree (ownership/answerer.ts),
+ * whatever the environment says (`env -u CLAUDECODE` changes nothing).
+ */
+function whereAmI(home: string, env: NodeJS.ProcessEnv): AgentVerdict {
+  if (env.CLAUDECODE === '1') return { inside: true, by: 'Claude', why: "it runs in Claude's Bash tool" };
+  // The DB is created and migrated here too: the server opens it without drizzle (until the first action).
+  const db = openDb(home);
+  try {
+    return agentVerdict(db, process.pid);
+  } finally {
+    db.close();
+  }
+}
+
+type Out = (o: object, text: string) => void;
+
+function status(home: string, out: Out): number {
+  const r = liveWebRecord(home);
+  if (!r) return (out({ running: false }, 'klaude web: not running\n'), 1);
+  out(
+    { running: true, pid: r.pid, host: r.host, port: r.port, url: baseUrl(r) },
+    `klaude web: running at ${baseUrl(r)} (pid ${r.pid})\n`,
+  );
+  return 0;
+}
+
+async function stop(home: string, out: Out): Promise<number> {
+  const r = liveWebRecord(home);
+  if (!r) return (out({ stopped: false }, 'klaude web: not running\n'), 0);
+  await terminateProcess({ pid: r.pid, pidStart: r.pidStart }, 3000);
+  out({ stopped: true, pid: r.pid }, `klaude web: stopped (pid ${r.pid})\n`);
+  return 0;
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const home = ensurePrivateDir(klaudeHome(ctx.env));
   const f = ctx.flags;
   const modes = ['stop', 'status', 'rotateToken'].filter((k) => f[k] === true);
   if (modes.length > 1) throw usageError('--stop, --status and --rotate-token go one at a time');
   const json = f.json === true;
-  const out = (o: object, text: string): void => void ctx.stdout.write(json ? `${safeJson(o)}\n` : text);
-  // Inside Claude (its Bash tool) no link is made: it would sign in as the person.
-  const insideClaude = ctx.env.CLAUDECODE === '1';
-  // Each printed link is good for one sign-in (web/links.ts); the server's own token never leaves the file.
-  const withToken = (r: WebRecord): string => (insideClaude ? baseUrl(r) : `${baseUrl(r)}#token=${mintLink(home)}`);
+  const out: Out = (o, text) => void ctx.stdout.write(json ? `${safeJson(o)}\n` : text);
+  const here = f.status === true || f.stop === true ? null : whereAmI(home, ctx.env);
+  // Each printed link is good for one sign-in (web/links.ts) and carries who made it, with this
+  // environment (the page's agents start with it); the server's own token never leaves the file.
+  const withToken = (r: WebRecord): string =>
+    !here || here.inside
+      ? baseUrl(r)
+      : `${baseUrl(r)}#token=${mintLink(home, {
+          place: here.place,
+          env: serverEnv(ctx.env, home) as Record<string, string>,
+          inv: currentInvocation(),
+          madeAt: Date.now(),
+        })}`;
 
-  if (f.status === true) {
-    const r = liveWebRecord(home);
-    if (!r) return (out({ running: false }, 'klaude web: not running\n'), 1);
-    out(
-      { running: true, pid: r.pid, host: r.host, port: r.port, url: baseUrl(r) },
-      `klaude web: running at ${baseUrl(r)} (pid ${r.pid})\n`,
-    );
-    return 0;
-  }
-  if (f.stop === true) {
-    const r = liveWebRecord(home);
-    if (!r) return (out({ stopped: false }, 'klaude web: not running\n'), 0);
-    await terminateProcess({ pid: r.pid, pidStart: r.pidStart }, 3000);
-    out({ stopped: true, pid: r.pid }, `klaude web: stopped (pid ${r.pid})\n`);
-    return 0;
-  }
+  if (f.status === true) return status(home, out);
+  if (f.stop === true) return stop(home, out);
   if (f.rotateToken === true) {
+    if (here?.inside)
+      throw new KlaudeError('E_PERSON_ONLY', `klaude web --rotate-token is the person's: ${here.why} (${here.by})`, {
+        hint: 'run it in a terminal of your own',
+      });
     rotateToken(home);
     dropLinks(home);
+    dropPageSessions(home);
     const r = liveWebRecord(home);
     const note = 'every signed-in page is signed out, unused links no longer work';
     if (!r) return (out({ rotated: true }, `klaude web: new token written (${note}; not running)\n`), 0);
@@ -86,8 +123,6 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError('--port needs a port number (0: any free one)');
   readOrCreateToken(home);
-  // The server opens the DB without drizzle (until the first action): have it created and migrated.
-  openDb(home).close();
   const { record, started } = await ensureWebServer({
     home,
     inv: currentInvocation(),
@@ -112,10 +147,11 @@ export async function run(ctx: CommandContext): Promise<number> {
       ? ` (on ${record.host}:${record.port}${record.allowHosts ? `, answering to ${record.allowHosts.join(', ')}` : ''}; \`klaude web --stop\` first to change it)`
       : '',
     `\n${url}\n`,
-    insideClaude
-      ? '(no sign-in link inside Claude: run `klaude web` in your own terminal)\n'
+    here?.inside
+      ? `(no sign-in link: ${here.why} (${here.by}); run \`klaude web\` in a terminal of your own)\n`
       : '(the link signs in one browser, once; `klaude web` again prints a new one)\n',
   ];
-  out({ started, pid: record.pid, host: record.host, port: record.port, url }, lines.join(''));
+  const noLink = here?.inside ? { noLink: `${here.why} (${here.by})` } : {};
+  out({ started, pid: record.pid, host: record.host, port: record.port, url, ...noLink }, lines.join(''));
   return 0;
 }

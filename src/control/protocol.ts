@@ -135,10 +135,13 @@ export interface AnswerPayload {
   /** deny: the reason shown to the model. */
   message?: string;
   /**
-   * The sender's pid, by its own word: used only where the runtime cannot ask the kernel who is at
-   * the other end of the socket (see ownership/answerer.ts). Who answered is the runtime's to say.
+   * The dashboard's or the web server's key (ownership/person-key.ts): what proves them where the
+   * runtime cannot ask the kernel who is at the other end of the socket. Who answered is the
+   * runtime's to say (ownership/answerer.ts); a pid the sender states is never taken.
    */
-  pid?: number;
+  key?: { holder: string; secret: string };
+  /** From the web server: the signed-in page the answer came from (ownership/web-sessions.ts). */
+  webSession?: string;
 }
 export interface AnswerResult {
   approvalId: number;

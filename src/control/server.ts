@@ -4,7 +4,7 @@
  * does (garbage, huge frames, hanging up mid-request) may crash the supervisor.
  */
 import net from 'node:net';
-import { socketPeerPid } from '../lib/socket-peer.js';
+import { SYSTEM_PEER_SOURCE, unixSocketPeer, type Peer, type PeerSource } from '../lib/socket-peer.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { SerializedError } from '../lib/errors.js';
 import { LineDecoder } from '../lib/line-decoder.js';
@@ -42,8 +42,8 @@ export interface HandlerContext {
   /** Aborted when the client's connection closes (or the server closes) before the handler is done. */
   signal: AbortSignal;
   connectionId: number;
-  /** The pid of the client process, asked of the kernel (lib/socket-peer.ts); null where it cannot be told. */
-  peerPid(): number | null;
+  /** The client process, asked of the kernel (lib/socket-peer.ts): its pid, or why there is none. */
+  peer(): Peer;
 }
 
 export type ActionHandler<A extends Action> = (
@@ -68,6 +68,8 @@ export interface ControlServerOptions {
    * frame and closed: each connection may buffer up to maxFrameBytes, so memory stays bounded.
    */
   maxConnections?: number;
+  /** Where a client's pid is asked (tests hide /proc or `ss` with their own). */
+  peerSource?: PeerSource;
   log?: ControlLog;
 }
 
@@ -104,6 +106,7 @@ interface Settings {
   maxSubscriberBuffer: number;
   closeGraceMs: number;
   maxConnections: number;
+  peerSource: PeerSource;
 }
 
 /**
@@ -271,7 +274,7 @@ class ControlSocketServer {
       requestId: req.id,
       signal: conn.abort.signal,
       connectionId: conn.id,
-      peerPid: () => socketPeerPid(conn.socket),
+      peer: () => unixSocketPeer(conn.socket, this.s.peerSource),
     };
     const payload = (req.payload ?? {}) as never;
     if (req.action === 'subscribe') {
@@ -370,6 +373,7 @@ export async function startControlServer(opts: ControlServerOptions): Promise<Co
     maxSubscriberBuffer: opts.maxSubscriberBufferBytes ?? 1024 * 1024,
     closeGraceMs: opts.closeGraceMs ?? 2000,
     maxConnections: opts.maxConnections ?? MAX_CONNECTIONS,
+    peerSource: opts.peerSource ?? SYSTEM_PEER_SOURCE,
   });
   await server.listen();
   return {

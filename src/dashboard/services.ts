@@ -14,6 +14,7 @@ import { createInstance, endInstance } from '../db/repos/instances.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
 import { KlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
+import { holdPersonKey } from '../ownership/person-key.js';
 import { VERSION } from '../lib/version.js';
 import { openSupervisorContext, type SupervisorContext } from '../supervisor/context.js';
 import { supervisorHandlers } from '../supervisor/handlers.js';
@@ -26,6 +27,7 @@ import type { UiShell } from './shell.js';
 export async function runUiServices(shell: UiShell): Promise<number> {
   const { ctx, claudeMissing } = openContext(shell);
   registerInstance(ctx, shell);
+  const key = holdKey(ctx, shell);
 
   let server: ControlServer | null = null;
   const publish = (e: ControlEvent): void => {
@@ -63,6 +65,7 @@ export async function runUiServices(shell: UiShell): Promise<number> {
     if (early !== null) close(early);
     return await ending.finished;
   } finally {
+    key.release();
     exits.dispose();
     shell.host.close();
     await server?.close().catch((err: unknown) => ctx.log.warn('closing control socket failed', { err }));
@@ -85,6 +88,20 @@ function registerInstance(ctx: SupervisorContext, shell: UiShell): void {
     mode: 'ui',
     klaudeVersion: VERSION,
   });
+}
+
+/**
+ * The dashboard's key (ownership/person-key.ts), sent with its answers: where a runtime cannot ask
+ * the kernel who sent one, it is what counts them as the person's. Without it the dashboard still
+ * answers where the kernel can be asked (Linux).
+ */
+function holdKey(ctx: SupervisorContext, shell: UiShell): { release: () => void } {
+  try {
+    return holdPersonKey(ctx.home, ctx.env, shell.instanceId);
+  } catch (err) {
+    ctx.log.warn('no dashboard key: answers count only where the runtime can ask who sent them', { err });
+    return { release: () => undefined };
+  }
 }
 
 /** The terminal's bell and title for sessions waiting on the person, except the one in front. */

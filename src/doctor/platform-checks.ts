@@ -10,7 +10,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { processStartTime, sleep } from '../lib/process.js';
-import { socketPeerPid } from '../lib/socket-peer.js';
+import { SYSTEM_PEER_SOURCE, unixSocketPeer, type PeerSource } from '../lib/socket-peer.js';
 import { passed, warned, type CheckResult } from './check.js';
 
 const INIT = 'init';
@@ -64,7 +64,7 @@ const PEER = 'socket peers';
  * Ask who is at the other end of a connection this process makes to itself: klaude's own answer
  * to "which process sent this?" for every answer to a permission request.
  */
-export async function checkSocketPeers(): Promise<CheckResult> {
+export async function checkSocketPeers(src: PeerSource = SYSTEM_PEER_SOURCE): Promise<CheckResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'klaude-peer-'));
   const sock = path.join(dir, 'p.sock');
   let resolveAccepted: (s: Socket) => void = () => undefined;
@@ -74,11 +74,18 @@ export async function checkSocketPeers(): Promise<CheckResult> {
   try {
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(sock, resolve));
     client = createConnection(sock);
-    const peer = socketPeerPid(await accepted);
-    if (peer === process.pid) return passed(PEER, 'the process behind a Unix-socket connection can be asked (ss -xp)');
+    const peer = unixSocketPeer(await accepted, src);
+    if (peer.pid === process.pid)
+      return passed(PEER, 'the process behind a Unix-socket connection can be asked (ss -xp)');
+    const why =
+      peer.pid === null
+        ? peer.reason === 'gone'
+          ? 'ss did not list it'
+          : 'no ss or /proc'
+        : `ss named pid ${peer.pid}, not this one`;
     return warned(
       PEER,
-      `the process behind a Unix-socket connection cannot be asked here (${peer === null ? 'no ss or /proc' : `ss named pid ${peer}, not this one`}): an answer to a permission request from a terminal (klaude approve/deny) cannot be told from an agent's, so it is refused`,
+      `the process behind a Unix-socket connection cannot be asked here (${why}): an answer to a permission request from a terminal (klaude approve/deny) cannot be told from an agent's, so it is refused`,
       'answer in the dashboard (klaude ui) or the web page (klaude web); on Linux, install iproute2 (ss)',
     );
   } finally {

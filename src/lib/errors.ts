@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'E_OVER_BUDGET'
   | 'E_NO_PENDING_APPROVAL'
   | 'E_APPROVAL_BY_PERSON'
+  | 'E_PERSON_ONLY'
   | 'E_SESSION_BUSY'
   | 'E_BAD_REQUEST'
   | 'E_PROTOCOL'

@@ -1,25 +1,31 @@
 /**
  * Who sent an answer to an agent's permission request — the person, or an agent passing for one.
- * The runtime asks this of the process at the other end of the socket (lib/socket-peer.ts), not
- * of anything the client says about itself. The person's places:
+ * The runtime asks this of the process at the other end of the socket (lib/socket-peer.ts), never
+ * of a pid the client states. The person's places:
  * - the dashboard: a running klaude instance (supervisor or `klaude ui`) that no claude klaude
  *   launched is an ancestor of;
  * - an interactive terminal: the process has a controlling terminal and is in its foreground, no
  *   claude (or runtime, or PTY server) klaude launched is among its ancestors, and no such claude
  *   or its children run on that terminal (a process that slipped its ancestry by forking twice
- *   still has the foreground claude's terminal).
- * - the web companion: this home's running web server (`klaude web`, ownership/web-record.ts),
- *   which sends an answer only for a request of a page authenticated with its token.
+ *   still has the foreground claude's terminal);
+ * - the web companion: this home's running web server (`klaude web`, web-record.ts), for a page
+ *   whose sign-in is on record (web-sessions.ts): the answer names that page's session, and what
+ *   the sign-in proved is what is recorded.
+ * Where the peer cannot be asked at all (no /proc or no `ss`), only the dashboard and the web
+ * server count, by the key each holds while it runs (person-key.ts); where it was asked and
+ * nobody held the other end (a client that wrote and hung up), nothing counts.
  * What this cannot stop, an agent running as the same Unix user without a sandbox: see
  * docs/approvals.md.
  */
-import type { Db } from '../db/client.js';
-import { listInstances } from '../db/repos/instances.js';
-import { openProcessesOfKinds } from '../db/repos/processes.js';
-import { liveRows } from '../lib/process.js';
-import { ancestry, processTable, ttyName, type ProcessTable } from '../lib/process-table.js';
-import { liveWebRecord } from './web-record.js';
 import path from 'node:path';
+import type { HasSqlite } from '../db/connection.js';
+import { openAgentRootRows, runningInstances } from '../db/repos/person-facts.js';
+import { isSameProcess, liveRows } from '../lib/process.js';
+import { ancestry, processTable, ttyName, type ProcessTable } from '../lib/process-table.js';
+import type { Peer } from '../lib/socket-peer.js';
+import { personKeyMatches } from './person-key.js';
+import { liveWebRecord } from './web-record.js';
+import { pageSessionLabel, readPageSession } from './web-sessions.js';
 
 export type Answerer =
   | { person: true; by: string }
@@ -29,11 +35,27 @@ export type Answerer =
       by: string;
       /** Why it is not the person. */
       why: string;
+      /** Where the person answers instead, when the usual places (a terminal of theirs) do not count either. */
+      hint?: string;
     };
 
+/** Where to answer when this system cannot tell who sent an answer. */
+export const ANSWER_ELSEWHERE =
+  'answer in the dashboard (`klaude ui`) or on the web page (`klaude web`): they prove themselves with a key of their own';
+
+/** What the client says besides its answer; checked here, never believed as such. */
+export interface AnswerClaims {
+  /** The dashboard's or the web server's key (person-key.ts). */
+  key?: unknown;
+  /** From the web server: the signed-in page the answer came from. */
+  webSession?: unknown;
+}
+
+type Db = HasSqlite & { path: string };
+
 /** Processes klaude launched that run claude (or host it): their descendants are agents. */
-function agentRoots(db: Db): Map<number, string> {
-  const rows = liveRows(openProcessesOfKinds(db, ['claude', 'cli', 'runtime', 'pty']));
+function agentRoots(db: HasSqlite): Map<number, string> {
+  const rows = liveRows(openAgentRootRows(db));
   return new Map(
     rows.map((r) => [r.pid, r.kind === 'pty' ? 'PTY server' : r.kind === 'runtime' ? 'agent runtime' : 'claude']),
   );
@@ -49,24 +71,66 @@ function agentTerminals(table: ProcessTable, roots: Map<number, string>): Set<nu
   return ttys;
 }
 
-/**
- * Identify the sender `pid` (null: unknown). `verified`: the pid came from the kernel, not from
- * the client's word (platforms where the peer cannot be asked).
- */
+const homeOf = (db: Db): string | null => (db.path === ':memory:' ? null : path.dirname(db.path));
+
+/** The answer a signed-in page sent (through a web server proven by its pid or its key). */
+function fromPage(db: Db, claims: AnswerClaims, note: string): Answerer {
+  const home = homeOf(db);
+  const s = home && typeof claims.webSession === 'string' ? readPageSession(home, claims.webSession) : null;
+  if (!s)
+    return {
+      person: false,
+      by: 'klaude web',
+      why: 'the web server sent it for no signed-in page',
+      hint: 'sign the page in with a link `klaude web` prints in your terminal',
+    };
+  return { person: true, by: `${pageSessionLabel(s)}${note}` };
+}
+
+/** Where the peer could not be asked: the dashboard's or the web server's key, or nobody. */
+function byKey(db: Db, claims: AnswerClaims, env: NodeJS.ProcessEnv): Answerer {
+  const home = homeOf(db);
+  const refused: Answerer = {
+    person: false,
+    by: 'unknown (unverified)',
+    why: 'this system cannot tell klaude which process sent it (no /proc or no `ss` to ask), and a pid the sender states is not proof',
+    hint: ANSWER_ELSEWHERE,
+  };
+  if (!home || !personKeyMatches(home, env, claims.key)) return refused;
+  const { holder } = claims.key;
+  const note = ' (by its key)';
+  if (holder === 'web') return liveWebRecord(home) ? fromPage(db, claims, note) : refused;
+  const dash = runningInstances(db).find((i) => i.id === holder);
+  return dash && isSameProcess(dash.pid, null) ? { person: true, by: `person in the dashboard${note}` } : refused;
+}
+
+/** Identify the sender of an answer from the peer of its connection and what it claims. */
 export function identifyAnswerer(
   db: Db,
-  pid: number | null,
-  verified: boolean,
+  peer: Peer,
+  claims: AnswerClaims,
+  env: NodeJS.ProcessEnv,
   table: ProcessTable | null = processTable(),
 ): Answerer {
-  const dashboards = new Set(listInstances(db, { status: 'running' }).map((i) => i.pid));
-  const web = db.path === ':memory:' ? null : liveWebRecord(path.dirname(db.path));
-  return classifyAnswerer({ pid, verified, table, roots: agentRoots(db), dashboards, web: web?.pid ?? null });
+  if (peer.pid === null) {
+    if (peer.reason === 'cannot-ask') return byKey(db, claims, env);
+    return {
+      person: false,
+      by: 'unknown',
+      why: 'its sender hung up before klaude could ask the system who it was',
+      hint: 'answer with `klaude approve`/`deny` in a terminal of your own, in the dashboard or on the web page',
+    };
+  }
+  const dashboards = new Set(runningInstances(db).map((i) => i.pid));
+  const home = homeOf(db);
+  const web = home ? liveWebRecord(home) : null;
+  const who = classifyAnswerer({ pid: peer.pid, table, roots: agentRoots(db), dashboards, web: web?.pid ?? null });
+  return who.person && who.by === WEB ? fromPage(db, claims, '') : who;
 }
 
 export interface AnswererFacts {
+  /** The sender, as the kernel named it (null: unknown). */
   pid: number | null;
-  verified: boolean;
   table: ProcessTable | null;
   /** Live processes klaude launched that run or host claude, by pid: what they are. */
   roots: Map<number, string>;
@@ -76,33 +140,84 @@ export interface AnswererFacts {
   web?: number | null;
 }
 
+/** classifyAnswerer's verdict for the web server; identifyAnswerer then asks which page. */
+export const WEB = 'person (web)';
+
 /** The rules above, on facts gathered (pure: tests give their own process table). */
 export function classifyAnswerer(f: AnswererFacts): Answerer {
   const { pid, table, roots } = f;
-  const note = f.verified ? '' : ', unverified';
   if (pid === null || !table?.has(pid))
     return { person: false, by: 'unknown', why: 'klaude could not tell which process sent the answer' };
-  const under = ancestry(table, pid).find((a) => roots.has(a));
-  if (under !== undefined) {
-    return {
-      person: false,
-      by: `agent (pid ${pid}, inside ${roots.get(under)} pid ${under}${note})`,
-      why: 'it was sent from inside an agent (a process a claude klaude launched started)',
-    };
-  }
-  if (f.web === pid) return { person: true, by: `person (web)${note ? ` (${note.slice(2)})` : ''}` };
-  if (f.dashboards.has(pid)) return { person: true, by: `person in the dashboard${note ? ` (${note.slice(2)})` : ''}` };
+  const under = belowAgent(table, roots, pid);
+  if (under) return answerOf(under);
+  if (f.web === pid) return { person: true, by: WEB };
+  if (f.dashboards.has(pid)) return { person: true, by: 'person in the dashboard' };
   const me = table.get(pid)!;
-  if (!me.tty)
-    return { person: false, by: `process ${pid}${note}`, why: 'it was not sent from an interactive terminal' };
+  if (!me.tty) return { person: false, by: `process ${pid}`, why: 'it was not sent from an interactive terminal' };
   if (me.pgrp !== me.tpgid)
-    return { person: false, by: `process ${pid}${note}`, why: 'it was not sent from the foreground of a terminal' };
-  if (agentTerminals(table, roots).has(me.tty)) {
-    return {
-      person: false,
-      by: `process ${pid} on ${ttyName(me.tty)}${note}`,
-      why: 'it was sent from a terminal a claude klaude launched runs on',
+    return { person: false, by: `process ${pid}`, why: 'it was not sent from the foreground of a terminal' };
+  const term = onAgentTerminal(table, roots, pid);
+  return term ? answerOf(term) : { person: true, by: `person at ${ttyName(me.tty)}` };
+}
+
+const answerOf = ({ person, by, why }: Refusal): Answerer => ({ person, by, why });
+
+type Refusal = Extract<Answerer, { person: false }> & {
+  /** The same, said of the process itself: "it runs inside an agent (…)". */
+  runs: string;
+};
+
+/** Refused when `pid` descends from an agent root; else null. */
+function belowAgent(table: ProcessTable, roots: Map<number, string>, pid: number): Refusal | null {
+  const under = ancestry(table, pid).find((a) => roots.has(a));
+  if (under === undefined) return null;
+  const where = 'inside an agent (a process a claude klaude launched started)';
+  return {
+    person: false,
+    by: `agent (pid ${pid}, inside ${roots.get(under)} pid ${under})`,
+    why: `it was sent from ${where}`,
+    runs: `it runs ${where}`,
+  };
+}
+
+/** Refused when `pid` runs on a terminal an agent root (or a descendant) runs on; else null. */
+function onAgentTerminal(table: ProcessTable, roots: Map<number, string>, pid: number): Refusal | null {
+  const me = table.get(pid);
+  if (!me?.tty || !agentTerminals(table, roots).has(me.tty)) return null;
+  const where = 'a terminal a claude klaude launched runs on';
+  return {
+    person: false,
+    by: `process ${pid} on ${ttyName(me.tty)}`,
+    why: `it was sent from ${where}`,
+    runs: `it runs on ${where}`,
+  };
+}
+
+export type AgentVerdict =
+  | { inside: false; /** `at /dev/pts/3`, or `with no terminal (pid 812)`. */ place: string }
+  | {
+      inside: true;
+      by: string;
+      /** A sentence about the process: "it runs inside an agent (…)". */
+      why: string;
     };
-  }
-  return { person: true, by: `person at ${ttyName(me.tty)}${note ? ` (${note.slice(2)})` : ''}` };
+
+/**
+ * Is `pid` inside an agent — by the records of what klaude launched (runtimes, PTY server,
+ * foreground claudes), the ancestry and the terminal rules above, whatever its environment says?
+ * For the person's verbs that are not answers: making a web sign-in link (`klaude web`), signing
+ * a page in. Where the process table cannot be read, the answer is "inside" (it cannot be told).
+ */
+export function agentVerdict(db: HasSqlite, pid: number, table: ProcessTable | null = processTable()): AgentVerdict {
+  return verdictOf(table, agentRoots(db), pid);
+}
+
+/** agentVerdict on facts gathered (pure: tests give their own process table). */
+export function verdictOf(table: ProcessTable | null, roots: Map<number, string>, pid: number): AgentVerdict {
+  if (!table?.has(pid))
+    return { inside: true, by: `process ${pid}`, why: 'klaude cannot read the process table here to tell' };
+  const inside = belowAgent(table, roots, pid) ?? onAgentTerminal(table, roots, pid);
+  if (inside) return { inside: true, by: inside.by, why: inside.runs };
+  const tty = table.get(pid)!.tty;
+  return { inside: false, place: tty ? `at ${ttyName(tty)}` : `with no terminal (pid ${pid})` };
 }

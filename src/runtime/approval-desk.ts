@@ -148,7 +148,9 @@ export class ApprovalDesk {
     if (!who.person && this.d.config['agents.approvals'] !== 'parent') {
       this.d.log.warn('refused an answer that did not come from the person', { by: who.by, why: who.why });
       throw new KlaudeError('E_APPROVAL_BY_PERSON', `permission requests are answered by the person: ${who.why}`, {
-        hint: 'answer in the klaude dashboard, or with `klaude approve`/`deny` in a terminal of your own; config agents.approvals: parent lets agents answer',
+        hint:
+          who.hint ??
+          'answer in the klaude dashboard, or with `klaude approve`/`deny` in a terminal of your own; config agents.approvals: parent lets agents answer',
       });
     }
     const row = this.pick(p.request);

@@ -39,11 +39,8 @@ export async function listenForRequests(d: Deps, r: RuntimeRequests): Promise<Co
         }),
         message: (p) => r.message(p.prompt),
         interrupt: (p) => r.interrupt(p.peek === true),
-        answer: (p, ctx) => {
-          // Who sent it is asked of the kernel; the client's own word only where that cannot be done.
-          const peer = ctx.peerPid();
-          return r.answer(p, identifyAnswerer(d.db, peer ?? p.pid ?? null, peer !== null));
-        },
+        // Who sent it is asked of the kernel, never taken from the client (ownership/answerer.ts).
+        answer: (p, ctx) => r.answer(p, identifyAnswerer(d.db, ctx.peer(), p, d.env)),
         stop: () => {
           setImmediate(() => void r.stop('stop requested'));
           return { stopping: true };

@@ -2,8 +2,13 @@
  * What a page may do to agents, through the same services as the CLI (agent-ops/, git/), so the
  * rules and the errors are the CLI's: one writer per conversation, busy sessions refused with the
  * holder named, approvals answered only by the person. Each action opens the services of the
- * session's own project, as `klaude <command>` run in that project would, and closes them after.
+ * session's own project, as `klaude <command>` run in that project would, and closes them after,
+ * with the environment and klaude of the person whose link signed the page in (its session,
+ * ownership/web-sessions.ts): an agent started or resumed from a page runs as one started from
+ * that person's terminal would, not with the environment of whoever started the server. A request
+ * with the bearer token (no page) gets the server's own.
  */
+import { existsSync } from 'node:fs';
 import { answerRequest, localSettingsPath } from '../agent-ops/approvals.js';
 import { archive, archiveNote } from '../agent-ops/archive.js';
 import type { PruneResult } from '../git/prune.js';
@@ -19,10 +24,13 @@ import { sessionDiff, type SessionDiff } from '../git/session-diff.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { AnswerResult } from '../control/protocol.js';
 import { logFileOf } from './log-stream.js';
+import type { PageSession } from '../ownership/web-sessions.js';
+import { serverEnv } from './web-launch.js';
 
 export interface WebActionsDeps {
   /** The full client (drizzle): this module is loaded, and the DB opened so, on the first action. */
   db: Db;
+  home: string;
   /** The server's environment, without what marks a Claude or a session (web-launch.ts serverEnv). */
   env: NodeJS.ProcessEnv;
   /** Told after each action that wrote something (the pages see it at once). */
@@ -52,6 +60,9 @@ export interface AnswerBody {
   request?: string;
 }
 
+/** Who acts: the signed-in page (null: a script with the bearer token). */
+export type Actor = PageSession | null;
+
 export class WebActions {
   constructor(private readonly d: WebActionsDeps) {}
 
@@ -67,9 +78,14 @@ export class WebActions {
     return p.rootPath;
   }
 
-  /** Run `fn` with the services of a project, as a command run in its root would have them. */
-  private async withProject<T>(projectId: string, fn: (svc: AgentServices) => Promise<T> | T): Promise<T> {
-    const svc = openAgentServices({ env: this.d.env, cwd: this.rootOf(projectId) });
+  /**
+   * Run `fn` with the services of a project, as a command run in its root would have them, by the
+   * person whose link signed `by` in (their environment and klaude), else by the server.
+   */
+  private async withProject<T>(projectId: string, by: Actor, fn: (svc: AgentServices) => Promise<T> | T): Promise<T> {
+    const inv = by?.inv && existsSync(by.inv.node) && existsSync(by.inv.cli) ? by.inv : undefined;
+    const env = by ? serverEnv(by.env, this.d.home) : this.d.env;
+    const svc = openAgentServices({ env, cwd: this.rootOf(projectId), ...(inv ? { inv } : {}) });
     try {
       return await fn(svc);
     } finally {
@@ -78,41 +94,42 @@ export class WebActions {
     }
   }
 
-  answer(id: string, a: AnswerBody): Promise<AnswerResult & { rulePath?: string }> {
+  /** Only a signed-in page answers: the runtime records what its sign-in proved. */
+  answer(id: string, a: AnswerBody, by: PageSession): Promise<AnswerResult & { rulePath?: string }> {
     const s = this.session(id);
-    return this.withProject(s.projectId, async (svc) => {
-      const r = await answerRequest(svc, s.id, a);
+    return this.withProject(s.projectId, by, async (svc) => {
+      const r = await answerRequest(svc, s.id, { ...a, webSession: by.id });
       return a.always && a.behavior === 'allow' ? { ...r, rulePath: localSettingsPath(svc, s.id) } : r;
     });
   }
 
-  message(id: string, prompt: string): Promise<Delivery> {
+  message(id: string, prompt: string, by: Actor): Promise<Delivery> {
     const s = this.session(id);
-    return this.withProject(s.projectId, (svc) => deliverMessage(svc, s.id, prompt));
+    return this.withProject(s.projectId, by, (svc) => deliverMessage(svc, s.id, prompt));
   }
 
   /** Interrupt its turn; the messages queued behind it that will not be sent. */
-  interrupt(id: string): Promise<{ dropped: string[] }> {
+  interrupt(id: string, by: Actor): Promise<{ dropped: string[] }> {
     const s = this.session(id);
-    return this.withProject(s.projectId, (svc) => interruptAgent(svc, s.id));
+    return this.withProject(s.projectId, by, (svc) => interruptAgent(svc, s.id));
   }
 
   /** Archive it with its sub-agents (or bring it back), by the rule every surface shares. */
-  archive(id: string, restore: boolean): Promise<ArchiveResult> {
+  archive(id: string, restore: boolean, by: Actor): Promise<ArchiveResult> {
     const s = this.session(id);
-    return this.withProject(s.projectId, async (svc) => {
+    return this.withProject(s.projectId, by, async (svc) => {
       const out = await archive(svc, [s.id], { restore });
       return { sessions: out.sessions.map((r) => r.id), worktrees: out.worktrees, note: archiveNote(out) };
     });
   }
 
-  merge(id: string): Promise<MergeOutcome> {
+  merge(id: string, by: Actor): Promise<MergeOutcome> {
     const s = this.session(id);
-    return this.withProject(s.projectId, (svc) => mergeAgentBranch(s, svc.projectRoot));
+    return this.withProject(s.projectId, by, (svc) => mergeAgentBranch(s, svc.projectRoot));
   }
 
-  start(b: StartBody): Promise<StartOutcome> {
-    return this.withProject(b.project, (svc) =>
+  start(b: StartBody, by: Actor): Promise<StartOutcome> {
+    return this.withProject(b.project, by, (svc) =>
       startAgents(svc, {
         type: b.type,
         prompt: b.prompt,

@@ -12,6 +12,7 @@ import { apiGuard, COOKIE, csp, hostCheck, sameOrigin, securityHeaders, tooSoon,
 import {
   BodyTooBig,
   clearCookie,
+  cookieOf,
   header,
   jsonOf,
   openEventStream,
@@ -24,6 +25,8 @@ import {
   type Res,
 } from './http-io.js';
 import { redeemLink } from './links.js';
+import { agentBehind, clientAddress } from './peer-check.js';
+import type { PeerSource } from '../lib/socket-peer.js';
 import type { Hub } from './hub.js';
 import { readStatic, type StaticFile } from './static-files.js';
 import type { WebActions, AnswerBody, StartBody } from './actions.js';
@@ -45,6 +48,8 @@ export interface AppDeps extends GuardOptions {
   maxStreams: number;
   /** Put an accepted WebSocket through to a PTY session's terminal (web/terminal.ts, loaded on first use). */
   terminal: (ws: WebSocketLike, s: WebSession, who: string) => void;
+  /** Where a local client's pid is asked (peer-check.ts; tests hide `ss` with their own). */
+  peerSource?: PeerSource;
 }
 
 /** Where the page's HTML asks for its per-response style nonce (guard.ts `csp`). */
@@ -152,13 +157,19 @@ function servePage(app: App, d: AppDeps): void {
   });
 }
 
+/**
+ * A page signs in with a one-time link (links.ts) and gets a session of its own, which carries who
+ * made the link (page-sessions.ts). A sign-in sent from inside an agent on this machine is refused
+ * and spends the link: a link an agent has seen is no longer safe.
+ */
 function signIn(app: App, d: AppDeps): void {
   app.post('/api/login', (req: Req, res: Res) => {
     if (!sameOrigin(req, false)) return sendProblem(res, 403, 'E_WEB_ORIGIN', 'refused');
     const wait = d.throttle.wait();
     if (wait > 0) return tooSoon(res, wait);
     const { token } = jsonOf<{ token?: string }>(req.body);
-    if (typeof token !== 'string' || !redeemLink(d.home, token)) {
+    const owner = typeof token === 'string' ? redeemLink(d.home, token) : null;
+    if (!owner) {
       d.throttle.fail();
       return sendProblem(
         res,
@@ -168,15 +179,30 @@ function signIn(app: App, d: AppDeps): void {
         'run `klaude web` for a fresh link (`klaude web --rotate-token` also signs every page out)',
       );
     }
+    const agent = agentBehind(req, d.db, d.peerSource);
+    if (agent) return fromAgent(res, `sign-in refused (the link is spent): ${agent}`);
     d.throttle.succeed();
-    setSessionCookie(res, COOKIE, d.tokens.cookieValue());
+    setSessionCookie(res, COOKIE, d.pages.create(owner, clientAddress(req)));
     return sendJson(res, 200, { ok: true });
   });
-  app.post('/api/logout', (_req: Req, res: Res) => {
+  app.post('/api/logout', (req: Req, res: Res) => {
+    const cookie = cookieOf(req, COOKIE);
+    if (cookie) d.pages.end(cookie);
     clearCookie(res, COOKIE);
     sendJson(res, 200, { ok: true });
   });
-  app.get('/api/me', (_req: Req, res: Res) => sendJson(res, 200, { ok: true, home: d.home }));
+  app.get('/api/me', (req: Req, res: Res) => {
+    const p = req.pageSession;
+    sendJson(res, 200, {
+      ok: true,
+      home: d.home,
+      ...(p ? { signedIn: { from: p.from, at: p.signedInAt, link: `made ${p.place}` } } : {}),
+    });
+  });
+}
+
+function fromAgent(res: Res, message: string): void {
+  sendProblem(res, 403, 'E_WEB_FROM_AGENT', message, 'the person opens the page in a browser of their own');
 }
 
 /** Every open event stream, to count them and to end them all (a new token signs every page out). */
@@ -201,13 +227,13 @@ function liveRoutes(app: App, d: AppDeps): void {
   app.get('/api/state', (_req: Req, res: Res) => sendJson(res, 200, d.hub.current));
   app.get('/api/events', async (req: Req, res: Res) => {
     if (d.streams.size >= d.maxStreams) return busy(res);
-    const last = Number(header(req, 'last-event-id') ?? NaN);
+    const last = header(req, 'last-event-id');
     const s = openEventStream(res);
     const forget = d.streams.add(() => s.close());
-    const send = (st: typeof d.hub.current): void => s.send('state', JSON.stringify(st), String(st.version));
+    const send = (st: typeof d.hub.current): void => s.send('state', JSON.stringify(st), d.hub.eventId(st));
     const stop = d.hub.subscribe(send);
-    // A reconnect that already has the latest state gets nothing until the next change.
-    if (last !== d.hub.current.version) send(d.hub.current);
+    // A reconnect that already has the latest state of this very server gets nothing until the next change.
+    if (last !== d.hub.eventId(d.hub.current)) send(d.hub.current);
     await s.closed;
     stop();
     forget();
@@ -242,6 +268,33 @@ function liveRoutes(app: App, d: AppDeps): void {
 
 type Action = (req: Req, id: string, a: WebActions) => Promise<unknown>;
 
+/**
+ * An answer to a permission request is the person's verb: it needs a signed-in page (the bearer
+ * token proves only that its file was read, which any process of yours can), not sent from
+ * inside an agent; the runtime records what the page's sign-in proved.
+ */
+function answerRoute(d: AppDeps, body: (req: Req) => AnswerBody): (req: Req, res: Res) => Promise<void> {
+  return async (req, res) => {
+    const page = req.pageSession;
+    if (!page)
+      return sendProblem(
+        res,
+        403,
+        'E_APPROVAL_BY_PERSON',
+        'permission requests are answered from a signed-in page, not with the bearer token',
+        'open a link `klaude web` prints in your terminal, or answer with `klaude approve`/`deny` there',
+      );
+    const agent = agentBehind(req, d.db, d.peerSource);
+    if (agent) return fromAgent(res, `answer refused: ${agent}`);
+    try {
+      const result = await (await d.actions()).answer(req.params.id ?? '', body(req), page);
+      sendJson(res, 200, { ok: true, result });
+    } catch (e) {
+      failure(res, e);
+    }
+  };
+}
+
 function actionRoutes(app: App, d: AppDeps): void {
   const act = (fn: Action) => async (req: Req, res: Res) => {
     try {
@@ -251,28 +304,23 @@ function actionRoutes(app: App, d: AppDeps): void {
     }
   };
   const body = <T>(req: Req): T => jsonOf<T>(req.body as Buffer | undefined);
+  const by = (req: Req) => req.pageSession ?? null;
   app.post(
     '/api/sessions/:id/approve',
-    act((req, id, a) => {
+    answerRoute(d, (req) => {
       const b = body<{ always?: boolean; request?: string }>(req);
-      const answer: AnswerBody = {
-        behavior: 'allow',
-        always: b.always === true,
-        ...(b.request ? { request: b.request } : {}),
-      };
-      return a.answer(id, answer);
+      return { behavior: 'allow', always: b.always === true, ...(b.request ? { request: b.request } : {}) };
     }),
   );
   app.post(
     '/api/sessions/:id/deny',
-    act((req, id, a) => {
+    answerRoute(d, (req) => {
       const b = body<{ message?: string; request?: string }>(req);
-      const answer: AnswerBody = {
+      return {
         behavior: 'deny',
         ...(b.message ? { message: String(b.message) } : {}),
         ...(b.request ? { request: b.request } : {}),
       };
-      return a.answer(id, answer);
     }),
   );
   app.post(
@@ -280,20 +328,20 @@ function actionRoutes(app: App, d: AppDeps): void {
     act((req, id, a) => {
       const { prompt } = body<{ prompt?: string }>(req);
       if (typeof prompt !== 'string' || prompt.trim() === '') throw badRequest('a message needs text');
-      return a.message(id, prompt);
+      return a.message(id, prompt, by(req));
     }),
   );
   app.post(
     '/api/sessions/:id/interrupt',
-    act((_req, id, a) => a.interrupt(id)),
+    act((req, id, a) => a.interrupt(id, by(req))),
   );
   app.post(
     '/api/sessions/:id/archive',
-    act((req, id, a) => a.archive(id, body<{ restore?: boolean }>(req).restore === true)),
+    act((req, id, a) => a.archive(id, body<{ restore?: boolean }>(req).restore === true, by(req))),
   );
   app.post(
     '/api/sessions/:id/merge',
-    act((_req, id, a) => a.merge(id)),
+    act((req, id, a) => a.merge(id, by(req))),
   );
   app.get(
     '/api/sessions/:id/diff',
@@ -310,7 +358,7 @@ function actionRoutes(app: App, d: AppDeps): void {
         b.prompt.trim() === ''
       )
         throw badRequest('start needs a project, a type and a prompt');
-      const r = await a.start(b as StartBody);
+      const r = await a.start(b as StartBody, by(req));
       return { sessionIds: r.sessions.map((s) => s.id), notes: r.notes, queued: r.queued };
     }),
   );

@@ -5,8 +5,9 @@
  *   (`klaude web --allow-host`);
  * - gets strict headers: a Content-Security-Policy without inline script, no framing, no referrer,
  *   no caching of the API;
- * - of the API needs the session cookie (HttpOnly, SameSite=Strict, derived from the token) or
- *   `Authorization: Bearer <token>`; a wrong token makes the next attempt wait (1 s, doubling to 10 s);
+ * - of the API needs a signed-in page's cookie (HttpOnly, SameSite=Strict; its session on record,
+ *   page-sessions.ts) or `Authorization: Bearer <token>`; a wrong token makes the next attempt wait
+ *   (1 s, doubling to 10 s);
  * - that changes state, and every event stream, must come from this origin: `Origin` equal to
  *   `http://<Host>`, `Sec-Fetch-Site` same-origin when present; a request without `Origin` only
  *   with `Sec-Fetch-Site: same-origin` (a browser's own GET of an event stream) or the bearer
@@ -14,6 +15,7 @@
  */
 import type { Middleware, NextHandler } from 'polka';
 import { cookieOf, header, sendProblem, type Req, type Res } from './http-io.js';
+import type { PageSessions } from './page-sessions.js';
 import { sameSecret, type TokenKeeper } from './token.js';
 
 export const COOKIE = 'klaude_web';
@@ -86,6 +88,8 @@ export interface GuardOptions {
   /** DNS names answered to besides addresses and localhost (lower case). */
   allowHosts?: readonly string[];
   tokens: TokenKeeper;
+  /** Signed-in pages, by their cookie. */
+  pages: PageSessions;
   throttle: Throttle;
 }
 
@@ -121,7 +125,10 @@ export function sameOrigin(req: Req, bearer: boolean): boolean {
   return origin === `http://${header(req, 'host')}`;
 }
 
-/** Which credential the request carries: 'cookie', 'bearer', 'wrong' (a bad one), or null (none). */
+/**
+ * Which credential the request carries: 'cookie' (a signed-in page's, put on `req.pageSession`),
+ * 'bearer', 'wrong' (a bad one), or null (none).
+ */
 export function credential(req: Req, o: GuardOptions): 'cookie' | 'bearer' | 'wrong' | null {
   const auth = header(req, 'authorization');
   if (auth !== undefined) {
@@ -130,7 +137,10 @@ export function credential(req: Req, o: GuardOptions): 'cookie' | 'bearer' | 'wr
   }
   const cookie = cookieOf(req, COOKIE);
   if (cookie === undefined) return null;
-  return sameSecret(cookie, o.tokens.cookieValue()) ? 'cookie' : 'wrong';
+  const page = o.pages.get(cookie);
+  if (!page) return 'wrong';
+  req.pageSession = page;
+  return 'cookie';
 }
 
 /** The API's gate: authenticated, and same-origin for anything but a plain read. */

@@ -7,8 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Request } from 'polka';
+import type { PageSession } from '../ownership/web-sessions.js';
 
-export type Req = Request;
+/** A request; `pageSession` is the signed-in page it came from (set by the gate, guard.ts), if any. */
+export type Req = Request & { pageSession?: PageSession };
 export type Res = ServerResponse;
 
 export function header(req: IncomingMessage, name: string): string | undefined {

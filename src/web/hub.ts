@@ -39,7 +39,16 @@ export interface WebState {
 /** The page's frame: changes closer together than this go out as one state. */
 const PUSH_MS = 50;
 
+/**
+ * The live state's numbers restart with each server, so a state's event id names the server too
+ * (its start, and random bits): a page that reconnects to a restarted server with the id it last
+ * saw never matches a new state of the same number, and gets the state again.
+ */
+const epoch = (): string => `${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+
 export class Hub {
+  /** This server's part of every state's event id. */
+  readonly epoch = epoch();
   private feeds = new Map<string, { project: ProjectRef; feed: SessionsFeed; stop: () => void }>();
   private listeners = new Set<(s: WebState) => void>();
   private state: WebState = { version: 0, projects: [] };
@@ -54,6 +63,11 @@ export class Hub {
 
   get current(): WebState {
     return this.state;
+  }
+
+  /** A state's event id: `<epoch>-<version>` (see epoch above). */
+  eventId(s: WebState): string {
+    return `${this.epoch}-${s.version}`;
   }
 
   subscribe(fn: (s: WebState) => void): () => void {

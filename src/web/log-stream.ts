@@ -4,11 +4,13 @@
  * file notifications (logs/follow.ts).
  *
  * Resumable: where the page stands is a cursor — the log's byte offset and each transcript's,
- * `<log>.<t0>.<t1>…` (transcripts in the session's link order, which only grows). Every live event
- * carries the cursor just past it as its SSE id, and so does the end of the history; a page that
- * reconnects sends the last one it saw (`Last-Event-ID`) and gets only what was written after it,
- * from the log and the transcripts alike.
+ * `<log>.<key>:<offset>.<key>:<offset>…`, each transcript named by a key of its path (not by its
+ * place in the session's list, which a `/resume` of an older conversation reorders). Every live
+ * event carries the cursor just past it as its SSE id, and so does the end of the history; a page
+ * that reconnects sends the last one it saw (`Last-Event-ID`) and gets only what was written after
+ * it, from the log and the transcripts alike (a transcript the cursor does not name, from its start).
  */
+import { sha256Hex } from '../lib/sha256.js';
 import type { AgentEvent } from '../core/events.js';
 import { sessionLogPath } from '../config/paths.js';
 import type { HasSqlite } from '../db/connection.js';
@@ -21,29 +23,38 @@ import { createTranscriptNormaliser } from '../adapters/claude/transcript-normal
 /** What a timeline needs of a session (a row of the listing the pages get). */
 export type TimelineSession = { id: string; type: string; projectId: string; logPath: string | null };
 
-/** Where a page stands: the log's offset and each transcript's (by position in the session's list). */
-export class TimelineCursor {
-  constructor(
-    public log = 0,
-    readonly files: string[] = [],
-    readonly offsets: number[] = [],
-  ) {}
+/** A transcript's name in a cursor: 12 hex digits of its path's SHA-256 (stable, short, no dots). */
+export const transcriptKey = (file: string): string => sha256Hex(file).slice(0, 12);
 
-  /** `<log>` or `<log>.<t0>.<t1>…`; null for anything else (start over). */
-  static parse(id: string | undefined): { log: number; transcripts: number[] } | null {
-    if (id === undefined || !/^[0-9]+(\.[0-9]+)*$/.test(id)) return null;
-    const [log, ...transcripts] = id.split('.').map(Number);
-    return { log: log!, transcripts };
+/** Where a page stands: the log's offset and each transcript's, by the transcript's key. */
+export class TimelineCursor {
+  readonly offsets = new Map<string, number>();
+
+  constructor(public log = 0) {}
+
+  /** `<log>` or `<log>.<key>:<offset>…`; null for anything else (start over). */
+  static parse(id: string | undefined): TimelineCursor | null {
+    if (id === undefined || !/^[0-9]+(\.[0-9a-f]{12}:[0-9]+)*$/.test(id)) return null;
+    const [log, ...parts] = id.split('.');
+    const c = new TimelineCursor(Number(log));
+    for (const p of parts) {
+      const [key, offset] = p.split(':');
+      c.offsets.set(key!, Number(offset));
+    }
+    return c;
+  }
+
+  /** Where reading `file` resumes (0: from its start). */
+  of(file: string): number {
+    return this.offsets.get(transcriptKey(file)) ?? 0;
   }
 
   at(file: string, end: number): void {
-    let i = this.files.indexOf(file);
-    if (i === -1) i = this.files.push(file) - 1;
-    this.offsets[i] = end;
+    this.offsets.set(transcriptKey(file), end);
   }
 
   toString(): string {
-    return [this.log, ...this.files.map((_f, i) => this.offsets[i] ?? 0)].join('.');
+    return [String(this.log), ...[...this.offsets].map(([k, o]) => `${k}:${o}`)].join('.');
   }
 }
 
@@ -72,9 +83,9 @@ async function readTranscriptsFrom(files: string[], cursor: TimelineCursor): Pro
   const normaliser = createTranscriptNormaliser();
   const offsets = new Map<string, number>();
   let events: AgentEvent[] = [];
-  for (const [i, f] of files.entries()) {
+  for (const f of files) {
     const mine: AgentEvent[] = [];
-    let end = cursor.offsets[i] ?? 0;
+    let end = cursor.of(f);
     for await (const l of readAll(f, { start: end })) {
       end = l.end;
       for (const e of normaliser.line(l.line)) mine.push(e);
@@ -94,11 +105,10 @@ export async function streamTimeline(o: TimelineStream): Promise<void> {
   const list = (): string[] => transcriptsOf(o.db, o.session);
   const from = TimelineCursor.parse(o.resume);
   const files = list();
-  const cursor = new TimelineCursor(
-    from?.log ?? 0,
-    files.slice(),
-    files.map((_f, i) => from?.transcripts[i] ?? 0),
-  );
+  const cursor = from ?? new TimelineCursor();
+  // Keys of transcripts no longer listed are dropped: the id stays as long as the session's list.
+  const listed = new Set(files.map(transcriptKey));
+  for (const k of [...cursor.offsets.keys()]) if (!listed.has(k)) cursor.offsets.delete(k);
   if (!from) o.onReset?.();
   const history = await readTranscriptsFrom(files, cursor);
   const lines: AgentEvent[] = [];

@@ -1,10 +1,10 @@
 /**
  * The web server's secret: 256 random bits in `<home>/web/token` (0600), never put into any
- * process's environment. The person gets it once, in the URL `klaude web` prints (in the
- * fragment, which the browser never sends), and the page trades it for a cookie. The cookie's value
- * is derived from the token (HMAC), so `--rotate-token` logs every page out at once.
+ * process's environment nor printed: scripts send it as `Authorization: Bearer` (what that may
+ * do is in app.ts). Pages sign in with one-time links instead (links.ts), each getting a session of
+ * its own; `--rotate-token` writes a new token and ends every page's session and unused link.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../lib/private-dir.js';
@@ -48,7 +48,6 @@ export function sameSecret(a: string, b: string): boolean {
 /** The token as the server knows it: re-read only when the file changed (a rotation). */
 export class TokenKeeper {
   private token = '';
-  private cookie = '';
   private stamp = '';
 
   constructor(private readonly home: string) {
@@ -66,16 +65,9 @@ export class TokenKeeper {
     }
     if (stamp === '' || stamp !== this.stamp) {
       this.token = readOrCreateToken(this.home);
-      this.cookie = createHmac('sha256', this.token).update('klaude-web-cookie').digest('base64url');
       this.stamp = stamp === '' ? this.stampNow() : stamp;
     }
     return this.token;
-  }
-
-  /** The value the session cookie must hold for the current token. */
-  cookieValue(): string {
-    this.current();
-    return this.cookie;
   }
 
   private stampNow(): string {

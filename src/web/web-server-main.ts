@@ -22,6 +22,8 @@ import { Throttle } from './guard.js';
 import { Hub } from './hub.js';
 import { findPageDir, loadPage } from './static-files.js';
 import { TokenKeeper } from './token.js';
+import { PageSessions } from './page-sessions.js';
+import { holdPersonKey } from '../ownership/person-key.js';
 import type { WebSession } from './hub.js';
 import { handleUpgrades, type WebSocketLike } from './ws-upgrade.js';
 
@@ -56,15 +58,18 @@ function limitSlowHeaders(server: Server): void {
   });
 }
 
-/** A new token (`klaude web --rotate-token`) ends every open stream: their pages were signed in with the old one. */
+/**
+ * A new token (`klaude web --rotate-token`, which also ends every page's session) ends every open
+ * stream: their pages are signed out.
+ */
 function signOutOnRotation(home: string, tokens: TokenKeeper, streams: StreamSet): () => void {
-  let cookie = tokens.cookieValue();
+  let token = tokens.current();
   try {
     const w = watch(webDir(home), { persistent: false }, (_t, name) => {
       if (String(name) !== 'token') return;
-      const now = tokens.cookieValue();
-      if (now === cookie) return;
-      cookie = now;
+      const now = tokens.current();
+      if (now === token) return;
+      token = now;
       streams.closeAll();
     });
     w.on('error', () => undefined);
@@ -101,7 +106,21 @@ async function loadActions(
   const [{ openDb }, { WebActions: Actions }] = await Promise.all([import('../db/client.js'), import('./actions.js')]);
   const full = openDb(home);
   toClose.push(full);
-  return new Actions({ db: full, env, changed });
+  return new Actions({ db: full, home, env, changed });
+}
+
+/**
+ * The server's key (ownership/person-key.ts), sent with the answers of its pages: where a runtime
+ * cannot ask the kernel who sent one, it is what proves the server. Without it the pages still
+ * answer where the kernel can be asked (Linux).
+ */
+function holdKey(home: string, env: NodeJS.ProcessEnv, log: { warn(m: string, d?: object): void }): () => void {
+  try {
+    return holdPersonKey(home, env, 'web').release;
+  } catch (err) {
+    log.warn('no web server key: answers count only where the runtime can ask who sent them', { err });
+    return () => undefined;
+  }
 }
 
 /** node:http serving the app (and its WebSocket upgrades), listening. */
@@ -138,6 +157,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
   // No drizzle until the first action (as the PTY server: the starter has migrated the DB).
   const db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
   const toClose: { close(): void }[] = [];
+  const releaseKey = holdKey(home, env, log);
   try {
     const { config } = loadConfig(home);
     const tokens = new TokenKeeper(home);
@@ -159,6 +179,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
       port: () => port,
       allowHosts,
       tokens,
+      pages: new PageSessions(home),
       throttle: new Throttle(),
     });
     const server = await listen(requestListener(app), host, wanted);
@@ -190,6 +211,7 @@ export async function webServerMain(args: string[], env: NodeJS.ProcessEnv = pro
     report({ ok: false, error: { code, message: (e as Error)?.message ?? String(e) } });
     return 1;
   } finally {
+    releaseKey();
     dropWebRecord(home);
     for (const c of toClose) c.close();
     db.close();

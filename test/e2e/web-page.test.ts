@@ -119,7 +119,10 @@ describe('klaude web: the page', () => {
     await shot(page, 'web-phone.png');
     await need.getByTestId('approve').click();
     await until('the agent ends done', () => statusOf(svc, id) === 'done', 60_000);
-    expect(approvalsOf(svc.db, id)[0]).toMatchObject({ answer: 'allow', answeredBy: 'person (web)' });
+    expect(approvalsOf(svc.db, id)[0]).toMatchObject({
+      answer: 'allow',
+      answeredBy: expect.stringMatching(/^person \(web: signed in from 127\.0\.0\.1, link made /),
+    });
     await page.locator(`[data-testid=session-row][data-session="${id}"]`).click();
     await page.getByTestId('log').getByText('Tool said: ok:42').waitFor();
     await need.waitFor({ state: 'detached' });
@@ -137,7 +140,10 @@ describe('klaude web: the page', () => {
     await until('the agent ends', () => ['done', 'idle'].includes(statusOf(svc, id)), 60_000);
     const seen = mock.requests.filter((r) => r.isToolResult).flatMap((r) => r.toolResults);
     expect(seen.some((t) => t.isError && t.content.includes('not on a Friday'))).toBe(true);
-    expect(approvalsOf(svc.db, id)[0]).toMatchObject({ answer: 'deny', answeredBy: 'person (web)' });
+    expect(approvalsOf(svc.db, id)[0]).toMatchObject({
+      answer: 'deny',
+      answeredBy: expect.stringMatching(/^person \(web: signed in from 127\.0\.0\.1, link made /),
+    });
   });
 
   it('desktop: streamed text grows in the page, then message and interrupt from the page', async () => {

@@ -3,6 +3,7 @@
 // archive of a worktree agent, messages (kept when refused, "queued" when the turn runs), a queued
 // agent's Cancel, a PTY session's missing message box, a failure's card, Deny… by keyboard, and
 // the diff's header lines in words.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Browser, Locator, Page, Route } from 'playwright-core';
@@ -24,6 +25,7 @@ let home: TempHome;
 let seeded: Seeded;
 let w: WebServer;
 const ids: Record<string, string> = {};
+let ptyHost: ChildProcess | undefined;
 const SHOTS = process.env.KLAUDE_SHOTS;
 
 function writeLog(id: string, events: object[]): void {
@@ -55,7 +57,10 @@ function seed(): void {
   make('queued', { projectId: p, type: 'general', status: 'queued', prompt: 'queued one' });
   writeLog(ids.queued!, [{ type: 'queued', position: 1 }]);
   make('pty', { projectId: p, type: 'tui', status: 'idle', prompt: 'talk session' });
-  recordProcess(db, { klaudeSessionId: ids.pty!, pid: process.pid, kind: 'pty' });
+  // A live process of its own stands for the PTY server: this test's process (the browser's parent)
+  // recorded as one would make the browser a process inside an agent, whose sign-in is refused.
+  ptyHost = spawn('sleep', ['600'], { stdio: 'ignore' });
+  recordProcess(db, { klaudeSessionId: ids.pty!, pid: ptyHost.pid!, kind: 'pty' });
   make('failed', { projectId: p, type: 'general', status: 'failed', prompt: 'fail please' });
   updateSession(db, ids.failed!, { error: 'gemini exited with code 41' });
   make('ask', { projectId: p, type: 'general', status: 'waiting', prompt: 'asks' });
@@ -72,6 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  ptyHost?.kill();
   await runKlaude(['web', '--stop'], { env: home.env, cwd: home.projectDir });
   seeded?.db.close();
   home?.cleanup();

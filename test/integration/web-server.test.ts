@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runKlaude } from '../support/klaude-bin.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { mintLink } from '../../src/web/links.js';
-import { http, openStream, signIn, startWeb, type WebServer } from '../support/web-client.js';
+import { http, openStream, signIn, startWeb, testOwner, type WebServer } from '../support/web-client.js';
 
 const homes: TempHome[] = [];
 afterEach(async () => {
@@ -124,7 +124,7 @@ describe('klaude web', () => {
     expect(wrong.status).toBe(401);
     const soon = await http(w.port, 'POST', '/api/login', {
       headers: { origin: w.origin },
-      body: { token: mintLink(w.home) },
+      body: { token: mintLink(w.home, testOwner(w)) },
     });
     expect(soon.status).toBe(429);
     expect(soon.headers['retry-after']).toBeDefined();

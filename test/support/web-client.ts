@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { mintLink } from '../../src/web/links.js';
+import type { LinkOwner } from '../../src/ownership/web-sessions.js';
 import { runKlaude } from './klaude-bin.js';
 
 export interface WebServer {
@@ -16,7 +17,17 @@ export interface WebServer {
   url: string;
   /** The KLAUDE_HOME, to mint more links. */
   home: string;
+  /** The environment `klaude web` ran with: what links minted by the test carry. */
+  env: Record<string, string>;
 }
+
+/** Who made a link the test mints itself (as a `klaude web` in the test's place would record). */
+export const testOwner = (w: Pick<WebServer, 'env'>): LinkOwner => ({
+  place: 'in the test',
+  env: w.env,
+  inv: null,
+  madeAt: Date.now(),
+});
 
 export async function startWeb(env: Record<string, string>, cwd: string): Promise<WebServer> {
   const r = await runKlaude(['web', '--port', '0', '--json'], { env, cwd, timeoutMs: 30_000 });
@@ -25,7 +36,7 @@ export async function startWeb(env: Record<string, string>, cwd: string): Promis
   const link = /#token=(.+)$/.exec(o.url)?.[1] ?? '';
   const home = env.KLAUDE_HOME!;
   const token = readFileSync(join(home, 'web', 'token'), 'utf8').trim();
-  return { port: o.port, token, link, origin: `http://127.0.0.1:${o.port}`, url: o.url, home };
+  return { port: o.port, token, link, origin: `http://127.0.0.1:${o.port}`, url: o.url, home, env };
 }
 
 /**
@@ -44,7 +55,7 @@ export async function restartWeb(w: WebServer, env: Record<string, string>, cwd:
 
 /** A fresh one-time sign-in URL, as a second `klaude web` would print. */
 export function freshUrl(w: WebServer): string {
-  return `${w.origin}/#token=${mintLink(w.home)}`;
+  return `${w.origin}/#token=${mintLink(w.home, testOwner(w))}`;
 }
 
 export interface Reply {
@@ -96,7 +107,7 @@ export function http(
 
 /** Sign in as the page does, with a fresh link; returns the Cookie header to send. */
 export async function signIn(w: WebServer): Promise<string> {
-  const token = mintLink(w.home);
+  const token = mintLink(w.home, testOwner(w));
   const r = await http(w.port, 'POST', '/api/login', { headers: { origin: w.origin }, body: { token } });
   if (r.status !== 200) throw new Error(`sign-in failed: ${r.status} ${r.body}`);
   const set = r.headers['set-cookie'];

@@ -1,9 +1,9 @@
 // Who answered a permission request, from the process at the other end of the runtime's socket:
 // the person (a terminal of their own, the dashboard) or an agent passing for one.
 import { describe, expect, it } from 'vitest';
-import { classifyAnswerer } from '../../src/ownership/answerer.js';
+import { classifyAnswerer, verdictOf } from '../../src/ownership/answerer.js';
 import { ancestry, parsePs, parseStat, ttyName, type ProcInfo } from '../../src/lib/process-table.js';
-import { peerPidFromSs } from '../../src/lib/socket-peer.js';
+import { peerPidFromSs, tcpPeerPidFromSs } from '../../src/lib/socket-peer.js';
 
 const PTS3 = (136 << 8) | 3; // /dev/pts/3
 const PTS7 = (136 << 8) | 7;
@@ -31,13 +31,11 @@ const roots = new Map([
   [30, 'agent runtime'],
   [31, 'claude'],
 ]);
-const who = (pid: number | null, t = table(), verified = true) =>
-  classifyAnswerer({ pid, verified, table: t, roots, dashboards: new Set([19]) });
+const who = (pid: number | null, t = table()) => classifyAnswerer({ pid, table: t, roots, dashboards: new Set([19]) });
 
 describe('classifyAnswerer', () => {
   it("counts a terminal of the person's own, in its foreground, as the person", () => {
     expect(who(11)).toEqual({ person: true, by: 'person at /dev/pts/3' });
-    expect(who(11, table(), false)).toEqual({ person: true, by: 'person at /dev/pts/3 (unverified)' });
   });
 
   it('counts a running klaude instance (the dashboard) as the person', () => {
@@ -50,7 +48,7 @@ describe('classifyAnswerer', () => {
       { pid: 51, ppid: 32, pgrp: 51, tty: 0, tpgid: -1 }, // a web server an agent's Bash started
     ]);
     const web = (pid: number, server: number | null) =>
-      classifyAnswerer({ pid, verified: true, table: t, roots, dashboards: new Set([19]), web: server });
+      classifyAnswerer({ pid, table: t, roots, dashboards: new Set([19]), web: server });
     expect(web(50, 50)).toEqual({ person: true, by: 'person (web)' });
     expect(web(50, null)).toMatchObject({ person: false, why: 'it was not sent from an interactive terminal' });
     expect(web(51, 51)).toMatchObject({ person: false, by: 'agent (pid 51, inside claude pid 31)' });
@@ -78,6 +76,29 @@ describe('classifyAnswerer', () => {
   it('refuses an unknown sender', () => {
     expect(who(null)).toMatchObject({ person: false, by: 'unknown' });
     expect(who(999)).toMatchObject({ person: false, by: 'unknown' });
+  });
+});
+
+describe('verdictOf: inside an agent, for the web sign-in link and sign-in', () => {
+  it("places the person's shell and a process with no terminal; refuses agents, their terminals and the unknown", () => {
+    const t = table([
+      { pid: 40, ppid: 1, pgrp: 19, tty: PTS7, tpgid: 19 }, // slipped its ancestry, on the foreground claude's terminal
+      { pid: 41, ppid: 1, pgrp: 41, tty: 0, tpgid: -1 }, // no terminal, no agent above it
+    ]);
+    expect(verdictOf(t, roots, 11)).toEqual({ inside: false, place: 'at /dev/pts/3' });
+    expect(verdictOf(t, roots, 41)).toEqual({ inside: false, place: 'with no terminal (pid 41)' });
+    expect(verdictOf(t, roots, 21)).toEqual({
+      inside: true,
+      by: 'agent (pid 21, inside claude pid 20)',
+      why: 'it runs inside an agent (a process a claude klaude launched started)',
+    });
+    expect(verdictOf(t, roots, 32)).toMatchObject({ inside: true, by: 'agent (pid 32, inside claude pid 31)' });
+    expect(verdictOf(t, roots, 40)).toMatchObject({
+      inside: true,
+      why: expect.stringMatching(/^it runs on a terminal a claude/),
+    });
+    expect(verdictOf(t, roots, 999)).toMatchObject({ inside: true, why: expect.stringContaining('cannot read') });
+    expect(verdictOf(null, roots, 11)).toMatchObject({ inside: true });
   });
 });
 
@@ -113,5 +134,19 @@ describe('process table and socket peer', () => {
     ].join('\n');
     expect(peerPidFromSs(out, '363000')).toBe(16346);
     expect(peerPidFromSs(out, '999')).toBeNull();
+  });
+
+  it("finds a TCP client's pid in ss output by the connection's two ends, in any address spelling", () => {
+    const out = [
+      'ESTAB 0 0 127.0.0.1:58166 127.0.0.1:7878 users:(("curl",pid=26395,fd=5))',
+      'ESTAB 0 0 127.0.0.1:7878 127.0.0.1:58166 users:(("node",pid=100,fd=21))',
+      'ESTAB 0 0 [::ffff:127.0.0.1]:40000 [::ffff:127.0.0.1]:7878 users:(("chromium",pid=300,fd=9))',
+    ].join('\n');
+    const server = { addr: '127.0.0.1', port: 7878 };
+    expect(tcpPeerPidFromSs(out, { addr: '127.0.0.1', port: 58166 }, server)).toBe(26395);
+    expect(
+      tcpPeerPidFromSs(out, { addr: '::ffff:127.0.0.1', port: 40000 }, { addr: '::ffff:127.0.0.1', port: 7878 }),
+    ).toBe(300);
+    expect(tcpPeerPidFromSs(out, { addr: '10.0.0.5', port: 58166 }, server)).toBeNull();
   });
 });
