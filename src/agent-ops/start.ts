@@ -28,6 +28,7 @@ import { shareContextFrom } from './share.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import { createAgentWorktree, worktreeSource, type AgentWorktree } from '../git/worktree.js';
 import type { StartRequest } from '../control/protocol.js';
+import { planSandbox } from './sandbox-plan.js';
 
 export const MAX_COUNT = 20;
 
@@ -107,6 +108,16 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   });
   const adapter = await getAdapter(runtime);
   adapter.resolveBinary(svc.config, svc.env); // fail now, with the install hint, not inside the runtime
+  const sandbox = planSandbox(
+    { home: svc.home, config: svc.config, env: svc.env, runtime, adapter, parent },
+    {
+      flag: req.sandbox,
+      definition: agent.sandbox ?? null,
+      permissionMode: agent.permissionMode ?? svc.config['agents.permissionMode'],
+      bypassWithoutSandbox: req.bypassWithoutSandbox,
+    },
+    notes,
+  );
   const share = req.share ? await sharedContext(svc, parent, notes) : null;
   // A fork works where its origin's conversation is (claude finds it by the directory).
   const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
@@ -116,6 +127,7 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
     cwd,
     projectRoot: svc.projectRoot,
     agent: agentRest,
+    sandbox,
     ...(req.forkOf ? { forkOf: req.forkOf.claudeSessionId } : {}),
   };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);

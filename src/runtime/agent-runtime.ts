@@ -33,6 +33,9 @@ import { overBudgetError } from '../agent-ops/budget.js';
 import { checkBudget, overBudgetDone } from './budget-gate.js';
 import { exitFailure, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
 import type { Deps } from './deps.js';
+import { AgentChannel } from './agent-channel.js';
+import { channelOptions } from './sandbox-launch.js';
+import { currentInvocation } from '../claude/shim.js';
 
 export class AgentRuntime {
   private cli: CliProcess | null = null;
@@ -51,6 +54,8 @@ export class AgentRuntime {
   private readonly rateLimits: RateLimitWatch;
   private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
   private readonly desk: ApprovalDesk;
+  /** A sandboxed agent's way to its own klaude (agent-channel.ts), open while this runtime runs. */
+  private channel: AgentChannel | null = null;
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
@@ -203,7 +208,11 @@ export class AgentRuntime {
     }
     if (nativeId) this.rec.setNativeId(nativeId);
     const first = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
-    const { cmd, env } = cliLaunch(d, { nativeId, resume, first });
+    const { cmd, env, sandbox } = cliLaunch(d, { nativeId, resume, first });
+    if (sandbox && !this.channel) {
+      this.channel = new AgentChannel(channelOptions(d, sandbox, currentInvocation(), env));
+      this.channel.open();
+    }
     d.log.info('starting agent CLI', { file: cmd.file, resume, nativeId, cwd: meta.cwd });
     this.rec.started(request, resume);
 
@@ -359,6 +368,7 @@ export class AgentRuntime {
         message: `${left.length} queued message(s) were not delivered: the agent stopped first`,
       });
     }
+    this.channel?.close();
     await releaseRun(d, this.processRowId, exit, this.server);
     return 0;
   }

@@ -1,0 +1,26 @@
+/**
+ * The commands an agent's klaude has (docs/sandbox.md): its channel runs these and nothing else.
+ * The person's — approve, deny, budget, archive, delete, merge, web, pin, rename, fork, worktree,
+ * config, doctor, talk, ui, and klaude itself — are not here, so no request can reach them.
+ */
+export const AGENT_COMMANDS = [
+  'start',
+  'message',
+  'wait',
+  'watch',
+  'logs',
+  'read',
+  'sessions',
+  'status',
+  'checkout',
+  'interrupt',
+  'diff',
+  'agents',
+] as const;
+
+/** What the channel also passes on: help and the version. */
+export const AGENT_INFO_ARGS = ['--help', '-h', 'help', '--version', '-v', '-V', 'version'] as const;
+
+export function isAgentCommand(word: string | undefined): boolean {
+  return word !== undefined && (AGENT_COMMANDS as readonly string[]).includes(word);
+}
