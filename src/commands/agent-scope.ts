@@ -53,6 +53,8 @@ export function checkAgentScope(
     throw refuse("a sandboxed agent's sub-agents are sandboxed too", 'start it without --no-sandbox');
   if (command === 'start' && flags.bypassWithoutSandbox === true)
     throw refuse('--bypass-without-sandbox is the person’s to give', 'start it without that flag');
+  if (flags.projects === true)
+    throw refuse("an agent's klaude lists its own project's sessions", `klaude ${command} without --projects`);
   if (command === 'checkout' && input.length === 0)
     throw refuse('name one of your sub-agents to check out', 'klaude checkout <id>');
   const args = SESSION_ARGS[command];

@@ -287,6 +287,10 @@ function renderText(e: EventOf<'text'>, f: StreamFormatter): string | null {
 
 function renderToolResult(e: EventOf<'tool_result'>, f: StreamFormatter): string {
   const out = (e.output ?? '').trimEnd();
+  if (e.blocked?.length) {
+    const more = e.blocked.length > 1 ? ` (+${e.blocked.length - 1} more)` : '';
+    return f.oneLine(e.ts, 'yellow', `  ⊘ blocked by the sandbox: ${e.blocked[0]}${more}`);
+  }
   if (e.isError) {
     const first =
       out

@@ -36,6 +36,7 @@ import type { Deps } from './deps.js';
 import { AgentChannel } from './agent-channel.js';
 import { channelOptions } from './sandbox-launch.js';
 import { currentInvocation } from '../claude/shim.js';
+import { markBlocked } from './sandbox-launch.js';
 
 export class AgentRuntime {
   private cli: CliProcess | null = null;
@@ -242,6 +243,7 @@ export class AgentRuntime {
         }
         this.deltas.flush();
         if (e.type === 'retry') this.rateLimits.retry(e);
+        if (e.type === 'tool_result' && this.d.meta.sandbox?.state === 'sandboxed') markBlocked(e);
         if (e.type === 'done') this.onTurnDone(e);
         else if (e.type === 'approval_request') this.desk.onRequest(e);
         else this.rec.apply(e);

@@ -12,6 +12,8 @@ import { channelPaths, SCOPE_ENV, type ChannelPaths } from '../sandbox/channel-p
 import type { SandboxLaunch } from '../adapters/runtime-adapter.js';
 import type { ChannelOptions } from './agent-channel.js';
 import type { Deps } from './deps.js';
+import type { AgentEventInput } from '../core/events.js';
+import { sandboxBlocks } from '../sandbox/violations.js';
 
 export interface AgentSandbox {
   boundary: SandboxBoundary;
@@ -53,4 +55,10 @@ export function channelOptions(d: Deps, sb: AgentSandbox, inv: KlaudeInvocation,
   const env: NodeJS.ProcessEnv = { ...cliEnv, PATH: d.env.PATH, [SCOPE_ENV]: d.session.id };
   const tree = d.session.worktreePath ?? d.meta.projectRoot;
   return { paths: sb.paths, inv, env, trees: [tree], cwd: d.meta.cwd, log: d.log };
+}
+
+/** A tool result of a sandboxed agent: what its sandbox refused, for the log (sandbox/violations.ts). */
+export function markBlocked(e: Extract<AgentEventInput, { type: 'tool_result' }>): void {
+  const blocked = sandboxBlocks(e.output);
+  if (blocked.length > 0) e.blocked = blocked;
 }
