@@ -82,9 +82,10 @@ function escapeScript(sibling: string): string {
     `echo '## setsid script'; ( setsid script -qec 'klaude approve ${short}' /dev/null > script.out 2>&1 & ); sleep 2; cat script.out`,
     `echo '## tmux'; tmux new -d 'klaude approve ${short}' 2>&1; echo "tmux exit $?"`,
     `echo '## klaude ui'; ( setsid klaude ui > ui.out 2>&1 & ); sleep 2; cat ui.out`,
-    `echo '## real cli'; ${process.execPath} ${KLAUDE_CLI} approve ${short} 2>&1 | tail -1`,
     `echo '## token'; cat ${join(home.klaudeHome, 'web', 'token')} 2>&1`,
-    `echo '## db'; head -c 15 ${join(home.klaudeHome, 'sessions.db')} 2>&1; echo`,
+    // (before the real CLI: with 2.1.332 the hidden home is an empty tmpfs, where that one makes a DB of its own)
+    `echo '## db'; grep -a -c ${sibling} ${join(home.klaudeHome, 'sessions.db')} 2>&1; echo`,
+    `echo '## real cli'; ${process.execPath} ${KLAUDE_CLI} approve ${short} 2>&1 | tail -1`,
     `echo '## runtime socket'; ${py(`import socket; s=socket.socket(socket.AF_UNIX); s.connect("${sock}"); print("CONNECTED")`)}`,
     `echo '## web'; ${py(`import urllib.request as u; print("WEB", u.urlopen("http://127.0.0.1:${web.port}/api/state").status)`)}`,
     `echo '## outside'; echo x > ${join(home.home, 'outside.txt')} 2>&1; echo x > ${join(home.root, 'outside.txt')} 2>&1`,
@@ -128,7 +129,7 @@ describe('a sandboxed agent cannot act as the person', () => {
     expect(section(out, 'real cli')).toMatch(/klaude: .*\[E_/);
     expect(section(out, 'token')).toContain('No such file or directory');
     expect(section(out, 'token')).not.toContain(web.token);
-    expect(section(out, 'db')).not.toContain('SQLite format');
+    expect(section(out, 'db')).toMatch(/No such file or directory|Permission denied/);
     expect(section(out, 'runtime socket')).not.toContain('CONNECTED');
     expect(section(out, 'web')).not.toContain('WEB 200');
     expect(section(out, 'outside')).toContain('Read-only file system');
