@@ -48,9 +48,13 @@ function decide(ctx: PlanContext, ask: SandboxAsk, notes: string[]): SandboxStat
   let { mode, from } = modeOf(ask, ctx.config);
   if (sandboxOf(ctx.parent?.metadata)?.state === 'sandboxed') {
     if (mode === 'off')
-      throw new KlaudeError('E_USAGE', `a sub-agent of a sandboxed agent runs sandboxed too (${from} asked otherwise)`, {
-        hint: 'start it without --no-sandbox (or from your own shell, outside that agent)',
-      });
+      throw new KlaudeError(
+        'E_USAGE',
+        `a sub-agent of a sandboxed agent runs sandboxed too (${from} asked otherwise)`,
+        {
+          hint: 'start it without --no-sandbox (or from your own shell, outside that agent)',
+        },
+      );
     [mode, from] = ['on', 'its parent is sandboxed'];
   }
   if (mode === 'off') return { state: 'unsandboxed', why: from };

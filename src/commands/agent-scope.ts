@@ -7,6 +7,7 @@
  * way to run them, whatever the agent sends.
  */
 import { openFastDb } from '../db/fast.js';
+import { loadConfig } from '../config/config.js';
 import { klaudeHome } from '../config/paths.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import { sessionById } from '../db/repos/session-row.js';
@@ -26,12 +27,20 @@ const SESSION_ARGS: Record<string, { pick: (input: string[]) => string[]; self: 
   wait: { pick: (i) => i, self: false },
   watch: { pick: (i) => i, self: true },
   message: { pick: (i) => i.slice(0, 1), self: false },
+  approve: { pick: (i) => i.slice(0, 1), self: false },
+  deny: { pick: (i) => i.slice(0, 1), self: false },
   interrupt: { pick: (i) => i, self: false },
   checkout: { pick: (i) => i.slice(0, 1), self: false },
 };
 
 export function agentScope(env: NodeJS.ProcessEnv): string | null {
   return env[SCOPE_ENV] || null;
+}
+
+/** approve/deny: an agent's only under config `agents.approvals: parent` (read only for them). */
+function parentAnswers(command: string, env: NodeJS.ProcessEnv): boolean {
+  if (command !== 'approve' && command !== 'deny') return false;
+  return loadConfig(klaudeHome(env)).config['agents.approvals'] === 'parent';
 }
 
 const refuse = (message: string, hint: string): KlaudeError => new KlaudeError('E_AGENT_CHANNEL', message, { hint });
@@ -44,7 +53,7 @@ export function checkAgentScope(
   flags: Flags,
   env: NodeJS.ProcessEnv,
 ): void {
-  if (!isAgentCommand(command))
+  if (!isAgentCommand(command, parentAnswers(command, env)))
     throw refuse(
       `\`klaude ${command}\` is the person's command, not an agent's`,
       `an agent's klaude has ${AGENT_COMMANDS.join(', ')}; ask the person to run it`,

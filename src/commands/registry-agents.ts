@@ -30,7 +30,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'its branch into your current branch, `klaude worktree prune` removes finished worktrees.',
       "Agents run in their CLI's sandbox where it is installed (config agents.sandbox, a definition's `sandbox:`):",
       'their commands can write only their working tree and reach only allowed hosts, and they reach klaude',
-      'only through a channel of their own (docs/sandbox.md). `klaude sessions -v` shows each one\'s state.',
+      "only through a channel of their own (docs/sandbox.md). `klaude sessions -v` shows each one's state.",
     ].join('\n'),
     flags: {
       detach: {

@@ -155,7 +155,9 @@ function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): St
     parentId: ctx.env.KLAUDE_SESSION_ID || null,
     cwd: ctx.cwd,
     ...(typeof ctx.flags.budget === 'number' ? { budgetUsd: budgetFlag(ctx.flags.budget) } : {}),
-    ...(typeof ctx.flags.sandbox === 'boolean' ? { sandbox: ctx.flags.sandbox ? ('on' as const) : ('off' as const) } : {}),
+    ...(typeof ctx.flags.sandbox === 'boolean'
+      ? { sandbox: ctx.flags.sandbox ? ('on' as const) : ('off' as const) }
+      : {}),
     ...(ctx.flags.bypassWithoutSandbox === true ? { bypassWithoutSandbox: true } : {}),
   };
   return { req, checkout, now, json, detach };

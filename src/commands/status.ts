@@ -55,7 +55,13 @@ async function supervisorsOf(ctx: CommandContext, home: string, hash: string): P
 }
 
 /** `scope`: an agent's klaude (commands/agent-scope.ts) sees its own subtree's requests, and no talk sessions. */
-function projectStatus(home: string, root: string, hash: string, statuses: StatusResult[], scope: string | null = null): string {
+function projectStatus(
+  home: string,
+  root: string,
+  hash: string,
+  statuses: StatusResult[],
+  scope: string | null = null,
+): string {
   const waiting = pendingOf(home, hash, scope);
   const talk = scope ? '' : talkSessions(home, hash);
   if (statuses.length === 0) return `no klaude running in ${root}\n${waiting}${talk}`;

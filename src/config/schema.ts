@@ -173,7 +173,7 @@ export const CONFIG_KEYS = {
   'sandbox.allowWrite': {
     type: 'string[]',
     default: [],
-    doc: "paths sandboxed agents may write besides their working tree (their worktree when they have one), e.g. a shared cache (`~/.cache/pip`)",
+    doc: 'paths sandboxed agents may write besides their working tree (their worktree when they have one), e.g. a shared cache (`~/.cache/pip`)',
   },
   'sandbox.allowedDomains': {
     type: 'string[]',

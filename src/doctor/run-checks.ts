@@ -8,6 +8,7 @@ import { klaudeHome, projectRoot } from '../config/paths.js';
 import type { CheckResult } from './check.js';
 import { checkClaude, checkConfig, checkNode } from './claude-checks.js';
 import { probeHooks } from './hooks-probe.js';
+import { checkSandbox } from './sandbox-check.js';
 import { checkLeftovers, checkPtyServer, checkWatchdogs } from './process-checks.js';
 import { checkDatabase, checkHome, checkRunDir } from './storage-checks.js';
 
@@ -27,7 +28,7 @@ export async function runDoctor(o: DoctorInput): Promise<CheckResult[]> {
   const root = projectRoot(o.cwd);
   const config = checkConfig(home);
   const claude = checkClaude(config.config, o.env);
-  const results: CheckResult[] = [checkNode(), config.result, claude.result];
+  const results: CheckResult[] = [checkNode(), config.result, claude.result, checkSandbox(config.config, o.env)];
   results.push(await probeHooks({ binary: claude.binary, inv: o.inv, env: o.env, root }));
   const db = checkDatabase(home);
   results.push(...db, checkHome(home, o.uid), checkRunDir(home, o.env, o.uid));

@@ -49,6 +49,8 @@ export interface ChannelOptions {
   inv: KlaudeInvocation;
   /** The environment of the klaude run for each request (the agent's, with the scope set here). */
   env: NodeJS.ProcessEnv;
+  /** config `agents.approvals: parent`: approve and deny are the agent's too (for its sub-agents). */
+  parentAnswers: boolean;
   /** Where a request may run: inside these trees (else in `cwd`). */
   trees: string[];
   cwd: string;
@@ -67,6 +69,11 @@ export class AgentChannel {
   private closed = false;
 
   constructor(private readonly o: ChannelOptions) {}
+
+  /** Commands running for the agent now. */
+  get busy(): number {
+    return this.running.size;
+  }
 
   /** Make the directories and the shim, and take requests. */
   open(): void {
@@ -141,7 +148,7 @@ export class AgentChannel {
   /** Why the channel does not run this command (one klaude error line), or null. */
   private refusal(req: ChannelRequest): string | null {
     const word = req.argv[0];
-    if (isAgentCommand(word) || (AGENT_INFO_ARGS as readonly string[]).includes(word ?? '')) {
+    if (isAgentCommand(word, this.o.parentAnswers) || (AGENT_INFO_ARGS as readonly string[]).includes(word ?? '')) {
       if (this.running.size < MAX_RUNNING) return null;
       return `klaude: ${MAX_RUNNING} commands of this agent are running already [E_AGENT_CHANNEL] — hint: wait for one to end\n`;
     }

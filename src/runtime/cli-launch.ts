@@ -23,7 +23,10 @@ export interface CliLaunch {
 export function cliLaunch(d: Deps, o: { nativeId: string | null; resume: boolean; first: string }): CliLaunch {
   const { adapter, config, meta, session } = d;
   const inv = currentInvocation();
-  let permissionMode: string | null = permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']);
+  let permissionMode: string | null = permissionModeFor(
+    adapter,
+    meta.agent.permissionMode ?? config['agents.permissionMode'],
+  );
   const sandbox = agentSandbox(d, inv, permissionMode);
   let settings: string | null = session.runtime === 'claude' ? headlessHookSettings(inv) : null;
   if (sandbox) {

@@ -51,10 +51,16 @@ export function sandboxLaunch(d: Deps, sb: AgentSandbox, permissionMode: string 
 }
 
 /** The channel of a sandboxed agent: requests run as the agent's klaude, scoped to it. */
-export function channelOptions(d: Deps, sb: AgentSandbox, inv: KlaudeInvocation, cliEnv: NodeJS.ProcessEnv): ChannelOptions {
+export function channelOptions(
+  d: Deps,
+  sb: AgentSandbox,
+  inv: KlaudeInvocation,
+  cliEnv: NodeJS.ProcessEnv,
+): ChannelOptions {
   const env: NodeJS.ProcessEnv = { ...cliEnv, PATH: d.env.PATH, [SCOPE_ENV]: d.session.id };
   const tree = d.session.worktreePath ?? d.meta.projectRoot;
-  return { paths: sb.paths, inv, env, trees: [tree], cwd: d.meta.cwd, log: d.log };
+  const parentAnswers = d.config['agents.approvals'] === 'parent';
+  return { paths: sb.paths, inv, env, parentAnswers, trees: [tree], cwd: d.meta.cwd, log: d.log };
 }
 
 /** A tool result of a sandboxed agent: what its sandbox refused, for the log (sandbox/violations.ts). */

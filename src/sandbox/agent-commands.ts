@@ -18,9 +18,17 @@ export const AGENT_COMMANDS = [
   'agents',
 ] as const;
 
+/**
+ * With config `agents.approvals: parent` the person lets a parent answer its sub-agents' permission
+ * requests: then, and only for its own sub-agents, these are an agent's commands too.
+ */
+export const PARENT_ANSWER_COMMANDS = ['approve', 'deny'] as const;
+
 /** What the channel also passes on: help and the version. */
 export const AGENT_INFO_ARGS = ['--help', '-h', 'help', '--version', '-v', '-V', 'version'] as const;
 
-export function isAgentCommand(word: string | undefined): boolean {
-  return word !== undefined && (AGENT_COMMANDS as readonly string[]).includes(word);
+export function isAgentCommand(word: string | undefined, parentAnswers = false): boolean {
+  if (word === undefined) return false;
+  if (parentAnswers && (PARENT_ANSWER_COMMANDS as readonly string[]).includes(word)) return true;
+  return (AGENT_COMMANDS as readonly string[]).includes(word);
 }

@@ -19,11 +19,7 @@ export interface ChannelRequest {
 }
 
 /** Frames on <id>.out, one JSON object a line. */
-export type ChannelFrame =
-  | { t: 'hello' }
-  | { t: 'o'; d: string }
-  | { t: 'e'; d: string }
-  | { t: 'exit'; code: number };
+export type ChannelFrame = { t: 'hello' } | { t: 'o'; d: string } | { t: 'e'; d: string } | { t: 'exit'; code: number };
 
 /** Request ids: what the client makes, and all the server accepts as a name. */
 export const REQUEST_ID = /^[a-z0-9]{8,32}$/;

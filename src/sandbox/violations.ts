@@ -17,7 +17,7 @@ export function sandboxBlocks(output: string): string[] {
   };
   for (const m of output.matchAll(VIOLATIONS)) for (const line of m[1]!.split('\n')) add(line);
   for (const line of output.replace(VIOLATIONS, '').split('\n')) {
-    if (/Read-only file system/.test(line)) add(line.replace(/^[^:]*line \d+: /, ''));
+    if (/Read-only file system/.test(line)) add(line.replace(/^.*?line \d+: /, ''));
     else if (/Operation not permitted/.test(line)) add(line);
   }
   return found;

@@ -15,7 +15,8 @@ import { until } from '../support/until.js';
 import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 /** The agent's working directory, as claude tells the model. */
-const cwdOf = (r: RecordedRequest): string => /Primary working directory: ([^\s\\"]+)/.exec(JSON.stringify(r.body))![1]!;
+const cwdOf = (r: RecordedRequest): string =>
+  /Primary working directory: ([^\s\\"]+)/.exec(JSON.stringify(r.body))![1]!;
 
 const fx = useAgentHomes({
   responder: (r) => {
@@ -34,7 +35,9 @@ const fx = useAgentHomes({
     if (r.prompt.includes('CHILD-TASK')) return { text: 'child answer one' };
     if (r.prompt.includes('FOLLOW-UP')) return { text: 'child answer two' };
     if (r.prompt === 'write-task')
-      return { toolUse: { name: 'Write', input: { file_path: join(cwdOf(r), 'written.txt'), content: 'by the agent\n' } } };
+      return {
+        toolUse: { name: 'Write', input: { file_path: join(cwdOf(r), 'written.txt'), content: 'by the agent\n' } },
+      };
     return { text: `Reply to: ${r.prompt}` };
   },
 });
@@ -206,9 +209,14 @@ describe('without an engine', () => {
     const on = await home.k(['start', 'general', 'hello', '--sandbox', '-d'], { env });
     expect(on.code).toBe(1);
     expect(on.stderr.trim().split('\n')).toHaveLength(1);
-    expect(on.stderr).toContain('the sandbox is required (--sandbox) but bubblewrap (bwrap) and socat are not installed');
+    expect(on.stderr).toContain(
+      'the sandbox is required (--sandbox) but bubblewrap (bwrap) and socat are not installed',
+    );
     expect(on.stderr).toContain('[E_SANDBOX_UNAVAILABLE] — hint: apt install bubblewrap socat');
-    writeFileSync(join(home.klaudeHome, 'config.yaml'), `${readFileSync(join(home.klaudeHome, 'config.yaml'), 'utf8')}agents:\n  sandbox: on\n`);
+    writeFileSync(
+      join(home.klaudeHome, 'config.yaml'),
+      `${readFileSync(join(home.klaudeHome, 'config.yaml'), 'utf8')}agents:\n  sandbox: on\n`,
+    );
     const onConfig = await home.k(['start', 'general', 'hello', '-d'], { env });
     expect(onConfig.stderr).toContain('the sandbox is required (agents.sandbox: on)');
 

@@ -90,6 +90,7 @@ describe('klaude doctor', () => {
       'node',
       'config',
       'claude',
+      'sandbox',
       'hooks',
       'database',
       'schema',
