@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { runDir } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
-import { sandboxBoundary, type SandboxBoundary } from '../sandbox/boundary.js';
+import { sandboxBoundary, workingTree, type SandboxBoundary } from '../sandbox/boundary.js';
 import { channelPaths, SCOPE_ENV, type ChannelPaths } from '../sandbox/channel-paths.js';
 import type { SandboxLaunch } from '../adapters/runtime-adapter.js';
 import type { ChannelOptions } from './agent-channel.js';
@@ -18,6 +18,11 @@ import { sandboxBlocks } from '../sandbox/violations.js';
 export interface AgentSandbox {
   boundary: SandboxBoundary;
   paths: ChannelPaths;
+}
+
+/** The tree the agent works in (sandbox/boundary.ts `workingTree`): what its commands may write. */
+function agentTree(d: Deps): string {
+  return d.session.worktreePath ?? workingTree(d.meta.cwd);
 }
 
 /** The agent's sandbox, or null when it runs unsandboxed. */
@@ -31,7 +36,7 @@ export function agentSandbox(d: Deps, inv: KlaudeInvocation, permissionMode: str
     logsDir: config['logs.dir'],
     projectRoot: meta.projectRoot,
     cwd: meta.cwd,
-    worktreePath: session.worktreePath,
+    tree: agentTree(d),
     channel: paths,
     codeDir: path.dirname(inv.cli),
     allowWrite: config['sandbox.allowWrite'],
@@ -58,7 +63,7 @@ export function channelOptions(
   cliEnv: NodeJS.ProcessEnv,
 ): ChannelOptions {
   const env: NodeJS.ProcessEnv = { ...cliEnv, PATH: d.env.PATH, [SCOPE_ENV]: d.session.id };
-  const tree = d.session.worktreePath ?? d.meta.projectRoot;
+  const tree = agentTree(d);
   const parentAnswers = d.config['agents.approvals'] === 'parent';
   return { paths: sb.paths, inv, env, parentAnswers, trees: [tree], cwd: d.meta.cwd, log: d.log };
 }

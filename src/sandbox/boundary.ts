@@ -10,7 +10,7 @@
  * - hosts: config `sandbox.allowedDomains` and the model endpoint (not a loopback one: that would
  *   open every local port); any other host is a permission request.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ChannelPaths } from './channel-paths.js';
 
@@ -33,8 +33,11 @@ export interface BoundaryInput {
   logsDir: string | null;
   projectRoot: string;
   cwd: string;
-  /** The agent's worktree (its top level), when it has one. */
-  worktreePath: string | null;
+  /**
+   * The tree the agent works in: its own worktree's top level, else the git top level above its cwd
+   * (the project's, or the worktree of the agent that started it there: `workingTree`).
+   */
+  tree: string;
   channel: ChannelPaths;
   /** The directory of the running klaude's code (its agent client runs from there). */
   codeDir: string;
@@ -63,6 +66,7 @@ function expand(p: string, o: BoundaryInput): string {
  */
 export function worktreeGitPaths(worktree: string): string[] {
   try {
+    if (!statSync(path.join(worktree, '.git')).isFile()) return []; // a repository's own .git: inside the tree
     const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(path.join(worktree, '.git'), 'utf8'));
     if (!m) return [];
     const gitDir = path.resolve(worktree, m[1]!.trim());
@@ -95,14 +99,20 @@ export function modelHost(url: string | null): string | null {
   return host;
 }
 
+/**
+ * The working tree of a directory: the nearest directory above it (or it) holding `.git`, else the
+ * directory itself. A worktree's `.git` is a file; its git metadata is elsewhere (worktreeGitPaths).
+ */
+export function workingTree(cwd: string): string {
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) return dir;
+    if (path.dirname(dir) === dir) return cwd;
+  }
+}
+
 export function sandboxBoundary(o: BoundaryInput): SandboxBoundary {
-  const tree = o.worktreePath ?? o.projectRoot;
-  const write = [
-    tree,
-    ...(o.worktreePath ? worktreeGitPaths(o.worktreePath) : []),
-    o.channel.io,
-    ...o.allowWrite.map((p) => expand(p, o)),
-  ];
+  const { tree } = o;
+  const write = [tree, ...worktreeGitPaths(tree), o.channel.io, ...o.allowWrite.map((p) => expand(p, o))];
   const hidden = [o.home];
   if (!inside(o.runDir, o.home)) hidden.push(o.runDir);
   if (o.logsDir && !hidden.some((h) => inside(o.logsDir!, h))) hidden.push(o.logsDir);

@@ -1,7 +1,7 @@
 // The sandbox's pure parts (docs/sandbox.md): the boundary of an agent's commands, the settings
 // claude gets from it, the mode a start decides, the doctor's line, and what a blocked command's
 // output says.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,13 @@ import { sandboxLabel } from '../../src/core/sandbox-state.js';
 import type { SessionRow } from '../../src/db/repos/sessions.js';
 import { checkSandbox } from '../../src/doctor/sandbox-check.js';
 import { mergeSettings } from '../../src/hooks/settings.js';
-import { modelHost, sandboxBoundary, type BoundaryInput } from '../../src/sandbox/boundary.js';
+import {
+  modelHost,
+  sandboxBoundary,
+  workingTree,
+  worktreeGitPaths,
+  type BoundaryInput,
+} from '../../src/sandbox/boundary.js';
 import { channelPaths } from '../../src/sandbox/channel-paths.js';
 import { claudeSandboxEngine } from '../../src/sandbox/engine.js';
 import { sandboxBlocks } from '../../src/sandbox/violations.js';
@@ -25,7 +31,7 @@ const input = (o: Partial<BoundaryInput> = {}): BoundaryInput => ({
   logsDir: null,
   projectRoot: '/home/me/code/app',
   cwd: '/home/me/code/app/src',
-  worktreePath: null,
+  tree: '/home/me/code/app',
   channel: channelPaths(`${HOME}/run`, 'h'.repeat(24), 'S'),
   codeDir: '/opt/klaude/dist',
   allowWrite: [],
@@ -50,10 +56,37 @@ describe('the boundary', () => {
 
   it("a worktree inside the home is the agent's tree, readable and writable again", () => {
     const wt = `${HOME}/projects/abc/worktrees/xyz`;
-    const b = sandboxBoundary(input({ worktreePath: wt, cwd: wt, permissionMode: 'bypassPermissions' }));
+    const b = sandboxBoundary(input({ tree: wt, cwd: wt, permissionMode: 'bypassPermissions' }));
     expect(b.write[0]).toBe(wt);
     expect(b.readable).toContain(wt);
     expect(b.autoAllowCommands).toBe(true);
+  });
+
+  it('the working tree: the git top level above the cwd (a worktree’s too), else the cwd; a worktree adds its git metadata', () => {
+    const root = mkdtempSync(join(tmpdir(), 'klaude-tree-'));
+    try {
+      const repo = join(root, 'repo');
+      mkdirSync(join(repo, '.git', 'worktrees', 'w1'), { recursive: true });
+      mkdirSync(join(repo, 'src', 'deep'), { recursive: true });
+      const wt = join(root, 'wt');
+      mkdirSync(join(wt, 'lib'), { recursive: true });
+      writeFileSync(join(wt, '.git'), `gitdir: ${join(repo, '.git', 'worktrees', 'w1')}\n`);
+      writeFileSync(join(repo, '.git', 'worktrees', 'w1', 'commondir'), '../..\n');
+      mkdirSync(join(root, 'plain', 'x'), { recursive: true });
+      expect(workingTree(join(repo, 'src', 'deep'))).toBe(repo);
+      expect(workingTree(join(wt, 'lib'))).toBe(wt);
+      expect(workingTree(join(root, 'plain', 'x'))).toBe(join(root, 'plain', 'x'));
+      expect(worktreeGitPaths(repo)).toEqual([]);
+      const g = join(repo, '.git');
+      expect(worktreeGitPaths(wt)).toEqual([
+        join(g, 'worktrees', 'w1'),
+        join(g, 'objects'),
+        join(g, 'refs', 'heads', 'klaude'),
+        join(g, 'logs', 'refs', 'heads', 'klaude'),
+      ]);
+    } finally {
+      rmSync(root, { recursive: true });
+    }
   });
 
   it('the model endpoint is an allowed host unless it is a loopback one', () => {
