@@ -189,9 +189,13 @@ export function safeEvent<E extends AgentEvent>(e: E): E {
   if (SAFE_EVENTS.has(e)) return e;
   let copy: Record<string, unknown> | null = null;
   for (const [k, v] of Object.entries(e)) {
-    if (typeof v !== 'string') continue;
-    const safe = safeText(v);
-    if (safe !== v) (copy ??= { ...e })[k] = safe;
+    if (typeof v === 'string') {
+      const safe = safeText(v);
+      if (safe !== v) (copy ??= { ...e })[k] = safe;
+    } else if (Array.isArray(v) && v.some((x) => typeof x === 'string' && safeText(x) !== x)) {
+      // (lists of lines: a tool result's `blocked`)
+      (copy ??= { ...e })[k] = v.map((x: unknown) => (typeof x === 'string' ? safeText(x) : x));
+    }
   }
   const out = (copy ?? e) as E;
   SAFE_EVENTS.add(out);
