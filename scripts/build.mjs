@@ -1,5 +1,6 @@
 // Bundle klaude with esbuild.
 // - dist/cli.js: one small ESM entry that lazy-loads a chunk per subcommand, production React.
+// - dist/agent-client.cjs: `klaude` inside a sandboxed agent, a client of its channel (src/sandbox).
 // - dist/hook.cjs: `klaude hook <event>` as one small CommonJS file. Claude Code runs it after
 //   every tool call (docs/ARCHITECTURE.md, Performance budget: within 1.5× of `node -e 0`, bench/hook.mjs); CommonJS
 //   skips the ESM loader's per-file cost. It opens the DB without drizzle (db/fast.ts); only a
@@ -165,6 +166,17 @@ try {
     plugins: [dbClientFromEsm, betterSqliteAddon],
     define: { ...define, 'import.meta.url': '__klaudeImportMetaUrl' },
     banner: { js: "const __klaudeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  });
+  // dist/agent-client.cjs: the `klaude` a sandboxed agent runs (src/sandbox/channel-client.ts), which
+  // only hands its command line to the agent's channel: node built-ins and nothing of klaude's state.
+  await build({
+    ...common,
+    entryPoints: { 'agent-client': 'src/sandbox/channel-client.ts' },
+    outdir: out,
+    outExtension: { '.js': '.cjs' },
+    format: 'cjs',
+    plugins: [],
+    define,
   });
   // The web page (`klaude web`, src/web/page): one browser bundle with React, served by klaude
   // itself (no CDN), and its static files next to it in dist/web/.

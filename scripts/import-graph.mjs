@@ -18,6 +18,7 @@ export const LAYERS = [
   'control', // the control sockets of supervisors and runtimes: protocol, client, server, discovery
   'agent-types', // agent definitions: frontmatter, validation, MCP servers, claude args
   'git', // all git IO: worktrees, changes, diffs, merge, prune
+  'sandbox', // where agents' commands may run: engine check, boundary, the agent channel's paths, wire and client
   'ownership', // who owns which process: watchdogs, liveness, conversation claims, reconcile
   'adapters', // one folder per agent CLI (adapter + normaliser); the interface and the registry
   'agent-ops', // what commands do to agents: start, launch, message, follow, queue, recover, approvals

@@ -10,6 +10,7 @@ import { COMMANDS, findCommand } from './commands/registry.js';
 import { closestCommand } from './commands/argv.js';
 import { exitQuietlyOnBrokenPipe } from './commands/output.js';
 import { parseCommandLine } from './commands/parse-flags.js';
+import { isAgentCommand } from './sandbox/agent-commands.js';
 import { commandHelp, overviewHelp } from './commands/help.js';
 import type { CommandContext, CommandSpec } from './commands/types.js';
 
@@ -61,6 +62,9 @@ async function parseAndRunAs(spec: CommandSpec, args: string[]): Promise<number>
         : `usage: ${spec.usage}`,
     });
   }
+  // Run for a sandboxed agent by its channel: its commands only, on its own sessions only.
+  const scope = process.env.KLAUDE_AGENT_SCOPE;
+  if (scope) (await import('./commands/agent-scope.js')).checkAgentScope(scope, spec.name, input, flags, process.env);
   const ctx: CommandContext = {
     input,
     passthrough,
@@ -83,6 +87,10 @@ function kebab(s: string): string {
 
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
+  if (process.env.KLAUDE_AGENT_SCOPE && (first === 'hook' || first?.startsWith('__') || first === undefined))
+    throw new KlaudeError('E_AGENT_CHANNEL', `\`klaude ${first ?? ''}\` is not an agent's command`, {
+      hint: 'klaude --help lists them',
+    });
   if (first === '--version' || first === '-v' || first === '-V' || first === 'version') {
     process.stdout.write(`${VERSION}\n`);
     return 0;
@@ -91,7 +99,9 @@ async function main(argv: string[]): Promise<number> {
     const sub = first === 'help' ? rest[0] : undefined;
     const spec = sub ? findCommand(sub) : undefined;
     if (sub && !spec) throw unknownCommand(sub);
-    process.stdout.write(spec ? commandHelp(spec) : overviewHelp(COMMANDS, VERSION));
+    // An agent's klaude (its channel sets the scope) lists the commands it has.
+    const listed = process.env.KLAUDE_AGENT_SCOPE ? COMMANDS.filter((c) => isAgentCommand(c.name)) : COMMANDS;
+    process.stdout.write(spec ? commandHelp(spec) : overviewHelp(listed, VERSION));
     return 0;
   }
   // Claude Code runs this after every tool call: skip flag parsing and load only the hook code.

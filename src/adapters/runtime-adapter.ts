@@ -8,6 +8,8 @@
  */
 import type { AgentEventInput } from '../core/events.js';
 import type { Config, RuntimeName } from '../config/schema.js';
+import type { SandboxBoundary } from '../sandbox/boundary.js';
+import type { EngineCheck } from '../sandbox/engine.js';
 
 export interface LaunchInput {
   /** The CLI executable (from `resolveBinary`). */
@@ -43,6 +45,22 @@ export interface LaunchInput {
   settings?: string | null;
   /** Reasoning effort hint for CLIs that take one. */
   effort?: string | null;
+}
+
+/** A CLI's own sandbox, as klaude drives it (docs/sandbox.md). */
+export interface SandboxSupport {
+  /** Whether its engine can run here; `missing` says what is not installed, `fix` how to get it. */
+  check(env: NodeJS.ProcessEnv): EngineCheck;
+  /**
+   * What confining a launch to `b` changes: settings merged over the CLI's own (claude's
+   * `--settings`), and the permission mode it then runs with.
+   */
+  launch(b: SandboxBoundary, permissionMode: string | null): SandboxLaunch;
+}
+
+export interface SandboxLaunch {
+  settings: Record<string, unknown>;
+  permissionMode: string | null;
 }
 
 export interface LaunchCommand {
@@ -138,6 +156,11 @@ export interface RuntimeAdapter {
   encodeApproval?(requestId: string, decision: ApprovalDecision): string;
   /** Where the CLI keeps the native session's transcript, if it is a file klaude can check. */
   transcriptPath?(cwd: string, nativeSessionId: string, env: NodeJS.ProcessEnv): string;
+  /**
+   * The CLI's sandbox klaude drives (the runtime applies it at every launch of a sandboxed agent).
+   * Absent: none yet, and its agents run `unsandboxed: klaude drives no sandbox of <runtime> yet`.
+   */
+  readonly sandbox?: SandboxSupport;
   /** The command that opens the native session interactively (checkout of this agent). */
   interactiveResume(binary: string, nativeSessionId: string): { file: string; args: string[] };
 }

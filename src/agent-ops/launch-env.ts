@@ -12,6 +12,7 @@
  * credentials kept while a run lasts do not belong in the DB every listing reads. Not under the
  * run dir: where that is can depend on the caller's environment (runDir).
  */
+import { SCOPE_ENV } from '../sandbox/channel-paths.js';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../config/paths.js';
@@ -43,6 +44,7 @@ export function keepLaunchEnv(home: string, sessionId: string, spec: LaunchSpec)
   const tmp = `${file}.${process.pid}.tmp`;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(spec.env)) if (typeof v === 'string') env[k] = v;
+  delete env[SCOPE_ENV]; // (launch.ts says why)
   writeFileSync(tmp, JSON.stringify({ v: 1, env, inv: spec.inv }), { mode: 0o600 });
   renameSync(tmp, file);
 }

@@ -12,6 +12,7 @@ import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 import { keepLaunchEnv } from './launch-env.js';
+import { SCOPE_ENV } from '../sandbox/channel-paths.js';
 
 export const RUNTIME_COMMAND = '__runtime';
 
@@ -37,8 +38,11 @@ export interface SpawnRuntimeOptions {
 
 /** Spawn the runtime and hand it its request; resolves with its pid once the request is delivered. */
 export function spawnRuntime(o: SpawnRuntimeOptions): Promise<number> {
+  // A sandboxed agent's klaude acts in its scope; the runtimes it starts are agents' own, unscoped.
+  const env: NodeJS.ProcessEnv = { ...o.env, KLAUDE_HOME: o.home };
+  delete env[SCOPE_ENV];
   try {
-    keepLaunchEnv(o.home, o.sessionId, { env: o.env, inv: o.inv });
+    keepLaunchEnv(o.home, o.sessionId, { env, inv: o.inv });
   } catch {
     /* not kept: a recovery of this run launches it with the recovering caller's environment */
   }
@@ -51,7 +55,7 @@ export function spawnRuntime(o: SpawnRuntimeOptions): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const child = spawn(o.inv.node, [o.inv.cli, RUNTIME_COMMAND, o.sessionId], {
       cwd: o.cwd,
-      env: { ...o.env, KLAUDE_HOME: o.home },
+      env,
       detached: true,
       stdio: ['pipe', 'ignore', errFd],
     });

@@ -29,6 +29,7 @@ import { forkTree, furnishFork, type ForkTree } from './fork.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import { createAgentWorktree, worktreeSource, type AgentWorktree } from '../git/worktree.js';
 import type { StartRequest } from '../control/protocol.js';
+import { planSandbox } from './sandbox-plan.js';
 
 export const MAX_COUNT = 20;
 
@@ -110,6 +111,16 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   });
   const adapter = await getAdapter(runtime);
   adapter.resolveBinary(svc.config, svc.env); // fail now, with the install hint, not inside the runtime
+  const sandbox = planSandbox(
+    { home: svc.home, config: svc.config, env: svc.env, runtime, adapter, parent },
+    {
+      flag: req.sandbox,
+      definition: agent.sandbox ?? null,
+      permissionMode: agent.permissionMode ?? svc.config['agents.permissionMode'],
+      bypassWithoutSandbox: req.bypassWithoutSandbox,
+    },
+    notes,
+  );
   const share = req.share ? await sharedContext(svc, parent, notes) : null;
   // A fork works where its origin's conversation is, or in a worktree of its own made from the origin's.
   const fork = forkTree(svc, req);
@@ -121,6 +132,7 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
     cwd,
     projectRoot: svc.projectRoot,
     agent: agentRest,
+    sandbox,
     ...(req.forkOf ? { forkOf: req.forkOf.claudeSessionId } : {}),
   };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);

@@ -6,11 +6,12 @@
  */
 import { builtinGeneral, isAgentAllowed, resolveAgentMcp, resolveAgentType as resolveDefinition } from './index.js';
 import type { AgentDefinition } from './types.js';
-import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
+import type { OnStopPrompt, RuntimeName, SandboxMode } from '../config/schema.js';
 import { KlaudeError } from '../lib/errors.js';
 import { projectRoot } from '../config/paths.js';
 import { resolveOutputDir } from './output-dir.js';
 import type { SessionRow } from '../db/repos/sessions.js';
+import type { SandboxState } from '../core/sandbox-state.js';
 
 export interface AgentTypeConfig {
   type: string;
@@ -39,6 +40,8 @@ export interface AgentTypeConfig {
   worktree: boolean | null;
   /** The definition's `budgetUsd:`; null = not said (the flag or config agents.budgetUsd decides). */
   budgetUsd?: number | null;
+  /** The definition's `sandbox:`; null = not said (the flag or config agents.sandbox decides). */
+  sandbox?: SandboxMode | null;
 }
 
 export interface AgentTypeContext {
@@ -126,6 +129,7 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     ...(def.onStop ? { onStop: def.onStop } : {}),
     worktree: def.worktree ?? null,
     budgetUsd: def.budgetUsd ?? null,
+    sandbox: def.sandbox ?? null,
   };
 }
 
@@ -134,6 +138,8 @@ export interface AgentLaunchMetadata {
   cwd: string;
   projectRoot: string;
   agent: Omit<AgentTypeConfig, 'type' | 'runtime' | 'model'>;
+  /** Where its commands run, decided at its start (agent-ops/sandbox-plan.ts); absent: unsandboxed (older klaude). */
+  sandbox?: SandboxState;
 }
 
 export function launchMetadata(s: SessionRow): AgentLaunchMetadata | null {

@@ -1,5 +1,5 @@
 /** What an agent type is, once its `.claude/agents/<name>.md` file has been read and checked. */
-import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
+import type { OnStopPrompt, RuntimeName, SandboxMode } from '../config/schema.js';
 
 export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
@@ -54,6 +54,8 @@ export interface AgentDefinition {
   worktree?: boolean;
   /** Spend limit in USD of each agent of this type and its sub-agents (`--budget` wins; else config agents.budgetUsd). */
   budgetUsd?: number;
+  /** Where its commands run (`klaude start --sandbox/--no-sandbox` wins; else config agents.sandbox): docs/sandbox.md. */
+  sandbox?: SandboxMode;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

@@ -5,7 +5,14 @@
  */
 import path from 'node:path';
 import { parseOnStop } from '../config/config.js';
-import { PERMISSION_MODES, RUNTIMES, type OnStopPrompt, type RuntimeName } from '../config/schema.js';
+import {
+  PERMISSION_MODES,
+  RUNTIMES,
+  SANDBOX_MODES,
+  type OnStopPrompt,
+  type RuntimeName,
+  type SandboxMode,
+} from '../config/schema.js';
 import type { Frontmatter } from './frontmatter.js';
 import {
   REASONING_EFFORTS,
@@ -43,6 +50,7 @@ const KLAUDE_FIELDS = [
   'onStop',
   'worktree',
   'budgetUsd',
+  'sandbox',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
 const CLAUDE_CODE_FIELDS = [
@@ -89,6 +97,13 @@ function oneOf<T extends string>(data: Record<string, unknown>, field: string, v
     throw new FieldError(field, `must be one of ${values.join(', ')}; got ${describeValue(v)}`);
   }
   return v as T;
+}
+
+/** `sandbox: auto | on | off` (true/false read as on/off). */
+function sandboxField(data: Record<string, unknown>): SandboxMode | undefined {
+  const v = data.sandbox;
+  if (typeof v === 'boolean') return v ? 'on' : 'off';
+  return oneOf<SandboxMode>(data, 'sandbox', SANDBOX_MODES);
 }
 
 function bool(data: Record<string, unknown>, field: string, dflt: boolean): boolean {
@@ -286,6 +301,7 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
     worktree:
       data.worktree === undefined ? (data.isolation === 'worktree' ? true : undefined) : bool(data, 'worktree', false),
     budgetUsd: budget(data),
+    sandbox: sandboxField(data),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

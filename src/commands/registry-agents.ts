@@ -7,7 +7,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage:
-      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--json]',
+      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--sandbox|--no-sandbox] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
@@ -28,6 +28,9 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'HEAD, in <KLAUDE_HOME>/projects/<project-hash>/worktrees/<shortid> (outside your tree); the agent works',
       'there and your tree is untouched. `klaude diff <id>` shows what it changed, `klaude merge <id>` brings',
       'its branch into your current branch, `klaude worktree prune` removes finished worktrees.',
+      "Agents run in their CLI's sandbox where it is installed (config agents.sandbox, a definition's `sandbox:`):",
+      'their commands can write only their working tree and reach only allowed hosts, and they reach klaude',
+      "only through a channel of their own (docs/sandbox.md). `klaude sessions -v` shows each one's state.",
     ].join('\n'),
     flags: {
       detach: {
@@ -78,6 +81,16 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         valueName: 'usd',
         description:
           'spend limit in USD of each agent and its sub-agents (default config agents.budgetUsd): reached, it is stopped before its next turn (`klaude budget <id> <usd>` raises it)',
+      },
+      sandbox: {
+        type: 'boolean',
+        description:
+          "run its commands in its CLI's sandbox, or fail with the fix (--no-sandbox: unsandboxed; default: the definition's `sandbox:`, else config agents.sandbox)",
+      },
+      bypassWithoutSandbox: {
+        type: 'boolean',
+        description:
+          'allow permissionMode bypassPermissions although the agent runs unsandboxed: every command runs unasked with your whole account in reach (refused otherwise)',
       },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },

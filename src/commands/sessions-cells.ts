@@ -51,6 +51,8 @@ function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
   let cell = r.status === 'queued' && r.queuePosition ? queued : r.status;
   if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
     cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
+  // Sandboxed is the rule: an agent outside the sandbox is the one to see.
+  if (r.sandbox?.startsWith('unsandboxed')) cell += ' · unsandboxed';
   if (p?.pty) return `${cell} · pty`;
   if (p?.claude && r.type !== 'tui') return `${cell} · open`;
   return cell;
@@ -62,6 +64,7 @@ export function detailLine(r: SessionListRow): string {
   if (r.model) d.push(`model ${r.model}`);
   d.push(`pid ${r.pid ?? '-'}`, `cost ${r.costUsd !== null ? formatCost(r.costUsd) : '-'}`);
   if (r.worktreeBranch) d.push(`branch ${r.worktreeBranch}`);
+  if (r.sandbox) d.push(r.sandbox);
   d.push(`log ${r.logPath ?? '-'}`);
   if (r.name && r.prompt) d.push(`prompt ${truncate(oneLine(r.prompt), 80)}`);
   return d.join('  ');

@@ -20,6 +20,8 @@ import {
   type SessionListRow,
 } from '../db/repos/listing.js';
 import { artifactMaps } from '../db/repos/artifacts.js';
+import { subtreeIds } from '../db/repos/subtree.js';
+import { SCOPE_ENV } from '../sandbox/channel-paths.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import { truncate } from '../logs/format.js';
 import { messageCell } from './sessions-cells.js';
@@ -84,14 +86,19 @@ interface Listing {
 function readListing(
   db: HasSqlite & { close(): void },
   hash: string,
-  opts: { all: boolean; verbose: boolean; json: boolean },
+  opts: { all: boolean; verbose: boolean; json: boolean; scope?: string | null },
 ): Listing {
   try {
-    const rows = listSessionRows(db, {
+    let rows = listSessionRows(db, {
       projectId: hash,
       includeArchived: opts.all,
       detail: opts.verbose || opts.json ? 'full' : 'brief',
     });
+    // An agent's klaude (commands/agent-scope.ts) lists the agent's own subtree.
+    if (opts.scope) {
+      const mine = subtreeIds(db, opts.scope);
+      rows = rows.filter((r) => mine.has(r.id));
+    }
     const approvals = pendingApprovalsOf(
       db,
       rows.filter((r) => r.status === 'waiting').map((r) => r.id),
@@ -135,7 +142,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (ctx.flags.projects === true) return everyProject(ctx, home, { all, verbose, json });
   const hash = projectHash(projectRoot(ctx.cwd));
   const { db } = await openForListing(ctx, home, hash);
-  const listing = readListing(db, hash, { all, verbose, json });
+  const listing = readListing(db, hash, { all, verbose, json, scope: ctx.env[SCOPE_ENV] });
   const now = Date.now();
   const { roots, dropped } = visibleRoots(listing, all, now);
 

@@ -155,6 +155,10 @@ function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): St
     parentId: ctx.env.KLAUDE_SESSION_ID || null,
     cwd: ctx.cwd,
     ...(typeof ctx.flags.budget === 'number' ? { budgetUsd: budgetFlag(ctx.flags.budget) } : {}),
+    ...(typeof ctx.flags.sandbox === 'boolean'
+      ? { sandbox: ctx.flags.sandbox ? ('on' as const) : ('off' as const) }
+      : {}),
+    ...(ctx.flags.bypassWithoutSandbox === true ? { bypassWithoutSandbox: true } : {}),
   };
   return { req, checkout, now, json, detach };
 }
@@ -200,6 +204,8 @@ async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a
         ...(now ? { checkoutNow: true } : {}),
         ...(req.parentId ? { parentId: req.parentId } : {}),
         ...(req.budgetUsd ? { budgetUsd: req.budgetUsd } : {}),
+        ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+        ...(req.bypassWithoutSandbox ? { bypassWithoutSandbox: true } : {}),
         cwd: ctx.cwd,
       },
       { timeoutMs: 30_000 },

@@ -9,6 +9,8 @@ import { liveProcessesOfProject, projectsWithSessions, sessionTypes } from '../d
 import { safeText } from '../lib/escapes.js';
 import { age, table } from '../lib/format.js';
 import type { CommandContext } from './types.js';
+import { subtreeIds } from '../db/repos/subtree.js';
+import { SCOPE_ENV } from '../sandbox/channel-paths.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
   const home = klaudeHome(ctx.env);
@@ -19,7 +21,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
     return 0;
   }
-  ctx.stdout.write(projectStatus(home, root, projectHash(root), statuses));
+  ctx.stdout.write(projectStatus(home, root, projectHash(root), statuses, ctx.env[SCOPE_ENV] || null));
   return 0;
 }
 
@@ -52,9 +54,16 @@ async function supervisorsOf(ctx: CommandContext, home: string, hash: string): P
   ).filter((s): s is StatusResult => s !== null);
 }
 
-function projectStatus(home: string, root: string, hash: string, statuses: StatusResult[]): string {
-  const waiting = pendingOf(home, hash);
-  const talk = talkSessions(home, hash);
+/** `scope`: an agent's klaude (commands/agent-scope.ts) sees its own subtree's requests, and no talk sessions. */
+function projectStatus(
+  home: string,
+  root: string,
+  hash: string,
+  statuses: StatusResult[],
+  scope: string | null = null,
+): string {
+  const waiting = pendingOf(home, hash, scope);
+  const talk = scope ? '' : talkSessions(home, hash);
   if (statuses.length === 0) return `no klaude running in ${root}\n${waiting}${talk}`;
   const rows = [['INSTANCE', 'PID', 'MODE', 'UP', 'ROOT', 'FOREGROUND', 'CLAUDE PID']];
   for (const s of statuses) {
@@ -72,12 +81,16 @@ function projectStatus(home: string, root: string, hash: string, statuses: Statu
 }
 
 /** Agents waiting for a permission answer, one line each ('' when none). */
-function pendingOf(home: string, hash: string): string {
+function pendingOf(home: string, hash: string, scope: string | null): string {
   const db = openFastDb(home);
   if (!db) return '';
   let rows: ApprovalRow[];
   try {
     rows = projectPendingApprovals(db, hash);
+    if (scope) {
+      const mine = subtreeIds(db, scope);
+      rows = rows.filter((r) => mine.has(r.sessionId));
+    }
   } finally {
     db.close();
   }

@@ -51,6 +51,14 @@ export type NotifyMode = (typeof NOTIFY_MODES)[number];
 export const APPROVERS = ['person', 'parent'] as const;
 export type Approver = (typeof APPROVERS)[number];
 
+/**
+ * Where an agent's commands run (config `agents.sandbox`, a definition's `sandbox:`, `klaude start
+ * --sandbox/--no-sandbox`): `auto` in its CLI's own sandbox when the engine is installed, else
+ * unsandboxed (said once); `on` sandboxed or not started; `off` unsandboxed (docs/sandbox.md).
+ */
+export const SANDBOX_MODES = ['auto', 'on', 'off'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
 /** How a run that died mid-turn is handled (config `agents.recover`). */
 export const RECOVER_MODES = ['auto', 'ask', 'off'] as const;
 export type RecoverMode = (typeof RECOVER_MODES)[number];
@@ -155,6 +163,27 @@ export const CONFIG_KEYS = {
     values: PERMISSION_MODES,
     default: 'default',
     doc: 'Claude Code --permission-mode for headless agents; `default` asks (klaude holds the request until someone answers: `klaude approve`/`deny`, the dashboard)',
+  },
+  'agents.sandbox': {
+    type: 'enum',
+    values: SANDBOX_MODES,
+    default: 'auto',
+    doc: "where headless agents' commands run: `auto` in their CLI's sandbox (claude: bubblewrap + socat on Linux, Seatbelt on macOS) when it is installed, else unsandboxed (said once); `on` sandboxed or refused; `off` unsandboxed. A definition's `sandbox:` and `klaude start --sandbox/--no-sandbox` override it; a sandboxed agent's sub-agents are sandboxed too",
+  },
+  'sandbox.allowWrite': {
+    type: 'string[]',
+    default: [],
+    doc: 'paths sandboxed agents may write besides their working tree (their worktree when they have one), e.g. a shared cache (`~/.cache/pip`)',
+  },
+  'sandbox.allowedDomains': {
+    type: 'string[]',
+    default: [],
+    doc: 'domains sandboxed commands may reach without asking (`*.npmjs.org`); any other host is a permission request (needs you)',
+  },
+  'agents.bypassWithoutSandbox': {
+    type: 'boolean',
+    default: false,
+    doc: 'let agents that run unsandboxed use permissionMode bypassPermissions: they then run every command unasked with your whole account in reach (as `klaude start --bypass-without-sandbox`); off, such a start is refused',
   },
   'agents.approvals': {
     type: 'enum',

@@ -106,6 +106,8 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       p.budgetUsd === undefined || (typeof p.budgetUsd === 'number' && p.budgetUsd > 0)
         ? null
         : '"budgetUsd" must be a number > 0',
+      p.sandbox === undefined || p.sandbox === 'on' || p.sandbox === 'off' ? null : '"sandbox" must be "on" or "off"',
+      optBool(p, 'bypassWithoutSandbox'),
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),
   interrupt: (p) =>

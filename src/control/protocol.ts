@@ -91,6 +91,10 @@ export interface StartRequest {
   cwd?: string;
   /** Spend limit in USD of each agent and its sub-agents (else config agents.budgetUsd). */
   budgetUsd?: number;
+  /** `--sandbox` (on) or `--no-sandbox` (off); absent: the definition's `sandbox:`, else config agents.sandbox. */
+  sandbox?: 'on' | 'off';
+  /** `--bypass-without-sandbox`: bypassPermissions may run unsandboxed (agent-ops/sandbox-plan.ts). */
+  bypassWithoutSandbox?: boolean;
   /** `klaude fork`: the new agent continues a fork of this session's Claude conversation (in-process only). */
   forkOf?: { sessionId: string; claudeSessionId: string };
 }

@@ -34,7 +34,8 @@ export type AgentEvent = Base &
     | { type: 'retry'; attempt: number; maxAttempts?: number; delayMs?: number; reason: string; kind: RetryKind }
     /** `summary` is the key argument shown on one line (command, file path, pattern, url…). */
     | { type: 'tool_call'; id: string; name: string; summary: string; input?: unknown }
-    | { type: 'tool_result'; id: string; name?: string; isError: boolean; output: string }
+    /** `blocked`: what the agent's sandbox refused during the call, one line each (sandbox/violations.ts). */
+    | { type: 'tool_result'; id: string; name?: string; isError: boolean; output: string; blocked?: string[] }
     | { type: 'usage'; inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; costUsd?: number }
     /** `[UPDATE] …` reported by the agent for its parent. */
     | { type: 'update'; text: string }

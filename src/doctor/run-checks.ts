@@ -10,6 +10,7 @@ import { warned, type CheckResult } from './check.js';
 import { checkSqliteModule } from './sqlite-check.js';
 import { checkClaude, checkConfig, checkNode } from './claude-checks.js';
 import { probeHooks } from './hooks-probe.js';
+import { checkSandbox } from './sandbox-check.js';
 import { checkLeftovers, checkPtyServer, checkWatchdogs } from './process-checks.js';
 import { checkInitReaping, checkSocketPeers } from './platform-checks.js';
 import { checkDatabase, checkHome, checkRunDir } from './storage-checks.js';
@@ -31,7 +32,13 @@ export async function runDoctor(o: DoctorInput): Promise<CheckResult[]> {
   const sqlite = checkSqliteModule();
   const config = checkConfig(home);
   const claude = checkClaude(config.config, o.env);
-  const results: CheckResult[] = [checkNode(), sqlite.result, config.result, claude.result];
+  const results: CheckResult[] = [
+    checkNode(),
+    sqlite.result,
+    config.result,
+    claude.result,
+    checkSandbox(config.config, o.env),
+  ];
   // Without the SQLite module nothing can be recorded or read: those checks say so, and no more.
   const unread = (check: string, what: string): CheckResult =>
     warned(

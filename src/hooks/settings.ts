@@ -75,7 +75,7 @@ export function hookSettings(inv: KlaudeInvocation): Settings {
   return { hooks };
 }
 
-/** The person's --settings (inline JSON or a file) with klaude's hooks appended per event. */
+/** The person's --settings (inline JSON or a file) with klaude's hooks appended per event, and klaude's other keys over theirs. */
 export function mergeSettings(userValue: string | undefined, ours: Settings): Settings {
   if (userValue === undefined) return ours;
   let user: Settings;
@@ -87,11 +87,21 @@ export function mergeSettings(userValue: string | undefined, ours: Settings): Se
       hint: 'give inline JSON or a path to a JSON file',
     });
   }
-  const merged: Settings = { ...user, hooks: { ...(user.hooks ?? {}) } };
-  for (const [event, entries] of Object.entries(ours.hooks ?? {})) {
+  // klaude's other keys win (a sandboxed agent's `sandbox`), except that deny rules add up.
+  const { hooks: ourHooks, permissions: ourPermissions, ...ourRest } = ours;
+  const merged: Settings = { ...user, ...ourRest, hooks: { ...(user.hooks ?? {}) } };
+  for (const [event, entries] of Object.entries(ourHooks ?? {})) {
     merged.hooks![event] = [...(merged.hooks![event] ?? []), ...entries];
   }
+  if (ourPermissions) merged.permissions = mergePermissions(user.permissions, ourPermissions);
   return merged;
+}
+
+function mergePermissions(user: unknown, ours: unknown): Record<string, unknown> {
+  const u = (user && typeof user === 'object' ? user : {}) as Record<string, unknown>;
+  const o = ours as Record<string, unknown>;
+  const deny = [...(Array.isArray(u.deny) ? (u.deny as unknown[]) : []), ...((o.deny as unknown[] | undefined) ?? [])];
+  return { ...u, ...o, deny };
 }
 
 /**

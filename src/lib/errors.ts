@@ -40,6 +40,9 @@ export type ErrorCode =
   | 'E_MERGE_CONFLICT'
   | 'E_NO_WORKTREE'
   | 'E_FORK_UNSUPPORTED'
+  | 'E_SANDBOX_UNAVAILABLE'
+  | 'E_UNSANDBOXED_BYPASS'
+  | 'E_AGENT_CHANNEL'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

@@ -189,9 +189,13 @@ export function safeEvent<E extends AgentEvent>(e: E): E {
   if (SAFE_EVENTS.has(e)) return e;
   let copy: Record<string, unknown> | null = null;
   for (const [k, v] of Object.entries(e)) {
-    if (typeof v !== 'string') continue;
-    const safe = safeText(v);
-    if (safe !== v) (copy ??= { ...e })[k] = safe;
+    if (typeof v === 'string') {
+      const safe = safeText(v);
+      if (safe !== v) (copy ??= { ...e })[k] = safe;
+    } else if (Array.isArray(v) && v.some((x) => typeof x === 'string' && safeText(x) !== x)) {
+      // (lists of lines: a tool result's `blocked`)
+      (copy ??= { ...e })[k] = v.map((x: unknown) => (typeof x === 'string' ? safeText(x) : x));
+    }
   }
   const out = (copy ?? e) as E;
   SAFE_EVENTS.add(out);
@@ -287,6 +291,10 @@ function renderText(e: EventOf<'text'>, f: StreamFormatter): string | null {
 
 function renderToolResult(e: EventOf<'tool_result'>, f: StreamFormatter): string {
   const out = (e.output ?? '').trimEnd();
+  if (e.blocked?.length) {
+    const more = e.blocked.length > 1 ? ` (+${e.blocked.length - 1} more)` : '';
+    return f.oneLine(e.ts, 'yellow', `  ⊘ blocked by the sandbox: ${e.blocked[0]}${more}`);
+  }
   if (e.isError) {
     const first =
       out

@@ -7,22 +7,21 @@
  * same transcript), so nothing idles between bursts and a crash between turns leaves no "running"
  * agent behind.
  */
-import { existsSync } from 'node:fs';
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import { shortId } from '../core/ids.js';
 import type { ControlServer } from '../control/server.js';
 import type { InterruptResult, MessageResult } from '../control/protocol.js';
 import { KlaudeError } from '../lib/errors.js';
-import { claimRun, forwardToOther, recordCli } from './run-claim.js';
+import { claimRun, forwardToOther, recordCli, refuseTaken } from './run-claim.js';
 import type { Normaliser } from '../adapters/runtime-adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
 import { ApprovalDesk } from './approval-desk.js';
 import type { RuntimeRequest } from '../agent-ops/launch.js';
-import { droppedNote, RunRecord } from './run-record.js';
+import { droppedNote, RunRecord, undeliveredNote } from './run-record.js';
 import { MessageQueue } from './message-queue.js';
 import { setUndelivered } from '../db/repos/sessions.js';
-import { cliLaunch, type CliLaunch } from './cli-launch.js';
-import { runSandboxCheck } from './sandbox-check.js';
+import { cliLaunch, firstPrompt, launchIds, type CliLaunch } from './cli-launch.js';
+import { checkLaunch } from './sandbox-check.js';
 import { OnStopTurns, onStopPrompts } from './on-stop.js';
 import { RateLimitWatch } from './rate-limit.js';
 import { recoverCli } from './recover-cli.js';
@@ -34,6 +33,8 @@ import { overBudgetError } from '../agent-ops/budget.js';
 import { BudgetWatch, checkBudget, overBudgetDone } from './budget-gate.js';
 import { exitFailure, forgetForkCopy, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
 import type { Deps } from './deps.js';
+import type { AgentChannel } from './agent-channel.js';
+import { markBlocked, openAgentChannel } from './sandbox-launch.js';
 
 export class AgentRuntime {
   private cli: CliProcess | null = null;
@@ -53,6 +54,8 @@ export class AgentRuntime {
   private readonly deltas: DeltaCoalescer; // token deltas: one log line per ~100 ms
   private readonly desk: ApprovalDesk;
   private readonly budget: BudgetWatch;
+  /** A sandboxed agent's way to its own klaude (agent-channel.ts), open while this runtime runs. */
+  private channel: AgentChannel | null = null;
 
   constructor(private readonly d: Deps) {
     this.rec = new RunRecord(d);
@@ -116,16 +119,7 @@ export class AgentRuntime {
     const { d } = this;
     const claimed = claimRun(d.db, this.id, d.session.instanceId);
     if (claimed === null) return forwardToOther(d, request.prompt);
-    if (typeof claimed === 'object') {
-      d.log.error('the conversation is claimed by someone else: not starting the agent CLI', { holder: claimed.busy });
-      this.write({
-        type: 'error',
-        message: `not started: ${shortId(this.id)} is taken by ${claimed.busy} [E_SESSION_BUSY]`,
-      });
-      d.writer.close();
-      d.db.close();
-      return 3;
-    }
+    if (typeof claimed === 'object') return refuseTaken(d, claimed.busy, (e) => this.write(e));
     this.processRowId = claimed;
     this.server = await listenForRequests(d, {
       message: (prompt) => this.onMessage(prompt),
@@ -144,10 +138,9 @@ export class AgentRuntime {
     try {
       const launch = this.nextLaunch(request);
       // The CLI's own sandbox first: one that cannot start fails the run now, in the CLI's words.
-      const blocked = launch.check ? await runSandboxCheck(launch.check, { cwd: d.meta.cwd, env: launch.env }) : null;
+      const blocked = await checkLaunch(launch, { cwd: d.meta.cwd, log: d.log });
       if (this.stopping) return this.shutdown(null);
       if (blocked) {
-        d.log.error('the agent CLI sandbox cannot start', { error: blocked });
         this.finalize({ type: 'done', status: 'failed', error: blocked });
         return this.shutdown(null);
       }
@@ -221,18 +214,12 @@ export class AgentRuntime {
    */
   private nextLaunch(request: RuntimeRequest): CliLaunch {
     const { d } = this;
-    const { adapter, meta, session } = d;
+    const { meta, session } = d;
     assertWorktreeThere(session.worktreePath, meta.cwd, session.id);
-    let resume = false;
-    let nativeId = this.rec.nativeId;
-    if (nativeId) {
-      const transcript = adapter.transcriptPath?.(meta.cwd, nativeId, d.env);
-      resume = transcript ? existsSync(transcript) : true;
-    } else if (adapter.choosesSessionIdUpFront) {
-      nativeId = adapter.newSessionId();
-    }
+    const { nativeId, resume } = launchIds(d, this.rec.nativeId);
     if (nativeId) this.rec.setNativeId(nativeId);
     const launch = cliLaunch(d, { nativeId, resume, first: firstPrompt(request) });
+    this.channel ??= openAgentChannel(d, launch);
     d.log.info('starting agent CLI', { file: launch.cmd.file, resume, nativeId, cwd: meta.cwd });
     this.rec.started(request, resume);
     return launch;
@@ -268,6 +255,7 @@ export class AgentRuntime {
         }
         this.deltas.flush();
         if (e.type === 'retry') this.rateLimits.retry(e);
+        if (e.type === 'tool_result' && this.d.meta.sandbox?.state === 'sandboxed') markBlocked(e);
         if (e.type === 'done') this.onTurnDone(e);
         else if (e.type === 'approval_request') this.desk.onRequest(e);
         else this.rec.apply(e);
@@ -403,18 +391,9 @@ export class AgentRuntime {
       if (!this.finalized) this.finalize(exitFailure(d.adapter.name, exit));
     }
     const left = this.queue.takeAll();
-    if (left.length > 0) {
-      this.write({
-        type: 'error',
-        message: `${left.length} queued message(s) were not delivered: the agent stopped first`,
-      });
-    }
+    if (left.length > 0) this.write({ type: 'error', message: undeliveredNote(left) });
+    this.channel?.close();
     await releaseRun(d, this.processRowId, exit, this.server);
     return 0;
   }
-}
-
-/** What the CLI is sent first: the prompt, and what was shared with it. */
-function firstPrompt(request: RuntimeRequest): string {
-  return request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
 }

@@ -1,15 +1,20 @@
 /**
  * The command line and environment a runtime starts its agent's CLI with: the adapter's command
  * from the session's launch metadata and config, the klaude PATH shim (first on PATH), the CLI's own
- * helper links (last), the session's ids, and the CLI's sandbox check.
+ * helper links (last), the session's ids, and the CLI's sandbox check. A sandboxed agent
+ * (sandbox-launch.ts) also gets its CLI's sandbox settings and, as `klaude` on its PATH, its
+ * channel's client instead of the shim.
  */
+import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
-import { currentInvocation, ensureShim, prependPath } from '../claude/shim.js';
+import { currentInvocation, ensureShim, prependPath, type KlaudeInvocation } from '../claude/shim.js';
 import { headlessHookSettings } from '../hooks/settings.js';
 import { agentSettingsArg, agentSettingsFile } from '../hooks/agent-settings.js';
 import type { LaunchCommand, LaunchInput, SandboxCheck } from '../adapters/runtime-adapter.js';
 import { permissionModeFor } from './approval-desk.js';
 import { agentPreamble, systemPromptAddition } from '../agent-ops/instructions.js';
+import { agentSandbox, sandboxLaunch, type AgentSandbox } from './sandbox-launch.js';
+import type { RuntimeRequest } from '../agent-ops/launch.js';
 import type { Deps } from './deps.js';
 
 export interface CliLaunch {
@@ -17,13 +22,17 @@ export interface CliLaunch {
   env: NodeJS.ProcessEnv;
   /** The CLI's own sandbox, to try before the launch (runtime/sandbox-check.ts); null: none. */
   check: SandboxCheck | null;
+  /** Set when the agent runs in klaude's sandbox: its channel must be open before the CLI starts. */
+  sandbox: AgentSandbox | null;
 }
 
 export function cliLaunch(d: Deps, o: { nativeId: string | null; resume: boolean; first: string }): CliLaunch {
   const { adapter, session } = d;
-  const input = launchInput(d, o);
+  const inv = currentInvocation();
+  const { input, sandbox } = launchInput(d, o, inv);
   const cmd = adapter.buildCommand(input);
-  const shimDir = ensureShim(d.home, currentInvocation());
+  // Sandboxed, `klaude` is the channel's client: the shim's klaude could reach nothing from there.
+  const binDir = sandbox ? sandbox.paths.bin : ensureShim(d.home, inv);
   const env: NodeJS.ProcessEnv = {
     ...d.env,
     KLAUDE_HOME: d.home,
@@ -31,9 +40,9 @@ export function cliLaunch(d: Deps, o: { nativeId: string | null; resume: boolean
     // The project's root (a worktree agent works elsewhere: this is the tree it came from).
     KLAUDE_PROJECT_PATH: d.meta.projectRoot,
     KLAUDE_SESSION_ID: session.id,
-    PATH: withHelpers(prependPath(shimDir, d.env.PATH), pathHelpers(d, input.binary)),
+    PATH: withHelpers(prependPath(binDir, d.env.PATH), pathHelpers(d, input.binary)),
   };
-  return { cmd, env, check: adapter.sandboxCheck?.(input) ?? null };
+  return { cmd, env, check: adapter.sandboxCheck?.(input) ?? null, sandbox };
 }
 
 /**
@@ -54,9 +63,34 @@ function withHelpers(pathVar: string, helpers: string[]): string {
   return [...rest, ...helpers].join(delimiter);
 }
 
-function launchInput(d: Deps, o: { nativeId: string | null; resume: boolean; first: string }): LaunchInput {
+/** The permission mode and Claude settings, with the sandbox's added when the agent runs in one. */
+function modeAndSettings(
+  d: Deps,
+  inv: KlaudeInvocation,
+): { permissionMode: string | null; settings: string | null; sandbox: AgentSandbox | null } {
   const { adapter, config, meta, session } = d;
-  return {
+  let permissionMode: string | null = permissionModeFor(
+    adapter,
+    meta.agent.permissionMode ?? config['agents.permissionMode'],
+  );
+  const sandbox = agentSandbox(d, inv, permissionMode);
+  let settings: string | null = session.runtime === 'claude' ? headlessHookSettings(inv) : null;
+  if (sandbox) {
+    const s = sandboxLaunch(d, sandbox, permissionMode);
+    permissionMode = s.permissionMode;
+    settings = JSON.stringify({ ...(settings ? (JSON.parse(settings) as object) : {}), ...s.settings });
+  }
+  return { permissionMode, settings, sandbox };
+}
+
+function launchInput(
+  d: Deps,
+  o: { nativeId: string | null; resume: boolean; first: string },
+  inv: KlaudeInvocation,
+): { input: LaunchInput; sandbox: AgentSandbox | null } {
+  const { adapter, config, meta, session } = d;
+  const { permissionMode, settings, sandbox } = modeAndSettings(d, inv);
+  const input: LaunchInput = {
     binary: adapter.resolveBinary(config, d.env),
     cwd: meta.cwd,
     nativeSessionId: o.nativeId,
@@ -64,7 +98,7 @@ function launchInput(d: Deps, o: { nativeId: string | null; resume: boolean; fir
     forkFrom: forkOrigin(session.metadata),
     prompt: adapter.supportsStreamingInput ? undefined : o.first,
     model: session.model,
-    permissionMode: permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']),
+    permissionMode,
     approvals: adapter.encodeApproval !== undefined,
     allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
     tools: meta.agent.tools ?? null,
@@ -82,15 +116,16 @@ function launchInput(d: Deps, o: { nativeId: string | null; resume: boolean; fir
     mcpStrict: meta.agent.mcpStrict ?? true,
     effort: meta.agent.effort,
     settings:
-      session.runtime === 'claude'
-        ? agentSettingsArg(headlessHookSettings(currentInvocation()), {
+      settings === null
+        ? null
+        : agentSettingsArg(settings, {
             cwd: meta.cwd,
             worktreePath: session.worktreePath,
             projectRoot: meta.projectRoot,
             file: agentSettingsFile(d.home, session.projectId, session.id, 'headless'),
-          })
-        : null,
+          }),
   };
+  return { input, sandbox };
 }
 
 /** A fork of a worktree agent: where its origin worked and where it works (agent-ops/fork.ts furnishFork). */
@@ -105,4 +140,22 @@ function forkTrees(s: Deps['session']): { origin: string; originTree: string; tr
 function forkOrigin(metadata: Record<string, unknown> | null): string | null {
   const v = metadata?.forkOf;
   return typeof v === 'string' ? v : null;
+}
+
+/** What the CLI is sent first: the prompt, and what was shared with it. */
+export function firstPrompt(request: RuntimeRequest): string {
+  return request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
+}
+
+/**
+ * The native session to launch: a new one the first time (its id chosen here when the adapter lets
+ * us), the known one resumed once its transcript exists.
+ */
+export function launchIds(d: Deps, known: string | null): { nativeId: string | null; resume: boolean } {
+  const { adapter, meta } = d;
+  if (known) {
+    const transcript = adapter.transcriptPath?.(meta.cwd, known, d.env);
+    return { nativeId: known, resume: transcript ? existsSync(transcript) : true };
+  }
+  return { nativeId: adapter.choosesSessionIdUpFront ? adapter.newSessionId() : null, resume: false };
 }

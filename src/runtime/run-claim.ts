@@ -9,6 +9,9 @@ import type { Logger } from '../lib/logger.js';
 import { isSameProcess } from '../lib/process.js';
 import { claimedByOther } from '../ownership/conversation-claim.js';
 import type { CliProcess } from './cli-process.js';
+import type { Deps } from './deps.js';
+import type { AgentEventInput } from '../core/events.js';
+import { shortId } from '../core/ids.js';
 import { controlRequest } from '../control/client.js';
 import { agentSocketPath } from '../control/agent-socket.js';
 
@@ -83,4 +86,20 @@ export async function forwardToOther(
     d.log.error('another runtime has the session and did not take the message', { err: e });
     return 3;
   }
+}
+
+/** The conversation is someone else's: the log says who, and the runtime exits (3) without a CLI. */
+export function refuseTaken(
+  d: Pick<Deps, 'log' | 'writer' | 'db' | 'session'>,
+  holder: string,
+  write: (e: AgentEventInput) => void,
+): number {
+  d.log.error('the conversation is claimed by someone else: not starting the agent CLI', { holder });
+  write({
+    type: 'error',
+    message: `not started: ${shortId(d.session.id)} is taken by ${holder} [E_SESSION_BUSY]`,
+  });
+  d.writer.close();
+  d.db.close();
+  return 3;
 }

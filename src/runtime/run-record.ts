@@ -381,3 +381,8 @@ export function droppedNote(texts: readonly string[]): string {
   const shown = texts.map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t)).join(', ');
   return `${texts.length} queued message(s) not sent because the turn was interrupted: ${shown}; send again with klaude message`;
 }
+
+/** Messages still queued when the run ended. */
+export function undeliveredNote(texts: readonly string[]): string {
+  return `${texts.length} queued message(s) were not delivered: the agent stopped first`;
+}

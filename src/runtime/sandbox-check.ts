@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { SandboxCheck } from '../adapters/runtime-adapter.js';
+import type { Logger } from '../lib/logger.js';
 
 /** A check that takes longer is a sandbox the agent's commands would hang in. */
 export const SANDBOX_CHECK_TIMEOUT_MS = 15_000;
@@ -56,4 +57,15 @@ export function runSandboxCheck(
       resolve(why ? `${why.message} — hint: ${why.hint}` : null);
     });
   });
+}
+
+/** The launch's check, if it has one, run in the agent's directory; its error logged and returned. */
+export async function checkLaunch(
+  launch: { check: SandboxCheck | null; env: NodeJS.ProcessEnv },
+  o: { cwd: string; log: Logger },
+): Promise<string | null> {
+  if (!launch.check) return null;
+  const blocked = await runSandboxCheck(launch.check, { cwd: o.cwd, env: launch.env });
+  if (blocked) o.log.error('the agent CLI sandbox cannot start', { error: blocked });
+  return blocked;
 }

@@ -65,6 +65,8 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         parentId: p.parentId ?? null,
         cwd: p.cwd ?? ctx.cwd,
         ...(p.budgetUsd ? { budgetUsd: p.budgetUsd } : {}),
+        ...(p.sandbox ? { sandbox: p.sandbox } : {}),
+        ...(p.bypassWithoutSandbox ? { bypassWithoutSandbox: true } : {}),
       });
       for (const s of out.sessions) {
         d.publish({

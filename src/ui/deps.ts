@@ -29,7 +29,9 @@ export interface DashboardActions {
   /** Hand the terminal to a fresh claude in a new root session. */
   newSession(): Promise<void>;
   /** Start agents the way `klaude start` does (the supervisor's `start` action). */
-  start(req: Pick<StartRequest, 'type' | 'prompt'> & { parentId: string | null }): Promise<{ sessionIds: string[] }>;
+  start(
+    req: Pick<StartRequest, 'type' | 'prompt'> & { parentId: string | null },
+  ): Promise<{ sessionIds: string[]; notes?: string[] }>;
   message(sessionId: string, prompt: string): Promise<{ delivered: string }>;
   interrupt(
     sessionIds: string[],

@@ -271,7 +271,9 @@ describe('permission approvals (real claude)', () => {
   }, 150_000);
 
   it("an agent's `env -u CLAUDECODE klaude approve` of a sibling is refused by the runtime; the request stays pending", async () => {
-    const { home, svc, klaude } = setup('agents:\n  allowedTools:\n    - "Bash(env:*)"\n');
+    // Unsandboxed: this is the answerer, the second line (a sandboxed agent's klaude has no approve:
+    // test/e2e/sandbox-escapes.test.ts).
+    const { home, svc, klaude } = setup('agents:\n  sandbox: off\n  allowedTools:\n    - "Bash(env:*)"\n');
     const sibling = await start(svc, home, `run: ${CMD}`);
     await waitingInSessions(klaude, sibling);
     const forge = `env -u CLAUDECODE ${process.execPath} ${KLAUDE_CLI} approve ${sibling.slice(-8)} --always`;

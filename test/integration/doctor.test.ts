@@ -93,6 +93,7 @@ describe('klaude doctor', () => {
       'sqlite module',
       'config',
       'claude',
+      'sandbox',
       'hooks',
       'database',
       'schema',

@@ -8,6 +8,8 @@ import { resolveClaudeBinary } from '../../config/claude-binary.js';
 import { claudeTranscriptPath } from '../../claude/transcript.js';
 import type { LaunchCommand, LaunchInput, RuntimeAdapter } from '../runtime-adapter.js';
 import { createClaudeNormaliser } from './normaliser.js';
+import { claudeSandboxEngine } from '../../sandbox/engine.js';
+import { claudeSandboxLaunch } from './sandbox-settings.js';
 
 /**
  * Variables Claude Code sets for the commands its Bash tool runs. An agent started from inside a
@@ -91,4 +93,5 @@ export const claudeAdapter: RuntimeAdapter = {
     })}\n`,
   transcriptPath: (cwd, id, env) => claudeTranscriptPath(cwd, id, env),
   interactiveResume: (binary, id) => ({ file: binary, args: ['--resume', id] }),
+  sandbox: { check: (env) => claudeSandboxEngine(env), launch: claudeSandboxLaunch },
 };

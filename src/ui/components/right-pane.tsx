@@ -95,7 +95,9 @@ function LogBox({ sel, log, follow, layout, focused, theme }: RightPaneProps) {
     : follow
       ? 'following'
       : `paused${below > 0 ? ` · ${below} more ↓` : ''}`;
-  const title = sel ? (diff ? `diff · ${sel.type} ${shortId(sel.id)}` : `log · ${who(sel)}`) : 'log';
+  // Where its commands run (`sandboxed`, `unsandboxed: <why>`), for a headless agent.
+  const where = sel?.sandbox ? ` · ${sel.sandbox}` : '';
+  const title = sel ? (diff ? `diff · ${sel.type} ${shortId(sel.id)}` : `log · ${who(sel)}${where}`) : 'log';
   return (
     <Pane title={title} status={status} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
       {ask.length > 0 ? <LogPane lines={ask} top={0} height={ask.length} theme={theme} /> : null}

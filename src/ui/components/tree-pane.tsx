@@ -108,6 +108,8 @@ const NEEDS_YOU_SHORT = ' !';
 const PTY_TAG = ' pty';
 /** A `--worktree` agent: it works on a branch of its own (c shows its diff). */
 const WT_TAG = ' wt';
+/** An agent outside the sandbox (the log pane's title says why). */
+const UNSANDBOXED_TAG = ' unsandboxed';
 
 export function treeRowSegments(
   row: TreeRow,
@@ -153,6 +155,9 @@ export function treeRowSegments(
   tagRoom -= queueText.length;
   const wtText = s.worktreeBranch && tagRoom >= WT_TAG.length ? WT_TAG : '';
   tagRoom -= wtText.length;
+  const unsandboxed = s.sandbox?.startsWith('unsandboxed') === true;
+  const outText = unsandboxed && tagRoom >= UNSANDBOXED_TAG.length ? UNSANDBOXED_TAG : '';
+  tagRoom -= outText.length;
   // The title/prompt only when a useful part of it fits.
   const detailRoom = tagRoom;
   // (a running row's clock needs less room than a title to be of use)
@@ -169,6 +174,7 @@ export function treeRowSegments(
     ...(ptyText ? [{ text: ' ' }, { text: ptyText.slice(1), style: theme.ui.tag }] : []),
     ...(queueText ? [{ text: ' ' }, { text: queueText.slice(1), style: theme.ui.muted }] : []),
     ...(wtText ? [{ text: ' ' }, { text: wtText.slice(1), style: theme.ui.tag }] : []),
+    ...(outText ? [{ text: ' ' }, { text: outText.slice(1), style: theme.ui.attention }] : []),
     { text: detailText, style: theme.ui.muted },
     { text: pad },
     { text: meta, style: theme.ui.muted },

@@ -179,9 +179,14 @@ function submitStart(env: CommandEnv, m: Extract<Modal, { kind: 'start' }>): voi
   actions.start({ type, prompt: text, parentId: m.parentId }).then(
     (r) => {
       dispatch({ type: 'busy', text: null });
+      // What klaude has to say about the start (e.g. that agents run unsandboxed here, said once).
+      const notes = r.notes?.length ? ` — ${r.notes.join('; ')}` : '';
       dispatch({
         type: 'notice',
-        notice: { text: `started ${type} ${r.sessionIds.map(shortId).join(', ')}`, tone: 'info' },
+        notice: {
+          text: `started ${type} ${r.sessionIds.map(shortId).join(', ')}${notes}`,
+          tone: notes ? 'warn' : 'info',
+        },
       });
       if (r.sessionIds[0]) dispatch({ type: 'select', id: r.sessionIds[0] });
     },

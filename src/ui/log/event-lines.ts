@@ -64,6 +64,10 @@ function userLines(e: Extract<AgentEvent, { type: 'user' }>): LogLine[] {
 function resultLines(e: Extract<AgentEvent, { type: 'tool_result' }>, opts: FormatOptions): LogLine[] {
   const body = sanitize(e.output).replace(/\n+$/, '');
   const lines = body === '' ? [] : body.split('\n');
+  if (e.blocked?.length) {
+    const more = e.blocked.length > 1 ? ` (+${e.blocked.length - 1} more)` : '';
+    return [{ text: `  ⊘ blocked by the sandbox: ${sanitize(e.blocked[0]!)}${more}`, tone: 'resultError', indent: 4 }];
+  }
   const tone: Tone = e.isError ? 'resultError' : 'result';
   const mark = e.isError ? '✗' : '✓';
   if (!opts.expandResults || lines.length <= 1) {

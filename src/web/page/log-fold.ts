@@ -53,6 +53,8 @@ export function fold(items: Item[], e: AgentEvent): Item[] {
       if (i === -1) return items;
       const next = items.slice();
       next[i] = { ...(items[i] as Extract<Item, { k: 'tool' }>), output: e.output, isError: e.isError };
+      if (e.blocked?.length)
+        next.splice(i + 1, 0, { k: 'note', text: `blocked by the sandbox: ${e.blocked.join('; ')}`, cls: 'error' });
       return next;
     }
     case 'update':

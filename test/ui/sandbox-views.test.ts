@@ -1,0 +1,83 @@
+// Where an agent runs, as the views show it (docs/sandbox.md): the listing reads its sandbox state
+// from the session's metadata; the dashboard tags an unsandboxed agent in the tree and the log
+// pane marks a command its sandbox blocked; `klaude logs` says so too.
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/core/events.js';
+import { openMemoryDb } from '../../src/db/client.js';
+import { listSessionRows } from '../../src/db/repos/listing.js';
+import { ensureProject } from '../../src/db/repos/projects.js';
+import { createSession } from '../../src/db/repos/sessions.js';
+import type { TreeRow } from '../../src/feeds/session-tree.js';
+import { createFormatter, safeEvent } from '../../src/logs/format.js';
+import { treeRowSegments } from '../../src/ui/components/tree-pane.js';
+import { eventLines } from '../../src/ui/log/event-lines.js';
+import { themes } from '../../src/ui/theme.js';
+
+describe('sandbox state in the views', () => {
+  it('the listing says sandboxed or unsandboxed: why; the tree tags the unsandboxed one', () => {
+    const db = openMemoryDb();
+    const P = 'd'.repeat(24);
+    ensureProject(db, { hash: P, rootPath: '/p' });
+    const inside = createSession(db, {
+      projectId: P,
+      type: 'coder',
+      status: 'running',
+      metadata: { sandbox: { state: 'sandboxed', engine: 'bubblewrap' } },
+    });
+    const outside = createSession(db, {
+      projectId: P,
+      type: 'coder',
+      status: 'running',
+      metadata: { sandbox: { state: 'unsandboxed', why: 'socat is not installed' } },
+    });
+    const tui = createSession(db, { projectId: P, type: 'tui', status: 'idle' });
+    const rows = listSessionRows(db, { projectId: P, detail: 'brief' });
+    const of = (id: string) => rows.find((r) => r.id === id)!;
+    expect(of(inside.id).sandbox).toBe('sandboxed');
+    expect(of(outside.id).sandbox).toBe('unsandboxed: socat is not installed');
+    expect(of(tui.id).sandbox).toBeNull();
+    const text = (id: string): string =>
+      treeRowSegments(
+        {
+          session: of(id),
+          depth: 0,
+          hasChildren: false,
+          collapsed: false,
+          match: true,
+          subtree: { costUsd: 0, tokens: 0 },
+        } as TreeRow,
+        80,
+        themes.noColor,
+        Date.now(),
+      )
+        .map((s) => s.text)
+        .join('');
+    expect(text(outside.id)).toContain('coder unsandboxed');
+    expect(text(inside.id)).not.toContain('unsandboxed');
+    db.close();
+  });
+
+  it('a blocked command is “blocked by the sandbox” in the log pane and in `klaude logs`', () => {
+    const e = {
+      ts: 0,
+      type: 'tool_result',
+      id: '1',
+      isError: true,
+      output: 'bash: /home/me/x: Read-only file system',
+      blocked: ['/home/me/x: Read-only file system', 'PermissionError: [Errno 1] Operation not permitted'],
+    } as AgentEvent;
+    expect(eventLines(e, { expandResults: false })).toEqual([
+      {
+        text: '  ⊘ blocked by the sandbox: /home/me/x: Read-only file system (+1 more)',
+        tone: 'resultError',
+        indent: 4,
+      },
+    ]);
+    expect(createFormatter({ color: false }).format(e)).toContain(
+      '⊘ blocked by the sandbox: /home/me/x: Read-only file system (+1 more)',
+    );
+    // The lines come from what the agent ran: printed without their escapes.
+    const hostile = { ...e, blocked: ['\x1b]52;c;cm0=\x07/x: Read-only file system'] } as AgentEvent;
+    expect(JSON.stringify(safeEvent(hostile))).not.toContain('\\u001b');
+  });
+});
