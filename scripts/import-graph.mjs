@@ -19,8 +19,10 @@ export const LAYERS = [
   'agent-types', // agent definitions: frontmatter, validation, MCP servers, claude args
   'git', // all git IO: worktrees, changes, diffs, merge, prune
   'ownership', // who owns which process: watchdogs, liveness, conversation claims, reconcile
+  'zone-client', // reaching a zone's link from any klaude process: its socket, its protocol, starting it
   'adapters', // one folder per agent CLI (adapter + normaliser); the interface and the registry
   'agent-ops', // what commands do to agents: start, launch, message, follow, queue, recover, approvals
+  'zones', // agents on other machines over OpenSSH: the link, the serve end, the mirror, setup and check
   'runtime', // the detached `klaude __runtime` process that drives one agent's CLI
   'ptyd', // the PTY server process (`klaude __ptyd`): hosts, screens, framing, its control socket
   'pty', // clients of the PTY server: talk, attach, viewers, starting a session

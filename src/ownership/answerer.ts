@@ -10,6 +10,9 @@
  *   still has the foreground claude's terminal).
  * - the web companion: this home's running web server (`klaude web`, ownership/web-record.ts),
  *   which sends an answer only for a request of a page authenticated with its token.
+ * - the zone link: for an agent started from another machine (a zone, docs/zones.md), only a
+ *   live `klaude __zone-serve` of this home that came in through sshd, carrying the answer the
+ *   person gave on their own machine; nothing here counts as the person for such an agent.
  * What this cannot stop, an agent running as the same Unix user without a sandbox: see
  * docs/approvals.md.
  */
@@ -19,6 +22,7 @@ import { openProcessesOfKinds } from '../db/repos/processes.js';
 import { liveRows } from '../lib/process.js';
 import { ancestry, processTable, ttyName, type ProcessTable } from '../lib/process-table.js';
 import { liveWebRecord } from './web-record.js';
+import { cameThroughSshd, liveZoneServes } from './zone-serve-record.js';
 import path from 'node:path';
 
 export type Answerer =
@@ -58,10 +62,31 @@ export function identifyAnswerer(
   pid: number | null,
   verified: boolean,
   table: ProcessTable | null = processTable(),
+  zone: ZoneAnswer = { held: false },
 ): Answerer {
   const dashboards = new Set(listInstances(db, { status: 'running' }).map((i) => i.pid));
-  const web = db.path === ':memory:' ? null : liveWebRecord(path.dirname(db.path));
-  return classifyAnswerer({ pid, verified, table, roots: agentRoots(db), dashboards, web: web?.pid ?? null });
+  const home = db.path === ':memory:' ? null : path.dirname(db.path);
+  const web = home ? liveWebRecord(home) : null;
+  const serves = home ? liveZoneServes(home) : new Set<number>();
+  const zoneLink =
+    pid !== null && serves.has(pid) && table ? { viaSshd: cameThroughSshd(table, pid), onBehalf: zone.onBehalf } : null;
+  return classifyAnswerer({
+    pid,
+    verified,
+    table,
+    roots: agentRoots(db),
+    dashboards,
+    web: web?.pid ?? null,
+    zoneHeld: zone.held,
+    zoneLink,
+  });
+}
+
+/** What the runtime knows of zones when it asks: its agent was started from another machine, and who the link says answered. */
+export interface ZoneAnswer {
+  held: boolean;
+  /** The zone link's word on who answered on the person's machine ("person at /dev/pts/3"). */
+  onBehalf?: string;
 }
 
 export interface AnswererFacts {
@@ -74,6 +99,10 @@ export interface AnswererFacts {
   dashboards: Set<number>;
   /** Pid of this home's running web server, if any. */
   web?: number | null;
+  /** The agent was started from another machine: only its zone link answers for the person. */
+  zoneHeld?: boolean;
+  /** The sender is a live zone serve process of this home; whether it came in through sshd. */
+  zoneLink?: { viaSshd: boolean; onBehalf?: string } | null;
 }
 
 /** The rules above, on facts gathered (pure: tests give their own process table). */
@@ -90,6 +119,8 @@ export function classifyAnswerer(f: AnswererFacts): Answerer {
       why: 'it was sent from inside an agent (a process a claude klaude launched started)',
     };
   }
+  const zoned = zoneAnswerer(f, pid, note);
+  if (zoned) return zoned;
   if (f.web === pid) return { person: true, by: `person (web)${note ? ` (${note.slice(2)})` : ''}` };
   if (f.dashboards.has(pid)) return { person: true, by: `person in the dashboard${note ? ` (${note.slice(2)})` : ''}` };
   const me = table.get(pid)!;
@@ -105,4 +136,22 @@ export function classifyAnswerer(f: AnswererFacts): Answerer {
     };
   }
   return { person: true, by: `person at ${ttyName(me.tty)}${note ? ` (${note.slice(2)})` : ''}` };
+}
+
+/** The zone rules: the link answers for the person (through sshd only); nothing else may for a zone's agent. */
+function zoneAnswerer(f: AnswererFacts, pid: number, note: string): Answerer | null {
+  if (f.zoneLink?.viaSshd) return { person: true, by: `${f.zoneLink.onBehalf ?? 'person'}, through the zone link` };
+  if (f.zoneLink) {
+    return {
+      person: false,
+      by: `zone serve process ${pid}${note}`,
+      why: 'it did not come in through sshd, so it is not the link from the person’s machine',
+    };
+  }
+  if (!f.zoneHeld) return null;
+  return {
+    person: false,
+    by: `process ${pid}${note}`,
+    why: 'this agent was started from another machine (a zone): its requests are answered there, where klaude started it',
+  };
 }

@@ -14,6 +14,7 @@ import {
 import { agentSocketPath } from '../control/agent-socket.js';
 import { identifyAnswerer, type Answerer } from '../ownership/answerer.js';
 import { VERSION } from '../lib/version.js';
+import { zoneHeldOf } from '../core/zone.js';
 import type { Deps } from './deps.js';
 
 /** What the runtime does for each request (each may throw a KlaudeError, sent back as the answer). */
@@ -42,7 +43,9 @@ export async function listenForRequests(d: Deps, r: RuntimeRequests): Promise<Co
         answer: (p, ctx) => {
           // Who sent it is asked of the kernel; the client's own word only where that cannot be done.
           const peer = ctx.peerPid();
-          return r.answer(p, identifyAnswerer(d.db, peer ?? p.pid ?? null, peer !== null));
+          // An agent started from another machine is answered only through its zone link (docs/zones.md).
+          const zone = { held: zoneHeldOf(d.session) !== null, onBehalf: p.onBehalf };
+          return r.answer(p, identifyAnswerer(d.db, peer ?? p.pid ?? null, peer !== null, undefined, zone));
         },
         stop: () => {
           setImmediate(() => void r.stop('stop requested'));
