@@ -82,7 +82,7 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
     const zone = zoneOf(s);
-    if (zone) return askZone<Delivery>(zoneAccess(svc, zone.name), { op: 'message', sid: s.id, prompt });
+    if (zone) return askZone<Delivery>(zoneAccess(svc, zone.name), { op: 'message', sid: s.id, prompt }, 60_000);
     if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt))
       return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
     const fg = inForeground(svc.db, s.id);

@@ -8,7 +8,7 @@ import { KlaudeError } from '../lib/errors.js';
 import { shortId } from '../core/ids.js';
 import { gitSshCommand, remoteGitUrl, type SshPlace } from './ssh.js';
 
-function gitEnv(p: SshPlace): NodeJS.ProcessEnv {
+export function gitEnv(p: SshPlace): NodeJS.ProcessEnv {
   return { ...p.env, GIT_SSH_COMMAND: gitSshCommand(p), GIT_TERMINAL_PROMPT: '0' };
 }
 

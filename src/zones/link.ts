@@ -37,7 +37,9 @@ export interface LinkDeps {
 }
 
 /** How long a `klaude message` waits for the zone before it is told its message is held. */
-const DELIVER_WAIT_MS = 12_000;
+const DELIVER_WAIT_MS = 30_000;
+/** The same, when the link is down as the message comes. */
+const OFFLINE_WAIT_MS = 5000;
 
 export class ZoneLink {
   readonly conn: LinkConnection;
@@ -128,15 +130,20 @@ export class ZoneLink {
 
   /** Send the held messages, oldest first, one at a time; a dropped link stops it (the next open goes on). */
   private flush(ch: Channel): void {
-    this.flushing ??= (async () => {
-      try {
-        for (let next = this.outbox.list()[0]; next; next = this.outbox.list()[0]) {
-          if (!(await this.sendHeld(ch, next))) return;
-        }
-      } finally {
-        this.flushing = null;
+    if (this.flushing) return;
+    const run = async (): Promise<void> => {
+      for (let next = this.outbox.list()[0]; next; next = this.outbox.list()[0]) {
+        if (!(await this.sendHeld(ch, next))) return;
       }
-    })();
+    };
+    // Assigned before it can finish: an empty outbox ends it at once, and `flushing` must not outlive it.
+    const p = Promise.resolve()
+      .then(run)
+      .catch((err: unknown) => this.d.log.error('sending held messages failed', { err }));
+    this.flushing = p;
+    void p.finally(() => {
+      if (this.flushing === p) this.flushing = null;
+    });
   }
 
   /** One held message; false when the link dropped (it stays held). */
@@ -167,7 +174,9 @@ export class ZoneLink {
     if (ch) this.flush(ch);
     else this.conn.open().catch(() => undefined); // opening flushes; a failure schedules the next try
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), DELIVER_WAIT_MS)));
+    // A link known to be down gets a short chance (its try now), not the whole wait.
+    const ms = ch ? DELIVER_WAIT_MS : OFFLINE_WAIT_MS;
+    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
     const r = await Promise.race([done, late]);
     clearTimeout(timer);
     if (r === null) {

@@ -113,6 +113,11 @@ class Serve {
 
 export async function zoneServeMain(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const root = clonePath(argv);
+  if (argv.includes('--check')) {
+    const { zoneFacts } = await import('./serve-check.js');
+    process.stdout.write(`${JSON.stringify(zoneFacts(root, env))}\n`);
+    return 0;
+  }
   const home = klaudeHome(env);
   const log = createFileLogger(logFilePath(home), 'zone-serve', env);
   const forget = recordZoneServe(home);

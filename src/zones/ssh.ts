@@ -59,6 +59,11 @@ export function serveCommand(spec: ZoneSpec): string {
   return `${remoteKlaude(spec)} __zone-serve --path ${shellQuote(spec.path)}`;
 }
 
+/** A path for a shell over there: quoted, with a leading `~/` left for that shell to expand. */
+export function remotePath(p: string): string {
+  return p.startsWith('~/') ? `~/${shellQuote(p.slice(2))}` : p === '~' ? '~' : shellQuote(p);
+}
+
 /** GIT_SSH_COMMAND for git over the same multiplexed connection (git appends the host and its command). */
 export function gitSshCommand(p: SshPlace): string {
   return ['ssh', ...sshOptions(p, { batch: true })].map(shellQuote).join(' ');

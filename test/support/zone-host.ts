@@ -293,7 +293,7 @@ export async function startZoneHost(plan: ZonePlan, apiUrl: string): Promise<Zon
           '    path: ~/proj',
           `    klaude: node ${KLAUDE_CLI}`,
           // ssh's keep-alives every second: a cut link is noticed in ~3 s, not ~45 s.
-          `    sshOptions: ["-F", "${sshConfig}", "-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=3"]`,
+          `    sshOptions: ["-F", "${sshConfig}", "-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=3"]`,
           extra,
         ].join('\n'),
       asUser,
@@ -331,7 +331,7 @@ function kill(pid: number): void {
 
 /**
  * A git repository in `dir` with one commit, and its clone in the zone (pushed over the test's
- * ssh, checked out there on main).
+ * ssh, checked out there on main; a later project replaces the clone's history).
  */
 export function cloneToZone(z: ZoneHost, dir: string): void {
   const git = (args: string[], env: NodeJS.ProcessEnv = process.env): string => {
@@ -347,9 +347,12 @@ export function cloneToZone(z: ZoneHost, dir: string): void {
     git(['add', '-A']);
     git(['commit', '-q', '-m', 'first']);
   }
-  z.asUser('git', ['init', '-q', '-b', 'main', z.clone]);
-  z.asUser('git', ['config', 'receive.denyCurrentBranch', 'updateInstead'], z.clone);
-  z.asUser('git', ['config', 'user.email', 'zone@example.com'], z.clone);
-  z.asUser('git', ['config', 'user.name', 'zone'], z.clone);
-  git(['push', '-q', `${z.alias}:proj`, 'HEAD:main'], { ...process.env, GIT_SSH_COMMAND: z.gitSsh });
+  if (!existsSync(z.clone)) {
+    z.asUser('git', ['init', '-q', '-b', 'main', z.clone]);
+    z.asUser('git', ['config', 'receive.denyCurrentBranch', 'updateInstead'], z.clone);
+    z.asUser('git', ['config', 'user.email', 'zone@example.com'], z.clone);
+    z.asUser('git', ['config', 'user.name', 'zone'], z.clone);
+  }
+  // Each test's project is a repository of its own: the clone takes its history whole.
+  git(['push', '-q', '--force', `${z.alias}:proj`, 'HEAD:main'], { ...process.env, GIT_SSH_COMMAND: z.gitSsh });
 }
