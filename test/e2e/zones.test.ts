@@ -241,3 +241,35 @@ describe('a dropped link', () => {
     expect(JSON.parse((await h.k(['zone', 'list', '--json'])).stdout).zones[0].link.outbox).toBe(0);
   }, 240_000);
 });
+
+describe('a zone that loses its processes', () => {
+  it('is recovered as a local crash is: the turn resumes over there and shows here', async () => {
+    const h = homes.home({ config: zone.zoneYaml() });
+    cloneToZone(zone, h.projectDir);
+    responder();
+    const id = await startDetached(h, 'slow: a long turn the zone will lose');
+    await waitForRow(
+      h,
+      id,
+      'text to stream here',
+      (r) => r.status === 'running' && /word/.test(readFileSync(r.logPath, 'utf8')),
+    );
+    // As a reboot: the zone unreachable, every process of its user gone at once with no one left to
+    // notice (a reaper a dying runtime started goes too), then the zone back (its sshd lives on).
+    zone.linkDown();
+    try {
+      for (let i = 0; i < 20 && zone.userPids().length > 0; i++) {
+        zone.killUser();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(zone.userPids()).toEqual([]);
+    } finally {
+      zone.linkUp();
+    }
+    const done = await waitForRow(h, id, 'the recovered turn to finish', (r) => r.status === 'done', 180_000);
+    const local = readFileSync(done.logPath, 'utf8');
+    expect(local).toContain('[RESUME]');
+    expect(local).toContain('"source":"recover"');
+    expect(local).toBe(zoneLogOf(done.id));
+  }, 240_000);
+});
