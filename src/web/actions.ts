@@ -13,7 +13,9 @@ import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
-import { mergeAgentBranch, type MergeOutcome } from '../git/merge.js';
+import type { MergeOutcome } from '../git/merge.js';
+import { agentDiff, mergeAgent } from '../zones/review.js';
+import { zoneOf } from '../core/zone.js';
 import { sessionDiff, type SessionDiff } from '../git/session-diff.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { AnswerResult } from '../control/protocol.js';
@@ -96,7 +98,7 @@ export class WebActions {
 
   merge(id: string): Promise<MergeOutcome> {
     const s = this.session(id);
-    return this.withProject(s.projectId, (svc) => mergeAgentBranch(s, svc.projectRoot));
+    return this.withProject(s.projectId, (svc) => mergeAgent(svc, s, svc.projectRoot));
   }
 
   start(b: StartBody): Promise<StartOutcome> {
@@ -114,6 +116,9 @@ export class WebActions {
 
   async diff(id: string, home: string, logsDir: string | null): Promise<SessionDiff> {
     const s = this.session(id);
-    return sessionDiff(s, { projectRoot: this.rootOf(s.projectId), logPath: logFileOf(home, s, logsDir), patch: true });
+    const o = { projectRoot: this.rootOf(s.projectId), logPath: logFileOf(home, s, logsDir), patch: true };
+    // A zone's agent: taken over there, through the zone's link (zones/review.ts).
+    if (zoneOf(s)) return this.withProject(s.projectId, (svc) => agentDiff(svc, s, o));
+    return sessionDiff(s, o);
   }
 }

@@ -273,3 +273,29 @@ describe('a zone that loses its processes', () => {
     expect(local).toBe(zoneLogOf(done.id));
   }, 240_000);
 });
+
+describe('review across the link', () => {
+  it('diff shows the agent’s work over there; merge commits it there, fetches its branch and merges it here', async () => {
+    const h = homes.home({ config: zone.zoneYaml() });
+    cloneToZone(zone, h.projectDir);
+    responder();
+    const id = await startDetached(h, `run: python3 -c "open('zone.txt','w').write('made in the zone\\n')"`);
+    await waitForRow(h, id, 'the request to show here', (r) => r.pendingApprovals === 1);
+    const ok = await runInTerminal(['approve', id], { env: h.env, cwd: h.projectDir, timeoutMs: 60_000 });
+    expect(ok.code).toBe(0);
+    await waitForRow(h, id, 'the agent to finish', (r) => r.status === 'done');
+
+    const d = await h.k(['diff', id, '--json']);
+    expect(d.stderr).toBe('');
+    const diff = JSON.parse(d.stdout);
+    expect(diff.files).toEqual([{ path: 'zone.txt', status: 'added', added: 1, deleted: 0 }]);
+    expect(diff.patch).toContain('+made in the zone');
+    expect(diff.note).toContain('in zone build');
+
+    const m = await h.k(['merge', id]);
+    expect(m.stderr).toBe('');
+    expect(m.stdout).toContain('committed the uncommitted work');
+    expect(m.stdout).toMatch(/merged klaude\/\w+-general into main/);
+    expect(readFileSync(join(h.projectDir, 'zone.txt'), 'utf8')).toBe('made in the zone\n');
+  }, 180_000);
+});
