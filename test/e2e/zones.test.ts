@@ -2,7 +2,8 @@
 // (test/support/zone-host.ts): the zone is another Unix user on its own address, reached with a key
 // made for the test; its klaude is this checkout's dist/, its claude the pinned one against the
 // stand-in. Start, stream, approve, message, interrupt, diff and merge go through the zone's link.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useAgentHomes, type AgentHome } from './agent-home.js';
@@ -298,4 +299,58 @@ describe('review across the link', () => {
     expect(m.stdout).toMatch(/merged klaude\/\w+-general into main/);
     expect(readFileSync(join(h.projectDir, 'zone.txt'), 'utf8')).toBe('made in the zone\n');
   }, 180_000);
+});
+
+describe('the tree an agent starts from', () => {
+  it('is this machine’s HEAD, pushed to the zone when the zone lacks it', async () => {
+    const h = homes.home({ config: zone.zoneYaml() });
+    cloneToZone(zone, h.projectDir);
+    responder();
+    writeFileSync(join(h.projectDir, 'local.txt'), 'committed here only\n');
+    execFileSync('git', ['add', 'local.txt'], { cwd: h.projectDir });
+    execFileSync('git', ['commit', '-qm', 'here only'], { cwd: h.projectDir });
+    const r = await h.k(['start', 'general', 'run: cat local.txt', '--zone', 'build'], { timeoutMs: 90_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Tool said: committed here only');
+  }, 120_000);
+});
+
+describe('klaude zone', () => {
+  it('add writes the zone; check says what is missing with the fix; setup pushes the clone', async () => {
+    const h = homes.home({});
+    cloneToZone(zone, h.projectDir);
+    const opts = ['-F', zone.sshConfig, '-o', 'ConnectTimeout=3'].flatMap((o) => [`--ssh-option=${o}`]);
+    const klaude = `node ${KLAUDE_CLI}`;
+    const add = await h.k(['zone', 'add', 'fresh', zone.alias, `~/fresh-${zone.plan.id}`, '--klaude', klaude, ...opts]);
+    expect(add.stderr).toBe('');
+    expect(add.code).toBe(0);
+    const config = readFileSync(join(h.klaudeHome, 'config.yaml'), 'utf8');
+    expect(config).toContain('notify:'); // what was there stays
+    expect(config).toContain(`ssh: ${zone.alias}`);
+
+    const check = await h.k(['zone', 'check', 'fresh']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/✔ ssh +zone-\w+: \d+ ms the first time, \d+ ms a round trip after \(multiplexed\)/);
+    expect(check.stdout).toMatch(/✔ claude .*claude \d/);
+    expect(check.stdout).toMatch(/✗ clone +there is no \/home\/kz\w+\/fresh-\w+\n +fix: klaude zone setup/);
+
+    const setup = await h.k(['zone', 'setup', 'fresh']);
+    expect(setup.stderr).toBe('');
+    expect(setup.stdout).toContain(`pushed ${h.projectDir} (main) to ${zone.alias}:~/fresh-${zone.plan.id}`);
+    expect(setup.stdout).toMatch(/✔ clone +\/home\/kz\w+\/fresh-\w+ at [0-9a-f]{10}/);
+    expect(setup.stdout).toContain('zone fresh is ready');
+    expect(setup.code).toBe(0);
+
+    const bad = await h.k(['zone', 'add', 'nothere', zone.alias, '~/proj', '--klaude', 'no-such-klaude', ...opts]);
+    expect(bad.code).toBe(0);
+    const missing = await h.k(['zone', 'check', 'nothere']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(
+      /✗ klaude +`no-such-klaude` does not run on zone-\w+: .*not found\n +fix: klaude zone setup installs this klaude there/,
+    );
+
+    const list = await h.k(['zone', 'list']);
+    expect(list.stdout).toMatch(/^ZONE +SSH +PATH +AGENTS +LINK$/m);
+    expect(list.stdout).toMatch(/^fresh +zone-\w+ +~\/fresh-\w+ +0 +no link$/m);
+  }, 120_000);
 });
