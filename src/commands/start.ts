@@ -21,6 +21,7 @@ import { MAX_COUNT, startAgents } from '../agent-ops/start.js';
 import type { StartRequest } from '../control/protocol.js';
 import type { CommandContext } from './types.js';
 import { ZONE_NAME } from '../config/zones.js';
+import { zoneOf } from '../core/zone.js';
 
 /** The supervisor to go through: ours (KLAUDE_SOCKET), a named one, or the only live one; null = none. */
 async function supervisorFor(svc: AgentServices, ctx: CommandContext, required: boolean): Promise<string | null> {
@@ -239,7 +240,12 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
     const over = pos > 0 ? budgetReached(svc.db, s.id) : null;
     const when = over ? heldText(over) : 'starts when a run slot frees';
     const wait = pos > 0 ? `: queued #${pos}, ${when} (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
-    const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
+    const zone = zoneOf(s);
+    const wt = zone
+      ? ` in zone ${zone.name}${s.worktreeBranch ? ` (branch ${s.worktreeBranch} over there)` : ''}`
+      : s.worktreePath
+        ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})`
+        : '';
     ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
   }
 }

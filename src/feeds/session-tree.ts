@@ -49,6 +49,7 @@ export type SessionView = Pick<
       | 'pinnedAt'
       | 'projectId'
       | 'forkedFrom'
+      | 'zone'
     >
   >;
 
@@ -146,6 +147,7 @@ export function matchesFilter(s: SessionView, q: string): boolean {
     shortId(s.id),
     s.status,
     s.runtime,
+    s.zone ? `@${s.zone}` : '',
     s.name ?? '',
     s.title ?? '',
     s.model ?? '',

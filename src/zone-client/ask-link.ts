@@ -123,7 +123,11 @@ export async function kickZone(o: ZoneAccess): Promise<void> {
 }
 
 /** A running link's answer to `req`, or null when no link of the zone runs (none is started). */
-export async function askRunningLink<R>(o: Omit<ZoneAccess, 'inv'>, req: LinkRequest, timeoutMs = 5000): Promise<R | null> {
+export async function askRunningLink<R>(
+  o: Omit<ZoneAccess, 'inv'>,
+  req: LinkRequest,
+  timeoutMs = 5000,
+): Promise<R | null> {
   try {
     const reply = await request(zoneLinkSocket(o.home, o.zone, o.env), req, timeoutMs);
     if (!reply.ok) throw fromSerialized(reply.error);

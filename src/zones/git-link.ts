@@ -6,9 +6,10 @@
 import { git } from '../git/exec.js';
 import { KlaudeError } from '../lib/errors.js';
 import { shortId } from '../core/ids.js';
-import { gitSshCommand, remoteGitUrl, type SshPlace } from './ssh.js';
+import { gitSshCommand, prepareSsh, remoteGitUrl, type SshPlace } from './ssh.js';
 
 export function gitEnv(p: SshPlace): NodeJS.ProcessEnv {
+  prepareSsh(p);
   return { ...p.env, GIT_SSH_COMMAND: gitSshCommand(p), GIT_TERMINAL_PROMPT: '0' };
 }
 

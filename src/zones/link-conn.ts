@@ -11,7 +11,7 @@ import { KlaudeError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { VERSION } from '../lib/version.js';
 import { Channel, offline, type WireEvent } from './channel.js';
-import { serveCommand, sshArgv, sshWhy, type SshPlace } from './ssh.js';
+import { prepareSsh, serveCommand, sshArgv, sshWhy, type SshPlace } from './ssh.js';
 import { ZONE_PROTOCOL, type ServeHello } from './wire.js';
 
 const FIRST_DELAY_MS = 500;
@@ -70,6 +70,7 @@ export class LinkConnection {
     if (this.closed) throw offline('the link is closing');
     this.cancelTimer();
     this.state = 'connecting';
+    prepareSsh(this.place);
     const child = spawn('ssh', sshArgv(this.place, serveCommand(this.place.spec), { batch: true }), {
       env: this.place.env,
       stdio: ['pipe', 'pipe', 'pipe'],

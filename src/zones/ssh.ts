@@ -22,9 +22,13 @@ export interface SshPlace {
   spec: ZoneSpec;
 }
 
+/** The directory of ssh's ControlPath sockets, made (0700) before an ssh runs. */
+export function prepareSsh(p: SshPlace): void {
+  ensurePrivateDir(zonesRunDir(p.home, p.env));
+}
+
 /** The options every ssh klaude runs for a zone gets, before the destination. */
 export function sshOptions(p: SshPlace, o: { batch: boolean }): string[] {
-  ensurePrivateDir(zonesRunDir(p.home, p.env));
   return [
     ...(p.spec.sshOptions ?? []),
     '-T',
@@ -87,6 +91,7 @@ export function sshRun(
   command: string,
   o: { batch?: boolean; timeoutMs?: number; input?: string } = {},
 ): Promise<SshResult> {
+  prepareSsh(p);
   return new Promise((resolve, reject) => {
     const child = execFile(
       'ssh',

@@ -16,7 +16,7 @@ import { currentBranch, git, gitTopLevel } from '../git/exec.js';
 import { KlaudeError } from '../lib/errors.js';
 import { VERSION } from '../lib/version.js';
 import { gitEnv } from './git-link.js';
-import { remoteGitUrl, remoteKlaude, remotePath, sshArgv, sshRun, sshWhy, type SshPlace } from './ssh.js';
+import { prepareSsh, remoteGitUrl, remoteKlaude, remotePath, sshArgv, sshRun, sshWhy, type SshPlace } from './ssh.js';
 import type { ZoneFacts } from './serve-check.js';
 
 /** Where `klaude zone setup` installs klaude in a zone, and the command that runs it. */
@@ -122,6 +122,7 @@ export async function installKlaude(p: SshPlace, inv: KlaudeInvocation): Promise
 function upload(p: SshPlace, bytes: Buffer, file: string): Promise<void> {
   const dirname = file.slice(0, file.lastIndexOf('/'));
   const cmd = `mkdir -p ${dirname} && chmod 700 ${dirname} && cat > ${file}`;
+  prepareSsh(p);
   return new Promise((resolve, reject) => {
     const child = spawn('ssh', sshArgv(p, cmd, { batch: true }), { env: p.env, stdio: ['pipe', 'ignore', 'pipe'] });
     let err = '';

@@ -112,6 +112,11 @@ function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string)
           <span className="name">
             <b>{s.type}</b> <span className="id">{short(s.id)}</span> {s.pty ? <span className="tag">pty</span> : null}
             {s.worktreeBranch ? <span className="tag">worktree</span> : null}
+            {s.zone ? (
+              <span className="tag" title="runs in this zone (another machine)">
+                @{s.zone}
+              </span>
+            ) : null}
           </span>
           <span className="what" data-testid="row-title">
             {title}
