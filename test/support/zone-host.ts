@@ -83,8 +83,11 @@ export interface ZoneHost {
   /** The ssh config file this machine's klaude uses for the zone (`-F`), and its Host alias. */
   sshConfig: string;
   alias: string;
-  /** `zones:` YAML for a klaude home here (name `build` unless given). */
-  zoneYaml(name?: string, extra?: string): string;
+  /**
+   * `zones:` YAML for a klaude home here (name `build` unless given). Its ssh keep-alives come every
+   * second (a cut link is noticed in ~3 s) unless `keepAlive: 'default'` (ssh's own, every 15 s).
+   */
+  zoneYaml(name?: string, extra?: string, o?: { keepAlive?: 'fast' | 'default' }): string;
   /** GIT_SSH_COMMAND for the test's own git over ssh to the zone. */
   gitSsh: string;
   /** Run a command as the zone's user (on this machine's side of the namespace: files, git). */
@@ -96,6 +99,8 @@ export interface ZoneHost {
   /** Take the ssh link's interface in the namespace down, or up again. */
   linkDown(): void;
   linkUp(): void;
+  /** Bytes and packets through this machine's end of the ssh link so far (its veth's counters). */
+  linkCounters(): { rxBytes: number; txBytes: number; rxPackets: number; txPackets: number };
   /** Pids of every process of the zone's user (its runtimes, claudes, serves, sshd sessions). */
   userPids(): number[];
   /** SIGKILL every process of the zone's user: the machine "reboots" (its sshd stays). */
@@ -285,17 +290,19 @@ export async function startZoneHost(plan: ZonePlan, apiUrl: string): Promise<Zon
       alias,
       zoneHome,
       gitSsh: `ssh -F ${sshConfig}`,
-      zoneYaml: (name = 'build', extra = '') =>
-        [
+      zoneYaml: (name = 'build', extra = '', o = {}) => {
+        // ssh's keep-alives every second: a cut link is noticed in ~3 s, not ~45 s.
+        const fast = o.keepAlive === 'default' ? '' : ', "-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=3"';
+        return [
           'zones:',
           `  ${name}:`,
           `    ssh: ${alias}`,
           '    path: ~/proj',
           `    klaude: node ${KLAUDE_CLI}`,
-          // ssh's keep-alives every second: a cut link is noticed in ~3 s, not ~45 s.
-          `    sshOptions: ["-F", "${sshConfig}", "-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=3"]`,
+          `    sshOptions: ["-F", "${sshConfig}"${fast}, "-o", "ConnectTimeout=3"]`,
           extra,
-        ].join('\n'),
+        ].join('\n');
+      },
       asUser,
       zoneKlaude: (args) =>
         sh('runuser', [
@@ -311,6 +318,16 @@ export async function startZoneHost(plan: ZonePlan, apiUrl: string): Promise<Zon
         ]),
       linkDown: () => sh('ip', ['netns', 'exec', plan.ns, 'ip', 'link', 'set', `kzL${plan.id}`, 'down']),
       linkUp: () => sh('ip', ['netns', 'exec', plan.ns, 'ip', 'link', 'set', `kzL${plan.id}`, 'up']),
+      linkCounters: () => {
+        const read = (f: string): number =>
+          Number(readFileSync(`/sys/class/net/kzl${plan.id}/statistics/${f}`, 'utf8'));
+        return {
+          rxBytes: read('rx_bytes'),
+          txBytes: read('tx_bytes'),
+          rxPackets: read('rx_packets'),
+          txPackets: read('tx_packets'),
+        };
+      },
       userPids: () => pidsOfUid(uid),
       killUser: () => pidsOfUid(uid).forEach((p) => kill(p)),
       close,
