@@ -20,12 +20,14 @@ export const LAYERS = [
   'git', // all git IO: worktrees, changes, diffs, merge, prune
   'sandbox', // where agents' commands may run: engine check, boundary, the agent channel's paths, wire and client
   'ownership', // who owns which process: watchdogs, liveness, conversation claims, reconcile
+  'zone-client', // reaching a zone's link from any klaude process: its socket, its protocol, starting it
   'adapters', // one folder per agent CLI (adapter + normaliser); the interface and the registry
   'agent-ops', // what commands do to agents: start, launch, message, follow, queue, recover, approvals
   'runtime', // the detached `klaude __runtime` process that drives one agent's CLI
   'ptyd', // the PTY server process (`klaude __ptyd`): hosts, screens, framing, its control socket
   'pty', // clients of the PTY server: talk, attach, viewers, starting a session
   'doctor', // `klaude doctor`'s checks as data: claude and Node, hooks probe, DB, directories, processes
+  'zones', // agents on other machines over OpenSSH: the link, the serve end, the mirror, setup and check
   'supervisor', // the foreground claude: launch, switcher (checkout), control handlers
   'feeds', // the dashboard's live data: sessions, log, PTY preview, clock (no React)
   'ui', // the Ink dashboard: components, state, keymap; ui/render patches Ink's output

@@ -134,6 +134,16 @@ async function main(argv: string[]): Promise<number> {
     const { webServerMain } = await import('./web/web-server-main.js');
     return webServerMain(rest);
   }
+  // Hidden: a zone's link on this machine (src/zone-client/client.ts starts `klaude __zone-link <zone>`).
+  if (first === '__zone-link') {
+    const { zoneLinkMain } = await import('./zones/link-main.js');
+    return zoneLinkMain(rest);
+  }
+  // Hidden: a zone's end of the link, run over ssh by the link (src/zones/serve.ts).
+  if (first === '__zone-serve') {
+    const { zoneServeMain } = await import('./zones/serve.js');
+    return zoneServeMain(rest);
+  }
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {
     if (!root) {

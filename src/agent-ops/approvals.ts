@@ -16,8 +16,10 @@ import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import type { AgentServices } from './context.js';
 import { liveRuntime, reapIfDead } from '../ownership/liveness.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
-import { askRuntime } from './message.js';
+import { askRuntime, zoneAccess } from './message.js';
 import { heldPersonKey } from '../ownership/person-key.js';
+import { zoneOf } from '../core/zone.js';
+import { askZone } from '../zone-client/ask-link.js';
 import { localSettingsFile, ownSettingsDir } from '../claude/local-settings.js';
 
 export type { ApprovalRow };
@@ -66,8 +68,16 @@ export function localSettingsPath(svc: AgentServices, sessionId: string): string
   return localSettingsFile(ownSettingsDir({ cwd, worktreePath: s?.worktreePath ?? null, projectRoot }));
 }
 
-/** Send the answer to the agent's runtime. */
-export async function answerRequest(svc: AgentServices, sessionId: string, a: AnswerRequest): Promise<AnswerResult> {
+/**
+ * Send the answer to the agent's runtime. `onBehalf`: a zone serve process carrying the person's
+ * answer from their machine says who gave it (the runtime takes it only from such a process).
+ */
+export async function answerRequest(
+  svc: AgentServices,
+  sessionId: string,
+  a: AnswerRequest,
+  onBehalf?: string,
+): Promise<AnswerResult> {
   const claude = callerIsClaude(svc.env);
   if (claude && svc.config['agents.approvals'] !== 'parent') {
     throw new KlaudeError(
@@ -82,6 +92,18 @@ export async function answerRequest(svc: AgentServices, sessionId: string, a: An
   if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${sessionId} no longer exists`);
   const row = pendingRequest(svc, s.id, a.request);
   const key = heldPersonKey();
+  const zone = zoneOf(s);
+  if (zone) {
+    // Judged by the zone's link here (the person is on this machine), carried to the zone by it.
+    const ask = { op: 'answer' as const, sid: s.id, requestId: row.requestId, behavior: a.behavior };
+    const extra = {
+      ...(a.always ? { always: true } : {}),
+      ...(a.message ? { message: a.message } : {}),
+      ...(key ? { key } : {}),
+      ...(a.webSession ? { webSession: a.webSession } : {}),
+    };
+    return askZone<AnswerResult>(zoneAccess(svc, zone.name), { ...ask, ...extra });
+  }
   const payload: AnswerPayload = {
     sessionId: s.id,
     request: String(row.id),
@@ -92,6 +114,7 @@ export async function answerRequest(svc: AgentServices, sessionId: string, a: An
     // runtime that cannot ask the kernel who sent this (ownership/person-key.ts).
     ...(key ? { key } : {}),
     ...(a.webSession ? { webSession: a.webSession } : {}),
+    ...(onBehalf ? { onBehalf } : {}),
   };
   if (liveRuntime(svc.db, s.id)) {
     try {

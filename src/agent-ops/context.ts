@@ -11,6 +11,7 @@ import { openDb, type Db } from '../db/client.js';
 import { ensureProject } from '../db/repos/projects.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { currentInvocation } from '../claude/shim.js';
+import { kickLiveZones } from '../zone-client/kick.js';
 
 export interface AgentServices {
   home: string;
@@ -39,7 +40,7 @@ export function openAgentServices(o: { env: NodeJS.ProcessEnv; cwd: string; inv?
     db.close();
     throw e;
   }
-  return {
+  const svc: AgentServices = {
     home,
     config,
     db,
@@ -49,6 +50,10 @@ export function openAgentServices(o: { env: NodeJS.ProcessEnv; cwd: string; inv?
     inv: o.inv ?? currentInvocation(),
     instanceId: null,
   };
+  // Someone is looking: the links of zones with live agents here try now (closeAgentServices waits).
+  const kicked = kickLiveZones(svc);
+  if (kicked) trackBackground(db, kicked);
+  return svc;
 }
 
 /**

@@ -33,6 +33,13 @@ import { agentSocketPath } from '../control/agent-socket.js';
 import { queuedRequestOf } from './queue.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { assertWorktreeThere } from '../git/worktree.js';
+import { zoneOf } from '../core/zone.js';
+import { askZone, type ZoneAccess } from '../zone-client/ask-link.js';
+
+/** What reaching the link of a session's zone takes (zone-client/client.ts). */
+export function zoneAccess(svc: AgentServices, zone: string): ZoneAccess {
+  return { home: svc.home, env: svc.env, inv: svc.inv, zone };
+}
 
 /** How long to keep trying a runtime that is starting up or finishing its run. */
 export const TRANSITION_WAIT_MS = 15_000;
@@ -60,6 +67,8 @@ export interface Delivery {
   /** Resumed deliveries: the status the agent had stopped with, and its log's size just before the new run. */
   previousStatus?: string;
   logOffset?: number;
+  /** An agent of a zone whose link is down now: the message is held for it, and delivered (once) when the link is back. */
+  held?: string;
 }
 
 /**
@@ -72,6 +81,8 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
   for (;;) {
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
+    const zone = zoneOf(s);
+    if (zone) return askZone<Delivery>(zoneAccess(svc, zone.name), { op: 'message', sid: s.id, prompt }, 60_000);
     if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt))
       return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
     const fg = inForeground(svc.db, s.id);
@@ -240,6 +251,12 @@ async function resume(svc: AgentServices, id: string, message: string, previous:
 /** The messages queued behind a running agent's turn, which an interrupt would drop ([] when none or unknown). */
 export async function queuedMessages(svc: AgentServices, sessionId: string): Promise<string[]> {
   const s = getSession(svc.db, sessionId);
+  const zone = s ? zoneOf(s) : null;
+  if (s && zone) {
+    const ask = { op: 'interrupt' as const, sid: s.id, peek: true };
+    const r = await askZone<{ dropped?: string[] }>(zoneAccess(svc, zone.name), ask).catch(() => null);
+    return r?.dropped ?? [];
+  }
   if (!s || !liveRuntime(svc.db, s.id)) return [];
   try {
     return (await askRuntime(svc, s, 'interrupt', { sessionIds: [s.id], peek: true })).dropped ?? [];
@@ -257,6 +274,8 @@ export async function interruptAgent(svc: AgentServices, sessionId: string): Pro
   for (;;) {
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
+    const zone = zoneOf(s);
+    if (zone) return askZone<{ dropped: string[] }>(zoneAccess(svc, zone.name), { op: 'interrupt', sid: s.id });
     const notRunning = (): KlaudeError =>
       new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(s.id)} is not running (${s.status})`, {
         hint: isTerminal(s.status) ? `\`klaude message ${shortId(s.id)} "…"\` resumes it` : undefined,

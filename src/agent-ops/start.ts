@@ -88,6 +88,7 @@ interface StartPlan {
 /** The number of agents to start; a bad count or an empty prompt is refused before anything is made. */
 function checkRequest(req: StartRequest): number {
   const count = req.count ?? 1;
+  if (req.zone && count !== 1) throw new KlaudeError('E_USAGE', 'a start from a zone link is one agent');
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
     throw new KlaudeError('E_USAGE', `count must be a whole number from 1 to ${MAX_COUNT} (got ${req.count})`);
   }
@@ -121,27 +122,38 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
     },
     notes,
   );
-  const share = req.share ? await sharedContext(svc, parent, notes) : null;
+  const share = req.zone ? req.zone.share : req.share ? await sharedContext(svc, parent, notes) : null;
   // A fork works where its origin's conversation is, or in a worktree of its own made from the origin's.
   const fork = forkTree(svc, req);
   const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
   // Outside a repository: one line, nothing created.
-  const source = fork ? { top: fork.top, head: fork.head } : useWorktree ? worktreeSource(cwd) : null;
+  const source = fork ? { top: fork.top, head: fork.head } : useWorktree ? zoneSource(req, cwd) : null;
   const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, ...agentRest } = agent;
-  const metadata: AgentLaunchMetadata & { forkOf?: string } = {
+  const metadata: AgentLaunchMetadata & { forkOf?: string; zoneHeld?: { from: string } } = {
     cwd,
     projectRoot: svc.projectRoot,
     agent: agentRest,
     sandbox,
     ...(req.forkOf ? { forkOf: req.forkOf.claudeSessionId } : {}),
+    ...(req.zone ? { zoneHeld: { from: req.zone.from } } : {}),
   };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);
   const limits = runLimits(svc.config);
   return { req, count, cwd, parent, runtime, model, adapter, share, source, fork, metadata, limits, budgetUsd };
 }
 
+/** Where worktrees come from: this repository's HEAD, or for a start from a zone link the commit it names. */
+function zoneSource(req: StartRequest, cwd: string): { top: string; head: string } {
+  const here = worktreeSource(cwd);
+  return req.zone?.base ? { top: here.top, head: req.zone.base } : here;
+}
+
 /** --share: the parent's recent conversation, or null with a note saying why there is none. */
-async function sharedContext(svc: AgentServices, parent: SessionRow | null, notes: string[]): Promise<string | null> {
+export async function sharedContext(
+  svc: AgentServices,
+  parent: SessionRow | null,
+  notes: string[],
+): Promise<string | null> {
   const transcript = parent ? parentTranscript(svc, parent) : null;
   const share = transcript ? await shareContextFrom(transcript, `session ${shortId(parent!.id)}`) : null;
   if (!share) {
@@ -166,6 +178,7 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
   const { req, adapter } = plan;
   const nativeId = adapter.choosesSessionIdUpFront ? adapter.newSessionId() : null;
   const created = createSession(svc.db, {
+    ...(req.zone ? { id: req.zone.id } : {}),
     projectId: svc.projectHash,
     parentId: plan.parent?.id ?? null,
     instanceId: svc.instanceId,

@@ -7,7 +7,8 @@
 import { shortId } from '../core/ids.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent, logPathOf } from '../agent-ops/follow-agents.js';
-import { sessionDiff, type DiffFile, type SessionDiff } from '../git/session-diff.js';
+import type { DiffFile, SessionDiff } from '../git/session-diff.js';
+import { agentDiff } from '../zones/review.js';
 import { safeJson, safeText, visibleControls } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 
@@ -55,7 +56,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     const s = findAgent(svc, ctx.input[0]!);
     const stat = ctx.flags.stat === true;
-    const d = await sessionDiff(s, { projectRoot: svc.projectRoot, logPath: logPathOf(svc, s), patch: !stat });
+    const d = await agentDiff(svc, s, { projectRoot: svc.projectRoot, logPath: logPathOf(svc, s), patch: !stat });
     if (ctx.flags.json === true) {
       const { patch, ...rest } = d;
       ctx.stdout.write(`${safeJson({ ...rest, shortId: shortId(s.id), ...(stat ? {} : { patch }) })}\n`);

@@ -2,7 +2,7 @@
 import { shortId } from '../core/ids.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
-import { mergeAgentBranch } from '../git/merge.js';
+import { mergeAgent } from '../zones/review.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 
@@ -10,7 +10,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
     const s = findAgent(svc, ctx.input[0]!);
-    const r = mergeAgentBranch(s, ctx.cwd);
+    const r = await mergeAgent(svc, s, ctx.cwd);
     if (ctx.flags.json === true) {
       ctx.stdout.write(`${safeJson({ sessionId: s.id, shortId: shortId(s.id), ...r })}\n`);
       return 0;

@@ -36,7 +36,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     const short = shortId(s.id);
     if (ctx.flags.json === true) {
       ctx.stdout.write(
-        `${JSON.stringify({ sessionId: s.id, shortId: short, delivered: d.delivered, pid: d.pid, nativeSessionId: d.nativeSessionId })}\n`,
+        `${JSON.stringify({ sessionId: s.id, shortId: short, delivered: d.delivered, pid: d.pid, nativeSessionId: d.nativeSessionId, ...(d.held ? { held: d.held } : {}) })}\n`,
+      );
+    } else if (d.held) {
+      ctx.stdout.write(
+        `held for ${short}: zone ${d.held} cannot be reached now; klaude delivers it (once) as soon as the link is back (\`klaude zone list\` shows the link)\n`,
       );
     } else if (d.delivered === 'stdin') {
       ctx.stdout.write(`sent to ${short} (running): it gets the message when its current turn ends\n`);
@@ -58,7 +62,8 @@ export async function run(ctx: CommandContext): Promise<number> {
         `${short} had stopped (${d.previousStatus ?? before.status}): resumed ${conv}${how} with your message\n`,
       );
     }
-    if (ctx.flags.wait !== true) {
+    // Held for a zone that cannot be reached: there is no reply to follow until the link is back.
+    if (ctx.flags.wait !== true || d.held) {
       if (ctx.flags.json !== true) ctx.stdout.write(`${detachedHint([s])}\n`);
       return 0;
     }

@@ -7,7 +7,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage:
-      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--sandbox|--no-sandbox] [--json]',
+      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--sandbox|--no-sandbox] [--zone <name>] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
@@ -92,6 +92,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         description:
           'allow permissionMode bypassPermissions although the agent runs unsandboxed: every command runs unasked with your whole account in reach (refused otherwise)',
       },
+      zone: {
+        type: 'string',
+        valueName: 'name',
+        description:
+          'run the agent(s) on another machine (config `zones`, `klaude zone add`): in a worktree of its clone, from your HEAD, over your own ssh; shown here as any agent (docs/zones.md)',
+      },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },
     },
@@ -105,6 +111,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'klaude start general "try the new parser" --worktree',
       'git diff | klaude start reviewer - -d',
       'klaude start planner --prompt-file task.md',
+      'klaude start general "run the full test suite" --zone build',
     ],
     load: () => import('./start.js'),
   },

@@ -10,6 +10,7 @@ import { INFO_COMMANDS } from './registry-info.js';
 import { LISTING_COMMANDS, READ_COMMANDS } from './registry-logs.js';
 import { APPROVAL_COMMANDS, TIDY_COMMANDS } from './registry-manage.js';
 import { REVIEW_COMMANDS } from './registry-review.js';
+import { ZONE_COMMANDS } from './registry-zone.js';
 import type { CommandSpec } from './types.js';
 
 export const COMMANDS: CommandSpec[] = [
@@ -21,6 +22,7 @@ export const COMMANDS: CommandSpec[] = [
   ...INFO_COMMANDS,
   ...LISTING_COMMANDS,
   ...REVIEW_COMMANDS,
+  ...ZONE_COMMANDS,
   ...READ_COMMANDS,
   {
     name: 'hook',

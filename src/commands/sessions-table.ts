@@ -63,7 +63,7 @@ export function tableLines(
       `${prefix}${shortId(r.id)}`,
       statusCell(r, l.live.get(r.id)),
       r.type === 'tui' ? 'claude' : r.type, // the interactive root: one name everywhere
-      r.runtime,
+      r.zone ? `${r.runtime}@${r.zone}` : r.runtime,
       age(r.createdAt, now),
       activityCell(r, now),
       what,

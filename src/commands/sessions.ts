@@ -28,6 +28,7 @@ import { messageCell } from './sessions-cells.js';
 import { toJson } from './sessions-json.js';
 import { listingWidth, tableLines } from './sessions-table.js';
 import type { CommandContext } from './types.js';
+import { liveZoneNames } from '../db/repos/zone-mirrors.js';
 
 /** Without --all, sessions that ended longer ago than this are hidden (unless a shown session is under them). */
 export const HIDE_ENDED_AFTER_MS = 7 * 24 * 3600 * 1000;
@@ -142,9 +143,37 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (ctx.flags.projects === true) return everyProject(ctx, home, { all, verbose, json });
   const hash = projectHash(projectRoot(ctx.cwd));
   const { db } = await openForListing(ctx, home, hash);
+  const zones = liveZoneNames(db);
   const listing = readListing(db, hash, { all, verbose, json, scope: ctx.env[SCOPE_ENV] });
   const now = Date.now();
   const { roots, dropped } = visibleRoots(listing, all, now);
+  try {
+    return printListing(ctx, listing, roots, dropped, { all, verbose, json, now });
+  } finally {
+    if (zones.length) await kickZones(ctx, home, zones);
+  }
+}
+
+/** Zones with live agents here: their links try now if they wait out a backoff (docs/zones.md). */
+async function kickZones(ctx: CommandContext, home: string, zones: string[]): Promise<void> {
+  const [{ kickZone }, { loadConfig }, { currentInvocation }] = await Promise.all([
+    import('../zone-client/ask-link.js'),
+    import('../config/config.js'),
+    import('../claude/shim.js'),
+  ]);
+  const known = loadConfig(home).config.zones;
+  const inv = currentInvocation();
+  await Promise.all(zones.filter((z) => known[z]).map((zone) => kickZone({ home, env: ctx.env, inv, zone })));
+}
+
+function printListing(
+  ctx: CommandContext,
+  listing: Listing,
+  roots: ReturnType<typeof visibleRoots>['roots'],
+  dropped: number,
+  o: { all: boolean; verbose: boolean; json: boolean; now: number },
+): number {
+  const { all, verbose, json, now } = o;
 
   if (json) {
     ctx.stdout.write(

@@ -20,6 +20,8 @@ import { callerIsClaude } from '../agent-ops/approvals.js';
 import { MAX_COUNT, startAgents } from '../agent-ops/start.js';
 import type { StartRequest } from '../control/protocol.js';
 import type { CommandContext } from './types.js';
+import { ZONE_NAME } from '../config/zones.js';
+import { zoneOf } from '../core/zone.js';
 
 /** The supervisor to go through: ours (KLAUDE_SOCKET), a named one, or the only live one; null = none. */
 async function supervisorFor(svc: AgentServices, ctx: CommandContext, required: boolean): Promise<string | null> {
@@ -244,7 +246,12 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
     const over = pos > 0 ? budgetReached(svc.db, s.id) : null;
     const when = over ? heldText(over) : 'starts when a run slot frees';
     const wait = pos > 0 ? `: queued #${pos}, ${when} (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
-    const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
+    const zone = zoneOf(s);
+    const wt = zone
+      ? ` in zone ${zone.name}${s.worktreeBranch ? ` (branch ${s.worktreeBranch} over there)` : ''}`
+      : s.worktreePath
+        ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})`
+        : '';
     ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
   }
 }
@@ -298,12 +305,29 @@ export async function followStarted(ctx: CommandContext, svc: AgentServices, ses
   }
 }
 
+/** `--zone <name>`: checked before anything is made (the zone's own config is checked by the start). */
+function zoneFlag(ctx: CommandContext, a: StartArgs): string | null {
+  const zone = ctx.flags.zone as string | undefined;
+  if (zone === undefined) return null;
+  if (!ZONE_NAME.test(zone)) throw usageError(`'${zone}' is not a zone name`, 'klaude zone list shows the zones');
+  if (a.checkout) throw usageError('--checkout switches the foreground here: it does not go with --zone');
+  return zone;
+}
+
+/** In a zone: its link starts them over there (zones/start.ts). */
+async function startZoned(svc: AgentServices, a: StartArgs, zone: string): Promise<Started> {
+  const { startInZone } = await import('../zones/zone-start.js');
+  const out = await startInZone(svc, a.req, zone);
+  return { ids: out.sessions.map((s) => s.id), notes: out.notes, via: `zone ${zone}` };
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const { prompt, rest } = await readPrompt(ctx);
   const args = parseStartArgs(ctx, prompt, rest);
+  const zone = zoneFlag(ctx, args);
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
-    const started = await startThroughSupervisor(svc, ctx, args);
+    const started = zone ? await startZoned(svc, args, zone) : await startThroughSupervisor(svc, ctx, args);
     const sessions = verifyStarted(svc, started.ids, started.via);
     for (const n of started.notes) ctx.stderr.write(`klaude: note: ${safeText(n)}\n`);
 

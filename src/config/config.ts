@@ -9,6 +9,7 @@ import { KlaudeError } from '../lib/errors.js';
 import { parseCacheFile, parseRemembered } from './parse-cache.js';
 import { yaml } from './yaml.js';
 import { configPath } from './paths.js';
+import { parseZones } from './zones.js';
 import {
   CONFIG_KEYS,
   type Config,
@@ -122,6 +123,8 @@ export function validateValue(key: ConfigKey, spec: KeySpec, value: unknown): un
       return value;
     case 'onStop':
       return parseOnStop(value, key);
+    case 'zones':
+      return parseZones(value);
   }
 }
 

@@ -63,6 +63,21 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 export const RECOVER_MODES = ['auto', 'ask', 'off'] as const;
 export type RecoverMode = (typeof RECOVER_MODES)[number];
 
+/**
+ * One zone (config `zones.<name>`): another machine reached with the person's own OpenSSH, where
+ * agents run in a clone of the project (docs/zones.md).
+ */
+export interface ZoneSpec {
+  /** The ssh destination: `user@host`, or a `Host` of the person's ~/.ssh/config. */
+  ssh: string;
+  /** The project's clone there (`~/` is that machine's home). */
+  path: string;
+  /** The command that runs klaude there (default `klaude`; `klaude zone setup` installs one). */
+  klaude?: string;
+  /** More ssh arguments, before the destination (e.g. ["-F", "/path/to/config"], ["-p", "2222"]). */
+  sshOptions?: string[];
+}
+
 /** One on-stop prompt: run in the agent's conversation when its work ends, answer kept as `artifact`. */
 export interface OnStopPrompt {
   prompt: string;
@@ -75,7 +90,8 @@ export type KeySpec =
   | { type: 'boolean'; default: boolean; doc: string }
   | { type: 'enum'; values: readonly string[]; default: string; doc: string }
   | { type: 'string[]'; default: string[]; doc: string }
-  | { type: 'onStop'; default: OnStopPrompt[]; doc: string };
+  | { type: 'onStop'; default: OnStopPrompt[]; doc: string }
+  | { type: 'zones'; default: Record<string, ZoneSpec>; doc: string };
 
 /** `runtimes.<name>.maxRunning`, one key per runtime. */
 const maxRunningSpec = (name: string) =>
@@ -287,6 +303,11 @@ export const CONFIG_KEYS = {
     nullable: true,
     doc: 'a webhook: each such event is POSTed there as JSON ({event, title, text, sessionId, shortId, type, project, projectRoot, tool, summary, at}); unset = none. A failing notifier is logged, never fatal',
   },
+  zones: {
+    type: 'zones',
+    default: {},
+    doc: "other machines agents can run on (`klaude start --zone <name>`), by name: {ssh: user@host or a Host of ~/.ssh/config, path: the project's clone there, klaude: the command that runs klaude there (default `klaude`), sshOptions: more ssh arguments}; `klaude zone add` writes one (docs/zones.md)",
+  },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
@@ -305,7 +326,9 @@ type ValueOf<S> = S extends { type: 'string'; nullable: true }
             ? string[]
             : S extends { type: 'onStop' }
               ? OnStopPrompt[]
-              : never;
+              : S extends { type: 'zones' }
+                ? Record<string, ZoneSpec>
+                : never;
 
 /** Flat, fully-resolved config: `config['switch.graceSeconds']`. */
 export type Config = { -readonly [K in ConfigKey]: ValueOf<(typeof CONFIG_KEYS)[K]> };
@@ -313,7 +336,7 @@ export type Config = { -readonly [K in ConfigKey]: ValueOf<(typeof CONFIG_KEYS)[
 export function defaultConfig(): Config {
   const out: Record<string, unknown> = {};
   for (const [k, spec] of Object.entries(CONFIG_KEYS)) {
-    out[k] = Array.isArray(spec.default) ? structuredClone(spec.default) : spec.default;
+    out[k] = typeof spec.default === 'object' && spec.default !== null ? structuredClone(spec.default) : spec.default;
   }
   return out as Config;
 }
@@ -339,5 +362,7 @@ export function describeType(spec: KeySpec): string {
       return 'a list of strings';
     case 'onStop':
       return 'a list of {prompt, artifact} mappings';
+    case 'zones':
+      return 'a mapping of zone names to {ssh, path, klaude, sshOptions}';
   }
 }

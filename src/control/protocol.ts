@@ -97,6 +97,12 @@ export interface StartRequest {
   bypassWithoutSandbox?: boolean;
   /** `klaude fork`: the new agent continues a fork of this session's Claude conversation (in-process only). */
   forkOf?: { sessionId: string; claudeSessionId: string };
+  /**
+   * A start from a zone link (in-process only, docs/zones.md): the session's id chosen on the
+   * person's machine, the commit its worktree starts from, the parent's conversation read there
+   * (`--share`), and the mark that its requests are answered only through the link.
+   */
+  zone?: { id: string; base: string | null; share: string | null; from: string };
 }
 export interface StartResult {
   sessionIds: string[];
@@ -146,6 +152,11 @@ export interface AnswerPayload {
   key?: { holder: string; secret: string };
   /** From the web server: the signed-in page the answer came from (ownership/web-sessions.ts). */
   webSession?: string;
+  /**
+   * From a zone serve process only (docs/zones.md): who answered on the person's machine. The runtime
+   * takes it only when the sender is that link (ownership/answerer.ts); from anyone else it is ignored.
+   */
+  onBehalf?: string;
 }
 export interface AnswerResult {
   approvalId: number;

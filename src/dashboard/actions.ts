@@ -81,6 +81,7 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
         home: ctx.home,
         projectRoot: o?.root ?? ctx.projectRoot,
         logsDir: ctx.config['logs.dir'],
+        zones: ctx,
       };
       return (await import('./review.js')).agentDiff(review, id);
     },
@@ -94,7 +95,13 @@ function thisProjectActions(d: ActionDeps): Omit<DashboardActions, 'peek' | 'rep
   const { ctx, shell, handOver } = d;
   const { sessions, host } = shell;
   const cwd = shell.cwd;
-  const review = { db: ctx.db, home: ctx.home, projectRoot: ctx.projectRoot, logsDir: ctx.config['logs.dir'] };
+  const review = {
+    db: ctx.db,
+    home: ctx.home,
+    projectRoot: ctx.projectRoot,
+    logsDir: ctx.config['logs.dir'],
+    zones: ctx,
+  };
   const afterwards = <T>(p: Promise<T>): Promise<T> => p.finally(() => sessions.refresh());
 
   return {

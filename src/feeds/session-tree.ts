@@ -50,6 +50,7 @@ export type SessionView = Pick<
       | 'projectId'
       | 'forkedFrom'
       | 'sandbox'
+      | 'zone'
     >
   >;
 
@@ -147,6 +148,7 @@ export function matchesFilter(s: SessionView, q: string): boolean {
     shortId(s.id),
     s.status,
     s.runtime,
+    s.zone ? `@${s.zone}` : '',
     s.name ?? '',
     s.title ?? '',
     s.model ?? '',

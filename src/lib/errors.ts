@@ -43,6 +43,9 @@ export type ErrorCode =
   | 'E_SANDBOX_UNAVAILABLE'
   | 'E_UNSANDBOXED_BYPASS'
   | 'E_AGENT_CHANNEL'
+  | 'E_ZONE_NOT_FOUND'
+  | 'E_ZONE_OFFLINE'
+  | 'E_ZONE_SETUP'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

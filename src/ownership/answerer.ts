@@ -10,7 +10,10 @@
  *   still has the foreground claude's terminal);
  * - the web companion: this home's running web server (`klaude web`, web-record.ts), for a page
  *   whose sign-in is on record (web-sessions.ts): the answer names that page's session, and what
- *   the sign-in proved is what is recorded.
+ *   the sign-in proved is what is recorded;
+ * - the zone link: for an agent started from another machine (a zone, docs/zones.md), only a
+ *   live `klaude __zone-serve` of this home that came in through sshd, carrying the answer the
+ *   person gave on their own machine; nothing here counts as the person for such an agent.
  * Where the peer cannot be asked at all (no /proc or no `ss`), only the dashboard and the web
  * server count, by the key each holds while it runs (person-key.ts); where it was asked and
  * nobody held the other end (a client that wrote and hung up), nothing counts.
@@ -25,6 +28,7 @@ import { ancestry, processTable, ttyName, type ProcessTable } from '../lib/proce
 import type { Peer } from '../lib/socket-peer.js';
 import { personKeyMatches } from './person-key.js';
 import { liveWebRecord } from './web-record.js';
+import { cameThroughSshd, liveZoneServes } from './zone-serve-record.js';
 import { pageSessionLabel, readPageSession } from './web-sessions.js';
 
 export type Answerer =
@@ -49,6 +53,13 @@ export interface AnswerClaims {
   key?: unknown;
   /** From the web server: the signed-in page the answer came from. */
   webSession?: unknown;
+  /** From a zone serve process: who answered on the person's machine, as its link judged. */
+  onBehalf?: unknown;
+}
+
+/** What the runtime knows of zones when it asks: its agent was started from another machine (docs/zones.md). */
+export interface ZoneAnswer {
+  held: boolean;
 }
 
 type Db = HasSqlite & { path: string };
@@ -111,8 +122,10 @@ export function identifyAnswerer(
   claims: AnswerClaims,
   env: NodeJS.ProcessEnv,
   table: ProcessTable | null = processTable(),
+  zone: ZoneAnswer = { held: false },
 ): Answerer {
   if (peer.pid === null) {
+    if (zone.held) return zoneOnly(`unknown${peer.reason === 'cannot-ask' ? ' (unverified)' : ''}`);
     if (peer.reason === 'cannot-ask') return byKey(db, claims, env);
     return {
       person: false,
@@ -124,7 +137,13 @@ export function identifyAnswerer(
   const dashboards = new Set(runningInstances(db).map((i) => i.pid));
   const home = homeOf(db);
   const web = home ? liveWebRecord(home) : null;
-  const who = classifyAnswerer({ pid: peer.pid, table, roots: agentRoots(db), dashboards, web: web?.pid ?? null });
+  const onBehalf = typeof claims.onBehalf === 'string' ? claims.onBehalf : undefined;
+  const zoneLink =
+    home && table && liveZoneServes(home).has(peer.pid)
+      ? { viaSshd: cameThroughSshd(table, peer.pid), ...(onBehalf ? { onBehalf } : {}) }
+      : null;
+  const facts = { pid: peer.pid, table, roots: agentRoots(db), dashboards, web: web?.pid ?? null };
+  const who = classifyAnswerer({ ...facts, zoneHeld: zone.held, zoneLink });
   return who.person && who.by === WEB ? fromPage(db, claims, '') : who;
 }
 
@@ -138,6 +157,10 @@ export interface AnswererFacts {
   dashboards: Set<number>;
   /** Pid of this home's running web server, if any. */
   web?: number | null;
+  /** The agent was started from another machine: only its zone link answers for the person. */
+  zoneHeld?: boolean;
+  /** The sender is a live zone serve process of this home; whether it came in through sshd. */
+  zoneLink?: { viaSshd: boolean; onBehalf?: string } | null;
 }
 
 /** classifyAnswerer's verdict for the web server; identifyAnswerer then asks which page. */
@@ -150,6 +173,8 @@ export function classifyAnswerer(f: AnswererFacts): Answerer {
     return { person: false, by: 'unknown', why: 'klaude could not tell which process sent the answer' };
   const under = belowAgent(table, roots, pid);
   if (under) return answerOf(under);
+  const zoned = zoneAnswerer(f, pid);
+  if (zoned) return zoned;
   if (f.web === pid) return { person: true, by: WEB };
   if (f.dashboards.has(pid)) return { person: true, by: 'person in the dashboard' };
   const me = table.get(pid)!;
@@ -158,6 +183,27 @@ export function classifyAnswerer(f: AnswererFacts): Answerer {
     return { person: false, by: `process ${pid}`, why: 'it was not sent from the foreground of a terminal' };
   const term = onAgentTerminal(table, roots, pid);
   return term ? answerOf(term) : { person: true, by: `person at ${ttyName(me.tty)}` };
+}
+
+/** The zone rules: the link answers for the person (through sshd only); nothing else may for a zone's agent. */
+function zoneAnswerer(f: AnswererFacts, pid: number): Answerer | null {
+  if (f.zoneLink?.viaSshd) return { person: true, by: `${f.zoneLink.onBehalf ?? 'person'}, through the zone link` };
+  if (f.zoneLink) {
+    return {
+      person: false,
+      by: `zone serve process ${pid}`,
+      why: 'it did not come in through sshd, so it is not the link from the person’s machine',
+    };
+  }
+  return f.zoneHeld ? zoneOnly(`process ${pid}`) : null;
+}
+
+function zoneOnly(by: string): Answerer {
+  return {
+    person: false,
+    by,
+    why: 'this agent was started from another machine (a zone): its requests are answered there, where klaude started it',
+  };
 }
 
 const answerOf = ({ person, by, why }: Refusal): Answerer => ({ person, by, why });

@@ -19,6 +19,7 @@ import { getSession, updateSession, type SessionRow } from '../db/repos/sessions
 import { appendSessionEvent } from '../logs/writer.js';
 import { isSameProcess, liveRows, signalProcess } from '../lib/process.js';
 import { claimedByOther } from './conversation-claim.js';
+import { zoneOf } from '../core/zone.js';
 
 /** A session with no runtime process yet is given this long (since its last update) to get one. */
 export const START_GRACE_MS = 30_000;
@@ -78,6 +79,8 @@ export function reapIfDead(db: Db, sessionId: string, now: number = Date.now()):
   const s = getSession(db, sessionId);
   // A queued agent has no runtime yet by design; it starts when a run slot frees.
   if (!s || isTerminal(s.status) || s.status === 'queued' || inForeground(db, s.id)) return undefined;
+  // A zone's agent runs on another machine: its mirror ends when the row over there does (zones/mirror.ts).
+  if (zoneOf(s)) return undefined;
   // Died mid-turn with `agents.recover: ask`: it waits for the person, not for a runtime.
   if (s.status === 'waiting' && askedRecovery(db, s.id)) return undefined;
   // Someone is starting it (a recovery, a resume, a checkout): its runtime is on the way.

@@ -14,6 +14,7 @@ import {
 import { agentSocketPath } from '../control/agent-socket.js';
 import { identifyAnswerer, type Answerer } from '../ownership/answerer.js';
 import { VERSION } from '../lib/version.js';
+import { zoneHeldOf } from '../core/zone.js';
 import type { Deps } from './deps.js';
 
 /** What the runtime does for each request (each may throw a KlaudeError, sent back as the answer). */
@@ -39,8 +40,12 @@ export async function listenForRequests(d: Deps, r: RuntimeRequests): Promise<Co
         }),
         message: (p) => r.message(p.prompt),
         interrupt: (p) => r.interrupt(p.peek === true),
-        // Who sent it is asked of the kernel, never taken from the client (ownership/answerer.ts).
-        answer: (p, ctx) => r.answer(p, identifyAnswerer(d.db, ctx.peer(), p, d.env)),
+        // Who sent it is asked of the kernel, never taken from the client (ownership/answerer.ts). An
+        // agent started from another machine is answered only through its zone link (docs/zones.md).
+        answer: (p, ctx) => {
+          const zone = { held: zoneHeldOf(d.session) !== null };
+          return r.answer(p, identifyAnswerer(d.db, ctx.peer(), p, d.env, undefined, zone));
+        },
         stop: () => {
           setImmediate(() => void r.stop('stop requested'));
           return { stopping: true };

@@ -19,7 +19,9 @@ import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
-import { mergeAgentBranch, type MergeOutcome } from '../git/merge.js';
+import type { MergeOutcome } from '../git/merge.js';
+import { agentDiff, mergeAgent } from '../zones/review.js';
+import { zoneOf } from '../core/zone.js';
 import { sessionDiff, type SessionDiff } from '../git/session-diff.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { AnswerResult } from '../control/protocol.js';
@@ -125,7 +127,7 @@ export class WebActions {
 
   merge(id: string, by: Actor): Promise<MergeOutcome> {
     const s = this.session(id);
-    return this.withProject(s.projectId, by, (svc) => mergeAgentBranch(s, svc.projectRoot));
+    return this.withProject(s.projectId, by, (svc) => mergeAgent(svc, s, svc.projectRoot));
   }
 
   start(b: StartBody, by: Actor): Promise<StartOutcome> {
@@ -141,8 +143,11 @@ export class WebActions {
     );
   }
 
-  async diff(id: string, home: string, logsDir: string | null): Promise<SessionDiff> {
+  async diff(id: string, home: string, logsDir: string | null, by: Actor): Promise<SessionDiff> {
     const s = this.session(id);
-    return sessionDiff(s, { projectRoot: this.rootOf(s.projectId), logPath: logFileOf(home, s, logsDir), patch: true });
+    const o = { projectRoot: this.rootOf(s.projectId), logPath: logFileOf(home, s, logsDir), patch: true };
+    // A zone's agent: taken over there, through the zone's link (zones/review.ts).
+    if (zoneOf(s)) return this.withProject(s.projectId, by, (svc) => agentDiff(svc, s, o));
+    return sessionDiff(s, o);
   }
 }

@@ -345,7 +345,7 @@ function actionRoutes(app: App, d: AppDeps): void {
   );
   app.get(
     '/api/sessions/:id/diff',
-    act((_req, id, a) => a.diff(id, d.home, d.logsDir)),
+    act((req, id, a) => a.diff(id, d.home, d.logsDir, by(req))),
   );
   app.post(
     '/api/start',

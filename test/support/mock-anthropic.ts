@@ -60,6 +60,8 @@ export interface MockAnthropicOptions {
   model?: string;
   /** Log every request to stderr (debugging; also env MOCK_ANTHROPIC_DEBUG=1). */
   debug?: boolean;
+  /** Address to listen on (default 127.0.0.1): a zone test's veth address, so a network namespace reaches it. */
+  host?: string;
   /** Override the side-request classification (default: isSideRequestBody). */
   isSideRequest?: (body: any) => boolean;
 }
@@ -385,7 +387,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       else res.destroy();
     });
   });
-  const { url, port } = await net.listen(server);
+  const { url, port } = await net.listen(server, opts.host);
 
   return {
     url,

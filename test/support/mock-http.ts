@@ -62,17 +62,18 @@ export class Loopback {
     res.on('close', () => this.held.delete(res));
   }
 
-  async listen(server: Server): Promise<{ url: string; port: number }> {
+  /** `host`: where to listen (default loopback; a zone test gives its veth address, test/support/zone-host.ts). */
+  async listen(server: Server, host = '127.0.0.1'): Promise<{ url: string; port: number }> {
     server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(0, host, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;
-    return { url: `http://127.0.0.1:${port}`, port };
+    return { url: `http://${host}:${port}`, port };
   }
 
   async close(server: Server): Promise<void> {

@@ -57,6 +57,8 @@ export interface SessionListRow {
   forkedFrom: string | null;
   /** Where its commands run (core/sandbox-state.ts): `sandboxed`, `unsandboxed: <why>`, or null (interactive, older records). */
   sandbox: string | null;
+  /** The zone it runs in (another machine, docs/zones.md), else null. */
+  zone: string | null;
 }
 
 /**
@@ -87,7 +89,8 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
      AND (q.queued_at < s.queued_at OR (q.queued_at = s.queued_at AND q.id <= s.id))) END AS queuePosition,
   l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt, NULL AS queuedFor, s.forked_from AS forkedFrom,
   CASE json_extract(s.metadata, '$.sandbox.state') WHEN 'sandboxed' THEN 'sandboxed'
-    WHEN 'unsandboxed' THEN 'unsandboxed' || ifnull(': ' || json_extract(s.metadata, '$.sandbox.why'), '') END AS sandbox
+    WHEN 'unsandboxed' THEN 'unsandboxed' || ifnull(': ' || json_extract(s.metadata, '$.sandbox.why'), '') END AS sandbox,
+  json_extract(s.metadata, '$.zone.name') AS zone
 FROM sessions s
 LEFT JOIN runtime_limits l ON l.runtime = s.runtime AND l.until > ?
 WHERE s.project_id = ? AND (? OR s.archived_at IS NULL)

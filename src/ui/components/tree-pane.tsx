@@ -70,7 +70,8 @@ function metaColumns(row: TreeRow, now: number, count: number): string {
   const { tokens, costUsd } = row.subtree;
   const parts = [
     shortId(s.id).padEnd(8),
-    s.runtime.padEnd(6),
+    // A zone's agent shows where it runs instead (docs/zones.md): `@build`.
+    (s.zone ? `@${s.zone}`.slice(0, 6) : s.runtime).padEnd(6),
     formatAge(now - s.createdAt).padStart(3),
     (tokens > 0 ? formatCount(tokens) : '').padStart(5),
     (costUsd > 0 ? formatCost(costUsd) : '').padStart(6),

@@ -39,6 +39,11 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
               {s.sandbox}
             </div>
           ) : null}
+          {s.zone ? (
+            <div className="muted where" data-testid="pane-zone">
+              runs in zone <code>{s.zone}</code> (another machine, over ssh)
+            </div>
+          ) : null}
           {s.worktreeBranch ? (
             <div className="muted where" data-testid="pane-worktree">
               in its own worktree · branch <code>{s.worktreeBranch}</code>

@@ -117,6 +117,11 @@ function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string)
                 unsandboxed
               </span>
             ) : null}
+            {s.zone ? (
+              <span className="tag" title="runs in this zone (another machine)">
+                @{s.zone}
+              </span>
+            ) : null}
           </span>
           <span className="what" data-testid="row-title">
             {title}

@@ -1,0 +1,133 @@
+/**
+ * The requests the serve end answers (serve.ts wires them to the channel): what a zone link asks
+ * of this machine's klaude on the person's behalf — start an agent, deliver a message once,
+ * interrupt, answer a permission request, diff, commit an agent's work for a merge. Each is the
+ * same agent-ops call a command here would make; the zone adds only ids, keys and the mark that
+ * the agent's requests are answered through the link.
+ */
+import os from 'node:os';
+import { appendFileSync } from 'node:fs';
+import { startAgents } from '../agent-ops/start.js';
+import { deliverMessage, interruptAgent, queuedMessages } from '../agent-ops/message.js';
+import { answerRequest } from '../agent-ops/approvals.js';
+import type { AgentServices } from '../agent-ops/context.js';
+import { getSession, type SessionRow } from '../db/repos/sessions.js';
+import { zoneHeldOf } from '../core/zone.js';
+import { git, gitTopLevel, gitOk } from '../git/exec.js';
+import { commitAgentWork } from '../git/merge.js';
+import { sessionDiff } from '../git/session-diff.js';
+import { KlaudeError } from '../lib/errors.js';
+import { VERSION } from '../lib/version.js';
+import { shortId } from '../core/ids.js';
+import { onceByKey } from './serve-keys.js';
+import { mirrorRowOf, ZONE_PROTOCOL, type ServeHello } from './wire.js';
+import type { WireRequest } from './channel.js';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+function need(v: unknown, name: string): string {
+  const s = str(v);
+  if (!s) throw new KlaudeError('E_BAD_REQUEST', `${name} is missing`);
+  return s;
+}
+
+/** An agent a zone link started here (no other agent is the link's to act on). */
+function zoneAgent(svc: AgentServices, sid: unknown): SessionRow {
+  const s = getSession(svc.db, need(sid, 'sid'));
+  if (!s || !zoneHeldOf(s)) throw new KlaudeError('E_SESSION_NOT_FOUND', `no agent ${String(sid)} of a zone link here`);
+  return s;
+}
+
+export function hello(svc: AgentServices): ServeHello {
+  return { protocol: ZONE_PROTOCOL, version: VERSION, host: os.hostname(), pid: process.pid, root: svc.projectRoot };
+}
+
+/** Start one agent with the link's id (idempotent: a start sent again after a dropped link returns the first). */
+export async function start(svc: AgentServices, r: WireRequest, from: string): Promise<unknown> {
+  const sid = need(r.sid, 'sid');
+  const had = getSession(svc.db, sid);
+  if (had) return { row: mirrorRowOf(had) };
+  const base = str(r.base) ?? null;
+  const top = gitTopLevel(svc.projectRoot);
+  if (base && top && git(top, ['cat-file', '-e', `${base}^{commit}`]).code !== 0)
+    throw new KlaudeError('E_ZONE_SETUP', `commit ${base.slice(0, 10)} is not in ${top} on ${os.hostname()}`, {
+      details: { missingBase: base },
+    });
+  const out = await startAgents(svc, {
+    type: need(r.type, 'type'),
+    prompt: need(r.prompt, 'prompt'),
+    count: 1,
+    runtime: str(r.runtime),
+    model: str(r.model),
+    ...(typeof r.budgetUsd === 'number' ? { budgetUsd: r.budgetUsd } : {}),
+    // The clone's own worktree per agent: the person's tree over here is never edited.
+    worktree: top !== null,
+    parentId: null,
+    cwd: svc.projectRoot,
+    zone: { id: sid, base: top ? base : null, share: str(r.share) ?? null, from },
+  });
+  const row = getSession(svc.db, sid) ?? out.sessions[0]!;
+  return { row: mirrorRowOf(row), notes: out.notes };
+}
+
+/** Deliver a message once per key; one held while the link was down and refused here is said in its log. */
+export async function message(svc: AgentServices, r: WireRequest, from: string): Promise<unknown> {
+  const s = zoneAgent(svc, r.sid);
+  const prompt = need(r.prompt, 'prompt');
+  try {
+    return await onceByKey(svc.home, need(r.key, 'key'), () => deliverMessage(svc, s.id, prompt));
+  } catch (e) {
+    if (r.held === true && e instanceof KlaudeError && e.code !== 'E_SESSION_BUSY' && s.logPath)
+      noteInLog(s.logPath, `a message sent from ${from} while the link was down was not delivered: ${e.message}`);
+    throw e;
+  }
+}
+
+function noteInLog(logPath: string, text: string): void {
+  try {
+    appendFileSync(logPath, `${JSON.stringify({ type: 'error', message: text, ts: Date.now() })}\n`);
+  } catch {
+    /* the link's caller hears the error anyway */
+  }
+}
+
+export async function interrupt(svc: AgentServices, r: WireRequest): Promise<unknown> {
+  const s = zoneAgent(svc, r.sid);
+  if (r.peek === true) return { dropped: await queuedMessages(svc, s.id) };
+  return interruptAgent(svc, s.id);
+}
+
+/** An answer the person gave on their machine; the runtime takes it because it comes through this link. */
+export async function answer(svc: AgentServices, r: WireRequest): Promise<unknown> {
+  const s = zoneAgent(svc, r.sid);
+  return answerRequest(
+    svc,
+    s.id,
+    {
+      request: need(r.requestId, 'requestId'),
+      behavior: r.behavior === 'allow' ? 'allow' : 'deny',
+      ...(r.always === true ? { always: true } : {}),
+      ...(str(r.message) ? { message: str(r.message) } : {}),
+    },
+    str(r.by) ?? 'person',
+  );
+}
+
+export async function diff(svc: AgentServices, r: WireRequest): Promise<unknown> {
+  const s = zoneAgent(svc, r.sid);
+  return sessionDiff(s, { projectRoot: svc.projectRoot, logPath: s.logPath, patch: r.patch === true });
+}
+
+/** Before a merge on the person's machine: the agent's uncommitted work committed on its branch, and the branch's tip. */
+export function commit(svc: AgentServices, r: WireRequest): unknown {
+  const s = zoneAgent(svc, r.sid);
+  if (!s.worktreeBranch) {
+    throw new KlaudeError('E_NO_WORKTREE', `${s.type} ${shortId(s.id)} has no branch over there to merge`, {
+      hint: 'the zone’s path is not a git repository: klaude zone check tells',
+    });
+  }
+  const committed = commitAgentWork(s);
+  const top = gitTopLevel(svc.projectRoot)!;
+  const tip = gitOk(top, ['rev-parse', `refs/heads/${s.worktreeBranch}`]).trim();
+  return { committed, branch: s.worktreeBranch, tip };
+}
