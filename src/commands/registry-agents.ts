@@ -60,6 +60,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       runtime: {
         type: 'string',
         valueName: 'name',
+        completes: 'runtime',
         description:
           "CLI that runs the agent: claude, codex, gemini, opencode or cursor (default: the definition's runtime, else the model's (gpt-*/o3/codex* → codex, gemini-* → gemini, provider/model → opencode), else config agents.defaultRuntime)",
       },
@@ -71,6 +72,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       promptFile: {
         type: 'string',
         valueName: 'file',
+        completes: 'file',
         description: 'read the prompt from this file (`-`: stdin) instead of the second argument',
       },
       budget: {
@@ -93,6 +95,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'git diff | klaude start reviewer - -d',
       'klaude start planner --prompt-file task.md',
     ],
+    operands: ['agent-type', 'text', 'text'],
     load: () => import('./start.js'),
   },
   {
@@ -118,6 +121,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     minArgs: 2,
     maxArgs: 2,
     examples: ['klaude message 7XQ2 "also check the tests"', 'klaude message 7XQ2 "and now?" -f'],
+    operands: ['session', 'text'],
     load: () => import('./message.js'),
   },
   {
@@ -141,6 +145,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 2,
     examples: ['klaude fork 7XQ2 "try it with a queue instead"', 'klaude fork 7XQ2 -d'],
+    operands: ['session', 'text'],
     load: () => import('./fork.js'),
   },
   {
@@ -152,6 +157,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     flags: { json: JSON_FLAG },
     minArgs: 1,
     examples: ['klaude interrupt 7XQ2', 'klaude interrupt 7XQ2 9KD1'],
+    operands: ['session:active'],
     load: () => import('./interrupt.js'),
   },
 ];
@@ -175,5 +181,6 @@ export const WAIT_COMMAND: CommandSpec = {
   },
   minArgs: 1,
   examples: ['klaude wait 7XQ2', 'klaude wait 7XQ2 9KD1 --any --timeout 300'],
+  operands: ['session'],
   load: () => import('./wait.js'),
 };
