@@ -71,7 +71,7 @@ export function moduleLoadError(
   const first = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
   const missing = isModuleMissing(e, module);
   return new KlaudeError(
-    'E_NATIVE_MODULE',
+    'E_INSTALL',
     missing ? `${module} is missing from this klaude: ${first}` : `${module} does not load: ${first}`,
     {
       hint: missing

@@ -53,7 +53,7 @@ export async function checkInstall(
     try {
       await probe();
     } catch (e) {
-      const err = isKlaudeError(e) && e.code === 'E_NATIVE_MODULE' ? e : moduleLoadError(module, e, install);
+      const err = isKlaudeError(e) && e.code === 'E_INSTALL' ? e : moduleLoadError(module, e, install);
       return failed(CHECK, `${what}: ${err.message}`, err.hint ?? reinstallHint(install));
     }
   }

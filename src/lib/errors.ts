@@ -29,7 +29,7 @@ export type ErrorCode =
   | 'E_AGENT_DEFINITION'
   | 'E_DB'
   | 'E_DB_TOO_NEW'
-  | 'E_NATIVE_MODULE'
+  | 'E_INSTALL'
   | 'E_INSECURE_RUNDIR'
   | 'E_LOCK'
   | 'E_IO'

@@ -10,11 +10,12 @@
 //   npm run test:package                      # pack this clone, install, check
 //   npm run test:package -- --tarball X.tgz   # check a tarball made elsewhere (CI packs once)
 //   npm run test:package -- --keep            # leave the temp prefix and homes for a look
+//   npm run test:package -- --installed <prefix>  # only the checks, against a prefix kept earlier
 //
 // npm runs with the person's own config and caches (registry, proxy, node-gyp's headers): only
 // klaude's HOME and KLAUDE_HOME are temporary.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SHIPPED_FILES } from '../../src/doctor/install-checks.js';
@@ -202,6 +203,26 @@ async function checkInstalled(prefix: string, version: string, mock: MockAnthrop
   await step('klaude web: the page, its assets, the agent in its state', () => checkWeb(k, h, id));
 }
 
+/** Pack (or take --tarball), check its contents, install it into `prefix`; its version. */
+async function packAndInstall(work: string, prefix: string): Promise<string> {
+  const given = argValue('--tarball');
+  const tarball = given ? path.resolve(given) : await step('npm pack (prepack builds dist/)', () => pack(work));
+  const { version } = await step(`contents of ${path.basename(tarball)}`, () => checkContents(tarball, work));
+  await step(`npm install -g --prefix ${prefix}`, async () => {
+    const r = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], {
+      cwd: work,
+      timeoutMs: 20 * 60_000,
+    });
+    check(r.code === 0, 'npm install of the tarball failed', r.out);
+  });
+  return version;
+}
+
+function installedVersion(prefix: string): string {
+  const pkg = path.join(path.resolve(prefix), 'lib', 'node_modules', 'klaude', 'package.json');
+  return (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
+}
+
 async function main(): Promise<number> {
   const keep = process.argv.includes('--keep');
   const work = realpathSync(mkdtempSync(path.join(tmpdir(), 'klaude-package-')));
@@ -209,23 +230,16 @@ async function main(): Promise<number> {
   let mock: MockAnthropic | undefined;
   let h: TempHome | undefined;
   try {
-    const given = argValue('--tarball');
-    const tarball = given ? path.resolve(given) : await step('npm pack (prepack builds dist/)', () => pack(work));
-    const { version } = await step(`contents of ${path.basename(tarball)}`, () => checkContents(tarball, work));
-    await step(`npm install -g --prefix ${prefix}`, async () => {
-      const r = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], {
-        cwd: work,
-        timeoutMs: 20 * 60_000,
-      });
-      check(r.code === 0, 'npm install of the tarball failed', r.out);
-    });
+    const installed = argValue('--installed');
+    const version = installed ? installedVersion(installed) : await packAndInstall(work, prefix);
     mock = await startMockAnthropic();
     h = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-package-home-' });
+    chmodSync(h.klaudeHome, 0o700); // as klaude makes it (doctor checks)
     writeFileSync(
       path.join(h.klaudeHome, 'config.yaml'),
       `claude:\n  binary: ${CLAUDE_BIN}\nnotify:\n  desktop: false\n`,
     );
-    await checkInstalled(prefix, version, mock, h);
+    await checkInstalled(installed ? path.resolve(installed) : prefix, version, mock, h);
     console.log(`package-smoke: klaude ${version} installs from its tarball and works`);
     return 0;
   } catch (e) {

@@ -67,7 +67,7 @@ describe('klaudeInstall', () => {
     );
     expect(isAddonLoadFailure(abi)).toBe(true);
     const e = moduleLoadError('node-pty', abi, pkg);
-    expect(e.code).toBe('E_NATIVE_MODULE');
+    expect(e.code).toBe('E_INSTALL');
     expect(e.message).toBe("node-pty does not load: The module '/x/pty.node'");
     expect(e.hint).toBe('rebuild it: cd /usr/lib/node_modules/klaude && npm rebuild node-pty');
     const gone = Object.assign(new Error("Cannot find package 'node-pty' imported from /x/dist/chunks/a.js"), {
