@@ -5,7 +5,8 @@
 // executed: sh, then node with the launcher's flags). Runs are interleaved so noise hits all alike.
 //   node bench/complete.mjs        (after `npm run build`; BENCH_N=60 for more runs)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,8 +29,9 @@ try {
   if (made.status !== 0) throw new Error(`klaude instances failed: ${made.stderr}`);
   const Database = createRequire(path.join(repo, 'package.json'))('better-sqlite3');
   const db = new Database(path.join(home, 'sessions.db'));
-  const projectId = db.prepare('SELECT id FROM projects').get()?.id;
-  if (!projectId) throw new Error('klaude instances made no project row');
+  // The project row as klaude makes it: its id is the hash of the project's real path (config/paths.ts).
+  const projectId = createHash('sha256').update(realpathSync(project)).digest('hex').slice(0, 24);
+  db.prepare('INSERT INTO projects (id, root_path) VALUES (?, ?)').run(projectId, realpathSync(project));
   const insert = db.prepare(
     "INSERT INTO sessions (id, project_id, type, runtime, status, title, created_at, updated_at) VALUES (?, ?, 'general', 'claude', ?, ?, ?, ?)",
   );

@@ -1,9 +1,9 @@
 /**
  * `klaude __complete <shell> …`: what the completion scripts (completion-scripts.ts) ask on every
- * Tab. Hidden, and fast: the command table is already loaded by cli.ts; session ids come from one
- * query on the drizzle-free connection (db/fast.ts), and agent types and runtimes load only when the
- * position asks for them. It never migrates, reconciles or writes, and never prints an error into
- * the person's command line: a failure offers nothing (KLAUDE_DEBUG=1 shows it on stderr).
+ * Tab. Hidden, and fast: the command table is already loaded by cli.ts, and the rest loads only
+ * when the position asks for it: session ids (one query on the drizzle-free connection,
+ * db/fast.ts), agent types, runtimes. It never migrates, reconciles or writes, and never prints an
+ * error into the person's command line: a failure offers nothing (KLAUDE_DEBUG=1 shows it on stderr).
  *
  * Arguments: `bash <bash's current word> <the line up to the cursor>` (bash splits words at `=` and
  * `:`, so the line is split here, as the shell would, and the candidates are cut to bash's word);
@@ -11,10 +11,8 @@
  * shell completes file names itself), then one candidate a line, `word<TAB>description` for zsh and
  * fish, the word alone for bash.
  */
-import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import { HIDE_ENDED_AFTER_MS } from '../core/status.js';
-import { openFastDb } from '../db/fast.js';
-import { sessionsToComplete, type SessionPick, type SessionToComplete } from '../db/repos/completion.js';
+import type { SessionPick, SessionToComplete } from '../db/repos/completion.js';
 import { COMMANDS } from './registry.js';
 import { brief, completeWords, type Candidate, type Completion, type Lookups } from './completion-words.js';
 
@@ -24,8 +22,7 @@ export async function completeMain(args: string[], env: NodeJS.ProcessEnv, cwd: 
     const { words, bashWord } =
       shell === 'bash' ? fromBashLine(rest[0] ?? '', rest[1] ?? '') : { words: rest, bashWord: null };
     if (words.length === 0) words.push('');
-    const lookups = await prepareLookups(words, env, cwd);
-    const done = completeWords(COMMANDS, words, lookups);
+    const done = await candidates(words, env, cwd);
     process.stdout.write(
       render(done, shell === 'bash' ? { cut: bashCut(words.at(-1)!, bashWord!) } : { withDescriptions: true }),
     );
@@ -89,18 +86,27 @@ function render(c: Completion, o: { cut?: string; withDescriptions?: boolean }):
   return [c.files ? 'files' : 'words', ...c.candidates.map(line)].join('\n') + '\n';
 }
 
-/** Lookups that open what they need once, when first asked. */
-async function prepareLookups(words: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Lookups> {
-  // Agent types and runtimes are read before the walk (it is synchronous); only when the line could want them.
-  const mayWantTypes = words.length >= 2 && words[0] === 'start';
-  const agentTypes = mayWantTypes ? await readAgentTypes(env, cwd) : [];
-  const mayWantRuntimes = words.some((w) => w.startsWith('--runtime'));
-  const runtimes = mayWantRuntimes ? (await import('../config/schema.js')).RUNTIMES : [];
-  return {
-    sessions: (pick) => readSessions(pick, env, cwd),
-    agentTypes: () => agentTypes,
-    runtimes: () => runtimes,
+/**
+ * The candidates, loading only what the position asks for: a first pass with empty lookups notes
+ * what it asked (most Tabs need neither the database nor the agent files), the second has them.
+ */
+async function candidates(words: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Completion> {
+  const asked: { pick?: SessionPick; types?: true; runtimes?: true } = {};
+  const dry: Lookups = {
+    sessions: (pick) => ((asked.pick = pick), []),
+    agentTypes: () => ((asked.types = true), []),
+    runtimes: () => ((asked.runtimes = true), []),
   };
+  const first = completeWords(COMMANDS, words, dry);
+  if (!asked.pick && !asked.types && !asked.runtimes) return first;
+  const sessions = asked.pick ? await readSessions(asked.pick, env, cwd) : [];
+  const types = asked.types ? await readAgentTypes(env, cwd) : [];
+  const runtimes = asked.runtimes ? (await import('../config/schema.js')).RUNTIMES : [];
+  return completeWords(COMMANDS, words, {
+    sessions: () => sessions,
+    agentTypes: () => types,
+    runtimes: () => runtimes,
+  });
 }
 
 async function readAgentTypes(env: NodeJS.ProcessEnv, cwd: string): Promise<Candidate[]> {
@@ -111,12 +117,20 @@ async function readAgentTypes(env: NodeJS.ProcessEnv, cwd: string): Promise<Cand
   }));
 }
 
-function readSessions(pick: SessionPick, env: NodeJS.ProcessEnv, cwd: string): SessionToComplete[] {
+async function readSessions(pick: SessionPick, env: NodeJS.ProcessEnv, cwd: string): Promise<SessionToComplete[]> {
+  const [{ klaudeHome, projectRoot }, { openFastDb }, { sessionsToComplete }] = await Promise.all([
+    import('../config/paths.js'),
+    import('../db/fast.js'),
+    import('../db/repos/completion.js'),
+  ]);
   const db = openFastDb(klaudeHome(env));
   if (!db) return [];
   try {
-    const projectId = projectHash(projectRoot(cwd));
-    return sessionsToComplete(db, { projectId, pick, endedSince: Date.now() - HIDE_ENDED_AFTER_MS });
+    return sessionsToComplete(db, {
+      projectRoot: projectRoot(cwd),
+      pick,
+      endedSince: Date.now() - HIDE_ENDED_AFTER_MS,
+    });
   } finally {
     db.close();
   }
