@@ -26,6 +26,7 @@ _klaude() {
     [[ -n $line ]] && COMPREPLY+=("$line")
   done <<< "$out"
   if (( files )); then
+    [[ $cur == = ]] && cur=
     compopt -o filenames 2>/dev/null
     local IFS=$'\\n'
     COMPREPLY=($(compgen -f -- "$cur"))
@@ -47,6 +48,7 @@ _klaude() {
   out=$(command klaude __complete zsh "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null) || return 1
   lines=("\${(@f)out}")
   if [[ $lines[1] == files ]]; then
+    compset -P '*='
     _files
     return
   fi

@@ -1,8 +1,9 @@
 // `klaude completion bash|zsh|fish` loaded into the real shell, in a PTY, in a temp home with
 // sessions: Tab after `klaude ch`, after a flag's start, after the start of a session id (typed in
-// lower case), and the list a second Tab shows for `klaude approve` (only the session waiting for an
-// answer). The shells are Debian's bash, zsh and fish (.ci/run installs zsh and fish); `klaude` on
-// their PATH is a shim running the built dist/cli.js.
+// lower case), after the start of a file name where a flag takes a file, and the list Tab shows for
+// `klaude approve` (only the session waiting for an answer) and `klaude logs` (not the old or
+// archived ones). The shells are Debian's bash, zsh and fish (.ci/run installs zsh and fish);
+// `klaude` on their PATH is a shim running the built dist/cli.js.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,7 @@ beforeAll(() => {
     XDG_DATA_HOME: path.join(h.root, 'data'),
     ZDOTDIR: path.join(h.root, 'zdot'),
   };
+  writeFileSync(path.join(h.projectDir, 'task-notes.md'), 'a task\n');
   const { db, hash } = seedProject(h);
   try {
     const s = (shown: string, type: string, title: string) =>
@@ -144,6 +146,11 @@ describe.each(SHELLS)('$name completes klaude', ({ file, args, load, name }) => 
   it('a session id: its first letters in lower case + Tab → the id listings show', async () => {
     const typed = ids.done.slice(0, 3).toLowerCase(); // bnx
     await typeAndTab(s, `klaude logs ${typed}`, new RegExp(`klaude logs ${ids.done}`));
+    await clearLine(s);
+  });
+
+  it('a file where the flag takes one: `--prompt-file ta` + Tab → `task-notes.md`', async () => {
+    await typeAndTab(s, 'klaude start general --prompt-file ta', /--prompt-file task-notes\.md/);
     await clearLine(s);
   });
 
