@@ -1,7 +1,8 @@
 // `klaude __complete` (what the shell completion scripts run on every Tab) against its floor,
-// `node -e 0` (docs/ARCHITECTURE.md, Performance budget: goal ≤ 2×). Three lines a person Tabs:
-// a command name (no database), a flag, and session ids in a project with 300 sessions (one query
-// on the drizzle-free connection). Each also through the bin as the shell runs it (`dist/cli.js`
+// `node -e 0` (docs/ARCHITECTURE.md, Performance budget). Three lines a person Tabs: a command name
+// and a flag (goal ≤ 2×: the command table only, loaded by cli.js anyway), and session ids in a
+// project with 300 sessions (goal ≤ 3×: SQLite's addon and the drizzle-free connection load too,
+// the work `node dist/cli.js hook` does, which measures 2.5–2.9× beside hook.cjs's 1.2–1.5×). Each also through the bin as the shell runs it (`dist/cli.js`
 // executed: sh, then node with the launcher's flags). Runs are interleaved so noise hits all alike.
 //   node bench/complete.mjs        (after `npm run build`; BENCH_N=60 for more runs)
 import { spawnSync } from 'node:child_process';
@@ -80,9 +81,10 @@ try {
     if (lines[0] !== 'words' || lines.length - 1 < want)
       throw new Error(`__complete ${line}: ${lines.length - 1} candidates, expected ${want}+`);
     const ratio = median(viaNode) / median(floor);
+    const goal = name === 'session ids' ? 3 : 2;
     console.log(
       `complete ${name}: ${fmt(median(viaNode))} ms (p90 ${fmt(p90(viaNode))}) vs node -e 0 ${fmt(median(floor))} ms → ${ratio.toFixed(2)}× ` +
-        `(goal ≤ 2×${ratio <= 2 ? ', met' : ', MISSED'}); via the bin ${fmt(median(viaBin))} ms → ${(median(viaBin) / median(floor)).toFixed(2)}×; ` +
+        `(goal ≤ ${goal}×${ratio <= goal ? ', met' : ', MISSED'}); via the bin ${fmt(median(viaBin))} ms → ${(median(viaBin) / median(floor)).toFixed(2)}×; ` +
         `${lines.length - 1} candidates; n=${N}`,
     );
   }
