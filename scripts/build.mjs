@@ -111,6 +111,13 @@ const lazySegmenters = {
 /** Node flags for `klaude` run as a command (the bin): see the launcher lines in the banner. */
 const LAUNCH_FLAGS = ['--v8-pool-size=1'];
 
+// `npm pack`/`npm publish` build in `prepack`, then npm runs `prepare` too: once is enough. (`prepare`
+// is what builds dist/ on `npm ci` in a clone; a tarball's install runs neither.)
+if (process.env.npm_lifecycle_event === 'prepare' && ['pack', 'publish'].includes(process.env.npm_command ?? '')) {
+  console.log('dist/ was built by prepack');
+  process.exit(0);
+}
+
 const out = `dist.build-${process.pid}`;
 rmSync(out, { recursive: true, force: true });
 const common = {

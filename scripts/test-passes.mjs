@@ -6,7 +6,9 @@
 //      a VM's slow init and a container without --init do. A dead process stays a zombie there
 //      until it is reaped: kill(0) reaches it and /proc still lists it with its start time;
 //   3. current: the suites that run claude, against Claude Code's current release
-//      (scripts/claude-current.mjs, docs/claude-versions.md).
+//      (scripts/claude-current.mjs, docs/claude-versions.md);
+//   4. package: the package a person installs — npm pack, installed into a temp prefix, run from
+//      there with nothing of the clone on PATH (test/support/package-smoke.ts).
 // Extra arguments go to vitest in every pass. `--pass <name>` runs one pass only.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -87,6 +89,13 @@ const PASSES = {
     return worst;
   },
   current: (extra) => testCurrent(extra),
+  package: () => {
+    console.log('test-passes: the package (npm pack, installed into a temp prefix, run from there)');
+    const tsx = join(root, 'node_modules', '.bin', 'tsx');
+    const r = spawnSync(tsx, [join(root, 'test', 'support', 'package-smoke.ts')], { cwd: root, stdio: 'inherit' });
+    if (r.error) throw r.error;
+    return r.status ?? 1;
+  },
 };
 
 function main(argv) {

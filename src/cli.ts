@@ -144,6 +144,11 @@ async function main(argv: string[]): Promise<number> {
     const { zoneServeMain } = await import('./zones/serve.js');
     return zoneServeMain(rest);
   }
+  // Hidden: what a shell's completion script asks on every Tab (src/commands/complete.ts); must stay fast.
+  if (first === '__complete') {
+    const { completeMain } = await import('./commands/complete.js');
+    return completeMain(rest, process.env, process.cwd());
+  }
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {
     if (!root) {

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../config/paths.js';
+import { shellQuote } from '../lib/shell-quote.js';
 import { sha256Hex } from '../lib/sha256.js';
 
 export interface KlaudeInvocation {
@@ -15,9 +16,7 @@ export interface KlaudeInvocation {
   hook?: string;
 }
 
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote };
 
 /** The node binary and entry script of the running klaude (and its fast hook entry, if built). */
 export function currentInvocation(): KlaudeInvocation {

@@ -63,6 +63,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       runtime: {
         type: 'string',
         valueName: 'name',
+        completes: 'runtime',
         description:
           "CLI that runs the agent: claude, codex, gemini, opencode or cursor (default: the definition's runtime, else the model's (gpt-*/o3/codex* → codex, gemini-* → gemini, provider/model → opencode), else config agents.defaultRuntime)",
       },
@@ -74,6 +75,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       promptFile: {
         type: 'string',
         valueName: 'file',
+        completes: 'file',
         description: 'read the prompt from this file (`-`: stdin) instead of the second argument',
       },
       budget: {
@@ -113,6 +115,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'klaude start planner --prompt-file task.md',
       'klaude start general "run the full test suite" --zone build',
     ],
+    operands: ['agent-type', 'text', 'text'],
     load: () => import('./start.js'),
   },
   {
@@ -138,6 +141,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     minArgs: 2,
     maxArgs: 2,
     examples: ['klaude message 7XQ2 "also check the tests"', 'klaude message 7XQ2 "and now?" -f'],
+    operands: ['session', 'text'],
     load: () => import('./message.js'),
   },
   {
@@ -165,6 +169,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 2,
     examples: ['klaude fork 7XQ2 "try it with a queue instead"', 'klaude fork 7XQ2 -d'],
+    operands: ['session', 'text'],
     load: () => import('./fork.js'),
   },
   {
@@ -176,6 +181,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     flags: { json: JSON_FLAG },
     minArgs: 1,
     examples: ['klaude interrupt 7XQ2', 'klaude interrupt 7XQ2 9KD1'],
+    operands: ['session:active'],
     load: () => import('./interrupt.js'),
   },
 ];
@@ -199,5 +205,6 @@ export const WAIT_COMMAND: CommandSpec = {
   },
   minArgs: 1,
   examples: ['klaude wait 7XQ2', 'klaude wait 7XQ2 9KD1 --any --timeout 300'],
+  operands: ['session'],
   load: () => import('./wait.js'),
 };

@@ -27,6 +27,7 @@ export const FRONT_COMMANDS: CommandSpec[] = [
       resume: {
         type: 'string',
         valueName: 'id',
+        completes: 'session',
         description: 'resume this session (klaude id, prefix/suffix, or Claude id)',
       },
       continue: { type: 'boolean', shortFlag: 'c', description: "same as --resume-last (claude's spelling)" },
@@ -121,6 +122,7 @@ export const FRONT_COMMANDS: CommandSpec[] = [
     },
     maxArgs: 1,
     examples: ['klaude checkout 7XQ2', 'klaude checkout'],
+    operands: ['session'],
     load: () => import('./checkout.js'),
   },
   {
@@ -143,6 +145,7 @@ export const FRONT_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude talk 7XQ2', 'klaude talk 7XQ2 --view'],
+    operands: ['session'],
     load: () => import('./talk.js'),
   },
 ];

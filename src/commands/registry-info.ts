@@ -1,4 +1,4 @@
-/** Command specs for looking at klaude itself: status, instances, agents, config, doctor (kept apart so registry.ts stays small). */
+/** Command specs for looking at klaude itself and setting it up: status, instances, agents, config, doctor, completion (kept apart so registry.ts stays small). */
 import { JSON_FLAG } from './flag-specs.js';
 import type { CommandSpec } from './types.js';
 
@@ -76,20 +76,49 @@ export const INFO_COMMANDS: CommandSpec[] = [
   },
   {
     name: 'doctor',
-    summary: 'check that klaude works here: claude and its version, Node, hooks, database, run directory, processes',
+    summary:
+      'check that klaude works here: its install, claude and its version, Node, hooks, database, run directory, processes',
     usage: 'klaude doctor [--json]',
     description: [
       'One line per check: ✔ fine, ! worth knowing, ✗ broken (with the fix on the line below).',
-      'Checks the claude klaude would launch (claude.binary or PATH) and whether klaude was tested with',
-      'its version; Node; that Claude Code runs the hooks klaude injects and they record (a throwaway',
-      "claude in this directory with klaude's hooks and no prompt: no model request, its records go to a",
-      'temporary home); the database (integrity, migrations: one from a newer klaude is ✗); the home and',
-      'run directory (yours, 0700); the PTY server (answering its socket?); processes that outlived their',
-      'owner. Changes nothing. Exit 0 when nothing is ✗, 1 otherwise.',
+      "Checks klaude's own install (its files; better-sqlite3 and node-pty load), the claude klaude would",
+      'launch (claude.binary or PATH) and whether klaude was tested with its version; Node; that Claude',
+      "Code runs the hooks klaude injects and they record (a throwaway claude in this directory with klaude's",
+      'hooks and no prompt: no model request, its records go to a temporary home); the database (integrity,',
+      'migrations: one from a newer klaude is ✗); the home and run directory (yours, 0700); the PTY server',
+      '(answering its socket?); processes that outlived their owner.',
+      'Changes nothing. Exit 0 when nothing is ✗, 1 otherwise.',
     ].join('\n'),
     flags: { json: JSON_FLAG },
     maxArgs: 0,
     examples: ['klaude doctor', 'klaude doctor --json'],
     load: () => import('./doctor.js'),
+  },
+  {
+    name: 'completion',
+    summary: 'print a script for your shell that completes commands, flags and session ids on Tab',
+    usage: 'klaude completion bash|zsh|fish',
+    description: [
+      "Completes klaude's commands, their flags (and values such as --runtime), and the ids of this",
+      "project's sessions as listings show them, with their status and title where the shell shows",
+      'descriptions (zsh, fish): `klaude approve <Tab>` offers the sessions waiting for an answer,',
+      '`klaude interrupt <Tab>` those mid-turn. The script asks klaude itself on each Tab, so it',
+      'follows klaude upgrades and your sessions as they come and go. Load it once:',
+      '  bash  source <(klaude completion bash)        in ~/.bashrc, or save it as',
+      '        ~/.local/share/bash-completion/completions/klaude',
+      '  zsh   source <(klaude completion zsh)         in ~/.zshrc, or save it as _klaude in a $fpath directory',
+      '  fish  klaude completion fish > ~/.config/fish/completions/klaude.fish',
+      'then open a new shell.',
+    ].join('\n'),
+    flags: {},
+    minArgs: 1,
+    maxArgs: 1,
+    operands: [['bash', 'zsh', 'fish']],
+    examples: [
+      "echo 'source <(klaude completion bash)' >> ~/.bashrc",
+      'klaude completion zsh > "${fpath[1]}/_klaude"',
+      'klaude completion fish > ~/.config/fish/completions/klaude.fish',
+    ],
+    load: () => import('./completion.js'),
   },
 ];

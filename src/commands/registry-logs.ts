@@ -67,6 +67,7 @@ export const LISTING_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude logs 7XQ2', 'klaude logs 7XQ2 -f', 'klaude logs 7XQ2 -n 20', 'klaude logs 7XQ2 -s'],
+    operands: ['session'],
     load: () => import('./logs.js'),
   },
 ];
@@ -85,6 +86,7 @@ export const READ_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude read 7XQ2', 'klaude read 7XQ2 -t', 'klaude read 7XQ2 -s'],
+    operands: ['session'],
     load: () => import('./logs.js'),
   },
   {
@@ -109,6 +111,7 @@ export const READ_COMMANDS: CommandSpec[] = [
       json: JSON_FLAG,
     },
     examples: ['klaude watch --once', 'klaude watch 7XQ2', 'klaude watch --filter "tests? (pass|fail)"'],
+    operands: ['session'],
     load: () => import('./watch.js'),
   },
 ];

@@ -26,6 +26,7 @@ export const APPROVAL_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude approve 7XQ2', 'klaude approve 7XQ2 --always', 'klaude approve 7XQ2 --request 12'],
+    operands: ['session:waiting'],
     load: () => import('./approve.js'),
   },
   {
@@ -52,6 +53,7 @@ export const APPROVAL_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude deny 7XQ2', 'klaude deny 7XQ2 --reason "use npm run test:unit instead"'],
+    operands: ['session:waiting'],
     load: () => import('./deny.js'),
   },
 ];
@@ -70,6 +72,7 @@ export const TIDY_COMMANDS: CommandSpec[] = [
     minArgs: 2,
     maxArgs: 2,
     examples: ['klaude rename 7XQ2 "auth refactor"', 'klaude rename 7XQ2 ""'],
+    operands: ['session', 'text'],
     load: () => import('./rename.js'),
   },
   {
@@ -87,6 +90,7 @@ export const TIDY_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 2,
     examples: ['klaude budget 7XQ2', 'klaude budget 7XQ2 2.50', 'klaude budget 7XQ2 0'],
+    operands: ['session', 'text'],
     load: () => import('./budget.js'),
   },
   {
@@ -99,6 +103,7 @@ export const TIDY_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     examples: ['klaude pin 7XQ2', 'klaude pin 7XQ2 --unpin'],
+    operands: ['session'],
     load: () => import('./pin.js'),
   },
   {
@@ -115,6 +120,7 @@ export const TIDY_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     examples: ['klaude archive 7XQ2', 'klaude archive 7XQ2 9KD1', 'klaude archive 7XQ2 --restore'],
+    operands: ['session'],
     load: () => import('./archive.js'),
   },
   {
@@ -128,6 +134,7 @@ export const TIDY_COMMANDS: CommandSpec[] = [
     flags: { json: JSON_FLAG },
     minArgs: 1,
     examples: ['klaude delete 7XQ2'],
+    operands: ['session'],
     load: () => import('./delete.js'),
   },
 ];

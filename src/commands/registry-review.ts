@@ -25,6 +25,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude diff 7XQ2', 'klaude diff 7XQ2 --stat', 'klaude diff 7XQ2 | git apply'],
+    operands: ['session'],
     load: () => import('./diff.js'),
   },
   {
@@ -42,6 +43,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     minArgs: 1,
     maxArgs: 1,
     examples: ['klaude merge 7XQ2'],
+    operands: ['session'],
     load: () => import('./merge.js'),
   },
   {
@@ -67,6 +69,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     examples: ['klaude worktree list', 'klaude worktree prune', 'klaude worktree prune 7XQ2 --force'],
+    operands: [['list', 'prune'], 'session'],
     load: () => import('./worktree.js'),
   },
 ];

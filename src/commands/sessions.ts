@@ -6,7 +6,7 @@ import path from 'node:path';
 import { klaudeHome, projectHash, projectRoot } from '../config/paths.js';
 import { shortId } from '../core/ids.js';
 import { byPin } from '../core/session-title.js';
-import { isTerminal } from '../core/status.js';
+import { HIDE_ENDED_AFTER_MS, isTerminal } from '../core/status.js';
 import { buildTree, pruneTree, type TreeNode } from '../core/tree.js';
 import type { HasSqlite } from '../db/connection.js';
 import { openFastDb } from '../db/fast.js';
@@ -29,9 +29,6 @@ import { toJson } from './sessions-json.js';
 import { listingWidth, tableLines } from './sessions-table.js';
 import type { CommandContext } from './types.js';
 import { liveZoneNames } from '../db/repos/zone-mirrors.js';
-
-/** Without --all, sessions that ended longer ago than this are hidden (unless a shown session is under them). */
-export const HIDE_ENDED_AFTER_MS = 7 * 24 * 3600 * 1000;
 
 async function openForListing(
   ctx: CommandContext,

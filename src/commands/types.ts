@@ -1,8 +1,18 @@
 /** What every subcommand receives. Commands parse → call a service → print. */
 export type FlagType = 'string' | 'boolean' | 'number';
 
+/**
+ * What a positional argument or a flag's value is, for shell completion (`klaude completion`):
+ * session ids of this project (all listed ones, those waiting for a permission answer, those
+ * mid-turn or queued), agent types, runtimes, files, fixed words, or free text (nothing offered).
+ */
+export type Completes =
+  'session' | 'session:waiting' | 'session:active' | 'agent-type' | 'runtime' | 'file' | 'text' | readonly string[];
+
 export interface FlagSpec {
   type: FlagType;
+  /** What its value completes to (a string or number flag); nothing offered when absent. */
+  completes?: Completes;
   shortFlag?: string;
   default?: string | boolean | number;
   isMultiple?: boolean;
@@ -44,5 +54,10 @@ export interface CommandSpec {
   /** Positional argument count bounds (checked before the module loads). */
   minArgs?: number;
   maxArgs?: number;
+  /**
+   * What each positional completes to, in order; with no maxArgs the last one repeats (`<id…>`).
+   * Absent: nothing is offered for positionals.
+   */
+  operands?: readonly Completes[];
   load: () => Promise<CommandModule>;
 }

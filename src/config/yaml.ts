@@ -7,10 +7,16 @@
  */
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
+import { moduleLoadError } from './install.js';
 
 let mod: typeof Yaml | undefined;
 
 export function yaml(): typeof Yaml {
-  mod ??= (typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')) as typeof Yaml;
+  try {
+    mod ??= (typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')) as typeof Yaml;
+  } catch (e) {
+    // A run-time dependency missing from the install: say which, and how to repair it.
+    throw moduleLoadError('yaml', e);
+  }
   return mod;
 }

@@ -26,6 +26,9 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 const TERMINAL: ReadonlySet<SessionStatus> = new Set(['done', 'failed', 'interrupted', 'cancelled']);
 const ACTIVE: ReadonlySet<SessionStatus> = new Set(['running', 'waiting']);
 
+/** Listings hide sessions that ended longer ago than this (`klaude sessions` without --all, shell completion). */
+export const HIDE_ENDED_AFTER_MS = 7 * 24 * 3600 * 1000;
+
 export function isSessionStatus(s: unknown): s is SessionStatus {
   return typeof s === 'string' && (SESSION_STATUSES as readonly string[]).includes(s);
 }

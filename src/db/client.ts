@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dbPath, ensurePrivateDir } from '../config/paths.js';
+import { reinstallHint } from '../config/install.js';
 import { KlaudeError } from '../lib/errors.js';
 import {
   asDbError,
@@ -113,7 +114,7 @@ export function findMigrationsFolder(from: string = path.dirname(fileURLToPath(i
     dir = parent;
   }
   throw new KlaudeError('E_DB', `cannot find klaude's migrations (drizzle/meta/_journal.json) above ${from}`, {
-    hint: 'reinstall klaude: the package ships a drizzle/ folder next to dist/',
+    hint: `the install is incomplete (its drizzle/ folder ships next to dist/): ${reinstallHint()}`,
   });
 }
 

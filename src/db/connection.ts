@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { closeSync, constants as fsc, existsSync, fchmodSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import journal from '../../drizzle/meta/_journal.json' with { type: 'json' };
+import { isAddonLoadFailure, moduleLoadError } from '../config/install.js';
 import { KlaudeError } from '../lib/errors.js';
 import { isModuleLoadError, sqliteAddon, sqliteLoadProblem, sqliteModule, sqliteModuleError } from './sqlite-addon.js';
 
@@ -76,7 +77,7 @@ export function assertNotTooNew(sqlite: Sqlite, known: number, file: string): vo
       'E_DB_TOO_NEW',
       `the klaude database ${file} is from a newer klaude (schema ${v}, this klaude knows ${known})`,
       {
-        hint: 'upgrade klaude (npm install -g klaude@latest), or point KLAUDE_HOME elsewhere',
+        hint: 'upgrade klaude (`klaude doctor` names the command for this install), or point KLAUDE_HOME elsewhere',
       },
     );
   }
@@ -146,6 +147,18 @@ export function isBusy(e: unknown): boolean {
 
 export function asDbError(e: unknown, message: string): KlaudeError {
   if (e instanceof KlaudeError) return e;
+  // better-sqlite3's addon loads with the first connection: a failed build or another Node's build
+  // shows here, and its repair is a rebuild in klaude's folder, not anything about the file.
+  if (isAddonLoadFailure(e)) return moduleLoadError('better-sqlite3', e);
   const detail = e instanceof Error ? e.message : String(e);
   return new KlaudeError('E_DB', `${message}: ${detail}`, { cause: e });
+}
+
+/** Open and close a database in memory: better-sqlite3's native addon loads and works (klaude doctor). */
+export function probeSqlite(): void {
+  try {
+    new Database(':memory:').close();
+  } catch (e) {
+    throw asDbError(e, 'cannot open a database in memory');
+  }
 }

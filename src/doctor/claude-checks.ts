@@ -5,6 +5,7 @@
 import { cliVersion } from '../adapters/cli-binary.js';
 import { whichSync } from '../config/claude-binary.js';
 import { loadConfig } from '../config/config.js';
+import { NATIVE_MODULES, rebuildCommand } from '../config/install.js';
 import type { Config } from '../config/schema.js';
 import { isTestedClaudeVersion, TESTED_CLAUDE_VERSIONS } from '../core/tested-claude.js';
 import { isKlaudeError } from '../lib/errors.js';
@@ -20,7 +21,7 @@ export function checkNode(version: string = process.versions.node): CheckResult 
   return failed(
     'node',
     `Node ${version} is older than ${MIN_NODE_MAJOR}`,
-    `install Node ${MIN_NODE_MAJOR} or newer and reinstall klaude with it (npm ci in its clone)`,
+    `install Node ${MIN_NODE_MAJOR} or newer, then build klaude's native modules for it: ${rebuildCommand(NATIVE_MODULES)}`,
   );
 }
 

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { buildClaudeCommand } from '../adapters/claude/adapter.js';
 import { claudeConfigDir } from '../claude/config-dir.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
+import { reinstallHint } from '../config/install.js';
 import { logFilePath, projectHash } from '../config/paths.js';
 import { openDb } from '../db/client.js';
 import { linkOwner } from '../db/repos/hook-records.js';
@@ -192,7 +193,7 @@ function diagnose(run: ProbeRun, probeHome: string, o: HooksProbeInput): CheckRe
   return failed(
     CHECK,
     `the hook ran but did not record (${why})`,
-    'reinstall klaude (npm ci in its clone): its dist/hook.cjs or database code is broken',
+    `its dist/hook.cjs or database code is broken: reinstall klaude (${reinstallHint()})`,
   );
 }
 

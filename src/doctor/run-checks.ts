@@ -1,8 +1,7 @@
 /**
- * `klaude doctor`'s checks in the order a person reads them: the programs klaude stands on (Node,
- * its SQLite module, claude), whether Claude Code's hooks reach klaude, its files, its processes.
- * Each is one CheckResult; nothing here prints or changes anything (the probe's claude runs in a
- * temporary home it removes).
+ * `klaude doctor`'s checks in the order a person reads them: klaude's own install, the programs it
+ * stands on, whether Claude Code's hooks reach klaude, its files, its processes. Each is one CheckResult; nothing here
+ * prints or changes anything (the probe's claude runs in a temporary home it removes).
  */
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { klaudeHome, projectRoot } from '../config/paths.js';
@@ -11,6 +10,7 @@ import { checkSqliteModule } from './sqlite-check.js';
 import { checkClaude, checkConfig, checkNode } from './claude-checks.js';
 import { probeHooks } from './hooks-probe.js';
 import { checkSandbox } from './sandbox-check.js';
+import { checkInstall } from './install-checks.js';
 import { checkLeftovers, checkPtyServer, checkWatchdogs } from './process-checks.js';
 import { checkInitReaping, checkSocketPeers } from './platform-checks.js';
 import { checkDatabase, checkHome, checkRunDir } from './storage-checks.js';
@@ -33,6 +33,7 @@ export async function runDoctor(o: DoctorInput): Promise<CheckResult[]> {
   const config = checkConfig(home);
   const claude = checkClaude(config.config, o.env);
   const results: CheckResult[] = [
+    await checkInstall(),
     checkNode(),
     sqlite.result,
     config.result,

@@ -5,12 +5,14 @@
  */
 import { existsSync, lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { klaudeInstall, reinstallHint } from '../config/install.js';
 import { dbPath, runDir } from '../config/paths.js';
 import { inspectDbFile, type DbHealth } from '../db/repos/health.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { failed, passed, warned, type CheckResult } from './check.js';
 
-const UPGRADE = 'upgrade klaude (in its clone: git pull && npm ci), or set KLAUDE_HOME to another directory';
+const upgrade = (): string =>
+  `upgrade klaude (${reinstallHint(klaudeInstall(), true)}), or set KLAUDE_HOME to another directory`;
 
 /** The `database` (integrity) and `schema` (migrations) lines. */
 export function checkDatabase(home: string): CheckResult[] {
@@ -58,11 +60,11 @@ function schemaOf(file: string, h: DbHealth): CheckResult {
     return failed(
       'schema',
       `${file} is from a newer klaude: schema ${h.userVersion}, this klaude knows ${h.known}`,
-      UPGRADE,
+      upgrade(),
     );
   if (h.newestApplied !== null && h.newestApplied > h.newestKnown) {
     const at = new Date(h.newestApplied).toISOString();
-    return failed('schema', `${file} has a migration newer than this klaude knows (from ${at})`, UPGRADE);
+    return failed('schema', `${file} has a migration newer than this klaude knows (from ${at})`, upgrade());
   }
   if (h.userVersion < h.known) {
     const n = h.known - h.userVersion;

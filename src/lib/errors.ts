@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'E_DB'
   | 'E_DB_TOO_NEW'
   | 'E_SQLITE_MODULE'
+  | 'E_INSTALL'
   | 'E_INSECURE_RUNDIR'
   | 'E_LOCK'
   | 'E_IO'

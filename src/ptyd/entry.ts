@@ -7,11 +7,11 @@
  * klaude's log file, component `ptyd`, each session's lines tagged with its short id.
  */
 import { writeSync } from 'node:fs';
+import { moduleLoadError } from '../config/install.js';
 import { klaudeHome, logFilePath } from '../config/paths.js';
 import { openFastDb, type FastDb } from '../db/fast.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { createFileLogger } from '../lib/logger.js';
-import { PtyServer } from './server.js';
 import { ptyServerSocketPath, RUNNING_CODE, type WireErr } from './protocol.js';
 
 function report(r: { ok: true; pid: number } | { ok: false; error: WireErr }): void {
@@ -33,6 +33,10 @@ export async function ptyServerMain(env: NodeJS.ProcessEnv = process.env): Promi
     // migrated the DB already; only an unusual start (DB missing or behind) loads the full client.
     db = openFastDb(home) ?? (await import('../db/client.js')).openDb(home);
     const socketPath = ptyServerSocketPath(home, env);
+    // The server's code loads node-pty's native addon: a failed build is told to the starter, with its repair.
+    const { PtyServer } = await import('./server.js').catch((e: unknown) => {
+      throw /node-pty|pty\.node/.test(String(e)) ? moduleLoadError('node-pty', e) : e;
+    });
     const server = new PtyServer({ home, socketPath, db, log });
     if ((await server.listen()) === 'running') {
       log.info('another PTY server already listens; leaving it the sessions', { socket: socketPath });
