@@ -20,6 +20,8 @@ import { getAdapter } from '../adapters/registry.js';
 import type { RuntimeAdapter } from '../adapters/runtime-adapter.js';
 import type { RuntimeName } from '../config/schema.js';
 import { chooseRuntime } from './select-runtime.js';
+import { readOnlyAgent } from '../agent-types/read-only.js';
+import { createReview } from '../db/repos/reviews.js';
 import { launchMetadata, resolveAgentType, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
@@ -109,9 +111,17 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   adapter.resolveBinary(svc.config, svc.env); // fail now, with the install hint, not inside the runtime
   const share = req.share ? await sharedContext(svc, parent, notes) : null;
   // A fork works where its origin's conversation is (claude finds it by the directory).
-  const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
+  // A reviewer reads its origin's tree, never a worktree of its own.
+  const useWorktree =
+    !req.forkOf && !req.reviewOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
   const source = useWorktree ? worktreeSource(cwd) : null; // outside a repository: one line, nothing created
-  const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, ...agentRest } = agent;
+  const {
+    type: _t,
+    runtime: _r,
+    model: _m,
+    budgetUsd: defBudget,
+    ...agentRest
+  } = req.reviewOf ? readOnlyAgent(agent, runtime) : agent;
   const metadata: AgentLaunchMetadata & { forkOf?: string } = {
     cwd,
     projectRoot: svc.projectRoot,
@@ -160,7 +170,9 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     model: plan.model,
     metadata: plan.metadata as unknown as Record<string, unknown>,
     forkedFrom: req.forkOf?.sessionId ?? null,
+    reviewOf: req.reviewOf?.sessionId ?? null,
   });
+  if (req.reviewOf) createReview(svc.db, { ...req.reviewOf, sessionId: created.id });
   if (plan.budgetUsd) setBudget(svc.db, created.id, plan.budgetUsd);
   const logPath = sessionLogPath(svc.home, svc.projectHash, created.id, svc.config['logs.dir']);
   touchSessionLog(logPath);

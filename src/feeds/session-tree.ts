@@ -49,6 +49,7 @@ export type SessionView = Pick<
       | 'pinnedAt'
       | 'projectId'
       | 'forkedFrom'
+      | 'reviewOf'
     >
   >;
 

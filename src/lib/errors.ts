@@ -38,6 +38,11 @@ export type ErrorCode =
   | 'E_MERGE_CONFLICT'
   | 'E_NO_WORKTREE'
   | 'E_FORK_UNSUPPORTED'
+  | 'E_NOTHING_TO_REVIEW'
+  | 'E_NO_REVIEW'
+  | 'E_REVIEW_NOT_READY'
+  | 'E_UNKNOWN_SKILL'
+  | 'E_AMBIGUOUS_SKILL'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

@@ -58,7 +58,10 @@ export class AgentRuntime {
     this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
-    this.stops = new OnStopTurns(onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop));
+    // A reviewer's answer is its findings: no on-stop turns after it.
+    this.stops = new OnStopTurns(
+      d.session.reviewOf ? [] : onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop),
+    );
     this.rateLimits = new RateLimitWatch({
       db: d.db,
       config: d.config,

@@ -9,6 +9,10 @@ import type { LaunchCommand } from '../adapters/runtime-adapter.js';
 import { permissionModeFor } from './approval-desk.js';
 import { agentPreamble, systemPromptAddition } from '../agent-ops/instructions.js';
 import type { Deps } from './deps.js';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REVIEW_SCHEMA } from '../core/review.js';
+import { ensurePrivateDir } from '../lib/private-dir.js';
 
 export function cliLaunch(
   d: Deps,
@@ -35,6 +39,8 @@ export function cliLaunch(
     mcpConfig: meta.agent.mcpConfig,
     mcpStrict: meta.agent.mcpStrict ?? true,
     effort: meta.agent.effort,
+    // A reviewer's answer is its findings: codex is held to their shape (claude is asked for a block).
+    outputSchema: session.reviewOf && !o.resume ? reviewSchemaFile(d.home) : null,
     settings:
       session.runtime === 'claude'
         ? agentSettingsArg(headlessHookSettings(currentInvocation()), {
@@ -56,6 +62,18 @@ export function cliLaunch(
     PATH: prependPath(shimDir, d.env.PATH),
   };
   return { cmd, env };
+}
+
+/** The findings' JSON Schema as a file (codex takes a path), written once per home. */
+function reviewSchemaFile(home: string): string {
+  const file = path.join(ensurePrivateDir(path.join(home, 'cache')), 'review-schema.json');
+  const text = `${JSON.stringify(REVIEW_SCHEMA, null, 2)}\n`;
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return file;
+  // Another runtime may be reading it: a whole file, renamed into place.
+  const tmp = `${file}.${process.pid}`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, file);
+  return file;
 }
 
 /** `klaude fork`: the origin's Claude id, kept in the metadata (its first run forks it; later ones resume the fork). */

@@ -55,6 +55,8 @@ export interface SessionListRow {
   queuedFor: string | null;
   /** The session this one was forked from (`klaude fork`), else null. */
   forkedFrom: string | null;
+  /** The session this one reviews (`klaude review`), else null. */
+  reviewOf: string | null;
 }
 
 /**
@@ -83,7 +85,8 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   )},
   CASE WHEN s.status = 'queued' THEN (SELECT COUNT(*) FROM sessions q WHERE q.status = 'queued'
      AND (q.queued_at < s.queued_at OR (q.queued_at = s.queued_at AND q.id <= s.id))) END AS queuePosition,
-  l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt, NULL AS queuedFor, s.forked_from AS forkedFrom
+  l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt, NULL AS queuedFor, s.forked_from AS forkedFrom,
+  s.review_of AS reviewOf
 FROM sessions s
 LEFT JOIN runtime_limits l ON l.runtime = s.runtime AND l.until > ?
 WHERE s.project_id = ? AND (? OR s.archived_at IS NULL)

@@ -1,0 +1,171 @@
+// `klaude review` end to end: a claude worktree agent (the real claude against the Messages-API
+// stand-in) writes a file; the real codex (against the Responses-API stand-in) reviews its diff,
+// read-only and held to the findings' JSON Schema; the findings show under the origin in
+// `klaude sessions` (and --json), `--send` gives them to the origin as a message (it resumes),
+// and a second reviewer (claude, with only the read tools) sits beside the first.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareCliHomes } from '../support/cli-homes.js';
+import { startMockOpenAi, type MockOpenAi } from '../support/mock-openai.js';
+import type { RecordedRequest } from '../support/mock-anthropic.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
+
+const CODEX_FINDINGS = {
+  summary: 'The file is written, but its content is wrong.',
+  findings: [
+    { file: 'made.txt', line: 1, severity: 'high', text: 'made.txt says "hello" where the task asked for "goodbye"' },
+    { file: null, line: null, severity: 'low', text: 'no test covers the new file' },
+  ],
+};
+
+const CLAUDE_FINDINGS =
+  'I read made.txt.\n\n```json\n{"summary": "One nit.", "findings": [{"path": "made.txt:1", "severity": "nit", "message": "no trailing newline check"}]}\n```\n';
+
+const isReview = (prompt: string): boolean => prompt.startsWith('Review the work of another AI agent');
+
+const fx = useAgentHomes({
+  responder: (r: RecordedRequest) => {
+    if (isReview(r.prompt)) return { text: CLAUDE_FINDINGS };
+    if (r.isToolResult) return { text: 'Wrote it.' };
+    const m = /^run: (.+)$/s.exec(r.prompt);
+    if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
+    return { text: `Reply to: ${r.prompt.slice(0, 40)}` };
+  },
+});
+let home: AgentHome;
+let openai: MockOpenAi;
+
+beforeAll(async () => {
+  openai = await startMockOpenAi({
+    responder: (r) => (isReview(r.prompt) ? { text: JSON.stringify(CODEX_FINDINGS) } : { text: 'Reply.' }),
+  });
+  home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', timeoutMs: 120_000 });
+  prepareCliHomes(home, { openai });
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
+      cwd: home.projectDir,
+      env: home.env,
+      encoding: 'utf8',
+    });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(home.projectDir, 'base.txt'), 'base\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+});
+
+afterAll(async () => {
+  await openai?.close();
+});
+
+const klaude = (args: string[]) => home.k(args, { env: { COLUMNS: '200' } });
+const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
+
+describe('klaude review', () => {
+  let origin = '';
+  let codexReviewer = '';
+
+  it('codex reviews a claude worktree agent’s diff, read-only, and the findings come back', async () => {
+    const start = await klaude(['start', 'general', 'run: echo hello > made.txt', '--worktree']);
+    expect(start.code, start.stderr).toBe(0);
+    origin = idFrom(start.stdout);
+
+    const r = await klaude(['review', origin]);
+    expect(r.code, r.stderr).toBe(0);
+    codexReviewer = idFrom(r.stdout);
+    expect(r.stdout).toContain(`started ${codexReviewer} (general, codex): review of ${origin}'s diff, read-only\n`);
+    expect(r.stdout).toContain(
+      `review by codex ${codexReviewer} (of its diff): 2 findings (1 high, 1 low)\n` +
+        '  summary: The file is written, but its content is wrong.\n' +
+        '  high    made.txt:1  made.txt says "hello" where the task asked for "goodbye"\n' +
+        '  low                 no test covers the new file\n',
+    );
+    expect(r.stdout).toContain(`\`klaude review ${origin} --send\` gives the findings to ${origin}`);
+
+    // What codex was given: the diff, the task, the shape, read-only sandbox, the output schema.
+    const req = openai.mainRequests().find((x) => isReview(x.prompt))!;
+    expect(req.prompt).toContain('+hello');
+    expect(req.prompt).toContain('made.txt (+1 -0)');
+    expect(req.prompt).toContain('run: echo hello > made.txt');
+    expect(req.body.text?.format).toMatchObject({ type: 'json_schema', strict: true });
+    expect(JSON.stringify(req.body.text.format.schema)).toContain('"severity"');
+    expect(req.instructions).toContain('`sandbox_mode` is `read-only`');
+  });
+
+  it('sessions shows the findings under the origin, and the reviewer beside it; --json has them', async () => {
+    const s = await klaude(['sessions']);
+    expect(s.code, s.stderr).toBe(0);
+    const lines = s.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith(origin));
+    expect(at).toBeGreaterThan(0);
+    // Under the origin's row (the tree's continuation, then two columns in).
+    expect(lines[at + 1]).toBe(`     review by codex ${codexReviewer} (of its diff): 2 findings (1 high, 1 low)`);
+    expect(lines[at + 2]).toBe('       high    made.txt:1  made.txt says "hello" where the task asked for "goodbye"');
+    expect(lines[at + 3]).toBe('       low                 no test covers the new file');
+    expect(s.stdout).toMatch(
+      new RegExp(`${codexReviewer}\\s+done\\s+general\\s+codex.*review of ${origin}'s diff: 2 findings`),
+    );
+
+    const j = await klaude(['sessions', '--json']);
+    const all = JSON.parse(j.stdout) as { id: string; shortId: string; reviewOf: string | null; reviews: any[] }[];
+    const o = all.find((x) => x.shortId === origin)!;
+    expect(o.reviews).toHaveLength(1);
+    expect(o.reviews[0]).toMatchObject({
+      shortId: codexReviewer,
+      runtime: 'codex',
+      subject: 'diff',
+      summary: CODEX_FINDINGS.summary,
+      findings: CODEX_FINDINGS.findings,
+      sentAt: null,
+    });
+    expect(all.find((x) => x.shortId === codexReviewer)!.reviewOf).toBe(o.id);
+  });
+
+  it('--send gives the findings to the origin as a message: it resumes with them', async () => {
+    const before = fx.mock.mainRequests().length;
+    const r = await klaude(['review', origin, '--send']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^sent 2 findings of ${codexReviewer} to ${origin}: it had stopped \\(done\\) and was resumed with them\\n`,
+      ),
+    );
+    const got = await fx.mock.waitForRequest(
+      (x) => x.index >= before && x.prompt.includes('Review of your changes by codex'),
+      60_000,
+    );
+    expect(got.prompt).toContain(
+      `Review of your changes by codex (klaude review ${codexReviewer}): 2 findings (1 high, 1 low).`,
+    );
+    expect(got.prompt).toContain('1. [high] made.txt:1 — made.txt says "hello" where the task asked for "goodbye"');
+    expect(got.prompt).toContain('2. [low] no test covers the new file');
+    const w = await klaude(['wait', origin]);
+    expect(w.code, w.stderr).toBe(0);
+    const s = await klaude(['sessions']);
+    expect(s.stdout).toContain(`review by codex ${codexReviewer} (of its diff): 2 findings (1 high, 1 low) · sent`);
+    // Sent once: a second --send says so.
+    const again = await klaude(['review', origin, '--send']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('were sent to it already [E_NO_REVIEW]');
+  });
+
+  it('a second reviewer, claude with only the read tools, sits beside the first', async () => {
+    const r = await klaude(['review', origin, '--by', 'claude', '--focus', 'the file content']);
+    expect(r.code, r.stderr).toBe(0);
+    const second = idFrom(r.stdout);
+    expect(r.stdout).toContain(`review by claude ${second} (of its diff, focus: the file content): 1 finding (1 low)`);
+    const req = fx.mock
+      .mainRequests()
+      .find((x) => isReview(x.prompt) && x.prompt.includes('Focus on: the file content'))!;
+    const tools = (req.body.tools as { name: string }[]).map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(['Read', 'Grep', 'Glob']));
+    for (const t of ['Edit', 'Write', 'Bash', 'NotebookEdit']) expect(tools).not.toContain(t);
+    const show = await klaude(['review', origin, '--show']);
+    expect(show.stdout).toContain(`review by codex ${codexReviewer} (of its diff): 2 findings (1 high, 1 low) · sent`);
+    expect(show.stdout).toContain(
+      `review by claude ${second} (of its diff, focus: the file content): 1 finding (1 low)`,
+    );
+    expect(show.stdout).toContain('  low     made.txt:1  no trailing newline check');
+  });
+});
