@@ -194,9 +194,15 @@ export function readFindings(answer: string): ReadFindings | null {
   }
   const whole = fromValue(tryParse(text));
   if (whole) return whole;
-  // A JSON object somewhere in prose: try each `{` before the last "findings", nearest first.
+  // A JSON object somewhere in prose: try the `{`s before the last "findings", nearest first (a
+  // bounded number: each try reads on to the end of the answer).
   const at = text.lastIndexOf('"findings"');
-  for (let i = at === -1 ? -1 : text.lastIndexOf('{', at); i >= 0; i = text.lastIndexOf('{', i - 1)) {
+  let tries = 0;
+  for (
+    let i = at === -1 ? -1 : text.lastIndexOf('{', at);
+    i >= 0 && tries++ < 64;
+    i = i > 0 ? text.lastIndexOf('{', i - 1) : -1
+  ) {
     const obj = balancedFrom(text, i);
     const r = obj ? fromValue(tryParse(obj)) : null;
     if (r) return r;
