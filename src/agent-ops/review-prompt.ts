@@ -1,9 +1,9 @@
 /**
  * What a reviewer agent is told (`klaude review`): whose work it reviews and what the task was, the
  * work itself (the diff, or the final answer; bounded, with where to read the rest), the person's
- * focus, and the answer's shape (core/review.ts). Pure text.
+ * focus, and the answer's shape (core/findings.ts). Pure text.
  */
-import { REVIEW_SHAPE, type ReviewSubject } from '../core/review.js';
+import { REVIEW_SHAPE, type ReviewSubject } from '../core/findings.js';
 
 /** The largest diff or answer put in the prompt; a larger one is cut, and the reviewer told how to read it all. */
 export const REVIEW_TEXT_MAX = 200_000;

@@ -165,7 +165,7 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     type: req.type,
     runtime: plan.runtime,
     status: 'pending',
-    title: req.prompt.trim().split('\n')[0]!.slice(0, 120),
+    title: (req.title ?? req.prompt.trim().split('\n')[0]!).slice(0, 120),
     prompt: req.prompt.slice(0, 2000),
     model: plan.model,
     metadata: plan.metadata as unknown as Record<string, unknown>,

@@ -4,12 +4,11 @@
  * text (the reviewer's) is made safe to print here.
  */
 import { shortId } from '../core/ids.js';
-import { bySeverity, findingPlace, findingsCount } from '../core/review.js';
+import { bySeverity, findingPlace, findingsCount, reviewerName } from '../core/findings.js';
 import { isTerminal } from '../core/status.js';
 import type { ReviewView } from '../db/repos/reviews.js';
 import { safeText } from '../lib/escapes.js';
 import { truncate } from '../logs/format.js';
-import { reviewerName } from '../agent-ops/review.js';
 
 /** `review by codex KKKK2222 (of its diff): 2 findings (1 high, 1 low) · sent`. */
 export function reviewHeading(r: ReviewView): string {

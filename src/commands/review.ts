@@ -12,7 +12,7 @@ import { safeJson, safeText } from '../lib/escapes.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { detachedHint } from '../agent-ops/follow-detach.js';
 import { forkPlace } from '../agent-ops/fork.js';
-import { sendReviews, startReviews, type ReviewOptions } from '../agent-ops/review.js';
+import { sendReviews, startReviews, type ReviewOptions } from '../agent-ops/reviewers.js';
 import { klaudeHome } from '../config/paths.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { findingLines, reviewHeading } from './review-lines.js';

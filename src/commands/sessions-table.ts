@@ -11,7 +11,7 @@ import { age } from '../lib/format.js';
 import { truncate } from '../logs/format.js';
 import { approvalCell, fitLastCell } from './approval-cell.js';
 import { activityCell, detailLine, messageCell, statusCell } from './sessions-cells.js';
-import { findingsCount } from '../core/review.js';
+import { findingsCount } from '../core/findings.js';
 import { isTerminal } from '../core/status.js';
 import type { ReviewView } from '../db/repos/reviews.js';
 import { findingLines, reviewHeading } from './review-lines.js';

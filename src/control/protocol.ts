@@ -93,6 +93,8 @@ export interface StartRequest {
   budgetUsd?: number;
   /** `klaude fork`: the new agent continues a fork of this session's Claude conversation (in-process only). */
   forkOf?: { sessionId: string; claudeSessionId: string };
+  /** The row's title when it is not the prompt's first line (in-process only: a review's). */
+  title?: string;
   /** `klaude review`: the new agent reviews this session, read-only (in-process only). */
   reviewOf?: { sessionId: string; subject: 'diff' | 'output'; focus: string | null };
 }

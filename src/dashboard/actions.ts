@@ -126,6 +126,10 @@ function thisProjectActions(d: ActionDeps): Omit<DashboardActions, 'peek' | 'rep
       sessions.refresh();
     },
     diff: async (id) => (await import('./review.js')).agentDiff(review, id),
+    // Loaded on first use: `klaude review`'s code is not in the dashboard's start-up.
+    sendReview: async (id) => (await import('./review-actions.js')).reviewActions(ctx, sessions.refresh).sendReview(id),
+    startReview: async (id) =>
+      (await import('./review-actions.js')).reviewActions(ctx, sessions.refresh).startReview(id),
     // The dashboard is the person, even when klaude ui was started from a Claude's shell.
     answer: (sessionId, a) =>
       afterwards(

@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { NOTIFY_KINDS } from '../core/notify-event.js';
-import type { ReviewFinding } from '../core/review.js';
+import type { ReviewFinding } from '../core/findings.js';
 import { SESSION_STATUSES } from '../core/status.js';
 
 export const REVIEW_SUBJECTS = ['diff', 'output'] as const;

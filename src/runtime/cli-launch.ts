@@ -11,7 +11,7 @@ import { agentPreamble, systemPromptAddition } from '../agent-ops/instructions.j
 import type { Deps } from './deps.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REVIEW_SCHEMA } from '../core/review.js';
+import { REVIEW_SCHEMA } from '../core/findings.js';
 import { ensurePrivateDir } from '../lib/private-dir.js';
 
 export function cliLaunch(

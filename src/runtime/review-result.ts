@@ -1,12 +1,12 @@
 /**
  * A reviewer's run ended (`klaude review`): its findings are read from its final answer
- * (core/review.ts) and kept with the review, before the run's `done` line, so whoever the `done`
+ * (core/findings.ts) and kept with the review, before the run's `done` line, so whoever the `done`
  * wakes (`klaude review` attached, `wait`, the dashboard) finds them. A run that did not end
  * `done`, or an answer without findings, keeps why instead (earlier findings stay).
  */
 import type { EventOf } from '../core/events.js';
 import { clip, oneLine } from '../core/tool-summary.js';
-import { readFindings } from '../core/review.js';
+import { readFindings } from '../core/findings.js';
 import { recordReviewResult } from '../db/repos/reviews.js';
 import type { Deps } from './deps.js';
 

@@ -9,6 +9,7 @@ import { archiveSessions } from '../agent-ops/archive.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { deliverMessage, interruptAgent, type Delivery } from '../agent-ops/message.js';
 import { startAgents, type StartOutcome } from '../agent-ops/start.js';
+import { sendReviews, startReviews } from '../agent-ops/reviewers.js';
 import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
@@ -110,6 +111,25 @@ export class WebActions {
         ...(b.model ? { model: b.model } : {}),
       }),
     );
+  }
+
+  /** Give a review's findings (the named reviewer's, or every unsent one of a reviewed session) to the reviewed agent. */
+  sendReview(id: string): Promise<{ sessionId: string; reviews: string[]; delivery: Delivery; findings: number }> {
+    const s = this.session(id);
+    return this.withProject(s.projectId, async (svc) => {
+      const r = await sendReviews(svc, s);
+      const findings = r.reviews.reduce((n, x) => n + (x.findings?.length ?? 0), 0);
+      return { sessionId: r.origin.id, reviews: r.reviews.map((x) => x.sessionId), delivery: r.delivery, findings };
+    });
+  }
+
+  /** Start reviewers on a session's work, as `klaude review` (`by`: runtimes or agent types; none: the default). */
+  startReview(id: string, by: string[]): Promise<{ sessionIds: string[]; subject: string; notes: string[] }> {
+    const s = this.session(id);
+    return this.withProject(s.projectId, async (svc) => {
+      const r = await startReviews(svc, s, { by, focus: null });
+      return { sessionIds: r.reviewers.map((x) => x.id), subject: r.subject, notes: r.notes };
+    });
   }
 
   async diff(id: string, home: string, logsDir: string | null): Promise<SessionDiff> {

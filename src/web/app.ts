@@ -82,6 +82,7 @@ export function createApp(d: AppDeps): App {
   liveRoutes(app, d);
   terminalRoute(app, d);
   actionRoutes(app, d);
+  reviewRoutes(app, d);
   return app;
 }
 
@@ -242,15 +243,21 @@ function liveRoutes(app: App, d: AppDeps): void {
 
 type Action = (req: Req, id: string, a: WebActions) => Promise<unknown>;
 
-function actionRoutes(app: App, d: AppDeps): void {
-  const act = (fn: Action) => async (req: Req, res: Res) => {
+/** A route running one action: its result as `{ok, result}`, or the error as the CLI would say it. */
+const actOf =
+  (d: AppDeps) =>
+  (fn: Action) =>
+  async (req: Req, res: Res): Promise<void> => {
     try {
       sendJson(res, 200, { ok: true, result: (await fn(req, req.params.id ?? '', await d.actions())) ?? null });
     } catch (e) {
       failure(res, e);
     }
   };
-  const body = <T>(req: Req): T => jsonOf<T>(req.body as Buffer | undefined);
+const body = <T>(req: Req): T => jsonOf<T>(req.body as Buffer | undefined);
+
+function actionRoutes(app: App, d: AppDeps): void {
+  const act = actOf(d);
   app.post(
     '/api/sessions/:id/approve',
     act((req, id, a) => {
@@ -313,6 +320,24 @@ function actionRoutes(app: App, d: AppDeps): void {
       const r = await a.start(b as StartBody);
       return { sessionIds: r.sessions.map((s) => s.id), notes: r.notes, queued: r.queued };
     }),
+  );
+}
+
+/** `klaude review` from the page: start a reviewer (`by`: a runtime or an agent type), send findings. */
+function reviewRoutes(app: App, d: AppDeps): void {
+  const act = actOf(d);
+  app.post(
+    '/api/sessions/:id/review',
+    act((req, id, a) => {
+      const { by } = body<{ by?: unknown }>(req);
+      const list = typeof by === 'string' && by.trim() ? [by.trim()] : [];
+      if (list.some((b) => !/^[\w.:-]+$/.test(b))) throw badRequest('by names a runtime or an agent type');
+      return a.startReview(id, list);
+    }),
+  );
+  app.post(
+    '/api/sessions/:id/review/send',
+    act((_req, id, a) => a.sendReview(id)),
   );
 }
 

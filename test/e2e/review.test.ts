@@ -6,7 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { desktopContext, launchChromium } from '../support/browser.js';
+import { REPO_ROOT } from '../support/klaude-bin.js';
+import { startWeb } from '../support/web-client.js';
 import { prepareCliHomes } from '../support/cli-homes.js';
 import { startMockOpenAi, type MockOpenAi } from '../support/mock-openai.js';
 import type { RecordedRequest } from '../support/mock-anthropic.js';
@@ -62,10 +66,16 @@ afterAll(async () => {
 const klaude = (args: string[]) => home.k(args, { env: { COLUMNS: '200' } });
 const idFrom = (stdout: string): string => /started (\w{8})/.exec(stdout)![1]!;
 
-describe('klaude review', () => {
-  let origin = '';
-  let codexReviewer = '';
+/** KLAUDE_WEB_SCREENSHOTS=1 writes the README's screenshot of the reviews. */
+async function shot(page: Page, name: string): Promise<void> {
+  if (process.env.KLAUDE_WEB_SCREENSHOTS === '1') await page.screenshot({ path: join(REPO_ROOT, 'assets', name) });
+}
 
+/** The claude worktree agent reviewed, and its first reviewer (codex): shared by the tests in order. */
+let origin = '';
+let codexReviewer = '';
+
+describe('klaude review', () => {
   it('codex reviews a claude worktree agent’s diff, read-only, and the findings come back', async () => {
     const start = await klaude(['start', 'general', 'run: echo hello > made.txt', '--worktree']);
     expect(start.code, start.stderr).toBe(0);
@@ -167,5 +177,50 @@ describe('klaude review', () => {
       `review by claude ${second} (of its diff, focus: the file content): 1 finding (1 low)`,
     );
     expect(show.stdout).toContain('  low     made.txt:1  no trailing newline check');
+  });
+});
+
+describe('klaude review in the web page', () => {
+  let browser: Browser | undefined;
+  afterAll(async () => {
+    await browser?.close();
+    await home.k(['web', '--stop']);
+  });
+
+  it('the origin’s pane has a section per reviewer with its findings; Send gives them to the origin', async () => {
+    const w = await startWeb(home.env, home.projectDir);
+    browser = await launchChromium();
+    const page = await (await desktopContext(browser)).newPage();
+    await page.goto(w.url);
+    await page.locator('.conn.on').waitFor();
+    const [o] = (JSON.parse((await klaude(['sessions', '--json'])).stdout) as { id: string; shortId: string }[]).filter(
+      (x) => x.shortId === origin,
+    );
+    await page.locator(`[data-testid=session-row][data-session="${o!.id}"]`).click();
+    const sections = page.getByTestId('review');
+    await sections.nth(1).waitFor();
+    expect(await sections.count()).toBe(2);
+    const codex = sections.nth(0);
+    await expect(codex.getByTestId('review-state').textContent()).resolves.toBe(
+      'of its diff: 2 findings (1 high, 1 low)',
+    );
+    await expect(codex.getByTestId('finding').nth(0).textContent()).resolves.toContain(
+      'made.txt:1 made.txt says "hello" where the task asked for "goodbye"',
+    );
+    await expect(codex.textContent()).resolves.toContain('· sent');
+    const claude = sections.nth(1);
+    await expect(claude.getByTestId('finding').textContent()).resolves.toContain('no trailing newline check');
+    await shot(page, 'web-review.png');
+    const before = fx.mock.mainRequests().length;
+    page.once('dialog', (d) => void d.accept());
+    await claude.getByTestId('review-send').click();
+    const got = await fx.mock.waitForRequest(
+      (x) => x.index >= before && x.prompt.includes('Review of your changes by claude'),
+      60_000,
+    );
+    expect(got.prompt).toContain('1. [low] made.txt:1 — no trailing newline check');
+    // The page shows it sent, from the state the server pushes.
+    await claude.getByText('· sent').waitFor();
+    expect((await klaude(['wait', origin])).code).toBe(0);
   });
 });

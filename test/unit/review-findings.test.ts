@@ -1,7 +1,7 @@
 // Reading a reviewer's findings from its answer (core/review.ts): the shapes models actually write,
 // and the message the reviewed agent gets.
 import { describe, expect, it } from 'vitest';
-import { FINDINGS_MAX, findingsCount, readFindings, reviewMessage, severityOf } from '../../src/core/review.js';
+import { FINDINGS_MAX, findingsCount, readFindings, reviewMessage, severityOf } from '../../src/core/findings.js';
 
 describe('readFindings', () => {
   it('reads the last fenced json block, not an example earlier in the answer', () => {

@@ -3,7 +3,7 @@
  * answer. Raw SQL, so the listings that open the DB without drizzle (`klaude sessions`, the
  * dashboard's and the web server's feeds) read them too.
  */
-import type { ReviewFinding, ReviewSubject } from '../../core/review.js';
+import type { ReviewFinding, ReviewSubject } from '../../core/findings.js';
 import type { SessionStatus } from '../../core/status.js';
 import type { HasSqlite } from '../connection.js';
 import type { Runtime } from '../schema.js';

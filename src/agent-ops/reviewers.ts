@@ -16,7 +16,7 @@ import { RUNTIMES, type RuntimeName } from '../config/schema.js';
 import { sessionLogPath } from '../config/paths.js';
 import type { StartRequest } from '../control/protocol.js';
 import { shortId } from '../core/ids.js';
-import { reviewMessage, type ReviewSubject } from '../core/review.js';
+import { reviewerName, reviewMessage, type ReviewSubject } from '../core/findings.js';
 import { isTerminal } from '../core/status.js';
 import { markReviewsSent, reviewById, reviewsOf, type ReviewView } from '../db/repos/reviews.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
@@ -175,6 +175,7 @@ export async function startReviews(svc: AgentServices, origin: SessionRow, o: Re
     const req: StartRequest = {
       type: r.type,
       prompt,
+      title: `review of ${shortId(origin.id)}'s ${m.subject === 'diff' ? 'diff' : 'answer'}${o.focus ? ` (${o.focus})` : ''}`,
       ...(r.runtime ? { runtime: r.runtime } : {}),
       parentId: origin.parentId,
       cwd: place.cwd,
@@ -193,11 +194,6 @@ export interface SentReviews {
   reviews: ReviewView[];
   delivery: Delivery;
   text: string;
-}
-
-/** `codex`, or `security-reviewer (claude)`: how a reviewer is named to the agent it reviewed. */
-export function reviewerName(r: Pick<ReviewView, 'type' | 'runtime'>): string {
-  return r.type === 'general' || r.type === 'reviewer' ? r.runtime : `${r.type} (${r.runtime})`;
 }
 
 const matches = (r: ReviewView, by: readonly string[]): boolean =>

@@ -235,6 +235,11 @@ export function bySeverity(findings: readonly ReviewFinding[]): ReviewFinding[] 
     .map((x) => x.f);
 }
 
+/** `codex`, or `security-reviewer (claude)`: a reviewer named by its runtime, and its agent type when it has its own. */
+export function reviewerName(r: { type: string; runtime: string }): string {
+  return r.type === 'general' || r.type === 'reviewer' ? r.runtime : `${r.type} (${r.runtime})`;
+}
+
 /** One review as the message to its origin shows it. */
 export interface ReviewForMessage {
   /** `codex`, or `security-reviewer (claude)`. */
