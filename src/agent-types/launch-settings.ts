@@ -39,6 +39,8 @@ export interface AgentTypeConfig {
   worktree: boolean | null;
   /** The definition's `budgetUsd:`; null = not said (the flag or config agents.budgetUsd decides). */
   budgetUsd?: number | null;
+  /** The definition's `skill:` (`--skill` wins); null = none. */
+  skill?: string | null;
 }
 
 export interface AgentTypeContext {
@@ -126,6 +128,7 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     ...(def.onStop ? { onStop: def.onStop } : {}),
     worktree: def.worktree ?? null,
     budgetUsd: def.budgetUsd ?? null,
+    skill: def.skill ?? null,
   };
 }
 

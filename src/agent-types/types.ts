@@ -54,6 +54,8 @@ export interface AgentDefinition {
   worktree?: boolean;
   /** Spend limit in USD of each agent of this type and its sub-agents (`--budget` wins; else config agents.budgetUsd). */
   budgetUsd?: number;
+  /** A Claude Code skill each agent of this type runs, its prompt being the skill's arguments (`--skill` wins). */
+  skill?: string;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

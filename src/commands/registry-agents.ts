@@ -7,7 +7,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage:
-      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--json]',
+      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--skill <name>] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
@@ -28,6 +28,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'HEAD, in <KLAUDE_HOME>/projects/<project-hash>/worktrees/<shortid> (outside your tree); the agent works',
       'there and your tree is untouched. `klaude diff <id>` shows what it changed, `klaude merge <id>` brings',
       'its branch into your current branch, `klaude worktree prune` removes finished worktrees.',
+      '--skill <name> (or `skill:` in the definition) runs a Claude Code skill found as claude finds it: managed,',
+      'then ~/.claude/skills/<name>/SKILL.md (personal), then .claude/skills/<name>/SKILL.md of this directory and',
+      "those above it to the git top level (project), then enabled plugins' skills (`<plugin>:<name>`; a bare name",
+      'two plugins have is refused, naming both). A claude agent gets `/<name> <prompt>` and runs it natively;',
+      'codex, gemini, opencode and cursor agents get it expanded: SKILL.md with the arguments put in, and the',
+      'files it names in its directory (up to 32 KiB each, 128 KiB in all). `klaude agents --skills` lists them.',
     ].join('\n'),
     flags: {
       detach: {
@@ -78,6 +84,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         valueName: 'usd',
         description:
           'spend limit in USD of each agent and its sub-agents (default config agents.budgetUsd): reached, it is stopped before its next turn (`klaude budget <id> <usd>` raises it)',
+      },
+      skill: {
+        type: 'string',
+        valueName: 'name',
+        description:
+          'run a Claude Code skill, the prompt being its arguments (may be left out): claude agents run it natively (`/<name> …`), others get its SKILL.md and the files it names in the prompt (see above)',
       },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },

@@ -104,6 +104,10 @@ async function readPrompt(ctx: CommandContext): Promise<{ prompt: string; rest: 
       throw new KlaudeError('E_IO', `cannot read the prompt file ${file}: ${(e as Error).message}`);
     }
     rest = args;
+  } else if (args.length === 0 && typeof ctx.flags.skill === 'string') {
+    // A skill without arguments.
+    prompt = '';
+    rest = [];
   } else {
     if (args.length === 0)
       throw usageError(
@@ -113,7 +117,8 @@ async function readPrompt(ctx: CommandContext): Promise<{ prompt: string; rest: 
     prompt = args[0] === '-' ? await readStdin(ctx) : args[0]!;
     rest = args.slice(1);
   }
-  if (prompt.trim() === '') throw usageError('the prompt is empty');
+  // With a skill the prompt is its arguments, which may be none.
+  if (prompt.trim() === '' && typeof ctx.flags.skill !== 'string') throw usageError('the prompt is empty');
   return { prompt, rest };
 }
 
@@ -155,8 +160,16 @@ function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): St
     parentId: ctx.env.KLAUDE_SESSION_ID || null,
     cwd: ctx.cwd,
     ...(typeof ctx.flags.budget === 'number' ? { budgetUsd: budgetFlag(ctx.flags.budget) } : {}),
+    ...(typeof ctx.flags.skill === 'string' ? { skill: skillFlag(ctx.flags.skill) } : {}),
   };
   return { req, checkout, now, json, detach };
+}
+
+function skillFlag(name: string): string {
+  const n = name.trim().replace(/^\//, ''); // `/deploy`, as typed in claude, is the skill deploy
+  if (!/^[\w.:-]+$/.test(n))
+    throw usageError(`'${name}' is not a skill name`, '`klaude agents --skills` lists the skills');
+  return n;
 }
 
 function budgetFlag(usd: number): number {
@@ -200,6 +213,7 @@ async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a
         ...(now ? { checkoutNow: true } : {}),
         ...(req.parentId ? { parentId: req.parentId } : {}),
         ...(req.budgetUsd ? { budgetUsd: req.budgetUsd } : {}),
+        ...(req.skill ? { skill: req.skill } : {}),
         cwd: ctx.cwd,
       },
       { timeoutMs: 30_000 },

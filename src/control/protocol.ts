@@ -91,6 +91,8 @@ export interface StartRequest {
   cwd?: string;
   /** Spend limit in USD of each agent and its sub-agents (else config agents.budgetUsd). */
   budgetUsd?: number;
+  /** A Claude Code skill the agent runs, `prompt` being its arguments (else the definition's `skill:`). */
+  skill?: string;
   /** `klaude fork`: the new agent continues a fork of this session's Claude conversation (in-process only). */
   forkOf?: { sessionId: string; claudeSessionId: string };
   /** The row's title when it is not the prompt's first line (in-process only: a review's). */
