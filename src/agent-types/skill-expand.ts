@@ -56,6 +56,8 @@ export function namedPaths(body: string): string[] {
 }
 
 const isText = (b: Buffer): boolean => !b.subarray(0, 8192).includes(0);
+/** What a file's `<skill-file path="…">` wrapping adds besides its path. */
+const WRAP = 40;
 
 interface Included {
   rel: string;
@@ -84,14 +86,15 @@ function namedFiles(skill: Skill, body: string, room: number): { files: Included
       continue;
     }
     const kib = `${Math.ceil(size / 1024)} KiB`;
+    const takes = size + rel.length + WRAP; // with its <skill-file> lines
     if (size > FILE_MAX) left.push(`${rel} (${kib}: over the ${FILE_MAX / 1024} KiB a file may take)`);
-    else if (size > room) left.push(`${rel} (${kib}: over what is left of the ${EXPANSION_MAX / 1024} KiB)`);
+    else if (takes > room) left.push(`${rel} (${kib}: over what is left of the ${EXPANSION_MAX / 1024} KiB)`);
     else {
       const buf = readFileSync(real);
       if (!isText(buf)) left.push(`${rel} (not text)`);
       else {
         files.push({ rel, text: buf.toString('utf8') });
-        room -= size;
+        room -= takes;
       }
     }
   }
