@@ -43,7 +43,11 @@ let openai: MockOpenAi;
 
 beforeAll(async () => {
   openai = await startMockOpenAi({
-    responder: (r) => (isReview(r.prompt) ? { text: JSON.stringify(CODEX_FINDINGS) } : { text: 'Reply.' }),
+    responder: (r) => {
+      // A review of an answer: codex answers in prose (no findings block), as a model may.
+      if (isReview(r.prompt) && r.prompt.includes('Its final answer:')) return { text: 'It reads fine to me.' };
+      return isReview(r.prompt) ? { text: JSON.stringify(CODEX_FINDINGS) } : { text: 'Reply.' };
+    },
   });
   home = fx.home({ config: 'agents:\n  allowedTools: [Bash]\n', timeoutMs: 120_000 });
   prepareCliHomes(home, { openai });
@@ -177,6 +181,34 @@ describe('klaude review', () => {
       `review by claude ${second} (of its diff, focus: the file content): 1 finding (1 low)`,
     );
     expect(show.stdout).toContain('  low     made.txt:1  no trailing newline check');
+  });
+});
+
+describe('klaude review of an answer', () => {
+  it('an agent that changed no files has its final answer reviewed; --diff says there is none', async () => {
+    const a = await klaude(['start', 'general', 'what is 2+2?']);
+    expect(a.code, a.stderr).toBe(0);
+    const id = idFrom(a.stdout);
+    const d = await klaude(['review', id, '--diff']);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toBe(
+      `klaude: general ${id} (claude) changed no files: there is no diff to review [E_NOTHING_TO_REVIEW] — hint: klaude review ${id} --output reviews its final answer\n`,
+    );
+    const r = await klaude(['review', id, '-d']);
+    expect(r.code, r.stderr).toBe(0);
+    const rev = idFrom(r.stdout);
+    expect(r.stdout).toContain(`started ${rev} (general, codex): review of ${id}'s final answer, read-only\n`);
+    const req = await openai.waitForRequest((x) => isReview(x.prompt) && x.prompt.includes(`general ${id}`), 60_000);
+    expect(req.prompt).toContain('Its final answer:\n<answer>\nReply to: what is 2+2?\n</answer>');
+    expect((await klaude(['wait', rev])).code).toBe(0);
+    // Prose without a findings block: said as such, the answer kept in its log.
+    const show = await klaude(['review', id, '--show']);
+    expect(show.stdout).toBe(
+      `review by codex ${rev} (of its answer): no findings read: its answer held no findings block klaude could read (\`klaude logs\` shows the answer)\n`,
+    );
+    const send = await klaude(['review', id, '--send']);
+    expect(send.code).toBe(1);
+    expect(send.stderr).toContain(`the review by codex (${rev}) has no findings: its answer held no findings block`);
   });
 });
 
