@@ -6,7 +6,14 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXPANSION_MAX, expandSkill, FILE_MAX, namedPaths, splitArguments, withArguments } from '../../src/agent-types/skill-expand.js';
+import {
+  EXPANSION_MAX,
+  expandSkill,
+  FILE_MAX,
+  namedPaths,
+  splitArguments,
+  withArguments,
+} from '../../src/agent-types/skill-expand.js';
 import { discoverSkills, resolveSkill } from '../../src/agent-types/skills.js';
 import { isKlaudeError } from '../../src/lib/errors.js';
 
@@ -96,7 +103,10 @@ describe('discovery', () => {
     const project = join(root, 'proj');
     mkdirSync(join(project, '.claude'), { recursive: true });
     // The project's local settings turn gamma off again.
-    writeFileSync(join(project, '.claude', 'settings.local.json'), JSON.stringify({ enabledPlugins: { 'gamma@m': false } }));
+    writeFileSync(
+      join(project, '.claude', 'settings.local.json'),
+      JSON.stringify({ enabledPlugins: { 'gamma@m': false } }),
+    );
     const names = discoverSkills({ cwd: project, env }).map((s) => s.name);
     expect(names).toEqual(['alpha:fmt', 'alpha:solo', 'beta:fmt']);
     expect(resolveSkill('solo', { cwd: project, env }).skill.name).toBe('alpha:solo');
@@ -144,7 +154,9 @@ describe('arguments, as claude puts them in', () => {
 describe('expansion', () => {
   it('names links and backticked paths, not URLs, anchors or absolute paths', () => {
     expect(
-      namedPaths('See [a](docs/a.md), [b](b.md#part "title"), [web](https://x.y), [top](#top), `scripts/run.sh`, `x.py`, `/etc/passwd`, `npm test`'),
+      namedPaths(
+        'See [a](docs/a.md), [b](b.md#part "title"), [web](https://x.y), [top](#top), `scripts/run.sh`, `x.py`, `/etc/passwd`, `npm test`',
+      ),
     ).toEqual(['docs/a.md', 'b.md', 'scripts/run.sh', 'x.py']);
   });
 
@@ -164,7 +176,9 @@ describe('expansion', () => {
     expect(text).toContain('<skill-file path="small.md">\nSMALL\n</skill-file>');
     expect(text).not.toContain('LLLL');
     expect(text).not.toContain('SECRET');
-    expect(text).toContain(`Files of the skill not included here (read them from ${dir} if you need them): large.md (33 KiB: over the 32 KiB a file may take); data.bin (not text)`);
+    expect(text).toContain(
+      `Files of the skill not included here (read them from ${dir} if you need them): large.md (33 KiB: over the 32 KiB a file may take); data.bin (not text)`,
+    );
     expect(text.length).toBeLessThan(EXPANSION_MAX);
   });
 
