@@ -29,7 +29,10 @@ export function cliLaunch(
     model: session.model,
     permissionMode: permissionModeFor(adapter, meta.agent.permissionMode ?? config['agents.permissionMode']),
     approvals: adapter.encodeApproval !== undefined,
-    allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
+    // A reviewer's are its read tools only (agent-types/read-only.ts), whatever the config pre-allows.
+    allowedTools: session.reviewOf
+      ? meta.agent.allowedTools
+      : [...config['agents.allowedTools'], ...meta.agent.allowedTools],
     tools: meta.agent.tools ?? null,
     disallowedTools: meta.agent.disallowedTools ?? [],
     appendSystemPrompt: systemPromptAddition(

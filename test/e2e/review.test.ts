@@ -4,7 +4,7 @@
 // `klaude sessions` (and --json), `--send` gives them to the origin as a message (it resumes),
 // and a second reviewer (claude, with only the read tools) sits beside the first.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../support/klaude-bin.js';
 import { startWeb } from '../support/web-client.js';
 import { prepareCliHomes } from '../support/cli-homes.js';
 import { startMockOpenAi, type MockOpenAi } from '../support/mock-openai.js';
-import type { RecordedRequest } from '../support/mock-anthropic.js';
+import type { RecordedRequest, Responder } from '../support/mock-anthropic.js';
 import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 const CODEX_FINDINGS = {
@@ -29,9 +29,18 @@ const CLAUDE_FINDINGS =
 
 const isReview = (prompt: string): boolean => prompt.startsWith('Review the work of another AI agent');
 
+/** The claude reviewer's conversation: it tries to write (it has no Write tool), then reads made.txt, then answers. */
+function claudeReviewer(r: RecordedRequest): ReturnType<Responder> {
+  const dir = /You may read the files under (\S+) for context/.exec(JSON.stringify(r.body.messages))![1]!;
+  if (!r.isToolResult) return { toolUse: { name: 'Write', input: { file_path: join(dir, 'evil.txt'), content: 'x' } } };
+  const res = r.toolResults[0]!;
+  if (!res.content.includes('hello')) return { toolUse: { name: 'Read', input: { file_path: join(dir, 'made.txt') } } };
+  return { text: CLAUDE_FINDINGS };
+}
+
 const fx = useAgentHomes({
   responder: (r: RecordedRequest) => {
-    if (isReview(r.prompt)) return { text: CLAUDE_FINDINGS };
+    if (JSON.stringify(r.body.messages).includes('Review the work of another AI agent')) return claudeReviewer(r);
     if (r.isToolResult) return { text: 'Wrote it.' };
     const m = /^run: (.+)$/s.exec(r.prompt);
     if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
@@ -175,6 +184,15 @@ describe('klaude review', () => {
     const tools = (req.body.tools as { name: string }[]).map((t) => t.name);
     expect(tools).toEqual(expect.arrayContaining(['Read', 'Grep', 'Glob']));
     for (const t of ['Edit', 'Write', 'Bash', 'NotebookEdit']) expect(tools).not.toContain(t);
+    // It could not write: Write is no tool of its own (the file is not there); reading worked.
+    const results = fx.mock
+      .mainRequests()
+      .filter((x) => x.isToolResult && JSON.stringify(x.body.messages).includes('Focus on: the file content'))
+      .map((x) => x.toolResults[0]!);
+    expect(results[0]!.isError).toBe(true);
+    expect(results[1]).toMatchObject({ isError: false, content: expect.stringContaining('hello') });
+    const wt = /You may read the files under (\S+) for context/.exec(req.prompt)![1]!;
+    expect(existsSync(join(wt, 'evil.txt'))).toBe(false);
     const show = await klaude(['review', origin, '--show']);
     expect(show.stdout).toContain(`review by codex ${codexReviewer} (of its diff): 2 findings (1 high, 1 low) · sent`);
     expect(show.stdout).toContain(
@@ -254,5 +272,11 @@ describe('klaude review in the web page', () => {
     // The page shows it sent, from the state the server pushes.
     await claude.getByText('· sent').waitFor();
     expect((await klaude(['wait', origin])).code).toBe(0);
+    // Review starts a third reviewer (the default: codex), whose section fills in when it ends.
+    await page.getByTestId('review-start').click();
+    const started = page.getByTestId('review-start-note');
+    await started.waitFor();
+    await expect(started.textContent()).resolves.toMatch(/^\w{8} reviews its diff, read-only/);
+    await sections.nth(2).getByText('of its diff: 2 findings (1 high, 1 low)').waitFor({ timeout: 60_000 });
   });
 });

@@ -128,7 +128,11 @@ export function Reviews({ s }: { s: WebSession }) {
         </button>
       </div>
       {note ? (
-        <div className={`note${note.error ? ' error' : ''}`} role={note.error ? 'alert' : 'status'}>
+        <div
+          className={`note${note.error ? ' error' : ''}`}
+          role={note.error ? 'alert' : 'status'}
+          data-testid="review-start-note"
+        >
           <Rich text={note.text} />
         </div>
       ) : null}
