@@ -45,6 +45,8 @@ export interface LaunchInput {
   settings?: string | null;
   /** Reasoning effort hint for CLIs that take one. */
   effort?: string | null;
+  /** A JSON Schema file the final answer must follow (codex `--output-schema`; a reviewer's first run). */
+  outputSchema?: string | null;
 }
 
 /** A CLI's own sandbox, as klaude drives it (docs/sandbox.md). */

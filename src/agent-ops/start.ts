@@ -20,7 +20,15 @@ import { getAdapter } from '../adapters/registry.js';
 import type { RuntimeAdapter } from '../adapters/runtime-adapter.js';
 import type { RuntimeName } from '../config/schema.js';
 import { chooseRuntime } from './select-runtime.js';
-import { launchMetadata, resolveAgentType, type AgentLaunchMetadata } from '../agent-types/launch-settings.js';
+import { readOnlyAgent } from '../agent-types/read-only.js';
+import { planSkill, skillPrompt, skillTitle, type SkillRun } from './skill-prompt.js';
+import { createReview } from '../db/repos/reviews.js';
+import {
+  launchMetadata,
+  resolveAgentType,
+  type AgentLaunchMetadata,
+  type AgentTypeConfig,
+} from '../agent-types/launch-settings.js';
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { keepLaunchEnv, type LaunchSpec } from './launch-env.js';
@@ -83,26 +91,42 @@ interface StartPlan {
   limits: RunLimits;
   /** Each agent's own spend limit: --budget, else the definition's budgetUsd, else config agents.budgetUsd. */
   budgetUsd: number | null;
+  /** The skill it runs (--skill, else the definition's `skill:`), the prompt being its arguments. */
+  skill: SkillRun | null;
 }
 
-/** The number of agents to start; a bad count or an empty prompt is refused before anything is made. */
-function checkRequest(req: StartRequest): number {
+/** The number of agents to start; a bad count is refused before anything is made. */
+function checkCount(req: StartRequest): number {
   const count = req.count ?? 1;
   if (req.zone && count !== 1) throw new KlaudeError('E_USAGE', 'a start from a zone link is one agent');
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
     throw new KlaudeError('E_USAGE', `count must be a whole number from 1 to ${MAX_COUNT} (got ${req.count})`);
   }
+  return count;
+}
+
+/** The skill the agents run, if any; without one an empty prompt is refused. */
+function skillOf(
+  svc: AgentServices,
+  req: StartRequest,
+  agent: AgentTypeConfig,
+  cwd: string,
+  notes: string[],
+): SkillRun | null {
+  const name = req.skill ?? agent.skill ?? null;
+  if (name) return planSkill(name, req.prompt, cwd, svc.env, notes);
   if (req.prompt.trim() === '')
     throw new KlaudeError('E_USAGE', 'the prompt is empty', { hint: 'klaude start <type> "<prompt>"' });
-  return count;
+  return null;
 }
 
 /** Parent, agent type, runtime and shared context: everything decided once for all the agents. */
 async function planStart(svc: AgentServices, req: StartRequest, notes: string[]): Promise<StartPlan> {
-  const count = checkRequest(req);
+  const count = checkCount(req);
   const cwd = path.resolve(req.cwd ?? svc.projectRoot);
   const { parent } = pickParent(svc, req);
   const agent = await resolveAgentType(req.type, { cwd, env: svc.env, parent });
+  const skill = skillOf(svc, req, agent, cwd, notes);
   const { runtime, model } = chooseRuntime({
     flag: req.runtime,
     definition: agent.runtime,
@@ -123,12 +147,20 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
     notes,
   );
   const share = req.zone ? req.zone.share : req.share ? await sharedContext(svc, parent, notes) : null;
-  // A fork works where its origin's conversation is, or in a worktree of its own made from the origin's.
+  // A fork works where its origin's conversation is, or in a worktree of its own made from the origin's;
+  // a reviewer reads its origin's tree, never a worktree of its own.
   const fork = forkTree(svc, req);
-  const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
+  const useWorktree =
+    !req.forkOf && !req.reviewOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
   // Outside a repository: one line, nothing created.
   const source = fork ? { top: fork.top, head: fork.head } : useWorktree ? zoneSource(req, cwd) : null;
-  const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, ...agentRest } = agent;
+  const {
+    type: _t,
+    runtime: _r,
+    model: _m,
+    budgetUsd: defBudget,
+    ...agentRest
+  } = req.reviewOf ? readOnlyAgent(agent, runtime) : agent;
   const metadata: AgentLaunchMetadata & { forkOf?: string; zoneHeld?: { from: string } } = {
     cwd,
     projectRoot: svc.projectRoot,
@@ -139,7 +171,7 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);
   const limits = runLimits(svc.config);
-  return { req, count, cwd, parent, runtime, model, adapter, share, source, fork, metadata, limits, budgetUsd };
+  return { req, count, cwd, parent, runtime, model, adapter, share, source, fork, metadata, limits, budgetUsd, skill };
 }
 
 /** Where worktrees come from: this repository's HEAD, or for a start from a zone link the commit it names. */
@@ -166,11 +198,12 @@ export async function sharedContext(
   return share;
 }
 
-/** One agent as it is about to run: its row, its log, the directory it runs in. */
+/** One agent as it is about to run: its row, its log, the directory it runs in, its first prompt. */
 interface NewAgent {
   session: SessionRow;
   logPath: string;
   cwd: string;
+  prompt: string;
 }
 
 /** The session row and its (empty) log, then its worktree and native session id. */
@@ -185,17 +218,24 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     type: req.type,
     runtime: plan.runtime,
     status: 'pending',
-    title: req.prompt.trim().split('\n')[0]!.slice(0, 120),
-    prompt: req.prompt.slice(0, 2000),
+    title: (req.title ?? (plan.skill ? skillTitle(plan.skill) : req.prompt.trim().split('\n')[0]!)).slice(0, 120),
+    prompt: (plan.skill ? skillTitle(plan.skill) : req.prompt).slice(0, 2000),
     model: plan.model,
     metadata: plan.metadata as unknown as Record<string, unknown>,
     forkedFrom: req.forkOf?.sessionId ?? null,
+    reviewOf: req.reviewOf?.sessionId ?? null,
   });
+  if (req.reviewOf) createReview(svc.db, { ...req.reviewOf, sessionId: created.id });
   if (plan.budgetUsd) setBudget(svc.db, created.id, plan.budgetUsd);
   const logPath = sessionLogPath(svc.home, svc.projectHash, created.id, svc.config['logs.dir']);
   touchSessionLog(logPath);
-  let agent: NewAgent = { session: updateSession(svc.db, created.id, { logPath })!, logPath, cwd: plan.cwd };
+  const session = updateSession(svc.db, created.id, { logPath })!;
+  let agent: NewAgent = { session, logPath, cwd: plan.cwd, prompt: req.prompt };
   if (plan.source) agent = giveWorktree(svc, plan, plan.source, agent);
+  if (plan.skill) {
+    const where = { top: plan.source?.top ?? null, worktreeTop: agent.session.worktreePath };
+    agent.prompt = skillPrompt(plan.skill, plan.runtime, where);
+  }
   if (nativeId) agent.session = linkNativeSession(svc, plan, agent, nativeId);
   addEvent(svc.db, {
     projectId: svc.projectHash,
@@ -274,7 +314,7 @@ function queueIfFull(svc: AgentServices, plan: StartPlan, agent: NewAgent): numb
   const over = budgetReached(svc.db, agent.session.id);
   const held = over !== null;
   if (!held && !queueInForce(svc.db, plan.limits, Date.now())) return null;
-  const request: QueuedRequest = { prompt: plan.req.prompt, share: plan.share };
+  const request: QueuedRequest = { prompt: agent.prompt, share: plan.share };
   try {
     keepLaunchEnv(svc.home, agent.session.id, runtimeLaunch(svc));
   } catch (e) {
@@ -303,7 +343,7 @@ async function spawnAgent(svc: AgentServices, plan: StartPlan, agent: NewAgent):
     return await spawnRuntime({
       home: svc.home,
       sessionId: agent.session.id,
-      request: { prompt: plan.req.prompt, source: 'start', share: plan.share },
+      request: { prompt: agent.prompt, source: 'start', share: plan.share },
       ...runtimeLaunch(svc),
       cwd: agent.cwd,
     });

@@ -42,6 +42,8 @@ export interface AgentTypeConfig {
   budgetUsd?: number | null;
   /** The definition's `sandbox:`; null = not said (the flag or config agents.sandbox decides). */
   sandbox?: SandboxMode | null;
+  /** The definition's `skill:` (`--skill` wins); null = none. */
+  skill?: string | null;
 }
 
 export interface AgentTypeContext {
@@ -130,6 +132,7 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     worktree: def.worktree ?? null,
     budgetUsd: def.budgetUsd ?? null,
     sandbox: def.sandbox ?? null,
+    skill: def.skill ?? null,
   };
 }
 

@@ -56,6 +56,8 @@ export interface AgentDefinition {
   budgetUsd?: number;
   /** Where its commands run (`klaude start --sandbox/--no-sandbox` wins; else config agents.sandbox): docs/sandbox.md. */
   sandbox?: SandboxMode;
+  /** A Claude Code skill each agent of this type runs, its prompt being the skill's arguments (`--skill` wins). */
+  skill?: string;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

@@ -51,6 +51,7 @@ const KLAUDE_FIELDS = [
   'worktree',
   'budgetUsd',
   'sandbox',
+  'skill',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
 const CLAUDE_CODE_FIELDS = [
@@ -121,6 +122,17 @@ function budget(data: Record<string, unknown>): number | undefined {
   if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
     throw new FieldError('budgetUsd', `must be an amount in USD more than 0, got ${describeValue(v)}`);
   return n;
+}
+
+/** `skill: deploy`: the Claude Code skill the agent runs (`klaude start --skill`); checked when it starts. */
+function skillName(data: Record<string, unknown>): string | undefined {
+  const v = nonEmpty(data, 'skill');
+  if (v !== undefined && !/^[\w.:-]+$/.test(v))
+    throw new FieldError(
+      'skill',
+      `must be a skill's name (letters, digits, '_', '.', ':', '-'), got ${describeValue(v)}`,
+    );
+  return v;
 }
 
 function stringList(data: Record<string, unknown>, field: string): string[] | undefined {
@@ -302,6 +314,7 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
       data.worktree === undefined ? (data.isolation === 'worktree' ? true : undefined) : bool(data, 'worktree', false),
     budgetUsd: budget(data),
     sandbox: sandboxField(data),
+    skill: skillName(data),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

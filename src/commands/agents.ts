@@ -2,6 +2,8 @@ import { loadAgentDefinitions } from '../agent-types/definitions.js';
 import { mcpInventory, type McpInventory } from '../agent-types/mcp.js';
 import { approveHint } from '../agent-types/mcp-approval.js';
 import { formatProblem } from '../agent-types/types.js';
+import { discoverSkills } from '../agent-types/skills.js';
+import { tildify } from '../claude/config-dir.js';
 import { loadConfig } from '../config/config.js';
 import { klaudeHome } from '../config/paths.js';
 import { table } from '../lib/format.js';
@@ -35,7 +37,37 @@ function leftOutLines(inv: McpInventory, env: NodeJS.ProcessEnv): string[] {
   ];
 }
 
+/** `--skills`: the skills claude finds here, in its order, where each comes from; shadowed ones marked. */
+function listSkills(ctx: CommandContext): number {
+  const skills = discoverSkills({ cwd: ctx.cwd, env: ctx.env });
+  if (ctx.flags.json) {
+    ctx.stdout.write(`${JSON.stringify({ skills }, null, 2)}\n`);
+    return 0;
+  }
+  if (skills.length === 0) {
+    ctx.stdout.write(
+      'no skills here (.claude/skills/<name>/SKILL.md in the project, ~/.claude/skills/<name>/SKILL.md, or enabled plugins)\n',
+    );
+    return 0;
+  }
+  const rows = [['SKILL', 'SOURCE', 'DESCRIPTION', 'FILE']];
+  for (const s of skills) {
+    const src = s.plugin ? `plugin ${s.plugin}` : s.source;
+    const desc = truncate(s.description ?? '', 60) || '-';
+    const alias = s.alias ? ` (also /${s.alias})` : '';
+    rows.push([
+      `${s.name}${alias}`,
+      src,
+      s.shadowedBy ? `(not used: ${s.shadowedBy.split(' ')[0]} wins) ${desc}` : desc,
+      tildify(s.file, ctx.env),
+    ]);
+  }
+  ctx.stdout.write(table(rows));
+  return 0;
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
+  if (ctx.flags.skills === true) return listSkills(ctx);
   const { agents, problems } = loadAgentDefinitions({ cwd: ctx.cwd, env: ctx.env });
   const { config } = loadConfig(klaudeHome(ctx.env));
   const inv = mcpInventory({ cwd: ctx.cwd, env: ctx.env }, true);

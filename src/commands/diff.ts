@@ -8,7 +8,7 @@ import { shortId } from '../core/ids.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent, logPathOf } from '../agent-ops/follow-agents.js';
 import type { DiffFile, SessionDiff } from '../git/session-diff.js';
-import { agentDiff } from '../zones/review.js';
+import { agentDiff } from '../zones/diff-merge.js';
 import { safeJson, safeText, visibleControls } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 

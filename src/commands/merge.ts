@@ -2,7 +2,7 @@
 import { shortId } from '../core/ids.js';
 import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { findAgent } from '../agent-ops/follow-agents.js';
-import { mergeAgent } from '../zones/review.js';
+import { mergeAgent } from '../zones/diff-merge.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import type { CommandContext } from './types.js';
 

@@ -7,7 +7,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage:
-      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--sandbox|--no-sandbox] [--zone <name>] [--json]',
+      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--skill <name>] [--sandbox|--no-sandbox] [--zone <name>] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
@@ -31,6 +31,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       "Agents run in their CLI's sandbox where it is installed (config agents.sandbox, a definition's `sandbox:`):",
       'their commands can write only their working tree and reach only allowed hosts, and they reach klaude',
       "only through a channel of their own (docs/sandbox.md). `klaude sessions -v` shows each one's state.",
+      '--skill <name> (or `skill:` in the definition) runs a Claude Code skill found as claude finds it: managed,',
+      'then ~/.claude/skills/<name>/SKILL.md (personal), then .claude/skills/<name>/SKILL.md of this directory and',
+      "those above it to the git top level (project), then enabled plugins' skills (`<plugin>:<name>`; a bare name",
+      'two plugins have is refused, naming both). A claude agent gets `/<name> <prompt>` and runs it natively;',
+      'codex, gemini, opencode and cursor agents get it expanded: SKILL.md with the arguments put in, and the',
+      'files it names in its directory (up to 32 KiB each, 128 KiB in all). `klaude agents --skills` lists them.',
     ].join('\n'),
     flags: {
       detach: {
@@ -99,6 +105,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         valueName: 'name',
         description:
           'run the agent(s) on another machine (config `zones`, `klaude zone add`): in a worktree of its clone, from your HEAD, over your own ssh; shown here as any agent (docs/zones.md)',
+      },
+      skill: {
+        type: 'string',
+        valueName: 'name',
+        description:
+          'run a Claude Code skill, the prompt being its arguments (may be left out): claude agents run it natively (`/<name> …`), others get its SKILL.md and the files it names in the prompt (see above)',
       },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },

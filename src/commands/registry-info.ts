@@ -28,7 +28,7 @@ export const INFO_COMMANDS: CommandSpec[] = [
   {
     name: 'agents',
     summary: 'list the agent types `klaude start <type>` can run, and problems in agent files',
-    usage: 'klaude agents [--json]',
+    usage: 'klaude agents [--skills] [--json]',
     description: [
       'Agent types come from markdown files with YAML frontmatter:',
       '  <project>/.claude/agents/<name>.md   (project; wins on a name clash)',
@@ -47,6 +47,7 @@ export const INFO_COMMANDS: CommandSpec[] = [
       '  onStop (list of {prompt, artifact}: asked when its work ends, answers kept; adds to agents.onStop),',
       '  budgetUsd (spend limit in USD of each such agent and its sub-agents; --budget wins, else agents.budgetUsd),',
       "  sandbox (auto|on|off: its commands in its CLI's sandbox; --sandbox/--no-sandbox win, else agents.sandbox).",
+      '  skill (a Claude Code skill each such agent runs, its prompt being the arguments; --skill wins).',
       "The markdown body is appended to Claude Code's system prompt.",
       "Project servers (.mcp.json) count only once approved, as Claude Code's own prompt approves them:",
       '  "enabledMcpjsonServers": [names] or "enableAllProjectMcpServers": true in .claude/settings.local.json',
@@ -55,9 +56,16 @@ export const INFO_COMMANDS: CommandSpec[] = [
       '  listing names the project servers left out and how to approve them.',
       'Bad files are listed on stderr with path, line and problem; the exit code stays 0.',
     ].join('\n'),
-    flags: { json: JSON_FLAG },
+    flags: {
+      skills: {
+        type: 'boolean',
+        description:
+          "list the Claude Code skills `klaude start --skill` takes here, in claude's order (managed, personal, project, plugins) with where each comes from",
+      },
+      json: JSON_FLAG,
+    },
     maxArgs: 0,
-    examples: ['klaude agents', 'klaude agents --json'],
+    examples: ['klaude agents', 'klaude agents --skills', 'klaude agents --json'],
     load: () => import('./agents.js'),
   },
   {

@@ -34,6 +34,8 @@ export const LISTING_COMMANDS: CommandSpec[] = [
       'runtime, age, and its title (`klaude rename`, else the first message) → the last assistant text.',
       'Pinned sessions (`klaude pin`) come first. Sessions that ended over 7 days ago and archived ones are',
       'hidden unless --all. --projects lists every project of this klaude home (sessions waiting for you first).',
+      "A reviewed session's reviews (`klaude review`) are listed under its row, each with its first five",
+      "findings; a reviewer's row says what it reviews and what it found.",
     ].join('\n'),
     flags: {
       verbose: {

@@ -1,8 +1,61 @@
-/** Command specs for reviewing agents' work: diff, merge, worktree (kept apart so registry.ts stays small). */
+/** Command specs for reviewing agents' work: review, diff, merge, worktree (kept apart so registry.ts stays small). */
 import { JSON_FLAG } from './flag-specs.js';
 import type { CommandSpec } from './types.js';
 
 export const REVIEW_COMMANDS: CommandSpec[] = [
+  {
+    name: 'review',
+    summary:
+      "start an agent of another runtime reviewing an agent's diff or answer, read-only; --send gives it the findings",
+    usage:
+      'klaude review <id> [--by <runtime|type>]… [--diff | --output] [--focus "<what>"] [-d] [--json] | <id> --show | <id> --send [--by …]',
+    description: [
+      "Starts a reviewer agent on the session's work: its diff (a --worktree agent's branch, or the files it",
+      'touched in the shared tree; as `klaude diff`) when it changed files, else its final answer (--diff and',
+      '--output choose). The reviewer runs on another runtime than the reviewed agent by default, the first',
+      'one installed: codex (then gemini, opencode, cursor) reviews claude, claude reviews the others.',
+      '--by names its runtime (claude, codex, gemini, opencode, cursor) or an agent type; give it again (or',
+      'comma-separate) for several reviewers side by side. An agent type `reviewer` of your own is used',
+      'when it exists (its instructions and, with no --by, its runtime), else `general`.',
+      'A reviewer is read-only by its own CLI: claude gets only Read, Grep and Glob (no Edit, Write or Bash),',
+      'the others their read-only mode (codex sandbox read-only, gemini and opencode plan, cursor plan). It',
+      'sits beside the reviewed session (`review of <id>` in listings), works in its directory (a worktree',
+      "agent's worktree) and answers with a JSON block of findings (file, line, severity, text; codex is held",
+      'to the shape with --output-schema), read when its run ends and shown under the reviewed session in',
+      '`klaude sessions`, the dashboard (R) and klaude web.',
+      'Attached (default) it follows the reviewer(s), then prints the findings; -d returns at once.',
+      '--show prints the findings of every review of the session (or of the named review).',
+      '--send gives the findings to the reviewed agent as a message (a stopped agent is resumed): every',
+      'finished review not sent yet (--by narrows), or the named review, sent again if need be.',
+    ].join('\n'),
+    flags: {
+      by: {
+        type: 'string',
+        isMultiple: true,
+        valueName: 'runtime|type',
+        description: 'who reviews: a runtime or an agent type (repeat, or a comma list, for several reviewers)',
+      },
+      diff: { type: 'boolean', description: 'review its diff (fails when it changed no files)' },
+      output: { type: 'boolean', description: 'review its final answer' },
+      focus: { type: 'string', valueName: 'what', description: 'what the reviewer should look at most' },
+      show: { type: 'boolean', description: 'print the findings of its reviews; starts nothing' },
+      send: { type: 'boolean', description: 'give the findings to the reviewed agent as a message; starts nothing' },
+      detach: { type: 'boolean', shortFlag: 'd', description: 'print the reviewer id(s) and return at once' },
+      json: {
+        ...JSON_FLAG,
+        description: 'print {sessionId, subject, reviewers} (implies -d); with --show {sessionId, reviews}',
+      },
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: [
+      'klaude review 7XQ2',
+      'klaude review 7XQ2 --by codex --by claude --focus "error handling"',
+      'klaude review 7XQ2 --show',
+      'klaude review 7XQ2 --send',
+    ],
+    load: () => import('./review.js'),
+  },
   {
     name: 'diff',
     summary: 'show what an agent changed: its worktree branch, or the files it touched in the shared tree',

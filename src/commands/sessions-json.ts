@@ -3,6 +3,7 @@ import { shortId } from '../core/ids.js';
 import type { TreeNode } from '../core/tree.js';
 import type { ApprovalRow } from '../db/repos/approvals.js';
 import type { SessionListRow } from '../db/repos/listing.js';
+import type { ReviewView } from '../db/repos/reviews.js';
 
 /** A pending permission request as `sessions --json` shows it. */
 export interface ApprovalJson {
@@ -25,8 +26,15 @@ export interface SessionJson extends SessionListRow {
   pendingApprovals: number;
   /** On-stop artifacts (`agents.onStop`) by name. */
   artifacts: Record<string, string>;
+  /** Reviews of this session (`klaude review`), oldest first: reviewer, state, findings. */
+  reviews: ReviewJson[];
   children: SessionJson[];
 }
+
+/** A review as `sessions --json` shows it under the session it reviews. */
+export type ReviewJson = Omit<ReviewView, 'originId'> & { shortId: string };
+
+const reviewJson = ({ originId: _o, ...r }: ReviewView): ReviewJson => ({ ...r, shortId: shortId(r.sessionId) });
 
 const approvalJson = (a: ApprovalRow): ApprovalJson => ({
   id: a.id,
@@ -41,17 +49,21 @@ const approvalJson = (a: ApprovalRow): ApprovalJson => ({
 
 export function toJson(
   n: TreeNode<SessionListRow>,
-  approvals: Map<string, ApprovalRow[]>,
-  artifacts: Map<string, Record<string, string>>,
+  l: {
+    approvals: Map<string, ApprovalRow[]>;
+    artifacts: Map<string, Record<string, string>>;
+    reviews: Map<string, ReviewView[]>;
+  },
 ): SessionJson {
-  const mine = approvals.get(n.item.id) ?? [];
+  const mine = l.approvals.get(n.item.id) ?? [];
   // The row itself gets the added fields (it is this listing's own, fresh from the query): copying
   // a thousand rows of thirty fields each was a tenth of `sessions --json`. Same keys, same order.
   const out = n.item as SessionJson;
   out.shortId = shortId(n.item.id);
   out.approval = mine[0] ? approvalJson(mine[0]) : null;
   out.pendingApprovals = mine.length;
-  out.artifacts = artifacts.get(n.item.id) ?? {};
-  out.children = n.children.map((c) => toJson(c, approvals, artifacts));
+  out.artifacts = l.artifacts.get(n.item.id) ?? {};
+  out.reviews = (l.reviews.get(n.item.id) ?? []).map(reviewJson);
+  out.children = n.children.map((c) => toJson(c, l));
   return out;
 }

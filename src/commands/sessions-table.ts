@@ -11,13 +11,21 @@ import { age } from '../lib/format.js';
 import { truncate } from '../logs/format.js';
 import { approvalCell, fitLastCell } from './approval-cell.js';
 import { activityCell, detailLine, messageCell, statusCell } from './sessions-cells.js';
+import { findingsCount } from '../core/findings.js';
+import { isTerminal } from '../core/status.js';
+import type { ReviewView } from '../db/repos/reviews.js';
+import { findingLines, reviewHeading } from './review-lines.js';
 import type { CommandContext } from './types.js';
 
-/** What the table reads besides the rows: pending approvals and live processes, by session id. */
+/** What the table reads besides the rows: pending approvals and live processes, by session id; reviews by origin. */
 export interface TableSources {
   approvals: Map<string, ApprovalRow[]>;
   live: Map<string, LiveProcesses>;
+  reviews: Map<string, ReviewView[]>;
 }
+
+/** Findings shown under a reviewed session per review; `klaude review <id> --show` prints them all. */
+const FINDINGS_SHOWN = 5;
 
 /** Width when stdout is not a terminal (a pipe, Claude's Bash tool): rows a reader can take whole. */
 const PIPE_WIDTH = 100;
@@ -55,10 +63,12 @@ export function tableLines(
 ): string[] {
   const { verbose, now } = o;
   const flat = flattenTree(roots);
+  const reviewOf = reviewsByReviewer(l.reviews);
   const out: string[][] = [['ID', 'STATUS', 'TYPE', 'RUNTIME', 'AGE', 'ACTIVITY', 'TITLE → LAST MESSAGE']];
   for (const { item: r, prefix } of flat) {
     const asks = l.approvals.get(r.id)?.[0];
-    const what = asks ? approvalCell(asks, r.id) : messageCell(r);
+    const review = reviewOf.get(r.id);
+    const what = asks ? approvalCell(asks, r.id) : review ? reviewCell(review) : messageCell(r);
     out.push([
       `${prefix}${shortId(r.id)}`,
       statusCell(r, l.live.get(r.id)),
@@ -78,6 +88,25 @@ export function tableLines(
     if (o.width > 20 && l.approvals.has(r.id)) lines.push(...fitLastCell(row, lastColumn, o.width, continuation));
     else lines.push(fit(row));
     if (verbose) lines.push(fit(`${continuation}${safeText(detailLine(r))}`));
+    for (const rv of l.reviews.get(r.id) ?? []) {
+      if (rv.archivedAt !== null && !r.archivedAt) continue;
+      lines.push(fit(`${continuation}  ${reviewHeading(rv)}`));
+      const more = `: klaude review ${shortId(r.id)} --show`;
+      lines.push(...findingLines(rv, { indent: `${continuation}    `, width: o.width, max: FINDINGS_SHOWN, more }));
+    }
   });
   return lines;
+}
+
+function reviewsByReviewer(byOrigin: Map<string, ReviewView[]>): Map<string, ReviewView> {
+  const out = new Map<string, ReviewView>();
+  for (const list of byOrigin.values()) for (const r of list) out.set(r.sessionId, r);
+  return out;
+}
+
+/** A reviewer's own row: what it reviews and what it found, in place of its answer (a JSON block). */
+function reviewCell(r: ReviewView): string {
+  const what =
+    r.findings !== null ? findingsCount(r.findings) : r.error && isTerminal(r.status) ? 'no findings read' : '';
+  return `review of ${shortId(r.originId)}'s ${r.subject === 'diff' ? 'diff' : 'answer'}${what ? `: ${what}` : ''}`;
 }

@@ -22,6 +22,7 @@ import {
 import { artifactMaps } from '../db/repos/artifacts.js';
 import { subtreeIds } from '../db/repos/subtree.js';
 import { SCOPE_ENV } from '../sandbox/channel-paths.js';
+import { reviewsOfProject, type ReviewView } from '../db/repos/reviews.js';
 import { safeJson, safeText } from '../lib/escapes.js';
 import { truncate } from '../logs/format.js';
 import { messageCell } from './sessions-cells.js';
@@ -79,6 +80,8 @@ interface Listing {
   approvals: Map<string, ApprovalRow[]>;
   live: Map<string, LiveProcesses>;
   artifacts: Map<string, Record<string, string>>;
+  /** Reviews (`klaude review`) by the session they review. */
+  reviews: Map<string, ReviewView[]>;
 }
 
 function readListing(
@@ -108,7 +111,8 @@ function readListing(
           rows.map((r) => r.id),
         )
       : new Map<string, Record<string, string>>();
-    return { rows, approvals, live, artifacts };
+    const reviews = reviewsOfProject(db, hash);
+    return { rows, approvals, live, artifacts, reviews };
   } finally {
     db.close();
   }
@@ -175,7 +179,7 @@ function printListing(
   if (json) {
     ctx.stdout.write(
       `${safeJson(
-        roots.map((n) => toJson(n, listing.approvals, listing.artifacts)),
+        roots.map((n) => toJson(n, listing)),
         2,
       )}\n`,
     );
@@ -216,7 +220,7 @@ async function everyProject(ctx: CommandContext, home: string, opts: ListOptions
     const out = shown.map((p) => ({
       id: p.id,
       root: p.root,
-      sessions: p.roots.map((n) => toJson(n, p.listing.approvals, p.listing.artifacts)),
+      sessions: p.roots.map((n) => toJson(n, p.listing)),
     }));
     ctx.stdout.write(`${safeJson({ projects: out }, 2)}\n`);
     return 0;

@@ -106,6 +106,10 @@ async function readPrompt(ctx: CommandContext): Promise<{ prompt: string; rest: 
       throw new KlaudeError('E_IO', `cannot read the prompt file ${file}: ${(e as Error).message}`);
     }
     rest = args;
+  } else if (args.length === 0 && typeof ctx.flags.skill === 'string') {
+    // A skill without arguments.
+    prompt = '';
+    rest = [];
   } else {
     if (args.length === 0)
       throw usageError(
@@ -115,7 +119,8 @@ async function readPrompt(ctx: CommandContext): Promise<{ prompt: string; rest: 
     prompt = args[0] === '-' ? await readStdin(ctx) : args[0]!;
     rest = args.slice(1);
   }
-  if (prompt.trim() === '') throw usageError('the prompt is empty');
+  // With a skill the prompt is its arguments, which may be none.
+  if (prompt.trim() === '' && typeof ctx.flags.skill !== 'string') throw usageError('the prompt is empty');
   return { prompt, rest };
 }
 
@@ -161,8 +166,16 @@ function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): St
       ? { sandbox: ctx.flags.sandbox ? ('on' as const) : ('off' as const) }
       : {}),
     ...(ctx.flags.bypassWithoutSandbox === true ? { bypassWithoutSandbox: true } : {}),
+    ...(typeof ctx.flags.skill === 'string' ? { skill: skillFlag(ctx.flags.skill) } : {}),
   };
   return { req, checkout, now, json, detach };
+}
+
+function skillFlag(name: string): string {
+  const n = name.trim().replace(/^\//, ''); // `/deploy`, as typed in claude, is the skill deploy
+  if (!/^[\w.:-]+$/.test(n))
+    throw usageError(`'${name}' is not a skill name`, '`klaude agents --skills` lists the skills');
+  return n;
 }
 
 function budgetFlag(usd: number): number {
@@ -208,6 +221,7 @@ async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a
         ...(req.budgetUsd ? { budgetUsd: req.budgetUsd } : {}),
         ...(req.sandbox ? { sandbox: req.sandbox } : {}),
         ...(req.bypassWithoutSandbox ? { bypassWithoutSandbox: true } : {}),
+        ...(req.skill ? { skill: req.skill } : {}),
         cwd: ctx.cwd,
       },
       { timeoutMs: 30_000 },

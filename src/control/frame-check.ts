@@ -103,6 +103,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       optBool(p, 'checkoutNow'),
       optBool(p, 'worktree'),
       optStr(p, 'cwd'),
+      optStr(p, 'skill'),
       p.budgetUsd === undefined || (typeof p.budgetUsd === 'number' && p.budgetUsd > 0)
         ? null
         : '"budgetUsd" must be a number > 0',

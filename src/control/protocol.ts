@@ -103,6 +103,12 @@ export interface StartRequest {
    * (`--share`), and the mark that its requests are answered only through the link.
    */
   zone?: { id: string; base: string | null; share: string | null; from: string };
+  /** A Claude Code skill the agent runs, `prompt` being its arguments (else the definition's `skill:`). */
+  skill?: string;
+  /** The row's title when it is not the prompt's first line (in-process only: a review's). */
+  title?: string;
+  /** `klaude review`: the new agent reviews this session, read-only (in-process only). */
+  reviewOf?: { sessionId: string; subject: 'diff' | 'output'; focus: string | null };
 }
 export interface StartResult {
   sessionIds: string[];

@@ -83,7 +83,7 @@ export function dashboardActions(d: ActionDeps): DashboardActions {
         logsDir: ctx.config['logs.dir'],
         zones: ctx,
       };
-      return (await import('./review.js')).agentDiff(review, id);
+      return (await import('./diff-view.js')).agentDiff(review, id);
     },
     talk: (id) => talk(d, id, other(id)?.root ?? d.shell.cwd),
     peek: (id, what) => peekLines(peek, id, what),
@@ -130,7 +130,11 @@ function thisProjectActions(d: ActionDeps): Omit<DashboardActions, 'peek' | 'rep
       if (m.pinned !== undefined) setSessionPinned(ctx.db, id, m.pinned);
       sessions.refresh();
     },
-    diff: async (id) => (await import('./review.js')).agentDiff(review, id),
+    diff: async (id) => (await import('./diff-view.js')).agentDiff(review, id),
+    // Loaded on first use: `klaude review`'s code is not in the dashboard's start-up.
+    sendReview: async (id) => (await import('./review-actions.js')).reviewActions(ctx, sessions.refresh).sendReview(id),
+    startReview: async (id) =>
+      (await import('./review-actions.js')).reviewActions(ctx, sessions.refresh).startReview(id),
     // The dashboard is the person, even when klaude ui was started from a Claude's shell.
     answer: (sessionId, a) =>
       afterwards(

@@ -50,6 +50,8 @@ function lateActions(
     answer: async (id, a) => (await later()).answer(id, a),
     rulePath: (id) => (real ? real.rulePath(id) : '.claude/settings.local.json'),
     diff: async (id) => (await later()).diff(id),
+    sendReview: async (id) => (await later()).sendReview(id),
+    startReview: async (id) => (await later()).startReview(id),
     agentTypes: async () => (await later()).agentTypes(),
     talk: async (id) => (await later()).talk(id),
     peek: async (id, w) => (await later()).peek(id, w),

@@ -9,8 +9,10 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { NOTIFY_KINDS } from '../core/notify-event.js';
+import type { ReviewFinding } from '../core/findings.js';
 import { SESSION_STATUSES } from '../core/status.js';
 
+export const REVIEW_SUBJECTS = ['diff', 'output'] as const;
 export const RUNTIMES = ['claude', 'codex', 'gemini', 'cursor', 'opencode'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 export const INSTANCE_MODES = ['cli', 'ui'] as const;
@@ -109,6 +111,8 @@ export const sessions = sqliteTable(
     budgetUsd: real('budget_usd'),
     /** The session whose conversation this one was forked from (`klaude fork`); null: not a fork. */
     forkedFrom: text('forked_from'),
+    /** The session this one reviews (`klaude review`); null: not a review. Its findings are in `reviews`. */
+    reviewOf: text('review_of'),
   },
   (t) => [
     index('sessions_status_queued_idx').on(t.status, t.queuedAt),
@@ -118,6 +122,7 @@ export const sessions = sqliteTable(
     index('sessions_parent_idx').on(t.parentId),
     index('sessions_native_idx').on(t.nativeSessionId),
     index('sessions_instance_idx').on(t.instanceId),
+    index('sessions_review_of_idx').on(t.reviewOf),
   ],
 );
 
@@ -325,6 +330,30 @@ export const notifications = sqliteTable(
   (t) => [index('notifications_session_idx').on(t.sessionId)],
 );
 
+/**
+ * One row per reviewer session (`klaude review`; its origin is the session's `review_of`): what it
+ * reviews, and the findings read from its final answer when its run ends (the newest run's).
+ */
+export const reviews = sqliteTable('reviews', {
+  sessionId: text('session_id')
+    .primaryKey()
+    .references(() => sessions.id, { onDelete: 'cascade' }),
+  /** What of the origin it reviews: its diff, or its final answer. */
+  subject: text('subject', { enum: REVIEW_SUBJECTS }).notNull(),
+  /** What the person asked it to look at (`--focus`). */
+  focus: text('focus'),
+  /** The reviewer's one-sentence verdict. */
+  summary: text('summary'),
+  /** The findings read from its answer; null until a run of it ends with findings read. */
+  findings: text('findings', { mode: 'json' }).$type<ReviewFinding[]>(),
+  /** Why no findings were read (its run failed, or its answer held none we could read). */
+  error: text('error'),
+  /** When the findings were last sent to the origin as a message (`klaude review --send`). */
+  sentAt: integer('sent_at'),
+  createdAt: createdAt(),
+  updatedAt: createdAt('updated_at'),
+});
+
 export type ProjectRow = typeof projects.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
@@ -339,3 +368,4 @@ export type ArtifactRow = typeof artifacts.$inferSelect;
 export type CheckpointRow = typeof checkpoints.$inferSelect;
 export type RuntimeLimitRow = typeof runtimeLimits.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
+export type ReviewRow = typeof reviews.$inferSelect;

@@ -9,6 +9,7 @@ import { projectsWithSessions } from '../db/repos/listing.js';
 import { dataVersion, type HasSqlite } from '../db/connection.js';
 import { watchDbWrites } from '../db/watch.js';
 import type { ProjectRef } from './project-tree.js';
+import type { ReviewView } from '../db/repos/reviews.js';
 import { SessionsFeed, type ApprovalRow, type LiveProcesses, type SessionsSnapshot } from './sessions-feed.js';
 import { Emitter, type Source } from './store.js';
 
@@ -140,14 +141,17 @@ export class ProjectsFeed extends Emitter implements Source<SessionsSnapshot> {
     const parts = [this.o.home.getSnapshot(), ...[...this.others.values()].map((x) => x.feed.getSnapshot())];
     const processes = new Map<string, LiveProcesses>();
     const approvals = new Map<string, readonly ApprovalRow[]>();
+    const reviews = new Map<string, readonly ReviewView[]>();
     for (const p of parts) {
       for (const [k, v] of p.processes) processes.set(k, v);
       for (const [k, v] of p.approvals) approvals.set(k, v);
+      for (const [k, v] of p.reviews ?? []) reviews.set(k, v);
     }
     return Object.freeze({
       sessions: Object.freeze(parts.flatMap((p) => p.sessions)),
       processes,
       approvals,
+      reviews,
       version: this.version,
       error: parts.find((p) => p.error)?.error ?? null,
       projects: this.order.length ? this.order : [this.o.homeProject],

@@ -51,6 +51,7 @@ export type SessionView = Pick<
       | 'forkedFrom'
       | 'sandbox'
       | 'zone'
+      | 'reviewOf'
     >
   >;
 

@@ -12,6 +12,7 @@
  */
 import { dataVersion, type HasSqlite } from '../db/connection.js';
 import { projectPendingApprovals, type ApprovalRow } from '../db/repos/approvals.js';
+import { reviewsOfProject, type ReviewView } from '../db/repos/reviews.js';
 import {
   listSessionRows,
   liveProcessesOfProject,
@@ -31,6 +32,8 @@ export interface SessionsSnapshot {
   processes: ReadonlyMap<string, LiveProcesses>;
   /** Pending permission requests by session id, oldest first. */
   approvals: ReadonlyMap<string, readonly ApprovalRow[]>;
+  /** Reviews (`klaude review`) by the session they review, oldest first (absent: none read, e.g. a test's snapshot). */
+  reviews?: ReadonlyMap<string, readonly ReviewView[]>;
   /** Bumped on every change. */
   version: number;
   /** Last query error (the previous sessions stay shown). */
@@ -150,11 +153,13 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
     let rows: SessionView[];
     let processes: Map<string, LiveProcesses>;
     const approvals = new Map<string, ApprovalRow[]>();
+    let reviews: Map<string, ReviewView[]>;
     try {
       rows = listSessionRows(this.opts.db, { projectId: this.opts.projectId, includeArchived: true });
       processes = liveProcessesOfProject(this.opts.db, this.opts.projectId);
       for (const a of projectPendingApprovals(this.opts.db, this.opts.projectId))
         approvals.set(a.sessionId, [...(approvals.get(a.sessionId) ?? []), a]);
+      reviews = reviewsOfProject(this.opts.db, this.opts.projectId);
     } catch (err) {
       this.opts.onError?.(err);
       const msg = `cannot read sessions: ${(err as Error).message}`;
@@ -180,6 +185,7 @@ export class SessionsFeed extends Emitter implements Source<SessionsSnapshot> {
       sessions: Object.freeze(rows),
       processes,
       approvals,
+      reviews,
       version: this.snapshot.version + 1,
       error: null,
     });

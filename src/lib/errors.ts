@@ -47,6 +47,11 @@ export type ErrorCode =
   | 'E_ZONE_NOT_FOUND'
   | 'E_ZONE_OFFLINE'
   | 'E_ZONE_SETUP'
+  | 'E_NOTHING_TO_REVIEW'
+  | 'E_NO_REVIEW'
+  | 'E_REVIEW_NOT_READY'
+  | 'E_UNKNOWN_SKILL'
+  | 'E_AMBIGUOUS_SKILL'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

@@ -22,7 +22,7 @@ import { MessageQueue } from './message-queue.js';
 import { setUndelivered } from '../db/repos/sessions.js';
 import { cliLaunch, firstPrompt, launchIds, type CliLaunch } from './cli-launch.js';
 import { checkLaunch } from './sandbox-check.js';
-import { OnStopTurns, onStopPrompts } from './on-stop.js';
+import { agentOnStop, OnStopTurns } from './on-stop.js';
 import { RateLimitWatch } from './rate-limit.js';
 import { recoverCli } from './recover-cli.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
@@ -64,7 +64,7 @@ export class AgentRuntime {
     this.deltas = new DeltaCoalescer((e) => this.rec.apply(e));
     this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
-    this.stops = new OnStopTurns(onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop));
+    this.stops = new OnStopTurns(agentOnStop(d));
     this.rateLimits = new RateLimitWatch({
       db: d.db,
       config: d.config,

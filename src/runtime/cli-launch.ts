@@ -5,8 +5,6 @@
  * (sandbox-launch.ts) also gets its CLI's sandbox settings and, as `klaude` on its PATH, its
  * channel's client instead of the shim.
  */
-import { existsSync } from 'node:fs';
-import { delimiter } from 'node:path';
 import { currentInvocation, ensureShim, prependPath, type KlaudeInvocation } from '../claude/shim.js';
 import { headlessHookSettings } from '../hooks/settings.js';
 import { agentSettingsArg, agentSettingsFile } from '../hooks/agent-settings.js';
@@ -16,6 +14,10 @@ import { agentPreamble, systemPromptAddition } from '../agent-ops/instructions.j
 import { agentSandbox, sandboxLaunch, type AgentSandbox } from './sandbox-launch.js';
 import type { RuntimeRequest } from '../agent-ops/launch.js';
 import type { Deps } from './deps.js';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path, { delimiter } from 'node:path';
+import { REVIEW_SCHEMA } from '../core/findings.js';
+import { ensurePrivateDir } from '../lib/private-dir.js';
 
 export interface CliLaunch {
   cmd: LaunchCommand;
@@ -100,7 +102,10 @@ function launchInput(
     model: session.model,
     permissionMode,
     approvals: adapter.encodeApproval !== undefined,
-    allowedTools: [...config['agents.allowedTools'], ...meta.agent.allowedTools],
+    // A reviewer's are its read tools only (agent-types/read-only.ts), whatever the config pre-allows.
+    allowedTools: session.reviewOf
+      ? meta.agent.allowedTools
+      : [...config['agents.allowedTools'], ...meta.agent.allowedTools],
     tools: meta.agent.tools ?? null,
     disallowedTools: meta.agent.disallowedTools ?? [],
     appendSystemPrompt: systemPromptAddition(
@@ -115,6 +120,8 @@ function launchInput(
     mcpConfig: meta.agent.mcpConfig,
     mcpStrict: meta.agent.mcpStrict ?? true,
     effort: meta.agent.effort,
+    // A reviewer's answer is its findings: codex is held to their shape (claude is asked for a block).
+    outputSchema: session.reviewOf && !o.resume ? reviewSchemaFile(d.home) : null,
     settings:
       settings === null
         ? null
@@ -134,6 +141,18 @@ function forkTrees(s: Deps['session']): { origin: string; originTree: string; tr
   return s.forkedFrom && s.worktreePath && typeof originTree === 'string'
     ? { origin: s.forkedFrom, originTree, tree: s.worktreePath }
     : null;
+}
+
+/** The findings' JSON Schema as a file (codex takes a path), written once per home. */
+function reviewSchemaFile(home: string): string {
+  const file = path.join(ensurePrivateDir(path.join(home, 'cache')), 'review-schema.json');
+  const text = `${JSON.stringify(REVIEW_SCHEMA, null, 2)}\n`;
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return file;
+  // Another runtime may be reading it: a whole file, renamed into place.
+  const tmp = `${file}.${process.pid}`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, file);
+  return file;
 }
 
 /** `klaude fork`: the origin's Claude id, kept in the metadata (its first run forks it; later ones resume the fork). */

@@ -7,6 +7,7 @@
  */
 import type { AgentEventInput, EventOf } from '../core/events.js';
 import type { OnStopPrompt } from '../config/schema.js';
+import type { Deps } from './deps.js';
 
 type Done = Omit<EventOf<'done'>, 'ts'>;
 
@@ -27,6 +28,11 @@ export function onStopPrompts(
   const own = definition ?? [];
   const names = new Set(own.map((p) => p.artifact));
   return [...config.filter((p) => !names.has(p.artifact)), ...own];
+}
+
+/** An agent's on-stop prompts; a reviewer has none (its answer is its findings). */
+export function agentOnStop(d: Pick<Deps, 'config' | 'meta' | 'session'>): OnStopPrompt[] {
+  return d.session.reviewOf ? [] : onStopPrompts(d.config['agents.onStop'], d.meta.agent.onStop);
 }
 
 export class OnStopTurns {

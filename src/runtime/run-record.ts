@@ -19,6 +19,7 @@ import type { RuntimeRequest } from '../agent-ops/launch.js';
 import type { Deps } from './deps.js';
 import { clip, oneLine, toolActivity } from '../core/tool-summary.js';
 import { saveAgentOutput } from '../agent-types/output-dir.js';
+import { recordReviewEnd } from './review-result.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { changesSince, snapshotTree, worktreeChanges, type FileChanges, type TreeSnapshot } from '../git/changes.js';
 
@@ -302,6 +303,7 @@ export class RunRecord {
     };
     // Saved before the `done` line, so whoever is woken by that line finds the file.
     if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
+    recordReviewEnd(d, done);
     // The line before the row: whoever sees the row ended (`klaude wait`, then `logs`) finds the
     // log complete. A follower woken by the line may find the row still running for the moment
     // the update takes; waitForAgents looks again shortly after (agent-ops/follow-agents.ts).

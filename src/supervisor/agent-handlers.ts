@@ -67,6 +67,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         ...(p.budgetUsd ? { budgetUsd: p.budgetUsd } : {}),
         ...(p.sandbox ? { sandbox: p.sandbox } : {}),
         ...(p.bypassWithoutSandbox ? { bypassWithoutSandbox: true } : {}),
+        ...(p.skill ? { skill: p.skill } : {}),
       });
       for (const s of out.sessions) {
         d.publish({

@@ -41,7 +41,16 @@ export function App({ deps, active = true }: AppProps) {
   const geo = useMemo(() => geometry(size), [size]);
   const { layout } = geo;
   const tree = useMemo(
-    () => treeView(sessions.sessions, ui, layout.narrow, sessions.processes, sessions.approvals, sessions.projects),
+    () =>
+      treeView(
+        sessions.sessions,
+        ui,
+        layout.narrow,
+        sessions.processes,
+        sessions.approvals,
+        sessions.projects,
+        sessions.reviews,
+      ),
     [sessions, ui, layout.narrow],
   );
   const now = useNow(deps, sessions, ui, shownClocks(active, ui, geo, tree));
@@ -64,6 +73,7 @@ export function App({ deps, active = true }: AppProps) {
       sessions: sessions.sessions,
       processes: sessions.processes,
       approvals: sessions.approvals,
+      ...(sessions.reviews ? { reviews: sessions.reviews } : {}),
       actions: deps.actions,
       ...(sessions.projects ? { projects: sessions.projects } : {}),
     },

@@ -53,6 +53,10 @@ export interface DashboardActions {
   rulePath(sessionId: string): string;
   /** What the agent changed (its worktree branch, or the files it touched in the shared tree). */
   diff(sessionId: string): Promise<AgentDiff>;
+  /** Give a review's findings to the session it reviews, as a message (`klaude review <reviewer> --send`). */
+  sendReview(reviewerId: string): Promise<{ delivered: string; findings: number }>;
+  /** Start a reviewer on a session's work, as `klaude review <id>` (the default reviewer). */
+  startReview(sessionId: string): Promise<{ sessionIds: string[]; runtime: string; notes: string[] }>;
   agentTypes(): Promise<{ choices: AgentChoice[]; problems: string[] }>;
   /**
    * Put the terminal through to the session's PTY (starting a PTY host when none runs) until the

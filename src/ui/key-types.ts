@@ -3,6 +3,7 @@
  * a binding declares, and the context its `when` guard reads.
  */
 import type { ApprovalRow } from '../db/repos/approvals.js';
+import type { ReviewView } from '../db/repos/reviews.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
 import type { SessionView } from '../feeds/session-tree.js';
 import type { ConfirmIntent } from './state/ui-state.js';
@@ -31,6 +32,8 @@ export interface KeyContext {
   selectedApproval?: ApprovalRow | null;
   /** All projects shown and the selected row is another project's: that project (its short root). */
   foreignProject?: string | null;
+  /** The reviews pane (R) is shown: the reviewed session, how many reviewers, and the one chosen (null: none yet). */
+  reviews?: { originId: string; count: number; current: ReviewView | null } | null;
 }
 
 export interface KeyBinding<Id extends string = string> {

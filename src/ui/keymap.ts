@@ -11,6 +11,7 @@
 import type { Group, KeyBinding, KeyContext, Scope } from './key-types.js';
 import { DIALOG_KEYS } from './bindings/dialog-keys.js';
 import { MOVE_KEYS } from './bindings/move-keys.js';
+import { REVIEW_KEYS } from './bindings/review-keys.js';
 import { SESSION_KEYS } from './bindings/session-keys.js';
 import { APP_KEYS, VIEW_KEYS } from './bindings/view-keys.js';
 
@@ -21,6 +22,7 @@ const BINDINGS = [
   ...MOVE_KEYS,
   ...SESSION_KEYS,
   ...VIEW_KEYS,
+  ...REVIEW_KEYS,
   ...APP_KEYS,
   ...DIALOG_KEYS,
 ] as const satisfies readonly KeyBinding[];

@@ -3,6 +3,7 @@
  * selection, the key context, the layout, the log window. Pure (memoised by the hook).
  */
 import type { ApprovalRow } from '../db/repos/approvals.js';
+import type { ReviewView } from '../db/repos/reviews.js';
 import type { LiveProcesses } from '../db/repos/listing.js';
 import type { KeyContext, Scope } from './keymap.js';
 import { computeLayout, innerWidth, type Layout, type TermSize } from './layout.js';
@@ -38,6 +39,19 @@ export interface TreeView {
 
 const NO_PROCESSES: ReadonlyMap<string, LiveProcesses> = new Map();
 const NO_APPROVALS: ReadonlyMap<string, readonly ApprovalRow[]> = new Map();
+const NO_REVIEWS: ReadonlyMap<string, readonly ReviewView[]> = new Map();
+
+/** The reviews pane's part of the key context: shown for the selected session, else null. */
+function reviewContext(
+  selected: SessionView | null,
+  ui: UiState,
+  reviews: ReadonlyMap<string, readonly ReviewView[]>,
+): KeyContext['reviews'] {
+  if (!selected || ui.review?.sessionId !== selected.id) return null;
+  const originId = selected.reviewOf ?? selected.id;
+  const list = reviews.get(originId) ?? [];
+  return { originId, count: list.length, current: list[Math.min(ui.review.cursor, list.length - 1)] ?? null };
+}
 
 export function treeView(
   sessions: readonly SessionView[],
@@ -46,6 +60,7 @@ export function treeView(
   processes: ReadonlyMap<string, LiveProcesses> = NO_PROCESSES,
   approvals: ReadonlyMap<string, readonly ApprovalRow[]> = NO_APPROVALS,
   projects?: readonly ProjectRef[],
+  reviews: ReadonlyMap<string, readonly ReviewView[]> = NO_REVIEWS,
 ): TreeView {
   const opts = {
     collapsed: ui.collapsed,
@@ -89,6 +104,7 @@ export function treeView(
       confirming: ui.modal?.kind === 'confirm' ? ui.modal.intent.kind : null,
       selectedApproval: (selected && approvals.get(selected.id)?.[0]) || null,
       foreignProject: foreign ? shortRoot(foreign.root, process.env.HOME) : null,
+      reviews: reviewContext(selected, ui, reviews),
     },
     allProjects: projects !== undefined,
   };

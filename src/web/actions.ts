@@ -15,12 +15,13 @@ import type { PruneResult } from '../git/prune.js';
 import { closeAgentServices, openAgentServices, type AgentServices } from '../agent-ops/context.js';
 import { deliverMessage, interruptAgent, type Delivery } from '../agent-ops/message.js';
 import { startAgents, type StartOutcome } from '../agent-ops/start.js';
+import { sendReviews, startReviews } from '../agent-ops/reviewers.js';
 import { shortId } from '../core/ids.js';
 import type { Db } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
 import type { MergeOutcome } from '../git/merge.js';
-import { agentDiff, mergeAgent } from '../zones/review.js';
+import { agentDiff, mergeAgent } from '../zones/diff-merge.js';
 import { zoneOf } from '../core/zone.js';
 import { sessionDiff, type SessionDiff } from '../git/session-diff.js';
 import { KlaudeError } from '../lib/errors.js';
@@ -143,10 +144,36 @@ export class WebActions {
     );
   }
 
+  /** Give a review's findings (the named reviewer's, or every unsent one of a reviewed session) to the reviewed agent. */
+  sendReview(
+    id: string,
+    by: Actor,
+  ): Promise<{ sessionId: string; reviews: string[]; delivery: Delivery; findings: number }> {
+    const s = this.session(id);
+    return this.withProject(s.projectId, by, async (svc) => {
+      const r = await sendReviews(svc, s);
+      const findings = r.reviews.reduce((n, x) => n + (x.findings?.length ?? 0), 0);
+      return { sessionId: r.origin.id, reviews: r.reviews.map((x) => x.sessionId), delivery: r.delivery, findings };
+    });
+  }
+
+  /** Start reviewers on a session's work, as `klaude review` (`by`: runtimes or agent types; none: the default). */
+  startReview(
+    id: string,
+    reviewers: string[],
+    by: Actor,
+  ): Promise<{ sessionIds: string[]; subject: string; notes: string[] }> {
+    const s = this.session(id);
+    return this.withProject(s.projectId, by, async (svc) => {
+      const r = await startReviews(svc, s, { by: reviewers, focus: null });
+      return { sessionIds: r.reviewers.map((x) => x.id), subject: r.subject, notes: r.notes };
+    });
+  }
+
   async diff(id: string, home: string, logsDir: string | null, by: Actor): Promise<SessionDiff> {
     const s = this.session(id);
     const o = { projectRoot: this.rootOf(s.projectId), logPath: logFileOf(home, s, logsDir), patch: true };
-    // A zone's agent: taken over there, through the zone's link (zones/review.ts).
+    // A zone's agent: taken over there, through the zone's link (zones/diff-merge.ts).
     if (zoneOf(s)) return this.withProject(s.projectId, by, (svc) => agentDiff(svc, s, o));
     return sessionDiff(s, o);
   }

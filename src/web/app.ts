@@ -87,6 +87,7 @@ export function createApp(d: AppDeps): App {
   liveRoutes(app, d);
   terminalRoute(app, d);
   actionRoutes(app, d);
+  reviewRoutes(app, d);
   return app;
 }
 
@@ -295,16 +296,23 @@ function answerRoute(d: AppDeps, body: (req: Req) => AnswerBody): (req: Req, res
   };
 }
 
-function actionRoutes(app: App, d: AppDeps): void {
-  const act = (fn: Action) => async (req: Req, res: Res) => {
+/** A route running one action: its result as `{ok, result}`, or the error as the CLI would say it. */
+const actOf =
+  (d: AppDeps) =>
+  (fn: Action) =>
+  async (req: Req, res: Res): Promise<void> => {
     try {
       sendJson(res, 200, { ok: true, result: (await fn(req, req.params.id ?? '', await d.actions())) ?? null });
     } catch (e) {
       failure(res, e);
     }
   };
-  const body = <T>(req: Req): T => jsonOf<T>(req.body as Buffer | undefined);
-  const by = (req: Req) => req.pageSession ?? null;
+const body = <T>(req: Req): T => jsonOf<T>(req.body as Buffer | undefined);
+/** The signed-in page a request came from (null: the bearer token): actions run as its person. */
+const by = (req: Req): NonNullable<Req['pageSession']> | null => req.pageSession ?? null;
+
+function actionRoutes(app: App, d: AppDeps): void {
+  const act = actOf(d);
   app.post(
     '/api/sessions/:id/approve',
     answerRoute(d, (req) => {
@@ -361,6 +369,24 @@ function actionRoutes(app: App, d: AppDeps): void {
       const r = await a.start(b as StartBody, by(req));
       return { sessionIds: r.sessions.map((s) => s.id), notes: r.notes, queued: r.queued };
     }),
+  );
+}
+
+/** `klaude review` from the page: start a reviewer (`by`: a runtime or an agent type), send findings. */
+function reviewRoutes(app: App, d: AppDeps): void {
+  const act = actOf(d);
+  app.post(
+    '/api/sessions/:id/review',
+    act((req, id, a) => {
+      const reviewer = body<{ by?: unknown }>(req).by;
+      const list = typeof reviewer === 'string' && reviewer.trim() ? [reviewer.trim()] : [];
+      if (list.some((b) => !/^[\w.:-]+$/.test(b))) throw badRequest('by names a runtime or an agent type');
+      return a.startReview(id, list, by(req));
+    }),
+  );
+  app.post(
+    '/api/sessions/:id/review/send',
+    act((req, id, a) => a.sendReview(id, by(req))),
   );
 }
 

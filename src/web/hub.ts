@@ -10,6 +10,7 @@ import { watchDbWrites } from '../db/watch.js';
 import { SessionsFeed, type SessionsSnapshot } from '../feeds/sessions-feed.js';
 import type { SessionView } from '../feeds/session-tree.js';
 import type { ApprovalRow } from '../db/repos/approvals.js';
+import type { ReviewView } from '../db/repos/reviews.js';
 import { loadAgentDefinitions } from '../agent-types/index.js';
 
 /** One session as the page gets it. */
@@ -19,6 +20,8 @@ export type WebSession = SessionView & {
   pty: boolean;
   runtimeLive: boolean;
   approvals: Pick<ApprovalRow, 'id' | 'toolName' | 'summary' | 'createdAt' | 'suggestedRule'>[];
+  /** Its reviews (`klaude review`), oldest first: each reviewer and its findings. */
+  reviews: readonly ReviewView[];
 };
 
 export interface WebProject {
@@ -143,6 +146,8 @@ function agentTypes(root: string): string[] {
   }
 }
 
+const NO_REVIEWS: readonly ReviewView[] = [];
+
 function webSessions(projectId: string, snap: SessionsSnapshot): WebSession[] {
   return snap.sessions.map((s) => {
     const p = snap.processes.get(s.id);
@@ -158,6 +163,7 @@ function webSessions(projectId: string, snap: SessionsSnapshot): WebSession[] {
         createdAt: a.createdAt,
         suggestedRule: a.suggestedRule,
       })),
+      reviews: snap.reviews?.get(s.id) ?? NO_REVIEWS,
     };
   });
 }

@@ -102,7 +102,7 @@ describe('dashboard', () => {
   });
 
   it('generates the ? help from the keymap: every binding, with why it cannot act now', async () => {
-    d = await renderDashboard({ columns: 140, rows: 90 });
+    d = await renderDashboard({ columns: 140, rows: 110 });
     await d.press('?');
     const f = d.frame();
     for (const b of KEYMAP) expect(f, b.id).toContain(b.description.slice(0, 40));

@@ -176,9 +176,9 @@ describe('key resolution', () => {
       kind: 'unbound',
       reason: 'h (fold) works in the tree pane: Tab switches panes',
     });
-    expect(resolveKey('z', 'z', 'tree', ctx(tui))).toEqual({
+    expect(resolveKey('~', '~', 'tree', ctx(tui))).toEqual({
       kind: 'unbound',
-      reason: 'z is not a key here: ? lists the keys',
+      reason: '~ is not a key here: ? lists the keys',
     });
     expect(resolveKey('z', 'z', 'confirm', ctx(tui))).toEqual({ kind: 'unbound', reason: 'z: answer y or n' });
     expect(bindingFor('escape', 'help')?.id).toBe('help.close');

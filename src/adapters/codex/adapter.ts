@@ -84,6 +84,7 @@ export function buildCodexCommand(input: LaunchInput): LaunchCommand {
   if (input.effort) args.push('-c', `model_reasoning_effort=${tomlValue(input.effort)}`);
   if (input.appendSystemPrompt) args.push('-c', `developer_instructions=${tomlValue(input.appendSystemPrompt)}`);
   args.push(...mcpOverrides(input.mcpConfig));
+  if (input.outputSchema) args.push('--output-schema', input.outputSchema);
   // `--`: a prompt starting with "-" is still the prompt.
   args.push('--');
   if (resume) args.push(input.nativeSessionId!);

@@ -59,6 +59,8 @@ export interface SessionListRow {
   sandbox: string | null;
   /** The zone it runs in (another machine, docs/zones.md), else null. */
   zone: string | null;
+  /** The session this one reviews (`klaude review`), else null. */
+  reviewOf: string | null;
 }
 
 /**
@@ -90,7 +92,8 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
   l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt, NULL AS queuedFor, s.forked_from AS forkedFrom,
   CASE json_extract(s.metadata, '$.sandbox.state') WHEN 'sandboxed' THEN 'sandboxed'
     WHEN 'unsandboxed' THEN 'unsandboxed' || ifnull(': ' || json_extract(s.metadata, '$.sandbox.why'), '') END AS sandbox,
-  json_extract(s.metadata, '$.zone.name') AS zone
+  json_extract(s.metadata, '$.zone.name') AS zone,
+  s.review_of AS reviewOf
 FROM sessions s
 LEFT JOIN runtime_limits l ON l.runtime = s.runtime AND l.until > ?
 WHERE s.project_id = ? AND (? OR s.archived_at IS NULL)

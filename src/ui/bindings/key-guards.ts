@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { shortId } from '../../core/ids.js';
-import { isActive } from '../../core/status.js';
+import { isActive, isTerminal } from '../../core/status.js';
 import { isLive, type SessionView } from '../../feeds/session-tree.js';
 import type { KeyContext } from '../key-types.js';
 
@@ -111,6 +111,26 @@ export function canDiff(c: KeyContext): string | null {
   const s = c.selected;
   if (!s) return needSelection(c);
   if (s.type === 'tui') return `${sid(s)} is an interactive session: diffs are kept for agents (klaude start)`;
+  return null;
+}
+
+export const needReviewPane = (c: KeyContext): string | null =>
+  c.reviews ? null : 'the reviews are not shown (R shows those of the selected session)';
+
+export function canSendReview(c: KeyContext): string | null {
+  const r = c.reviews;
+  if (!r) return needReviewPane(c);
+  const cur = r.current;
+  if (!cur) return `${shortId(r.originId)} has no review yet (+ starts one)`;
+  if (cur.findings !== null) return null;
+  if (!isTerminal(cur.status))
+    return `the review ${shortId(cur.sessionId)} is still ${cur.status}: its findings come when it ends`;
+  return `the review ${shortId(cur.sessionId)} has no findings to send: ${cur.error ?? cur.status}`;
+}
+
+export function canStartReview(c: KeyContext): string | null {
+  if (!c.reviews) return needReviewPane(c);
+  if (c.foreignProject) return `this session is in ${c.foreignProject}: run \`klaude review\` there`;
   return null;
 }
 

@@ -87,17 +87,25 @@ function screenSize(screen: { cols: number; rows: number }, width: number): stri
   return screen.cols > width ? `left ${width} of ${screen.cols} columns` : `${screen.cols}×${screen.rows}`;
 }
 
-function LogBox({ sel, log, follow, layout, focused, theme }: RightPaneProps) {
-  const { diff, win, lines, ask } = log;
+function LogBox({ sel, sessionsById, log, follow, layout, focused, theme }: RightPaneProps) {
+  const { diff, win, lines, ask, reviews } = log;
   const below = lines.length - (win.top + win.height);
-  const status = diff
-    ? `${diff.state === 'ready' ? `${diff.files} file${diff.files === 1 ? '' : 's'} · ` : ''}${below > 0 ? `${below} more ↓ · ` : ''}c: log`
-    : follow
-      ? 'following'
-      : `paused${below > 0 ? ` · ${below} more ↓` : ''}`;
+  const status = reviews
+    ? `${reviews.count} reviewer${reviews.count === 1 ? '' : 's'} · ${below > 0 ? `${below} more ↓ · ` : ''}R: log`
+    : diff
+      ? `${diff.state === 'ready' ? `${diff.files} file${diff.files === 1 ? '' : 's'} · ` : ''}${below > 0 ? `${below} more ↓ · ` : ''}c: log`
+      : follow
+        ? 'following'
+        : `paused${below > 0 ? ` · ${below} more ↓` : ''}`;
   // Where its commands run (`sandboxed`, `unsandboxed: <why>`), for a headless agent.
   const where = sel?.sandbox ? ` · ${sel.sandbox}` : '';
-  const title = sel ? (diff ? `diff · ${sel.type} ${shortId(sel.id)}` : `log · ${who(sel)}${where}`) : 'log';
+  const title = sel
+    ? reviews
+      ? `reviews · ${who(sessionsById.get(sel.reviewOf ?? sel.id) ?? sel)}`
+      : diff
+        ? `diff · ${sel.type} ${shortId(sel.id)}`
+        : `log · ${who(sel)}${where}`
+    : 'log';
   return (
     <Pane title={title} status={status} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
       {ask.length > 0 ? <LogPane lines={ask} top={0} height={ask.length} theme={theme} /> : null}

@@ -12,6 +12,7 @@ import { approvalLines } from '../log/approval-lines.js';
 import { diffLines } from '../log/diff-lines.js';
 import { LogLayout, type LogLine } from '../log/event-lines.js';
 import { sessionInfoLines } from '../log/session-info.js';
+import { reviewPaneLines } from '../log/review-pane-lines.js';
 import type { DiffState, UiState } from '../state/ui-state.js';
 import { logWindow, type FrameGeometry, type LogWindow, type TreeView } from '../view.js';
 
@@ -23,6 +24,8 @@ export interface LogView {
   ask: LogLine[];
   /** The diff shown in the log's place (null: the log). */
   diff: DiffState | null;
+  /** The reviews shown in the log's place (R): how many reviewers; null: not shown. */
+  reviews: { count: number } | null;
 }
 
 export function useLogView(
@@ -57,9 +60,30 @@ export function useLogView(
     if (diff.state === 'error') return [{ text: diff.error ?? 'the diff could not be read', tone: 'error' }];
     return diffLines(diff.heading, diff.patch);
   }, [diff]);
-  const lines = diffView ?? logLines;
+  const reviews = useReviewLines(sessions, ui, tree, logInner);
+  const lines = reviews?.lines ?? diffView ?? logLines;
   const win = logWindow(lines, ui, Math.max(1, layout.paneRows - askLines.length), logInner);
-  return { lines, win, ask: askLines, diff };
+  return { lines, win, ask: askLines, diff, reviews: reviews ? { count: reviews.count } : null };
+}
+
+/** The reviews pane's lines (R) for the selected session, or null when it is not shown. */
+function useReviewLines(
+  sessions: SessionsSnapshot,
+  ui: UiState,
+  tree: TreeView,
+  width: number,
+): { lines: LogLine[]; count: number } | null {
+  const sel = tree.selected;
+  const open = sel && ui.review?.sessionId === sel.id ? ui.review : null;
+  const originId = sel ? (sel.reviewOf ?? sel.id) : null;
+  const list = originId ? sessions.reviews?.get(originId) : undefined;
+  return useMemo(() => {
+    if (!open || !originId) return null;
+    const reviews = list ?? [];
+    const origin = tree.byId.get(originId);
+    const lines = reviewPaneLines({ origin, originId, reviews, cursor: open.cursor, folded: open.folded, width });
+    return { lines, count: reviews.length };
+  }, [open, originId, list, tree.byId, width]);
 }
 
 /** Follow the selected session's log, and lay it out (what it is, while it has no events yet). */

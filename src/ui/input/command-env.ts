@@ -1,5 +1,6 @@
 /** What a command handler gets: the state and view it acts on, and how it acts (ui/input/run-command.ts). */
 import type { ApprovalRow } from '../../db/repos/approvals.js';
+import type { ReviewView } from '../../db/repos/reviews.js';
 import type { LiveProcesses } from '../../db/repos/listing.js';
 import type { SessionView } from '../../feeds/session-tree.js';
 import type { ProjectRef } from '../../feeds/project-tree.js';
@@ -20,6 +21,8 @@ export interface CommandEnv {
   processes: ReadonlyMap<string, LiveProcesses>;
   /** Pending permission requests by session id. */
   approvals?: ReadonlyMap<string, readonly ApprovalRow[]>;
+  /** Reviews (`klaude review`) by the session they review. */
+  reviews?: ReadonlyMap<string, readonly ReviewView[]>;
   actions: DashboardActions;
   /** Every project of the home is shown (feeds/projects-feed.ts), in this order. */
   projects?: readonly ProjectRef[];

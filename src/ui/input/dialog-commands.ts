@@ -10,6 +10,7 @@ import { confirmAllowAlways, submitDeny } from './approval-commands.js';
 import type { CommandEnv } from './command-env.js';
 import { errText, label, track } from './command-feedback.js';
 import { errorNotice } from '../state/notice.js';
+import { sendReview } from './review-commands.js';
 import { openSession } from './session-commands.js';
 import { searchLog } from './view-commands.js';
 
@@ -74,6 +75,9 @@ function confirmed(env: CommandEnv, intent: ConfirmIntent): void {
       return;
     case 'allowAlways':
       confirmAllowAlways(env, intent);
+      return;
+    case 'sendReview':
+      sendReview(env, intent.originId, intent.reviewIds);
       return;
     case 'interrupt':
       track(

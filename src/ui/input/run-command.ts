@@ -56,6 +56,12 @@ export function runCommand(id: CommandId, env: CommandEnv): void {
     case 'view.redraw':
     case 'view.projects':
     case 'view.peek':
+    case 'view.reviews':
+    case 'review.next':
+    case 'review.prev':
+    case 'review.fold':
+    case 'review.send':
+    case 'review.start':
       return runViewCommand(id, env);
     case 'app.suspend':
     case 'app.help':

@@ -28,7 +28,15 @@ export function useKeyRouter(env: CommandEnv, getUi: () => UiState, isActive: bo
         const tree =
           i === 0
             ? first.tree
-            : treeView(first.sessions, ui, first.tree.ctx.narrow, first.processes, first.approvals, first.projects);
+            : treeView(
+                first.sessions,
+                ui,
+                first.tree.ctx.narrow,
+                first.processes,
+                first.approvals,
+                first.projects,
+                first.reviews,
+              );
         handleKey(k, { ...first, ui, tree });
       });
     },

@@ -4,6 +4,7 @@ import type { CommandEnv } from './command-env.js';
 import type { UiAction } from '../state/ui-state.js';
 import { errText } from './command-feedback.js';
 import { findLogMatch } from './log-search.js';
+import { runReviewCommand } from './review-commands.js';
 
 export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
   const { ui, dispatch, log, actions } = env;
@@ -51,6 +52,13 @@ export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
       return peek(env);
     case 'view.diff':
       return toggleDiff(env);
+    case 'view.reviews':
+    case 'review.next':
+    case 'review.prev':
+    case 'review.fold':
+    case 'review.send':
+    case 'review.start':
+      return runReviewCommand(id, env);
     case 'view.screen':
       return toggleSaying(
         dispatch,

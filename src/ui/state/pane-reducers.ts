@@ -32,7 +32,12 @@ function selectIndex(state: UiState, rows: readonly TreeRow[], index: number): U
   if (id === state.selectedId && i === state.selectedIndex) return state;
   // A new selection shows its log from the end.
   const changed = id !== state.selectedId;
-  return { ...state, selectedId: id, selectedIndex: i, ...(changed ? { follow: true, logTop: 0, diff: null } : {}) };
+  return {
+    ...state,
+    selectedId: id,
+    selectedIndex: i,
+    ...(changed ? { follow: true, logTop: 0, diff: null, review: null } : {}),
+  };
 }
 
 export function treeReducer(state: UiState, a: TreeAction): UiState {
@@ -52,6 +57,7 @@ export function treeReducer(state: UiState, a: TreeAction): UiState {
         follow: true,
         logTop: 0,
         diff: null,
+        review: null,
       };
     case 'fold':
       return fold(state, a);
@@ -98,8 +104,13 @@ export function logReducer(state: UiState, a: LogAction): UiState {
         ...state,
         follow: false,
         logTop: 0,
+        review: null,
         diff: { sessionId: a.sessionId, state: 'loading', heading: '', patch: '', files: 0, error: null },
       };
+    case 'showReviews':
+    case 'reviewCursor':
+    case 'reviewFold':
+      return reviewReducer(state, a);
     case 'diffLoaded': {
       if (state.diff?.sessionId !== a.sessionId) return state; // closed, or another one asked for since
       const d = a.diff;
@@ -111,6 +122,26 @@ export function logReducer(state: UiState, a: LogAction): UiState {
           };
     }
   }
+}
+
+function reviewReducer(
+  state: UiState,
+  a: Extract<LogAction, { type: 'showReviews' | 'reviewCursor' | 'reviewFold' }>,
+): UiState {
+  if (a.type === 'showReviews') {
+    if (a.sessionId === null) return state.review ? { ...state, review: null, follow: true, logTop: 0 } : state;
+    // Read from the top, as a diff; the diff view closes.
+    const review = { sessionId: a.sessionId, cursor: a.cursor ?? 0, folded: new Set<string>() };
+    return { ...state, review, diff: null, follow: false, logTop: 0 };
+  }
+  const r = state.review;
+  if (!r) return state;
+  if (a.type === 'reviewCursor') {
+    const cursor = clamp(r.cursor + a.by, 0, Math.max(0, a.count - 1));
+    return cursor === r.cursor ? state : { ...state, review: { ...r, cursor } };
+  }
+  const folded = r.folded.has(a.reviewerId) ? without(r.folded, a.reviewerId) : new Set([...r.folded, a.reviewerId]);
+  return { ...state, review: { ...r, folded } };
 }
 
 function without(set: ReadonlySet<string>, id: string): Set<string> {

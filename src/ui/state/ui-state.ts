@@ -27,6 +27,7 @@ export const initialUiState: UiState = {
   expandResults: false,
   showScreen: true,
   diff: null,
+  review: null,
   modal: null,
   notice: null,
   busy: null,
@@ -44,6 +45,9 @@ export function uiReducer(state: UiState, a: UiAction): UiState {
     case 'logJump':
     case 'showDiff':
     case 'diffLoaded':
+    case 'showReviews':
+    case 'reviewCursor':
+    case 'reviewFold':
       return logReducer(state, a);
     case 'toggleExpand':
     case 'toggleScreen':

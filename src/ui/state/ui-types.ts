@@ -15,6 +15,8 @@ export type ConfirmIntent =
   | { kind: 'open'; sessionId: string }
   | { kind: 'interrupt'; sessionIds: string[] }
   | { kind: 'archive'; sessionIds: string[]; archive: boolean }
+  /** Give the findings of these reviews to the session they review, as a message. */
+  | { kind: 'sendReview'; originId: string; reviewIds: string[] }
   /** Allow a permission request and add its suggested rule to .claude/settings.local.json. */
   | { kind: 'allowAlways'; sessionId: string; approvalId: number }
   /** `ptySessions`: PTY sessions of the project running now (they keep running unless stopped). */
@@ -53,6 +55,16 @@ export interface DiffState {
   error: string | null;
 }
 
+/** The right pane shows the reviews of the selected session (or of the one a selected reviewer reviews) (`R`). */
+export interface ReviewPaneState {
+  /** The session selected when it opened: selecting another closes it, as the diff. */
+  sessionId: string;
+  /** The reviewer the fold and send keys act on (index among the origin's reviews, oldest first). */
+  cursor: number;
+  /** Reviewers shown as their heading only. */
+  folded: ReadonlySet<string>;
+}
+
 export type { Notice };
 
 export interface UiState {
@@ -79,6 +91,8 @@ export interface UiState {
   showScreen: boolean;
   /** The selected agent's diff in the right pane (null: its log). Selecting another session closes it. */
   diff: DiffState | null;
+  /** The reviews pane in the log's place (null: the log). */
+  review: ReviewPaneState | null;
   modal: Modal | null;
   notice: Notice | null;
   /** An action is in flight (start, message, …): shown in the footer. */
@@ -106,7 +120,13 @@ export type LogAction =
       type: 'diffLoaded';
       sessionId: string;
       diff: { heading: string; patch: string; files: number } | { error: string };
-    };
+    }
+  /** Show the reviews (the cursor on this reviewer), or back to the log when null. */
+  | { type: 'showReviews'; sessionId: string | null; cursor?: number }
+  /** Move the reviews' cursor among `count` reviewers. */
+  | { type: 'reviewCursor'; by: number; count: number }
+  /** Fold or unfold one reviewer's findings. */
+  | { type: 'reviewFold'; reviewerId: string };
 
 /** What is shown: results in full, the screen, archived sessions; the tree filter and the log search. */
 export type ViewAction =

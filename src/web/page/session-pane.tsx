@@ -9,6 +9,7 @@ import { cost, isLive, label, short, tokens } from './display.js';
 import { LogView } from './log-view.js';
 import { Approval } from './needs-you.js';
 import { Actions } from './session-actions.js';
+import { Reviews } from './review-view.js';
 
 const TerminalView = lazy(() => import('./terminal-view.js').then((m) => ({ default: m.TerminalView })));
 
@@ -63,6 +64,7 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
         setPending={setPending}
       />
       {s.error ? <div className="error">{s.error}</div> : null}
+      {s.pty ? null : <Reviews s={s} />}
       {showTerm ? (
         <div className="pane-body">
           <Suspense fallback={<div className="muted">…</div>}>

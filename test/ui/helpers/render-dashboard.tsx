@@ -125,6 +125,12 @@ export async function renderDashboard(opts: RenderOptions = {}): Promise<Rendere
     answer: record('answer', async () => ({ approvalId: 1, tool: 'Bash', summary: 'npm test' })),
     rulePath: record('rulePath', () => '/p/.claude/settings.local.json'),
     diff: record('diff', async () => ({ heading: 'no diff in this test', patch: '', files: 0 })),
+    sendReview: record('sendReview', async () => ({ delivered: 'resumed', findings: 2 })),
+    startReview: record('startReview', async () => ({
+      sessionIds: ['01JREVIEWAGENT000000000000'],
+      runtime: 'codex',
+      notes: [],
+    })),
     agentTypes: record('agentTypes', async () => ({
       choices: [
         { name: 'general', description: 'plain Claude Code agent', source: 'builtin' },

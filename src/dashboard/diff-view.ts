@@ -7,7 +7,7 @@ import { getSession } from '../db/repos/sessions.js';
 import { sessionLogPath } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
 import { sessionDiff } from '../git/session-diff.js';
-import { agentDiff as zoneDiff, type ZoneReach } from '../zones/review.js';
+import { agentDiff as zoneDiff, type ZoneReach } from '../zones/diff-merge.js';
 import type { AgentDiff } from '../ui/deps.js';
 
 export interface ReviewDeps {
@@ -15,7 +15,7 @@ export interface ReviewDeps {
   home: string;
   projectRoot: string;
   logsDir: string | null;
-  /** What reaching a zone takes, for a zone's agent (its diff is taken over there: zones/review.ts). */
+  /** What reaching a zone takes, for a zone's agent (its diff is taken over there: zones/diff-merge.ts). */
   zones?: ZoneReach;
 }
 
