@@ -8,6 +8,7 @@ import { heldText } from './budget.js';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
+import { priorityLevel } from '../core/priority.js';
 import { sessionLogPath } from '../config/paths.js';
 import { addEvent } from '../db/repos/events.js';
 import { linkClaudeSession } from '../db/repos/links.js';
@@ -79,6 +80,8 @@ interface StartPlan {
   limits: RunLimits;
   /** Each agent's own spend limit: --budget, else the definition's budgetUsd, else config agents.budgetUsd. */
   budgetUsd: number | null;
+  /** Run-queue priority (stored level): --priority, else the definition's, else normal. */
+  priority: number;
 }
 
 /** The number of agents to start; a bad count or an empty prompt is refused before anything is made. */
@@ -111,7 +114,7 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   // A fork works where its origin's conversation is (claude finds it by the directory).
   const useWorktree = !req.forkOf && (req.worktree === true || (agent.worktree ?? svc.config['agents.worktree']));
   const source = useWorktree ? worktreeSource(cwd) : null; // outside a repository: one line, nothing created
-  const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, ...agentRest } = agent;
+  const { type: _t, runtime: _r, model: _m, budgetUsd: defBudget, priority: defPriority, ...agentRest } = agent;
   const metadata: AgentLaunchMetadata & { forkOf?: string } = {
     cwd,
     projectRoot: svc.projectRoot,
@@ -120,7 +123,8 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);
   const limits = runLimits(svc.config);
-  return { req, count, cwd, parent, runtime, model, adapter, share, source, metadata, limits, budgetUsd };
+  const priority = priorityLevel(req.priority ?? defPriority ?? 'normal');
+  return { req, count, cwd, parent, runtime, model, adapter, share, source, metadata, limits, budgetUsd, priority };
 }
 
 /** --share: the parent's recent conversation, or null with a note saying why there is none. */
@@ -160,6 +164,7 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     model: plan.model,
     metadata: plan.metadata as unknown as Record<string, unknown>,
     forkedFrom: req.forkOf?.sessionId ?? null,
+    priority: plan.priority,
   });
   if (plan.budgetUsd) setBudget(svc.db, created.id, plan.budgetUsd);
   const logPath = sessionLogPath(svc.home, svc.projectHash, created.id, svc.config['logs.dir']);

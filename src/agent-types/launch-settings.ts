@@ -7,6 +7,7 @@
 import { builtinGeneral, isAgentAllowed, resolveAgentMcp, resolveAgentType as resolveDefinition } from './index.js';
 import type { AgentDefinition } from './types.js';
 import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
+import type { PriorityName } from '../core/priority.js';
 import { KlaudeError } from '../lib/errors.js';
 import { projectRoot } from '../config/paths.js';
 import { resolveOutputDir } from './output-dir.js';
@@ -39,6 +40,8 @@ export interface AgentTypeConfig {
   worktree: boolean | null;
   /** The definition's `budgetUsd:`; null = not said (the flag or config agents.budgetUsd decides). */
   budgetUsd?: number | null;
+  /** The definition's `priority:`; null = not said (the flag decides, else normal). */
+  priority?: PriorityName | null;
 }
 
 export interface AgentTypeContext {
@@ -126,6 +129,7 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     ...(def.onStop ? { onStop: def.onStop } : {}),
     worktree: def.worktree ?? null,
     budgetUsd: def.budgetUsd ?? null,
+    priority: def.priority ?? null,
   };
 }
 

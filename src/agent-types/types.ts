@@ -1,5 +1,6 @@
 /** What an agent type is, once its `.claude/agents/<name>.md` file has been read and checked. */
 import type { OnStopPrompt, RuntimeName } from '../config/schema.js';
+import type { PriorityName } from '../core/priority.js';
 
 export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
@@ -54,6 +55,8 @@ export interface AgentDefinition {
   worktree?: boolean;
   /** Spend limit in USD of each agent of this type and its sub-agents (`--budget` wins; else config agents.budgetUsd). */
   budgetUsd?: number;
+  /** Run-queue priority of each agent of this type (`klaude start --priority` wins; default normal). */
+  priority?: PriorityName;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

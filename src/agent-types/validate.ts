@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { parseOnStop } from '../config/config.js';
 import { PERMISSION_MODES, RUNTIMES, type OnStopPrompt, type RuntimeName } from '../config/schema.js';
+import { PRIORITY_NAMES, type PriorityName } from '../core/priority.js';
 import type { Frontmatter } from './frontmatter.js';
 import {
   REASONING_EFFORTS,
@@ -43,6 +44,7 @@ const KLAUDE_FIELDS = [
   'onStop',
   'worktree',
   'budgetUsd',
+  'priority',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
 const CLAUDE_CODE_FIELDS = [
@@ -286,6 +288,7 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
     worktree:
       data.worktree === undefined ? (data.isolation === 'worktree' ? true : undefined) : bool(data, 'worktree', false),
     budgetUsd: budget(data),
+    priority: oneOf<PriorityName>(data, 'priority', PRIORITY_NAMES),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

@@ -7,7 +7,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage:
-      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--json]',
+      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--priority high|normal|low] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
@@ -79,6 +79,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         description:
           'spend limit in USD of each agent and its sub-agents (default config agents.budgetUsd): reached, it is stopped before its next turn (`klaude budget <id> <usd>` raises it)',
       },
+      priority: {
+        type: 'string',
+        valueName: 'level',
+        description:
+          "high, normal or low: when the run limit makes agents wait, higher ones start first, first come first served within a level (default: the definition's priority:, else normal; `klaude queue` shows and changes the order)",
+      },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },
     },
@@ -92,6 +98,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'klaude start general "try the new parser" --worktree',
       'git diff | klaude start reviewer - -d',
       'klaude start planner --prompt-file task.md',
+      'klaude start general "fix the failing build" --priority high -d',
     ],
     load: () => import('./start.js'),
   },

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
+import { isPriorityName, priorityName, type PriorityName } from '../core/priority.js';
 import { controlRequest } from '../control/client.js';
 import { findLiveSupervisors } from '../control/discovery.js';
 import { locateSupervisor } from '../control/locate.js';
@@ -155,8 +156,18 @@ function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): St
     parentId: ctx.env.KLAUDE_SESSION_ID || null,
     cwd: ctx.cwd,
     ...(typeof ctx.flags.budget === 'number' ? { budgetUsd: budgetFlag(ctx.flags.budget) } : {}),
+    ...(ctx.flags.priority !== undefined ? { priority: priorityFlag(ctx.flags.priority) } : {}),
   };
   return { req, checkout, now, json, detach };
+}
+
+/** `--priority high|normal|low` (also `klaude queue move --priority`). */
+export function priorityFlag(v: unknown): PriorityName {
+  if (isPriorityName(v)) return v;
+  throw usageError(
+    `--priority is high, normal or low (got ${JSON.stringify(v)})`,
+    'klaude start <type> "…" --priority high',
+  );
 }
 
 function budgetFlag(usd: number): number {
@@ -200,6 +211,7 @@ async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a
         ...(now ? { checkoutNow: true } : {}),
         ...(req.parentId ? { parentId: req.parentId } : {}),
         ...(req.budgetUsd ? { budgetUsd: req.budgetUsd } : {}),
+        ...(req.priority ? { priority: req.priority } : {}),
         cwd: ctx.cwd,
       },
       { timeoutMs: 30_000 },
@@ -224,6 +236,7 @@ function printJson(ctx: CommandContext, svc: AgentServices, sessions: SessionRow
     logPath: logPathOf(svc, s),
     status: s.status,
     ...(s.status === 'queued' ? { queuePosition: queuePosition(svc.db, s.id) } : {}),
+    priority: priorityName(s.priority),
     worktree: s.worktreePath ? { path: s.worktreePath, branch: s.worktreeBranch, base: s.worktreeBase } : null,
     via: started.via,
   }));
@@ -237,7 +250,8 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
     const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
     const over = pos > 0 ? budgetReached(svc.db, s.id) : null;
     const when = over ? heldText(over) : 'starts when a run slot frees';
-    const wait = pos > 0 ? `: queued #${pos}, ${when} (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
+    const level = s.priority ? ` (${priorityName(s.priority)} priority)` : '';
+    const wait = pos > 0 ? `: queued #${pos}${level}, ${when} (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
     const wt = s.worktreePath ? ` in worktree ${s.worktreePath} (branch ${s.worktreeBranch})` : '';
     ctx.stdout.write(`started ${shortId(s.id)} (${s.type}, ${s.runtime})${wt}${wait}\n`);
   }

@@ -4,6 +4,7 @@
  * and event frames. Kept apart from the protocol's types, which every client imports.
  */
 import type { SerializedError } from '../lib/errors.js';
+import { isPriorityName } from '../core/priority.js';
 import {
   ACTIONS,
   PROTOCOL_VERSION,
@@ -106,6 +107,7 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
       p.budgetUsd === undefined || (typeof p.budgetUsd === 'number' && p.budgetUsd > 0)
         ? null
         : '"budgetUsd" must be a number > 0',
+      p.priority === undefined || isPriorityName(p.priority) ? null : '"priority" must be high, normal or low',
     ),
   message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),
   interrupt: (p) =>

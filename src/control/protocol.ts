@@ -13,6 +13,7 @@
  * of runtime imports.
  */
 import type { SerializedError } from '../lib/errors.js';
+import type { PriorityName } from '../core/priority.js';
 
 export const PROTOCOL_VERSION = 1 as const;
 export type ProtocolVersion = typeof PROTOCOL_VERSION;
@@ -91,6 +92,8 @@ export interface StartRequest {
   cwd?: string;
   /** Spend limit in USD of each agent and its sub-agents (else config agents.budgetUsd). */
   budgetUsd?: number;
+  /** Run-queue priority of each agent (else the definition's `priority:`, else normal). */
+  priority?: PriorityName;
   /** `klaude fork`: the new agent continues a fork of this session's Claude conversation (in-process only). */
   forkOf?: { sessionId: string; claudeSessionId: string };
 }

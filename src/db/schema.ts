@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { NOTIFY_KINDS } from '../core/notify-event.js';
 import { SESSION_STATUSES } from '../core/status.js';
+import type { ProgressRecord } from '../core/progress.js';
 
 export const RUNTIMES = ['claude', 'codex', 'gemini', 'cursor', 'opencode'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
@@ -109,6 +110,12 @@ export const sessions = sqliteTable(
     budgetUsd: real('budget_usd'),
     /** The session whose conversation this one was forked from (`klaude fork`); null: not a fork. */
     forkedFrom: text('forked_from'),
+    /** Run-queue priority (core/priority.ts): 1 high, 0 normal, -1 low; the queue serves higher first. */
+    priority: integer('priority').notNull().default(0),
+    /** Order within its priority in the run queue (set when queued, changed by `klaude queue move`); lower first. */
+    queueOrder: integer('queue_order'),
+    /** How far along a live run is (core/progress.ts), kept by its runtime or an interactive claude's hook. */
+    progress: text('progress', { mode: 'json' }).$type<ProgressRecord>(),
   },
   (t) => [
     index('sessions_status_queued_idx').on(t.status, t.queuedAt),
@@ -323,6 +330,28 @@ export const notifications = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index('notifications_session_idx').on(t.sessionId)],
+);
+
+/**
+ * What each completed run (status done) of a headless agent did: the basis of the progress
+ * estimate of later runs of its type in its project (core/progress.ts, medians of the newest).
+ */
+export const runMeasures = sqliteTable(
+  'run_measures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').references(() => sessions.id, { onDelete: 'set null' }),
+    type: text('type').notNull(),
+    runtime: text('runtime').notNull(),
+    toolCalls: integer('tool_calls').notNull(),
+    outputChars: integer('output_chars').notNull(),
+    durationMs: integer('duration_ms'),
+    endedAt: createdAt('ended_at'),
+  },
+  (t) => [index('run_measures_type_idx').on(t.projectId, t.type, t.endedAt)],
 );
 
 export type ProjectRow = typeof projects.$inferSelect;

@@ -38,6 +38,9 @@ export type ErrorCode =
   | 'E_MERGE_CONFLICT'
   | 'E_NO_WORKTREE'
   | 'E_FORK_UNSUPPORTED'
+  | 'E_SESSION_NOT_QUEUED'
+  | 'E_IMAGE_UNSUPPORTED'
+  | 'E_IMAGE'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

@@ -24,6 +24,8 @@ export interface NewSession {
   metadata?: Record<string, unknown> | null;
   /** `klaude fork`: the session whose conversation this one forks. */
   forkedFrom?: string | null;
+  /** Run-queue priority (core/priority.ts levels; default 0, normal). */
+  priority?: number;
 }
 
 /** Columns a caller may change; id, project and created_at are fixed. */
