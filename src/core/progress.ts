@@ -27,6 +27,8 @@ export interface Progress {
 /** What a session's row keeps: the progress shown, plus claude's task list (TaskUpdate changes one task). */
 export interface ProgressRecord extends Progress {
   tasks?: Record<string, string>;
+  /** todo: the tool that keeps the list (a later run goes on from it). */
+  tool?: string;
 }
 
 /** A todo list read from a tool call. */
@@ -114,6 +116,7 @@ export function todoProgress(t: TodoCount, tasks?: Record<string, string>): Prog
     total: t.total,
     percent: t.total > 0 ? Math.round((100 * t.done) / t.total) : 0,
     basis: `its todo list (${t.tool})`,
+    tool: t.tool,
     ...(tasks ? { tasks } : {}),
   };
 }
@@ -163,7 +166,8 @@ export function estimate(type: string, m: RunMeasure, b: Baseline | null): Progr
   const ratios: number[] = [];
   if (b.toolCalls > 0) ratios.push(m.toolCalls / b.toolCalls);
   if (b.outputChars > 0) ratios.push(m.outputChars / b.outputChars);
-  const r = ratios.length ? ratios.reduce((a, x) => a + x, 0) / ratios.length : 0;
+  // Whichever has gone furthest: an agent's answer comes mostly at the end, its tool calls all along.
+  const r = ratios.length ? Math.max(...ratios) : 0;
   return {
     kind: 'estimate',
     done: null,
@@ -189,3 +193,12 @@ export function publicProgress(r: ProgressRecord | null | undefined): Progress |
 /** The same figure on screen (a write is needed only when this changes). */
 export const sameShown = (a: Progress | null, b: Progress | null): boolean =>
   a === b || (!!a && !!b && a.kind === b.kind && formatProgress(a) === formatProgress(b) && a.basis === b.basis);
+
+/**
+ * What a row shows beside a running session's activity: `3/7`, `~40 %` or `?`. An interactive
+ * session (type `tui`: the person is at its prompt) shows only its todo list, never a guess.
+ */
+export function progressLabel(p: Progress | null | undefined, type: string): string {
+  if (!p || (type === 'tui' && p.kind !== 'todo')) return '';
+  return formatProgress(p);
+}

@@ -49,6 +49,8 @@ export type SessionView = Pick<
       | 'pinnedAt'
       | 'projectId'
       | 'forkedFrom'
+      | 'priority'
+      | 'progress'
     >
   >;
 
