@@ -240,7 +240,7 @@ function queueIfFull(svc: AgentServices, plan: StartPlan, agent: NewAgent): numb
   const over = budgetReached(svc.db, agent.session.id);
   const held = over !== null;
   if (!held && !queueInForce(svc.db, plan.limits, Date.now())) return null;
-  const request: QueuedRequest = { prompt: plan.req.prompt, share: plan.share };
+  const request: QueuedRequest = { prompt: plan.req.prompt, share: plan.share, images: [] };
   try {
     keepLaunchEnv(svc.home, agent.session.id, runtimeLaunch(svc));
   } catch (e) {

@@ -105,14 +105,23 @@ export const AGENT_COMMANDS: CommandSpec[] = [
   {
     name: 'message',
     summary: 'send a follow-up message to an agent (resuming its conversation if it has stopped)',
-    usage: 'klaude message <id> "<prompt>" [-f|--wait] [--timeout <seconds>] [--json]',
+    usage: 'klaude message <id> "<prompt>" [--image <file>]… [-f|--wait] [--timeout <seconds>] [--json]',
     description: [
       'A running agent gets the message after its current turn. An agent that has finished is resumed:',
       'a new run continues its own Claude session (it sees the earlier turns). The output says which.',
       '-f (--wait) then follows the reply live and ends with the summary, like an attached start; sent',
       'to a running agent, the reply starts after its current turn.',
+      '--image sends an image with the message (repeat it for more, up to 4; the prompt may then be left',
+      'out): PNG, JPEG, GIF or WebP, known by its first bytes, at most 5 MB. Only claude agents take images',
+      '(E_IMAGE_UNSUPPORTED for the others); a refused image sends nothing (E_IMAGE).',
     ].join('\n'),
     flags: {
+      image: {
+        type: 'string',
+        valueName: 'file',
+        isMultiple: true,
+        description: 'send this image with the message (claude agents; PNG, JPEG, GIF or WebP, at most 5 MB)',
+      },
       wait: { type: 'boolean', shortFlag: 'f', description: 'follow the reply and print it, then the summary' },
       timeout: {
         type: 'number',
@@ -122,9 +131,13 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       },
       json: JSON_FLAG,
     },
-    minArgs: 2,
+    minArgs: 1,
     maxArgs: 2,
-    examples: ['klaude message 7XQ2 "also check the tests"', 'klaude message 7XQ2 "and now?" -f'],
+    examples: [
+      'klaude message 7XQ2 "also check the tests"',
+      'klaude message 7XQ2 "and now?" -f',
+      'klaude message 7XQ2 "the button looks wrong here" --image screenshot.png',
+    ],
     load: () => import('./message.js'),
   },
   {

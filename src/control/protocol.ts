@@ -14,6 +14,7 @@
  */
 import type { SerializedError } from '../lib/errors.js';
 import type { PriorityName } from '../core/priority.js';
+import type { ImageRef } from '../core/image.js';
 
 export const PROTOCOL_VERSION = 1 as const;
 export type ProtocolVersion = typeof PROTOCOL_VERSION;
@@ -106,6 +107,8 @@ export interface StartResult {
 export interface MessagePayload {
   sessionId: string;
   prompt: string;
+  /** Images sent with it (kept files: agent-ops/attachments.ts); only claude agents take them. */
+  images?: ImageRef[];
 }
 export interface MessageResult {
   /**

@@ -20,6 +20,8 @@ import { ApprovalDesk } from './approval-desk.js';
 import type { RuntimeRequest } from '../agent-ops/launch.js';
 import { droppedNote, RunRecord } from './run-record.js';
 import { MessageQueue } from './message-queue.js';
+import { encodeOutgoing, imageNotes, joinOutgoing, type Outgoing } from './outgoing.js';
+import type { ImageRef } from '../core/image.js';
 import { setUndelivered } from '../db/repos/sessions.js';
 import { cliLaunch } from './cli-launch.js';
 import { OnStopTurns, onStopPrompts } from './on-stop.js';
@@ -113,7 +115,7 @@ export class AgentRuntime {
     }
     this.processRowId = claimed;
     this.server = await listenForRequests(d, {
-      message: (prompt) => this.onMessage(prompt),
+      message: (prompt, images) => this.onMessage(prompt, images),
       interrupt: (peek) => (peek ? { results: [], dropped: this.queue.peek() } : this.onInterrupt()),
       answer: (p, who) => this.desk.answer(p, who),
       stop: (reason) => this.stop(reason),
@@ -182,7 +184,7 @@ export class AgentRuntime {
       if (e.type !== 'done') this.write(e);
       else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
     }
-    return this.relaunch({ prompt: this.queue.takeAll().join('\n\n'), source: 'message' });
+    return this.relaunch({ prompt: joinOutgoing(this.queue.takeAll()).text, source: 'message' });
   }
 
   /**
@@ -215,10 +217,11 @@ export class AgentRuntime {
     });
     recordCli(d, this.id, this.processRowId, this.cli);
     const queued = this.cli.canWrite ? this.queue.takeAll() : [];
-    if (request.source !== 'recover') this.rec.beginTurn([first, ...queued].join('\n\n'));
+    const all = joinOutgoing([{ text: first, images: request.images ?? [] }, ...queued]);
+    if (request.source !== 'recover') this.rec.beginTurn(all.text);
     if (this.cli.canWrite) {
-      this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));
-      for (const q of queued) this.write({ type: 'user', text: q, source: 'message' });
+      this.cli.write(this.encode(all));
+      for (const q of queued) this.write({ type: 'user', text: q.text, source: 'message', ...imageNotes(q.images) });
     }
   }
 
@@ -249,7 +252,7 @@ export class AgentRuntime {
     this.interrupt.turnEnded();
     // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
     if (done.status === 'interrupted' && this.queue.length > 0)
-      this.write({ type: 'error', message: droppedNote(this.queue.takeAll()) });
+      this.write({ type: 'error', message: droppedNote(this.queue.takeAll().map((o) => o.text)) });
     const canContinue = !this.stopping && this.cli?.canWrite === true;
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.queue.length > 0 && canContinue) {
@@ -279,15 +282,21 @@ export class AgentRuntime {
   }
 
   private sendQueued(): void {
-    const texts = this.queue.takeAll();
-    for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
-    this.rec.beginTurn(texts.join('\n\n'));
+    const items = this.queue.takeAll();
+    for (const o of items) this.write({ type: 'user', text: o.text, source: 'message', ...imageNotes(o.images) });
+    const all = joinOutgoing(items);
+    this.rec.beginTurn(all.text);
     this.turnActive = true;
-    this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
+    this.cli!.write(this.encode(all));
+  }
+
+  /** The stdin line of a message, its images read now (one that cannot be is said in the log). */
+  private encode(o: Outgoing): string {
+    return encodeOutgoing(this.d.adapter, o, (message) => this.write({ type: 'error', message }));
   }
 
   /** Socket `message`: queued for after the turn (see `queue`), or sent now between turns. */
-  private onMessage(prompt: string): MessageResult {
+  private onMessage(prompt: string, images: readonly ImageRef[]): MessageResult {
     const streaming = this.d.adapter.supportsStreamingInput;
     if (this.finalized || this.stopping || (this.cli && (streaming ? !this.cli.canWrite : !this.cli.running))) {
       throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is finishing its run`, {
@@ -296,7 +305,9 @@ export class AgentRuntime {
     }
     const over = checkBudget(this.d);
     if (over) throw overBudgetError(this.id, over);
-    this.queue.push(prompt);
+    if (images.length > 0 && !this.d.adapter.takesImages)
+      throw new KlaudeError('E_IMAGE_UNSUPPORTED', `${this.d.adapter.name} takes no images: only claude agents do`);
+    this.queue.push({ text: prompt, images });
     if (!streaming) return { delivered: 'queued', pid: process.pid };
     if (!this.turnActive && this.cli) this.sendQueued();
     return { delivered: 'stdin', pid: process.pid };

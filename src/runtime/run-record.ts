@@ -22,6 +22,7 @@ import { saveAgentOutput } from '../agent-types/output-dir.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { changesSince, snapshotTree, worktreeChanges, type FileChanges, type TreeSnapshot } from '../git/changes.js';
 import { RunProgress } from './progress-meter.js';
+import { imageNotes } from './outgoing.js';
 
 const LAST_TEXT_MAX = 500;
 const ACTIVITY_MAX = 120;
@@ -148,7 +149,7 @@ export class RunRecord {
       this.checkpoint(() => continueTurn(d.db, this.id));
       this.write({ type: 'recovered', cause: request.recoverCause ?? 'the previous run died mid-turn', mode: 'auto' });
     }
-    this.write({ type: 'user', text: request.prompt, source: request.source });
+    this.write({ type: 'user', text: request.prompt, source: request.source, ...imageNotes(request.images ?? []) });
     if (request.share) this.write({ type: 'user', text: request.share, source: 'share' });
   }
 

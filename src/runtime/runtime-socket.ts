@@ -15,10 +15,11 @@ import { agentSocketPath } from '../control/agent-socket.js';
 import { identifyAnswerer, type Answerer } from '../ownership/answerer.js';
 import { VERSION } from '../lib/version.js';
 import type { Deps } from './deps.js';
+import type { ImageRef } from '../core/image.js';
 
 /** What the runtime does for each request (each may throw a KlaudeError, sent back as the answer). */
 export interface RuntimeRequests {
-  message(prompt: string): MessageResult;
+  message(prompt: string, images: readonly ImageRef[]): MessageResult;
   interrupt(peek: boolean): InterruptResult;
   answer(p: AnswerPayload, who: Answerer): AnswerResult;
   stop(reason: string): Promise<void>;
@@ -37,7 +38,7 @@ export async function listenForRequests(d: Deps, r: RuntimeRequests): Promise<Co
           version: VERSION,
           protocol: PROTOCOL_VERSION,
         }),
-        message: (p) => r.message(p.prompt),
+        message: (p) => r.message(p.prompt, p.images ?? []),
         interrupt: (p) => r.interrupt(p.peek === true),
         answer: (p, ctx) => {
           // Who sent it is asked of the kernel; the client's own word only where that cannot be done.

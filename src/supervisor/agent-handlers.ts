@@ -83,7 +83,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
     },
     message: async (p) => {
       const s = resolveSession(ctx.db, p.sessionId, { projectId: ctx.projectHash });
-      const r = await deliverMessage(agentServicesOf(d), s.id, p.prompt);
+      const r = await deliverMessage(agentServicesOf(d), s.id, p.prompt, p.images ?? []);
       d.publish({ type: 'session.changed', sessionId: s.id, status: 'running', pid: r.pid });
       return { delivered: r.delivered, pid: r.pid };
     },

@@ -18,6 +18,7 @@ import { sessionDiff, type SessionDiff } from '../git/session-diff.js';
 import { KlaudeError } from '../lib/errors.js';
 import type { AnswerResult } from '../control/protocol.js';
 import { logFileOf } from './log-stream.js';
+import { assertTakesImages, keepImages, type IncomingImage } from '../agent-ops/attachments.js';
 
 export interface WebActionsDeps {
   /** The full client (drizzle): this module is loaded, and the DB opened so, on the first action. */
@@ -78,9 +79,17 @@ export class WebActions {
     });
   }
 
-  message(id: string, prompt: string): Promise<Delivery> {
+  /**
+   * A message, with the images pasted or picked in the page (`[{data: base64, name?}]`), checked
+   * and kept as `klaude message --image` does.
+   */
+  message(id: string, prompt: string, images: unknown = []): Promise<Delivery> {
     const s = this.session(id);
-    return this.withProject(s.projectId, (svc) => deliverMessage(svc, s.id, prompt));
+    const incoming = incomingImages(images);
+    return this.withProject(s.projectId, async (svc) => {
+      if (incoming.length > 0) await assertTakesImages(s);
+      return deliverMessage(svc, s.id, prompt, keepImages(svc.home, s, incoming));
+    });
   }
 
   /** Interrupt its turn; the messages queued behind it that will not be sent. */
@@ -116,4 +125,17 @@ export class WebActions {
     const s = this.session(id);
     return sessionDiff(s, { projectRoot: this.rootOf(s.projectId), logPath: logFileOf(home, s, logsDir), patch: true });
   }
+}
+
+/** The page's images as they came in the body; anything else is a bad request. */
+function incomingImages(x: unknown): IncomingImage[] {
+  if (x === undefined || x === null) return [];
+  const bad = (): KlaudeError => new KlaudeError('E_BAD_REQUEST', 'images are [{data: base64, name?}]');
+  if (!Array.isArray(x)) throw bad();
+  return x.map((i: unknown, n) => {
+    const o = i as { data?: unknown; name?: unknown } | null;
+    if (typeof o?.data !== 'string') throw bad();
+    const name = typeof o.name === 'string' && o.name.trim() ? o.name.trim().slice(0, 80) : `image ${n + 1}`;
+    return { bytes: Buffer.from(o.data, 'base64'), name };
+  });
 }

@@ -12,6 +12,8 @@ import { archiveConfirm, deliveryWords, interruptConfirm, interruptWords, mergeW
 import { api, describe } from './api.js';
 import { isLive } from './display.js';
 import { Rich } from './rich-text.js';
+import { MessageForm, useDraft } from './message-form.js';
+import { imageBody, type PickedImage } from './image-pick.js';
 
 /** How long a note stays when nothing else clears it (an error stays longer: it may need reading). */
 const NOTE_MS = { ok: 12_000, error: 60_000 };
@@ -46,7 +48,8 @@ function useNote(status: string): [Note, (text: string | null, error?: boolean) 
 }
 
 export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: ActionsProps) {
-  const [msg, setMsg] = useState('');
+  const [msg, setMsg] = useDraft(s.id);
+  const [images, setImages] = useState<PickedImage[]>([]);
   const [note, setNote] = useNote(s.status);
   const [busy, setBusy] = useState(false);
   const [merged, setMerged] = useState(false);
@@ -61,9 +64,11 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
   };
   const send = (): void => {
     const text = msg;
-    run<Delivery>('message', { prompt: text }, (d) => {
+    const sent = images;
+    run<Delivery>('message', { prompt: text, ...(sent.length ? { images: sent.map(imageBody) } : {}) }, (d) => {
       const w = deliveryWords(d, s);
       setMsg((cur) => (cur === text ? '' : cur));
+      setImages((cur) => (cur === sent ? [] : cur));
       if (w.pending) setPending([...pending, text]);
       return w.text;
     });
@@ -96,7 +101,18 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
   const queued = s.status === 'queued';
   return (
     <>
-      {canMessage ? <MessageForm msg={msg} setMsg={setMsg} busy={busy} send={send} /> : null}
+      {canMessage ? (
+        <MessageForm
+          msg={msg}
+          setMsg={setMsg}
+          images={images}
+          setImages={setImages}
+          imagesRefused={s.runtime === 'claude' ? null : `${s.runtime} takes no images: only claude agents do`}
+          busy={busy}
+          send={send}
+          say={(text) => setNote(text, true)}
+        />
+      ) : null}
       <div className="buttons">
         {isLive(s) ? (
           <button disabled={busy} className="danger" data-testid="interrupt" onClick={interrupt}>
@@ -123,29 +139,6 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
       </div>
       {note ? <NoteLine note={note} /> : null}
     </>
-  );
-}
-
-function MessageForm(p: { msg: string; setMsg: (m: string) => void; busy: boolean; send: () => void }) {
-  return (
-    <form
-      className="row"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (p.msg.trim() && !p.busy) p.send();
-      }}
-    >
-      <input
-        value={p.msg}
-        onChange={(e) => p.setMsg(e.target.value)}
-        placeholder="message the agent"
-        aria-label="message the agent"
-        data-testid="message-input"
-      />
-      <button disabled={p.busy || !p.msg.trim()} data-testid="message-send">
-        Send
-      </button>
-    </form>
   );
 }
 
