@@ -43,7 +43,8 @@ describe('klaude message --image (real claude)', () => {
     expect(sent.stderr).toBe('');
     expect(sent.code).toBe(0);
     expect(sent.stdout).toContain('I see image/png of 70 bytes');
-    const req = fx.mock.mainRequests().find((r) => r.prompt === 'what is in this picture?')!;
+    // (2.1.332 adds a text block naming where it keeps a copy: `[Image: source: …/images/1.png]`)
+    const req = fx.mock.mainRequests().find((r) => r.prompt.startsWith('what is in this picture?'))!;
     expect(req.images).toHaveLength(1);
     expect(req.images[0]!.mediaType).toBe('image/png');
     expect(req.images[0]!.bytes.equals(PNG)).toBe(true);
