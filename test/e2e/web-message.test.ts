@@ -2,7 +2,8 @@
 // kept per session in the browser survives a reload and a restart of the browser and goes once
 // sent; an image pasted (or picked) reaches the Messages API as an image block; dictation where
 // the browser has speech recognition, no button where it has none; a codex agent's box offers no
-// images and the server refuses them for it; the message route alone takes bodies big enough for images.
+// images and the server refuses them for it; the message route alone takes bodies big enough for
+// images; a running agent's row shows its progress, a queued one its place and priority.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
@@ -295,5 +296,37 @@ describe('klaude web: the message box', () => {
     expect(await declared(`/api/sessions/${claude}/message`, 5 * 7.5 * 1024 * 1024, cookie)).toBe(413);
     expect(await declared(`/api/sessions/${claude}/interrupt`, 65 * 1024, cookie)).toBe(413);
     expect(mock.requests.some((r) => r.prompt === 'look')).toBe(false);
+  });
+
+  it("a running agent's row shows its progress and its pane the basis; a queued row its place and priority", async () => {
+    const progress = { kind: 'todo', done: 2, total: 5, percent: 40, basis: 'its todo list (TodoWrite)' };
+    const running = createSession(svc.db, {
+      projectId: svc.projectHash,
+      type: 'general',
+      status: 'running',
+      prompt: 'a seeded running job',
+    }).id;
+    svc.db.sqlite
+      .prepare("UPDATE sessions SET run_started_at = ?, activity = 'Bash: npm test', progress = ? WHERE id = ?")
+      .run(Date.now(), JSON.stringify(progress), running);
+    const queued = createSession(svc.db, {
+      projectId: svc.projectHash,
+      type: 'general',
+      status: 'queued',
+      prompt: 'a seeded queued job',
+      priority: 1,
+    }).id;
+    svc.db.sqlite.prepare('UPDATE sessions SET queued_at = ?, queue_order = ? WHERE id = ?').run(1, 1, queued);
+    const ctx = await desktopContext(browser);
+    const page = await signedIn(ctx);
+    const row = page.locator(`[data-testid=session-row][data-session="${running}"]`);
+    await row.getByTestId('row-progress').getByText('2/5').waitFor();
+    expect(await row.getByTestId('row-progress').getAttribute('title')).toBe('its todo list (TodoWrite)');
+    await openSession(page, running);
+    await page.getByTestId('pane-progress').getByText('its todo list (TodoWrite)', { exact: false }).waitFor();
+    const q = page.locator(`[data-testid=session-row][data-session="${queued}"]`);
+    await q.getByTestId('row-state').getByText('queued #1 · high').waitFor();
+    await ctx.close();
+    svc.db.sqlite.prepare("UPDATE sessions SET status = 'cancelled' WHERE id IN (?, ?)").run(running, queued);
   });
 });
