@@ -34,5 +34,5 @@ export const QUEUE_COMMAND: CommandSpec = {
     'klaude queue move 7XQ2 --to 2',
     'klaude queue move 7XQ2 --priority low',
   ],
-  load: () => import('./queue.js'),
+  load: () => import('./run-queue.js'),
 };

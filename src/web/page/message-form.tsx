@@ -39,7 +39,6 @@ export interface MessageFormProps {
 }
 
 export function MessageForm(p: MessageFormProps) {
-  const pick = useRef<HTMLInputElement>(null);
   const add = async (files: File[]): Promise<void> => {
     if (files.length === 0) return;
     if (p.imagesRefused) return p.say(p.imagesRefused);
@@ -78,46 +77,54 @@ export function MessageForm(p: MessageFormProps) {
           data-testid="message-input"
         />
         <Voice setMsg={p.setMsg} say={p.say} />
-        {p.imagesRefused ? null : (
-          <>
-            <input
-              ref={pick}
-              type="file"
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              multiple
-              hidden
-              data-testid="image-pick"
-              onChange={(e) => {
-                void add([...(e.target.files ?? [])]);
-                e.target.value = '';
-              }}
-            />
-            <button type="button" title="add an image" aria-label="add an image" onClick={() => pick.current?.click()}>
-              🖼
-            </button>
-          </>
-        )}
+        {p.imagesRefused ? null : <PickButton add={(files) => void add(files)} />}
         <button disabled={!ready} data-testid="message-send">
           Send
         </button>
       </form>
-      {p.images.length > 0 ? (
-        <div className="thumbs" data-testid="message-images">
-          {p.images.map((img, i) => (
-            <figure key={`${i}-${img.name}`}>
-              <img src={img.dataUrl} alt={img.name} />
-              <button
-                type="button"
-                aria-label={`remove ${img.name}`}
-                onClick={() => p.setImages((cur) => cur.filter((_, j) => j !== i))}
-              >
-                ×
-              </button>
-            </figure>
-          ))}
-        </div>
-      ) : null}
+      <Thumbs images={p.images} remove={(i) => p.setImages((cur) => cur.filter((_, j) => j !== i))} />
     </>
+  );
+}
+
+/** The button that picks images (a hidden file input behind it: the phone's photo picker). */
+function PickButton({ add }: { add: (files: File[]) => void }) {
+  const pick = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <input
+        ref={pick}
+        type="file"
+        accept="image/png,image/jpeg,image/gif,image/webp"
+        multiple
+        hidden
+        data-testid="image-pick"
+        onChange={(e) => {
+          add([...(e.target.files ?? [])]);
+          e.target.value = '';
+        }}
+      />
+      <button type="button" title="add an image" aria-label="add an image" onClick={() => pick.current?.click()}>
+        🖼
+      </button>
+    </>
+  );
+}
+
+/** The images about to be sent, each with a button that takes it back. */
+function Thumbs({ images, remove }: { images: PickedImage[]; remove: (i: number) => void }) {
+  if (images.length === 0) return null;
+  return (
+    <div className="thumbs" data-testid="message-images">
+      {images.map((img, i) => (
+        <figure key={`${i}-${img.name}`}>
+          <img src={img.dataUrl} alt={img.name} />
+          <button type="button" aria-label={`remove ${img.name}`} onClick={() => remove(i)}>
+            ×
+          </button>
+        </figure>
+      ))}
+    </div>
   );
 }
 

@@ -98,7 +98,6 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
   };
   // A PTY session is typed to in its terminal (Take over): the server refuses messages to it.
   const canMessage = !s.pty;
-  const queued = s.status === 'queued';
   return (
     <>
       {canMessage ? (
@@ -113,32 +112,54 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
           say={(text) => setNote(text, true)}
         />
       ) : null}
-      <div className="buttons">
-        {isLive(s) ? (
-          <button disabled={busy} className="danger" data-testid="interrupt" onClick={interrupt}>
-            {queued ? 'Cancel' : 'Interrupt'}
-          </button>
-        ) : null}
-        {terminal ? (
-          <button onClick={terminal.toggle} data-testid="terminal-toggle">
-            {terminal.shown ? 'Log' : 'Terminal'}
-          </button>
-        ) : null}
-        <button disabled={busy} onClick={toggleDiff} data-testid="diff-toggle">
-          {diff ? 'Log' : 'Diff'}
-        </button>
-        {/* Merge only once the agent has finished: the CLI refuses a running one. */}
-        {s.worktreeBranch && ENDED.has(s.status) ? (
-          <button disabled={busy} data-testid="merge" onClick={merge}>
-            Merge
-          </button>
-        ) : null}
-        <button disabled={busy} data-testid="archive" onClick={() => void archive()}>
-          {s.archivedAt ? 'Restore' : 'Archive'}
-        </button>
-      </div>
+      <ActionButtons
+        s={s}
+        busy={busy}
+        diff={diff}
+        toggleDiff={toggleDiff}
+        terminal={terminal}
+        act={{ interrupt, merge, archive: () => void archive() }}
+      />
       {note ? <NoteLine note={note} /> : null}
     </>
+  );
+}
+
+/** The buttons under the message box: what can be done to the session now. */
+function ActionButtons(p: {
+  s: WebSession;
+  busy: boolean;
+  diff: boolean;
+  toggleDiff: () => void;
+  terminal: ActionsProps['terminal'];
+  act: { interrupt: () => void; merge: () => void; archive: () => void };
+}) {
+  const { s } = p;
+  return (
+    <div className="buttons">
+      {isLive(s) ? (
+        <button disabled={p.busy} className="danger" data-testid="interrupt" onClick={p.act.interrupt}>
+          {s.status === 'queued' ? 'Cancel' : 'Interrupt'}
+        </button>
+      ) : null}
+      {p.terminal ? (
+        <button onClick={p.terminal.toggle} data-testid="terminal-toggle">
+          {p.terminal.shown ? 'Log' : 'Terminal'}
+        </button>
+      ) : null}
+      <button disabled={p.busy} onClick={p.toggleDiff} data-testid="diff-toggle">
+        {p.diff ? 'Log' : 'Diff'}
+      </button>
+      {/* Merge only once the agent has finished: the CLI refuses a running one. */}
+      {s.worktreeBranch && ENDED.has(s.status) ? (
+        <button disabled={p.busy} data-testid="merge" onClick={p.act.merge}>
+          Merge
+        </button>
+      ) : null}
+      <button disabled={p.busy} data-testid="archive" onClick={p.act.archive}>
+        {s.archivedAt ? 'Restore' : 'Archive'}
+      </button>
+    </div>
   );
 }
 
