@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../support/mock-anthropic.js';
 import { useAgentHomes, type AgentHome } from './agent-home.js';
+import { READY, startKlaude, submit } from './supervisor-helpers.js';
+import type { PtySession } from '../support/pty-driver.js';
 
 /** The text of the conversation's first user message: which job this request belongs to. */
 function job(r: RecordedRequest): string {
@@ -43,7 +45,7 @@ const fx = useAgentHomes({
       if (n === 1) return blockOn(dir);
       return { text: 'all done' };
     }
-    if (j.startsWith('task job')) {
+    if (j.startsWith('task job') || j.startsWith('itask job')) {
       const calls = [
         { toolUse: { name: 'TaskCreate', input: { subject: 'one', description: 'first task' } } },
         { toolUse: { name: 'TaskCreate', input: { subject: 'two', description: 'second task' } } },
@@ -155,5 +157,40 @@ describe('progress (real claude)', () => {
     expect((await h.k(['sessions'])).stdout).toMatch(new RegExp(`${id.slice(-8)}.* ~50 % Bash: while`));
     writeFileSync(join(dir, 'go'), '');
     expect((await h.k(['wait', id])).code).toBe(0);
+  });
+
+  it("an interactive claude's task list, from its PostToolUse hook, drives 1/3 on the root's row while the turn runs", async () => {
+    const h = fx.home({ supervisor: true, config: false });
+    const dir = join(h.projectDir, 'gate');
+    mkdirSync(dir);
+    const term: PtySession = startKlaude(h, [], { cols: 160, rows: 40 });
+    try {
+      await term.waitForText(READY, { timeoutMs: 60_000 });
+      await submit(term, `itask job in ${dir}`);
+      let root: Row | undefined;
+      await expect
+        .poll(
+          async () => {
+            root = flat(JSON.parse((await h.k(['sessions', '--json'])).stdout) as Row[]).find(
+              (r) => !r.id.includes(' '),
+            );
+            return root?.progress;
+          },
+          { timeout: 60_000, interval: 250 },
+        )
+        .toMatchObject({ kind: 'todo', done: 1, total: 3, basis: 'its todo list (TaskCreate/TaskUpdate)' });
+      expect(root!.status).toBe('running');
+      expect((await h.k(['sessions'])).stdout).toMatch(/ 1\/3 /);
+      writeFileSync(join(dir, 'go'), '');
+      await term.waitForText('tasks done', { timeoutMs: 60_000 });
+      // Between turns: nothing shown.
+      await expect
+        .poll(async () => flat(JSON.parse((await h.k(['sessions', '--json'])).stdout) as Row[])[0]!.progress, {
+          timeout: 30_000,
+        })
+        .toBeNull();
+    } finally {
+      await term.dispose();
+    }
   });
 });
