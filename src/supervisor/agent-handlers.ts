@@ -65,6 +65,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         parentId: p.parentId ?? null,
         cwd: p.cwd ?? ctx.cwd,
         ...(p.budgetUsd ? { budgetUsd: p.budgetUsd } : {}),
+        ...(p.priority ? { priority: p.priority } : {}),
       });
       for (const s of out.sessions) {
         d.publish({
