@@ -7,7 +7,7 @@ import type { SessionStatus } from '../../core/status.js';
 import { countsAsAlive, identities, liveRows } from '../../lib/process.js';
 import type { HasSqlite } from '../connection.js';
 import { budgetReached } from './budgets.js';
-import { queueAheadOrAt } from './queue-order.js';
+import { queueAheadOrAt } from './queue-sql.js';
 import { publicProgress, type Progress, type ProgressRecord } from '../../core/progress.js';
 import type { Runtime, UpdateRow } from '../schema.js';
 

@@ -10,16 +10,7 @@ import { priorityName, type PriorityName } from '../../core/priority.js';
 import { tx, type Db } from '../client.js';
 import type { HasSqlite } from '../connection.js';
 import { KlaudeError } from '../../lib/errors.js';
-
-/** `ORDER BY` of the queue, for a table aliased `alias`. */
-export const queueOrderBy = (alias: string): string =>
-  `${alias}.priority DESC, COALESCE(${alias}.queue_order, ${alias}.queued_at), ${alias}.id`;
-
-/** Rows of `alias` ahead of (or at) the row `me` in the queue, as an SQL condition. */
-export const queueAheadOrAt = (alias: string, me: string): string =>
-  `(${alias}.priority > ${me}.priority OR (${alias}.priority = ${me}.priority AND (
-     COALESCE(${alias}.queue_order, ${alias}.queued_at) < COALESCE(${me}.queue_order, ${me}.queued_at)
-     OR (COALESCE(${alias}.queue_order, ${alias}.queued_at) = COALESCE(${me}.queue_order, ${me}.queued_at) AND ${alias}.id <= ${me}.id))))`;
+import { queueAheadOrAt, queueOrderBy } from './queue-sql.js';
 
 export interface QueuedEntry {
   id: string;

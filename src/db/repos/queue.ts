@@ -10,7 +10,8 @@ import { isTerminal, type SessionStatus } from '../../core/status.js';
 import { tx, type Db } from '../client.js';
 import type { HasSqlite } from '../connection.js';
 import { budgetReached } from './budgets.js';
-import { queueOrderBy, queuePosition } from './queue-order.js';
+import { queuePosition } from './queue-order.js';
+import { queueOrderBy } from './queue-sql.js';
 
 export { queuePosition };
 
