@@ -10,6 +10,13 @@ import type { AgentEventInput } from '../core/events.js';
 import type { Config, RuntimeName } from '../config/schema.js';
 import type { SandboxBoundary } from '../sandbox/boundary.js';
 import type { EngineCheck } from '../sandbox/engine.js';
+import type { ImageType } from '../core/image.js';
+
+/** An image as a CLI gets it: its type and its bytes in base64. */
+export interface EncodedImage {
+  mediaType: ImageType;
+  data: string;
+}
 
 export interface LaunchInput {
   /** The CLI executable (from `resolveBinary`). */
@@ -147,8 +154,13 @@ export interface RuntimeAdapter {
    */
   sandboxCheck?(input: LaunchInput): SandboxCheck | null;
   createNormaliser(hooks?: NormaliserHooks): Normaliser;
-  /** One stdin line (with newline) carrying a user message (streaming-input CLIs). */
-  encodeMessage(text: string): string;
+  /**
+   * One stdin line (with newline) carrying a user message (streaming-input CLIs), with images
+   * before the text for CLIs that take them (`takesImages`; the others are never given any).
+   */
+  encodeMessage(text: string, images?: readonly EncodedImage[]): string;
+  /** The CLI takes images with a message (claude: image blocks in its stream-json input). */
+  readonly takesImages?: boolean;
   /** One stdin line asking the CLI to stop the current turn, or null when it has none (signals only). */
   encodeInterrupt(requestId: string): string | null;
   /**

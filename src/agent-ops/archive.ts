@@ -27,6 +27,7 @@ import { claimedByOther } from '../ownership/conversation-claim.js';
 import type { AgentServices } from './context.js';
 import { findAgent, logPathOf } from './follow-agents.js';
 import { reapOrRecover } from './recover.js';
+import { forgetAttachments } from './attachments.js';
 
 /** The named sessions and their descendants, each once, parents first. */
 export function withSubtrees(svc: AgentServices, inputs: readonly string[]): SessionRow[] {
@@ -90,7 +91,10 @@ export function deleteSessions(svc: AgentServices, inputs: readonly string[]): S
     for (const s of [...found].reverse()) deleteSession(svc.db, s.id);
     return found;
   });
-  for (const s of rows) rmSync(logPathOf(svc, s), { force: true });
+  for (const s of rows) {
+    rmSync(logPathOf(svc, s), { force: true });
+    forgetAttachments(svc.home, s);
+  }
   return rows;
 }
 

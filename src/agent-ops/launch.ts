@@ -13,6 +13,7 @@ import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 import { keepLaunchEnv } from './launch-env.js';
 import { SCOPE_ENV } from '../sandbox/channel-paths.js';
+import { isImageRef, type ImageRef } from '../core/image.js';
 
 export const RUNTIME_COMMAND = '__runtime';
 
@@ -25,6 +26,8 @@ export interface RuntimeRequest {
   share?: string | null;
   /** source 'recover': why the previous run died mid-turn (the prompt is the resume prompt). */
   recoverCause?: string;
+  /** Images sent with the prompt (a message to a stopped claude agent). */
+  images?: ImageRef[];
 }
 
 export interface SpawnRuntimeOptions {
@@ -103,5 +106,6 @@ export async function readRuntimeRequest(
     source: parsed.source,
     share: typeof parsed.share === 'string' ? parsed.share : null,
     ...(typeof parsed.recoverCause === 'string' ? { recoverCause: parsed.recoverCause } : {}),
+    ...(Array.isArray(parsed.images) && parsed.images.every(isImageRef) ? { images: parsed.images } : {}),
   };
 }

@@ -30,7 +30,9 @@ import { describeForeground, endOrphanedClis, inForeground, liveRuntime } from '
 import { assertWithinBudget } from './budget.js';
 import { reapOrRecover, RECOVERY_PURPOSE, recoverWithMessage, resumePrompt, withMessage } from './recover.js';
 import { agentSocketPath } from '../control/agent-socket.js';
-import { queuedRequestOf } from './queue.js';
+import { queuedRequestOf, type QueuedRequest } from './queue.js';
+import { assertTakesImages } from './attachments.js';
+import type { ImageRef } from '../core/image.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { assertWorktreeThere } from '../git/worktree.js';
 import { zoneOf } from '../core/zone.js';
@@ -72,18 +74,33 @@ export interface Delivery {
 }
 
 /**
- * Give `prompt` to the agent: queued for its running runtime, or — when its runtime has stopped —
- * a new runtime resumes its native session with the prompt as the next message.
+ * Give `prompt` (and `images`, kept by attachments.ts; claude agents only) to the agent: queued for
+ * its running runtime, or — when its runtime has stopped — a new runtime resumes its native session
+ * with the prompt as the next message.
  */
-export async function deliverMessage(svc: AgentServices, sessionId: string, prompt: string): Promise<Delivery> {
-  if (prompt.trim() === '') throw new KlaudeError('E_USAGE', 'the message is empty');
+export async function deliverMessage(
+  svc: AgentServices,
+  sessionId: string,
+  prompt: string,
+  images: ImageRef[] = [],
+): Promise<Delivery> {
+  if (prompt.trim() === '' && images.length === 0) throw new KlaudeError('E_USAGE', 'the message is empty');
   const deadline = Date.now() + TRANSITION_WAIT_MS;
   for (;;) {
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
     const zone = zoneOf(s);
+    if (zone && images.length > 0)
+      throw new KlaudeError(
+        'E_IMAGE_UNSUPPORTED',
+        `agent ${shortId(s.id)} runs in zone ${zone.name}: images are not carried to a zone yet`,
+        {
+          hint: 'send the message without --image, or put the image in the repository and name its path',
+        },
+      );
     if (zone) return askZone<Delivery>(zoneAccess(svc, zone.name), { op: 'message', sid: s.id, prompt }, 60_000);
-    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt))
+    if (images.length > 0) await assertTakesImages(s);
+    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt, images))
       return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
     const fg = inForeground(svc.db, s.id);
     if (fg) {
@@ -97,7 +114,11 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
     const live = liveRuntime(svc.db, s.id);
     if (live) {
       try {
-        const r = await askRuntime(svc, s, 'message', { sessionId: s.id, prompt });
+        const r = await askRuntime(svc, s, 'message', {
+          sessionId: s.id,
+          prompt,
+          ...(images.length ? { images } : {}),
+        });
         return {
           delivered: r.delivered === 'queued' ? 'queued' : 'stdin',
           pid: r.pid ?? live.pid,
@@ -107,7 +128,7 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
         if (!unreachable(e)) throw e;
       }
     } else {
-      const taken = await takeStoppedRun(svc, s, prompt);
+      const taken = await takeStoppedRun(svc, s, prompt, images);
       if (taken) return taken;
     }
     // A runtime is starting (no socket yet) or finishing (socket closed, process still there).
@@ -125,8 +146,13 @@ export async function deliverMessage(svc: AgentServices, sessionId: string, prom
  * resume prompt; if it is stopped, a resume starts it with the message. Null: in transition (a
  * recovery or a start is under way elsewhere, a dead run's CLI is still ending): try again.
  */
-async function takeStoppedRun(svc: AgentServices, s: SessionRow, prompt: string): Promise<Delivery | null> {
-  const recovery = await recoverWithMessage(svc, s.id, prompt);
+async function takeStoppedRun(
+  svc: AgentServices,
+  s: SessionRow,
+  prompt: string,
+  images: ImageRef[],
+): Promise<Delivery | null> {
+  const recovery = await recoverWithMessage(svc, s.id, prompt, images);
   if (recovery === 'recovering') {
     const live = liveRuntime(svc.db, s.id);
     return { delivered: 'recovering', pid: live?.pid ?? 0, nativeSessionId: s.nativeSessionId };
@@ -149,7 +175,9 @@ async function takeStoppedRun(svc: AgentServices, s: SessionRow, prompt: string)
     if (isKlaudeError(e) && e.code === 'E_SESSION_BUSY' && busyWithRecovery(e)) return null;
     throw e;
   }
-  return previous === null ? null : { ...(await resume(svc, s.id, prompt, previous)), previousStatus: previous };
+  return previous === null
+    ? null
+    : { ...(await resume(svc, s.id, prompt, previous, images)), previousStatus: previous };
 }
 
 const busyWithRecovery = (e: KlaudeError): boolean =>
@@ -159,14 +187,13 @@ const busyWithRecovery = (e: KlaudeError): boolean =>
 const NOT_STOPPED = new Error('not stopped');
 
 /** A message to an agent still in the run queue joins its first prompt. False: it left the queue. */
-function addToQueuedRequest(svc: AgentServices, id: string, prompt: string): boolean {
+function addToQueuedRequest(svc: AgentServices, id: string, prompt: string, images: ImageRef[]): boolean {
   return tx(svc.db, () => {
     const s = getSession(svc.db, id);
     const req = s?.status === 'queued' ? queuedRequestOf(s.metadata) : null;
     if (!s || !req) return false;
-    updateSession(svc.db, id, {
-      metadata: { ...s.metadata, queuedRequest: { ...req, prompt: `${req.prompt}\n\n${prompt}` } },
-    });
+    const joined: QueuedRequest = { ...req, prompt: `${req.prompt}\n\n${prompt}`, images: [...req.images, ...images] };
+    updateSession(svc.db, id, { metadata: { ...s.metadata, queuedRequest: joined } });
     return true;
   });
 }
@@ -209,7 +236,13 @@ function sizeOf(file: string): number {
 /** How long a resume holds the claim waiting for its runtime to record itself. */
 const HANDOFF_MS = 15_000;
 
-async function resume(svc: AgentServices, id: string, message: string, previous: string): Promise<Delivery> {
+async function resume(
+  svc: AgentServices,
+  id: string,
+  message: string,
+  previous: string,
+  images: ImageRef[],
+): Promise<Delivery> {
   const s = getSession(svc.db, id)!;
   const parked = askedRecovery(svc.db, id);
   const cause = parked?.askCause ?? '';
@@ -218,8 +251,9 @@ async function resume(svc: AgentServices, id: string, message: string, previous:
         prompt: withMessage(resumePrompt(parked, cause, undeliveredOf(s)), message),
         source: 'recover',
         recoverCause: cause,
+        ...(images.length ? { images } : {}),
       }
-    : { prompt: message, source: 'message' };
+    : { prompt: message, source: 'message', ...(images.length ? { images } : {}) };
   const cwd = launchMetadata(s)?.cwd ?? getProject(svc.db, s.projectId)?.rootPath ?? process.cwd();
   // Where the new run's events start: after anything written for the previous run (a reaper's `done`).
   const logOffset = s.logPath ? sizeOf(s.logPath) : undefined;

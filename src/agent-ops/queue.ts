@@ -14,6 +14,7 @@ import { getSession, updateSession } from '../db/repos/sessions.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import type { Logger } from '../lib/logger.js';
 import { appendSessionEvent } from '../logs/writer.js';
+import { isImageRef, type ImageRef } from '../core/image.js';
 import { spawnRuntime } from './launch.js';
 import { forgetEndedLaunchEnvs, readLaunchEnv } from './launch-env.js';
 
@@ -30,12 +31,18 @@ export function runLimits(config: Config): RunLimits {
 export interface QueuedRequest {
   prompt: string;
   share: string | null;
+  /** Images sent with messages while it waited (claude agents only). */
+  images: ImageRef[];
 }
 
 export function queuedRequestOf(metadata: Record<string, unknown> | null): QueuedRequest | null {
   const q = metadata?.queuedRequest as Partial<QueuedRequest> | undefined;
   return q && typeof q.prompt === 'string'
-    ? { prompt: q.prompt, share: typeof q.share === 'string' ? q.share : null }
+    ? {
+        prompt: q.prompt,
+        share: typeof q.share === 'string' ? q.share : null,
+        images: Array.isArray(q.images) ? q.images.filter(isImageRef) : [],
+      }
     : null;
 }
 
@@ -88,7 +95,12 @@ export async function startQueued(svc: QueueServices): Promise<string[]> {
       const pid = await spawnRuntime({
         home: svc.home,
         sessionId: id,
-        request: { prompt: req.prompt, source: 'start', share: req.share },
+        request: {
+          prompt: req.prompt,
+          source: 'start',
+          share: req.share,
+          ...(req.images.length ? { images: req.images } : {}),
+        },
         inv: own.inv ?? svc.inv,
         env: { ...own.env, KLAUDE_PROJECT_HASH: s.projectId },
         cwd,

@@ -21,6 +21,7 @@ import { launchFor } from './launch-env.js';
 import { spawnRuntime, type RuntimeRequest } from './launch.js';
 import { endOrphanedClis, inForeground, liveRuntime, reapIfDead } from '../ownership/liveness.js';
 import { startQueued } from './queue.js';
+import type { ImageRef } from '../core/image.js';
 
 const PARTIAL_SHOWN = 1500;
 /** How long recovery holds the conversation claim waiting for its runtime to record itself. */
@@ -90,9 +91,10 @@ export async function recoverWithMessage(
   svc: AgentServices,
   sessionId: string,
   message: string,
+  images: ImageRef[] = [],
 ): Promise<'recovering' | 'deferred' | false> {
   const starting: Promise<void>[] = [];
-  const r = tryRecover(svc, sessionId, starting, message);
+  const r = tryRecover(svc, sessionId, starting, message, images);
   await Promise.all(starting);
   return r === 'taken' && starting.length > 0 ? 'recovering' : r === 'deferred' ? 'deferred' : false;
 }
@@ -106,6 +108,7 @@ function tryRecover(
   sessionId: string,
   starting: Promise<void>[],
   message?: string,
+  images: ImageRef[] = [],
 ): 'taken' | 'deferred' | false {
   const mode = svc.config['agents.recover'];
   if (mode === 'off') return false;
@@ -149,7 +152,7 @@ function tryRecover(
     return 'taken';
   }
   const prompt = resumePrompt(cp!, cause, undelivered);
-  starting.push(spawnRecovery(svc, s, message ? withMessage(prompt, message) : prompt, cause));
+  starting.push(spawnRecovery(svc, s, message ? withMessage(prompt, message) : prompt, cause, images));
   return 'taken';
 }
 
@@ -167,7 +170,13 @@ function logEvent(s: SessionRow, e: Parameters<typeof appendSessionEvent>[1]): v
 }
 
 /** Start the runtime that resumes the conversation; the conversation claim passes to it once it has recorded itself. */
-async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, cause: string): Promise<void> {
+async function spawnRecovery(
+  svc: AgentServices,
+  s: SessionRow,
+  prompt: string,
+  cause: string,
+  images: ImageRef[],
+): Promise<void> {
   const cwd = (s.metadata as { cwd?: unknown } | null)?.cwd;
   try {
     let pid: number;
@@ -175,7 +184,7 @@ async function spawnRecovery(svc: AgentServices, s: SessionRow, prompt: string, 
       pid = await spawnRuntime({
         home: svc.home,
         sessionId: s.id,
-        request: { prompt, source: 'recover', recoverCause: cause },
+        request: { prompt, source: 'recover', recoverCause: cause, ...(images.length ? { images } : {}) },
         ...launchFor(svc, s),
         cwd: typeof cwd === 'string' ? cwd : svc.projectRoot,
       });

@@ -6,6 +6,11 @@
  * The block is appended to the agent's prompt.
  */
 import { open } from 'node:fs/promises';
+import { shortId } from '../core/ids.js';
+import type { SessionRow } from '../db/repos/sessions.js';
+import { launchMetadata } from '../agent-types/launch-settings.js';
+import { claudeTranscriptPath } from '../claude/transcript.js';
+import type { AgentServices } from './context.js';
 
 export const SHARE_TURNS = 12;
 export const SHARE_MAX_CHARS = 12_000;
@@ -101,4 +106,30 @@ export async function shareContextFrom(transcript: string, label: string): Promi
     return null;
   }
   return formatShareBlock(transcriptTurns(lines), label);
+}
+
+/** Parent's transcript for --share: its recorded path, else where Claude keeps it for the parent's cwd. */
+function parentTranscript(svc: AgentServices, parent: SessionRow): string | null {
+  if (parent.transcriptPath) return parent.transcriptPath;
+  if (!parent.nativeSessionId || parent.runtime !== 'claude') return null;
+  const cwd = launchMetadata(parent)?.cwd ?? svc.projectRoot;
+  return claudeTranscriptPath(cwd, parent.nativeSessionId, svc.env);
+}
+
+/** --share: the parent's recent conversation, or null with a note saying why there is none. */
+export async function sharedContext(
+  svc: AgentServices,
+  parent: SessionRow | null,
+  notes: string[],
+): Promise<string | null> {
+  const transcript = parent ? parentTranscript(svc, parent) : null;
+  const share = transcript ? await shareContextFrom(transcript, `session ${shortId(parent!.id)}`) : null;
+  if (!share) {
+    notes.push(
+      parent
+        ? `--share: no conversation found for ${shortId(parent.id)}; started without shared context`
+        : '--share: no parent session; started without shared context',
+    );
+  }
+  return share;
 }

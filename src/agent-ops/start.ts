@@ -8,6 +8,7 @@ import { heldText } from './budget.js';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { shortId } from '../core/ids.js';
+import { priorityLevel } from '../core/priority.js';
 import { sessionLogPath } from '../config/paths.js';
 import { addEvent } from '../db/repos/events.js';
 import { linkClaudeSession } from '../db/repos/links.js';
@@ -32,7 +33,7 @@ import {
 import type { AgentServices } from './context.js';
 import { spawnRuntime } from './launch.js';
 import { keepLaunchEnv, type LaunchSpec } from './launch-env.js';
-import { shareContextFrom } from './share.js';
+import { sharedContext } from './share.js';
 import { forkTree, furnishFork, type ForkTree } from './fork.js';
 import { claudeTranscriptPath } from '../claude/transcript.js';
 import { createAgentWorktree, worktreeSource, type AgentWorktree } from '../git/worktree.js';
@@ -63,14 +64,6 @@ function pickParent(svc: AgentServices, req: StartRequest): { parent: SessionRow
   );
 }
 
-/** Parent's transcript for --share: its recorded path, else where Claude keeps it for the parent's cwd. */
-function parentTranscript(svc: AgentServices, parent: SessionRow): string | null {
-  if (parent.transcriptPath) return parent.transcriptPath;
-  if (!parent.nativeSessionId || parent.runtime !== 'claude') return null;
-  const cwd = launchMetadata(parent)?.cwd ?? svc.projectRoot;
-  return claudeTranscriptPath(cwd, parent.nativeSessionId, svc.env);
-}
-
 /** What every agent of one start shares: where it works, what runs it, the context it gets. */
 interface StartPlan {
   req: StartRequest;
@@ -93,6 +86,8 @@ interface StartPlan {
   budgetUsd: number | null;
   /** The skill it runs (--skill, else the definition's `skill:`), the prompt being its arguments. */
   skill: SkillRun | null;
+  /** Run-queue priority (stored level): --priority, else the definition's, else normal. */
+  priority: number;
 }
 
 /** The number of agents to start; a bad count is refused before anything is made. */
@@ -159,6 +154,7 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
     runtime: _r,
     model: _m,
     budgetUsd: defBudget,
+    priority: defPriority,
     ...agentRest
   } = req.reviewOf ? readOnlyAgent(agent, runtime) : agent;
   const metadata: AgentLaunchMetadata & { forkOf?: string; zoneHeld?: { from: string } } = {
@@ -171,31 +167,30 @@ async function planStart(svc: AgentServices, req: StartRequest, notes: string[])
   };
   const budgetUsd = req.budgetUsd ?? defBudget ?? (svc.config['agents.budgetUsd'] || null);
   const limits = runLimits(svc.config);
-  return { req, count, cwd, parent, runtime, model, adapter, share, source, fork, metadata, limits, budgetUsd, skill };
+  const priority = priorityLevel(req.priority ?? defPriority ?? 'normal');
+  return {
+    req,
+    count,
+    cwd,
+    parent,
+    runtime,
+    model,
+    adapter,
+    share,
+    source,
+    fork,
+    metadata,
+    limits,
+    budgetUsd,
+    skill,
+    priority,
+  };
 }
 
 /** Where worktrees come from: this repository's HEAD, or for a start from a zone link the commit it names. */
 function zoneSource(req: StartRequest, cwd: string): { top: string; head: string } {
   const here = worktreeSource(cwd);
   return req.zone?.base ? { top: here.top, head: req.zone.base } : here;
-}
-
-/** --share: the parent's recent conversation, or null with a note saying why there is none. */
-export async function sharedContext(
-  svc: AgentServices,
-  parent: SessionRow | null,
-  notes: string[],
-): Promise<string | null> {
-  const transcript = parent ? parentTranscript(svc, parent) : null;
-  const share = transcript ? await shareContextFrom(transcript, `session ${shortId(parent!.id)}`) : null;
-  if (!share) {
-    notes.push(
-      parent
-        ? `--share: no conversation found for ${shortId(parent.id)}; started without shared context`
-        : '--share: no parent session; started without shared context',
-    );
-  }
-  return share;
 }
 
 /** One agent as it is about to run: its row, its log, the directory it runs in, its first prompt. */
@@ -224,6 +219,7 @@ function createAgent(svc: AgentServices, plan: StartPlan): NewAgent {
     metadata: plan.metadata as unknown as Record<string, unknown>,
     forkedFrom: req.forkOf?.sessionId ?? null,
     reviewOf: req.reviewOf?.sessionId ?? null,
+    priority: plan.priority,
   });
   if (req.reviewOf) createReview(svc.db, { ...req.reviewOf, sessionId: created.id });
   if (plan.budgetUsd) setBudget(svc.db, created.id, plan.budgetUsd);
@@ -314,7 +310,7 @@ function queueIfFull(svc: AgentServices, plan: StartPlan, agent: NewAgent): numb
   const over = budgetReached(svc.db, agent.session.id);
   const held = over !== null;
   if (!held && !queueInForce(svc.db, plan.limits, Date.now())) return null;
-  const request: QueuedRequest = { prompt: agent.prompt, share: plan.share };
+  const request: QueuedRequest = { prompt: agent.prompt, share: plan.share, images: [] };
   try {
     keepLaunchEnv(svc.home, agent.session.id, runtimeLaunch(svc));
   } catch (e) {

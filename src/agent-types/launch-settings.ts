@@ -7,6 +7,7 @@
 import { builtinGeneral, isAgentAllowed, resolveAgentMcp, resolveAgentType as resolveDefinition } from './index.js';
 import type { AgentDefinition } from './types.js';
 import type { OnStopPrompt, RuntimeName, SandboxMode } from '../config/schema.js';
+import type { PriorityName } from '../core/priority.js';
 import { KlaudeError } from '../lib/errors.js';
 import { projectRoot } from '../config/paths.js';
 import { resolveOutputDir } from './output-dir.js';
@@ -44,6 +45,8 @@ export interface AgentTypeConfig {
   sandbox?: SandboxMode | null;
   /** The definition's `skill:` (`--skill` wins); null = none. */
   skill?: string | null;
+  /** The definition's `priority:`; null = not said (the flag decides, else normal). */
+  priority?: PriorityName | null;
 }
 
 export interface AgentTypeContext {
@@ -133,6 +136,7 @@ export async function resolveAgentType(type: string, ctx: AgentTypeContext): Pro
     budgetUsd: def.budgetUsd ?? null,
     sandbox: def.sandbox ?? null,
     skill: def.skill ?? null,
+    priority: def.priority ?? null,
   };
 }
 

@@ -1,5 +1,6 @@
 /** What an agent type is, once its `.claude/agents/<name>.md` file has been read and checked. */
 import type { OnStopPrompt, RuntimeName, SandboxMode } from '../config/schema.js';
+import type { PriorityName } from '../core/priority.js';
 
 export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
@@ -58,6 +59,8 @@ export interface AgentDefinition {
   sandbox?: SandboxMode;
   /** A Claude Code skill each agent of this type runs, its prompt being the skill's arguments (`--skill` wins). */
   skill?: string;
+  /** Run-queue priority of each agent of this type (`klaude start --priority` wins; default normal). */
+  priority?: PriorityName;
   /** The markdown body, appended to Claude Code's system prompt. Empty when the body is. */
   instructions: string;
 }

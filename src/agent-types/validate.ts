@@ -13,6 +13,7 @@ import {
   type RuntimeName,
   type SandboxMode,
 } from '../config/schema.js';
+import { PRIORITY_NAMES, type PriorityName } from '../core/priority.js';
 import type { Frontmatter } from './frontmatter.js';
 import {
   REASONING_EFFORTS,
@@ -52,6 +53,7 @@ const KLAUDE_FIELDS = [
   'budgetUsd',
   'sandbox',
   'skill',
+  'priority',
 ] as const;
 /** Claude Code agent-file fields klaude accepts and does not use. */
 const CLAUDE_CODE_FIELDS = [
@@ -315,6 +317,7 @@ export function toDefinition(fm: Frontmatter, file: string, source: AgentSource)
     budgetUsd: budget(data),
     sandbox: sandboxField(data),
     skill: skillName(data),
+    priority: oneOf<PriorityName>(data, 'priority', PRIORITY_NAMES),
     instructions: fm.body,
   };
   for (const k of Object.keys(def) as (keyof AgentDefinition)[]) if (def[k] === undefined) delete def[k];

@@ -12,6 +12,8 @@ import { closeAgentServices, openAgentServices } from '../agent-ops/context.js';
 import { detachOnSignals, detachedHint } from '../agent-ops/follow-detach.js';
 import { findAgent, followAgents, logPathOf } from '../agent-ops/follow-agents.js';
 import { deliverMessage } from '../agent-ops/message.js';
+import { assertTakesImages, keepImages, readImageFile, type IncomingImage } from '../agent-ops/attachments.js';
+import path from 'node:path';
 import type { CommandContext } from './types.js';
 
 function sizeOf(file: string): number {
@@ -22,17 +24,30 @@ function sizeOf(file: string): number {
   }
 }
 
+/** `--image` files, read (checked when kept). */
+function imageFlags(ctx: CommandContext): IncomingImage[] {
+  const v = ctx.flags.image;
+  const files = v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
+  return files.map((f) => readImageFile(path.resolve(ctx.cwd, f)));
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const [id, prompt] = ctx.input as [string, string];
+  const [id, text] = ctx.input as [string, string | undefined];
+  const prompt = text ?? '';
   const timeout = ctx.flags.timeout as number | undefined;
   if (timeout !== undefined && !(timeout > 0)) throw usageError('--timeout needs a positive number of seconds');
+  const incoming = imageFlags(ctx);
+  if (text === undefined && incoming.length === 0)
+    throw usageError('klaude message needs a prompt (or an --image)', 'klaude message <id> "<prompt>"');
   const svc = openAgentServices({ env: ctx.env, cwd: ctx.cwd });
   try {
     const s = findAgent(svc, id);
     const before = getSession(svc.db, s.id)!;
     const file = logPathOf(svc, s);
     const offset = sizeOf(file);
-    const d = await deliverMessage(svc, s.id, prompt);
+    // Refused before anything is kept: a CLI that takes no images, then each image's kind and size.
+    if (incoming.length > 0) await assertTakesImages(s);
+    const d = await deliverMessage(svc, s.id, prompt, keepImages(svc.home, s, incoming));
     const short = shortId(s.id);
     if (ctx.flags.json === true) {
       ctx.stdout.write(

@@ -7,7 +7,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     name: 'start',
     summary: 'start sub-agent(s) on a task and follow the first one live (or return at once with -d)',
     usage:
-      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--skill <name>] [--sandbox|--no-sandbox] [--zone <name>] [--json]',
+      'klaude start <type> "<prompt>"|-|--prompt-file <file> [count] [-d] [-c [--now]] [-s] [-w] [--runtime <name>] [--model <name>] [--skill <name>] [--sandbox|--no-sandbox] [--zone <name>] [--priority high|normal|low] [--json]',
     description: [
       'Creates child session(s) of the klaude session in this terminal ($KLAUDE_SESSION_ID, set in every claude',
       'klaude runs); without it (a plain shell) they are top-level sessions. Each agent runs headless in its',
@@ -112,6 +112,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         description:
           'run a Claude Code skill, the prompt being its arguments (may be left out): claude agents run it natively (`/<name> …`), others get its SKILL.md and the files it names in the prompt (see above)',
       },
+      priority: {
+        type: 'string',
+        valueName: 'level',
+        description:
+          "high, normal or low: when the run limit makes agents wait, higher ones start first, first come first served within a level (default: the definition's priority:, else normal; `klaude queue` shows and changes the order)",
+      },
       instance: INSTANCE_FLAG,
       json: { type: 'boolean', description: 'print {"sessions":[…]} with the new ids at once (implies -d)' },
     },
@@ -126,6 +132,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'git diff | klaude start reviewer - -d',
       'klaude start planner --prompt-file task.md',
       'klaude start general "run the full test suite" --zone build',
+      'klaude start general "fix the failing build" --priority high -d',
     ],
     operands: ['agent-type', 'text', 'text'],
     load: () => import('./start.js'),
@@ -133,14 +140,23 @@ export const AGENT_COMMANDS: CommandSpec[] = [
   {
     name: 'message',
     summary: 'send a follow-up message to an agent (resuming its conversation if it has stopped)',
-    usage: 'klaude message <id> "<prompt>" [-f|--wait] [--timeout <seconds>] [--json]',
+    usage: 'klaude message <id> "<prompt>" [--image <file>]… [-f|--wait] [--timeout <seconds>] [--json]',
     description: [
       'A running agent gets the message after its current turn. An agent that has finished is resumed:',
       'a new run continues its own Claude session (it sees the earlier turns). The output says which.',
       '-f (--wait) then follows the reply live and ends with the summary, like an attached start; sent',
       'to a running agent, the reply starts after its current turn.',
+      '--image sends an image with the message (repeat it for more, up to 4; the prompt may then be left',
+      'out): PNG, JPEG, GIF or WebP, known by its first bytes, at most 5 MB. Only claude agents take images',
+      '(E_IMAGE_UNSUPPORTED for the others); a refused image sends nothing (E_IMAGE).',
     ].join('\n'),
     flags: {
+      image: {
+        type: 'string',
+        valueName: 'file',
+        isMultiple: true,
+        description: 'send this image with the message (claude agents; PNG, JPEG, GIF or WebP, at most 5 MB)',
+      },
       wait: { type: 'boolean', shortFlag: 'f', description: 'follow the reply and print it, then the summary' },
       timeout: {
         type: 'number',
@@ -150,10 +166,13 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       },
       json: JSON_FLAG,
     },
-    minArgs: 2,
+    minArgs: 1,
     maxArgs: 2,
-    examples: ['klaude message 7XQ2 "also check the tests"', 'klaude message 7XQ2 "and now?" -f'],
-    operands: ['session', 'text'],
+    examples: [
+      'klaude message 7XQ2 "also check the tests"',
+      'klaude message 7XQ2 "and now?" -f',
+      'klaude message 7XQ2 "the button looks wrong here" --image screenshot.png',
+    ],
     load: () => import('./message.js'),
   },
   {

@@ -48,6 +48,7 @@ export const INFO_COMMANDS: CommandSpec[] = [
       '  budgetUsd (spend limit in USD of each such agent and its sub-agents; --budget wins, else agents.budgetUsd),',
       "  sandbox (auto|on|off: its commands in its CLI's sandbox; --sandbox/--no-sandbox win, else agents.sandbox).",
       '  skill (a Claude Code skill each such agent runs, its prompt being the arguments; --skill wins).',
+      '  priority (high|normal|low: its place in the run queue when run limits make agents wait; --priority wins).',
       "The markdown body is appended to Claude Code's system prompt.",
       "Project servers (.mcp.json) count only once approved, as Claude Code's own prompt approves them:",
       '  "enabledMcpjsonServers": [names] or "enableAllProjectMcpServers": true in .claude/settings.local.json',

@@ -1,6 +1,6 @@
 /**
  * The command table: COMMANDS lists every command, in the order `klaude --help` shows them
- * (groups of specs are in registry-front/-agents/-manage/-info/-logs/-review.ts). Only specs live here; each
+ * (groups of specs are in registry-front/-agents/-manage/-info/-logs/-review/-queue.ts). Only specs live here; each
  * command's code is behind a dynamic import so `klaude hook …` (run by Claude Code after every
  * tool call) loads nothing it doesn't need.
  */
@@ -11,6 +11,7 @@ import { LISTING_COMMANDS, READ_COMMANDS } from './registry-logs.js';
 import { APPROVAL_COMMANDS, TIDY_COMMANDS } from './registry-manage.js';
 import { REVIEW_COMMANDS } from './registry-review.js';
 import { ZONE_COMMANDS } from './registry-zone.js';
+import { QUEUE_COMMAND } from './registry-queue.js';
 import type { CommandSpec } from './types.js';
 
 export const COMMANDS: CommandSpec[] = [
@@ -18,6 +19,7 @@ export const COMMANDS: CommandSpec[] = [
   ...AGENT_COMMANDS,
   ...APPROVAL_COMMANDS,
   WAIT_COMMAND,
+  QUEUE_COMMAND,
   ...TIDY_COMMANDS,
   ...INFO_COMMANDS,
   ...LISTING_COMMANDS,

@@ -5,6 +5,7 @@
 import { shortId } from '../core/ids.js';
 import type { LiveProcesses, SessionListRow } from '../db/repos/listing.js';
 import { elapsed } from '../lib/format.js';
+import { progressLabel } from '../core/progress.js';
 import { formatCost, truncate } from '../logs/format.js';
 
 /** First `max` characters on one line (cut first: prompts can be long). */
@@ -24,18 +25,22 @@ export function messageCell(r: SessionListRow): string {
 }
 
 /**
- * What a session is doing: a running one's elapsed time and activity ("1m12s Bash: npm test"),
- * a failed one's reason (or an idle one's, when its last interactive turn failed). Empty otherwise.
+ * What a session is doing: a running one's elapsed time, progress and activity ("1m12s 2/5 Bash:
+ * npm test"; core/progress.ts), a failed one's reason (or an idle one's, when its last interactive
+ * turn failed). Empty otherwise.
  */
 export function activityCell(
-  r: Pick<SessionListRow, 'status' | 'activity' | 'runStartedAt' | 'updatedAt' | 'error'>,
+  r: Pick<SessionListRow, 'status' | 'activity' | 'runStartedAt' | 'updatedAt' | 'error'> &
+    Partial<Pick<SessionListRow, 'progress' | 'type'>>,
   now: number,
 ): string {
   if (r.status === 'failed') return truncate(oneLine(r.error) || 'failed', 60);
   if (r.status === 'idle' && r.error) return truncate(`✗ ${oneLine(r.error)}`, 60);
   if (r.status !== 'running' && r.status !== 'waiting') return '';
   const since = elapsed(now - (r.runStartedAt ?? r.updatedAt));
-  return truncate(`${since} ${oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working')}`, 72);
+  const progress = progressLabel(r.progress, r.type ?? '');
+  const doing = oneLine(r.activity) || (r.status === 'waiting' ? 'waiting' : 'working');
+  return truncate(`${since} ${progress ? `${progress} ` : ''}${doing}`, 72);
 }
 
 /**

@@ -1,5 +1,6 @@
 /** What `klaude sessions --json` prints for a session: its row, its pending approvals, artifacts and children. */
 import { shortId } from '../core/ids.js';
+import { priorityName, type PriorityName } from '../core/priority.js';
 import type { TreeNode } from '../core/tree.js';
 import type { ApprovalRow } from '../db/repos/approvals.js';
 import type { SessionListRow } from '../db/repos/listing.js';
@@ -19,8 +20,10 @@ export interface ApprovalJson {
   createdAt: number;
 }
 
-export interface SessionJson extends SessionListRow {
+export interface SessionJson extends Omit<SessionListRow, 'priority'> {
   shortId: string;
+  /** Run-queue priority: high, normal or low. */
+  priority: PriorityName;
   /** The oldest pending permission request (the session is `waiting` on it), else null. */
   approval: ApprovalJson | null;
   pendingApprovals: number;
@@ -58,8 +61,9 @@ export function toJson(
   const mine = l.approvals.get(n.item.id) ?? [];
   // The row itself gets the added fields (it is this listing's own, fresh from the query): copying
   // a thousand rows of thirty fields each was a tenth of `sessions --json`. Same keys, same order.
-  const out = n.item as SessionJson;
+  const out = n.item as unknown as SessionJson;
   out.shortId = shortId(n.item.id);
+  out.priority = priorityName(n.item.priority);
   out.approval = mine[0] ? approvalJson(mine[0]) : null;
   out.pendingApprovals = mine.length;
   out.artifacts = l.artifacts.get(n.item.id) ?? {};

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { shortId } from '../core/ids.js';
+import { isPriorityName, priorityName, type PriorityName } from '../core/priority.js';
 import { controlRequest } from '../control/client.js';
 import { findLiveSupervisors } from '../control/discovery.js';
 import { locateSupervisor } from '../control/locate.js';
@@ -167,6 +168,7 @@ function parseStartArgs(ctx: CommandContext, prompt: string, rest: string[]): St
       : {}),
     ...(ctx.flags.bypassWithoutSandbox === true ? { bypassWithoutSandbox: true } : {}),
     ...(typeof ctx.flags.skill === 'string' ? { skill: skillFlag(ctx.flags.skill) } : {}),
+    ...(ctx.flags.priority !== undefined ? { priority: priorityFlag(ctx.flags.priority) } : {}),
   };
   return { req, checkout, now, json, detach };
 }
@@ -176,6 +178,15 @@ function skillFlag(name: string): string {
   if (!/^[\w.:-]+$/.test(n))
     throw usageError(`'${name}' is not a skill name`, '`klaude agents --skills` lists the skills');
   return n;
+}
+
+/** `--priority high|normal|low` (also `klaude queue move --priority`). */
+export function priorityFlag(v: unknown): PriorityName {
+  if (isPriorityName(v)) return v;
+  throw usageError(
+    `--priority is high, normal or low (got ${JSON.stringify(v)})`,
+    'klaude start <type> "…" --priority high',
+  );
 }
 
 function budgetFlag(usd: number): number {
@@ -222,6 +233,7 @@ async function startThroughSupervisor(svc: AgentServices, ctx: CommandContext, a
         ...(req.sandbox ? { sandbox: req.sandbox } : {}),
         ...(req.bypassWithoutSandbox ? { bypassWithoutSandbox: true } : {}),
         ...(req.skill ? { skill: req.skill } : {}),
+        ...(req.priority ? { priority: req.priority } : {}),
         cwd: ctx.cwd,
       },
       { timeoutMs: 30_000 },
@@ -246,6 +258,7 @@ function printJson(ctx: CommandContext, svc: AgentServices, sessions: SessionRow
     logPath: logPathOf(svc, s),
     status: s.status,
     ...(s.status === 'queued' ? { queuePosition: queuePosition(svc.db, s.id) } : {}),
+    priority: priorityName(s.priority),
     worktree: s.worktreePath ? { path: s.worktreePath, branch: s.worktreeBranch, base: s.worktreeBase } : null,
     via: started.via,
   }));
@@ -259,7 +272,8 @@ function printStarted(ctx: CommandContext, svc: AgentServices, sessions: Session
     const pos = s.status === 'queued' ? queuePosition(svc.db, s.id) : 0;
     const over = pos > 0 ? budgetReached(svc.db, s.id) : null;
     const when = over ? heldText(over) : 'starts when a run slot frees';
-    const wait = pos > 0 ? `: queued #${pos}, ${when} (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
+    const level = s.priority ? ` (${priorityName(s.priority)} priority)` : '';
+    const wait = pos > 0 ? `: queued #${pos}${level}, ${when} (\`klaude interrupt ${shortId(s.id)}\` cancels it)` : '';
     const zone = zoneOf(s);
     const wt = zone
       ? ` in zone ${zone.name}${s.worktreeBranch ? ` (branch ${s.worktreeBranch} over there)` : ''}`

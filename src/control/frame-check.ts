@@ -4,6 +4,8 @@
  * and event frames. Kept apart from the protocol's types, which every client imports.
  */
 import type { SerializedError } from '../lib/errors.js';
+import { isPriorityName } from '../core/priority.js';
+import { isImageRef, MAX_IMAGES } from '../core/image.js';
 import {
   ACTIONS,
   PROTOCOL_VERSION,
@@ -109,8 +111,16 @@ const PAYLOAD_CHECKS: Record<Action, (p: P) => string | null> = {
         : '"budgetUsd" must be a number > 0',
       p.sandbox === undefined || p.sandbox === 'on' || p.sandbox === 'off' ? null : '"sandbox" must be "on" or "off"',
       optBool(p, 'bypassWithoutSandbox'),
+      p.priority === undefined || isPriorityName(p.priority) ? null : '"priority" must be high, normal or low',
     ),
-  message: (p) => first(reqStr(p, 'sessionId'), typeof p.prompt === 'string' ? null : '"prompt" must be a string'),
+  message: (p) =>
+    first(
+      reqStr(p, 'sessionId'),
+      typeof p.prompt === 'string' ? null : '"prompt" must be a string',
+      p.images === undefined || (Array.isArray(p.images) && p.images.length <= MAX_IMAGES && p.images.every(isImageRef))
+        ? null
+        : `"images" must be at most ${MAX_IMAGES} image refs ({path, mediaType, bytes})`,
+    ),
   interrupt: (p) =>
     Array.isArray(p.sessionIds) &&
     p.sessionIds.length > 0 &&

@@ -13,6 +13,8 @@
  * of runtime imports.
  */
 import type { SerializedError } from '../lib/errors.js';
+import type { PriorityName } from '../core/priority.js';
+import type { ImageRef } from '../core/image.js';
 
 export const PROTOCOL_VERSION = 1 as const;
 export type ProtocolVersion = typeof PROTOCOL_VERSION;
@@ -95,6 +97,8 @@ export interface StartRequest {
   sandbox?: 'on' | 'off';
   /** `--bypass-without-sandbox`: bypassPermissions may run unsandboxed (agent-ops/sandbox-plan.ts). */
   bypassWithoutSandbox?: boolean;
+  /** Run-queue priority of each agent (else the definition's `priority:`, else normal). */
+  priority?: PriorityName;
   /** `klaude fork`: the new agent continues a fork of this session's Claude conversation (in-process only). */
   forkOf?: { sessionId: string; claudeSessionId: string };
   /**
@@ -119,6 +123,8 @@ export interface StartResult {
 export interface MessagePayload {
   sessionId: string;
   prompt: string;
+  /** Images sent with it (kept files: agent-ops/attachments.ts); only claude agents take them. */
+  images?: ImageRef[];
 }
 export interface MessageResult {
   /**

@@ -19,8 +19,13 @@ interface Base {
 export type AgentEvent = Base &
   (
     | { type: 'init'; runtime: string; nativeSessionId: string; model?: string; cwd?: string }
-    /** A prompt or follow-up message sent to the agent. */
-    | { type: 'user'; text: string; source?: 'start' | 'message' | 'share' | 'onStop' | 'recover' }
+    /** A prompt or follow-up message sent to the agent; `images`: what was sent with it (klaude message --image, the web page). */
+    | {
+        type: 'user';
+        text: string;
+        source?: 'start' | 'message' | 'share' | 'onStop' | 'recover';
+        images?: { mediaType: string; bytes: number }[];
+      }
     /** Assistant text: one complete block. It closes (and replaces) the `text_delta`s before it. */
     | { type: 'text'; text: string }
     /**

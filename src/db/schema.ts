@@ -11,6 +11,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteCol
 import { NOTIFY_KINDS } from '../core/notify-event.js';
 import type { ReviewFinding } from '../core/findings.js';
 import { SESSION_STATUSES } from '../core/status.js';
+import type { ProgressRecord } from '../core/progress.js';
 
 export const REVIEW_SUBJECTS = ['diff', 'output'] as const;
 export const RUNTIMES = ['claude', 'codex', 'gemini', 'cursor', 'opencode'] as const;
@@ -113,6 +114,12 @@ export const sessions = sqliteTable(
     forkedFrom: text('forked_from'),
     /** The session this one reviews (`klaude review`); null: not a review. Its findings are in `reviews`. */
     reviewOf: text('review_of'),
+    /** Run-queue priority (core/priority.ts): 1 high, 0 normal, -1 low; the queue serves higher first. */
+    priority: integer('priority').notNull().default(0),
+    /** Order within its priority in the run queue (set when queued, changed by `klaude queue move`); lower first. */
+    queueOrder: integer('queue_order'),
+    /** How far along a live run is (core/progress.ts), kept by its runtime or an interactive claude's hook. */
+    progress: text('progress', { mode: 'json' }).$type<ProgressRecord>(),
   },
   (t) => [
     index('sessions_status_queued_idx').on(t.status, t.queuedAt),
@@ -278,10 +285,7 @@ export const artifacts = sqliteTable(
   (t) => [uniqueIndex('artifacts_session_name_idx').on(t.sessionId, t.name)],
 );
 
-/**
- * One row per headless agent, kept current while a turn runs: what a resume prompt needs if the
- * run dies mid-turn (`agents.recover`).
- */
+/** One row per headless agent, kept current while a turn runs: what resumes it if the run dies mid-turn. */
 export const checkpoints = sqliteTable('checkpoints', {
   sessionId: text('session_id')
     .primaryKey()
@@ -353,6 +357,28 @@ export const reviews = sqliteTable('reviews', {
   createdAt: createdAt(),
   updatedAt: createdAt('updated_at'),
 });
+
+/**
+ * What each completed run (status done) of a headless agent did: the basis of the progress
+ * estimate of later runs of its type in its project (core/progress.ts, medians of the newest).
+ */
+export const runMeasures = sqliteTable(
+  'run_measures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').references(() => sessions.id, { onDelete: 'set null' }),
+    type: text('type').notNull(),
+    runtime: text('runtime').notNull(),
+    toolCalls: integer('tool_calls').notNull(),
+    outputChars: integer('output_chars').notNull(),
+    durationMs: integer('duration_ms'),
+    endedAt: createdAt('ended_at'),
+  },
+  (t) => [index('run_measures_type_idx').on(t.projectId, t.type, t.endedAt)],
+);
 
 export type ProjectRow = typeof projects.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;

@@ -52,6 +52,8 @@ export type SessionView = Pick<
       | 'sandbox'
       | 'zone'
       | 'reviewOf'
+      | 'priority'
+      | 'progress'
     >
   >;
 

@@ -39,6 +39,7 @@ import {
   type HookSession,
 } from '../db/repos/hook-records.js';
 import { hookNotice } from './hook-notice.js';
+import { progressAfterTool, progressAtTurnStart } from './hook-progress.js';
 import type { NotifyEvent } from '../core/notify-event.js';
 import type { HookEventName } from './settings.js';
 
@@ -193,6 +194,7 @@ function onSessionEnd({ db, p, claudeId, now, patch }: EventInput): undefined {
 
 function onUserPromptSubmit({ session, p, now, patch }: EventInput): SessionStatus {
   patch.activity = 'thinking';
+  patch.progress = progressAtTurnStart(session.progress ?? null);
   patch.runStartedAt = now;
   patch.error = null;
   if (!session.prompt && str(p.prompt)) patch.prompt = clip(p.prompt, 2000);
@@ -255,14 +257,17 @@ function onPreToolUse({ db, klaudeSessionId, session, p, patch }: EventInput): u
   }
 }
 
-function onPostToolUse({ db, klaudeSessionId, session, o, patch }: EventInput): SessionStatus | undefined {
+function onPostToolUse({ db, klaudeSessionId, session, p, o, patch }: EventInput): SessionStatus | undefined {
   // A tool finished, so any permission prompt before it was answered — unless a headless
   // agent's request is still held by its runtime (a parallel tool call finished meanwhile).
   const answered =
     session.status === 'idle' || (session.status === 'waiting' && !hasPendingApproval(db, klaudeSessionId));
-  // Headless runtimes get this hook too but keep their own activity. Hooks of interactive
-  // claudes launched before INTERACTIVE_ARG existed: the root's only, as then.
-  if (o.interactive || session.type === 'tui') patch.activity = 'thinking';
+  // Headless runtimes get this hook too but keep their own activity (and progress). Hooks of
+  // interactive claudes launched before INTERACTIVE_ARG existed: the root's only, as then.
+  if (o.interactive || session.type === 'tui') {
+    patch.activity = 'thinking';
+    patch.progress = progressAfterTool(session.progress ?? null, str(p.tool_name), p.tool_input, p.tool_response);
+  }
   return answered ? 'running' : undefined;
 }
 

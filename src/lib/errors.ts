@@ -52,6 +52,9 @@ export type ErrorCode =
   | 'E_REVIEW_NOT_READY'
   | 'E_UNKNOWN_SKILL'
   | 'E_AMBIGUOUS_SKILL'
+  | 'E_SESSION_NOT_QUEUED'
+  | 'E_IMAGE_UNSUPPORTED'
+  | 'E_IMAGE'
   | 'E_INTERNAL';
 
 /** Exit codes: 2 for bad usage (like most CLIs), 124 for timeouts (like timeout(1)), 1 otherwise. */

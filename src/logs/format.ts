@@ -14,6 +14,7 @@
  */
 import { describeRetry, type AgentEvent, type AgentEventType, type EventOf } from '../core/events.js';
 import { safeText } from '../lib/escapes.js';
+import { imagesNote } from '../core/image.js';
 
 export interface FormatOptions {
   /** ANSI colours (default false). */
@@ -224,6 +225,8 @@ const RENDERERS: { [K in AgentEventType]?: Renderer<EventOf<K>> } = {
     const lines = (e.text ?? '').trimEnd().split('\n');
     const shown = lines.slice(0, MAX_USER_LINES).map((l) => truncate(`> ${l}`, f.width));
     if (lines.length > MAX_USER_LINES) shown.push(`> … (${lines.length - MAX_USER_LINES} more lines)`);
+    const images = imagesNote(e.images);
+    if (images) shown.push(truncate(`> ${images}`, f.width));
     return f.block(
       e.ts,
       shown.map((l) => f.paint('dim', l)),

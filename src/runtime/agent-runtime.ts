@@ -8,10 +8,8 @@
  * agent behind.
  */
 import type { AgentEventInput, EventOf } from '../core/events.js';
-import { shortId } from '../core/ids.js';
 import type { ControlServer } from '../control/server.js';
 import type { InterruptResult, MessageResult } from '../control/protocol.js';
-import { KlaudeError } from '../lib/errors.js';
 import { claimRun, forwardToOther, recordCli, refuseTaken } from './run-claim.js';
 import type { Normaliser } from '../adapters/runtime-adapter.js';
 import { CliProcess, type CliExit } from './cli-process.js';
@@ -19,6 +17,8 @@ import { ApprovalDesk } from './approval-desk.js';
 import type { RuntimeRequest } from '../agent-ops/launch.js';
 import { droppedNote, RunRecord, undeliveredNote } from './run-record.js';
 import { MessageQueue } from './message-queue.js';
+import { checkIncoming, encodeOutgoing, imageNotes, joinOutgoing, runEnding, type Outgoing } from './outgoing.js';
+import type { ImageRef } from '../core/image.js';
 import { setUndelivered } from '../db/repos/sessions.js';
 import { cliLaunch, firstPrompt, launchIds, type CliLaunch } from './cli-launch.js';
 import { checkLaunch } from './sandbox-check.js';
@@ -29,7 +29,6 @@ import { DeltaCoalescer } from './delta-coalescer.js';
 import { assertWorktreeThere } from '../git/worktree.js';
 import { TurnInterrupt } from './turn-interrupt.js';
 import { listenForRequests } from './runtime-socket.js';
-import { overBudgetError } from '../agent-ops/budget.js';
 import { BudgetWatch, checkBudget, overBudgetDone } from './budget-gate.js';
 import { exitFailure, forgetForkCopy, releaseRun, STOP_GRACE_MS, stopIfLingering } from './run-end.js';
 import type { Deps } from './deps.js';
@@ -65,12 +64,7 @@ export class AgentRuntime {
     this.desk = new ApprovalDesk(d, this.rec, (line) => this.cli?.write(line) ?? false);
     this.normaliser = this.newNormaliser();
     this.stops = new OnStopTurns(agentOnStop(d));
-    this.rateLimits = new RateLimitWatch({
-      db: d.db,
-      config: d.config,
-      runtime: d.session.runtime,
-      write: (e) => this.write(e),
-    });
+    this.rateLimits = new RateLimitWatch({ ...d, runtime: d.session.runtime, write: (e) => this.write(e) });
   }
 
   private get finalized(): boolean {
@@ -122,7 +116,7 @@ export class AgentRuntime {
     if (typeof claimed === 'object') return refuseTaken(d, claimed.busy, (e) => this.write(e));
     this.processRowId = claimed;
     this.server = await listenForRequests(d, {
-      message: (prompt) => this.onMessage(prompt),
+      message: (prompt, images) => this.onMessage(prompt, images),
       interrupt: (peek) => (peek ? { results: [], dropped: this.queue.peek() } : this.onInterrupt()),
       answer: (p, who) => this.desk.answer(p, who),
       stop: (reason) => this.stop(reason),
@@ -200,7 +194,7 @@ export class AgentRuntime {
       if (e.type !== 'done') this.write(e);
       else if (e.error) this.write({ type: 'error', message: e.error }); // the turn failed: keep why
     }
-    return this.relaunch({ prompt: this.queue.takeAll().join('\n\n'), source: 'message' });
+    return this.relaunch({ prompt: joinOutgoing(this.queue.takeAll()).text, source: 'message' });
   }
 
   /** Start a CLI on the request (relaunches: the sandbox was checked by the first). */
@@ -237,10 +231,11 @@ export class AgentRuntime {
     });
     recordCli(d, this.id, this.processRowId, this.cli);
     const queued = this.cli.canWrite ? this.queue.takeAll() : [];
-    if (request.source !== 'recover') this.rec.beginTurn([first, ...queued].join('\n\n'));
+    const all = joinOutgoing([{ text: first, images: request.images ?? [] }, ...queued]);
+    if (request.source !== 'recover') this.rec.beginTurn(all.text);
     if (this.cli.canWrite) {
-      this.cli.write(adapter.encodeMessage([first, ...queued].join('\n\n')));
-      for (const q of queued) this.write({ type: 'user', text: q, source: 'message' });
+      this.cli.write(this.encode(all));
+      for (const q of queued) this.write({ type: 'user', text: q.text, source: 'message', ...imageNotes(q.images) });
     }
   }
 
@@ -272,7 +267,7 @@ export class AgentRuntime {
     this.interrupt.turnEnded();
     // An interrupt stops the agent: what was queued behind the cut-off turn is not sent on.
     if (done.status === 'interrupted' && this.queue.length > 0)
-      this.write({ type: 'error', message: droppedNote(this.queue.takeAll()) });
+      this.write({ type: 'error', message: droppedNote(this.queue.takeAll().map((o) => o.text)) });
     const canContinue = !this.stopping && this.cli?.canWrite === true;
     this.stops.turnEnded(done, this.rec, this.queue.length === 0 && canContinue);
     if (this.budget.stopsMore(this.queue, canContinue && this.stops.hasPending, canContinue)) {
@@ -312,24 +307,27 @@ export class AgentRuntime {
   }
 
   private sendQueued(): void {
-    const texts = this.queue.takeAll();
-    for (const t of texts) this.write({ type: 'user', text: t, source: 'message' });
-    this.rec.beginTurn(texts.join('\n\n'));
+    const items = this.queue.takeAll();
+    for (const o of items) this.write({ type: 'user', text: o.text, source: 'message', ...imageNotes(o.images) });
+    const all = joinOutgoing(items);
+    this.rec.beginTurn(all.text);
     this.turnActive = true;
-    this.cli!.write(this.d.adapter.encodeMessage(texts.join('\n\n')));
+    this.cli!.write(this.encode(all));
+  }
+
+  /** The stdin line of a message, its images read now (one that cannot be is said in the log). */
+  private encode(o: Outgoing): string {
+    return encodeOutgoing(this.d.adapter, o, (message) => this.write({ type: 'error', message }));
   }
 
   /** Socket `message`: queued for after the turn (see `queue`), or sent now between turns. */
-  private onMessage(prompt: string): MessageResult {
+  private onMessage(prompt: string, images: readonly ImageRef[]): MessageResult {
     const streaming = this.d.adapter.supportsStreamingInput;
     if (this.finalized || this.stopping || (this.cli && (streaming ? !this.cli.canWrite : !this.cli.running))) {
-      throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is finishing its run`, {
-        hint: 'send the message again: it will resume the agent',
-      });
+      throw runEnding(this.id, 'is finishing its run');
     }
-    const over = checkBudget(this.d);
-    if (over) throw overBudgetError(this.id, over);
-    this.queue.push(prompt);
+    checkIncoming(this.d, images);
+    this.queue.push({ text: prompt, images });
     if (!streaming) return { delivered: 'queued', pid: process.pid };
     if (!this.turnActive && this.cli) this.sendQueued();
     return { delivered: 'stdin', pid: process.pid };
@@ -339,7 +337,7 @@ export class AgentRuntime {
   onInterrupt(): InterruptResult {
     const cli = this.cli;
     if (this.finalized || this.stopping || !this.turnActive || !cli?.running) {
-      throw new KlaudeError('E_AGENT_NOT_RUNNING', `agent ${shortId(this.id)} is not in a turn`);
+      throw runEnding(this.id, 'is not in a turn');
     }
     this.interruptTurn(cli);
     this.d.log.info('interrupt requested');
@@ -391,7 +389,7 @@ export class AgentRuntime {
       if (!this.finalized) this.finalize(exitFailure(d.adapter.name, exit));
     }
     const left = this.queue.takeAll();
-    if (left.length > 0) this.write({ type: 'error', message: undeliveredNote(left) });
+    if (left.length > 0) this.write({ type: 'error', message: undeliveredNote(left.map((o) => o.text)) });
     this.channel?.close();
     await releaseRun(d, this.processRowId, exit, this.server);
     return 0;

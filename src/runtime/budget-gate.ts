@@ -78,7 +78,7 @@ export class BudgetWatch {
    * A turn ended: true when the run was over budget in it, or is now that it would send more itself
    * (queued messages, on-stop prompts when `stopsPending`): what it would send is dropped.
    */
-  stopsMore(queue: { length: number; takeAll(): string[] }, stopsPending: boolean, canContinue: boolean): boolean {
+  stopsMore(queue: { length: number; takeAll(): unknown[] }, stopsPending: boolean, canContinue: boolean): boolean {
     const more = queue.length > 0 || stopsPending;
     if (!this.over && !(canContinue && more)) return false;
     if (!this.beforeMore(queue.length > 0 ? `${queue.length} queued message(s)` : 'the on-stop prompts')) return false;

@@ -2,10 +2,13 @@
  * Messages that arrived during a turn, sent together when the turn's `result` comes (claude would
  * merge queued stdin messages into one turn anyway, which makes "is the agent finished?"
  * unknowable from outside; queuing here keeps it exact). Each change is mirrored to the session's
- * record (`undelivered`), so a runtime killed with messages waiting loses none: recovery sends them.
+ * record (`undelivered`, their texts), so a runtime killed with messages waiting loses none:
+ * recovery sends them.
  */
+import type { Outgoing } from './outgoing.js';
+
 export class MessageQueue {
-  private readonly items: string[] = [];
+  private readonly items: Outgoing[] = [];
 
   constructor(private readonly persist: (texts: readonly string[]) => void) {}
 
@@ -13,26 +16,26 @@ export class MessageQueue {
     return this.items.length;
   }
 
-  push(text: string): void {
-    this.items.push(text);
+  push(message: Outgoing): void {
+    this.items.push(message);
     this.save();
   }
 
-  /** What is queued, in order, left in place. */
+  /** The texts queued, in order, left in place. */
   peek(): string[] {
-    return [...this.items];
+    return this.items.map((o) => o.text);
   }
 
   /** Everything queued, in order; the queue is empty after. */
-  takeAll(): string[] {
-    const texts = this.items.splice(0);
-    if (texts.length) this.save();
-    return texts;
+  takeAll(): Outgoing[] {
+    const taken = this.items.splice(0);
+    if (taken.length) this.save();
+    return taken;
   }
 
   private save(): void {
     try {
-      this.persist(this.items);
+      this.persist(this.peek());
     } catch {
       /* the record is a safety net; the run goes on without it */
     }

@@ -22,6 +22,8 @@ import { saveAgentOutput } from '../agent-types/output-dir.js';
 import { recordReviewEnd } from './review-result.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { changesSince, snapshotTree, worktreeChanges, type FileChanges, type TreeSnapshot } from '../git/changes.js';
+import { RunProgress } from './progress-meter.js';
+import { imageNotes } from './outgoing.js';
 
 const LAST_TEXT_MAX = 500;
 const ACTIVITY_MAX = 120;
@@ -68,6 +70,8 @@ export class RunRecord {
   /** The shared tree's dirty files when this run began (null: not a git tree, or a worktree agent). */
   private before: TreeSnapshot | null = null;
   private snapshotTaken = false;
+  /** How far along the run is (the row's `progress`), from its first CLI's start. */
+  private progress: RunProgress | null = null;
 
   constructor(private readonly d: Deps) {
     this.nativeId = d.session.nativeSessionId;
@@ -142,12 +146,13 @@ export class RunRecord {
       });
     }
     this.write({ type: 'status', status: 'running', ...(resume ? { reason: 'resumed' } : {}) });
+    this.progress ??= new RunProgress(d);
     if (request.source === 'recover') {
       // The same turn goes on: its checkpoint (tool calls, partial answer) is kept.
       this.checkpoint(() => continueTurn(d.db, this.id));
       this.write({ type: 'recovered', cause: request.recoverCause ?? 'the previous run died mid-turn', mode: 'auto' });
     }
-    this.write({ type: 'user', text: request.prompt, source: request.source });
+    this.write({ type: 'user', text: request.prompt, source: request.source, ...imageNotes(request.images ?? []) });
     if (request.share) this.write({ type: 'user', text: request.share, source: 'share' });
   }
 
@@ -187,6 +192,7 @@ export class RunRecord {
   /** Every event but `done` (the runtime decides what a finished turn means). */
   apply(e: Exclude<AgentEventInput, { type: 'done' }>): void {
     const { d } = this;
+    if (!this.onStopTurn) this.progress?.onEvent(e); // on-stop prompts are not the work
     switch (e.type) {
       case 'init':
         if (e.nativeSessionId !== this.nativeId) this.setNativeId(e.nativeSessionId);
@@ -304,6 +310,7 @@ export class RunRecord {
     // Saved before the `done` line, so whoever is woken by that line finds the file.
     if (done.status === 'done' && done.finalText) this.saveOutput(done.finalText);
     recordReviewEnd(d, done);
+    if (done.status === 'done') this.progress?.keepMeasure();
     // The line before the row: whoever sees the row ended (`klaude wait`, then `logs`) finds the
     // log complete. A follower woken by the line may find the row still running for the moment
     // the update takes; waitForAgents looks again shortly after (agent-ops/follow-agents.ts).

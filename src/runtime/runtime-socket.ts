@@ -16,10 +16,11 @@ import { identifyAnswerer, type Answerer } from '../ownership/answerer.js';
 import { VERSION } from '../lib/version.js';
 import { zoneHeldOf } from '../core/zone.js';
 import type { Deps } from './deps.js';
+import type { ImageRef } from '../core/image.js';
 
 /** What the runtime does for each request (each may throw a KlaudeError, sent back as the answer). */
 export interface RuntimeRequests {
-  message(prompt: string): MessageResult;
+  message(prompt: string, images: readonly ImageRef[]): MessageResult;
   interrupt(peek: boolean): InterruptResult;
   answer(p: AnswerPayload, who: Answerer): AnswerResult;
   stop(reason: string): Promise<void>;
@@ -38,7 +39,7 @@ export async function listenForRequests(d: Deps, r: RuntimeRequests): Promise<Co
           version: VERSION,
           protocol: PROTOCOL_VERSION,
         }),
-        message: (p) => r.message(p.prompt),
+        message: (p) => r.message(p.prompt, p.images ?? []),
         interrupt: (p) => r.interrupt(p.peek === true),
         // Who sent it is asked of the kernel, never taken from the client (ownership/answerer.ts). An
         // agent started from another machine is answered only through its zone link (docs/zones.md).

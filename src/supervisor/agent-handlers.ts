@@ -68,6 +68,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
         ...(p.sandbox ? { sandbox: p.sandbox } : {}),
         ...(p.bypassWithoutSandbox ? { bypassWithoutSandbox: true } : {}),
         ...(p.skill ? { skill: p.skill } : {}),
+        ...(p.priority ? { priority: p.priority } : {}),
       });
       for (const s of out.sessions) {
         d.publish({
@@ -86,7 +87,7 @@ export function agentHandlers(d: HandlerDeps): Pick<ControlHandlers, 'start' | '
     },
     message: async (p) => {
       const s = resolveSession(ctx.db, p.sessionId, { projectId: ctx.projectHash });
-      const r = await deliverMessage(agentServicesOf(d), s.id, p.prompt);
+      const r = await deliverMessage(agentServicesOf(d), s.id, p.prompt, p.images ?? []);
       d.publish({ type: 'session.changed', sessionId: s.id, status: 'running', pid: r.pid });
       return { delivered: r.delivered, pid: r.pid };
     },

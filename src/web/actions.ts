@@ -29,6 +29,7 @@ import type { AnswerResult } from '../control/protocol.js';
 import { logFileOf } from './log-stream.js';
 import type { PageSession } from '../ownership/web-sessions.js';
 import { serverEnv } from './web-launch.js';
+import { assertTakesImages, keepImages, type IncomingImage } from '../agent-ops/attachments.js';
 
 export interface WebActionsDeps {
   /** The full client (drizzle): this module is loaded, and the DB opened so, on the first action. */
@@ -106,9 +107,17 @@ export class WebActions {
     });
   }
 
-  message(id: string, prompt: string, by: Actor): Promise<Delivery> {
+  /**
+   * A message, with the images pasted or picked in the page (`[{data: base64, name?}]`), checked
+   * and kept as `klaude message --image` does.
+   */
+  message(id: string, prompt: string, images: unknown, by: Actor): Promise<Delivery> {
     const s = this.session(id);
-    return this.withProject(s.projectId, by, (svc) => deliverMessage(svc, s.id, prompt));
+    const incoming = incomingImages(images);
+    return this.withProject(s.projectId, by, async (svc) => {
+      if (incoming.length > 0) await assertTakesImages(s);
+      return deliverMessage(svc, s.id, prompt, keepImages(svc.home, s, incoming));
+    });
   }
 
   /** Interrupt its turn; the messages queued behind it that will not be sent. */
@@ -177,4 +186,17 @@ export class WebActions {
     if (zoneOf(s)) return this.withProject(s.projectId, by, (svc) => agentDiff(svc, s, o));
     return sessionDiff(s, o);
   }
+}
+
+/** The page's images as they came in the body; anything else is a bad request. */
+function incomingImages(x: unknown): IncomingImage[] {
+  if (x === undefined || x === null) return [];
+  const bad = (): KlaudeError => new KlaudeError('E_BAD_REQUEST', 'images are [{data: base64, name?}]');
+  if (!Array.isArray(x)) throw bad();
+  return x.map((i: unknown, n) => {
+    const o = i as { data?: unknown; name?: unknown } | null;
+    if (typeof o?.data !== 'string') throw bad();
+    const name = typeof o.name === 'string' && o.name.trim() ? o.name.trim().slice(0, 80) : `image ${n + 1}`;
+    return { bytes: Buffer.from(o.data, 'base64'), name };
+  });
 }

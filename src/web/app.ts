@@ -33,6 +33,8 @@ import type { WebActions, AnswerBody, StartBody } from './actions.js';
 import { streamTimeline } from './log-stream.js';
 import type { UpgradeRequest, WebSocketLike } from './ws-upgrade.js';
 import type { WebSession } from './hub.js';
+import type { StreamSet } from './stream-set.js';
+import { MAX_IMAGE_BYTES, MAX_IMAGES } from '../core/image.js';
 
 export interface AppDeps extends GuardOptions {
   db: HasSqlite;
@@ -57,6 +59,10 @@ const NONCE_MARK = '__KLAUDE_STYLE_NONCE__';
 
 /** A state change's body, at most this many bytes (413 past it). */
 const MAX_BODY = 64 * 1024;
+/** A message's body may carry images (base64: 4/3 of their bytes), so its own route takes that much more. */
+const MAX_MESSAGE_BODY = MAX_BODY + Math.ceil((MAX_IMAGES * MAX_IMAGE_BYTES * 4) / 3);
+const bodyLimit = (path: string): number =>
+  /^\/api\/sessions\/[^/]+\/message$/.test(path) ? MAX_MESSAGE_BODY : MAX_BODY;
 
 /** A KlaudeError becomes 4xx with its code, message and hint; anything else 500. */
 function failure(res: Res, e: unknown): void {
@@ -99,12 +105,13 @@ export function requestListener(app: App): (req: IncomingMessage, res: ServerRes
 /** A state change's body is read (bounded) once the request is let in; routes read `req.body`. */
 async function readBodies(req: Req, res: Res, next: () => void): Promise<void> {
   if (req.method !== 'POST' || !req.path.startsWith('/api/')) return next();
+  const limit = bodyLimit(req.path);
   try {
-    req.body = await readBody(req, MAX_BODY);
+    req.body = await readBody(req, limit);
   } catch (e) {
     if (e instanceof BodyTooBig) {
       res.shouldKeepAlive = false;
-      return sendProblem(res, 413, 'E_WEB_TOO_BIG', `a request's body is at most ${MAX_BODY / 1024} KiB`);
+      return sendProblem(res, 413, 'E_WEB_TOO_BIG', `a request's body is at most ${Math.floor(limit / 1024)} KiB`);
     }
     throw e;
   }
@@ -204,24 +211,6 @@ function signIn(app: App, d: AppDeps): void {
 
 function fromAgent(res: Res, message: string): void {
   sendProblem(res, 403, 'E_WEB_FROM_AGENT', message, 'the person opens the page in a browser of their own');
-}
-
-/** Every open event stream, to count them and to end them all (a new token signs every page out). */
-export class StreamSet {
-  private open = new Set<() => void>();
-
-  get size(): number {
-    return this.open.size;
-  }
-
-  add(end: () => void): () => void {
-    this.open.add(end);
-    return () => this.open.delete(end);
-  }
-
-  closeAll(): void {
-    for (const end of [...this.open]) end();
-  }
 }
 
 function liveRoutes(app: App, d: AppDeps): void {
@@ -334,9 +323,11 @@ function actionRoutes(app: App, d: AppDeps): void {
   app.post(
     '/api/sessions/:id/message',
     act((req, id, a) => {
-      const { prompt } = body<{ prompt?: string }>(req);
-      if (typeof prompt !== 'string' || prompt.trim() === '') throw badRequest('a message needs text');
-      return a.message(id, prompt, by(req));
+      const { prompt, images } = body<{ prompt?: string; images?: unknown }>(req);
+      const text = typeof prompt === 'string' ? prompt : '';
+      if (text.trim() === '' && !(Array.isArray(images) && images.length > 0))
+        throw badRequest('a message needs text or an image');
+      return a.message(id, text, images, by(req));
     }),
   );
   app.post(

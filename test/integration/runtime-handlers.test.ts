@@ -135,15 +135,15 @@ describe('supervisor agent actions over the socket', () => {
     expect(klaude).toMatch(/\/klaude$/);
   });
 
-  it('KLAUDE_SESSION_ID names the parent', async () => {
+  it('KLAUDE_SESSION_ID names the parent; --priority goes through the socket too', async () => {
     const parent = createSession(svc.db, { projectId: svc.projectHash, type: 'general', status: 'done' });
-    const r = await runKlaude(['start', 'general', 'child of a child', '-d', '--json'], {
+    const r = await runKlaude(['start', 'general', 'child of a child', '-d', '--json', '--priority', 'high'], {
       env: { ...env(), KLAUDE_SESSION_ID: parent.id },
       cwd: home.projectDir,
     });
     expect(r.code).toBe(0);
     const [s] = (JSON.parse(r.stdout) as { sessions: { id: string }[] }).sessions;
-    expect(getSession(svc.db, s!.id)).toMatchObject({ parentId: parent.id, instanceId });
+    expect(getSession(svc.db, s!.id)).toMatchObject({ parentId: parent.id, instanceId, priority: 1 });
     await waitForAgents(svc, [getSession(svc.db, s!.id)!], { timeoutMs: 60_000 });
   });
 

@@ -10,6 +10,12 @@ export interface ToolResult {
   isError: boolean;
 }
 
+export interface RecordedImage {
+  mediaType: string;
+  /** The image's bytes, decoded from the block's base64 data. */
+  bytes: Buffer;
+}
+
 export interface RecordedRequest {
   /** Index in `requests` (arrival order). */
   index: number;
@@ -24,6 +30,8 @@ export interface RecordedRequest {
   prompt: string;
   /** The newest `user` message carries tool_result blocks. */
   isToolResult: boolean;
+  /** Image blocks of the newest `user` message (base64 sources), in order. */
+  images: RecordedImage[];
   toolResults: ToolResult[];
   /** Not a main-conversation turn (title/topic generation etc.); never consumes the script. */
   isSideRequest: boolean;
@@ -114,7 +122,7 @@ function systemText(system: unknown): string {
 export function parseMessagesBody(
   body: any,
   isSide: (body: any) => boolean = isSideRequestBody,
-): Pick<RecordedRequest, 'prompt' | 'isToolResult' | 'toolResults' | 'isSideRequest' | 'stream'> {
+): Pick<RecordedRequest, 'prompt' | 'isToolResult' | 'toolResults' | 'isSideRequest' | 'stream' | 'images'> {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   let lastUser: any;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -139,8 +147,12 @@ export function parseMessagesBody(
           .map((b) => String(b.text))
           .join('\n');
   const prompt = textOnly.replace(SYSTEM_REMINDER, '').trim();
+  const images: RecordedImage[] = blocks
+    .filter((b) => b?.type === 'image' && b.source?.type === 'base64')
+    .map((b) => ({ mediaType: String(b.source.media_type), bytes: Buffer.from(String(b.source.data), 'base64') }));
   return {
     prompt,
+    images,
     isToolResult: toolResults.length > 0,
     toolResults,
     isSideRequest: isSide(body),
@@ -344,7 +356,14 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     const parsed =
       kind === 'messages'
         ? parseMessagesBody(body, opts.isSideRequest)
-        : { prompt: '', isToolResult: false, toolResults: [], isSideRequest: kind !== 'other', stream: false };
+        : {
+            prompt: '',
+            isToolResult: false,
+            toolResults: [],
+            images: [],
+            isSideRequest: kind !== 'other',
+            stream: false,
+          };
     const rec: RecordedRequest = {
       index: requests.length,
       method,

@@ -6,7 +6,7 @@
 import { randomUuid } from '../../lib/random.js';
 import { resolveClaudeBinary } from '../../config/claude-binary.js';
 import { claudeTranscriptPath } from '../../claude/transcript.js';
-import type { LaunchCommand, LaunchInput, RuntimeAdapter } from '../runtime-adapter.js';
+import type { EncodedImage, LaunchCommand, LaunchInput, RuntimeAdapter } from '../runtime-adapter.js';
 import { createClaudeNormaliser } from './normaliser.js';
 import { claudeSandboxEngine } from '../../sandbox/engine.js';
 import { claudeSandboxLaunch } from './sandbox-settings.js';
@@ -71,8 +71,9 @@ export const claudeAdapter: RuntimeAdapter = {
   newSessionId: () => randomUuid(),
   buildCommand: buildClaudeCommand,
   createNormaliser: (hooks) => createClaudeNormaliser(hooks),
-  encodeMessage: (text) =>
-    `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null })}\n`,
+  takesImages: true,
+  encodeMessage: (text, images = []) =>
+    `${JSON.stringify({ type: 'user', message: { role: 'user', content: messageContent(text, images) }, parent_tool_use_id: null })}\n`,
   encodeInterrupt: (requestId) =>
     `${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } })}\n`,
   encodeApproval: (requestId, d) =>
@@ -95,3 +96,15 @@ export const claudeAdapter: RuntimeAdapter = {
   interactiveResume: (binary, id) => ({ file: binary, args: ['--resume', id] }),
   sandbox: { check: (env) => claudeSandboxEngine(env), launch: claudeSandboxLaunch },
 };
+
+/**
+ * A message's content: the text alone, or the images (Messages API image blocks, base64) then the
+ * text, as claude's stream-json input takes a user message's content blocks.
+ */
+function messageContent(text: string, images: readonly EncodedImage[]): string | unknown[] {
+  if (images.length === 0) return text;
+  return [
+    ...images.map((i) => ({ type: 'image', source: { type: 'base64', media_type: i.mediaType, data: i.data } })),
+    ...(text.trim() ? [{ type: 'text', text }] : []),
+  ];
+}

@@ -77,6 +77,8 @@ function changesOf(item: Json): { path: string; kind: string }[] {
 interface CodexState extends RunState {
   /** Items whose tool_call is out: item.completed repeats the item that item.started announced. */
   started: Set<string>;
+  /** Updates seen of each todo_list (its plan changing mid-turn): each is a call of its own. */
+  todoUpdates: Map<string, number>;
 }
 
 /** How one kind of codex item reads as a tool call and, once completed, as its result. */
@@ -205,7 +207,21 @@ function onItem(s: CodexState, o: Line): AgentEventInput[] {
       : [];
   }
   if (completed) return [...callOf(s, item), ...resultOf(s, item)];
+  if (o.type === 'item.updated' && item.type === 'todo_list') return todoUpdate(s, item);
   return callOf(s, item);
+}
+
+/**
+ * codex updates its plan in place (item.updated of the same todo_list): each update is shown, and
+ * counted for the agent's progress, as a call and result of its own (id `<item>~<n>`), as claude's
+ * TodoWrite calls are.
+ */
+function todoUpdate(s: CodexState, item: Json): AgentEventInput[] {
+  const id = str(item.id) ?? '';
+  if (!s.started.has(id)) return callOf(s, item);
+  const n = (s.todoUpdates.get(id) ?? 0) + 1;
+  s.todoUpdates.set(id, n);
+  return [TODO_LIST.call(item, `${id}~${n}`), TODO_LIST.result(s, item, `${id}~${n}`, 'completed')];
 }
 
 function onTurnCompleted(s: CodexState, o: Line): AgentEventInput[] {
@@ -248,7 +264,7 @@ const CODEX_LINES: Readonly<Record<string, LineHandler<CodexState>>> = {
 
 export function createCodexNormaliser(): Normaliser {
   return new JsonLineNormaliser<CodexState>(
-    { ...newRunState(), started: new Set() },
+    { ...newRunState(), started: new Set(), todoUpdates: new Map() },
     { onLine: dispatch(CODEX_LINES), onExit: (s, exit) => exitDone('codex', exit, s) },
   );
 }

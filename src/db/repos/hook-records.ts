@@ -17,12 +17,14 @@ export interface HookSession {
   activity: string | null;
   /** When the current (or last) turn began. */
   runStartedAt: number | null;
+  /** How far along it is (JSON of core/progress.ts ProgressRecord), as stored. */
+  progress?: string | null;
 }
 
 export function readSession(db: HasSqlite, id: string): HookSession | undefined {
   return db.sqlite
     .prepare(
-      'SELECT id, project_id AS projectId, type, status, title, prompt, activity, run_started_at AS runStartedAt FROM sessions WHERE id = ?',
+      'SELECT id, project_id AS projectId, type, status, title, prompt, activity, run_started_at AS runStartedAt, progress FROM sessions WHERE id = ?',
     )
     .get(id) as HookSession | undefined;
 }
@@ -39,6 +41,8 @@ export interface HookPatch {
   runStartedAt?: number;
   tokensIn?: number;
   tokensOut?: number;
+  /** JSON of a ProgressRecord (an interactive claude's todo list). */
+  progress?: string;
 }
 
 const COLUMN: Record<keyof HookPatch, string> = {
@@ -51,6 +55,7 @@ const COLUMN: Record<keyof HookPatch, string> = {
   runStartedAt: 'run_started_at',
   tokensIn: 'tokens_in',
   tokensOut: 'tokens_out',
+  progress: 'progress',
 };
 
 /** The transcripts of every Claude session the klaude session has run (for usage sums). */

@@ -7,6 +7,8 @@ import type { SessionStatus } from '../../core/status.js';
 import { countsAsAlive, identities, liveRows } from '../../lib/process.js';
 import type { HasSqlite } from '../connection.js';
 import { budgetReached } from './budgets.js';
+import { queueAheadOrAt } from './queue-sql.js';
+import { publicProgress, type Progress, type ProgressRecord } from '../../core/progress.js';
 import type { Runtime, UpdateRow } from '../schema.js';
 
 /** The columns a listing shows (no metadata/transcript), plus the current process pid (see ListDetail). */
@@ -61,6 +63,10 @@ export interface SessionListRow {
   zone: string | null;
   /** The session this one reviews (`klaude review`), else null. */
   reviewOf: string | null;
+  /** Run-queue priority: 1 high, 0 normal, -1 low (core/priority.ts). */
+  priority: number;
+  /** How far along it is, while running or waiting (core/progress.ts); null otherwise. */
+  progress: Progress | null;
 }
 
 /**
@@ -88,7 +94,8 @@ SELECT s.id, s.project_id AS projectId, s.parent_id AS parentId, s.type, s.runti
     'pid',
   )},
   CASE WHEN s.status = 'queued' THEN (SELECT COUNT(*) FROM sessions q WHERE q.status = 'queued'
-     AND (q.queued_at < s.queued_at OR (q.queued_at = s.queued_at AND q.id <= s.id))) END AS queuePosition,
+     AND ${queueAheadOrAt('q', 's')}) END AS queuePosition, s.priority,
+  CASE WHEN s.status IN ('running', 'waiting') THEN s.progress END AS progress,
   l.max_running AS rateLimitMax, l.until AS rateLimitUntil, s.pinned_at AS pinnedAt, NULL AS queuedFor, s.forked_from AS forkedFrom,
   CASE json_extract(s.metadata, '$.sandbox.state') WHEN 'sandboxed' THEN 'sandboxed'
     WHEN 'unsandboxed' THEN 'unsandboxed' || ifnull(': ' || json_extract(s.metadata, '$.sandbox.why'), '') END AS sandbox,
@@ -112,8 +119,20 @@ export function listSessionRows(
   const rows = (st.all(Date.now(), f.projectId, f.includeArchived ? 1 : 0) as unknown[][]).map(
     make,
   ) as SessionListRow[];
-  for (const r of rows) if (r.status === 'queued' && budgetReached(db, r.id)) r.queuedFor = 'over budget';
+  for (const r of rows) {
+    if (r.status === 'queued' && budgetReached(db, r.id)) r.queuedFor = 'over budget';
+    if (r.progress !== null) r.progress = progressOf(r.progress as unknown as string);
+  }
   return rows;
+}
+
+/** A row's stored progress (JSON text) as listings show it; unreadable: none. */
+function progressOf(text: string): Progress | null {
+  try {
+    return publicProgress(JSON.parse(text) as ProgressRecord);
+  } catch {
+    return null;
+  }
 }
 
 const makers = new Map<string, (r: unknown[]) => unknown>();

@@ -1,7 +1,8 @@
 /**
  * The run queue (config `agents.maxRunning`, `runtimes.<name>.maxRunning`) in SQL: which headless
- * agents hold a run slot, which queued ones may start now (first in, first out, taken in one
- * IMMEDIATE transaction so two processes ending runs at once never start the same one twice), a
+ * agents hold a run slot, which queued ones may start now (higher priority first, first in first
+ * out within a priority: queue-order.ts; taken in one IMMEDIATE transaction so two processes
+ * ending runs at once never start the same one twice), a
  * runtime's lowered limit after it reported rate limiting, and whose kept launch environment may
  * go. Starting the taken ones is the caller's (src/agent-ops/queue.ts).
  */
@@ -9,6 +10,10 @@ import { isTerminal, type SessionStatus } from '../../core/status.js';
 import { tx, type Db } from '../client.js';
 import type { HasSqlite } from '../connection.js';
 import { budgetReached } from './budgets.js';
+import { queuePosition } from './queue-order.js';
+import { queueOrderBy } from './queue-sql.js';
+
+export { queuePosition };
 
 /** Configured limits; 0 = no limit. */
 export interface RunLimits {
@@ -39,6 +44,9 @@ function slotsInUse(db: HasSqlite): Map<string, number> {
   return new Map(rows.map((r) => [r.runtime, r.n]));
 }
 
+/** Run slots held now, by runtime (what `klaude queue` shows beside the limits). */
+export const slotsHeld = (db: HasSqlite): Map<string, number> => slotsInUse(db);
+
 /** Lowered limits still in force at `now`, by runtime. */
 export function loweredLimits(db: HasSqlite, now: number): Map<string, LoweredLimit> {
   const rows = db.sqlite
@@ -68,14 +76,14 @@ function runtimeLimit(limits: RunLimits, lowered: Map<string, LoweredLimit>, run
 export const overBudget = (db: HasSqlite, sessionId: string): boolean => budgetReached(db, sessionId) !== null;
 
 /**
- * Take the queued sessions that fit now, oldest first: each becomes `pending` (the caller starts
- * its runtime). The global limit is strict FIFO (nobody passes the head); a runtime at its own
+ * Take the queued sessions that fit now, in the queue's order: each becomes `pending` (the caller
+ * starts its runtime). The global limit is strict (nobody passes the head); a runtime at its own
  * limit lets queued agents of other runtimes go by; an agent over budget is passed by.
  */
 export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()): string[] {
   return tx(db, () => {
     const queued = db.sqlite
-      .prepare("SELECT id, runtime FROM sessions WHERE status = 'queued' ORDER BY queued_at, id")
+      .prepare(`SELECT s.id, s.runtime FROM sessions s WHERE s.status = 'queued' ORDER BY ${queueOrderBy('s')}`)
       .all() as { id: string; runtime: string }[];
     if (queued.length === 0) return [];
     const used = slotsInUse(db);
@@ -106,9 +114,10 @@ export function takeRunnable(db: Db, limits: RunLimits, now: number = Date.now()
 }
 
 /**
- * Admit a new session: `pending` when a slot is free and no queued agent could take it first (it
- * may start now), else `queued` with its FIFO position; always `queued` when its tree is over
- * budget. One transaction with the count.
+ * Admit a new session: `pending` when a slot is free and no queued agent of its priority or higher
+ * could take it first (it may start now), else `queued` with its place (behind the queued agents
+ * of its priority and above, ahead of lower ones); always `queued` when its tree is over budget.
+ * One transaction with the count.
  */
 export function admit(
   db: Db,
@@ -118,10 +127,12 @@ export function admit(
   now: number = Date.now(),
 ): { queued: boolean; position: number } {
   return tx(db, () => {
-    const all = db.sqlite.prepare("SELECT id, runtime FROM sessions WHERE status = 'queued'").all() as {
-      id: string;
-      runtime: string;
-    }[];
+    const mine =
+      (db.sqlite.prepare('SELECT priority FROM sessions WHERE id = ?').pluck().get(sessionId) as number | undefined) ??
+      0;
+    const all = db.sqlite
+      .prepare("SELECT id, runtime FROM sessions WHERE status = 'queued' AND priority >= ?")
+      .all(mine) as { id: string; runtime: string }[];
     // Agents held over budget would not take the slot: they are not ahead.
     const queued = all.filter((q) => !overBudget(db, q.id)).map((q) => q.runtime);
     const used = slotsInUse(db);
@@ -134,28 +145,11 @@ export function admit(
     const ahead = queued.some((rt) => rt === runtime || room(rt));
     const fits = !ahead && total < globalMax && room(runtime) && !overBudget(db, sessionId);
     if (fits) return { queued: false, position: 0 };
-    const position = all.length + 1;
     db.sqlite
-      .prepare("UPDATE sessions SET status = 'queued', queued_at = ?, updated_at = ? WHERE id = ?")
-      .run(now, now, sessionId);
-    return { queued: true, position };
+      .prepare("UPDATE sessions SET status = 'queued', queued_at = ?, queue_order = ?, updated_at = ? WHERE id = ?")
+      .run(now, now, now, sessionId);
+    return { queued: true, position: queuePosition(db, sessionId) };
   });
-}
-
-/** 1-based place in the queue (0 when not queued). */
-export function queuePosition(db: HasSqlite, sessionId: string): number {
-  const row = db.sqlite
-    .prepare("SELECT queued_at AS at FROM sessions WHERE id = ? AND status = 'queued'")
-    .get(sessionId) as { at: number } | undefined;
-  if (!row) return 0;
-  return (
-    (db.sqlite
-      .prepare(
-        "SELECT COUNT(*) FROM sessions WHERE status = 'queued' AND (queued_at < ? OR (queued_at = ? AND id <= ?))",
-      )
-      .pluck()
-      .get(row.at, row.at, sessionId) as number) ?? 0
-  );
 }
 
 /** Cancel a session still queued (interrupt before it ran). False when it already left the queue. */

@@ -26,6 +26,8 @@ export interface NewSession {
   forkedFrom?: string | null;
   /** `klaude review`: the session this one reviews. */
   reviewOf?: string | null;
+  /** Run-queue priority (core/priority.ts levels; default 0, normal). */
+  priority?: number;
 }
 
 /** Columns a caller may change; id, project and created_at are fixed. */

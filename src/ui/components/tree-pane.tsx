@@ -4,6 +4,7 @@ import { Box, Text } from 'ink';
 import { memo } from 'react';
 import { shortId } from '../../core/ids.js';
 import { elapsed } from '../../lib/format.js';
+import { progressLabel } from '../../core/progress.js';
 import { isWorking, type TreeRow } from '../../feeds/session-tree.js';
 import { cellWidth, fit, formatAge, formatCost, formatCount, sanitize, truncate, wrapText } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
@@ -96,8 +97,11 @@ function ownDetail(row: TreeRow, now: number): string {
     sanitize(x ?? '')
       .replace(/\s+/g, ' ')
       .trim();
-  if (isWorking(s))
-    return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working')}`;
+  if (isWorking(s)) {
+    const progress = progressLabel(s.progress, s.type);
+    const doing = flat(s.activity) || (s.status === 'waiting' ? 'waiting' : 'working');
+    return `${elapsed(now - (s.runStartedAt ?? s.updatedAt))} ${progress ? `${progress} ` : ''}${doing}`;
+  }
   // Failed, or idle after an interactive turn that failed (StopFailure): why.
   if ((s.status === 'failed' || s.status === 'idle') && s.error) return `✗ ${flat(s.error)}`;
   // A fork (`klaude fork`) names its origin, which sits beside it.
@@ -145,10 +149,10 @@ export function treeRowSegments(
   tagRoom -= needsText.length;
   const ptyText = pty && tagRoom >= PTY_TAG.length ? PTY_TAG : '';
   tagRoom -= ptyText.length;
-  // The run queue: its place, or the runtime's lowered limit after rate limiting.
+  // The run queue: its place (↑ high, ↓ low priority), or the runtime's lowered limit after rate limiting.
   const queueTag =
     s.status === 'queued' && s.queuePosition
-      ? ` #${s.queuePosition}`
+      ? ` #${s.queuePosition}${s.priority ? (s.priority > 0 ? '↑' : '↓') : ''}`
       : s.rateLimitMax != null && (s.status === 'running' || s.status === 'queued')
         ? ' rate-limited'
         : '';

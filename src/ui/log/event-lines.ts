@@ -7,6 +7,7 @@ import { describeRetry, extractUpdates, type AgentEvent } from '../../core/event
 import { approvalAnswerText } from '../../logs/format.js';
 import { sanitize, wrapText } from '../text.js';
 import type { Tone } from '../theme.js';
+import { imagesNote } from '../../core/image.js';
 
 export interface LogLine {
   text: string;
@@ -54,9 +55,11 @@ function sourceTag(source: Extract<AgentEvent, { type: 'user' }>['source']): str
 function userLines(e: Extract<AgentEvent, { type: 'user' }>): LogLine[] {
   const tag = sourceTag(e.source);
   const [first = '', ...rest] = sanitize(e.text).split('\n');
+  const images = imagesNote(e.images);
   return [
     { text: `› ${tag}${first}`, tone: 'user', indent: 2 },
     ...rest.map((l): LogLine => ({ text: `  ${l}`, tone: 'user', indent: 2 })),
+    ...(images ? [{ text: `  ${images}`, tone: 'user' as const, indent: 2 }] : []),
   ];
 }
 

@@ -47,9 +47,11 @@ export function ago(ms: number): string {
 export const turnRunning = (s: Pick<WebSession, 'status' | 'runStartedAt'>): boolean =>
   (s.status === 'running' || s.status === 'waiting') && s.runStartedAt !== null;
 
-/** The row's state: the status, or for a queued agent its place in the queue (as `klaude ls` says). */
+/** The row's state: the status, or for a queued agent its place in the queue and a priority other than normal. */
 export const stateText = (s: WebSession): string =>
-  s.status === 'queued' && s.queuePosition ? `queued #${s.queuePosition}` : s.status;
+  s.status === 'queued' && s.queuePosition
+    ? `queued #${s.queuePosition}${s.priority ? ` · ${s.priority > 0 ? 'high' : 'low'}` : ''}`
+    : s.status;
 
 /** The row's time: the turn's clock while one runs, none while queued, else when it last moved. */
 export function timeText(s: WebSession, now: number): string {

@@ -4,6 +4,7 @@
  * item, approvals and `[UPDATE]`s inline, in words for the person reading the page.
  */
 import type { AgentEvent } from '../../core/events.js';
+import { imagesNote } from '../../core/image.js';
 
 type UserSource = Extract<AgentEvent, { type: 'user' }>['source'];
 
@@ -34,8 +35,11 @@ function answerText(e: Extract<AgentEvent, { type: 'approval_answer' }>): string
 export function fold(items: Item[], e: AgentEvent): Item[] {
   const last = items[items.length - 1];
   switch (e.type) {
-    case 'user':
-      return [...items, { k: 'user', text: e.text, ...(e.source ? { source: e.source } : {}) }];
+    case 'user': {
+      const images = imagesNote(e.images);
+      const text = images ? `${e.text}${e.text ? '\n' : ''}${images}` : e.text;
+      return [...items, { k: 'user', text, ...(e.source ? { source: e.source } : {}) }];
+    }
     case 'text_delta':
       if (last?.k === 'text' && last.streaming) return [...items.slice(0, -1), { ...last, text: last.text + e.text }];
       return [...items, { k: 'text', text: e.text, streaming: true }];

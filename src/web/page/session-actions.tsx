@@ -20,6 +20,8 @@ import {
 import { api, describe } from './api.js';
 import { isLive } from './display.js';
 import { Rich } from './rich-text.js';
+import { MessageForm, useDraft } from './message-form.js';
+import { imageBody, type PickedImage } from './image-pick.js';
 
 /** How long a note stays when nothing else clears it (an error stays longer: it may need reading). */
 const NOTE_MS = { ok: 12_000, error: 60_000 };
@@ -54,7 +56,8 @@ function useNote(status: string): [Note, (text: string | null, error?: boolean) 
 }
 
 export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: ActionsProps) {
-  const [msg, setMsg] = useState('');
+  const [msg, setMsg] = useDraft(s.id);
+  const [images, setImages] = useState<PickedImage[]>([]);
   const [note, setNote] = useNote(s.status);
   const [busy, setBusy] = useState(false);
   const [merged, setMerged] = useState(false);
@@ -69,9 +72,11 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
   };
   const send = (): void => {
     const text = msg;
-    run<Delivery>('message', { prompt: text }, (d) => {
+    const sent = images;
+    run<Delivery>('message', { prompt: text, ...(sent.length ? { images: sent.map(imageBody) } : {}) }, (d) => {
       const w = deliveryWords(d, s);
       setMsg((cur) => (cur === text ? '' : cur));
+      setImages((cur) => (cur === sent ? [] : cur));
       if (w.pending) setPending([...pending, text]);
       return w.text;
     });
@@ -101,59 +106,68 @@ export function Actions({ s, diff, toggleDiff, terminal, pending, setPending }: 
   };
   // A PTY session is typed to in its terminal (Take over): the server refuses messages to it.
   const canMessage = !s.pty;
-  const queued = s.status === 'queued';
   return (
     <>
-      {canMessage ? <MessageForm msg={msg} setMsg={setMsg} busy={busy} send={send} /> : null}
-      <div className="buttons">
-        {isLive(s) ? (
-          <button disabled={busy} className="danger" data-testid="interrupt" onClick={interrupt}>
-            {queued ? 'Cancel' : 'Interrupt'}
-          </button>
-        ) : null}
-        {terminal ? (
-          <button onClick={terminal.toggle} data-testid="terminal-toggle">
-            {terminal.shown ? 'Log' : 'Terminal'}
-          </button>
-        ) : null}
-        <button disabled={busy} onClick={toggleDiff} data-testid="diff-toggle">
-          {diff ? 'Log' : 'Diff'}
-        </button>
-        {/* Merge only once the agent has finished: the CLI refuses a running one. */}
-        {s.worktreeBranch && ENDED.has(s.status) ? (
-          <button disabled={busy} data-testid="merge" onClick={merge}>
-            Merge
-          </button>
-        ) : null}
-        <button disabled={busy} data-testid="archive" onClick={() => void archive()}>
-          {s.archivedAt ? 'Restore' : 'Archive'}
-        </button>
-      </div>
+      {canMessage ? (
+        <MessageForm
+          msg={msg}
+          setMsg={setMsg}
+          images={images}
+          setImages={setImages}
+          imagesRefused={s.runtime === 'claude' ? null : `${s.runtime} takes no images: only claude agents do`}
+          busy={busy}
+          send={send}
+          say={(text) => setNote(text, true)}
+        />
+      ) : null}
+      <ActionButtons
+        s={s}
+        busy={busy}
+        diff={diff}
+        toggleDiff={toggleDiff}
+        terminal={terminal}
+        act={{ interrupt, merge, archive: () => void archive() }}
+      />
       {note ? <NoteLine note={note} /> : null}
     </>
   );
 }
 
-function MessageForm(p: { msg: string; setMsg: (m: string) => void; busy: boolean; send: () => void }) {
+/** The buttons under the message box: what can be done to the session now. */
+function ActionButtons(p: {
+  s: WebSession;
+  busy: boolean;
+  diff: boolean;
+  toggleDiff: () => void;
+  terminal: ActionsProps['terminal'];
+  act: { interrupt: () => void; merge: () => void; archive: () => void };
+}) {
+  const { s } = p;
   return (
-    <form
-      className="row"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (p.msg.trim() && !p.busy) p.send();
-      }}
-    >
-      <input
-        value={p.msg}
-        onChange={(e) => p.setMsg(e.target.value)}
-        placeholder="message the agent"
-        aria-label="message the agent"
-        data-testid="message-input"
-      />
-      <button disabled={p.busy || !p.msg.trim()} data-testid="message-send">
-        Send
+    <div className="buttons">
+      {isLive(s) ? (
+        <button disabled={p.busy} className="danger" data-testid="interrupt" onClick={p.act.interrupt}>
+          {s.status === 'queued' ? 'Cancel' : 'Interrupt'}
+        </button>
+      ) : null}
+      {p.terminal ? (
+        <button onClick={p.terminal.toggle} data-testid="terminal-toggle">
+          {p.terminal.shown ? 'Log' : 'Terminal'}
+        </button>
+      ) : null}
+      <button disabled={p.busy} onClick={p.toggleDiff} data-testid="diff-toggle">
+        {p.diff ? 'Log' : 'Diff'}
       </button>
-    </form>
+      {/* Merge only once the agent has finished: the CLI refuses a running one. */}
+      {s.worktreeBranch && ENDED.has(s.status) ? (
+        <button disabled={p.busy} data-testid="merge" onClick={p.act.merge}>
+          Merge
+        </button>
+      ) : null}
+      <button disabled={p.busy} data-testid="archive" onClick={p.act.archive}>
+        {s.archivedAt ? 'Restore' : 'Archive'}
+      </button>
+    </div>
   );
 }
 

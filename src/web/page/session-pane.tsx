@@ -5,7 +5,8 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import type { WebSession } from '../hub.js';
 import { DiffView } from './diff-view.js';
-import { cost, isLive, label, short, tokens } from './display.js';
+import { cost, isLive, label, short, tokens, turnRunning } from './display.js';
+import { progressLabel } from '../../core/progress.js';
 import { LogView } from './log-view.js';
 import { Approval } from './needs-you.js';
 import { Actions } from './session-actions.js';
@@ -23,6 +24,8 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
     if (!live) setPending([]);
   }, [live]);
   const showTerm = term && s.pty && !diff;
+  // (a phone has no hover: the row's figure is explained here)
+  const progress = turnRunning(s) ? progressLabel(s.progress, s.type) : '';
   return (
     <section className="pane" data-testid="session-pane" data-session={s.id}>
       <header>
@@ -43,6 +46,11 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
           {s.zone ? (
             <div className="muted where" data-testid="pane-zone">
               runs in zone <code>{s.zone}</code> (another machine, over ssh)
+            </div>
+          ) : null}
+          {progress ? (
+            <div className="muted where" data-testid="pane-progress">
+              progress <b>{progress}</b> · {s.progress?.basis}
             </div>
           ) : null}
           {s.worktreeBranch ? (

@@ -5,7 +5,8 @@
  */
 import { useEffect, useState } from 'react';
 import type { WebProject, WebSession } from '../hub.js';
-import { cost, isLive, label, projectNames, short, stateText, timeText, tokens } from './display.js';
+import { cost, isLive, label, projectNames, short, stateText, timeText, tokens, turnRunning } from './display.js';
+import { progressLabel } from '../../core/progress.js';
 
 export interface TreeRow {
   s: WebSession;
@@ -97,6 +98,7 @@ function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string)
   const title = label(s);
   const activity = s.activity && isLive(s) ? s.activity : null;
   const time = timeText(s, p.now);
+  const progress = turnRunning(s) ? progressLabel(s.progress, s.type) : '';
   return (
     <div className={`node depth-${Math.min(depth, MAX_DEPTH)}`}>
       <Guides more={p.r.more} />
@@ -139,6 +141,11 @@ function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string)
           {time ? (
             <span className="time" data-testid="row-time">
               {time}
+            </span>
+          ) : null}
+          {progress ? (
+            <span className="progress" data-testid="row-progress" title={s.progress?.basis}>
+              {progress}
             </span>
           ) : null}
           <span>{tokens(s)}</span>
