@@ -8,7 +8,7 @@ import { safeText } from './lib/escapes.js';
 import { VERSION } from './lib/version.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { closestCommand } from './commands/argv.js';
-import { exitQuietlyOnBrokenPipe } from './commands/output.js';
+import { commandStdout } from './commands/output.js';
 import { parseCommandLine } from './commands/parse-flags.js';
 import { isAgentCommand } from './sandbox/agent-commands.js';
 import { commandHelp, overviewHelp } from './commands/help.js';
@@ -71,11 +71,13 @@ async function parseAndRunAs(spec: CommandSpec, args: string[]): Promise<number>
     flags,
     env: process.env,
     cwd: process.cwd(),
-    stdout: process.stdout,
-    stderr: process.stderr,
+    // `klaude … | head -1`: the reader going away ends the command quietly, whichever it is.
+    stdout: commandStdout(),
+    // made when first written to (node's stream for a pipe loads a dozen modules)
+    get stderr() {
+      return process.stderr;
+    },
   };
-  // `klaude … | head -1`: the reader going away ends the command quietly, whichever it is.
-  exitQuietlyOnBrokenPipe(process.stdout);
   const mod = await spec.load();
   const code = await mod.run(ctx);
   return typeof code === 'number' ? code : 0;

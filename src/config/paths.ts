@@ -3,9 +3,15 @@
  * everything at a temp home with KLAUDE_HOME / HOME.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import type * as Os from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from '../lib/sha256.js';
+
+/** node:os, loaded only when HOME or a short run directory is missing (it is 1 % of a short command). */
+function os(): typeof Os {
+  return createRequire(import.meta.url)('node:os') as typeof Os;
+}
 
 /** Unix socket paths are limited to 104 bytes on macOS (108 on Linux); keep a margin. */
 export const SOCKET_PATH_MAX = 103;
@@ -13,7 +19,7 @@ export const SOCKET_PATH_MAX = 103;
 export function klaudeHome(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.KLAUDE_HOME;
   if (fromEnv && fromEnv.trim() !== '') return path.resolve(fromEnv);
-  return path.join(env.HOME && env.HOME !== '' ? env.HOME : homedir(), '.klaude');
+  return path.join(env.HOME && env.HOME !== '' ? env.HOME : os().homedir(), '.klaude');
 }
 
 /** Create a private directory (0700) if missing; tighten it if it exists with wider bits we created. */
@@ -96,7 +102,7 @@ export function runDir(home: string, env: NodeJS.ProcessEnv = process.env): stri
   const longest = path.join(preferred, 'x'.repeat(24), `${'x'.repeat(26)}.sock`);
   if (Buffer.byteLength(longest) <= SOCKET_PATH_MAX) return preferred;
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  const base = env.XDG_RUNTIME_DIR && env.XDG_RUNTIME_DIR.length < 40 ? env.XDG_RUNTIME_DIR : tmpdir();
+  const base = env.XDG_RUNTIME_DIR && env.XDG_RUNTIME_DIR.length < 40 ? env.XDG_RUNTIME_DIR : os().tmpdir();
   const key = sha256Hex(home).slice(0, 8);
   return path.join(base, `klaude-${uid}-${key}`);
 }

@@ -6,8 +6,17 @@
  * through `identities` (pid + recorded start). Where the start time cannot be known, the pid alone
  * decides "alive" but never earns a SIGKILL.
  */
-import { execFileSync } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+/**
+ * node:child_process, loaded when `ps` is first run (only where /proc is missing): loading it
+ * costs every command that checks a pid (`sessions`, the hook) about 2 % of its start-up.
+ */
+function childProcess(): typeof ChildProcess {
+  return createRequire(import.meta.url)('node:child_process') as typeof ChildProcess;
+}
 
 /**
  * The pid names a running process: not a zombie (dead, waiting for its parent or init to reap it —
@@ -156,7 +165,7 @@ function psRows(pids: readonly number[], src: StartSource): Map<number, PsRow> |
   if (pids.length === 0) return out;
   let text: string;
   try {
-    text = execFileSync(src.ps, ['-o', 'pid=,stat=,lstart=', '-p', pids.join(',')], {
+    text = childProcess().execFileSync(src.ps, ['-o', 'pid=,stat=,lstart=', '-p', pids.join(',')], {
       encoding: 'utf8',
       env: PS_ENV,
       stdio: ['ignore', 'pipe', 'ignore'],
