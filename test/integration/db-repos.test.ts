@@ -20,6 +20,7 @@ import {
   linkClaudeSession,
   linksOf,
 } from '../../src/db/repos/links.js';
+import { listSessionRows } from '../../src/db/repos/listing.js';
 import { currentProcesses, endProcess, recordProcess } from '../../src/db/repos/processes.js';
 import { ensureProject, getProject } from '../../src/db/repos/projects.js';
 import {
@@ -118,6 +119,42 @@ describe('sessions', () => {
     updateSession(db, kid.id, { archivedAt: Date.now() });
     expect(listSessions(db, { projectId: P }).map((s) => s.id)).toEqual([root.id]);
     expect(listSessions(db, { projectId: P, includeArchived: true })).toHaveLength(2);
+  });
+});
+
+describe('the session listing', () => {
+  // Rows come back from SQLite as JSON (repos/listing.ts): every value must read back as stored.
+  it('keeps texts, NULLs, integers and reals exactly as stored, oldest first', () => {
+    const texts = [
+      'plain',
+      'quote " and \\ backslash',
+      'nul \u0000 and \u001b[31m controls\n',
+      'emoji 🦀 and 日本語',
+      '\u2028 \ud83d',
+    ];
+    const costs = [0.1 + 0.2, 0.0123 * 3, 1e-7 / 3, 12345.678901234567, 0];
+    const made = texts.map((prompt, i) => {
+      const row = createSession(db, { projectId: P, type: 'general', status: 'done', prompt });
+      return updateSession(db, row.id, {
+        costUsd: costs[i],
+        lastText: i % 2 ? null : `last ${prompt}`,
+        createdAt: 1_700_000_000_000 + i,
+      })!;
+    });
+    const brief = listSessionRows(db, { projectId: P, detail: 'brief' });
+    const full = listSessionRows(db, { projectId: P, detail: 'full' });
+    expect(brief.map((r) => r.id)).toEqual(made.map((r) => r.id));
+    for (const [i, r] of full.entries()) {
+      const want = getSession(db, r.id)!;
+      // Texts the listing cuts (substr) end at a NUL, as SQLite's substr reads them.
+      const cut = (t: string | null): string | null => (t === null ? null : t.split('\u0000')[0]!);
+      expect(r.prompt).toBe(cut(want.prompt));
+      expect(r.lastText).toBe(cut(want.lastText));
+      expect(r.costUsd).toBe(costs[i]);
+      expect(r.createdAt).toBe(want.createdAt);
+      expect(r.parentId).toBeNull();
+      expect(brief[i]!.costUsd).toBeNull(); // brief leaves the detail columns out
+    }
   });
 });
 
