@@ -47,6 +47,8 @@ export function parseFlags(spec: CommandSpec, argv: readonly string[]): ParsedFl
 type Opt = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
 function parse(spec: CommandSpec, argv: readonly string[], withHelp = true): { help: boolean } & ParsedFlags {
+  const quick = plain(spec, argv, withHelp);
+  if (quick) return quick;
   const options: Record<string, Opt> = {};
   const byLong = new Map<string, string>(); // kebab or camel long name → flag name
   for (const [name, f] of Object.entries(spec.flags)) {
@@ -112,19 +114,65 @@ function parse(spec: CommandSpec, argv: readonly string[], withHelp = true): { h
     }
   }
 
-  const flags: Flags = {};
-  for (const [name, f] of Object.entries(spec.flags)) {
-    let v: unknown = parsed.values[kebab(name)];
+  const values = parsed.values;
+  const flags = withDefaults(spec, (name) => {
+    let v: unknown = values[kebab(name)];
     if (typeof v === 'string') v = unhold(v);
     if (Array.isArray(v)) v = v.map((x) => (typeof x === 'string' ? unhold(x) : x));
     if (negated.has(name)) v = false;
+    return v;
+  });
+  return { help: values.help === true, flags, input: parsed.positionals.map(unhold) };
+}
+
+/** Each flag's value (numbers converted), or its default. */
+function withDefaults(spec: CommandSpec, valueOf: (name: string) => unknown): Flags {
+  const flags: Flags = {};
+  for (const [name, f] of Object.entries(spec.flags)) {
+    let v = valueOf(name);
     if (f.type === 'number' && v !== undefined) {
       v = Array.isArray(v) ? v.map((x) => Number(x)) : Number(v);
     }
     if (v === undefined && f.default !== undefined) v = f.isMultiple ? [f.default] : f.default;
     if (v !== undefined) flags[name] = v as Flags[string];
   }
-  return { help: parsed.values.help === true, flags, input: parsed.positionals.map(unhold) };
+  return flags;
+}
+
+/**
+ * The usual command line without node's parser (loading it was ~3 % of `klaude sessions`): words
+ * that do not start with '-', and boolean flags spelt exactly (`--json`, `-v`, `--help` before the
+ * first word). Anything else (values, `--no-…`, `--`, unknown flags, a late `--help`) is left to
+ * parseArgs, whose result would be the same for what this takes.
+ */
+function plain(
+  spec: CommandSpec,
+  argv: readonly string[],
+  withHelp: boolean,
+): ({ help: boolean } & ParsedFlags) | null {
+  const on = new Set<string>();
+  const input: string[] = [];
+  let help = false;
+  for (const tok of argv) {
+    if (!tok.startsWith('-')) {
+      input.push(tok);
+      continue;
+    }
+    if (withHelp && (tok === '--help' || tok === '-h') && input.length === 0) {
+      help = true;
+      continue;
+    }
+    const name = Object.keys(spec.flags).find((n) =>
+      tok.startsWith('--') ? tok === `--${kebab(n)}` : tok.length === 2 && tok[1] === spec.flags[n]!.shortFlag,
+    );
+    if (name === undefined || spec.flags[name]!.type !== 'boolean' || spec.flags[name]!.isMultiple) return null;
+    on.add(name);
+  }
+  return {
+    help,
+    flags: withDefaults(spec, (name) => (on.has(name) ? true : undefined)),
+    input,
+  };
 }
 
 function run(spec: CommandSpec, args: string[], options: Record<string, Opt>): ReturnType<typeof parseArgs> {

@@ -135,11 +135,8 @@ describe('the session listing', () => {
     const costs = [0.1 + 0.2, 0.0123 * 3, 1e-7 / 3, 12345.678901234567, 0];
     const made = texts.map((prompt, i) => {
       const row = createSession(db, { projectId: P, type: 'general', status: 'done', prompt });
-      return updateSession(db, row.id, {
-        costUsd: costs[i],
-        lastText: i % 2 ? null : `last ${prompt}`,
-        createdAt: 1_700_000_000_000 + i,
-      })!;
+      db.sqlite.prepare('UPDATE sessions SET created_at = ? WHERE id = ?').run(1_700_000_000_000 + i, row.id);
+      return updateSession(db, row.id, { costUsd: costs[i], lastText: i % 2 ? null : `last ${prompt}` })!;
     });
     const brief = listSessionRows(db, { projectId: P, detail: 'brief' });
     const full = listSessionRows(db, { projectId: P, detail: 'full' });

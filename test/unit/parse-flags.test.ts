@@ -120,3 +120,23 @@ describe('parseCommandLine', () => {
     );
   });
 });
+
+describe('the usual command lines, read without parseArgs', () => {
+  // Plain words and exact boolean flags skip node's parser (parse-flags.ts `plain`); `--timeout=30`
+  // (its default) sends the same line through parseArgs: both must read it alike.
+  const pool = ['a', 'b', '--json', '-v', '-f', '--help', '-h', '--resume-last', '--resumeLast', '-vf', '-x', '--nope'];
+  const lines: string[][] = [[]];
+  for (const t of pool) lines.push([t]);
+  for (const t of pool) for (const u of pool) lines.push([t, u], [t, 'a', u]);
+  it.each(lines)('%j', (...argv) => {
+    const viaNode = (): unknown => parseCommandLine(spec, [...argv, '--timeout=30']);
+    let expected: unknown;
+    try {
+      expected = viaNode();
+    } catch (e) {
+      expect(() => parseCommandLine(spec, argv)).toThrow((e as Error).message);
+      return;
+    }
+    expect(parseCommandLine(spec, argv)).toEqual(expected);
+  });
+});
