@@ -25,6 +25,7 @@ import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { readAllEvents } from '../logs/reader.js';
 import { collectCompletionInfo } from '../logs/summary.js';
 import type { AgentServices } from './context.js';
+import { launchMetadata } from '../agent-types/launch-settings.js';
 import { forkPlace } from './fork.js';
 import { deliverMessage, type Delivery } from './message.js';
 import { reviewPrompt, type ReviewMaterial } from './review-prompt.js';
@@ -156,6 +157,12 @@ async function outputMaterial(
   return { subject: 'output', text, about: '', files: [], cwd, fullCommand: `klaude logs ${shortId(origin.id)} -s` };
 }
 
+/** Where a reviewer reads: the origin's own directory — inside its worktree for a worktree agent. */
+function reviewPlace(db: AgentServices['db'], origin: SessionRow): { projectRoot: string; cwd: string } {
+  const place = forkPlace(db, origin);
+  return origin.worktreePath ? { ...place, cwd: launchMetadata(origin)?.cwd ?? origin.worktreePath } : place;
+}
+
 /** Start the reviewers of `origin`'s work; they run on, detached. */
 export async function startReviews(svc: AgentServices, origin: SessionRow, o: ReviewOptions): Promise<StartedReviews> {
   if (origin.reviewOf) {
@@ -163,7 +170,7 @@ export async function startReviews(svc: AgentServices, origin: SessionRow, o: Re
       hint: `review the work itself: klaude review ${shortId(origin.reviewOf)}`,
     });
   }
-  const place = forkPlace(svc.db, origin);
+  const place = reviewPlace(svc.db, origin);
   const notes: string[] = [];
   const m =
     (o.subject !== 'output' ? await diffMaterial(svc, origin, place, o.subject === 'diff') : null) ??

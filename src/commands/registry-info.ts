@@ -90,7 +90,7 @@ export const INFO_COMMANDS: CommandSpec[] = [
     usage: 'klaude doctor [--json]',
     description: [
       'One line per check: ✔ fine, ! worth knowing, ✗ broken (with the fix on the line below).',
-      "Checks klaude's own install (its files; better-sqlite3 and node-pty load), the claude klaude would",
+      "Checks klaude's own install (its files; node-pty loads), its SQLite module (in a child node), the claude klaude would",
       'launch (claude.binary or PATH) and whether klaude was tested with its version; Node; that Claude',
       "Code runs the hooks klaude injects and they record (a throwaway claude in this directory with klaude's",
       'hooks and no prompt: no model request, its records go to a temporary home); the database (integrity,',

@@ -3,6 +3,7 @@
  * status and where it is open, and the `-v` detail line. Text only; the table is sessions-table.ts.
  */
 import { shortId } from '../core/ids.js';
+import { isTerminal } from '../core/status.js';
 import type { LiveProcesses, SessionListRow } from '../db/repos/listing.js';
 import { elapsed } from '../lib/format.js';
 import { progressLabel } from '../core/progress.js';
@@ -56,8 +57,8 @@ function placeCell(r: SessionListRow, p: LiveProcesses | undefined): string {
   let cell = r.status === 'queued' && r.queuePosition ? queued : r.status;
   if (r.rateLimitMax !== null && (r.status === 'queued' || r.status === 'running' || r.status === 'pending'))
     cell += ` (rate-limited: ${r.runtime} max ${r.rateLimitMax})`;
-  // Sandboxed is the rule: an agent outside the sandbox is the one to see.
-  if (r.sandbox?.startsWith('unsandboxed')) cell += ' · unsandboxed';
+  // Sandboxed is the rule: an agent outside the sandbox is the one to see, while it can act (-v keeps it after).
+  if (r.sandbox?.startsWith('unsandboxed') && !isTerminal(r.status)) cell += ' · unsandboxed';
   if (p?.pty) return `${cell} · pty`;
   if (p?.claude && r.type !== 'tui') return `${cell} · open`;
   return cell;

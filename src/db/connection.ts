@@ -153,12 +153,3 @@ export function asDbError(e: unknown, message: string): KlaudeError {
   const detail = e instanceof Error ? e.message : String(e);
   return new KlaudeError('E_DB', `${message}: ${detail}`, { cause: e });
 }
-
-/** Open and close a database in memory: better-sqlite3's native addon loads and works (klaude doctor). */
-export function probeSqlite(): void {
-  try {
-    new Database(':memory:').close();
-  } catch (e) {
-    throw asDbError(e, 'cannot open a database in memory');
-  }
-}

@@ -1,15 +1,15 @@
 /**
  * `install`: is this klaude whole where it is installed (a package from its tarball, or a clone)?
  * The files the CLI loads beside itself (the hook entry, the DB client, the web page, the
- * migrations), and the two native modules npm built as it installed: better-sqlite3 opens a database
- * in memory, node-pty runs `sh` in a PTY (its native part and, on macOS, its spawn helper). A fix
- * names the command for this install, with its path: the person may not know where npm put klaude.
+ * migrations), and node-pty, a native module npm built as it installed, running `sh` in a PTY (its
+ * native part and, on macOS, its spawn helper). better-sqlite3 has a line of its own (`sqlite module`,
+ * sqlite-check.ts), probed in a child node: a damaged addon loaded here could crash doctor itself.
+ * A fix names the command for this install, with its path: the person may not know where npm put klaude.
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { klaudeInstall, moduleLoadError, reinstallHint, type KlaudeInstall } from '../config/install.js';
-import { probeSqlite } from '../db/connection.js';
 import { isKlaudeError } from '../lib/errors.js';
 import { failed, passed, warned, type CheckResult } from './check.js';
 
@@ -26,11 +26,10 @@ export const SHIPPED_FILES = [
 ];
 
 export interface NativeProbes {
-  sqlite(): void;
   pty(): Promise<void>;
 }
 
-const REAL_PROBES: NativeProbes = { sqlite: probeSqlite, pty: probePty };
+const REAL_PROBES: NativeProbes = { pty: probePty };
 
 export async function checkInstall(
   install: KlaudeInstall | null = klaudeInstall(),
@@ -46,18 +45,13 @@ export async function checkInstall(
         : `reinstall klaude: ${reinstallHint(install)}`;
     return failed(CHECK, `${what}: missing ${missing.join(', ')}`, fix);
   }
-  for (const [module, probe] of [
-    ['better-sqlite3', async () => probes.sqlite()],
-    ['node-pty', () => probes.pty()],
-  ] as const) {
-    try {
-      await probe();
-    } catch (e) {
-      const err = isKlaudeError(e) && e.code === 'E_INSTALL' ? e : moduleLoadError(module, e, install);
-      return failed(CHECK, `${what}: ${err.message}`, err.hint ?? reinstallHint(install));
-    }
+  try {
+    await probes.pty();
+  } catch (e) {
+    const err = isKlaudeError(e) && e.code === 'E_INSTALL' ? e : moduleLoadError('node-pty', e, install);
+    return failed(CHECK, `${what}: ${err.message}`, err.hint ?? reinstallHint(install));
   }
-  return passed(CHECK, `${what}: whole; better-sqlite3 and node-pty load`);
+  return passed(CHECK, `${what}: whole; node-pty loads`);
 }
 
 /** `sh -c 'exit 7'` in a PTY: node-pty loads, spawns and reports the exit code. */

@@ -60,7 +60,9 @@ afterAll(async () => {
   await mock?.close();
 });
 
-const ALLOWED = 'agents:\n  allowedTools:\n    - "Bash(env:*)"\n    - "Bash(printenv:*)"\n';
+// Unsandboxed: these are the second line (a sandboxed agent cannot even reach klaude's files or the
+// web server: test/e2e/sandbox-escapes.test.ts).
+const ALLOWED = 'agents:\n  sandbox: off\n  allowedTools:\n    - "Bash(env:*)"\n    - "Bash(printenv:*)"\n';
 
 function setup(env: Record<string, string> = {}): { home: TempHome; svc: AgentServices } {
   const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-webauth-', env });

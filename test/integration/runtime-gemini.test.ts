@@ -15,8 +15,9 @@ let mock: MockGemini;
 let home: TempHome;
 const gates = new Gates();
 const h = harness(() => home);
-// Headless gemini registers its shell tool only with --approval-mode yolo (see the fixtures).
-const CONFIG = `agents:\n  permissionMode: bypassPermissions\n  model: ${GEMINI_TEST_MODEL}\n`;
+// Headless gemini registers its shell tool only with --approval-mode yolo (see the fixtures); klaude
+// drives no gemini sandbox, so bypass is allowed explicitly (agents.bypassWithoutSandbox).
+const CONFIG = `agents:\n  permissionMode: bypassPermissions\n  bypassWithoutSandbox: true\n  model: ${GEMINI_TEST_MODEL}\n`;
 
 beforeAll(async () => {
   mock = await startMockGemini({

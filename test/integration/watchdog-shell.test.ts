@@ -63,10 +63,13 @@ describe('watchdog shell without /proc', () => {
     ['with /proc', END_CHILD_SH],
     ['without /proc', NO_PROC],
   ])('%s: a zombie has no identity, so it is neither waited for nor signalled', async (_name, script) => {
-    // `sleep 0` left behind by a shell that became `sleep 60`, which never reaps it: a zombie.
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    // A child that exits at once under a parent that never waits for it: a zombie (a shell may reap
+    // a background job before it execs, so the parent is one that never reaps).
+    const parent = spawn(
+      'python3',
+      ['-c', 'import os,sys,time\npid=os.fork()\nif pid==0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(60)'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     strays.push(parent);
     let out = '';
     parent.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -193,6 +193,9 @@ describe('codex normaliser: captured runs', () => {
       'tool_call web_search: vitest 4',
       'tool_result web_search: ',
       'tool_call todo_list: 2 todos, 1 done',
+      // An update of the plan in place is a call and result of its own (the agent's progress counts it).
+      'tool_call todo_list: 2 todos, 2 done',
+      'tool_result todo_list: [x] a⏎[x] b',
     ]);
   });
 });

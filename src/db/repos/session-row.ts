@@ -14,15 +14,12 @@ export const SESSION_COLUMNS = `id, project_id AS projectId, parent_id AS parent
   metadata, worktree_path AS worktreePath, worktree_branch AS worktreeBranch, worktree_base AS worktreeBase,
   archived_at AS archivedAt, created_at AS createdAt, updated_at AS updatedAt, ended_at AS endedAt, activity,
   run_started_at AS runStartedAt, error, queued_at AS queuedAt, name, pinned_at AS pinnedAt, budget_usd AS budgetUsd,
-  forked_from AS forkedFrom, review_of AS reviewOf`;
+  forked_from AS forkedFrom, review_of AS reviewOf, priority, queue_order AS queueOrder, progress`;
 
-/** A row selected with SESSION_COLUMNS as drizzle returns it (`metadata` is JSON text in the table). */
+/** A row selected with SESSION_COLUMNS as drizzle returns it (`metadata` and `progress` are JSON text in the table). */
 export function sessionFromSql(r: Record<string, unknown>): SessionRow {
-  const meta = r.metadata;
-  return {
-    ...r,
-    metadata: typeof meta === 'string' ? (JSON.parse(meta) as Record<string, unknown>) : null,
-  } as SessionRow;
+  const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : null);
+  return { ...r, metadata: json(r.metadata), progress: json(r.progress) } as SessionRow;
 }
 
 export function sessionById(db: HasSqlite, id: string): SessionRow | undefined {

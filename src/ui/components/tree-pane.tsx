@@ -7,6 +7,7 @@ import { elapsed } from '../../lib/format.js';
 import { progressLabel } from '../../core/progress.js';
 import { isWorking, type TreeRow } from '../../feeds/session-tree.js';
 import { cellWidth, fit, formatAge, formatCost, formatCount, sanitize, truncate, wrapText } from '../text.js';
+import { isTerminal } from '../../core/status.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
 
@@ -160,7 +161,7 @@ export function treeRowSegments(
   tagRoom -= queueText.length;
   const wtText = s.worktreeBranch && tagRoom >= WT_TAG.length ? WT_TAG : '';
   tagRoom -= wtText.length;
-  const unsandboxed = s.sandbox?.startsWith('unsandboxed') === true;
+  const unsandboxed = s.sandbox?.startsWith('unsandboxed') === true && !isTerminal(s.status);
   const outText = unsandboxed && tagRoom >= UNSANDBOXED_TAG.length ? UNSANDBOXED_TAG : '';
   tagRoom -= outText.length;
   // The title/prompt only when a useful part of it fits.

@@ -77,7 +77,7 @@ function startReview(env: CommandEnv, originId: string | undefined): void {
     `starting a review of ${shortId(originId)}…`,
     env.actions.startReview(originId),
     (r) =>
-      `${r.sessionIds.map(shortId).join(', ')} (${r.runtime}) reviews ${shortId(originId)}, read-only${r.notes.length ? ` — ${r.notes.join('; ')}` : ''}`,
+      `${r.sessionIds.map(shortId).join(', ')} (${r.runtime}) reviews ${shortId(originId)}, read-only${r.notes?.length ? ` — ${r.notes.join('; ')}` : ''}`,
     env.tree.byId.get(originId),
   );
 }

@@ -114,7 +114,7 @@ function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string)
           <span className="name">
             <b>{s.type}</b> <span className="id">{short(s.id)}</span> {s.pty ? <span className="tag">pty</span> : null}
             {s.worktreeBranch ? <span className="tag">worktree</span> : null}
-            {s.sandbox?.startsWith('unsandboxed') ? (
+            {s.sandbox?.startsWith('unsandboxed') && isLive(s) ? (
               <span className="tag unsandboxed" title={s.sandbox} data-testid="row-unsandboxed">
                 unsandboxed
               </span>
