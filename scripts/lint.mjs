@@ -30,7 +30,7 @@ const isTypeOnly = (text, spec) =>
 const UI_OWNERS = (f) =>
   f.startsWith('src/ui/') ||
   f.startsWith('src/dashboard/') ||
-  f === 'src/commands/ui.ts' ||
+  f === 'src/commands/views/ui.ts' ||
   f.startsWith('src/web/page/');
 
 const rules = [

@@ -1,0 +1,128 @@
+/** Command specs for reviewing agents' work: review, diff, merge, worktree (kept apart so registry.ts stays small). */
+import { JSON_FLAG } from '../cli/flag-specs.js';
+import type { CommandSpec } from '../cli/types.js';
+
+export const REVIEW_COMMANDS: CommandSpec[] = [
+  {
+    name: 'review',
+    summary:
+      "start an agent of another runtime reviewing an agent's diff or answer, read-only; --send gives it the findings",
+    usage:
+      'klaude review <id> [--by <runtime|type>]… [--diff | --output] [--focus "<what>"] [-d] [--json] | <id> --show | <id> --send [--by …]',
+    description: [
+      "Starts a reviewer agent on the session's work: its diff (a --worktree agent's branch, or the files it",
+      'touched in the shared tree; as `klaude diff`) when it changed files, else its final answer (--diff and',
+      '--output choose). The reviewer runs on another runtime than the reviewed agent by default, the first',
+      'one installed: codex (then gemini, opencode, cursor) reviews claude, claude reviews the others.',
+      '--by names its runtime (claude, codex, gemini, opencode, cursor) or an agent type; give it again (or',
+      'comma-separate) for several reviewers side by side. An agent type `reviewer` of your own is used',
+      'when it exists (its instructions and, with no --by, its runtime), else `general`.',
+      'A reviewer is read-only by its own CLI: claude gets only Read, Grep and Glob (no Edit, Write or Bash),',
+      'the others their read-only mode (codex sandbox read-only, gemini and opencode plan, cursor plan). It',
+      'sits beside the reviewed session (`review of <id>` in listings), works in its directory (a worktree',
+      "agent's worktree) and answers with a JSON block of findings (file, line, severity, text; codex is held",
+      'to the shape with --output-schema), read when its run ends and shown under the reviewed session in',
+      '`klaude sessions`, the dashboard (R) and klaude web.',
+      'Attached (default) it follows the reviewer(s), then prints the findings; -d returns at once.',
+      '--show prints the findings of every review of the session (or of the named review).',
+      '--send gives the findings to the reviewed agent as a message (a stopped agent is resumed): every',
+      'finished review not sent yet (--by narrows), or the named review, sent again if need be.',
+    ].join('\n'),
+    flags: {
+      by: {
+        type: 'string',
+        isMultiple: true,
+        valueName: 'runtime|type',
+        description: 'who reviews: a runtime or an agent type (repeat, or a comma list, for several reviewers)',
+      },
+      diff: { type: 'boolean', description: 'review its diff (fails when it changed no files)' },
+      output: { type: 'boolean', description: 'review its final answer' },
+      focus: { type: 'string', valueName: 'what', description: 'what the reviewer should look at most' },
+      show: { type: 'boolean', description: 'print the findings of its reviews; starts nothing' },
+      send: { type: 'boolean', description: 'give the findings to the reviewed agent as a message; starts nothing' },
+      detach: { type: 'boolean', shortFlag: 'd', description: 'print the reviewer id(s) and return at once' },
+      json: {
+        ...JSON_FLAG,
+        description: 'print {sessionId, subject, reviewers} (implies -d); with --show {sessionId, reviews}',
+      },
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: [
+      'klaude review 7XQ2',
+      'klaude review 7XQ2 --by codex --by claude --focus "error handling"',
+      'klaude review 7XQ2 --show',
+      'klaude review 7XQ2 --send',
+    ],
+    load: () => import('../person/review.js'),
+  },
+  {
+    name: 'diff',
+    summary: 'show what an agent changed: its worktree branch, or the files it touched in the shared tree',
+    usage: 'klaude diff <id> [--stat] [--json]',
+    description: [
+      'A --worktree agent: its branch against the commit it started from, uncommitted and untracked',
+      'files of its worktree included (exact).',
+      'An agent in the shared tree: the current changes (against HEAD) of the files it created or',
+      'edited during its runs (from git status before/after each run and its Edit/Write calls).',
+      'That is approximate: your own edits to those files show too.',
+      'The patch goes to stdout (coloured on a terminal), what it is a diff of to stderr.',
+    ].join('\n'),
+    flags: {
+      stat: { type: 'boolean', description: 'only the changed files with added/deleted line counts' },
+      json: {
+        ...JSON_FLAG,
+        description: 'print {kind, approximate, base, branch, files:[{path,status,added,deleted}], patch}',
+      },
+    },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: ['klaude diff 7XQ2', 'klaude diff 7XQ2 --stat', 'klaude diff 7XQ2 | git apply'],
+    operands: ['session'],
+    load: () => import('../person/diff.js'),
+  },
+  {
+    name: 'merge',
+    summary: "merge a --worktree agent's branch into your current branch",
+    usage: 'klaude merge <id> [--json]',
+    description: [
+      'Commits what the agent left uncommitted in its worktree on its branch first (and says so), then',
+      'merges the branch into the branch checked out where you run it. Refuses, changing nothing, when your',
+      'tree has uncommitted changes (E_DIRTY_TREE) or the merge would conflict (E_MERGE_CONFLICT: checked',
+      'first with git merge-tree, so there is never a half-merge to clean up). Needs git 2.38 or newer.',
+      'Afterwards `klaude worktree prune` removes the worktree.',
+    ].join('\n'),
+    flags: { json: JSON_FLAG },
+    minArgs: 1,
+    maxArgs: 1,
+    examples: ['klaude merge 7XQ2'],
+    operands: ['session'],
+    load: () => import('../person/merge.js'),
+  },
+  {
+    name: 'worktree',
+    summary: 'list the worktrees of --worktree agents, or prune those of finished agents',
+    usage: 'klaude worktree list|prune [id…] [--force] [--json]',
+    description: [
+      'list: each agent worktree with its state: merged (its branch is in your HEAD), empty (no work),',
+      'unmerged, running.',
+      'prune: removes the worktree and branch of every finished agent (or of the named ones) that is',
+      'merged or empty. Unmerged work is asked about on a terminal; otherwise it is kept (exit 1) unless',
+      '--force. So are ignored files (.env, notes, build output: in no commit, so lost with the',
+      'worktree): a worktree holding any is kept and they are named; --force removes it anyway and',
+      'says which ignored files went with it. Running agents are never touched. Archiving a session',
+      'in the dashboard prunes its merged and empty worktrees that hold no ignored files too.',
+    ].join('\n'),
+    flags: {
+      force: {
+        type: 'boolean',
+        description: 'prune: also remove worktrees with unmerged work or ignored files, without asking',
+      },
+      json: JSON_FLAG,
+    },
+    minArgs: 1,
+    examples: ['klaude worktree list', 'klaude worktree prune', 'klaude worktree prune 7XQ2 --force'],
+    operands: [['list', 'prune'], 'session'],
+    load: () => import('../person/worktree.js'),
+  },
+];
