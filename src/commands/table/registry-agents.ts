@@ -173,6 +173,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       'klaude message 7XQ2 "and now?" -f',
       'klaude message 7XQ2 "the button looks wrong here" --image screenshot.png',
     ],
+    operands: ['session', 'text'],
     load: () => import('../agents/message.js'),
   },
   {
