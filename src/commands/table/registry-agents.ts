@@ -115,6 +115,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       priority: {
         type: 'string',
         valueName: 'level',
+        completes: ['high', 'normal', 'low'],
         description:
           "high, normal or low: when the run limit makes agents wait, higher ones start first, first come first served within a level (default: the definition's priority:, else normal; `klaude queue` shows and changes the order)",
       },
@@ -154,6 +155,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       image: {
         type: 'string',
         valueName: 'file',
+        completes: 'file',
         isMultiple: true,
         description: 'send this image with the message (claude agents; PNG, JPEG, GIF or WebP, at most 5 MB)',
       },
