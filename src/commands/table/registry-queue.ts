@@ -33,6 +33,7 @@ export const QUEUE_COMMAND: CommandSpec = {
     },
   },
   maxArgs: 2,
+  operands: [['move'], 'session'],
   examples: [
     'klaude queue',
     'klaude queue move 7XQ2 --top',
