@@ -33,6 +33,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
         type: 'string',
         isMultiple: true,
         valueName: 'runtime|type',
+        completes: 'runtime',
         description: 'who reviews: a runtime or an agent type (repeat, or a comma list, for several reviewers)',
       },
       diff: { type: 'boolean', description: 'review its diff (fails when it changed no files)' },
@@ -48,6 +49,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     maxArgs: 1,
+    operands: ['session'],
     examples: [
       'klaude review 7XQ2',
       'klaude review 7XQ2 --by codex --by claude --focus "error handling"',
