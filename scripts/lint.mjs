@@ -4,12 +4,13 @@
 //   - src/ui never spawns processes; Ink/React load only in the dashboard's own files;
 //   - every SQL statement lives in src/db;
 //   - files stay small (split above ~400 lines); functions stay under 80 lines (eslint.config.js);
+//   - no folder under src/ holds more than 35 files (split a crowded one by what its files act on);
 //   - folders import only folders below them in LAYERS (scripts/import-graph.mjs), types included;
 //   - no import circles between files, types included;
 //   - no file name used by three or more files, unless it names the same part in each (ROLE_NAMES);
 //   - docs/ARCHITECTURE.md's layer table lists LAYERS in order.
 // Prints one line per problem and exits 1 if there is any.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   LAYERS,
@@ -23,6 +24,15 @@ import {
 
 const ROOT = 'src';
 const MAX_LINES = 400;
+const MAX_FILES = 35;
+
+/** Folders under root holding more than MAX_FILES files (subfolders not counted): { dir, count }. */
+function crowdedFolders(dir) {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const count = entries.filter((e) => e.isFile()).length;
+  const here = count > MAX_FILES ? [{ dir, count }] : [];
+  return [...here, ...entries.filter((e) => e.isDirectory()).flatMap((e) => crowdedFolders(path.join(dir, e.name)))];
+}
 
 const isTypeOnly = (text, spec) =>
   new RegExp(`import\\s+type\\s[^;]*['"]${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"]`).test(text);
@@ -30,7 +40,7 @@ const isTypeOnly = (text, spec) =>
 const UI_OWNERS = (f) =>
   f.startsWith('src/ui/') ||
   f.startsWith('src/dashboard/') ||
-  f === 'src/commands/ui.ts' ||
+  f === 'src/commands/views/ui.ts' ||
   f.startsWith('src/web/page/');
 
 const rules = [
@@ -101,6 +111,10 @@ for (const { from, to, file, spec } of folderEdges(ROOT)) {
 for (const group of fileCircles(fileEdges(ROOT))) problems.push(`import circle: ${group.join(' ↔ ')}`);
 for (const [name, where] of crowdedNames(ROOT))
   problems.push(`${where.length} files named ${name}: ${where.join(', ')} (rename by what each holds)`);
+for (const { dir, count } of crowdedFolders(ROOT))
+  problems.push(
+    `${dir}/: ${count} files (at most ${MAX_FILES} a folder; split it into subfolders by what the files act on)`,
+  );
 for (const p of layerTableProblems()) problems.push(p);
 for (const p of problems) console.log(p);
 console.log(problems.length ? `lint: ${problems.length} problem(s)` : 'lint: ok');

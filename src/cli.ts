@@ -6,13 +6,13 @@
 import { KlaudeError, isKlaudeError } from './lib/errors.js';
 import { safeText } from './lib/escapes.js';
 import { VERSION } from './lib/version.js';
-import { COMMANDS, findCommand } from './commands/registry.js';
-import { closestCommand } from './commands/argv.js';
-import { commandStdout } from './commands/output.js';
-import { parseCommandLine } from './commands/parse-flags.js';
+import { COMMANDS, findCommand } from './commands/table/registry.js';
+import { closestCommand } from './commands/cli/argv.js';
+import { commandStdout } from './commands/cli/output.js';
+import { parseCommandLine } from './commands/cli/parse-flags.js';
 import { isAgentCommand } from './sandbox/agent-commands.js';
-import { commandHelp, overviewHelp } from './commands/help.js';
-import type { CommandContext, CommandSpec } from './commands/types.js';
+import { commandHelp, overviewHelp } from './commands/cli/help.js';
+import type { CommandContext, CommandSpec } from './commands/cli/types.js';
 
 /** A flag of this command written after `--` (where it is taken as text), if any. */
 function flagAfterDashDash(spec: CommandSpec, args: string[]): string | undefined {
@@ -64,7 +64,8 @@ async function parseAndRunAs(spec: CommandSpec, args: string[]): Promise<number>
   }
   // Run for a sandboxed agent by its channel: its commands only, on its own sessions only.
   const scope = process.env.KLAUDE_AGENT_SCOPE;
-  if (scope) (await import('./commands/agent-scope.js')).checkAgentScope(scope, spec.name, input, flags, process.env);
+  if (scope)
+    (await import('./commands/agents/agent-scope.js')).checkAgentScope(scope, spec.name, input, flags, process.env);
   const ctx: CommandContext = {
     input,
     passthrough,
@@ -146,9 +147,9 @@ async function main(argv: string[]): Promise<number> {
     const { zoneServeMain } = await import('./zones/serve.js');
     return zoneServeMain(rest);
   }
-  // Hidden: what a shell's completion script asks on every Tab (src/commands/complete.ts); must stay fast.
+  // Hidden: what a shell's completion script asks on every Tab (src/commands/setup/complete.ts); must stay fast.
   if (first === '__complete') {
-    const { completeMain } = await import('./commands/complete.js');
+    const { completeMain } = await import('./commands/setup/complete.js');
     return completeMain(rest, process.env, process.cwd());
   }
   const root = findCommand('');

@@ -3,7 +3,7 @@
  * way out of its sandbox to klaude. Its runtime watches the agent's io directory; each request a
  * `klaude` inside the sandbox leaves there (sandbox/channel-client.ts) is one command of the
  * agent's (sandbox/agent-commands.ts), run as a klaude of its own outside the sandbox with
- * `KLAUDE_AGENT_SCOPE` set, so it acts on the agent's own sessions only (commands/agent-scope.ts);
+ * `KLAUDE_AGENT_SCOPE` set, so it acts on the agent's own sessions only (commands/agents/agent-scope.ts);
  * its output and exit code go back through the request's FIFO. Any other command is refused here,
  * before anything runs. The agent owns the io directory, so every file there is opened without
  * following links and checked for its type: nothing it plants makes klaude read or write elsewhere.

@@ -3,7 +3,7 @@
  * its channel's `bin/klaude`): it cannot reach klaude's database or sockets from inside the
  * sandbox, and does not try. It hands its command line to the agent's own channel (files in its io
  * directory, channel-frames.ts) and prints what comes back. Which commands exist there, and for
- * which sessions, is the server's to decide (runtime/agent-channel.ts, commands/agent-scope.ts):
+ * which sessions, is the server's to decide (runtime/agent-channel.ts, commands/agents/agent-scope.ts):
  * this file grants nothing.
  */
 import { execFileSync } from 'node:child_process';

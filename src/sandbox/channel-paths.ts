@@ -22,6 +22,6 @@ export function channelPaths(runDir: string, projectHash: string, sessionId: str
 export const CHANNEL_ENV = 'KLAUDE_CHANNEL';
 /**
  * Set by the channel's server on the klaude it runs for a request: that klaude acts for this agent
- * only (commands/agent-scope.ts). An agent cannot set it: it runs only outside the sandbox.
+ * only (commands/agents/agent-scope.ts). An agent cannot set it: it runs only outside the sandbox.
  */
 export const SCOPE_ENV = 'KLAUDE_AGENT_SCOPE';

@@ -40,7 +40,7 @@ describe('a closed stdout', () => {
   });
 });
 
-// Commands write straight to fd 1 when it is a pipe (commands/output.ts). A pipe another process
+// Commands write straight to fd 1 when it is a pipe (commands/cli/output.ts). A pipe another process
 // made non-blocking (node does, for its own stdout) refuses a write when full (EAGAIN): the rest
 // must go out once the reader reads, nothing lost and nothing repeated.
 describe('a full non-blocking pipe', () => {

@@ -1,7 +1,7 @@
 // The `sessions` cell of a pending permission request: wrapped, never cut mid-command when it can
 // be helped; its middle shortened (both ends kept) only past the lines it may take.
 import { describe, expect, it } from 'vitest';
-import { fitLastCell } from '../../src/commands/approval-cell.js';
+import { fitLastCell } from '../../src/commands/sessions/approval-cell.js';
 import { shortenMiddle, wrapWords } from '../../src/lib/format.js';
 
 describe('shortenMiddle and wrapWords', () => {

@@ -1,9 +1,9 @@
-// The candidates Tab offers (commands/completion-words.ts) from the real command table, the line
+// The candidates Tab offers (commands/setup/completion-words.ts) from the real command table, the line
 // splitting bash's line goes through, and that the table says what every positional is.
 import { describe, expect, it } from 'vitest';
-import { splitLine } from '../../src/commands/complete.js';
-import { completeWords, type Candidate, type Lookups } from '../../src/commands/completion-words.js';
-import { COMMANDS } from '../../src/commands/registry.js';
+import { splitLine } from '../../src/commands/setup/complete.js';
+import { completeWords, type Candidate, type Lookups } from '../../src/commands/setup/completion-words.js';
+import { COMMANDS } from '../../src/commands/table/registry.js';
 import type { SessionPick, SessionToComplete } from '../../src/db/repos/completion.js';
 
 const ROWS: Record<SessionPick, SessionToComplete[]> = {

@@ -2,8 +2,8 @@
 // deprecation warning instead of refused.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
-import { COMMANDS } from '../../src/commands/registry.js';
-import { parseCommandLine } from '../../src/commands/parse-flags.js';
+import { COMMANDS } from '../../src/commands/table/registry.js';
+import { parseCommandLine } from '../../src/commands/cli/parse-flags.js';
 
 describe('config.yaml', () => {
   it('reports every problem of the file in one error', () => {

@@ -157,7 +157,7 @@ describe('log pane folding', () => {
 
 describe('the activity column', () => {
   it('shows a running session’s elapsed time and activity, a failed one’s reason, nothing otherwise', async () => {
-    const { activityCell } = await import('../../src/commands/sessions-cells.js');
+    const { activityCell } = await import('../../src/commands/sessions/sessions-cells.js');
     const base = { activity: null, runStartedAt: null, updatedAt: 0, error: null };
     expect(activityCell({ ...base, status: 'running', activity: 'Bash: npm test', runStartedAt: 1000 }, 66_000)).toBe(
       '1m05s Bash: npm test',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine, parseFlags } from '../../src/commands/parse-flags.js';
-import type { CommandSpec } from '../../src/commands/types.js';
+import { parseCommandLine, parseFlags } from '../../src/commands/cli/parse-flags.js';
+import type { CommandSpec } from '../../src/commands/cli/types.js';
 
 const spec: CommandSpec = {
   name: 'x',

@@ -1,6 +1,6 @@
 /**
  * A session's subtree (itself and every sub-agent under it, through `parent_id`): what an agent's
- * klaude may act on (commands/agent-scope.ts). Depth is bounded like the budget walk.
+ * klaude may act on (commands/agents/agent-scope.ts). Depth is bounded like the budget walk.
  */
 import type { HasSqlite } from '../connection.js';
 

@@ -1,6 +1,0 @@
-import { retire } from './archive.js';
-import type { CommandContext } from './types.js';
-
-export async function run(ctx: CommandContext): Promise<number> {
-  return retire(ctx, 'delete');
-}
