@@ -8,14 +8,14 @@
 // and, for docs/zones.md, the link's bytes per second while one agent streams.
 // Needs root (ip netns, useradd) and /usr/sbin/sshd.
 //   node bench/zones.mjs      (after `npm run build`)
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
-import { cli, fmt, repo, sleep, stats } from './_ui-support.mjs';
+import { cli, fmt, repo, rssMiB, sleep, stats } from './_ui-support.mjs';
 
 const require = createRequire(path.join(repo, 'package.json'));
 const Database = require('better-sqlite3');
@@ -74,18 +74,24 @@ writeFileSync(
 );
 S.cloneToZone(zone, h.projectDir);
 
-const k = (args) => {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: h.projectDir, env: h.env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`klaude ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-};
+/** `klaude <args>`, awaited: the stand-in answers from this process, so nothing here may block its loop meanwhile. */
+const k = (args) =>
+  new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: h.projectDir, env: h.env, encoding: 'utf8', maxBuffer: 64 << 20 },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`klaude ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
+    ),
+  );
 const db = () => new Database(path.join(h.klaudeHome, 'sessions.db'), { readonly: true });
 const statusOf = (d, id) => d.prepare('SELECT status FROM sessions WHERE id = ?').get(id)?.status;
 
 /** ms from running `klaude start … -d` to its row saying `running` (polled every 2 ms, in this process). */
 async function startToWorking(zoneArgs) {
   const t0 = performance.now();
-  const out = JSON.parse(k(['start', 'general', `hold ${Math.random()}`, '--json', ...zoneArgs]));
+  const out = JSON.parse(await k(['start', 'general', `hold ${Math.random()}`, '--json', ...zoneArgs]));
   const id = out.sessions[0].id;
   const d = db();
   try {
@@ -97,7 +103,7 @@ async function startToWorking(zoneArgs) {
     d.close();
   }
   const ms = performance.now() - t0;
-  k(['interrupt', id]);
+  await k(['interrupt', id]);
   return ms;
 }
 
@@ -123,7 +129,7 @@ function sshRoundTrip() {
 
 try {
   // The link up and warm: one agent started and finished in the zone.
-  k(['start', 'general', 'warm up', '--zone', 'build']);
+  await k(['start', 'general', 'warm up', '--zone', 'build']);
   const local = [];
   const remote = [];
   const rtt = [];
@@ -142,8 +148,15 @@ try {
   // A streaming agent: each line's arrival here against the time the zone's writer stamped it.
   const before = zone.linkCounters();
   const t0 = performance.now();
-  const id = JSON.parse(k(['start', 'general', 'stream please', '--json', '--zone', 'build'])).sessions[0].id;
-  const logPath = JSON.parse(k(['sessions', '--json'])).find((s) => s.id === id)?.logPath;
+  const id = JSON.parse(await k(['start', 'general', 'stream please', '--json', '--zone', 'build'])).sessions[0].id;
+  const logPath = (() => {
+    const d = db();
+    try {
+      return d.prepare('SELECT log_path AS p FROM sessions WHERE id = ?').get(id)?.p;
+    } finally {
+      d.close();
+    }
+  })();
   const lags = [];
   let seen = 0;
   let logBytes = 0;
@@ -185,8 +198,22 @@ try {
     `zones: one streaming agent: ${fmt(bytes / secs / 1024)} KiB/s on the link (both ways, ssh framing included) for ${fmt(logBytes / secs / 1024)} KiB/s of log`,
   );
 
+  // What a zone costs in processes: the link here, the serve over there (resident memory now, warm).
+  const linkPid = JSON.parse(await k(['zone', 'list', '--json'])).zones[0]?.link?.pid;
+  const servePids = zone.userPids().filter((p) => {
+    try {
+      const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+      return argv[0] !== 'sh' && argv.includes('__zone-serve');
+    } catch {
+      return false;
+    }
+  });
+  console.log(
+    `zones: resident memory: the link here ${linkPid ? fmt(rssMiB(linkPid)) : '?'} MiB, the serve over there ${servePids.map((p) => fmt(rssMiB(p))).join(', ') || '?'} MiB`,
+  );
+
   // Idle: an agent waiting for an answer keeps the link up; nothing should cross but keep-alives.
-  const waiting = JSON.parse(k(['start', 'general', `run: python3 -c "print(1)"`, '--json', '--zone', 'build']))
+  const waiting = JSON.parse(await k(['start', 'general', `run: python3 -c "print(1)"`, '--json', '--zone', 'build']))
     .sessions[0].id;
   const d = db();
   while (statusOf(d, waiting) !== 'waiting') await sleep(50);
@@ -205,7 +232,7 @@ try {
       .map((x) => x.toFixed(2))
       .join(' ')} on ${cpus().length} cores`,
   );
-  k(['interrupt', waiting]);
+  await k(['interrupt', waiting]);
 } finally {
   h.cleanup();
   zone.close();

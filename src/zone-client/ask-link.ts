@@ -4,6 +4,7 @@
  * ready line: the PTY server's way, pty/launch.ts). The link then does the ssh work; a caller never
  * runs ssh itself for an agent of a zone.
  */
+import { randomBytes } from 'node:crypto';
 import { logFilePath } from '../config/paths.js';
 import type { KlaudeInvocation } from '../claude/shim.js';
 import { fromSerialized, KlaudeError } from '../lib/errors.js';
@@ -89,6 +90,8 @@ export async function startLink(o: ZoneAccess, timeoutMs = 15_000): Promise<void
 /** One request to the zone's link, started when none listens; its error is thrown as the link's KlaudeError. */
 export async function askZone<R>(o: ZoneAccess, req: LinkRequest, timeoutMs = 30_000): Promise<R> {
   const socket = zoneLinkSocket(o.home, o.zone, o.env);
+  // A message asked again of a new link (the first died after taking it) must stay one message.
+  if (req.op === 'message' && !req.key) req = { ...req, key: randomBytes(12).toString('base64url') };
   for (let attempt = 0; ; attempt++) {
     try {
       const reply = await request(socket, req, timeoutMs);

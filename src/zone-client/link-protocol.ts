@@ -17,6 +17,11 @@ export interface ZoneStartRequest {
   runtime?: string;
   model?: string;
   budgetUsd?: number;
+  /** `--sandbox`/`--no-sandbox`, `--bypass-without-sandbox`, `--priority`, `--skill`: as for a start here, decided over there. */
+  sandbox?: 'on' | 'off';
+  bypassWithoutSandbox?: boolean;
+  priority?: 'high' | 'normal' | 'low';
+  skill?: string;
   /** The parent's recent conversation (`--share`), read on this machine. */
   share?: string;
   /** The commit the agent's worktree starts from (this machine's HEAD); absent: the zone's own HEAD. */
@@ -27,7 +32,13 @@ export interface ZoneStartRequest {
 
 export type LinkRequest =
   | ZoneStartRequest
-  | { op: 'message'; sid: string; prompt: string }
+  | {
+      op: 'message';
+      sid: string;
+      prompt: string;
+      /** Made by the caller once, so a request repeated to a new link is still one message (zones/serve-keys.ts). */
+      key?: string;
+    }
   | { op: 'interrupt'; sid: string; peek?: boolean }
   | {
       op: 'answer';

@@ -1,6 +1,6 @@
 /**
  * `klaude __zone-link <zone>`: the entry of a zone's link (link.ts), started detached by
- * zone-client/client.ts when a klaude command needs the zone and no link answers. Prints one ready
+ * zone-client/ask-link.ts when a klaude command needs the zone and no link answers. Prints one ready
  * line ({ok, pid}, or {error}: E_ZONE_LINK_RUNNING when another link of the zone listens), then
  * lives while the zone has live agents here or messages held for it, and LINGER_MS after, so a
  * start soon after finds the connection up. SIGTERM ends it; the zone's agents run on.

@@ -1,6 +1,6 @@
 /**
  * The link's socket (`<run>/zones/<zone>.sock`, 0600 in a 0700 directory): one request line, one
- * reply line (zone-client/protocol.ts). Listening is the lock — one link per zone and home — as for
+ * reply line (zone-client/link-protocol.ts). Listening is the lock — one link per zone and home — as for
  * the PTY server (ptyd/server.ts). Who sent a request is asked of the kernel (lib/socket-peer.ts):
  * an answer to a permission request counts only from the person.
  */

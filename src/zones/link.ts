@@ -76,6 +76,12 @@ export class ZoneLink {
 
   private async opened(ch: Channel): Promise<void> {
     this.following.clear();
+    // One ping per connection: the round trip `klaude zone list` shows (not awaited: the follows go first).
+    const t0 = Date.now();
+    ch.request('ping', {}, 10_000).then(
+      () => (this.rttMs = Date.now() - t0),
+      () => undefined,
+    );
     for (const sid of this.liveMirrors()) if (!this.starting.has(sid)) await this.follow(ch, sid);
     this.flush(ch);
   }
@@ -161,6 +167,8 @@ export class ZoneLink {
       this.outbox.remove(h);
       waiter?.({ ok: false, e });
       this.d.log.warn('a held message was refused by the zone', { sid: h.sid, err: e });
+      // The zone said so in the agent's log (serve-ops.ts): follow it once more, so it shows here.
+      if (this.heldKeys.has(h.key) && !this.following.has(h.sid)) await this.follow(ch, h.sid);
     }
     this.heldKeys.delete(h.key);
     this.waiters.delete(h.key);
@@ -168,8 +176,8 @@ export class ZoneLink {
   }
 
   /** `klaude message`: held first, then delivered in order; told "held" when the zone cannot take it now. */
-  private async message(sid: string, prompt: string): Promise<unknown> {
-    const h = this.outbox.add(sid, prompt);
+  private async message(sid: string, prompt: string, key?: string): Promise<unknown> {
+    const h = this.outbox.add(sid, prompt, key);
     const done = new Promise<{ ok: true; v: unknown } | { ok: false; e: unknown }>((r) => this.waiters.set(h.key, r));
     const ch = this.conn.current;
     if (ch) this.flush(ch);
@@ -209,7 +217,7 @@ export class ZoneLink {
       case 'start':
         return this.start(req);
       case 'message':
-        return this.message(req.sid, req.prompt);
+        return this.message(req.sid, req.prompt, req.key);
       case 'interrupt':
         return (await this.channel()).request('interrupt', { sid: req.sid, peek: req.peek === true });
       case 'answer':

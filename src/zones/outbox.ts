@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { ensurePrivateDir } from '../lib/private-dir.js';
 import { newId } from '../db/ids.js';
+import { KlaudeError } from '../lib/errors.js';
 import { zoneStateDir } from '../zone-client/paths.js';
 
 export interface Held {
@@ -26,10 +27,17 @@ export class Outbox {
     this.dir = path.join(zoneStateDir(home, zone), 'outbox');
   }
 
-  /** Keep a new message; written (and renamed into place) before anyone is told it was taken. */
-  add(sid: string, prompt: string): Held {
+  /**
+   * Keep a new message; written (and renamed into place) before anyone is told it was taken. `key`:
+   * the caller's, so a request sent again (its link died after taking it) is kept once.
+   */
+  add(sid: string, prompt: string, key?: string): Held {
+    if (key !== undefined && !/^[A-Za-z0-9_-]{8,64}$/.test(key))
+      throw new KlaudeError('E_BAD_REQUEST', 'a message key must be 8–64 letters, digits, _ or -');
     ensurePrivateDir(this.dir);
-    const held: Held = { key: newId(), sid, prompt, at: Date.now() };
+    const had = key ? this.list().find((h) => h.key === key) : undefined;
+    if (had) return had;
+    const held: Held = { key: key ?? newId(), sid, prompt, at: Date.now() };
     const file = path.join(this.dir, `${String(held.at).padStart(15, '0')}-${held.key}.json`);
     writeFileSync(`${file}.tmp`, JSON.stringify(held), { mode: 0o600 });
     renameSync(`${file}.tmp`, file);

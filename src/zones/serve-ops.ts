@@ -60,6 +60,11 @@ export async function start(svc: AgentServices, r: WireRequest, from: string): P
     runtime: str(r.runtime),
     model: str(r.model),
     ...(typeof r.budgetUsd === 'number' ? { budgetUsd: r.budgetUsd } : {}),
+    // What the person asked for here; the zone's own definitions and config decide the rest.
+    ...(r.sandbox === 'on' || r.sandbox === 'off' ? { sandbox: r.sandbox } : {}),
+    ...(r.bypassWithoutSandbox === true ? { bypassWithoutSandbox: true } : {}),
+    ...(r.priority === 'high' || r.priority === 'normal' || r.priority === 'low' ? { priority: r.priority } : {}),
+    ...(str(r.skill) ? { skill: str(r.skill) } : {}),
     // The clone's own worktree per agent: the person's tree over here is never edited.
     worktree: top !== null,
     parentId: null,

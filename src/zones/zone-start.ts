@@ -103,6 +103,10 @@ export async function startInZone(svc: AgentServices, req: StartRequest, zone: s
       ...(req.runtime ? { runtime: req.runtime } : {}),
       ...(req.model ? { model: req.model } : {}),
       ...(req.budgetUsd ? { budgetUsd: req.budgetUsd } : {}),
+      ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+      ...(req.bypassWithoutSandbox ? { bypassWithoutSandbox: true } : {}),
+      ...(req.priority ? { priority: req.priority } : {}),
+      ...(req.skill ? { skill: req.skill } : {}),
       ...(share ? { share } : {}),
       ...(base && repo ? { base, repo } : {}),
     };
@@ -113,6 +117,14 @@ export async function startInZone(svc: AgentServices, req: StartRequest, zone: s
       const error = `not started in zone ${zone}: ${(e as Error).message}`;
       updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now(), error });
       if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'failed', error });
+      // The zone's own words ("no skill 'x' here") say where "here" is.
+      if (e instanceof KlaudeError && !e.message.includes(`zone ${zone}`))
+        throw new KlaudeError(e.code, `in zone ${zone}: ${e.message}`, {
+          hint: e.hint,
+          details: e.details,
+          exitCode: e.exitCode,
+          cause: e,
+        });
       throw e;
     }
     sessions.push(getSession(svc.db, s.id) ?? s);

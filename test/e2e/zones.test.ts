@@ -3,7 +3,7 @@
 // made for the test; its klaude is this checkout's dist/, its claude the pinned one against the
 // stand-in. Start, stream, approve, message, interrupt, diff and merge go through the zone's link.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useAgentHomes, type AgentHome } from './agent-home.js';
@@ -312,6 +312,59 @@ describe('the tree an agent starts from', () => {
     const r = await h.k(['start', 'general', 'run: cat local.txt', '--zone', 'build'], { timeoutMs: 90_000 });
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('Tool said: committed here only');
+  }, 120_000);
+});
+
+/** The zone's own listing of its agents (its klaude, in its clone: the project its serve works in). */
+function zoneRows(): any[] {
+  const out = zone.asUser(
+    'env',
+    [`HOME=${zone.userHome}`, `KLAUDE_HOME=${zone.zoneHome}`, 'node', KLAUDE_CLI, 'sessions', '--json'],
+    zone.clone,
+  );
+  const j = JSON.parse(out);
+  return j.sessions ?? j;
+}
+
+describe('what a start carries to the zone', () => {
+  it('--skill runs the zone clone’s skill over there; --priority and --no-sandbox are the agent’s there', async () => {
+    const h = homes.home({ config: zone.zoneYaml() });
+    cloneToZone(zone, h.projectDir);
+    responder();
+    const dir = join(h.projectDir, '.claude', 'skills', 'greet');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'SKILL.md'),
+      '---\nname: greet\ndescription: Greets someone\n---\nSay hello to $ARGUMENTS with ZONE-SKILL-MARKER.\n',
+    );
+    execFileSync('git', ['add', '.claude'], { cwd: h.projectDir });
+    execFileSync('git', ['commit', '-qm', 'a skill'], { cwd: h.projectDir });
+    // Skills (and agent types) are read from the clone as it is checked out over there: not there yet.
+    const missing = await h.k(['start', 'general', 'Bob', '--skill', 'greet', '--zone', 'build', '-d']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("in zone build: no skill 'greet' here [E_UNKNOWN_SKILL]");
+    cloneToZone(zone, h.projectDir); // pushed there: the clone's checkout takes it (updateInstead)
+    const args = [
+      'start',
+      'general',
+      'Bob',
+      '--skill',
+      'greet',
+      '--priority',
+      'low',
+      '--no-sandbox',
+      '--zone',
+      'build',
+    ];
+    const r = await h.k(args, { timeoutMs: 90_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const asked = homes.mock.mainRequests().find((q) => q.prompt.includes('ZONE-SKILL-MARKER'));
+    expect(asked?.prompt).toContain('Say hello to Bob with ZONE-SKILL-MARKER.');
+    const id = /started (\w{8})/.exec(r.stdout)![1]!;
+    const there = zoneRows().find((s: any) => s.id.endsWith(id));
+    expect(there.priority).toBe('low');
+    expect(there.sandbox).toMatch(/^unsandboxed/);
   }, 120_000);
 });
 

@@ -160,4 +160,12 @@ describe('the outbox', () => {
     expect(a.list()).toEqual([second]);
     expect(a.size).toBe(1);
   });
+
+  it('keeps a message given with its key once, however often a new link is asked to take it', () => {
+    const a = new Outbox(dir, 'keyed');
+    const held = a.add('S1', 'once', 'caller-key-0001');
+    expect(new Outbox(dir, 'keyed').add('S1', 'once', 'caller-key-0001')).toEqual(held);
+    expect(a.list()).toEqual([held]);
+    expect(() => a.add('S1', 'x', '../../etc')).toThrow(/message key/);
+  });
 });

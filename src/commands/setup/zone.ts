@@ -1,7 +1,7 @@
 /**
  * `klaude zone add|list|check|setup|remove`: the machines agents can run on (docs/zones.md).
  * add/remove edit config.yaml; list shows each zone with its link (never starting one); check and
- * setup go over ssh (zones/zone-check.ts, zones/zone-setup.ts).
+ * setup go over ssh (zones/zone-check.ts).
  */
 import { loadConfig } from '../../config/config.js';
 import { ensurePrivateDir, klaudeHome } from '../../config/paths.js';
@@ -71,7 +71,8 @@ async function list(ctx: CommandContext, home: string): Promise<number> {
   }
   const linkText = (l: LinkStatus | null): string => {
     if (!l) return 'no link';
-    if (l.state !== 'offline') return `${l.state}${l.outbox ? `, ${l.outbox} held` : ''}`;
+    const rtt = l.state === 'connected' && l.rttMs !== null ? `, ${l.rttMs} ms round trip` : '';
+    if (l.state !== 'offline') return `${l.state}${rtt}${l.outbox ? `, ${l.outbox} held` : ''}`;
     const next = l.nextTryAt ? `, next try in ${Math.max(0, Math.round((l.nextTryAt - Date.now()) / 1000))} s` : '';
     return `offline${l.lastError ? ` (${l.lastError})` : ''}${next}${l.outbox ? `, ${l.outbox} held` : ''}`;
   };
