@@ -93,6 +93,11 @@ describe.skipIf(!canSandbox)('a codex agent in the sandbox', () => {
     const id = idFrom(r.stdout);
     const out = results(r.stdout.slice(r.stdout.indexOf('final text:')));
 
+    // codex told its model the boundary: klaude's home denied, the tree and the channel writable.
+    const told = JSON.stringify(mock.mainRequests().find((q) => q.prompt.startsWith('run '))!.body.input);
+    expect(told).toContain(`The active permission profile denies reading these paths/globs.`);
+    expect(told).toContain(`- path \`${kh}\``);
+    expect(told).toMatch(new RegExp(`The writable roots are [^\\n]*\`${home.projectDir}\``));
     expect(out.code('token')).not.toBe(0);
     expect(out.code('db')).not.toBe(0);
     expect(out.code('ls')).not.toBe(0);
@@ -124,6 +129,25 @@ describe.skipIf(!canSandbox)('a codex agent in the sandbox', () => {
     expect(v.stdout).toMatch(new RegExp(`${id}[\\s\\S]*sandboxed`));
     const j = JSON.parse((await h.klaude(['sessions', '--json'])).stdout);
     expect(j.find((s: { shortId: string }) => s.shortId === id).sandbox).toBe('sandboxed');
+  });
+
+  it("holds when codex's own config.toml sets a sandbox_mode (klaude's profile is what codex runs)", async () => {
+    const config = join(home.env.CODEX_HOME!, 'config.toml');
+    const before = readFileSync(config, 'utf8');
+    writeFileSync(config, `sandbox_mode = "danger-full-access"\n${before}`);
+    try {
+      const outside = join(home.home, 'outside-2.txt');
+      const cmd = [probe('token', `cat ${home.klaudeHome}/web/token`), probe('home', `echo x > ${outside}`)].join('; ');
+      const r = await h.klaude(['start', 'general', `run ${cmd}`, '--runtime', 'codex']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const out = results(r.stdout.slice(r.stdout.indexOf('final text:')));
+      expect(out.code('token')).not.toBe(0);
+      expect(out.text).not.toContain('web-token-secret-123');
+      expect(out.code('home')).not.toBe(0);
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      writeFileSync(config, before);
+    }
   });
 
   it('a worktree agent (its worktree inside the hidden home) writes and commits there, and nowhere else', async () => {
