@@ -31,7 +31,7 @@ describe('the plan of a start, per CLI', () => {
   });
 
   it("gemini: unsandboxed, as its tool sandbox cannot hide klaude's home; refused with --sandbox", () => {
-    const why = "gemini's tool sandbox cannot hide klaude's home (it leaves all of / readable)";
+    const why = "gemini's tool sandbox cannot hide klaude's home: it hides only .geminiignore'd paths of the workspace";
     expect(plan(geminiAdapter)).toEqual({ state: 'unsandboxed', why });
     expect(() => plan(geminiAdapter, 'on')).toThrow(`gemini agents cannot be sandboxed: ${why} (--sandbox)`);
   });
@@ -48,7 +48,10 @@ describe("the doctor's sandbox line", () => {
   const runtimes: RuntimeSandbox[] = [
     { runtime: 'claude', why: null },
     { runtime: 'codex', why: null },
-    { runtime: 'gemini', why: "gemini's tool sandbox cannot hide klaude's home (it leaves all of / readable)" },
+    {
+      runtime: 'gemini',
+      why: "gemini's tool sandbox cannot hide klaude's home: it hides only .geminiignore'd paths of the workspace",
+    },
     { runtime: 'opencode', why: 'opencode has no sandbox' },
   ];
 
@@ -56,7 +59,7 @@ describe("the doctor's sandbox line", () => {
     expect(checkSandbox(cfg('auto'), {}, engine, () => null, runtimes)).toMatchObject({
       level: 'ok',
       detail:
-        "bubblewrap: claude and codex agents' commands run sandboxed; gemini agents run unsandboxed (gemini's tool sandbox cannot hide klaude's home (it leaves all of / readable)); opencode agents run unsandboxed (opencode has no sandbox)",
+        "bubblewrap: claude and codex agents' commands run sandboxed; gemini agents run unsandboxed (gemini's tool sandbox cannot hide klaude's home: it hides only .geminiignore'd paths of the workspace); opencode agents run unsandboxed (opencode has no sandbox)",
     });
   });
 
