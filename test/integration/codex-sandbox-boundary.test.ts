@@ -150,10 +150,44 @@ describe.skipIf(!canSandbox)('a codex agent in the sandbox', () => {
     }
   });
 
+  it("codex's own patch tool writes in the tree, not outside it nor into klaude's home", async () => {
+    const patch = (file: string) =>
+      `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${file}\n+patched\n*** End Patch\nEOF`;
+    for (const file of [join(home.home, 'patched.txt'), join(home.klaudeHome, 'planted.txt')]) {
+      const r = await h.klaude(['start', 'general', `run ${patch(file)}`, '--runtime', 'codex']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(existsSync(file), file).toBe(false);
+      expect(r.stdout).toContain('patch rejected: writing outside of the project; rejected by user approval settings');
+    }
+    const inside = join(home.projectDir, 'patched-inside.txt');
+    const r = await h.klaude(['start', 'general', `run ${patch(inside)}`, '--runtime', 'codex']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(inside, 'utf8')).toBe('patched\n');
+  });
+
+  it('in plan mode (a reviewer) it writes nothing of its tree, and its klaude still works', async () => {
+    writeFileSync(join(home.klaudeHome, 'config.yaml'), 'agents:\n  permissionMode: plan\n');
+    try {
+      const cmd = [probe('tree', 'echo x > plan.txt'), probe('sessions', 'klaude sessions')].join('; ');
+      const r = await h.klaude(['start', 'general', `run ${cmd}`, '--runtime', 'codex']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const out = results(r.stdout.slice(r.stdout.indexOf('final text:')));
+      expect(out.code('tree')).not.toBe(0);
+      expect(existsSync(join(home.projectDir, 'plan.txt'))).toBe(false);
+      expect(out.code('sessions'), out.text).toBe(0);
+      const told = JSON.stringify(mock.mainRequests().find((q) => q.prompt === `run ${cmd}`)!.body.input);
+      // codex names the channel directory as the one writable root (it calls that `workspace-write`).
+      expect(told).toContain(`The writable root is \`${home.klaudeHome}/run/`);
+    } finally {
+      writeFileSync(join(home.klaudeHome, 'config.yaml'), '');
+    }
+  });
+
   it('a worktree agent (its worktree inside the hidden home) writes and commits there, and nowhere else', async () => {
     const git = (...args: string[]) =>
       spawnSync('git', args, { cwd: home.projectDir, env: home.env, encoding: 'utf8' });
-    if (!existsSync(join(home.projectDir, '.git'))) {
+    // HEAD, not .git: codex may leave an empty `.git` in a tree without one (docs/cli-notes.md).
+    if (!existsSync(join(home.projectDir, '.git', 'HEAD'))) {
       git('init', '-q', '-b', 'main');
       git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'base');
     }
