@@ -125,6 +125,10 @@ describe.skipIf(!canSandbox)('a codex agent in the sandbox', () => {
     const listed = (await h.klaude(['sessions', '--json'])).stdout;
     expect(JSON.stringify(findRow(JSON.parse(listed), child))).toContain('"sandbox":"sandboxed"');
 
+    // What the sandbox refused shows in its log as such.
+    const l = await h.klaude(['logs', id]);
+    expect(l.stdout).toContain(`⊘ blocked by the sandbox: ${outsideHome}: Read-only file system`);
+
     const v = await h.klaude(['sessions', '-v']);
     expect(v.stdout).toMatch(new RegExp(`${id}[\\s\\S]*sandboxed`));
     const j = JSON.parse((await h.klaude(['sessions', '--json'])).stdout);
