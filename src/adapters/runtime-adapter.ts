@@ -62,7 +62,7 @@ export interface SandboxSupport {
   check(env: NodeJS.ProcessEnv): EngineCheck;
   /**
    * What confining a launch to `b` changes: settings merged over the CLI's own (claude's
-   * `--settings`), and the permission mode it then runs with.
+   * `--settings`; codex reads its `-c` overrides from them), and the permission mode it then runs with.
    */
   launch(b: SandboxBoundary, permissionMode: string | null): SandboxLaunch;
 }
@@ -172,9 +172,14 @@ export interface RuntimeAdapter {
   transcriptPath?(cwd: string, nativeSessionId: string, env: NodeJS.ProcessEnv): string;
   /**
    * The CLI's sandbox klaude drives (the runtime applies it at every launch of a sandboxed agent).
-   * Absent: none yet, and its agents run `unsandboxed: klaude drives no sandbox of <runtime> yet`.
+   * Absent: its agents run `unsandboxed: <noSandbox>` (docs/sandbox.md, "Which CLIs").
    */
   readonly sandbox?: SandboxSupport;
+  /**
+   * Why a CLI without `sandbox` cannot be sandboxed, as `sessions -v` and `doctor` say it
+   * ("opencode has no sandbox"); absent: `klaude drives no sandbox of <runtime> yet`.
+   */
+  readonly noSandbox?: string;
   /** The command that opens the native session interactively (checkout of this agent). */
   interactiveResume(binary: string, nativeSessionId: string): { file: string; args: string[] };
 }

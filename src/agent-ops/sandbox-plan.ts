@@ -2,8 +2,9 @@
  * Where a new agent's commands will run, decided once at its start and kept in its metadata
  * (core/sandbox-state.ts; docs/sandbox.md). The mode is `klaude start --sandbox/--no-sandbox`, else
  * its definition's `sandbox:`, else config `agents.sandbox`:
- * - `auto`: sandboxed when its CLI has a sandbox klaude drives and the engine is installed; else
- *   unsandboxed, and the person is told once, plainly, with how to install one;
+ * - `auto`: sandboxed when its CLI has a sandbox klaude drives (claude, codex) and the engine is
+ *   installed; else unsandboxed (why: the adapter's `noSandbox`, or the missing engine, told once,
+ *   plainly, with how to install one);
  * - `on`: sandboxed, or the start fails with the one-line fix;
  * - `off`: unsandboxed.
  * A sandboxed agent's sub-agents are sandboxed too, whatever asks otherwise; and no agent runs
@@ -60,10 +61,10 @@ function decide(ctx: PlanContext, ask: SandboxAsk, notes: string[]): SandboxStat
   if (mode === 'off') return { state: 'unsandboxed', why: from };
   const support = ctx.adapter.sandbox;
   if (!support) {
-    const why = `klaude drives no sandbox of ${ctx.runtime} yet`;
+    const why = unsandboxedWhy(ctx.adapter, ctx.runtime);
     if (mode === 'on')
       throw new KlaudeError('E_SANDBOX_UNAVAILABLE', `${ctx.runtime} agents cannot be sandboxed: ${why} (${from})`, {
-        hint: 'start it with --no-sandbox, or run it with --runtime claude',
+        hint: 'start it with --no-sandbox, or run it with --runtime claude (or codex)',
       });
     return { state: 'unsandboxed', why };
   }
@@ -78,6 +79,11 @@ function decide(ctx: PlanContext, ask: SandboxAsk, notes: string[]): SandboxStat
       `agents run unsandboxed here: ${check.missing}${check.fix ? ` (${check.fix} sandboxes them)` : ''}. \`klaude doctor\` checks it; this note is shown once`,
     );
   return { state: 'unsandboxed', why: check.missing };
+}
+
+/** Why agents of a CLI without a sandbox klaude drives run unsandboxed (the adapter's own words). */
+export function unsandboxedWhy(adapter: Pick<RuntimeAdapter, 'noSandbox'>, runtime: string): string {
+  return adapter.noSandbox ?? `klaude drives no sandbox of ${runtime} yet`;
 }
 
 /** The sandbox state of a new agent; throws when it may not start (see above). */

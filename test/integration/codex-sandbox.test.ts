@@ -3,7 +3,8 @@
 // a restricting AppArmor leaves it), so the real bubblewrap that codex 0.169.0 runs fails as it
 // would there. The run fails at once — before codex ever reaches the model, whose stand-in would
 // hold every request for ever — with bubblewrap's own error in `start`, `sessions` and `logs`; and
-// the way out the hint gives (no codex sandbox: permissionMode bypassPermissions) runs the command.
+// the way out the hint gives (no sandbox at all: `--no-sandbox --bypass-without-sandbox` with
+// permissionMode bypassPermissions) runs the command.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,10 +81,18 @@ describe.skipIf(!canConfine)('codex whose sandbox cannot start', () => {
     });
   });
 
-  it('runs the command with the hint followed (permissionMode bypassPermissions: no codex sandbox)', async () => {
+  it('runs the command with the hint followed (--no-sandbox --bypass-without-sandbox, bypassPermissions: no sandbox)', async () => {
     writeFileSync(join(home.klaudeHome, 'config.yaml'), 'agents:\n  permissionMode: bypassPermissions\n');
     try {
-      const r = await confined(['start', 'general', 'run echo ran-unsandboxed', '--runtime', 'codex']);
+      const r = await confined([
+        'start',
+        'general',
+        'run echo ran-unsandboxed',
+        '--runtime',
+        'codex',
+        '--no-sandbox',
+        '--bypass-without-sandbox',
+      ]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain('→ shell: echo ran-unsandboxed');
       expect(r.stdout).toContain('final text:\nTool said:');

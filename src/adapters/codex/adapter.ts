@@ -8,14 +8,16 @@
  * reasoning effort, and MCP servers (`mcp_servers.<name>`).
  *
  * Its sandbox (bubblewrap on Linux) gets a helper link on PATH and a check before each run:
- * sandbox.ts says why.
+ * sandbox.ts says why. A sandboxed agent's commands run in it with klaude's boundary as a
+ * permission profile (sandbox-profile.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { LaunchCommand, LaunchInput, RuntimeAdapter } from '../runtime-adapter.js';
 import { resolveCliBinary, type CliSpec } from '../cli-binary.js';
 import { createCodexNormaliser } from './normaliser.js';
 import { isObj } from '../json-line.js';
-import { codexPathHelpers, codexSandboxCheck } from './sandbox.js';
+import { codexHelperDirs, codexSandboxCheck, codexSandboxEngine } from './sandbox.js';
+import { codexConfigOf, codexSandboxLaunch } from './sandbox-profile.js';
 
 export const CODEX_CLI: CliSpec = {
   runtime: 'codex',
@@ -72,14 +74,28 @@ function mcpOverrides(mcpConfig: string | null | undefined): string[] {
   return out;
 }
 
+/** `-c key=value` for each override (a sandboxed launch's profile: sandbox-profile.ts). */
+export function configArgs(config: Record<string, unknown>): string[] {
+  return Object.entries(config).flatMap(([k, v]) => ['-c', `${k}=${tomlValue(v)}`]);
+}
+
+/**
+ * How codex confines its commands: klaude's profile when klaude sandboxes the agent (no
+ * `sandbox_mode` then: codex would take it over any profile), else the permission mode's sandbox.
+ */
+function sandboxArgs(input: LaunchInput): string[] {
+  const profile = codexConfigOf(input.settings);
+  if (profile) return configArgs(profile);
+  const sandbox = codexSandbox(input.permissionMode);
+  return sandbox ? ['-c', `sandbox_mode=${tomlValue(sandbox)}`] : ['--dangerously-bypass-approvals-and-sandbox'];
+}
+
 export function buildCodexCommand(input: LaunchInput): LaunchCommand {
   const resume = input.resume && input.nativeSessionId !== null;
   const args = ['exec'];
   if (resume) args.push('resume');
   args.push('--json', '--skip-git-repo-check');
-  const sandbox = codexSandbox(input.permissionMode);
-  if (sandbox) args.push('-c', `sandbox_mode=${tomlValue(sandbox)}`);
-  else args.push('--dangerously-bypass-approvals-and-sandbox');
+  args.push(...sandboxArgs(input));
   if (input.model) args.push('-m', input.model);
   if (input.effort) args.push('-c', `model_reasoning_effort=${tomlValue(input.effort)}`);
   if (input.appendSystemPrompt) args.push('-c', `developer_instructions=${tomlValue(input.appendSystemPrompt)}`);
@@ -101,8 +117,10 @@ export const codexAdapter: RuntimeAdapter = {
     throw new Error('codex chooses its own thread id');
   },
   buildCommand: buildCodexCommand,
-  pathHelpers: codexPathHelpers,
+  pathHelpers: (binary, home) => codexHelperDirs(binary, home),
   sandboxCheck: (input) => {
+    const profile = codexConfigOf(input.settings);
+    if (profile) return codexSandboxCheck(input, configArgs(profile));
     const sandbox = codexSandbox(input.permissionMode);
     return sandbox ? codexSandboxCheck(input, sandbox) : null;
   },
@@ -112,4 +130,5 @@ export const codexAdapter: RuntimeAdapter = {
   },
   encodeInterrupt: () => null,
   interactiveResume: (binary, id) => ({ file: binary, args: ['resume', id] }),
+  sandbox: { check: (env) => codexSandboxEngine(env), launch: codexSandboxLaunch },
 };

@@ -23,10 +23,12 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { ensurePrivateDir } from '../../lib/private-dir.js';
 import { sha256Hex } from '../../lib/sha256.js';
 import type { LaunchCommand, LaunchInput, SandboxCheck } from '../runtime-adapter.js';
+import type { EngineCheck } from '../../sandbox/engine.js';
 
 /** The name codex's sandbox helper is run by. */
 export const CODEX_SANDBOX_HELPER = 'codex-linux-sandbox';
@@ -78,14 +80,14 @@ export function codexNativeBinary(binary: string, platform = process.platform, a
 }
 
 /**
- * `<home>/bin/codex-<hash>/codex-linux-sandbox` → the native codex behind `binary`, made (or
+ * `<root>/codex-<hash>/codex-linux-sandbox` → the native codex behind `binary`, made (or
  * re-pointed) now; returns its directory for codex's PATH, or [] when there is no native binary
- * to point at (not Linux, an unknown layout).
+ * to point at (not Linux, an unknown layout). `root` defaults to `<home>/bin`.
  */
-export function codexPathHelpers(binary: string, home: string): string[] {
+export function codexPathHelpers(binary: string, home: string, root = path.join(home, 'bin')): string[] {
   const native = codexNativeBinary(binary);
   if (!native) return [];
-  const dir = ensurePrivateDir(path.join(home, 'bin', `codex-${sha256Hex(native).slice(0, 12)}`));
+  const dir = ensurePrivateDir(path.join(root, `codex-${sha256Hex(native).slice(0, 12)}`));
   const link = path.join(dir, CODEX_SANDBOX_HELPER);
   let current: string | null = null;
   try {
@@ -101,16 +103,35 @@ export function codexPathHelpers(binary: string, home: string): string[] {
   return [dir];
 }
 
-/** `codex sandbox -c sandbox_mode=… -- true`: the sandbox of a run in `sandbox` mode, around a no-op. */
+/**
+ * The helper link where codex's sandbox finds it: bubblewrap looks the name up *inside* the
+ * sandbox, where klaude's home is hidden from a sandboxed agent (sandbox-profile.ts), so the link
+ * lives in codex's own home (`$CODEX_HOME/klaude/`, readable there, writable by no command), as
+ * codex's own links do; in klaude's home only when codex's cannot be written.
+ */
+export function codexHelperDirs(binary: string, home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const codexHome = env.CODEX_HOME || path.join(env.HOME || homedir(), '.codex');
+  try {
+    return codexPathHelpers(binary, home, path.join(codexHome, 'klaude'));
+  } catch {
+    return codexPathHelpers(binary, home);
+  }
+}
+
+/**
+ * `codex sandbox <config> -- true`: the sandbox of a run, around a no-op: its `sandbox_mode` (a
+ * string), or the `-c` overrides of klaude's permission profile.
+ */
 export function codexSandboxCheck(
   input: LaunchInput,
-  sandbox: string,
+  config: string | string[],
   platform = process.platform,
 ): SandboxCheck | null {
   if (platform !== 'linux') return null;
+  const overrides = typeof config === 'string' ? ['-c', `sandbox_mode=${JSON.stringify(config)}`] : config;
   const cmd: LaunchCommand = {
     file: codexNativeBinary(input.binary) ?? input.binary,
-    args: ['sandbox', '-c', `sandbox_mode=${JSON.stringify(sandbox)}`, '--', 'true'],
+    args: ['sandbox', ...overrides, '--', 'true'],
     env: {},
     stdin: 'closed',
   };
@@ -146,7 +167,7 @@ export function explainSandboxFailure(stderr: string): { message: string; hint: 
   const said = [...errors, ...(noHelper ? lines.filter((l) => l.startsWith('WARNING:')) : [])].join(' | ');
   const message = `codex's sandbox cannot start here: ${said}`;
   const bypass =
-    'or set `permissionMode: bypassPermissions` in the agent definition (agents.permissionMode in config.yaml) to run codex without its sandbox';
+    'or run codex without any sandbox: `klaude start --no-sandbox --bypass-without-sandbox` with `permissionMode: bypassPermissions` in the agent definition (agents.permissionMode in config.yaml)';
   if (noHelper)
     return {
       message,
@@ -158,4 +179,19 @@ export function explainSandboxFailure(stderr: string): { message: string; hint: 
       hint: `bubblewrap cannot create the namespaces it needs here (user namespaces disabled or restricted, e.g. by AppArmor on Ubuntu 24.04, or inside a container): allow them, ${bypass}`,
     };
   return { message, hint: `run \`codex sandbox -- true\` in the agent's directory to see it, ${bypass}` };
+}
+
+/**
+ * Whether codex's sandbox can run here, for klaude's plan (no process spawned: a start stays cheap;
+ * the check before the first launch runs it). On Linux codex brings its own bubblewrap when the
+ * system has none (above); on macOS it is Seatbelt, part of the system.
+ */
+export function codexSandboxEngine(_env: NodeJS.ProcessEnv, platform = process.platform): EngineCheck {
+  if (platform === 'linux') return { engine: 'bubblewrap', missing: null, fix: null };
+  if (platform === 'darwin') return { engine: 'Seatbelt', missing: null, fix: null };
+  return {
+    engine: 'none',
+    missing: `klaude drives codex's sandbox on Linux and macOS only, not ${platform}`,
+    fix: null,
+  };
 }

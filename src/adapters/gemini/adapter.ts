@@ -108,4 +108,7 @@ export const geminiAdapter: RuntimeAdapter = {
   encodeInterrupt: () => null,
   transcriptPath: geminiTranscriptPath,
   interactiveResume: (binary, id) => ({ file: binary, args: ['--resume', id] }),
+  // docs/cli-notes.md, "gemini's sandboxes": its per-command bubblewrap binds all of / read-only
+  // (hiding only `.geminiignore`d workspace paths), and its --sandbox needs a container engine.
+  noSandbox: "gemini's tool sandbox cannot hide klaude's home: it hides only .geminiignore'd paths of the workspace",
 };

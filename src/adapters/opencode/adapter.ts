@@ -98,4 +98,6 @@ export const opencodeAdapter: RuntimeAdapter = {
   },
   encodeInterrupt: () => null,
   interactiveResume: (binary, id) => ({ file: binary, args: ['-s', id] }),
+  // docs/cli-notes.md, "opencode": its `permission` rules check tool calls; nothing confines a command.
+  noSandbox: 'opencode has no sandbox',
 };
