@@ -6,7 +6,7 @@
 // services or DB still record as live killed with its process group, the home removed).
 // Call it before the file's own hooks: vitest runs after-hooks last-registered first, so a file's
 // own terminals and hosts are closed before their homes go.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
@@ -57,7 +57,7 @@ export interface AgentHome extends TempHome {
   own<T extends PtySession>(term: T): T;
   /** The built klaude left running in this home (`watch`, an attached `start`): killed before the home goes. */
   spawn(args: string[]): LiveKlaude;
-  /** `klaude web` started in this home (a free port): stopped by `klaude web --stop` before the home goes. */
+  /** `klaude web` started in this home (a free port): stopped by `klaude web --stop` before the home goes (as is one started otherwise). */
   web(): Promise<WebServer>;
 }
 
@@ -112,7 +112,9 @@ async function clean(h: Owned): Promise<void> {
     await t.dispose();
   }
   for (const l of h.lives.splice(0)) l.kill();
-  if (h.web) await runKlaude(['web', '--stop'], { env: h.base.env, cwd: h.base.projectDir, timeoutMs: 30_000 });
+  // (A `klaude web` the test started another way, e.g. in a terminal, leaves its web/ folder too.)
+  if (h.web || existsSync(join(h.base.klaudeHome, 'web')))
+    await runKlaude(['web', '--stop'], { env: h.base.env, cwd: h.base.projectDir, timeoutMs: 30_000 });
   if (h.svc) {
     killRuntimeGroups(h.svc.db.sqlite);
     h.svc.db.close();
