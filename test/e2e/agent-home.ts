@@ -1,5 +1,5 @@
 // The one set-up of the real-claude end-to-end files (scripts/lint.mjs holds them to it), registered
-// with vitest's hooks by one call: the Messages-API stand-in (one for the file, or one per test),
+// with vitest's hooks by one call: the Messages-API stand-in (one for the file, or none),
 // throw-away homes whose config.yaml points klaude at the real claude, a `k()` that runs the built
 // klaude in a home, the home's agent services when a test drives them in-process, its terminals, its
 // `klaude web`, and the clean-up (terminals hung up, the web server stopped, every runtime the home's
@@ -63,15 +63,14 @@ export interface AgentHome extends TempHome {
 
 export interface AgentHomesOptions extends MockAnthropicOptions {
   /**
-   * The stand-in: one for the file (default, started in beforeAll), a fresh one for each test
-   * (`'test'`: its requests are that test's alone), or none (`false`: homes point at a closed
-   * loopback port, and `mock` throws).
+   * The stand-in: one for the file (default, started in beforeAll), or none (`false`, for a file
+   * that runs no claude: homes point at a closed loopback port, and `mock` throws).
    */
-  standIn?: 'file' | 'test' | false;
+  standIn?: 'file' | false;
 }
 
 export interface AgentHomes {
-  /** The stand-in (started in beforeAll, or beforeEach with `standIn: 'test'`). */
+  /** The stand-in (started in beforeAll). */
   readonly mock: MockAnthropic;
   /** A fresh home. Made in a test, it is cleaned after that test; made in a before-all hook, after all. */
   home(opts?: AgentHomeOptions): AgentHome;
@@ -171,26 +170,20 @@ export function useAgentHomes(fixtureOpts: AgentHomesOptions = {}): AgentHomes {
   const fileHomes: Owned[] = [];
   let testHomes: Owned[] | undefined;
 
-  const start = async () => {
-    mock = await startMockAnthropic(mockOpts);
-  };
-  const stop = async () => {
-    await mock?.close();
-    mock = undefined;
-  };
-  if (standIn === 'file') beforeAll(start);
-  beforeEach(async () => {
+  if (standIn === 'file')
+    beforeAll(async () => {
+      mock = await startMockAnthropic(mockOpts);
+    });
+  beforeEach(() => {
     testHomes = [];
-    if (standIn === 'test') await start();
   });
   afterEach(async () => {
     for (const h of testHomes?.splice(0) ?? []) await clean(h);
     testHomes = undefined;
-    if (standIn === 'test') await stop();
   });
   afterAll(async () => {
     for (const h of fileHomes.splice(0)) await clean(h);
-    await stop();
+    await mock?.close();
   });
 
   const started = (): MockAnthropic => {
