@@ -8,7 +8,8 @@
 //   - folders import only folders below them in LAYERS (scripts/import-graph.mjs), types included;
 //   - no import circles between files, types included;
 //   - no file name used by three or more files, unless it names the same part in each (ROLE_NAMES);
-//   - docs/ARCHITECTURE.md's layer table lists LAYERS in order.
+//   - docs/ARCHITECTURE.md's layer table lists LAYERS in order;
+//   - every end-to-end file takes its homes and its stand-in from test/e2e/agent-home.ts.
 // Prints one line per problem and exits 1 if there is any.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -87,6 +88,33 @@ function layerTableProblems() {
 const FETCH_API = /\bnew (Request|Response|Headers)\(|\bfetch\(|from '(hono|@hono\/[^']+|undici)'/;
 const WEB_SERVER = (f) => f.startsWith('src/web/') && !f.startsWith('src/web/page/');
 
+/** What makes a home or the Messages-API stand-in by hand: the fixture does, once per file. */
+const OWN_SETUP = ['makeTempHome', 'startMockAnthropic', 'supervisorHome', 'makeDemoHome', 'uiHome'];
+
+/**
+ * An end-to-end file (test/e2e/*.test.ts) calls useAgentHomes (test/e2e/agent-home.ts) and imports
+ * none of OWN_SETUP: one set-up of temp home, stand-in, config and clean-up, not one per file.
+ */
+function e2eFixtureProblems() {
+  const dir = 'test/e2e';
+  const out = [];
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.test.ts'))) {
+    const f = `${dir}/${name}`;
+    const text = readFileSync(f, 'utf8');
+    const imported = [...text.matchAll(/^import\s+\{([^}]*)\}\s+from/gm)].flatMap((m) =>
+      m[1]
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n && !n.startsWith('type ')),
+    );
+    const own = OWN_SETUP.filter((n) => imported.some((i) => i === n || i.startsWith(`${n} as `)));
+    const hint = 'take homes and the stand-in from useAgentHomes (test/e2e/agent-home.ts), extending it if needed';
+    if (own.length) out.push(`${f}: makes its own set-up (${own.join(', ')}): ${hint}`);
+    else if (!/\buseAgentHomes\(/.test(text)) out.push(`${f}: does not call useAgentHomes: ${hint}`);
+  }
+  return out;
+}
+
 const problems = [];
 for (const f of files(ROOT)) {
   const text = readFileSync(f, 'utf8');
@@ -116,6 +144,7 @@ for (const { dir, count } of crowdedFolders(ROOT))
     `${dir}/: ${count} files (at most ${MAX_FILES} a folder; split it into subfolders by what the files act on)`,
   );
 for (const p of layerTableProblems()) problems.push(p);
+for (const p of e2eFixtureProblems()) problems.push(p);
 for (const p of problems) console.log(p);
 console.log(problems.length ? `lint: ${problems.length} problem(s)` : 'lint: ok');
 process.exitCode = problems.length ? 1 : 0;

@@ -3,68 +3,43 @@
 // the agent goes `waiting` with the command in `sessions --json`; `klaude approve` lets it run to
 // `done`; `klaude deny --reason` shows the reason to the model; `--always` writes the rule and the
 // next identical call is not asked; the parent Claude gets `[NEEDS APPROVAL]` through PostToolUse.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
 import { approvalsOf } from '../../src/db/repos/approvals.js';
 import { waitForPidExit } from '../../src/lib/process.js';
-import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
+import type { AgentServices } from '../../src/agent-ops/context.js';
 import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
 import { startAgents } from '../../src/agent-ops/start.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
 import { runInTerminal } from '../support/terminal-run.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { runProcess } from '../support/run-process.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
+import type { TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-const opened: { home: TempHome; svc: AgentServices }[] = [];
-
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult)
-        return {
-          text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
-        };
-      if (r.prompt.startsWith('run: '))
-        return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-});
-
-afterEach(() => {
-  for (const { svc } of opened) {
-    killRuntimeGroups(svc.db.sqlite);
-    svc.db.close();
-  }
-  for (const { home } of opened.splice(0)) home.cleanup();
-});
-
-afterAll(async () => {
-  await mock?.close();
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult)
+      return {
+        text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
+      };
+    if (r.prompt.startsWith('run: '))
+      return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+    return { text: `Reply to: ${r.prompt}` };
+  },
 });
 
 /** A fresh temp home + project for each test (its own settings.local.json, its own DB). */
 function setup(config = ''): {
-  home: TempHome;
+  home: AgentHome;
   svc: AgentServices;
   klaude: (args: string[], env?: Record<string, string>) => ReturnType<typeof runKlaude>;
 } {
-  const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-approve-' });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n${config}`);
-  const svc = openAgentServices({
-    env: home.env,
-    cwd: home.projectDir,
-    inv: { node: process.execPath, cli: KLAUDE_CLI },
-  });
-  opened.push({ home, svc });
+  const home = fx.home({ prefix: 'klaude-approve-', config });
+  const svc = home.services();
   // The person answers from a terminal of their own (approve/deny count only from such a place).
   const klaude = (args: string[], env: Record<string, string> = {}) =>
     (ANSWERS.includes(args[0]!) ? runInTerminal : runKlaude)(args, {
@@ -171,13 +146,13 @@ describe('permission approvals (real claude)', () => {
     const { home, svc, klaude } = setup();
     const id = await start(svc, home, `run: ${CMD}`);
     await waitingInSessions(klaude, id);
-    const before = mock.requests.length;
+    const before = fx.mock.requests.length;
     const r = await klaude(['deny', id.slice(-8), '--reason', 'no python today, use node']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('denied');
     const s = await finished(svc, id);
     expect(s.status).toBe('done');
-    const req = await mock.waitForRequest((q) => q.index >= before && q.isToolResult, 10_000);
+    const req = await fx.mock.waitForRequest((q) => q.index >= before && q.isToolResult, 10_000);
     expect(req.toolResults[0]).toMatchObject({ isError: true, content: 'no python today, use node' });
     expect(s.lastText).toBe('Tool said: error:no python today, use node');
     expect(events(svc, id).find((e) => e.type === 'approval_answer')).toMatchObject({

@@ -7,30 +7,22 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
 import { createSession, getSession, updateSession, type SessionRow } from '../../src/db/repos/sessions.js';
 import { createAgentWorktree } from '../../src/git/worktree.js';
 import { claimConversation } from '../../src/ownership/conversation-claim.js';
-import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { spawnPty, type PtySession } from '../support/pty-driver.js';
+import { runKlaude } from '../support/klaude-bin.js';
 import { seedProject, type Seeded } from '../support/seed-sessions.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
-import { http, startWeb } from '../support/web-client.js';
-import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
+import { http } from '../support/web-client.js';
+import { DASHBOARD, startUi } from '../ui/helpers/ui-e2e.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-const homes: TempHome[] = [];
-const terms: PtySession[] = [];
-afterEach(async () => {
-  for (const t of terms.splice(0)) await t.dispose();
-  for (const h of homes.splice(0)) {
-    await runKlaude(['web', '--stop'], { env: h.env, cwd: h.projectDir });
-    h.cleanup();
-  }
-});
+// No stand-in and no config.yaml: no agent runs here, the sessions are seeded.
+const fx = useAgentHomes({ standIn: false });
 
 interface Scene extends Seeded {
-  home: TempHome;
+  home: AgentHome;
   /** Shown newest first in the dashboard: tidy, keeper, origin, taken, then forked. */
   tidy: SessionRow;
   keeper: SessionRow;
@@ -46,8 +38,7 @@ function laterMs(): void {
 }
 
 function scene(): Scene {
-  const home = makeTempHome({ prefix: 'klaude-archive-all-', env: { CI: undefined } });
-  homes.push(home);
+  const home = fx.home({ prefix: 'klaude-archive-all-', config: false, env: { CI: undefined } });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], {
       cwd: home.projectDir,
@@ -154,13 +145,7 @@ describe('archive: one rule on every surface', () => {
 
   it("the dashboard's d", async () => {
     const sc = scene();
-    const term = spawnPty(process.execPath, [KLAUDE_CLI, 'ui'], {
-      cwd: sc.home.projectDir,
-      env: sc.home.env,
-      cols: 250,
-      rows: 30,
-    });
-    terms.push(term);
+    const term = sc.home.own(startUi(sc, { cols: 250, rows: 30 }));
     await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
     const out = await archiveAll(sc, async (_sc, s) => {
       // The selection stays on the first row: each archived row leaves it to the next one.
@@ -178,7 +163,7 @@ describe('archive: one rule on every surface', () => {
 
   it("the web page's archive action", async () => {
     const sc = scene();
-    const w = await startWeb(sc.home.env, sc.home.projectDir);
+    const w = await sc.home.web();
     const out = await archiveAll(sc, async (_sc, s) => {
       const r = await http(w.port, 'POST', `/api/sessions/${s.id}/archive`, {
         headers: { authorization: `Bearer ${w.token}`, origin: w.origin },

@@ -8,62 +8,27 @@
 //   `klaude approve`, and "always" writes the rule into .claude/settings.local.json.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
-import { CLAUDE_BIN, claudeAtLeast } from '../support/claude-bin.js';
+import { claudeAtLeast } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import { killLeftRuntimes } from '../support/runtime-cleanup.js';
-import type { TempHome } from '../support/temp-home.js';
-import { DASHBOARD } from '../ui/helpers/ui-e2e.js';
-import {
-  eventKinds,
-  runResponder,
-  sessions,
-  startKlaude,
-  submit,
-  supervisorHome,
-  waitForDb,
-  writeConfig,
-} from './supervisor-helpers.js';
-import { sessionStatus, sessionWithConversation, startTalk, stopHosts } from './talk-helpers.js';
+import { spawnPty } from '../support/pty-driver.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
+import { eventKinds, runResponder, sessions, startKlaude, submit, waitForDb } from './supervisor-helpers.js';
+import { sessionStatus } from './talk-helpers.js';
 
 /** Auto mode's dialog when its safety check is not there (claude 2.1.332). */
 const CANT_CHECK = /Auto mode can.t check actions in this session/;
 
-let mock: MockAnthropic;
-const homes: TempHome[] = [];
-const terms: PtySession[] = [];
-const talks: { home: TempHome; id: string }[] = [];
-const open = (t: PtySession): PtySession => {
-  terms.push(t);
-  return t;
-};
+const fx = useAgentHomes({ responder: runResponder });
 
 /** A person who left claude's permission mode alone: auto mode from 2.1.332 on. */
-function autoHome(): TempHome {
-  const home = supervisorHome(mock, { allowBash: false, permissionMode: null });
-  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n`);
-  homes.push(home);
-  return home;
-}
-
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-});
-afterAll(async () => {
-  for (const t of terms) await t.dispose();
-  for (const t of talks) await stopHosts(t.home, t.id).catch(() => undefined);
-  for (const h of homes) killLeftRuntimes(h.klaudeHome);
-  await mock?.close();
-  for (const h of homes) h.cleanup();
-});
+const autoHome = (): AgentHome => fx.home({ supervisor: true, allowBash: false, permissionMode: null });
 
 describe.runIf(claudeAtLeast('2.1.332'))('auto mode (claude ≥ 2.1.332)', () => {
   it('the foreground keeps auto mode: a plain command runs unasked; one it cannot check makes the session waiting', async () => {
     const home = autoHome();
-    const term = open(startKlaude(home, [], { cols: 110, rows: 40 }));
+    const term = home.own(startKlaude(home, [], { cols: 110, rows: 40 }));
     // Auto mode's footer replaces "? for shortcuts".
     await term.waitForText(/auto mode on/, { timeoutMs: 60_000 });
     const root = () => sessions(home).find((s) => s.parent_id === null)!;
@@ -115,7 +80,7 @@ describe('headless agents keep agents.permissionMode in an auto-mode home', () =
     const id = sessions(home).find((s) => s.type === 'general')!.id;
     await waitForDb('the request waiting', () => sessionStatus(home, id) === 'waiting', 60_000);
     // As the person would, from a terminal of their own (approve refuses a caller without one).
-    const approve = open(
+    const approve = home.own(
       spawnPty(process.execPath, [KLAUDE_CLI, 'approve', '--always', shortId(id)], {
         cwd: home.projectDir,
         env: home.env,

@@ -6,65 +6,35 @@
 // stdin or a 2 MB file; agents' claudes get KLAUDE_PROJECT_PATH.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { shortId } from '../../src/core/ids.js';
 import { getSession } from '../../src/db/repos/sessions.js';
-import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
 import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty } from '../support/pty-driver.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
-import { spawnKlaude, type LiveKlaude } from '../support/seed-sessions.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
+import { useAgentHomes } from './agent-home.js';
 
 const WORDS = Array.from({ length: 30 }, (_, i) => `w${i + 1}`).join(' ');
 const CMD = 'python3 -c "print(6*7)"';
 
-let mock: MockAnthropic;
-const opened: { home: TempHome; svc: AgentServices }[] = [];
-const lives: LiveKlaude[] = [];
-
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => t.content).join(' ')}` };
-      if (r.prompt.startsWith('run: '))
-        return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
-      // About 6 s: `klaude message` / `interrupt` (a node start each) must land inside it on a loaded machine.
-      if (r.prompt.startsWith('slow')) return { text: WORDS, chunks: 30, delayMs: 200 };
-      if (r.prompt.startsWith('update: ')) return { text: `[UPDATE] ${r.prompt.slice(8)}\nAll done.` };
-      if (r.prompt.startsWith('big:')) return { text: `got ${r.prompt.length} characters` };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-});
-
-afterEach(() => {
-  for (const l of lives.splice(0)) l.kill();
-  for (const { svc } of opened) {
-    killRuntimeGroups(svc.db.sqlite);
-    svc.db.close();
-  }
-  for (const { home } of opened.splice(0)) home.cleanup();
-});
-
-afterAll(async () => {
-  await mock?.close();
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult) return { text: `Tool said: ${r.toolResults.map((t) => t.content).join(' ')}` };
+    if (r.prompt.startsWith('run: '))
+      return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+    // About 6 s: `klaude message` / `interrupt` (a node start each) must land inside it on a loaded machine.
+    if (r.prompt.startsWith('slow')) return { text: WORDS, chunks: 30, delayMs: 200 };
+    if (r.prompt.startsWith('update: ')) return { text: `[UPDATE] ${r.prompt.slice(8)}\nAll done.` };
+    if (r.prompt.startsWith('big:')) return { text: `got ${r.prompt.length} characters` };
+    return { text: `Reply to: ${r.prompt}` };
+  },
 });
 
 function setup(config = '') {
-  const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-first-cli-' });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n${config}`);
-  const svc = openAgentServices({
-    env: home.env,
-    cwd: home.projectDir,
-    inv: { node: process.execPath, cli: KLAUDE_CLI },
-  });
-  opened.push({ home, svc });
+  const home = fx.home({ prefix: 'klaude-first-cli-', config });
+  const svc = home.services();
   const klaude = (args: string[], env: Record<string, string> = {}, input?: string) =>
     runKlaude(args, {
       env: { ...home.env, ...env },
@@ -97,10 +67,12 @@ function setup(config = '') {
   };
   /** `klaude deny` typed in a terminal (answers are taken from the person's terminal only). */
   const denyInTerminal = async (id: string, reason: string) => {
-    const t = spawnPty(process.execPath, [KLAUDE_CLI, 'deny', shortId(id), '--reason', reason], {
-      env: home.env,
-      cwd: home.projectDir,
-    });
+    const t = home.own(
+      spawnPty(process.execPath, [KLAUDE_CLI, 'deny', shortId(id), '--reason', reason], {
+        env: home.env,
+        cwd: home.projectDir,
+      }),
+    );
     const exit = await t.exited;
     expect(exit.exitCode, t.text()).toBe(0);
   };
@@ -131,8 +103,7 @@ describe('first contact, CLI (real claude)', () => {
     expect((await t.klaude(['watch', '--once'])).stdout).toContain(line);
     expect((await t.klaude(['watch', shortId(id), '--once'])).stdout).toContain(line);
 
-    const live = spawnKlaude(['watch'], { env: t.home.env, cwd: t.home.projectDir });
-    lives.push(live);
+    const live = t.home.spawn(['watch']);
     await until('the watch banner', () =>
       /watching .*from every agent of this project; Ctrl-C stops/.test(live.stderr()),
     );

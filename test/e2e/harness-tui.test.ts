@@ -1,35 +1,24 @@
 // Proves the harness: the real interactive `claude` under a PTY, its screen read through @xterm/headless,
 // answering from the loopback stand-in in a temp home.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeAtLeast, claudeBin } from '../support/claude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { spawnPty } from '../support/pty-driver.js';
+import { useAgentHomes } from './agent-home.js';
 
-let mock: MockAnthropic | undefined;
-let home: TempHome | undefined;
-let term: PtySession | undefined;
-
-afterEach(async () => {
-  await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
-  term = undefined;
-  mock = undefined;
-  home = undefined;
-});
+const fx = useAgentHomes();
 
 /** The empty input prompt between its two rules, as the idle TUI draws it. */
 const IDLE_PROMPT = /^❯\s*$/m;
 
 describe('harness: real interactive claude under the PTY driver', () => {
   it('shows its prompt, answers a typed prompt from the stand-in, re-lays out on resize and ends on SIGTERM', async () => {
-    mock = await startMockAnthropic();
-    home = makeTempHome({ baseUrl: mock.url, allowBash: true });
+    // (No config.yaml: this is claude alone, klaude is not in it.)
+    const home = fx.home({ allowBash: true, config: false });
+    const mock = fx.mock;
     const word = `pty${Math.random().toString(36).slice(2, 8)}`;
     mock.setResponder((req) => ({ text: `Stand-in says hello to ${req.prompt.replace('greet ', '')}` }));
 
-    term = spawnPty(claudeBin(), [], { cwd: home.projectDir, env: home.env, cols: 100, rows: 30 });
+    const term = home.own(spawnPty(claudeBin(), [], { cwd: home.projectDir, env: home.env, cols: 100, rows: 30 }));
     await term.waitForText('? for shortcuts', { timeoutMs: 45_000 });
     await term.waitForText(IDLE_PROMPT);
     expect(term.text()).toContain(home.projectDir); // the welcome box names the trusted project

@@ -5,34 +5,30 @@
 import Database from 'better-sqlite3';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-let home: TempHome;
-const groups: number[] = [];
 let releaseHeld!: () => void;
 const held = new Promise<void>((r) => (releaseHeld = r));
-
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: async (r) => {
-      if (r.prompt === 'hold on') {
-        await held; // streaming for as long as the test wants
-        return { text: 'Held reply.' };
-      }
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
+const fx = useAgentHomes({
+  responder: async (r) => {
+    if (r.prompt === 'hold on') {
+      await held; // streaming for as long as the test wants
+      return { text: 'Held reply.' };
+    }
+    return { text: `Reply to: ${r.prompt}` };
+  },
 });
-afterAll(async () => {
+let home: AgentHome;
+const groups: number[] = [];
+
+afterAll(() => {
   releaseHeld();
-  await mock?.close();
 });
 afterEach(() => {
+  // (The runtime's group outlives its row: the helper in the second test lives on in it.)
   for (const g of groups.splice(0)) {
     try {
       process.kill(-g, 'SIGKILL');
@@ -40,7 +36,6 @@ afterEach(() => {
       /* gone */
     }
   }
-  home?.cleanup();
 });
 
 const isAlive = (pid: number): boolean => {
@@ -86,16 +81,12 @@ const waitFor = <T>(what: string, fn: () => T | undefined | false, timeout = 45_
 
 describe('the runtime owns its CLI', () => {
   it('SIGKILL of the runtime: its claude -p is gone within 5 s; message then resumes with exactly one writer', async () => {
-    home = makeTempHome({ baseUrl: mock.url });
     // Recovery off: this is the person's own message after a crash (agents.recover: auto is run-recovery.test.ts).
-    writeFileSync(
-      join(home.klaudeHome, 'config.yaml'),
-      `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  recover: 'off'\n`,
-    );
+    home = fx.home({ config: "agents:\n  recover: 'off'\n" });
     const start = await klaude(['start', 'general', 'hold on', '-d']);
     expect(start.code, start.stderr).toBe(0);
     const id = /started (\w{8})/.exec(start.stdout)![1]!;
-    await mock.waitForRequest((r) => r.prompt === 'hold on', 60_000);
+    await fx.mock.waitForRequest((r) => r.prompt === 'hold on', 60_000);
     const [rt, cli] = await waitFor('the runtime and its CLI rows', () => {
       const p = procs(id);
       const r = p.find((x) => x.kind === 'runtime');
@@ -132,17 +123,17 @@ describe('the runtime owns its CLI', () => {
     // The new claude started only after the old one was found gone.
     expect(second!.started_at).toBeGreaterThanOrEqual(first!.exited_at!);
     // Exactly one request for the new message: one writer, billed once.
-    expect(mock.requests.filter((r) => r.prompt === 'after the crash' && !r.isSideRequest)).toHaveLength(1);
+    expect(fx.mock.requests.filter((r) => r.prompt === 'after the crash' && !r.isSideRequest)).toHaveLength(1);
   });
 
   it('a grandchild holding the CLI’s stdout/stderr does not keep the runtime alive past its drain bound', async () => {
-    home = makeTempHome({ baseUrl: mock.url });
+    home = fx.home();
     // The real claude, started through a wrapper that leaves a helper holding its pipes (as an MCP
     // server or a leftover background job does).
     const wrapper = join(home.root, 'claude-with-helper');
     writeFileSync(wrapper, `#!/bin/sh\nsleep 300 &\nexec ${CLAUDE_BIN} "$@"\n`);
     chmodSync(wrapper, 0o755);
-    writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${wrapper}\n`);
+    home.configure({ binary: wrapper });
     const r = await klaude(['start', 'general', 'quick one']);
     const id = /started (\w{8})/.exec(r.stdout)![1]!;
     const rt = procs(id).find((p) => p.kind === 'runtime')!;

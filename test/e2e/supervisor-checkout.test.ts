@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { controlRequest } from '../../src/control/client.js';
 import { openDb } from '../../src/db/client.js';
 import { linkClaudeSession } from '../../src/db/repos/links.js';
@@ -14,9 +14,8 @@ import { claudeTranscriptPath } from '../../src/claude/transcript.js';
 import { shortId } from '../../src/core/ids.js';
 import { claudeBin, runClaude } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 import {
   instances,
   links,
@@ -26,24 +25,21 @@ import {
   sessions,
   startKlaude,
   submit,
-  supervisorHome,
   waitBelow,
   waitForDb,
   type ProcessRow,
-  writeConfig,
 } from './supervisor-helpers.js';
 
 const MODEL = 'claude-checkout-model';
 const BROKEN = randomUUID();
-let mock: MockAnthropic;
-let home: TempHome;
+const fx = useAgentHomes({ responder: runResponder });
+let home: AgentHome;
 let term: PtySession;
 let rootId: string;
 let socket: string;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-  home = supervisorHome(mock);
+beforeAll(() => {
+  home = fx.home({ supervisor: true });
   // claude, except that resuming BROKEN dies at once, the way a missing conversation does.
   const wrapper = join(home.root, 'claude-wrapper');
   writeFileSync(
@@ -51,12 +47,7 @@ beforeAll(async () => {
     `#!/bin/sh\ncase " $* " in *" ${BROKEN} "*) echo "wrapper: no conversation ${BROKEN}" >&2; exit 1;; esac\nexec '${claudeBin()}' "$@"\n`,
   );
   chmodSync(wrapper, 0o755);
-  writeConfig(home, `claude:\n  binary: ${wrapper}\n`);
-});
-afterAll(async () => {
-  await term?.dispose();
-  await mock?.close();
-  home?.cleanup();
+  home.configure({ binary: wrapper });
 });
 
 /** A headless Claude conversation in the project, as an agent runtime would leave it. */
@@ -95,7 +86,7 @@ const currentClaude = () => processes(home).filter((p) => p.exited_at === null);
 describe('klaude checkout', () => {
   it('switches to a child’s conversation from Claude’s Bash tool, and back with no id', async () => {
     const childClaude = await headlessConversation('child-marker-41');
-    term = startKlaude(home, ['--', '--model', MODEL], { cols: 110, rows: 60 });
+    term = home.own(startKlaude(home, ['--', '--model', MODEL], { cols: 110, rows: 60 }));
     await term.waitForText(READY, { timeoutMs: 45_000 });
     rootId = sessions(home)[0]!.id;
     socket = instances(home)[0]!.socket_path;
@@ -132,7 +123,7 @@ describe('klaude checkout', () => {
     // Talking to the child continues its conversation, with the passed-through --model.
     await submit(term, 'hello child');
     await term.waitForText('Reply to: hello child', { timeoutMs: 45_000 });
-    const req = mock.mainRequests().at(-1)!;
+    const req = fx.mock.mainRequests().at(-1)!;
     expect(req.body.model).toBe(MODEL);
     expect(JSON.stringify(req.body.messages)).toContain('child-marker-41');
     // The relaunched Claude was told why it is here (SessionStart additionalContext).
@@ -163,7 +154,7 @@ describe('klaude checkout', () => {
     expect(sessions(home).filter((s) => s.parent_id === null)).toHaveLength(1); // the tree is untouched
     await submit(term, 'back in the root?');
     await term.waitForText('Reply to: back in the root?', { timeoutMs: 45_000 });
-    const history = JSON.stringify(mock.mainRequests().at(-1)!.body.messages);
+    const history = JSON.stringify(fx.mock.mainRequests().at(-1)!.body.messages);
     expect(history).toContain('root-marker-17');
     expect(history).not.toContain('child-marker-41');
   });

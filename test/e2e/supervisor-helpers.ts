@@ -1,6 +1,7 @@
-// Shared set-up for the supervisor end-to-end tests: a temp home whose PATH finds the real
-// claude, the built klaude under the PTY driver, read-only looks at the DB, and a stand-in
-// that runs `run: <command>` prompts through Claude's Bash tool.
+// Shared helpers of the supervisor end-to-end tests (their homes come from agent-home.ts,
+// `supervisor: true`): the built klaude, or an interactive shell to start it from, under the PTY
+// driver; read-only looks at the DB; a stand-in responder that runs `run: <command>` prompts
+// through Claude's Bash tool. (supervisorHome is for the integration files outside that fixture.)
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import type { MockAnthropic, Responder } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
 import { makeTempHome, type TempHome, type TempHomeOptions } from '../support/temp-home.js';
+import type { AgentHome } from './agent-home.js';
 
 /**
  * The empty input prompt between its two rules. Claude draws it while a turn runs too, so
@@ -44,6 +46,32 @@ export function writeConfig(home: TempHome, yaml: string): void {
 
 export function startKlaude(home: TempHome, args: string[] = [], size = { cols: 110, rows: 34 }): PtySession {
   return spawnPty(process.execPath, [KLAUDE_CLI, ...args], { cwd: home.projectDir, env: home.env, ...size });
+}
+
+/**
+ * The shell's prompt on the screen's last line, not just `^SHELL\$ $`: claude asks the terminal
+ * for its attributes (DA1) and may be gone before the answer comes, which then lands in the
+ * shell's line (`SHELL$ 1;2c`, or echoed before the prompt), as after a plain claude.
+ */
+export async function shellPrompt(t: PtySession, timeoutMs = 20_000): Promise<void> {
+  await t.waitFor((s) => /SHELL\$( |$)/.test(s.trimEnd().split('\n').at(-1) ?? ''), 'the shell prompt', { timeoutMs });
+}
+
+/**
+ * An interactive bash in a PTY of the home (prompt `SHELL$ `, owned by the home), to start klaude
+ * from and see what the shell gets back after it.
+ */
+export async function startShell(home: AgentHome): Promise<PtySession> {
+  const t = home.own(
+    spawnPty('bash', ['--norc', '--noprofile', '-i'], {
+      cwd: home.projectDir,
+      env: { ...home.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' },
+      cols: 110,
+      rows: 34,
+    }),
+  );
+  await shellPrompt(t);
+  return t;
 }
 
 /** Run `fn` on a fresh read-only connection to the home's DB (never held across waits). */

@@ -5,11 +5,11 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN, claudeAtLeast } from '../support/claude-bin.js';
+import { claudeAtLeast } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic, type Responder } from '../support/mock-anthropic.js';
-import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
+import type { Responder } from '../support/mock-anthropic.js';
+import type { PtySession } from '../support/pty-driver.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 import {
   eventKinds,
   instances,
@@ -18,31 +18,13 @@ import {
   sessions,
   startKlaude,
   submit,
-  supervisorHome,
+  startShell,
   waitBelow,
   waitForDb,
-  writeConfig,
 } from './supervisor-helpers.js';
 
-let mock: MockAnthropic | undefined;
-let home: TempHome | undefined;
 let term: PtySession | undefined;
 const strays: number[] = [];
-
-afterEach(async () => {
-  term?.kill('SIGHUP');
-  await term?.dispose();
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-  await mock?.close();
-  home?.cleanup();
-  term = mock = home = undefined;
-});
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -68,27 +50,27 @@ const responder: Responder = (req) => {
   return undefined;
 };
 
-async function setup(opts: { settings?: Record<string, unknown>; config?: string } = {}): Promise<TempHome> {
-  mock = await startMockAnthropic({ responder });
-  home = supervisorHome(mock, opts.settings ? { settings: opts.settings } : {});
-  writeConfig(home, `claude:\n  binary: ${CLAUDE_BIN}\n${opts.config ?? ''}`);
-  return home;
-}
+const fx = useAgentHomes({ responder });
 
-async function shellPrompt(t: PtySession, timeoutMs = 20_000): Promise<void> {
-  await t.waitFor((s) => /SHELL\$( |$)/.test(s.trimEnd().split('\n').at(-1) ?? ''), 'the shell prompt', { timeoutMs });
+afterEach(() => {
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  term = undefined;
+});
+
+function setup(opts: { settings?: Record<string, unknown>; config?: string } = {}): AgentHome {
+  return fx.home({ supervisor: true, ...opts });
 }
 
 describe('klaude owns its processes', () => {
   it('SIGKILL of the supervisor: its claude is gone within 5 s and the shell gets a sane terminal', async () => {
-    const h = await setup();
-    term = spawnPty('bash', ['--norc', '--noprofile', '-i'], {
-      cwd: h.projectDir,
-      env: { ...h.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' },
-      cols: 110,
-      rows: 34,
-    });
-    await shellPrompt(term);
+    const h = setup();
+    term = await startShell(h);
     term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
     await term.waitForText(READY, { timeoutMs: 45_000 });
     const [inst] = instances(h);
@@ -132,8 +114,8 @@ describe('klaude owns its processes', () => {
   });
 
   it('hooks disabled: a warning with the likely cause within seconds (E_HOOK_TIMEOUT)', async () => {
-    const h = await setup({ settings: { disableAllHooks: true }, config: 'hooks:\n  startWarnSeconds: 3\n' });
-    term = startKlaude(h);
+    const h = setup({ settings: { disableAllHooks: true }, config: 'hooks:\n  startWarnSeconds: 3\n' });
+    term = h.own(startKlaude(h));
     await term.waitForText(READY, { timeoutMs: 45_000 });
     await hookWarned(h, term);
     // Said again below claude's last screen once it exits (2.1.332's redraws may paint over the first).
@@ -146,8 +128,8 @@ describe('klaude owns its processes', () => {
   });
 
   it('klaude ui with hooks disabled: the warning on claude’s screen, and again in the dashboard once claude exits', async () => {
-    const h = await setup({ settings: { disableAllHooks: true }, config: 'hooks:\n  startWarnSeconds: 3\n' });
-    term = startKlaude(h, ['ui'], { cols: 120, rows: 34 });
+    const h = setup({ settings: { disableAllHooks: true }, config: 'hooks:\n  startWarnSeconds: 3\n' });
+    term = h.own(startKlaude(h, ['ui'], { cols: 120, rows: 34 }));
     await term.waitForText(/╭─ sessions \d+/, { timeoutMs: 30_000 });
     term.write('n');
     await term.waitForText(READY, { timeoutMs: 45_000 });
@@ -158,8 +140,8 @@ describe('klaude owns its processes', () => {
   });
 
   it('start exits non-zero with the reason when the agent is not in the DB it reads (deleted under the supervisor)', async () => {
-    const h = await setup();
-    term = startKlaude(h);
+    const h = setup();
+    term = h.own(startKlaude(h));
     await term.waitForText(READY, { timeoutMs: 45_000 });
     for (const f of ['sessions.db', 'sessions.db-wal', 'sessions.db-shm'])
       rmSync(join(h.klaudeHome, f), { force: true });
@@ -177,8 +159,8 @@ describe('klaude owns its processes', () => {
 
   it('start -c on a slow reply: the agent’s first turn finishes (done, full answer), then the foreground shows it', async () => {
     // Hooks on, with a short warning delay: the control for the hooks-disabled case (no false warning).
-    const h = await setup({ config: 'hooks:\n  startWarnSeconds: 3\n' });
-    term = startKlaude(h);
+    const h = setup({ config: 'hooks:\n  startWarnSeconds: 3\n' });
+    term = h.own(startKlaude(h));
     await term.waitForText(READY, { timeoutMs: 45_000 });
     await submit(term, 'run: klaude start general "take your time" -c');
     await term.waitForText(/Tool output: started \w{8} \(general, claude\)/, { timeoutMs: 60_000 });
@@ -216,7 +198,7 @@ describe('klaude owns its processes', () => {
  * The E_HOOK_TIMEOUT warning was given: on claude's screen with 2.1.197; with 2.1.332, whose
  * alternate screen a redraw can paint it over, in klaude's log (the same moment it is written).
  */
-async function hookWarned(h: TempHome, term: PtySession): Promise<void> {
+async function hookWarned(h: AgentHome, term: PtySession): Promise<void> {
   if (!claudeAtLeast('2.1.332')) {
     await term.waitForText('E_HOOK_TIMEOUT', { timeoutMs: 20_000 });
     return;

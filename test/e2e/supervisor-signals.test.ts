@@ -5,28 +5,24 @@ import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
-import type { TempHome } from '../support/temp-home.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 import {
   instances,
   processes,
   READY,
   sessions,
   submit,
-  supervisorHome,
+  shellPrompt,
+  startShell,
   waitForDb,
-  writeConfig,
 } from './supervisor-helpers.js';
 
-let mock: MockAnthropic | undefined;
-let home: TempHome | undefined;
+const fx = useAgentHomes();
 let term: PtySession | undefined;
 const strays: number[] = [];
 
-afterEach(async () => {
-  term?.kill('SIGHUP'); // an interactive bash ignores the SIGTERM dispose() starts with
-  await term?.dispose();
+afterEach(() => {
   for (const pid of strays.splice(0)) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -34,9 +30,7 @@ afterEach(async () => {
       /* gone */
     }
   }
-  await mock?.close();
-  home?.cleanup();
-  term = mock = home = undefined;
+  term = undefined;
 });
 
 const isAlive = (pid: number): boolean => {
@@ -48,17 +42,14 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
-async function setup(): Promise<TempHome> {
-  mock = await startMockAnthropic();
-  home = supervisorHome(mock);
-  return home;
-}
+/** A supervisor home: klaude finds the real claude on PATH (no claude.binary). */
+const setup = (): AgentHome => fx.home({ supervisor: true, binary: null });
 
 /**
  * A stand-in "claude" that takes the terminal like a TUI does (raw mode, hidden cursor,
  * bracketed paste) and then: 'ignore-term' ignores SIGTERM, 'exit:<n>' exits with n.
  */
-function stubClaude(h: TempHome, behaviour: string): void {
+function stubClaude(h: AgentHome, behaviour: string): void {
   const file = join(h.root, 'stub-claude');
   writeFileSync(
     file,
@@ -72,28 +63,7 @@ process.stdout.write('\\x1b[?25l\\x1b[?2004hSTUB READY ' + process.pid + '\\r\\n
 `,
   );
   chmodSync(file, 0o755);
-  writeConfig(h, `claude:\n  binary: ${file}\nswitch:\n  graceSeconds: 1\n`);
-}
-
-/**
- * The shell's prompt on the screen's last line, not just `^SHELL\$ $`: claude asks the terminal
- * for its attributes (DA1) and may be gone before the answer comes, which then lands in the
- * shell's line (`SHELL$ 1;2c`, or echoed before the prompt), as after a plain claude.
- */
-async function shellPrompt(t: PtySession, timeoutMs = 20_000): Promise<void> {
-  await t.waitFor((s) => /SHELL\$( |$)/.test(s.trimEnd().split('\n').at(-1) ?? ''), 'the shell prompt', { timeoutMs });
-}
-
-/** An interactive bash in the PTY, to see what the shell gets back after klaude. */
-async function shell(h: TempHome): Promise<PtySession> {
-  const t = spawnPty('bash', ['--norc', '--noprofile', '-i'], {
-    cwd: h.projectDir,
-    env: { ...h.env, PS1: 'SHELL$ ', HISTFILE: '/dev/null' },
-    cols: 110,
-    rows: 34,
-  });
-  await shellPrompt(t);
-  return t;
+  h.configure({ binary: file, config: 'switch:\n  graceSeconds: 1\n' });
 }
 
 /** Run a command at the shell prompt and wait for the marker it prints (Ctrl-U first: see shellPrompt). */
@@ -115,8 +85,8 @@ async function ttyModes(t: PtySession): Promise<string> {
 
 describe('klaude: signals and recovery', () => {
   it('SIGTERM stops the real claude and hands the shell a working terminal', async () => {
-    const h = await setup();
-    term = await shell(h);
+    const h = setup();
+    term = await startShell(h);
     term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
     await term.waitForText(READY, { timeoutMs: 45_000 });
     const [inst] = instances(h);
@@ -135,8 +105,8 @@ describe('klaude: signals and recovery', () => {
   });
 
   it('ctrl+z suspends claude and klaude together (the shell gets the terminal), fg brings both back', async () => {
-    const h = await setup();
-    term = await shell(h);
+    const h = setup();
+    term = await startShell(h);
     term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
     await term.waitForText(READY, { timeoutMs: 45_000 });
     const [inst] = instances(h);
@@ -160,9 +130,9 @@ describe('klaude: signals and recovery', () => {
   });
 
   it('SIGKILLs a claude that ignores SIGTERM after the grace, and restores raw mode and cursor', async () => {
-    const h = await setup();
+    const h = setup();
     stubClaude(h, 'ignore-term');
-    term = await shell(h);
+    term = await startShell(h);
     term.type(`${process.execPath} ${KLAUDE_CLI}\r`);
     await term.waitForText(/STUB READY \d+/, { timeoutMs: 20_000 });
     expect(term.cursorVisible()).toBe(false);
@@ -185,9 +155,9 @@ describe('klaude: signals and recovery', () => {
   });
 
   it('exits with claude’s exit code', async () => {
-    const h = await setup();
+    const h = setup();
     stubClaude(h, 'exit:7');
-    term = spawnPty(process.execPath, [KLAUDE_CLI], { cwd: h.projectDir, env: h.env });
+    term = h.own(spawnPty(process.execPath, [KLAUDE_CLI], { cwd: h.projectDir, env: h.env }));
     expect((await term.exited).exitCode).toBe(7);
     expect(term.text()).toContain('STUB EXITING');
     expect(instances(h)).toMatchObject([{ status: 'exited', exit_code: 7 }]);
@@ -195,9 +165,9 @@ describe('klaude: signals and recovery', () => {
   });
 
   it('SIGKILL of the supervisor leaves rows that `klaude instances --all` marks stale', async () => {
-    const h = await setup();
+    const h = setup();
     stubClaude(h, 'ignore-term');
-    term = spawnPty(process.execPath, [KLAUDE_CLI], { cwd: h.projectDir, env: h.env });
+    term = h.own(spawnPty(process.execPath, [KLAUDE_CLI], { cwd: h.projectDir, env: h.env }));
     await term.waitForText(/STUB READY \d+/, { timeoutMs: 20_000 });
     const stubPid = Number(/STUB READY (\d+)/.exec(term.text())![1]);
     strays.push(stubPid);

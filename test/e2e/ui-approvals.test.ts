@@ -2,35 +2,23 @@
 // from the dashboard asks (real claude, stand-in reply: a Bash command no setting allows), the
 // request shows pinned above its log with the command and the keys, the title counts it, and
 // `A` lets the command run to `■ done`.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { claudeBin } from '../support/claude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
+import { beforeAll, expect, it } from 'vitest';
 import type { PtySession } from '../support/pty-driver.js';
-import { makeDemoHome, type DemoHome } from '../ui/helpers/demo-home.js';
-import { DASHBOARD, startUi } from '../ui/helpers/ui-e2e.js';
+import { DASHBOARD, startUi, uiDemoHome, type UiDemoHome } from '../ui/helpers/ui-e2e.js';
+import { useAgentHomes } from './agent-home.js';
 import { runResponder } from './supervisor-helpers.js';
 
-let mock: MockAnthropic;
-let demo: DemoHome;
+const fx = useAgentHomes({ responder: runResponder });
+let demo: UiDemoHome;
 let term: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
+beforeAll(() => {
   // No allowBash: the agent's command needs an approval.
-  demo = makeDemoHome({ baseUrl: mock.url });
-  writeFileSync(join(demo.home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${claudeBin()}\n`);
-  delete demo.home.env.CI;
-});
-afterAll(async () => {
-  await term?.dispose();
-  await mock?.close();
-  demo?.home.cleanup();
+  demo = uiDemoHome(fx, { allowBash: false });
 });
 
 it('an agent asks; the dashboard shows the request and A allows it', async () => {
-  term = startUi(demo, { cols: 150, rows: 34 });
+  term = demo.home.own(startUi(demo, { cols: 150, rows: 34 }));
   await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
   await term.waitForText('? help');
   term.write('s');

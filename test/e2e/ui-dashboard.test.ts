@@ -5,33 +5,26 @@
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
 import { appendEvents } from '../ui/helpers/demo-data.js';
-import type { DemoHome } from '../ui/helpers/demo-home.js';
-import { DASHBOARD, frameRows, startUi, uiHome } from '../ui/helpers/ui-e2e.js';
+import { DASHBOARD, frameRows, startUi, uiDemoHome, type UiDemoHome } from '../ui/helpers/ui-e2e.js';
+import { useAgentHomes } from './agent-home.js';
 import { runResponder } from './supervisor-helpers.js';
 
-let mock: MockAnthropic;
-let demo: DemoHome;
+const fx = useAgentHomes({ responder: runResponder });
+let demo: UiDemoHome;
 let term: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-  demo = uiHome(mock);
-});
-afterAll(async () => {
-  await term?.dispose();
-  await mock?.close();
-  demo?.home.cleanup();
+beforeAll(() => {
+  demo = uiDemoHome(fx);
 });
 
 describe('klaude ui', () => {
   it('renders tree and log, follows a log live, re-lays out on resize, and q restores the terminal', async () => {
     const s = demo.sessions;
-    term = startUi(demo, { cols: 120, rows: 34 });
+    term = demo.home.own(startUi(demo, { cols: 120, rows: 34 }));
     await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
     await term.waitForText('? help');
     expect(term.bufferType()).toBe('alternate');
@@ -95,7 +88,7 @@ describe('klaude ui', () => {
   });
 
   it('starts an agent from the dashboard (type, prompt) and shows its output as it runs', async () => {
-    term = startUi(demo, { cols: 120, rows: 34 });
+    term = demo.home.own(startUi(demo, { cols: 120, rows: 34 }));
     await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
     await term.waitForText('? help');
     term.write('s');
@@ -118,7 +111,7 @@ describe('klaude ui', () => {
   });
 
   it('restores the terminal on SIGTERM and under NO_COLOR draws without colours', async () => {
-    term = startUi(demo, { cols: 100, rows: 30 }, { NO_COLOR: '1' });
+    term = demo.home.own(startUi(demo, { cols: 100, rows: 30 }, { NO_COLOR: '1' }));
     await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
     // No colour escapes (SGR 30–37/90–97 foreground) in what was drawn; attributes only.
     expect(term.rawOutput()).not.toMatch(/\x1b\[(?:3[0-7]|9[0-7])m/);

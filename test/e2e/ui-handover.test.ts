@@ -3,7 +3,7 @@
 // from that claude's Bash tool switches sessions without the dashboard in between, and claude
 // exiting brings the dashboard back where it was. `n` opens a fresh claude the same way.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
 import { projectHash } from '../../src/config/paths.js';
 import { openDb } from '../../src/db/client.js';
@@ -11,27 +11,20 @@ import { linkClaudeSession } from '../../src/db/repos/links.js';
 import { createSession, listSessions } from '../../src/db/repos/sessions.js';
 import { claudeAtLeast, runClaude } from '../support/claude-bin.js';
 import { runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
 import type { PtySession } from '../support/pty-driver.js';
-import type { DemoHome } from '../ui/helpers/demo-home.js';
-import { DASHBOARD, startUi, uiHome } from '../ui/helpers/ui-e2e.js';
+import { DASHBOARD, startUi, uiDemoHome, type UiDemoHome } from '../ui/helpers/ui-e2e.js';
+import { useAgentHomes } from './agent-home.js';
 import { READY, runResponder, submit, waitIdle } from './supervisor-helpers.js';
 
 /** The screen claude draws in: the alternate one since 2.1.332 (docs/claude-versions.md). */
 const CLAUDE_SCREEN = claudeAtLeast('2.1.332') ? 'alternate' : 'normal';
 
-let mock: MockAnthropic;
-let demo: DemoHome;
+const fx = useAgentHomes({ responder: runResponder });
+let demo: UiDemoHome;
 let term: PtySession | undefined;
 
-beforeAll(async () => {
-  mock = await startMockAnthropic({ responder: runResponder });
-  demo = uiHome(mock);
-});
-afterAll(async () => {
-  await term?.dispose();
-  await mock?.close();
-  demo?.home.cleanup();
+beforeAll(() => {
+  demo = uiDemoHome(fx);
 });
 
 /** A Claude conversation in the project (headless), linked to a new klaude session. */
@@ -66,7 +59,7 @@ describe('klaude ui hand-over', () => {
     const root = await conversation('handover-root-marker', { type: 'tui' });
     const child = await conversation('handover-child-marker', { type: 'general', parentId: root });
 
-    term = startUi(demo, { cols: 110, rows: 40 });
+    term = demo.home.own(startUi(demo, { cols: 110, rows: 40 }));
     await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
     await term.waitForText(`log · claude ${shortId(root)}`); // the newest root is selected
     term.press('enter');

@@ -4,24 +4,20 @@
 // Text that needs one still measures right once it shows up. The built CLI under a PTY.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createSession } from '../../src/db/repos/sessions.js';
-import type { PtySession } from '../support/pty-driver.js';
 import { seedProject } from '../support/seed-sessions.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { startUi } from '../ui/helpers/ui-e2e.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 const PRELOAD = join(import.meta.dirname, '../fixtures/preload/count-segmenters.cjs');
-let home: TempHome;
-let term: PtySession | undefined;
+// No stand-in and no config.yaml: the dashboard starts no claude here.
+const fx = useAgentHomes({ standIn: false });
+let home: AgentHome;
 
 beforeAll(() => {
-  home = makeTempHome({ prefix: 'klaude-ui-startup-' });
-  delete home.env.CI; // Ink must run interactive in the PTY even when the runner says CI
-});
-afterAll(async () => {
-  await term?.dispose();
-  home?.cleanup();
+  // (CI unset: Ink must run interactive in the PTY even when the runner says CI.)
+  home = fx.home({ prefix: 'klaude-ui-startup-', config: false, env: { CI: undefined } });
 });
 
 it('paints the first frame without making an Intl.Segmenter; wide text later still lines up', async () => {
@@ -33,10 +29,12 @@ it('paints the first frame without making an Intl.Segmenter; wide text later sti
     db.close();
   }
   const log = join(home.root, 'segmenters.log');
-  term = startUi(
-    { home } as never,
-    { cols: 120, rows: 34 },
-    { NODE_OPTIONS: `--require ${PRELOAD}`, KLAUDE_TEST_SEGMENTER_LOG: log },
+  const term = home.own(
+    startUi(
+      { home },
+      { cols: 120, rows: 34 },
+      { NODE_OPTIONS: `--require ${PRELOAD}`, KLAUDE_TEST_SEGMENTER_LOG: log },
+    ),
   );
   await term.waitForText('? help', { timeoutMs: 30_000 });
   await term.waitForText('plain task 9');

@@ -11,8 +11,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
+import { describe, expect, it } from 'vitest';
+import type { AgentServices } from '../../src/agent-ops/context.js';
 import { waitForAgents } from '../../src/agent-ops/follow-agents.js';
 import { startAgents } from '../../src/agent-ops/start.js';
 import { logFilePath } from '../../src/config/paths.js';
@@ -21,59 +21,32 @@ import { approvalsOf } from '../../src/db/repos/approvals.js';
 import { createInstance } from '../../src/db/repos/instances.js';
 import { getSession } from '../../src/db/repos/sessions.js';
 import { mintLink } from '../../src/web/links.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import type { TempHome } from '../support/temp-home.js';
 import { runInTerminal } from '../support/terminal-run.js';
 import { until } from '../support/until.js';
-import { http, startWeb, testOwner, type WebServer } from '../support/web-client.js';
+import { http, testOwner, type WebServer } from '../support/web-client.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
-const opened: { home: TempHome; svc: AgentServices }[] = [];
-
-beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult)
-        return {
-          text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
-        };
-      if (r.prompt.startsWith('run: '))
-        return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
-});
-
-afterEach(async () => {
-  for (const { svc, home } of opened.splice(0)) {
-    await runKlaude(['web', '--stop'], { env: home.env, cwd: home.projectDir });
-    killRuntimeGroups(svc.db.sqlite);
-    svc.db.close();
-    home.cleanup();
-  }
-});
-
-afterAll(async () => {
-  await mock?.close();
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult)
+      return {
+        text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
+      };
+    if (r.prompt.startsWith('run: '))
+      return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+    return { text: `Reply to: ${r.prompt}` };
+  },
 });
 
 // Unsandboxed: these are the second line (a sandboxed agent cannot even reach klaude's files or the
 // web server: test/e2e/sandbox-escapes.test.ts).
 const ALLOWED = 'agents:\n  sandbox: off\n  allowedTools:\n    - "Bash(env:*)"\n    - "Bash(printenv:*)"\n';
 
-function setup(env: Record<string, string> = {}): { home: TempHome; svc: AgentServices } {
-  const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-webauth-', env });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n${ALLOWED}`);
-  const svc = openAgentServices({
-    env: home.env,
-    cwd: home.projectDir,
-    inv: { node: process.execPath, cli: KLAUDE_CLI },
-  });
-  opened.push({ home, svc });
-  return { home, svc };
+function setup(env: Record<string, string> = {}): { home: AgentHome; svc: AgentServices } {
+  const home = fx.home({ prefix: 'klaude-webauth-', env, config: ALLOWED });
+  return { home, svc: home.services() };
 }
 
 async function start(svc: AgentServices, prompt: string): Promise<string> {
@@ -109,7 +82,7 @@ async function signInWith(w: WebServer, token: string): Promise<string> {
 describe('the person’s authority, from inside an agent', () => {
   it('`env -u CLAUDECODE klaude web` in an agent makes no link; its sign-in with a leaked link is refused and spends it', async () => {
     const { home, svc } = setup();
-    const w = await startWeb(home.env, home.projectDir);
+    const w = await home.web();
     const web = await start(svc, `run: env -u CLAUDECODE ${process.execPath} ${KLAUDE_CLI} web --json`);
     const said = (await finished(svc, web)).lastText ?? '';
     expect(said).toContain(`127.0.0.1:${w.port}`);
@@ -180,7 +153,7 @@ describe('the person’s authority, from inside an agent', () => {
 describe('the web page acts as the person who signed it in', () => {
   it("an answer from the page is recorded with what its sign-in proved; the bearer token's is refused", async () => {
     const { home, svc } = setup();
-    const w = await startWeb(home.env, home.projectDir);
+    const w = await home.web();
     const id = await start(svc, `run: ${CMD}`);
     await waiting(svc, id);
     const bearer = await http(w.port, 'POST', `/api/sessions/${id}/approve`, {
@@ -205,7 +178,7 @@ describe('the web page acts as the person who signed it in', () => {
 
   it('an agent started from the page gets the environment of the link’s maker, not the server’s', async () => {
     const { home, svc } = setup({ WHO_STARTED_IT: 'the server' });
-    const w = await startWeb(home.env, home.projectDir);
+    const w = await home.web();
     const link = /#token=(.+)$/.exec(
       JSON.parse(
         (

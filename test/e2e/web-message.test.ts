@@ -10,38 +10,33 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
+import type { AgentServices } from '../../src/agent-ops/context.js';
 import { startAgents } from '../../src/agent-ops/start.js';
 import { createSession, getSession } from '../../src/db/repos/sessions.js';
 import { CHROMIUM, DESKTOP, desktopContext, launchChromium } from '../support/browser.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { GIF, PNG } from '../support/images.js';
 import { KLAUDE_CLI, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
-import { freshUrl, http, signIn, startWeb, type WebServer } from '../support/web-client.js';
+import { freshUrl, http, signIn, type WebServer } from '../support/web-client.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
-let mock: MockAnthropic;
+const fx = useAgentHomes({
+  responder: (r) =>
+    r.images.length
+      ? { text: `I see ${r.images.map((i) => `${i.mediaType} of ${i.bytes.length} bytes`).join(' and ')}` }
+      : { text: `Reply to: ${r.prompt}` },
+});
 let browser: Browser;
-let home: TempHome;
+let home: AgentHome;
 let svc: AgentServices;
 let w: WebServer;
 const profiles: string[] = [];
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) =>
-      r.images.length
-        ? { text: `I see ${r.images.map((i) => `${i.mediaType} of ${i.bytes.length} bytes`).join(' and ')}` }
-        : { text: `Reply to: ${r.prompt}` },
-  });
   browser = await launchChromium();
-  home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-webmsg-' });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\nnotify:\n  desktop: false\n`);
-  svc = openAgentServices({ env: home.env, cwd: home.projectDir, inv: { node: process.execPath, cli: KLAUDE_CLI } });
-  w = await startWeb(home.env, home.projectDir);
+  home = fx.home({ prefix: 'klaude-webmsg-' });
+  svc = home.services();
+  w = await home.web();
 }, 60_000);
 
 afterEach(() => {
@@ -50,13 +45,6 @@ afterEach(() => {
 
 afterAll(async () => {
   await browser?.close();
-  if (home) await runKlaude(['web', '--stop'], { env: home.env, cwd: home.projectDir });
-  if (svc) {
-    killRuntimeGroups(svc.db.sqlite);
-    svc.db.close();
-  }
-  home?.cleanup();
-  await mock?.close();
 });
 
 async function doneAgent(prompt: string): Promise<string> {
@@ -158,7 +146,7 @@ describe('klaude web: the message box', () => {
     await openSession(page, a);
     expect(await page.getByTestId('message-input').inputValue()).toBe('half a thought for A');
     // Kept in the page, never on the server.
-    expect(mock.requests.some((r) => JSON.stringify(r.body ?? '').includes('half a thought'))).toBe(false);
+    expect(fx.mock.requests.some((r) => JSON.stringify(r.body ?? '').includes('half a thought'))).toBe(false);
     const stored = await page.evaluate(() => {
       const ls = (globalThis as unknown as { localStorage: Record<string, string> & { getItem(k: string): string } })
         .localStorage;
@@ -171,7 +159,7 @@ describe('klaude web: the message box', () => {
 
     // Sent: it reaches the agent and the draft is gone, also after a reload.
     await page.getByTestId('message-send').click();
-    await mock.waitForRequest((r) => r.prompt === 'half a thought for A', 60_000);
+    await fx.mock.waitForRequest((r) => r.prompt === 'half a thought for A', 60_000);
     await expect.poll(() => page.getByTestId('message-input').inputValue()).toBe('');
     await page.reload();
     await page.locator('.conn.on').waitFor();
@@ -205,7 +193,10 @@ describe('klaude web: the message box', () => {
 
     await page.getByTestId('message-input').fill('what is this?');
     await page.getByTestId('message-send').click();
-    const req = await mock.waitForRequest((r) => r.images.length > 0 && r.prompt.startsWith('what is this?'), 60_000);
+    const req = await fx.mock.waitForRequest(
+      (r) => r.images.length > 0 && r.prompt.startsWith('what is this?'),
+      60_000,
+    );
     expect(req.images).toHaveLength(1);
     expect(req.images[0]!.mediaType).toBe('image/png');
     expect(req.images[0]!.bytes.equals(PNG)).toBe(true);
@@ -295,7 +286,7 @@ describe('klaude web: the message box', () => {
     // Past the message route's own bound (five such images): refused as soon as the length is declared.
     expect(await declared(`/api/sessions/${claude}/message`, 5 * 7.5 * 1024 * 1024, cookie)).toBe(413);
     expect(await declared(`/api/sessions/${claude}/interrupt`, 65 * 1024, cookie)).toBe(413);
-    expect(mock.requests.some((r) => r.prompt === 'look')).toBe(false);
+    expect(fx.mock.requests.some((r) => r.prompt === 'look')).toBe(false);
   });
 
   it("a running agent's row shows its progress and its pane the basis; a queued row its place and priority", async () => {

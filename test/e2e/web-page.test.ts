@@ -6,66 +6,44 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentServices } from '../../src/agent-ops/context.js';
 import { startAgents } from '../../src/agent-ops/start.js';
 import { approvalsOf } from '../../src/db/repos/approvals.js';
 import { getSession } from '../../src/db/repos/sessions.js';
 import { desktopContext, launchChromium, phoneContext } from '../support/browser.js';
-import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { KLAUDE_CLI, REPO_ROOT, runKlaude } from '../support/klaude-bin.js';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.js';
-import { killRuntimeGroups } from '../support/runtime-cleanup.js';
-import { makeTempHome, type TempHome } from '../support/temp-home.js';
 import { until } from '../support/until.js';
-import { startWeb, type WebServer } from '../support/web-client.js';
+import type { WebServer } from '../support/web-client.js';
+import { useAgentHomes, type AgentHome } from './agent-home.js';
 
 const SLOW = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of a slow reply`).join('\n');
-let mock: MockAnthropic;
+const fx = useAgentHomes({
+  responder: (r) => {
+    if (r.isToolResult)
+      return {
+        text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
+      };
+    if (r.prompt.startsWith('run: '))
+      return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
+    if (r.prompt.startsWith('slow')) return { text: SLOW, chunks: 12, delayMs: 400 };
+    if (r.prompt.startsWith('hang')) return { hang: true };
+    return { text: `Reply to: ${r.prompt}` };
+  },
+});
 let browser: Browser;
-const opened: { home: TempHome; svc: AgentServices }[] = [];
 
 beforeAll(async () => {
-  mock = await startMockAnthropic({
-    responder: (r) => {
-      if (r.isToolResult)
-        return {
-          text: `Tool said: ${r.toolResults.map((t) => `${t.isError ? 'error' : 'ok'}:${t.content}`).join(' ')}`,
-        };
-      if (r.prompt.startsWith('run: '))
-        return { bash: { command: r.prompt.slice(5), description: 'asked' }, text: 'Running it.' };
-      if (r.prompt.startsWith('slow')) return { text: SLOW, chunks: 12, delayMs: 400 };
-      if (r.prompt.startsWith('hang')) return { hang: true };
-      return { text: `Reply to: ${r.prompt}` };
-    },
-  });
   browser = await launchChromium();
-});
-
-afterEach(async () => {
-  for (const { svc, home } of opened.splice(0)) {
-    await runKlaude(['web', '--stop'], { env: home.env, cwd: home.projectDir });
-    killRuntimeGroups(svc.db.sqlite);
-    svc.db.close();
-    home.cleanup();
-  }
 });
 
 afterAll(async () => {
   await browser?.close();
-  await mock?.close();
 });
 
-async function setup(config = ''): Promise<{ home: TempHome; svc: AgentServices; w: WebServer }> {
-  const home = makeTempHome({ baseUrl: mock.url, prefix: 'klaude-webpage-' });
-  writeFileSync(join(home.klaudeHome, 'config.yaml'), `claude:\n  binary: ${CLAUDE_BIN}\n${config}`);
-  const svc = openAgentServices({
-    env: home.env,
-    cwd: home.projectDir,
-    inv: { node: process.execPath, cli: KLAUDE_CLI },
-  });
-  opened.push({ home, svc });
-  return { home, svc, w: await startWeb(home.env, home.projectDir) };
+async function setup(config = ''): Promise<{ home: AgentHome; svc: AgentServices; w: WebServer }> {
+  const home = fx.home({ prefix: 'klaude-webpage-', config });
+  return { home, svc: home.services(), w: await home.web() };
 }
 
 async function start(svc: AgentServices, prompt: string): Promise<string> {
@@ -138,7 +116,7 @@ describe('klaude web: the page', () => {
     await need.getByTestId('deny-reason').fill('not on a Friday');
     await need.getByTestId('deny').click();
     await until('the agent ends', () => ['done', 'idle'].includes(statusOf(svc, id)), 60_000);
-    const seen = mock.requests.filter((r) => r.isToolResult).flatMap((r) => r.toolResults);
+    const seen = fx.mock.requests.filter((r) => r.isToolResult).flatMap((r) => r.toolResults);
     expect(seen.some((t) => t.isError && t.content.includes('not on a Friday'))).toBe(true);
     expect(approvalsOf(svc.db, id)[0]).toMatchObject({
       answer: 'deny',

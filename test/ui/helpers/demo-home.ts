@@ -10,7 +10,11 @@ export interface DemoHome {
 }
 
 export function makeDemoHome(opts: TempHomeOptions = {}): DemoHome {
-  const home = makeTempHome({ prefix: 'klaude-ui-', ...opts });
+  return seedDemoHome(makeTempHome({ prefix: 'klaude-ui-', ...opts }));
+}
+
+/** Seed the demo project into a home made elsewhere (an e2e file's, from test/e2e/agent-home.ts). */
+export function seedDemoHome<H extends TempHome>(home: H): DemoHome & { home: H } {
   const { db, hash } = seedProject(home);
   try {
     const sessions = seedDemo(db, home.klaudeHome, hash);
