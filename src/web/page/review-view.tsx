@@ -10,7 +10,7 @@ import type { ReviewView } from '../../db/repos/reviews.js';
 import type { Delivery } from '../../agent-ops/message.js';
 import type { WebSession } from '../hub.js';
 import { api, describe } from './api.js';
-import { short } from './display.js';
+import { short, typeName } from './display.js';
 import { Rich } from './rich-text.js';
 
 const ENDED = new Set(['done', 'failed', 'interrupted', 'cancelled']);
@@ -30,7 +30,8 @@ function ReviewSection({ r, s, open }: { r: ReviewView; s: WebSession; open: boo
   const [shown, setShown] = useState(open);
   const send = (): void => {
     const again = r.sentAt !== null ? ' again' : '';
-    if (!confirm(`Give these findings to ${s.type} ${short(s.id)}${again}? A stopped agent resumes with them.`)) return;
+    if (!confirm(`Give these findings to ${typeName(s)} ${short(s.id)}${again}? A stopped agent resumes with them.`))
+      return;
     setBusy(true);
     setNote(null);
     api
