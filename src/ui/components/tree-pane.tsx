@@ -163,10 +163,13 @@ export function treeRowSegments(
   const unsandboxed = s.sandbox?.startsWith('unsandboxed') === true;
   const outText = unsandboxed && tagRoom >= UNSANDBOXED_TAG.length ? UNSANDBOXED_TAG : '';
   tagRoom -= outText.length;
-  // The title/prompt only when a useful part of it fits.
+  // The title/prompt when it fits whole, or when a useful part of it does (a short title such as
+  // "hi" beside a tag was dropped for want of the room a long one needs to be of use).
   const detailRoom = tagRoom;
+  const whole = detail ? ` · ${detail}` : '';
   // (a running row's clock needs less room than a title to be of use)
-  const detailText = detail && detailRoom >= (isWorking(s) ? 7 : 12) ? truncate(` · ${detail}`, detailRoom) : '';
+  const useful = cellWidth(whole) <= detailRoom || detailRoom >= (isWorking(s) ? 7 : 12);
+  const detailText = whole && useful ? truncate(whole, detailRoom) : '';
   const pad = ' '.repeat(Math.max(0, detailRoom - cellWidth(detailText)));
   const dim = !row.match || s.archivedAt !== null;
   const text = dim ? theme.ui.muted : {};
