@@ -113,6 +113,20 @@ describe('dashboard', () => {
     expect(d.frame()).not.toContain('Esc closes');
   });
 
+  it('wraps the ? help at 60 columns instead of cutting what a key does', async () => {
+    d = await renderDashboard({ columns: 60, rows: 200 });
+    await d.press('?');
+    await d.waitForText('Esc closes');
+    const f = d.frame();
+    // Every description is there whole, only wrapped: join the overlay's text and look for each.
+    const text = rowsOf(f)
+      .map((l) => l.replace(/^│\s?|\s*│$/g, '').trim())
+      .join(' ')
+      .replace(/\s+/g, ' ');
+    for (const b of KEYMAP) expect(text, b.id).toContain(b.description.replace(/\s+/g, ' '));
+    expect(f).not.toMatch(/\w…\s*│/);
+  });
+
   it('says why a key does nothing: a disabled command, a key of the other pane, an unknown key', async () => {
     d = await renderDashboard();
     await d.press('m'); // root TUI session selected
