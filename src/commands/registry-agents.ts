@@ -115,6 +115,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       priority: {
         type: 'string',
         valueName: 'level',
+        completes: ['high', 'normal', 'low'],
         description:
           "high, normal or low: when the run limit makes agents wait, higher ones start first, first come first served within a level (default: the definition's priority:, else normal; `klaude queue` shows and changes the order)",
       },
@@ -155,6 +156,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
         type: 'string',
         valueName: 'file',
         isMultiple: true,
+        completes: 'file',
         description: 'send this image with the message (claude agents; PNG, JPEG, GIF or WebP, at most 5 MB)',
       },
       wait: { type: 'boolean', shortFlag: 'f', description: 'follow the reply and print it, then the summary' },
@@ -168,6 +170,7 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     maxArgs: 2,
+    operands: ['session', 'text'],
     examples: [
       'klaude message 7XQ2 "also check the tests"',
       'klaude message 7XQ2 "and now?" -f',

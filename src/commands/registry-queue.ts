@@ -20,7 +20,12 @@ export const QUEUE_COMMAND: CommandSpec = {
     to: { type: 'number', valueName: 'n', description: 'move: to this place in the queue (1 = next to start)' },
     top: { type: 'boolean', description: 'move: to the head of the queue' },
     bottom: { type: 'boolean', description: 'move: to the end of the queue' },
-    priority: { type: 'string', valueName: 'level', description: 'move: give it this priority: high, normal or low' },
+    priority: {
+      type: 'string',
+      valueName: 'level',
+      completes: ['high', 'normal', 'low'],
+      description: 'move: give it this priority: high, normal or low',
+    },
     json: {
       ...JSON_FLAG,
       description:
@@ -28,6 +33,7 @@ export const QUEUE_COMMAND: CommandSpec = {
     },
   },
   maxArgs: 2,
+  operands: [['move'], 'session'],
   examples: [
     'klaude queue',
     'klaude queue move 7XQ2 --top',

@@ -48,6 +48,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     maxArgs: 1,
+    operands: ['session'],
     examples: [
       'klaude review 7XQ2',
       'klaude review 7XQ2 --by codex --by claude --focus "error handling"',

@@ -34,6 +34,7 @@ export const ZONE_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     maxArgs: 4,
+    operands: [['add', 'list', 'check', 'setup', 'remove'], 'text'],
     examples: [
       'klaude zone add build me@buildbox ~/src/proj',
       'klaude zone check build',
