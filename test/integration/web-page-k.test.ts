@@ -64,6 +64,7 @@ function seed(): void {
   make('failed', { projectId: p, type: 'general', status: 'failed', prompt: 'fail please' });
   updateSession(db, ids.failed!, { error: 'gemini exited with code 41' });
   make('ask', { projectId: p, type: 'general', status: 'waiting', prompt: 'asks' });
+  make('reviewer', { projectId: p, type: 'general', status: 'done', prompt: 'review it', reviewOf: ids.long! });
   addApproval(db, { sessionId: ids.ask!, requestId: 'q1', toolName: 'Bash', summary: 'touch x' });
 }
 
@@ -266,6 +267,17 @@ describe('klaude web: the session pane', () => {
     await page.getByTestId('action-note').getByText('cancelled: it left the queue', { exact: false }).waitFor();
     expect(asked).toMatch(/^Cancel general .*never starts/);
     expect(getSession(seeded.db, ids.queued!)?.status).toBe('cancelled');
+  });
+
+  it("a reviewer's pane links to the session it reviews; an interactive session is named claude", async () => {
+    const page = await openPage(true);
+    await openSession(page, 'reviewer');
+    await page.getByTestId('review-of-link').click();
+    await page.locator(`[data-testid=session-pane][data-session="${ids.long}"]`).waitFor();
+    // (`tui` is the inside name: the dashboard and `klaude sessions` say claude)
+    const pty = page.locator(`[data-testid=session-row][data-session="${ids.pty}"]`);
+    expect(await pty.locator('.name b').innerText()).toBe('claude');
+    await page.context().close();
   });
 
   it('a PTY session offers no message box', async () => {

@@ -95,7 +95,11 @@ export function Reviews({ s }: { s: WebSession }) {
   if (s.reviewOf) {
     return (
       <div className="muted" data-testid="review-of">
-        a read-only review of {short(s.reviewOf)}: its findings show on that session
+        a read-only review of {/* (a link: the hash opens it, as a row does; Back returns here) */}
+        <a href={`#s=${s.reviewOf}`} data-testid="review-of-link">
+          {short(s.reviewOf)}
+        </a>
+        : its findings show on that session
       </div>
     );
   }
