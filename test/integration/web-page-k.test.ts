@@ -280,6 +280,19 @@ describe('klaude web: the session pane', () => {
     await page.context().close();
   });
 
+  it('on a small phone (320 px) every header button is on screen', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 320, height: 640 }, isMobile: true, hasTouch: true });
+    const page = await ctx.newPage();
+    await page.goto(freshUrl(w));
+    await page.locator('.conn.on').waitFor();
+    for (const b of await page.locator('header.top button').all()) {
+      const box = (await b.boundingBox())!;
+      expect([await b.innerText(), box.x >= 0 && box.x + box.width <= 320]).toEqual([await b.innerText(), true]);
+    }
+    expect(await page.evaluate(() => (globalThis as unknown as { innerWidth: number }).innerWidth)).toBe(320);
+    await ctx.close();
+  });
+
   it('a PTY session offers no message box', async () => {
     const page = await openPage();
     await openSession(page, 'pty');
