@@ -86,6 +86,9 @@ describe('sandbox state in the views', () => {
         .map((s) => s.text)
         .join('');
     expect(text(short.id)).toContain('general unsandboxed · hi ');
+    // Marked in yellow, not in the needs-you look (black on yellow).
+    const tag = treeRowSegments(row(short.id), 63, themes.color, Date.now()).find((x) => x.text === 'unsandboxed');
+    expect(tag?.style).toEqual(themes.color.ui.warn);
     // A title that does not fit whole still needs room enough to be of use.
     expect(text(long.id)).not.toContain('·');
     db.close();

@@ -182,7 +182,9 @@ export function treeRowSegments(
     ...(ptyText ? [{ text: ' ' }, { text: ptyText.slice(1), style: theme.ui.tag }] : []),
     ...(queueText ? [{ text: ' ' }, { text: queueText.slice(1), style: theme.ui.muted }] : []),
     ...(wtText ? [{ text: ' ' }, { text: wtText.slice(1), style: theme.ui.tag }] : []),
-    ...(outText ? [{ text: ' ' }, { text: outText.slice(1), style: theme.ui.attention }] : []),
+    // (in yellow, not on yellow: that look is kept for what needs the person, so a finished
+    // unsandboxed agent does not read as one waiting for an answer)
+    ...(outText ? [{ text: ' ' }, { text: outText.slice(1), style: theme.ui.warn }] : []),
     { text: detailText, style: theme.ui.muted },
     { text: pad },
     { text: meta, style: theme.ui.muted },
