@@ -6,7 +6,17 @@ import { shortId } from '../../core/ids.js';
 import { elapsed } from '../../lib/format.js';
 import { progressLabel } from '../../core/progress.js';
 import { isWorking, type TreeRow } from '../../feeds/session-tree.js';
-import { cellWidth, fit, formatAge, formatCost, formatCount, sanitize, truncate, wrapText } from '../text.js';
+import {
+  cellWidth,
+  fit,
+  formatAge,
+  formatCost,
+  formatCount,
+  sanitize,
+  truncate,
+  truncateAtWord,
+  wrapText,
+} from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
 
@@ -169,7 +179,8 @@ export function treeRowSegments(
   const whole = detail ? ` · ${detail}` : '';
   // (a running row's clock needs less room than a title to be of use)
   const useful = cellWidth(whole) <= detailRoom || detailRoom >= (isWorking(s) ? 7 : 12);
-  const detailText = whole && useful ? truncate(whole, detailRoom) : '';
+  // (cut at a word's end where that costs little; the " · " before it is never the cut)
+  const detailText = whole && useful ? truncateAtWord(whole, detailRoom, 3) : '';
   const pad = ' '.repeat(Math.max(0, detailRoom - cellWidth(detailText)));
   const dim = !row.match || s.archivedAt !== null;
   const text = dim ? theme.ui.muted : {};
