@@ -63,8 +63,8 @@ export function truncate(s: string, width: number): string {
 }
 
 /**
- * Cut as truncate, but at the end of a word when that costs little (at most a third of the room,
- * and never before `keep` cells): "Run the whole suite…" rather than "Run the whole suite an…".
+ * Cut as truncate, but at the end of a word when that costs little (a few cells: a quarter of the
+ * room, 3 to 6; never before `keep` cells): "Run the whole suite…" rather than "Run the whole suite an…".
  */
 export function truncateAtWord(s: string, width: number, keep = 0): string {
   const cut = truncate(s, width);
@@ -73,7 +73,7 @@ export function truncateAtWord(s: string, width: number, keep = 0): string {
   // Cut mid-word only: the character after the cut is not a space.
   if (/\s/.test(s.charAt(body.length))) return `${body.trimEnd()}…`;
   const space = body.lastIndexOf(' ');
-  if (space <= keep || cellWidth(body.slice(space)) > Math.max(3, Math.floor(width / 3))) return cut;
+  if (space <= keep || cellWidth(body.slice(space)) > Math.min(6, Math.max(3, Math.floor(width / 4)))) return cut;
   return `${body.slice(0, space).trimEnd()}…`;
 }
 

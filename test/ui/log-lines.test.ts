@@ -96,6 +96,8 @@ describe('text', () => {
     // A word cut right at its end keeps it; one long word is cut as before.
     expect(truncateAtWord('Fix the flaky login test', 20)).toBe('Fix the flaky login…');
     expect(truncateAtWord('Supercalifragilistic', 10)).toBe('Supercali…');
+    // Backing up would lose much of a long word: cut in it instead.
+    expect(truncateAtWord('Regenerate the migrations', 24)).toBe('Regenerate the migratio…');
     // Never back past `keep` cells (the " · " before a row's title).
     expect(truncateAtWord(' · Regenerate', 8, 3)).toBe(' · Rege…');
   });
