@@ -33,7 +33,11 @@ export function computeLayout(size: TermSize): Layout {
   const bodyRows = Math.max(0, frameRows - 2);
   const paneRows = Math.max(0, bodyRows - 2);
   const narrow = columns < NARROW_BELOW;
-  const treeWidth = narrow ? columns : Math.min(72, Math.max(40, Math.round(columns * 0.42)));
+  // Beside the log: 42% of the width, and past 120 columns a quarter of each further column too, so
+  // a wide terminal shows titles (at 160 the tree had 67 cells, 34 of them the right-hand figures,
+  // and cut every title to a dozen cells: less than the tree alone shows at 80).
+  const share = Math.round(columns * 0.42 + Math.max(0, columns - 120) / 4);
+  const treeWidth = narrow ? columns : Math.min(96, Math.max(40, share));
   const logWidth = narrow ? columns : columns - treeWidth;
   return { columns, frameRows, bodyRows, paneRows, narrow, tooSmall, treeWidth, logWidth };
 }

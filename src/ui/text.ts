@@ -62,6 +62,21 @@ export function truncate(s: string, width: number): string {
   return `${out}…`;
 }
 
+/**
+ * Cut as truncate, but at the end of a word when that costs little (a few cells: a quarter of the
+ * room, 3 to 6; never before `keep` cells): "Run the whole suite…" rather than "Run the whole suite an…".
+ */
+export function truncateAtWord(s: string, width: number, keep = 0): string {
+  const cut = truncate(s, width);
+  if (cut === s || !cut.endsWith('…')) return cut;
+  const body = cut.slice(0, -1);
+  // Cut mid-word only: the character after the cut is not a space.
+  if (/\s/.test(s.charAt(body.length))) return `${body.trimEnd()}…`;
+  const space = body.lastIndexOf(' ');
+  if (space <= keep || cellWidth(body.slice(space)) > Math.min(6, Math.max(3, Math.floor(width / 4)))) return cut;
+  return `${body.slice(0, space).trimEnd()}…`;
+}
+
 /** Pad with spaces (or cut) to exactly `width` cells. */
 export function fit(s: string, width: number): string {
   const t = truncate(s, width);

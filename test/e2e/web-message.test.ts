@@ -234,6 +234,11 @@ describe('klaude web: the message box', () => {
     let page = await signedIn(withVoice);
     await openSession(page, id);
     await page.getByTestId('message-input').fill('please');
+    // Both buttons are drawn icons, not emoji: an emoji is a blank box where there is no emoji font.
+    for (const button of [page.getByTestId('voice'), page.getByRole('button', { name: 'add an image' })]) {
+      expect((await button.textContent())?.trim()).toBe('');
+      expect((await button.locator('svg').boundingBox())?.width).toBeGreaterThan(10);
+    }
     await page.getByTestId('voice').click();
     await expect.poll(() => page.getByTestId('message-input').inputValue()).toBe('please add a test for it');
     await withVoice.close();

@@ -64,6 +64,7 @@ function seed(): void {
   make('failed', { projectId: p, type: 'general', status: 'failed', prompt: 'fail please' });
   updateSession(db, ids.failed!, { error: 'gemini exited with code 41' });
   make('ask', { projectId: p, type: 'general', status: 'waiting', prompt: 'asks' });
+  make('reviewer', { projectId: p, type: 'general', status: 'done', prompt: 'review it', reviewOf: ids.long! });
   addApproval(db, { sessionId: ids.ask!, requestId: 'q1', toolName: 'Bash', summary: 'touch x' });
 }
 
@@ -266,6 +267,30 @@ describe('klaude web: the session pane', () => {
     await page.getByTestId('action-note').getByText('cancelled: it left the queue', { exact: false }).waitFor();
     expect(asked).toMatch(/^Cancel general .*never starts/);
     expect(getSession(seeded.db, ids.queued!)?.status).toBe('cancelled');
+  });
+
+  it("a reviewer's pane links to the session it reviews; an interactive session is named claude", async () => {
+    const page = await openPage(true);
+    await openSession(page, 'reviewer');
+    await page.getByTestId('review-of-link').click();
+    await page.locator(`[data-testid=session-pane][data-session="${ids.long}"]`).waitFor();
+    // (`tui` is the inside name: the dashboard and `klaude sessions` say claude)
+    const pty = page.locator(`[data-testid=session-row][data-session="${ids.pty}"]`);
+    expect(await pty.locator('.name b').innerText()).toBe('claude');
+    await page.context().close();
+  });
+
+  it('on a small phone (320 px) every header button is on screen', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 320, height: 640 }, isMobile: true, hasTouch: true });
+    const page = await ctx.newPage();
+    await page.goto(freshUrl(w));
+    await page.locator('.conn.on').waitFor();
+    for (const b of await page.locator('header.top button').all()) {
+      const box = (await b.boundingBox())!;
+      expect([await b.innerText(), box.x >= 0 && box.x + box.width <= 320]).toEqual([await b.innerText(), true]);
+    }
+    expect(await page.evaluate(() => (globalThis as unknown as { innerWidth: number }).innerWidth)).toBe(320);
+    await ctx.close();
   });
 
   it('a PTY session offers no message box', async () => {

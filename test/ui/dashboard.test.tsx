@@ -2,6 +2,7 @@
 // generated from the keymap, dialogs, and keys that explain why they can't act.
 import { afterEach, describe, expect, it } from 'vitest';
 import { shortId } from '../../src/core/ids.js';
+import { headerLeft } from '../../src/ui/components/header.js';
 import { KEYMAP } from '../../src/ui/keymap.js';
 import { renderDashboard, type RenderedDashboard } from './helpers/render-dashboard.js';
 import { appendEvents } from './helpers/demo-data.js';
@@ -50,6 +51,18 @@ describe('dashboard', () => {
     d.size.set({ columns: 60, rows: 12 });
     await d.waitFor((f) => rowsOf(f).length <= 11, 'the frame to shrink');
     expect(Math.max(...rowsOf(d.frame()).map((l) => [...l].length))).toBeLessThanOrEqual(60);
+  });
+
+  it('drops whole pieces of the header where they do not fit, never showing a figure cut short', async () => {
+    const usage = { costUsd: 0.1, tokens: 38_000 };
+    expect(headerLeft('demo', '0'.repeat(26), usage, 60)).toBe('klaude · demo · 00000000 · $0.10 38k tok');
+    expect(headerLeft('demo', '0'.repeat(26), usage, 35)).toBe('klaude · demo · 00000000');
+    expect(headerLeft('demo', '0'.repeat(26), usage, 20)).toBe('klaude · demo');
+    expect(headerLeft('a-long-project-name', '0'.repeat(26), usage, 20)).toBe('klaude · a-long-pro…');
+    d = await renderDashboard({ columns: 60 });
+    const top = rowsOf(d.frame())[0]!;
+    expect(top).toMatch(/^klaude · demo\b/);
+    expect(top).not.toContain('…');
   });
 
   it('moves the selection and shows the selected session’s log, following new lines', async () => {
@@ -111,6 +124,20 @@ describe('dashboard', () => {
     expect(f).toMatch(/now: claude \w+ is an interactive session: press Enter to open it and type there/);
     await d.press('escape');
     expect(d.frame()).not.toContain('Esc closes');
+  });
+
+  it('wraps the ? help at 60 columns instead of cutting what a key does', async () => {
+    d = await renderDashboard({ columns: 60, rows: 200 });
+    await d.press('?');
+    await d.waitForText('Esc closes');
+    const f = d.frame();
+    // Every description is there whole, only wrapped: join the overlay's text and look for each.
+    const text = rowsOf(f)
+      .map((l) => l.replace(/^│\s?|\s*│$/g, '').trim())
+      .join(' ')
+      .replace(/\s+/g, ' ');
+    for (const b of KEYMAP) expect(text, b.id).toContain(b.description.replace(/\s+/g, ' '));
+    expect(f).not.toMatch(/\w…\s*│/);
   });
 
   it('says why a key does nothing: a disabled command, a key of the other pane, an unknown key', async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { eventLines, LogLayout, wrapLogLines } from '../../src/ui/log/event-lines.js';
-import { cellWidth, fit, formatAge, sanitize, truncate, wrapLine } from '../../src/ui/text.js';
+import { cellWidth, fit, formatAge, sanitize, truncate, truncateAtWord, wrapLine } from '../../src/ui/text.js';
 
 const ev = (e: Omit<AgentEvent, 'ts'> & Record<string, unknown>): AgentEvent => ({ ts: 0, ...e }) as AgentEvent;
 const folded = { expandResults: false };
@@ -87,6 +87,19 @@ describe('text', () => {
     expect(wrapLine('aaa bbb ccc', 7)).toEqual(['aaa bbb', 'ccc']);
     expect(wrapLine('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
     expect(sanitize('a\tb\r\nc')).toBe('a  b\nc');
+  });
+
+  it('cuts a title at the end of a word where that costs little', () => {
+    expect(truncateAtWord('Run the whole suite and list the flaky tests', 23)).toBe('Run the whole suite…');
+    expect(truncateAtWord('Fix the flaky login test', 24)).toBe('Fix the flaky login test');
+    expect(truncateAtWord('Fix the flaky login test', 16)).toBe('Fix the flaky…');
+    // A word cut right at its end keeps it; one long word is cut as before.
+    expect(truncateAtWord('Fix the flaky login test', 20)).toBe('Fix the flaky login…');
+    expect(truncateAtWord('Supercalifragilistic', 10)).toBe('Supercali…');
+    // Backing up would lose much of a long word: cut in it instead.
+    expect(truncateAtWord('Regenerate the migrations', 24)).toBe('Regenerate the migratio…');
+    // Never back past `keep` cells (the " · " before a row's title).
+    expect(truncateAtWord(' · Regenerate', 8, 3)).toBe(' · Rege…');
   });
 
   it('formats ages compactly', () => {

@@ -235,15 +235,15 @@ describe('dashboard with PTY sessions', () => {
     d.feed.refresh();
     await d.waitForText(`screen · claude ${shortId(s.root1!.id)} · pty`);
     const v = p.opened[0]!.viewer;
-    // 160 columns: the tree takes 67, the right pane's inside is 89 wide and 15 rows tall.
-    await d.waitForText('live · 89×15');
-    expect(v.fits).toEqual([{ cols: 89, rows: 15 }]);
-    v.update(['Reply to: a line that fits the pane', '─'.repeat(89), '❯ ', '─'.repeat(89)], 2);
+    // 160 columns: the tree takes 77, the right pane's inside is 79 wide and 15 rows tall.
+    await d.waitForText('live · 79×15');
+    expect(v.fits).toEqual([{ cols: 79, rows: 15 }]);
+    v.update(['Reply to: a line that fits the pane', '─'.repeat(79), '❯ ', '─'.repeat(79)], 2);
     await d.waitForText('Reply to: a line that fits the pane');
     const rule = plain(d.frame())
       .split('\n')
-      .find((l) => l.includes('─'.repeat(89)))!;
-    expect(rule.slice(rule.indexOf('││') + 2).match(/─/g)).toHaveLength(89); // whole, not cut
+      .find((l) => l.includes('─'.repeat(79)))!;
+    expect(rule.slice(rule.indexOf('││') + 2).match(/─/g)).toHaveLength(79); // whole, not cut
     d.size.set({ columns: 100, rows: 20 });
     await d.waitForText('live · 54×15');
     expect(v.fits.at(-1)).toEqual({ cols: 54, rows: 15 });

@@ -136,4 +136,21 @@ describe('reviews pane', () => {
       ]),
     );
   });
+
+  it('on a narrow terminal (one pane at a time) R and c show the right pane they fill', async () => {
+    d = await renderDashboard({ columns: 60, rows: 24 });
+    const { origin } = seedReviews(d);
+    d.ui.dispatch({ type: 'select', id: origin });
+    await d.waitForText('╭─ sessions');
+    await d.press('R');
+    await d.waitForText(`reviews · reviewer ${shortId(origin)}`);
+    expect(d.frame()).not.toContain('╭─ sessions');
+    await d.press('R'); // back to its log, still in the right pane
+    await d.waitForText(`log · reviewer ${shortId(origin)}`);
+    await d.press('tab');
+    await d.waitForText('╭─ sessions');
+    await d.press('c');
+    await d.waitForText(`diff · reviewer ${shortId(origin)}`);
+    expect(d.frame()).not.toContain('╭─ sessions');
+  });
 });

@@ -57,6 +57,43 @@ describe('sandbox state in the views', () => {
     db.close();
   });
 
+  it('beside the unsandboxed tag, a short title that fits is still shown (the 160-column dashboard)', () => {
+    const db = openMemoryDb();
+    const P = 'e'.repeat(24);
+    ensureProject(db, { hash: P, rootPath: '/p' });
+    const meta = { sandbox: { state: 'unsandboxed', why: '--no-sandbox' } };
+    const short = createSession(db, { projectId: P, type: 'general', status: 'done', prompt: 'hi', metadata: meta });
+    const long = createSession(db, {
+      projectId: P,
+      type: 'general',
+      status: 'done',
+      prompt: 'find where the config is loaded',
+      metadata: meta,
+    });
+    const rows = listSessionRows(db, { projectId: P, detail: 'brief' });
+    const row = (id: string): TreeRow =>
+      ({
+        session: rows.find((r) => r.id === id)!,
+        depth: 0,
+        hasChildren: false,
+        collapsed: false,
+        match: true,
+        subtree: { costUsd: 0, tokens: 0 },
+      }) as TreeRow;
+    // 63 cells: the tree's inner width beside the log at 160 columns.
+    const text = (id: string): string =>
+      treeRowSegments(row(id), 63, themes.noColor, Date.now())
+        .map((s) => s.text)
+        .join('');
+    expect(text(short.id)).toContain('general unsandboxed · hi ');
+    // Marked in yellow, not in the needs-you look (black on yellow).
+    const tag = treeRowSegments(row(short.id), 63, themes.color, Date.now()).find((x) => x.text === 'unsandboxed');
+    expect(tag?.style).toEqual(themes.color.ui.warn);
+    // A title that does not fit whole still needs room enough to be of use.
+    expect(text(long.id)).not.toContain('·');
+    db.close();
+  });
+
   it('a blocked command is “blocked by the sandbox” in the log pane and in `klaude logs`', () => {
     const e = {
       ts: 0,

@@ -104,6 +104,15 @@ describe('values', () => {
     expect(offer('worktree ')).toEqual(['list', 'prune']);
     expect(offer('completion ')).toEqual(['bash', 'zsh', 'fish']);
     expect(offer('completion zsh ')).toEqual([]);
+    // This round's commands: a priority's levels, queue's and zone's verbs.
+    expect(offer('start general hi --priority ')).toEqual(['high', 'normal', 'low']);
+    expect(offer('queue move 7XQ2 --priority h')).toEqual(['high']);
+    expect(offer('queue ')).toEqual(['move']);
+    expect(offer('zone ')).toEqual(['add', 'list', 'check', 'setup', 'remove']);
+    expect(completeWords(COMMANDS, splitLine('message 7XQ2 hi --image '), lookups())).toEqual({
+      candidates: [],
+      files: true,
+    });
   });
 });
 
@@ -132,6 +141,9 @@ describe('session ids', () => {
     expect(ask('checkout ')).toEqual(['any']);
     expect(ask('message ')).toEqual(['any']);
     expect(ask('message 7XQ2 ')).toEqual([]); // the prompt
+    // (review offered its flags, and bash put their common "--" on the line)
+    expect(ask('review ')).toEqual(['any']);
+    expect(ask('queue move ')).toEqual(['any']);
     expect(ask('wait 7XQ2 BNX8 ')).toEqual(['any']); // <id…> repeats
     expect(ask('logs 7XQ2 ')).toEqual([]); // one id only: the flags instead
     expect(ask('worktree prune ')).toEqual(['any']);

@@ -170,12 +170,12 @@ export const AGENT_COMMANDS: CommandSpec[] = [
     },
     minArgs: 1,
     maxArgs: 2,
+    operands: ['session', 'text'],
     examples: [
       'klaude message 7XQ2 "also check the tests"',
       'klaude message 7XQ2 "and now?" -f',
       'klaude message 7XQ2 "the button looks wrong here" --image screenshot.png',
     ],
-    operands: ['session', 'text'],
     load: () => import('../agents/message.js'),
   },
   {

@@ -41,14 +41,26 @@ function usageText(u: Usage | undefined): string {
   return ` · ${[u.costUsd > 0 ? formatCost(u.costUsd) : '', u.tokens > 0 ? `${formatCount(u.tokens)} tok` : ''].filter(Boolean).join(' ')}`;
 }
 
+/**
+ * The left part: project, instance and usage, whole pieces first dropped (usage, then the instance)
+ * where they do not fit, so a narrow header never shows a figure cut to "$0…".
+ */
+export function headerLeft(project: string, instanceId: string, usage: Usage | undefined, room: number): string {
+  const base = `klaude · ${project}`;
+  const id = ` · ${shortId(instanceId)}`;
+  for (const left of [`${base}${id}${usageText(usage)}`, `${base}${id}`]) if (cellWidth(left) <= room) return left;
+  return truncate(base, room);
+}
+
 export const Header = memo(function Header({ project, instanceId, counts, usage, width, theme }: HeaderProps) {
-  const left = `klaude · ${project} · ${shortId(instanceId)}${usageText(usage)}`;
+  const whole = `klaude · ${project} · ${shortId(instanceId)}${usageText(usage)}`;
   // Full labels when they fit beside the title, else glyph + number only.
   let parts = countSegments(counts, theme, false);
-  if (cellWidth(left) + widthOf(parts) > width) parts = countSegments(counts, theme, true);
+  if (cellWidth(whole) + widthOf(parts) > width) parts = countSegments(counts, theme, true);
   const rightWidth = widthOf(parts);
-  const l = truncate(left, Math.max(8, width - rightWidth));
-  if (cellWidth(l) + rightWidth > width) return <Text {...theme.ui.title}>{truncate(left, width)}</Text>;
+  const l = headerLeft(project, instanceId, usage, Math.max(8, width - rightWidth));
+  if (cellWidth(l) + rightWidth > width)
+    return <Text {...theme.ui.title}>{headerLeft(project, instanceId, usage, width)}</Text>;
   return (
     <Line
       segments={[{ text: l, style: theme.ui.title }, { text: ' '.repeat(width - cellWidth(l) - rightWidth) }, ...parts]}

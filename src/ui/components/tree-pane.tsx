@@ -6,7 +6,17 @@ import { shortId } from '../../core/ids.js';
 import { elapsed } from '../../lib/format.js';
 import { progressLabel } from '../../core/progress.js';
 import { isWorking, type TreeRow } from '../../feeds/session-tree.js';
-import { cellWidth, fit, formatAge, formatCost, formatCount, sanitize, truncate, wrapText } from '../text.js';
+import {
+  cellWidth,
+  fit,
+  formatAge,
+  formatCost,
+  formatCount,
+  sanitize,
+  truncate,
+  truncateAtWord,
+  wrapText,
+} from '../text.js';
 import { isTerminal } from '../../core/status.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
@@ -164,10 +174,14 @@ export function treeRowSegments(
   const unsandboxed = s.sandbox?.startsWith('unsandboxed') === true && !isTerminal(s.status);
   const outText = unsandboxed && tagRoom >= UNSANDBOXED_TAG.length ? UNSANDBOXED_TAG : '';
   tagRoom -= outText.length;
-  // The title/prompt only when a useful part of it fits.
+  // The title/prompt when it fits whole, or when a useful part of it does (a short title such as
+  // "hi" beside a tag was dropped for want of the room a long one needs to be of use).
   const detailRoom = tagRoom;
+  const whole = detail ? ` · ${detail}` : '';
   // (a running row's clock needs less room than a title to be of use)
-  const detailText = detail && detailRoom >= (isWorking(s) ? 7 : 12) ? truncate(` · ${detail}`, detailRoom) : '';
+  const useful = cellWidth(whole) <= detailRoom || detailRoom >= (isWorking(s) ? 7 : 12);
+  // (cut at a word's end where that costs little; the " · " before it is never the cut)
+  const detailText = whole && useful ? truncateAtWord(whole, detailRoom, 3) : '';
   const pad = ' '.repeat(Math.max(0, detailRoom - cellWidth(detailText)));
   const dim = !row.match || s.archivedAt !== null;
   const text = dim ? theme.ui.muted : {};
@@ -180,7 +194,9 @@ export function treeRowSegments(
     ...(ptyText ? [{ text: ' ' }, { text: ptyText.slice(1), style: theme.ui.tag }] : []),
     ...(queueText ? [{ text: ' ' }, { text: queueText.slice(1), style: theme.ui.muted }] : []),
     ...(wtText ? [{ text: ' ' }, { text: wtText.slice(1), style: theme.ui.tag }] : []),
-    ...(outText ? [{ text: ' ' }, { text: outText.slice(1), style: theme.ui.attention }] : []),
+    // (in yellow, not on yellow: that look is kept for what needs the person, so a finished
+    // unsandboxed agent does not read as one waiting for an answer)
+    ...(outText ? [{ text: ' ' }, { text: outText.slice(1), style: theme.ui.warn }] : []),
     { text: detailText, style: theme.ui.muted },
     { text: pad },
     { text: meta, style: theme.ui.muted },

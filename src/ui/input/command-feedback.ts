@@ -31,3 +31,11 @@ export function track<T>(
     },
   );
 }
+
+/**
+ * A key that puts something in the right pane (a diff, the reviews, the live screen) shows that pane
+ * on a narrow terminal, where one pane shows at a time: there, from the tree, it seemed to do nothing.
+ */
+export function bringRightPane(env: CommandEnv): void {
+  if (env.tree.ctx.narrow && env.ui.focus === 'tree') env.dispatch({ type: 'focus', pane: 'log' });
+}

@@ -4,7 +4,7 @@ import { findingsCount, reviewerName } from '../../core/findings.js';
 import type { ReviewView } from '../../db/repos/reviews.js';
 import type { CommandIn } from '../keymap.js';
 import type { CommandEnv } from './command-env.js';
-import { track } from './command-feedback.js';
+import { bringRightPane, track } from './command-feedback.js';
 
 type ReviewCommand = Extract<CommandIn<'View'>, 'view.reviews' | `review.${string}`>;
 
@@ -26,7 +26,8 @@ export function runReviewCommand(id: ReviewCommand, env: CommandEnv): void {
       if (env.ui.review) return dispatch({ type: 'showReviews', sessionId: null });
       // A selected reviewer: the pane opens on it.
       const at = shown.list.findIndex((r) => r.sessionId === sel.id);
-      return dispatch({ type: 'showReviews', sessionId: sel.id, cursor: Math.max(0, at) });
+      dispatch({ type: 'showReviews', sessionId: sel.id, cursor: Math.max(0, at) });
+      return bringRightPane(env);
     }
     case 'review.next':
     case 'review.prev':

@@ -2,7 +2,7 @@
 import type { CommandIn } from '../keymap.js';
 import type { CommandEnv } from './command-env.js';
 import type { UiAction } from '../state/ui-state.js';
-import { errText } from './command-feedback.js';
+import { bringRightPane, errText } from './command-feedback.js';
 import { findLogMatch } from './log-search.js';
 import { runReviewCommand } from './review-commands.js';
 
@@ -60,6 +60,7 @@ export function runViewCommand(id: CommandIn<'View'>, env: CommandEnv): void {
     case 'review.start':
       return runReviewCommand(id, env);
     case 'view.screen':
+      if (!ui.showScreen) bringRightPane(env);
       return toggleSaying(
         dispatch,
         'toggleScreen',
@@ -89,6 +90,7 @@ function toggleDiff(env: CommandEnv): void {
   if (ui.diff) return dispatch({ type: 'showDiff', sessionId: null });
   const id = sel.id;
   dispatch({ type: 'showDiff', sessionId: id });
+  bringRightPane(env);
   actions.diff(id).then(
     (d) => dispatch({ type: 'diffLoaded', sessionId: id, diff: d }),
     (e: unknown) => dispatch({ type: 'diffLoaded', sessionId: id, diff: { error: errText(e) } }),

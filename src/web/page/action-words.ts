@@ -2,7 +2,7 @@
 import type { MergeOutcome } from '../../git/merge.js';
 import type { Delivery } from '../../agent-ops/message.js';
 import type { WebSession } from '../hub.js';
-import { short } from './display.js';
+import { short, typeName } from './display.js';
 
 const files = (n: number): string => `${n} file${n === 1 ? '' : 's'}`;
 
@@ -37,7 +37,7 @@ export function interruptWords(s: WebSession, dropped: readonly string[]): strin
 }
 
 export function interruptConfirm(s: WebSession, pending: number): string {
-  const who = `${s.type} ${short(s.id)}`;
+  const who = `${typeName(s)} ${short(s.id)}`;
   if (s.status === 'queued') return `Cancel ${who}? It leaves the queue and never starts.`;
   const lost =
     pending > 0
@@ -48,7 +48,7 @@ export function interruptConfirm(s: WebSession, pending: number): string {
 
 /** Before archiving a worktree agent whose branch still has changes (the diff endpoint's count). */
 export function archiveConfirm(s: WebSession, changed: number): string {
-  return `${s.type} ${short(s.id)}'s branch ${s.worktreeBranch ?? ''} has changes in ${files(changed)}. Archive it anyway?\n\nMerge it first to bring them into your branch.`;
+  return `${typeName(s)} ${short(s.id)}'s branch ${s.worktreeBranch ?? ''} has changes in ${files(changed)}. Archive it anyway?\n\nMerge it first to bring them into your branch.`;
 }
 
 /** After an archive: what it kept of the worktrees, and why (the server's sentence). */

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { WebSession, WebState } from '../hub.js';
-import { label, short } from './display.js';
+import { label, short, typeName } from './display.js';
 
 const hasNotifications = (): boolean => typeof Notification !== 'undefined';
 
@@ -24,7 +24,7 @@ function projectName(state: WebState, s: WebSession): string {
 }
 
 function message(state: WebState, s: WebSession): { title: string; body: string } {
-  const who = `${projectName(state, s)} · ${s.type} ${short(s.id)}`;
+  const who = `${projectName(state, s)} · ${typeName(s)} ${short(s.id)}`;
   const ask = s.approvals[0];
   if (ask) return { title: `${who} needs you: ${ask.toolName}`, body: ask.summary };
   if (s.status === 'failed') return { title: `${who} failed`, body: s.error ?? label(s) };

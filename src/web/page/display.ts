@@ -13,10 +13,18 @@ export function clock(ms: number): string {
   return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
 }
 
+/** Tokens used, or nothing before the first (as the dashboard: "0 tok" on every new row is noise). */
 export function tokens(s: Pick<WebSession, 'tokensIn' | 'tokensOut'>): string {
   const n = (s.tokensIn ?? 0) + (s.tokensOut ?? 0);
+  if (n <= 0) return '';
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k tok` : `${n} tok`;
 }
+
+/**
+ * The type as people know it: an interactive session (type `tui` inside) is a `claude` session, as
+ * the dashboard and `klaude sessions` name it; an agent's type is its definition's name.
+ */
+export const typeName = (s: Pick<WebSession, 'type'>): string => (s.type === 'tui' ? 'claude' : s.type);
 
 export const cost = (usd: number | null): string => (usd ? `$${usd.toFixed(usd < 1 ? 3 : 2)}` : '');
 
@@ -32,7 +40,7 @@ export function needsYou(s: WebSession): 'approval' | 'waiting' | 'failed' | nul
   return null;
 }
 
-export const label = (s: WebSession): string => s.title ?? s.prompt?.split('\n')[0] ?? s.type;
+export const label = (s: WebSession): string => s.title ?? s.prompt?.split('\n')[0] ?? typeName(s);
 
 /** How long ago, in the largest whole unit: "just now", "3m ago", "2h ago", "4d ago". */
 export function ago(ms: number): string {

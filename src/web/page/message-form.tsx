@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { MAX_IMAGES } from '../../core/image.js';
 import { loadDraft, saveDraft } from './drafts.js';
+import { ImageIcon, MicIcon } from './icons.js';
 import { pastedFiles, pickImage, type PickedImage } from './image-pick.js';
 import { listen, speechRecognition, type Recognition } from './voice.js';
 
@@ -105,7 +106,7 @@ function PickButton({ add }: { add: (files: File[]) => void }) {
         }}
       />
       <button type="button" title="add an image" aria-label="add an image" onClick={() => pick.current?.click()}>
-        🖼
+        <ImageIcon />
       </button>
     </>
   );
@@ -161,7 +162,7 @@ function Voice(p: { setMsg: (v: Update) => void; say: (text: string) => void }) 
       title={rec ? 'stop dictating' : 'dictate'}
       onClick={toggle}
     >
-      🎤
+      <MicIcon />
     </button>
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { WebSession } from '../hub.js';
 import { api, describe } from './api.js';
-import { label, short } from './display.js';
+import { label, short, typeName } from './display.js';
 import { Rich } from './rich-text.js';
 
 export function NeedsYou(props: { items: WebSession[]; open: (id: string) => void }) {
@@ -22,7 +22,7 @@ function NeedItem({ s, open }: { s: WebSession; open: (id: string) => void }) {
   return (
     <div className={`need need-${ask ? 'approval' : s.status}`} data-testid="need" data-session={s.id}>
       <button className="link" onClick={() => open(s.id)}>
-        <b>{s.type}</b> {short(s.id)} · {label(s)}
+        <b>{typeName(s)}</b> {short(s.id)} · {label(s)}
       </button>
       {ask ? (
         <Approval s={s} ask={ask} />

@@ -10,7 +10,7 @@ import type { ReviewView } from '../../db/repos/reviews.js';
 import type { Delivery } from '../../agent-ops/message.js';
 import type { WebSession } from '../hub.js';
 import { api, describe } from './api.js';
-import { short } from './display.js';
+import { short, typeName } from './display.js';
 import { Rich } from './rich-text.js';
 
 const ENDED = new Set(['done', 'failed', 'interrupted', 'cancelled']);
@@ -30,7 +30,8 @@ function ReviewSection({ r, s, open }: { r: ReviewView; s: WebSession; open: boo
   const [shown, setShown] = useState(open);
   const send = (): void => {
     const again = r.sentAt !== null ? ' again' : '';
-    if (!confirm(`Give these findings to ${s.type} ${short(s.id)}${again}? A stopped agent resumes with them.`)) return;
+    if (!confirm(`Give these findings to ${typeName(s)} ${short(s.id)}${again}? A stopped agent resumes with them.`))
+      return;
     setBusy(true);
     setNote(null);
     api
@@ -94,7 +95,11 @@ export function Reviews({ s }: { s: WebSession }) {
   if (s.reviewOf) {
     return (
       <div className="muted" data-testid="review-of">
-        a read-only review of {short(s.reviewOf)}: its findings show on that session
+        a read-only review of {/* (a link: the hash opens it, as a row does; Back returns here) */}
+        <a href={`#s=${s.reviewOf}`} data-testid="review-of-link">
+          {short(s.reviewOf)}
+        </a>
+        : its findings show on that session
       </div>
     );
   }

@@ -5,7 +5,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import type { WebSession } from '../hub.js';
 import { DiffView } from './diff-view.js';
-import { cost, isLive, label, short, tokens, turnRunning } from './display.js';
+import { cost, isLive, label, short, tokens, turnRunning, typeName } from './display.js';
 import { progressLabel } from '../../core/progress.js';
 import { LogView } from './log-view.js';
 import { Approval } from './needs-you.js';
@@ -33,10 +33,12 @@ export function SessionPane({ s, back }: { s: WebSession; back: () => void }) {
           ‹
         </button>
         <div>
-          <b>{s.type}</b> <span className="id">{short(s.id)}</span>{' '}
+          <b>{typeName(s)}</b> <span className="id">{short(s.id)}</span>{' '}
           <span className={`badge st-${s.status}`}>{s.status}</span>
           <div className="muted">
-            {label(s)} · {tokens(s)} {cost(s.costUsd)} {s.model ?? ''}
+            {[label(s), [tokens(s), cost(s.costUsd), s.model ?? ''].filter(Boolean).join(' ')]
+              .filter(Boolean)
+              .join(' · ')}
           </div>
           {s.sandbox ? (
             <div className="muted where" data-testid="pane-sandbox">

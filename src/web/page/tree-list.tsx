@@ -5,7 +5,18 @@
  */
 import { useEffect, useState } from 'react';
 import type { WebProject, WebSession } from '../hub.js';
-import { cost, isLive, label, projectNames, short, stateText, timeText, tokens, turnRunning } from './display.js';
+import {
+  cost,
+  isLive,
+  label,
+  projectNames,
+  short,
+  stateText,
+  timeText,
+  tokens,
+  turnRunning,
+  typeName,
+} from './display.js';
 import { progressLabel } from '../../core/progress.js';
 
 export interface TreeRow {
@@ -112,7 +123,8 @@ function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string)
         <span className={`dot st-${s.status}`} aria-label={s.status} />
         <span className="main">
           <span className="name">
-            <b>{s.type}</b> <span className="id">{short(s.id)}</span> {s.pty ? <span className="tag">pty</span> : null}
+            <b>{typeName(s)}</b> <span className="id">{short(s.id)}</span>{' '}
+            {s.pty ? <span className="tag">pty</span> : null}
             {s.worktreeBranch ? <span className="tag">worktree</span> : null}
             {s.sandbox?.startsWith('unsandboxed') && isLive(s) ? (
               <span className="tag unsandboxed" title={s.sandbox} data-testid="row-unsandboxed">
@@ -148,7 +160,7 @@ function Row(p: { r: TreeRow; now: number; selected: boolean; open: (id: string)
               {progress}
             </span>
           ) : null}
-          <span>{tokens(s)}</span>
+          {tokens(s) ? <span>{tokens(s)}</span> : null}
           {s.costUsd ? <span>{cost(s.costUsd)}</span> : null}
         </span>
       </button>
