@@ -113,7 +113,9 @@ describe('klaude review', () => {
     expect(req.prompt).toContain('run: echo hello > made.txt');
     expect(req.body.text?.format).toMatchObject({ type: 'json_schema', strict: true });
     expect(JSON.stringify(req.body.text.format.schema)).toContain('"severity"');
-    expect(req.instructions).toContain('`sandbox_mode` is `read-only`');
+    // Read-only in its sandbox: the one writable root codex is told of is its channel's directory
+    // under klaude's run directory, never a tree.
+    expect(JSON.stringify(req.body.input)).toContain(`The writable root is \`${home.klaudeHome}/run/`);
   });
 
   it('sessions shows the findings under the origin, and the reviewer beside it; --json has them', async () => {
