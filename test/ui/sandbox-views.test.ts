@@ -62,11 +62,12 @@ describe('sandbox state in the views', () => {
     const P = 'e'.repeat(24);
     ensureProject(db, { hash: P, rootPath: '/p' });
     const meta = { sandbox: { state: 'unsandboxed', why: '--no-sandbox' } };
-    const short = createSession(db, { projectId: P, type: 'general', status: 'done', prompt: 'hi', metadata: meta });
+    // Not ended: the tag shows while the agent can act (a finished one's state is in -v).
+    const short = createSession(db, { projectId: P, type: 'general', status: 'idle', prompt: 'hi', metadata: meta });
     const long = createSession(db, {
       projectId: P,
       type: 'general',
-      status: 'done',
+      status: 'idle',
       prompt: 'find where the config is loaded',
       metadata: meta,
     });
