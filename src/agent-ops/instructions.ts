@@ -15,13 +15,7 @@ export function agentPreamble(o: {
     `You are a klaude sub-agent (type "${o.type}", id ${shortId(o.sessionId)}), running headless: nobody watches your`,
     'screen, and your final message is what the session that started you reads.',
   ];
-  if (o.fork) {
-    lines.push(
-      `This conversation is a fork of ${shortId(o.fork.origin)}'s. You work in a git worktree of your own, ${o.fork.tree},`,
-      `made from ${o.fork.originTree} as it was at the fork (its commits and uncommitted changes). Paths under`,
-      `${o.fork.originTree} earlier in the conversation are the origin's: read and change their copies in yours.`,
-    );
-  }
+  if (o.fork) lines.push(forkNote(o.fork));
   if (o.parentId) {
     lines.push(
       'To tell the session that started you about progress while you work, put a line of its own in your reply:',
@@ -37,4 +31,16 @@ export function agentPreamble(o: {
 export function systemPromptAddition(instructions: string | null | undefined, preamble: string): string {
   const own = instructions?.trim();
   return own ? `${own}\n\n${preamble}` : preamble;
+}
+
+/**
+ * Where a fork of a worktree agent works. Also put before its first prompt: a resumed conversation
+ * keeps the system prompt it was started with in claude 2.1.332, so the fork's own would be lost.
+ */
+export function forkNote(fork: { origin: string; originTree: string; tree: string }): string {
+  return [
+    `This conversation is a fork of ${shortId(fork.origin)}'s. You work in a git worktree of your own, ${fork.tree},`,
+    `made from ${fork.originTree} as it was at the fork (its commits and uncommitted changes). Paths under`,
+    `${fork.originTree} earlier in the conversation are the origin's: read and change their copies in yours.`,
+  ].join('\n');
 }

@@ -7,7 +7,8 @@
  * The branch is deleted with it. Running agents' worktrees are never touched, nor one another
  * session still works in (the caller's `inUse` says which), whatever the flags.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { shortId } from '../core/ids.js';
 import { isTerminal } from '../core/status.js';
 import type { SessionRow } from '../db/repos/sessions.js';
@@ -65,7 +66,20 @@ export function ignoredFiles(wt: string): string[] {
   if (!existsSync(wt)) return [];
   // A worktree git cannot read (its git dir gone) lists nothing; removing it fails the same way.
   const r = git(wt, ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory', '-z']);
-  return r.code === 0 ? r.stdout.split('\0').filter((f) => f !== '') : [];
+  return r.code === 0 ? r.stdout.split('\0').filter((f) => f !== '' && !claudeScratch(wt, f)) : [];
+}
+
+/** Claude Code's staging directory for its settings writes (2.1.332: `.claude/.cc-writes/`): its, not the agent's work. */
+const STAGING = '.cc-writes';
+
+function claudeScratch(wt: string, f: string): boolean {
+  if (f === `.claude/${STAGING}/`) return true;
+  if (f !== '.claude/') return false;
+  try {
+    return readdirSync(path.join(wt, '.claude')).every((n) => n === STAGING);
+  } catch {
+    return false;
+  }
 }
 
 /** `a, b, c and 4 more`: a list for one line. */

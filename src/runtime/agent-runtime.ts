@@ -212,7 +212,7 @@ export class AgentRuntime {
     assertWorktreeThere(session.worktreePath, meta.cwd, session.id);
     const { nativeId, resume } = launchIds(d, this.rec.nativeId);
     if (nativeId) this.rec.setNativeId(nativeId);
-    const launch = cliLaunch(d, { nativeId, resume, first: firstPrompt(request) });
+    const launch = cliLaunch(d, { nativeId, resume, first: firstPrompt(request, d.session) });
     this.channel ??= openAgentChannel(d, launch);
     d.log.info('starting agent CLI', { file: launch.cmd.file, resume, nativeId, cwd: meta.cwd });
     this.rec.started(request, resume);
@@ -222,7 +222,7 @@ export class AgentRuntime {
   private spawnCli({ cmd, env }: CliLaunch, request: RuntimeRequest): void {
     const { d } = this;
     const { adapter, meta } = d;
-    const first = firstPrompt(request);
+    const first = firstPrompt(request, d.session);
     this.cli = new CliProcess(cmd, {
       cwd: meta.cwd,
       env,

@@ -10,7 +10,7 @@ import { headlessHookSettings } from '../hooks/settings.js';
 import { agentSettingsArg, agentSettingsFile } from '../hooks/agent-settings.js';
 import type { LaunchCommand, LaunchInput, SandboxCheck } from '../adapters/runtime-adapter.js';
 import { permissionModeFor } from './approval-desk.js';
-import { agentPreamble, systemPromptAddition } from '../agent-ops/instructions.js';
+import { agentPreamble, forkNote, systemPromptAddition } from '../agent-ops/instructions.js';
 import { agentSandbox, sandboxLaunch, type AgentSandbox } from './sandbox-launch.js';
 import type { RuntimeRequest } from '../agent-ops/launch.js';
 import type { Deps } from './deps.js';
@@ -162,8 +162,11 @@ function forkOrigin(metadata: Record<string, unknown> | null): string | null {
 }
 
 /** What the CLI is sent first: the prompt, and what was shared with it. */
-export function firstPrompt(request: RuntimeRequest): string {
-  return request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
+export function firstPrompt(request: RuntimeRequest, session: Deps['session']): string {
+  const prompt = request.share ? `${request.prompt}\n\n${request.share}` : request.prompt;
+  // A fork's first run: where it works now, in the conversation itself (instructions.ts forkNote).
+  const fork = request.source === 'start' ? forkTrees(session) : null;
+  return fork ? `${forkNote(fork)}\n\n${prompt}` : prompt;
 }
 
 /**

@@ -84,7 +84,8 @@ export const runThen =
   (after: string): Responder =>
   (r) => {
     if (r.isToolResult) return { text: after };
-    const m = /^run: (.+)$/s.exec(r.prompt);
+    // (after a paragraph klaude may put first: a fork's note of where it works)
+    const m = /^(?:.*?\n\n)?run: (.+)$/s.exec(r.prompt);
     if (m) return { text: 'Running.', bash: { command: m[1]!, description: 'run' } };
     return { text: `Reply to: ${r.prompt}` };
   };

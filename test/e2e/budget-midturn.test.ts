@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { formatCost } from '../../src/logs/format.js';
 import { CLAUDE_BIN } from '../support/claude-bin.js';
 import { useAgentHomes } from './agent-home.js';
 
@@ -29,8 +30,25 @@ describe('a budget crossed during a turn (real claude)', () => {
       `claude:\n  binary: ${CLAUDE_BIN}\nagents:\n  allowedTools: [Bash]\nnotify:\n  desktop: false\n` +
         `  command: 'cat >> "$KLAUDE_HOME/told.ndjson"; echo >> "$KLAUDE_HOME/told.ndjson"'\n`,
     );
+    // A request's price depends on claude's own system prompt (2.1.332's is several times 2.1.197's):
+    // a run without a limit prices one request first, and the limit is two and a half of them.
+    const atProbe = fx.mock.mainRequests().length;
+    const probe = await h.k(['start', 'general', 'probe every step', '--json']);
+    const probeId = (JSON.parse(probe.stdout) as { sessions: { id: string }[] }).sessions[0]!.id;
+    expect((await h.k(['wait', probeId])).code).toBe(0);
+    const costOf = (sid: string): number => {
+      const d = new Database(join(h.klaudeHome, 'sessions.db'), { readonly: true });
+      try {
+        return (d.prepare('SELECT cost_usd FROM sessions WHERE id = ?').get(sid) as { cost_usd: number }).cost_usd;
+      } finally {
+        d.close();
+      }
+    };
+    const perRequest = costOf(probeId) / (fx.mock.mainRequests().length - atProbe);
+    const limit = (perRequest * 2.5).toFixed(4);
+    const limitRe = formatCost(Number(limit)).slice(1).replace('.', '\\.');
     const before = fx.mock.mainRequests().length;
-    const started = await h.k(['start', 'general', 'do every step', '--budget', '0.02', '--json']);
+    const started = await h.k(['start', 'general', 'do every step', '--budget', limit, '--json']);
     expect(started.stderr).toBe('');
     const id = (JSON.parse(started.stdout) as { sessions: { id: string }[] }).sessions[0]!.id;
     const waited = await h.k(['wait', id]);
@@ -49,11 +67,13 @@ describe('a budget crossed during a turn (real claude)', () => {
     };
     db.close();
     expect(row.status).toBe('failed');
-    expect(row.error).toMatch(/^over budget: spent \$0\.0\d+ of \$0\.0200; `klaude budget \w{8} <usd>` raises it$/);
-    expect(row.cost_usd).toBeGreaterThanOrEqual(0.02);
+    expect(row.error).toMatch(
+      new RegExp(`^over budget: spent \\$\\d+\\.\\d+ of \\$${limitRe}; \`klaude budget \\w{8} <usd>\` raises it$`),
+    );
+    expect(row.cost_usd).toBeGreaterThanOrEqual(Number(limit));
 
     const logs = (await h.k(['logs', id])).stdout;
-    expect(logs).toMatch(/over budget: spent \$0\.0\d+ of \$0\.0200.*: the turn is interrupted/);
+    expect(logs).toMatch(new RegExp(`over budget: spent \\$\\d+\\.\\d+ of \\$${limitRe}.*: the turn is interrupted`));
     expect(logs).not.toContain('All steps done.');
 
     // Told once, as over_budget (not also as a failure).
@@ -61,7 +81,8 @@ describe('a budget crossed during a turn (real claude)', () => {
       .split('\n')
       .filter((l) => l.trim().startsWith('{'))
       .map((l) => (JSON.parse(l) as { event: string }).event);
-    expect(told).toEqual(['over_budget']);
+    // (the probe's run told its end first)
+    expect(told).toEqual(['done', 'over_budget']);
 
     // The next turn is refused before it starts.
     const refused = await h.k(['message', id, 'one more step']);

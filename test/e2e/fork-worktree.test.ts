@@ -96,8 +96,9 @@ describe('klaude fork of a worktree agent', () => {
     // The fork's first request carried the origin's conversation.
     const first = fx.mock.mainRequests().find((r) => JSON.stringify(r.body).includes('pwd > where.txt'))!;
     expect(JSON.stringify(first.body)).toContain('echo committed > c.txt');
-    // …and told it where it works now.
-    expect(JSON.stringify(first.body.system)).toContain(
+    // …and told it where it works now (in its first message: 2.1.332 keeps a resumed conversation's
+    // system prompt).
+    expect(JSON.stringify(first.body.messages)).toContain(
       `You work in a git worktree of your own, ${fork.worktree_path}`,
     );
 
