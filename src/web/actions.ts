@@ -28,14 +28,14 @@ import { KlaudeError } from '../lib/errors.js';
 import type { AnswerResult } from '../control/protocol.js';
 import { logFileOf } from './log-stream.js';
 import type { PageSession } from '../ownership/web-sessions.js';
-import { serverEnv } from './web-launch.js';
+import { serviceEnv } from '../lib/service-env.js';
 import { assertTakesImages, keepImages, type IncomingImage } from '../agent-ops/attachments.js';
 
 export interface WebActionsDeps {
   /** The full client (drizzle): this module is loaded, and the DB opened so, on the first action. */
   db: Db;
   home: string;
-  /** The server's environment, without what marks a Claude or a session (web-launch.ts serverEnv). */
+  /** The server's environment, without what marks a Claude or a session (lib/service-env.ts). */
   env: NodeJS.ProcessEnv;
   /** Told after each action that wrote something (the pages see it at once). */
   changed: () => void;
@@ -88,7 +88,7 @@ export class WebActions {
    */
   private async withProject<T>(projectId: string, by: Actor, fn: (svc: AgentServices) => Promise<T> | T): Promise<T> {
     const inv = by?.inv && existsSync(by.inv.node) && existsSync(by.inv.cli) ? by.inv : undefined;
-    const env = by ? serverEnv(by.env, this.d.home) : this.d.env;
+    const env = by ? serviceEnv(by.env, this.d.home) : this.d.env;
     const svc = openAgentServices({ env, cwd: this.rootOf(projectId), ...(inv ? { inv } : {}) });
     try {
       return await fn(svc);

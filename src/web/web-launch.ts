@@ -10,6 +10,7 @@ import type { KlaudeInvocation } from '../claude/shim.js';
 import { KlaudeError } from '../lib/errors.js';
 import { startDetachedServer } from '../lib/detached-server.js';
 import { liveWebRecord, type WebRecord } from '../ownership/web-record.js';
+import { serviceEnv } from '../lib/service-env.js';
 
 export const WEB_SERVER_COMMAND = '__web';
 
@@ -19,23 +20,6 @@ export const WEB_SERVER_COMMAND = '__web';
  * malloc arena of its own).
  */
 export const WEB_NODE_FLAGS = ['--max-semi-space-size=1', '--single-threaded'];
-
-/** Variables that say "inside a Claude / a klaude session": not the server's to inherit. */
-const MARKS = [
-  'CLAUDECODE',
-  'CLAUDE_CODE_ENTRYPOINT',
-  'KLAUDE_SESSION_ID',
-  'KLAUDE_SOCKET',
-  'KLAUDE_PROJECT_HASH',
-  'KLAUDE_INSTANCE_ID',
-  'KLAUDE_SWITCHED_FROM',
-];
-
-export function serverEnv(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, KLAUDE_HOME: home };
-  for (const k of MARKS) delete out[k];
-  return out;
-}
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 
@@ -85,7 +69,7 @@ async function spawnServer(o: WebStart): Promise<{ started: boolean }> {
       String(o.port),
       ...(o.allowHosts?.length ? ['--allow-host', o.allowHosts.join(',')] : []),
     ],
-    env: serverEnv(o.env, o.home),
+    env: serviceEnv(o.env, o.home),
     logFile: logFilePath(o.home),
     name: 'the web server',
     timeoutMs: o.timeoutMs ?? 15_000,

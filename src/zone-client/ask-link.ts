@@ -12,6 +12,7 @@ import { startDetachedServer } from '../lib/detached-server.js';
 import { lineStream, SocketClient } from '../lib/socket-client.js';
 import { zoneLinkSocket } from './paths.js';
 import { LINK_RUNNING, type LinkReady, type LinkReply, type LinkRequest } from './link-protocol.js';
+import { serviceEnv } from '../lib/service-env.js';
 
 export const ZONE_LINK_COMMAND = '__zone-link';
 
@@ -24,24 +25,6 @@ export interface ZoneAccess {
 }
 
 const NO_LINK = 'no zone link';
-
-/** Variables that say "inside a Claude / a klaude session": not the link's to inherit (it serves every caller). */
-const MARKS = [
-  'CLAUDECODE',
-  'CLAUDE_CODE_ENTRYPOINT',
-  'KLAUDE_SESSION_ID',
-  'KLAUDE_SOCKET',
-  'KLAUDE_PROJECT_HASH',
-  'KLAUDE_INSTANCE_ID',
-  'KLAUDE_SWITCHED_FROM',
-];
-
-/** The link's environment: the caller's (ssh needs its SSH_AUTH_SOCK, HOME, PATH), without a session's marks. */
-export function linkEnv(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, KLAUDE_HOME: home };
-  for (const k of MARKS) delete out[k];
-  return out;
-}
 
 const isGone = (err: NodeJS.ErrnoException): boolean =>
   err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' || err.code === 'EPIPE';
@@ -79,7 +62,7 @@ export async function startLink(o: ZoneAccess, timeoutMs = 15_000): Promise<void
   const ready = (await startDetachedServer({
     node: o.inv.node,
     args: [o.inv.cli, ZONE_LINK_COMMAND, o.zone],
-    env: linkEnv(o.env, o.home),
+    env: serviceEnv(o.env, o.home),
     logFile: logFilePath(o.home),
     name: `the link to zone ${o.zone}`,
     timeoutMs,

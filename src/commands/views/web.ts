@@ -11,7 +11,8 @@ import { terminateProcess } from '../../lib/process.js';
 import { agentVerdict, type AgentVerdict } from '../../ownership/answerer.js';
 import { liveWebRecord, type WebRecord } from '../../ownership/web-record.js';
 import { dropPageSessions } from '../../ownership/web-sessions.js';
-import { ensureWebServer, serverEnv, validHostName } from '../../web/web-launch.js';
+import { ensureWebServer, validHostName } from '../../web/web-launch.js';
+import { serviceEnv } from '../../lib/service-env.js';
 import { readOrCreateToken, rotateToken } from '../../web/token.js';
 import { dropLinks, mintLink } from '../../web/links.js';
 import type { CommandContext } from '../cli/types.js';
@@ -95,7 +96,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       ? baseUrl(r)
       : `${baseUrl(r)}#token=${mintLink(home, {
           place: here.place,
-          env: serverEnv(ctx.env, home) as Record<string, string>,
+          env: serviceEnv(ctx.env, home) as Record<string, string>,
           inv: currentInvocation(),
           madeAt: Date.now(),
         })}`;
