@@ -45,6 +45,12 @@ describe('queue priority (real claude, agents.maxRunning: 1)', () => {
     });
     const gate = join(h.projectDir, 'gate');
     mkdirSync(gate);
+    // j5's priority comes from its definition (`priority: high`), the others' from --priority. The
+    // definition is written before any agent runs: while a sandboxed Bash call of claude runs, its
+    // sandbox holds placeholders at the project's missing .claude/ paths (.claude/agents among them),
+    // and a directory made under one makes that call fail (docs/claude-versions.md).
+    mkdirSync(join(h.projectDir, '.claude', 'agents'), { recursive: true });
+    writeFileSync(join(h.projectDir, '.claude', 'agents', 'urgent.md'), '---\npriority: high\n---\nBe quick.\n');
     const blocker = await start(h, `block job in ${gate}`);
     // The blocker holds the one slot while its Bash call waits.
     await expect
@@ -60,9 +66,6 @@ describe('queue priority (real claude, agents.maxRunning: 1)', () => {
       ['j6', 'low'],
     ];
     const jobs = new Map<string, string>();
-    // j5's priority comes from its definition (`priority: high`), the others' from --priority.
-    mkdirSync(join(h.projectDir, '.claude', 'agents'), { recursive: true });
-    writeFileSync(join(h.projectDir, '.claude', 'agents', 'urgent.md'), '---\npriority: high\n---\nBe quick.\n');
     for (const [name, prio] of plan) {
       const s =
         name === 'j5'
