@@ -9,8 +9,12 @@
 //      (scripts/claude-current.mjs, docs/claude-versions.md);
 //   4. package: the package a person installs — npm pack, installed into a temp prefix, run from
 //      there with nothing of the clone on PATH (test/support/package-smoke.ts).
-// Extra arguments go to vitest in every pass. `--pass <name>` runs one pass only.
+// Extra arguments go to vitest in every pass. `--pass <name>` runs one pass only. Each vitest run
+// also writes a JSON report, and the last lines printed name every failed test of every pass with
+// the first line of its error, so the end of a long log says what failed.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installOrExit, testCurrent, vitest } from './claude-current.mjs';
@@ -33,6 +37,46 @@ const LAZY_MODES = [
   { name: 'lazy init (reaps every 3 s)', args: ['--reap-every', '3'] },
   { name: 'lazy init (never reaps)', args: ['--never'] },
 ];
+
+const reportDir = mkdtempSync(join(tmpdir(), 'klaude-test-passes-'));
+const reports = [];
+
+/** vitest arguments that add a JSON report for one run, remembered for the summary. */
+function reportArgs(label) {
+  const file = join(reportDir, `${reports.length}.json`);
+  reports.push({ label, file });
+  return ['--reporter=default', '--reporter=json', `--outputFile.json=${file}`];
+}
+
+/** One line per failed test of every run, with the first line of its error. */
+function failureLines() {
+  const lines = [];
+  for (const { label, file } of reports) {
+    let report;
+    try {
+      report = JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      continue;
+    }
+    for (const suite of report.testResults ?? []) {
+      const failed = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+      const where = suite.name.startsWith(root) ? suite.name.slice(root.length + 1) : suite.name;
+      if (failed.length === 0 && suite.status === 'failed') {
+        lines.push(`${label}: ${where}: ${firstLine(suite.message)}`);
+      }
+      for (const t of failed) lines.push(`${label}: ${where} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    }
+  }
+  return lines;
+}
+
+function firstLine(text) {
+  return (
+    String(text ?? '')
+      .split('\n')
+      .find((l) => l.trim() !== '') ?? ''
+  );
+}
 
 /**
  * `unshare` for a new PID namespace with its own /proc: as root directly, otherwise inside a user
@@ -67,6 +111,7 @@ function lazyInitPass(mode, extra) {
       join(root, 'node_modules', '.bin', 'vitest'),
       'run',
       ...LAZY_INIT_SUITES,
+      ...reportArgs(mode.name),
       ...extra,
     ],
     { cwd: root, stdio: 'inherit', env: { ...process.env, KLAUDE_TEST_CLAUDE: 'pinned' } },
@@ -78,7 +123,7 @@ function lazyInitPass(mode, extra) {
 const PASSES = {
   pinned: (extra) => {
     console.log('test-passes: every suite against the pinned claude (the devDependency)');
-    return vitest(extra, { KLAUDE_TEST_CLAUDE: 'pinned' });
+    return vitest([...reportArgs('pinned'), ...extra], { KLAUDE_TEST_CLAUDE: 'pinned' });
   },
   lazy: (extra) => {
     let worst = 0;
@@ -88,7 +133,7 @@ const PASSES = {
     }
     return worst;
   },
-  current: (extra) => testCurrent(extra),
+  current: (extra) => testCurrent([...reportArgs('current'), ...extra]),
   package: () => {
     console.log('test-passes: the package (npm pack, installed into a temp prefix, run from there)');
     const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -115,6 +160,8 @@ function main(argv) {
     if (only !== undefined && name !== only) continue;
     results.push([name, pass(extra)]);
   }
+  for (const line of failureLines()) console.log(`test-passes: failed: ${line}`);
+  rmSync(reportDir, { recursive: true, force: true });
   console.log(`test-passes: ${results.map(([n, s]) => `${n} pass ${s === 0 ? 'passed' : 'FAILED'}`).join(', ')}`);
   return results.find(([, s]) => s !== 0)?.[1] ?? 0;
 }
