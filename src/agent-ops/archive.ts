@@ -48,7 +48,8 @@ function busy(svc: AgentServices, s: SessionRow): string | null {
   if (live) return `${shortId(s.id)} (${s.type}) has a live ${live.kind} process (pid ${live.pid})`;
   const taker = claimedByOther(svc.db, s.id);
   if (taker) return `${shortId(s.id)} (${s.type}) is being taken by ${taker}`;
-  if (isActive(s.status) || s.status === 'pending') return `${shortId(s.id)} (${s.type}) is ${s.status}`;
+  if (isActive(s.status) || s.status === 'pending' || s.status === 'queued')
+    return `${shortId(s.id)} (${s.type}) is ${s.status}`;
   return null;
 }
 
@@ -57,7 +58,10 @@ function assertNoneBusy(svc: AgentServices, rows: readonly SessionRow[], verb: s
     const why = busy(svc, s);
     if (why) {
       throw new KlaudeError('E_SESSION_BUSY', `${why}: only finished sessions can be ${verb}`, {
-        hint: `interrupt it (\`klaude interrupt ${shortId(s.id)}\`) or wait until it is done (\`klaude wait ${shortId(s.id)}\`); exit its claude if it is open`,
+        hint:
+          s.status === 'queued'
+            ? `it would still start: take it out of the queue first (\`klaude interrupt ${shortId(s.id)}\` cancels it)`
+            : `interrupt it (\`klaude interrupt ${shortId(s.id)}\`) or wait until it is done (\`klaude wait ${shortId(s.id)}\`); exit its claude if it is open`,
       });
     }
   }

@@ -95,10 +95,12 @@ export function readImageFile(file: string): IncomingImage {
     return { bytes: readFileSync(file), name };
   } catch (e) {
     if (e instanceof KlaudeError) throw e;
-    throw new KlaudeError(
-      'E_IMAGE',
-      `cannot read the image ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? (e as Error).message);
+    throw new KlaudeError('E_IMAGE', `cannot read the image ${file}: ${why}`, {
+      hint: `give the path of a PNG, JPEG, GIF or WebP file (relative to this directory), at most ${sizeText(MAX_IMAGE_BYTES)}`,
+    });
   }
 }
 

@@ -93,7 +93,9 @@ describe('klaude message --image (real claude)', () => {
       /^klaude: huge\.png is 5242950 bytes: an image is at most 5242880 bytes \(5\.0 MB\) \[E_IMAGE\]/,
     );
     const missing = await h.k(['message', id, 'look', '--image', 'nowhere.png']);
-    expect(missing.stderr).toMatch(/cannot read the image .*nowhere\.png: ENOENT \[E_IMAGE\]/);
+    expect(missing.stderr).toMatch(
+      /cannot read the image .*nowhere\.png: no such file \[E_IMAGE\] — hint: give the path of a PNG/,
+    );
 
     const codex = idOf((await h.k(['start', 'general', 'a codex job', '--runtime', 'codex', '--json'])).stdout);
     expect((await h.k(['wait', codex])).code).toBe(0);

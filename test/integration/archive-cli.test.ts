@@ -73,6 +73,19 @@ describe('klaude archive / delete', () => {
     db.close();
   });
 
+  it('refuses a queued agent (it would still start), saying how to take it out of the queue', async () => {
+    const { db, hash } = setup();
+    const queued = createSession(db, { projectId: hash, type: 'general', status: 'queued', prompt: 'later' });
+    const r = await klaude(['archive', shortId(queued.id)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `klaude: ${shortId(queued.id)} (general) is queued: only finished sessions can be archived [E_SESSION_BUSY] — ` +
+        `hint: it would still start: take it out of the queue first (\`klaude interrupt ${shortId(queued.id)}\` cancels it)\n`,
+    );
+    expect(getSession(db, queued.id)!.archivedAt).toBeNull();
+    db.close();
+  });
+
   it('deletes finished sessions, their sub-agents and their logs', async () => {
     const { db, root, child, log } = setup();
     expect(existsSync(log)).toBe(true);

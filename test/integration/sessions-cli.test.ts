@@ -17,7 +17,7 @@ afterEach(() => {
 const DAY = 24 * 3600 * 1000;
 
 /** A project with: root TUI → coder (running, live pid) → reviewer (done); an old root; an archived one; another project's session. */
-function seed() {
+function seed(o: { activity?: string } = {}) {
   const h = (home = makeTempHome());
   const { db, hash } = seedProject(h);
   const now = Date.now();
@@ -40,7 +40,7 @@ function seed() {
     nativeSessionId: '4a234254-bbbb-4000-8000-000000000002',
     logPath: '/tmp/logs/coder.ndjson',
   });
-  updateSession(db, coder.id, { costUsd: 0.0421 });
+  updateSession(db, coder.id, { costUsd: 0.0421, ...(o.activity ? { activity: o.activity } : {}) });
   recordProcess(db, { klaudeSessionId: coder.id, pid: process.pid, kind: 'runtime' });
   const reviewer = createSession(db, {
     projectId: hash,
@@ -93,6 +93,14 @@ describe('klaude sessions', () => {
     expect(r.stdout).toContain(shortId(s.old.id));
     expect(r.stdout).toContain(shortId(s.archived.id));
     expect(r.stdout).not.toContain('hidden');
+  });
+
+  it('at 80 columns a long activity is cut so the title still shows', async () => {
+    const s = seed({ activity: `Bash: ${'while [ ! -f gate/go ]; do sleep 0.1; done; '.repeat(3)}` });
+    const r = await runKlaude(['sessions'], { env: { ...s.h.env, COLUMNS: '80' }, cwd: s.h.projectDir });
+    const row = r.stdout.split('\n').find((l) => l.includes(shortId(s.coder.id)))!;
+    expect(row.length).toBeLessThanOrEqual(80);
+    expect(row).toMatch(/\d+s Bash: \S*…\s+rewrite the /);
   });
 
   it('-v adds the Claude id, model, pid, cost and log path under each session', async () => {

@@ -95,6 +95,31 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(start, argv)).toMatchObject({ passthrough: [], ...want });
   });
 
+  it('`--help` right after an action word asks for help; after its operand it is text', () => {
+    const queue: CommandSpec = { ...start, name: 'queue', subcommands: ['move'] };
+    for (const argv of [
+      ['move', '--help'],
+      ['move', '-h'],
+      ['-h', 'move', 'x'],
+    ]) {
+      expect(parseCommandLine(queue, argv)).toMatchObject({ help: true });
+      expect(parseCommandLine(queue, [...argv, '--model=x'])).toMatchObject({ help: true });
+    }
+    expect(parseCommandLine(queue, ['move', 'x', '--help'])).toMatchObject({ help: false });
+    expect(parseCommandLine(queue, ['move', 'x', '--help', '--model=x'])).toMatchObject({ help: false });
+    // A word that names no action keeps the rule: text after the first word.
+    expect(parseCommandLine(queue, ['other', '--help'])).toMatchObject({ help: false });
+  });
+
+  it('of `--x` and `--no-x` the last wins', () => {
+    expect(parseCommandLine(start, ['general', 'x', '--detach', '--no-detach'])).toMatchObject({
+      flags: { detach: false },
+    });
+    expect(parseCommandLine(start, ['general', 'x', '--no-detach', '--detach'])).toMatchObject({
+      flags: { detach: true },
+    });
+  });
+
   it('for klaude itself, what follows `--` goes to claude', () => {
     expect(parseCommandLine(root, ['--resume-last', '--', '--model', 'x', '-h'])).toEqual({
       help: false,

@@ -20,6 +20,7 @@ import { usageError } from '../../lib/errors.js';
 import { safeJson } from '../../lib/escapes.js';
 import { age, table } from '../../lib/format.js';
 import { truncate } from '../../logs/format.js';
+import { listingWidth } from '../sessions/sessions-table.js';
 import { runLimits, startQueued } from '../../agent-ops/queue.js';
 import { priorityFlag } from './start.js';
 import type { CommandContext } from '../cli/types.js';
@@ -85,21 +86,23 @@ function list(ctx: CommandContext): number {
     const projects = new Set(queue.map((e) => e.projectRoot));
     const now = Date.now();
     ctx.stdout.write(`${queue.length} queued, served in this order; ${slots}\n`);
-    ctx.stdout.write(
-      table([
-        ['#', 'ID', 'PRIORITY', 'TYPE', 'RUNTIME', 'WAITING', ...(projects.size > 1 ? ['PROJECT'] : []), 'TITLE'],
-        ...queue.map((e) => [
-          String(e.position),
-          e.shortId,
-          e.priority,
-          e.type,
-          e.runtime,
-          `${e.queuedAt ? age(e.queuedAt, now) : '-'}${e.heldFor ? ` (${e.heldFor})` : ''}`,
-          ...(projects.size > 1 ? [e.projectRoot ?? '-'] : []),
-          truncate(e.title.replace(/\s+/g, ' '), 60),
-        ]),
+    const width = listingWidth(ctx);
+    const rows = table([
+      ['#', 'ID', 'PRIORITY', 'TYPE', 'RUNTIME', 'WAITING', ...(projects.size > 1 ? ['PROJECT'] : []), 'TITLE'],
+      ...queue.map((e) => [
+        String(e.position),
+        e.shortId,
+        e.priority,
+        e.type,
+        e.runtime,
+        `${e.queuedAt ? age(e.queuedAt, now) : '-'}${e.heldFor ? ` (${e.heldFor})` : ''}`,
+        ...(projects.size > 1 ? [e.projectRoot ?? '-'] : []),
+        truncate(e.title.replace(/\s+/g, ' '), 60),
       ]),
-    );
+    ]);
+    // Cut to the terminal, as `klaude sessions` is: a wrapped row reads as two entries.
+    const fitted = rows.split('\n').map((l) => (width > 20 ? truncate(l, width) : l));
+    ctx.stdout.write(fitted.join('\n'));
     return 0;
   } finally {
     db.close();
@@ -110,12 +113,15 @@ function list(ctx: CommandContext): number {
 function targetOf(ctx: CommandContext): QueueTarget | null {
   const to = ctx.flags.to;
   const given = [to !== undefined, ctx.flags.top === true, ctx.flags.bottom === true].filter(Boolean).length;
-  if (given > 1) throw usageError('give one of --to, --top and --bottom');
+  if (given > 1) throw usageError('give one of --to, --top and --bottom', '--to 1 is the same as --top');
   if (ctx.flags.top === true) return { kind: 'top' };
   if (ctx.flags.bottom === true) return { kind: 'bottom' };
   if (to === undefined) return null;
   if (typeof to !== 'number' || !Number.isInteger(to) || to < 1)
-    throw usageError(`--to is a place in the queue, 1 or more (got ${String(to)})`);
+    throw usageError(
+      `--to is a place in the queue, 1 or more (got ${String(to)})`,
+      '`klaude queue` shows the places; --top or --bottom go to either end',
+    );
   return { kind: 'to', position: to };
 }
 

@@ -91,6 +91,8 @@ function parse(spec: CommandSpec, argv: readonly string[], withHelp = true): { h
     const value = rest.length ? `=${rest.join('=')}` : '';
     const direct = byLong.get(rawName!);
     if (direct) {
+      // The last of `--x` and `--no-x` wins, as in git (an alias's flag can be overridden).
+      negated.delete(direct);
       args.push(`--${kebab(direct)}${value}`);
       continue;
     }
@@ -105,11 +107,9 @@ function parse(spec: CommandSpec, argv: readonly string[], withHelp = true): { h
   let parsed = run(spec, args, options);
   // `--help` after the first positional is text, not a request for help: parse again with it held.
   if (withHelp) {
-    const tokens = parsed.tokens ?? [];
-    const firstPositional = tokens.find((t) => t.kind === 'positional')?.index ?? Infinity;
-    const late = tokens.filter((t) => t.kind === 'option' && t.name === 'help' && t.index > firstPositional);
+    const late = lateHelp(spec, parsed.tokens ?? []);
     if (late.length) {
-      for (const t of late) args[t.index] = placeholder(args[t.index]!);
+      for (const i of late) args[i] = placeholder(args[i]!);
       parsed = run(spec, args, options);
     }
   }
@@ -158,7 +158,7 @@ function plain(
       input.push(tok);
       continue;
     }
-    if (withHelp && (tok === '--help' || tok === '-h') && input.length === 0) {
+    if (withHelp && (tok === '--help' || tok === '-h') && helpStillCounts(spec, input)) {
       help = true;
       continue;
     }
@@ -173,6 +173,23 @@ function plain(
     flags: withDefaults(spec, (name) => (on.has(name) ? true : undefined)),
     input,
   };
+}
+
+/** Where `--help` is text: after the first word (after the second, when the first names an action). */
+function lateHelp(spec: CommandSpec, tokens: NonNullable<ReturnType<typeof parseArgs>['tokens']>): number[] {
+  const positionals = tokens.filter((t) => t.kind === 'positional');
+  const action = positionals[0] !== undefined && isSubcommand(spec, positionals[0].value);
+  const first = positionals[action ? 1 : 0]?.index ?? Infinity;
+  return tokens.filter((t) => t.kind === 'option' && t.name === 'help' && t.index > first).map((t) => t.index);
+}
+
+function isSubcommand(spec: CommandSpec, word: string | undefined): boolean {
+  return word !== undefined && (spec.subcommands?.includes(word) ?? false);
+}
+
+/** Before the first word, or right after an action word (`queue move --help`). */
+function helpStillCounts(spec: CommandSpec, input: readonly string[]): boolean {
+  return input.length === 0 || (input.length === 1 && isSubcommand(spec, input[0]));
 }
 
 function run(spec: CommandSpec, args: string[], options: Record<string, Opt>): ReturnType<typeof parseArgs> {

@@ -59,5 +59,7 @@ export interface CommandSpec {
    * Absent: nothing is offered for positionals.
    */
   operands?: readonly Completes[];
+  /** Words naming an action (`queue move`, `zone add`): `--help` right after one still asks for help. */
+  subcommands?: readonly string[];
   load: () => Promise<CommandModule>;
 }

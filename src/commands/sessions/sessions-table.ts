@@ -79,6 +79,7 @@ export function tableLines(
       what,
     ]);
   }
+  if (o.width > 20) capActivity(out, o.width);
   const rendered = renderRows(out);
   const fit = (line: string): string => (o.width > 20 ? truncate(line, o.width) : line);
   const lastColumn = rendered[0]!.indexOf('TITLE');
@@ -96,6 +97,23 @@ export function tableLines(
     }
   });
   return lines;
+}
+
+const ACTIVITY_COLUMN = 5;
+
+/**
+ * Cut the activity column so the title and last message keep room (at 80 columns a long "Bash: …"
+ * activity left no title at all): what is left after the other columns is shared, the title's
+ * half first; never below the column's heading.
+ */
+function capActivity(rows: string[][], width: number): void {
+  const col = ACTIVITY_COLUMN;
+  let before = 0;
+  for (let i = 0; i < col; i++) before += Math.max(...rows.map((r) => r[i]!.length)) + 2;
+  const left = width - before - 2;
+  const title = Math.max(...rows.slice(1).map((r) => r[r.length - 1]!.length), 0);
+  const max = Math.max(rows[0]![col]!.length, left - Math.min(title, Math.ceil(left / 2)));
+  for (const r of rows.slice(1)) r[col] = truncate(r[col]!, max);
 }
 
 function reviewsByReviewer(byOrigin: Map<string, ReviewView[]>): Map<string, ReviewView> {

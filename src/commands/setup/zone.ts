@@ -42,7 +42,10 @@ function add(ctx: CommandContext, home: string): number {
 
 function remove(ctx: CommandContext, home: string): number {
   const n = zoneName(ctx.input[1], 'remove');
-  if (!removeZone(home, n)) throw new KlaudeError('E_ZONE_NOT_FOUND', `no zone '${n}' in the config`);
+  if (!removeZone(home, n))
+    throw new KlaudeError('E_ZONE_NOT_FOUND', `no zone '${n}' in the config`, {
+      hint: '`klaude zone list` shows the zones there are',
+    });
   ctx.stdout.write(`zone ${n} removed from the config (its agents' records here stay)\n`);
   return 0;
 }

@@ -107,6 +107,7 @@ export const INFO_COMMANDS: CommandSpec[] = [
     name: 'completion',
     summary: 'print a script for your shell that completes commands, flags and session ids on Tab',
     usage: 'klaude completion bash|zsh|fish',
+    subcommands: ['bash', 'zsh', 'fish'],
     description: [
       "Completes klaude's commands, their flags (and values such as --runtime), and the ids of this",
       "project's sessions as listings show them, with their status and title where the shell shows",

@@ -6,6 +6,7 @@ export const QUEUE_COMMAND: CommandSpec = {
   name: 'queue',
   summary: 'the run queue in the order it starts agents; `queue move <id>` changes an entry’s place or priority',
   usage: 'klaude queue [--json] | klaude queue move <id> --to <n>|--top|--bottom [--priority high|normal|low] [--json]',
+  subcommands: ['move'],
   description: [
     'When run limits are set (config agents.maxRunning, runtimes.<name>.maxRunning), agents started beyond',
     'them wait here: higher priority first (`klaude start --priority`, a definition’s priority:), first',

@@ -105,6 +105,7 @@ export const REVIEW_COMMANDS: CommandSpec[] = [
     name: 'worktree',
     summary: 'list the worktrees of --worktree agents, or prune those of finished agents',
     usage: 'klaude worktree list|prune [id…] [--force] [--json]',
+    subcommands: ['list', 'prune'],
     description: [
       'list: each agent worktree with its state: merged (its branch is in your HEAD), empty (no work),',
       'unmerged, running.',

@@ -8,6 +8,7 @@ export const ZONE_COMMANDS: CommandSpec[] = [
     summary: 'other machines agents run on, over your own ssh: add, list, check, set up, remove',
     usage:
       'klaude zone add <name> <user@host> <path> [--klaude <cmd>] [--ssh-option <arg>…] | list | check <name> | setup <name> | remove <name> [--json]',
+    subcommands: ['add', 'list', 'check', 'setup', 'remove'],
     description: [
       'A zone is another machine where agents run (`klaude start --zone <name>`) in a clone of this project,',
       'reached with your own OpenSSH (your ~/.ssh/config, keys and agent); klaude opens one multiplexed',
