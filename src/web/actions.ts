@@ -17,6 +17,7 @@ import { deliverMessage, interruptAgent, type Delivery } from '../agent-ops/mess
 import { startAgents, type StartOutcome } from '../agent-ops/start.js';
 import { sendReviews, startReviews } from '../agent-ops/reviewers.js';
 import { shortId } from '../core/ids.js';
+import type { PriorityName } from '../core/priority.js';
 import type { Db } from '../db/client.js';
 import { getProject } from '../db/repos/projects.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
@@ -48,6 +49,12 @@ export interface StartBody {
   worktree?: boolean;
   runtime?: string;
   model?: string;
+  /** Run-queue priority (else the definition's `priority:`, else normal). */
+  priority?: PriorityName;
+  /** on / off (else the definition's `sandbox:`, else config agents.sandbox). */
+  sandbox?: 'on' | 'off';
+  /** A Claude Code skill the agent runs, the prompt being its arguments. */
+  skill?: string;
 }
 
 /** What an archive did: the sessions (ids), their worktrees, and the sentence about what was kept. */
@@ -149,6 +156,9 @@ export class WebActions {
         ...(b.worktree !== undefined ? { worktree: b.worktree } : {}),
         ...(b.runtime ? { runtime: b.runtime } : {}),
         ...(b.model ? { model: b.model } : {}),
+        ...(b.priority ? { priority: b.priority } : {}),
+        ...(b.sandbox ? { sandbox: b.sandbox } : {}),
+        ...(b.skill ? { skill: b.skill } : {}),
       }),
     );
   }

@@ -357,6 +357,11 @@ function actionRoutes(app: App, d: AppDeps): void {
         b.prompt.trim() === ''
       )
         throw badRequest('start needs a project, a type and a prompt');
+      if (b.priority !== undefined && !['high', 'normal', 'low'].includes(b.priority))
+        throw badRequest('priority is high, normal or low');
+      if (b.sandbox !== undefined && b.sandbox !== 'on' && b.sandbox !== 'off')
+        throw badRequest("sandbox is on or off (absent: the type's or the config's)");
+      if (b.skill !== undefined && typeof b.skill !== 'string') throw badRequest('skill is a name');
       const r = await a.start(b as StartBody, by(req));
       return { sessionIds: r.sessions.map((s) => s.id), notes: r.notes, queued: r.queued };
     }),

@@ -189,4 +189,24 @@ describe('klaude web: the page', () => {
     await page.getByTestId('start-submit').click();
     await page.getByTestId('session-pane').getByText('Reply to: from the phone').waitFor({ timeout: 60_000 });
   });
+
+  it('desktop: the start form takes a priority and the sandbox, as `klaude start` does', async () => {
+    const { home, w } = await setup();
+    const page = await openPage(w, false);
+    await page.getByTestId('start-open').click();
+    await page.getByTestId('start-prompt').fill('low and loose');
+    await page.getByTestId('start-priority').selectOption('low');
+    await page.getByTestId('start-sandbox').selectOption('off');
+    await page.getByTestId('start-submit').click();
+    await page.getByTestId('session-pane').getByText('Reply to: low and loose').waitFor({ timeout: 60_000 });
+    const rows = JSON.parse((await home.k(['sessions', '--json'])).stdout) as {
+      prompt: string;
+      priority: string;
+      sandbox: string | null;
+    }[];
+    expect(rows.find((r) => r.prompt === 'low and loose')).toMatchObject({
+      priority: 'low',
+      sandbox: expect.stringMatching(/^unsandboxed: --no-sandbox/) as unknown,
+    });
+  });
 });

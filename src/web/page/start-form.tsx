@@ -1,7 +1,8 @@
 /**
- * Start agents in a project: type, prompt, and the options `klaude start` takes. Every field has
- * a label; the type is picked from the types the project knows (the server reads the same
- * definitions `klaude start` does), so a type that does not exist can't be asked for.
+ * Start agents in a project: type, prompt, and the options `klaude start` takes (worktree, model,
+ * skill, priority, sandbox). Every field has a label; the type is picked from the types the project
+ * knows (the server reads the same definitions `klaude start` does), so a type that does not exist
+ * can't be asked for.
  */
 import { useState } from 'react';
 import type { WebProject } from '../hub.js';
@@ -22,6 +23,9 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
   const [prompt, setPrompt] = useState('');
   const [worktree, setWorktree] = useState(false);
   const [model, setModel] = useState('');
+  const [priority, setPriority] = useState('');
+  const [sandbox, setSandbox] = useState('');
+  const [skill, setSkill] = useState('');
   const [err, setErr] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const chosen = projects.find((p) => p.id === project) ?? projects[0];
@@ -39,6 +43,9 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
         prompt,
         worktree,
         ...(model.trim() ? { model: model.trim() } : {}),
+        ...(priority ? { priority } : {}),
+        ...(sandbox ? { sandbox } : {}),
+        ...(skill.trim() ? { skill: skill.trim() } : {}),
       })
       .then((r) => {
         setPrompt('');
@@ -81,6 +88,33 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
       <label className="field">
         <span>Model (optional)</span>
         <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="the type's default" />
+      </label>
+      <label className="field">
+        <span>Skill (optional)</span>
+        <input
+          value={skill}
+          onChange={(e) => setSkill(e.target.value)}
+          placeholder="none: the prompt is the task"
+          data-testid="start-skill"
+        />
+        <small className="muted">a Claude Code skill it runs; the prompt is then its arguments</small>
+      </label>
+      <label className="field">
+        <span>Priority in the run queue</span>
+        <select value={priority} onChange={(e) => setPriority(e.target.value)} data-testid="start-priority">
+          <option value="">the type&apos;s (normal if it says none)</option>
+          <option value="high">high</option>
+          <option value="normal">normal</option>
+          <option value="low">low</option>
+        </select>
+      </label>
+      <label className="field">
+        <span>Sandbox</span>
+        <select value={sandbox} onChange={(e) => setSandbox(e.target.value)} data-testid="start-sandbox">
+          <option value="">the type&apos;s, else the config&apos;s (agents.sandbox)</option>
+          <option value="on">on: refuse to start without one</option>
+          <option value="off">off: run unsandboxed</option>
+        </select>
       </label>
       <button disabled={busy || !prompt.trim()} data-testid="start-submit">
         Start
