@@ -23,9 +23,7 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
   const [prompt, setPrompt] = useState('');
   const [worktree, setWorktree] = useState(false);
   const [model, setModel] = useState('');
-  const [priority, setPriority] = useState('');
-  const [sandbox, setSandbox] = useState('');
-  const [skill, setSkill] = useState('');
+  const [more, setMore] = useState<MoreOptions>({ skill: '', priority: '', sandbox: '' });
   const [err, setErr] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const chosen = projects.find((p) => p.id === project) ?? projects[0];
@@ -43,9 +41,7 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
         prompt,
         worktree,
         ...(model.trim() ? { model: model.trim() } : {}),
-        ...(priority ? { priority } : {}),
-        ...(sandbox ? { sandbox } : {}),
-        ...(skill.trim() ? { skill: skill.trim() } : {}),
+        ...moreBody(more),
       })
       .then((r) => {
         setPrompt('');
@@ -89,33 +85,7 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
         <span>Model (optional)</span>
         <input value={model} onChange={(e) => setModel(e.target.value)} placeholder="the type's default" />
       </label>
-      <label className="field">
-        <span>Skill (optional)</span>
-        <input
-          value={skill}
-          onChange={(e) => setSkill(e.target.value)}
-          placeholder="none: the prompt is the task"
-          data-testid="start-skill"
-        />
-        <small className="muted">a Claude Code skill it runs; the prompt is then its arguments</small>
-      </label>
-      <label className="field">
-        <span>Priority in the run queue</span>
-        <select value={priority} onChange={(e) => setPriority(e.target.value)} data-testid="start-priority">
-          <option value="">the type&apos;s (normal if it says none)</option>
-          <option value="high">high</option>
-          <option value="normal">normal</option>
-          <option value="low">low</option>
-        </select>
-      </label>
-      <label className="field">
-        <span>Sandbox</span>
-        <select value={sandbox} onChange={(e) => setSandbox(e.target.value)} data-testid="start-sandbox">
-          <option value="">the type&apos;s, else the config&apos;s (agents.sandbox)</option>
-          <option value="on">on: refuse to start without one</option>
-          <option value="off">off: run unsandboxed</option>
-        </select>
-      </label>
+      <MoreFields more={more} set={setMore} />
       <button disabled={busy || !prompt.trim()} data-testid="start-submit">
         Start
       </button>
@@ -125,5 +95,62 @@ export function StartForm({ projects, started }: { projects: WebProject[]; start
         </div>
       ) : null}
     </form>
+  );
+}
+
+/** Skill, priority and sandbox: empty means the type's own (or the config's). */
+interface MoreOptions {
+  skill: string;
+  priority: string;
+  sandbox: string;
+}
+
+function moreBody(m: MoreOptions): Record<string, string> {
+  return {
+    ...(m.skill.trim() ? { skill: m.skill.trim() } : {}),
+    ...(m.priority ? { priority: m.priority } : {}),
+    ...(m.sandbox ? { sandbox: m.sandbox } : {}),
+  };
+}
+
+function MoreFields({ more, set }: { more: MoreOptions; set: (m: MoreOptions) => void }) {
+  return (
+    <>
+      <label className="field">
+        <span>Skill (optional)</span>
+        <input
+          value={more.skill}
+          onChange={(e) => set({ ...more, skill: e.target.value })}
+          placeholder="none: the prompt is the task"
+          data-testid="start-skill"
+        />
+        <small className="muted">a Claude Code skill it runs; the prompt is then its arguments</small>
+      </label>
+      <label className="field">
+        <span>Priority in the run queue</span>
+        <select
+          value={more.priority}
+          onChange={(e) => set({ ...more, priority: e.target.value })}
+          data-testid="start-priority"
+        >
+          <option value="">the type&apos;s (normal if it says none)</option>
+          <option value="high">high</option>
+          <option value="normal">normal</option>
+          <option value="low">low</option>
+        </select>
+      </label>
+      <label className="field">
+        <span>Sandbox</span>
+        <select
+          value={more.sandbox}
+          onChange={(e) => set({ ...more, sandbox: e.target.value })}
+          data-testid="start-sandbox"
+        >
+          <option value="">the type&apos;s, else the config&apos;s (agents.sandbox)</option>
+          <option value="on">on: refuse to start without one</option>
+          <option value="off">off: run unsandboxed</option>
+        </select>
+      </label>
+    </>
   );
 }
