@@ -8,6 +8,7 @@ import { bySeverity, findingPlace, findingsCount, reviewerName } from '../../cor
 import { isTerminal } from '../../core/status.js';
 import type { ReviewView } from '../../db/repos/reviews.js';
 import { safeText } from '../../lib/escapes.js';
+import { wrapWords } from '../../lib/format.js';
 import { truncate } from '../../logs/format.js';
 
 /** `review by codex KKKK2222 (of its diff): 2 findings (1 high, 1 low) · sent`. */
@@ -30,6 +31,8 @@ export interface FindingLineOptions {
   max?: number;
   /** Said with the count of findings left out. */
   more?: string;
+  /** Wrap each finding at spaces under its text instead of cutting it (`review --show`: every word). */
+  wrap?: boolean;
 }
 
 /** One line per finding: `high    src/a.ts:12  text`. */
@@ -38,14 +41,22 @@ export function findingLines(r: ReviewView, o: FindingLineOptions): string[] {
   const shown = o.max !== undefined ? all.slice(0, o.max) : all;
   const placeWidth = Math.min(40, Math.max(0, ...shown.map((f) => findingPlace(f).length)));
   const fit = (s: string): string => (o.width > 20 ? truncate(s, o.width) : s);
-  const lines = shown.map((f) => {
+  const lines = shown.flatMap((f) => {
     const place = findingPlace(f);
     const cell = place.length > placeWidth ? truncate(place, placeWidth) : place.padEnd(placeWidth);
-    const text = f.text.replace(/\s+/g, ' ').trim();
-    return fit(safeText(`${o.indent}${f.severity.padEnd(6)}  ${placeWidth ? `${cell}  ` : ''}${text}`));
+    const lead = `${o.indent}${f.severity.padEnd(6)}  ${placeWidth ? `${cell}  ` : ''}`;
+    return shape(lead, safeText(f.text.replace(/\s+/g, ' ').trim()), o, fit);
   });
   if (shown.length < all.length) lines.push(fit(`${o.indent}… ${all.length - shown.length} more${o.more ?? ''}`));
   if (r.summary && o.max === undefined)
-    lines.unshift(fit(safeText(`${o.indent}summary: ${r.summary.replace(/\s+/g, ' ')}`)));
+    lines.unshift(...shape(`${o.indent}summary: `, safeText(r.summary.replace(/\s+/g, ' ')), o, fit));
   return lines;
+}
+
+/** `lead` then `text`: cut to the width, or (wrap) in lines under the text's column. */
+function shape(lead: string, text: string, o: FindingLineOptions, fit: (s: string) => string): string[] {
+  const room = o.width - lead.length;
+  if (!o.wrap || o.width <= 20 || room < 20) return [fit(lead + text)];
+  const [first = '', ...rest] = wrapWords(text, room);
+  return [lead + first, ...rest.map((l) => ' '.repeat(lead.length) + l)];
 }

@@ -77,7 +77,7 @@ function printReviews(ctx: CommandContext, reviews: ReviewView[]): void {
   const width = listingWidth(ctx);
   for (const r of reviews) {
     ctx.stdout.write(`${reviewHeading(r)}\n`);
-    const lines = findingLines(r, { indent: '  ', width });
+    const lines = findingLines(r, { indent: '  ', width, wrap: true });
     if (lines.length) ctx.stdout.write(`${lines.join('\n')}\n`);
   }
 }

@@ -1,25 +1,20 @@
 import { currentInvocation } from '../../claude/shim.js';
 import { runDoctor, type CheckResult } from '../../doctor/run-checks.js';
-import { safeJson, safeText } from '../../lib/escapes.js';
+import { safeJson } from '../../lib/escapes.js';
 import type { CommandContext } from '../cli/types.js';
-
-const MARK = { ok: '✔', warn: '!', error: '✗' } as const;
+import { checkLines, checkWidth } from './check-lines.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
   const uid = typeof process.getuid === 'function' ? process.getuid() : null;
   const results = await runDoctor({ env: ctx.env, cwd: ctx.cwd, inv: currentInvocation(), uid });
   if (ctx.flags.json) ctx.stdout.write(`${safeJson(results, 2)}\n`);
-  else ctx.stdout.write(render(results));
+  else ctx.stdout.write(render(results, checkWidth(ctx)));
   return results.some((r) => !r.ok) ? 1 : 0;
 }
 
 /** One line per check; a fix goes on the line below, under the detail. */
-function render(results: CheckResult[]): string {
-  const width = Math.max(...results.map((r) => r.check.length));
-  const lines = results.map((r) => {
-    const head = `${MARK[r.level]} ${r.check.padEnd(width)}  ${safeText(r.detail)}`;
-    return r.fix && r.level !== 'ok' ? `${head}\n  ${' '.repeat(width)}  fix: ${safeText(r.fix)}` : head;
-  });
+function render(results: CheckResult[], width: number): string {
+  const lines = checkLines(results, width);
   const bad = results.filter((r) => !r.ok).length;
   const warn = results.filter((r) => r.level === 'warn').length;
   const summary =

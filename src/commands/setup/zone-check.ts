@@ -8,16 +8,11 @@ import { safeJson, safeText } from '../../lib/escapes.js';
 import { checkZone, setupZone } from '../../zones/zone-check.js';
 import type { SshPlace } from '../../zones/ssh.js';
 import type { CommandContext } from '../cli/types.js';
+import { checkLines, checkWidth } from './check-lines.js';
 
-const MARK = { ok: '✔', warn: '!', error: '✗' } as const;
-
-function render(results: CheckResult[]): string {
-  const width = Math.max(...results.map((r) => r.check.length));
-  return results
-    .map((r) => {
-      const head = `${MARK[r.level]} ${r.check.padEnd(width)}  ${safeText(r.detail)}`;
-      return r.fix && r.level !== 'ok' ? `${head}\n  ${' '.repeat(width)}  fix: ${safeText(r.fix)}\n` : `${head}\n`;
-    })
+function render(results: CheckResult[], width: number): string {
+  return checkLines(results, width)
+    .map((l) => `${l}\n`)
     .join('');
 }
 
@@ -49,6 +44,9 @@ export async function zoneCheckCommand(
   const ok = check.results.every((r) => r.ok);
   if (ctx.flags.json === true)
     ctx.stdout.write(`${safeJson({ zone, ok, results: check.results, facts: check.facts })}\n`);
-  else ctx.stdout.write(`${render(check.results)}${ok ? `zone ${zone} is ready` : `zone ${zone} is not ready`}\n`);
+  else
+    ctx.stdout.write(
+      `${render(check.results, checkWidth(ctx))}${ok ? `zone ${zone} is ready` : `zone ${zone} is not ready`}\n`,
+    );
   return ok ? 0 : 1;
 }
