@@ -8,9 +8,12 @@
  *   copy of the worktree's index gets `git add -A`, so the agent's real index is never touched).
  *
  * Claude Code's own settings files are left out of both: claude rewrites them itself. An agent's
- * Edit or Write of one still counts, from its tool calls (the run's summary joins both).
+ * Edit or Write of one still counts, from its tool calls (the run's summary joins both). So are the
+ * placeholders Claude Code's sandbox holds while a sandboxed command runs (an untracked empty file
+ * no one may write, at a protected path that did not exist: docs/claude-versions.md): another
+ * agent's command, not this agent's work.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isClaudeSettingsFile } from '../claude/local-settings.js';
@@ -44,11 +47,22 @@ export function snapshotTree(cwd: string): TreeSnapshot | null {
     if (!top) return null;
     const files = new Map<string, string>();
     for (const e of gitStatus(top)) {
-      if (!isClaudeSettingsFile(e.path)) files.set(e.path, fingerprint(top, e.path, e.xy));
+      if (isClaudeSettingsFile(e.path) || (e.xy === '??' && isSandboxPlaceholder(top, e.path))) continue;
+      files.set(e.path, fingerprint(top, e.path, e.xy));
     }
     return { top, files };
   } catch {
     return null;
+  }
+}
+
+/** An empty regular file with no write permission for anyone: what the sandbox mounts over. */
+export function isSandboxPlaceholder(top: string, rel: string): boolean {
+  try {
+    const st = lstatSync(path.join(top, rel));
+    return st.isFile() && st.size === 0 && (st.mode & 0o222) === 0;
+  } catch {
+    return false;
   }
 }
 
@@ -124,7 +138,7 @@ export function worktreeChanges(worktree: string, base: string): FileChanges | n
     const r = parseNameStatus(withAllStaged(worktree, base, (diff) => diff(['--name-status', '-z'])));
     const own = (f: string) => !isClaudeSettingsFile(f);
     return {
-      created: r.created.filter(own).map((f) => path.join(worktree, f)),
+      created: r.created.filter((f) => own(f) && !isSandboxPlaceholder(worktree, f)).map((f) => path.join(worktree, f)),
       edited: r.edited.filter(own).map((f) => path.join(worktree, f)),
     };
   } catch {

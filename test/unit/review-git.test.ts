@@ -56,6 +56,18 @@ describe('changesSince', () => {
     expect(changesSince(again)!.edited).toEqual([path.join(dir, 'dirty.txt')]);
   });
 
+  it("leaves out a sandbox's placeholders (untracked, empty, read-only), not an agent's empty file", () => {
+    const before = snapshotTree(dir)!;
+    writeFileSync(path.join(dir, '.bashrc'), '', { mode: 0o444 });
+    writeFileSync(path.join(dir, 'empty.txt'), '');
+    expect(changesSince(before)!.created).toEqual([path.join(dir, 'empty.txt')]);
+    // Gone when the command ends: nothing either.
+    unlinkSync(path.join(dir, '.bashrc'));
+    const during = snapshotTree(dir)!;
+    writeFileSync(path.join(dir, '.gitconfig'), '', { mode: 0o444 });
+    expect(changesSince(during)).toEqual({ created: [], edited: [] });
+  });
+
   it('is null outside a git repository', () => {
     expect(snapshotTree(tmpdir())).toBeNull();
   });
@@ -70,12 +82,13 @@ describe('worktreeChanges', () => {
     git('commit', '-q', '-m', 'agent commit');
     writeFileSync(path.join(dir, 'a.txt'), 'uncommitted\n');
     writeFileSync(path.join(dir, 'untracked.txt'), 'u\n');
+    writeFileSync(path.join(dir, '.zshrc'), '', { mode: 0o444 }); // a sandbox's placeholder: not work
     const index = readFileSync(path.join(dir, '.git', 'index'));
     const out = worktreeChanges(dir, base)!;
     expect(out.created.sort()).toEqual([path.join(dir, 'committed.txt'), path.join(dir, 'untracked.txt')]);
     expect(out.edited).toEqual([path.join(dir, 'a.txt')]);
     expect(readFileSync(path.join(dir, '.git', 'index')).equals(index)).toBe(true);
-    expect(git('status', '--porcelain')).toBe(' M a.txt\n?? untracked.txt\n');
+    expect(git('status', '--porcelain')).toBe(' M a.txt\n?? .zshrc\n?? untracked.txt\n');
   });
 });
 
