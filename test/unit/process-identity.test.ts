@@ -34,11 +34,15 @@ afterEach(() => {
 });
 
 /**
- * A zombie: `sleep 0`, started in the background by a shell that then becomes `sleep 60`, which
- * never waits for children — as a lazily reaping init leaves a dead process in the pid table.
+ * A zombie: a child that exits at once, of a parent that never waits for children — as a lazily
+ * reaping init leaves a dead process in the pid table. (A shell's `sleep 0 & exec sleep 60` was
+ * reaped by the shell now and then, when the child ended before the exec.)
  */
+const FORK_AND_NEVER_WAIT =
+  'import os, time\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nprint(pid, flush=True)\ntime.sleep(60)\n';
+
 async function zombie(): Promise<{ pid: number; parent: ChildProcess }> {
-  const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const parent = spawn('python3', ['-c', FORK_AND_NEVER_WAIT], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(parent);
   let out = '';
   parent.stdout!.on('data', (d: Buffer) => (out += d.toString()));
