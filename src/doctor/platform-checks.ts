@@ -9,25 +9,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { processStartTime, sleep } from '../lib/process.js';
+import { isAlive, processStartTime, sleep } from '../lib/process.js';
 import { SYSTEM_PEER_SOURCE, unixSocketPeer, type PeerSource } from '../lib/socket-peer.js';
 import { passed, warned, type CheckResult } from './check.js';
 
 const INIT = 'init';
 /** How long an orphan that died is watched for being reaped. */
 const REAP_WATCH_MS = 3000;
+/** How long the orphan lives: its shell has exited by then. */
+const ORPHAN_LIFE_MS = 200;
 
 /**
- * Orphan a process that dies at once (a shell that leaves `sleep 0` behind and exits) and time how
- * long its pid stays in the table, as a zombie, once it has died.
+ * Orphan a process that dies soon after (a shell that leaves `sleep 0.2` behind and exits: the
+ * sleep is still alive when it is orphaned, so the shell cannot have reaped it) and time how long
+ * its pid stays in the table, as a zombie, once it has died.
  */
 export async function checkInitReaping(): Promise<CheckResult> {
-  const orphan = await makeDeadOrphan();
+  const orphan = await makeOrphan();
   if (orphan === null) return passed(INIT, 'not measured: no /bin/sh to make an orphan with');
-  const t0 = Date.now();
   // Compared by start time: a pid reused meanwhile is not the orphan still listed.
   const start = processStartTime(orphan);
   const listed = (): boolean => start !== null && processStartTime(orphan) === start;
+  const born = Date.now();
+  while (Date.now() - born < ORPHAN_LIFE_MS + REAP_WATCH_MS && listed() && isAlive(orphan)) await sleep(10);
+  const t0 = Date.now();
   while (Date.now() - t0 < REAP_WATCH_MS && listed()) await sleep(10);
   const ms = Date.now() - t0;
   if (!listed()) {
@@ -44,11 +49,13 @@ export async function checkInitReaping(): Promise<CheckResult> {
   );
 }
 
-/** The pid of an orphan that has died (its parent exited first), or null when none could be made. */
-function makeDeadOrphan(): Promise<number | null> {
+/** The pid of an orphan (its parent exited first) that dies ORPHAN_LIFE_MS later, or null when none could be made. */
+function makeOrphan(): Promise<number | null> {
   return new Promise((resolve) => {
     let out = '';
-    const sh = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const sh = spawn('/bin/sh', ['-c', `sleep ${ORPHAN_LIFE_MS / 1000} & echo $!`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     sh.stdout.on('data', (d: Buffer) => (out += d.toString()));
     sh.once('error', () => resolve(null));
     sh.once('close', () => {
