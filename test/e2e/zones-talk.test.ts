@@ -44,7 +44,8 @@ beforeAll(async () => {
   writeFileSync(claudeJson, JSON.stringify(j, null, 2));
   homes.mock.setResponder((r) => {
     if (r.isToolResult) return { text: `Tool output: ${r.toolResults.map((t) => t.content.trim()).join(' ')}` };
-    const run = /^run: (.+)$/s.exec(r.prompt);
+    // (after a paragraph klaude may put first: a fork's note of where it works)
+    const run = /^(?:.*?\n\n)?run: (.+)$/s.exec(r.prompt);
     if (run) return { bash: { command: run[1]!.trim(), description: 'asked' } };
     if (r.prompt.startsWith('slow:')) return { text: `${'word '.repeat(400)}end`, chunks: 200, delayMs: 100 };
     return { text: `Reply to: ${r.prompt} — done.` };
@@ -188,4 +189,57 @@ describe('klaude checkout of a zone’s agent', () => {
     await submit(term, 'run: pwd');
     await term.waitForText(`Tool output: ${here.worktree_path}`, { timeoutMs: 60_000 });
   }, 300_000);
+});
+
+describe('klaude checkout --remote', () => {
+  it('opens the conversation over there in the foreground: ssh -t into its claude in its worktree', async () => {
+    const h = homes.home({ config: zone.zoneYaml(), supervisor: true });
+    cloneToZone(zone, h.projectDir);
+    const id = await startDetached(h, 'remember MANGO');
+    await until('the first turn to end', () => rowHere(h, id).status === 'done');
+    const term = h.own(startKlaude(h));
+    await term.waitForText(READY, { timeoutMs: 45_000 });
+
+    const r = await h.k(['checkout', id.slice(-8), '--remote'], { timeoutMs: 120_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/checked out \w+ .*: over ssh in zone build/);
+    await term.waitForText('Reply to: remember MANGO — done.', { timeoutMs: 60_000 });
+    await submit(term, 'run: pwd');
+    const there = rowThere(id).worktreePath as string;
+    await term.waitForText(`Tool output: ${there}`, { timeoutMs: 60_000 });
+    // Still the zone's: its row here is a mirror, open in this foreground.
+    expect(JSON.parse(rowHere(h, id).metadata).zone).toEqual({ name: 'build' });
+    const busy = await h.k(['message', id, 'not now']);
+    expect(busy.stderr).toContain('E_SESSION_BUSY');
+  }, 240_000);
+});
+
+describe('fork, review and budget of a zone’s agent', () => {
+  it('forks it over there with its work, reviews its diff taken there, and carries its budget', async () => {
+    const h = homes.home({ config: zone.zoneYaml(), supervisor: true });
+    cloneToZone(zone, h.projectDir);
+    const id = await startDetached(h, `run: python3 -c "open('zone.txt','w').write('made in the zone\\n')"`);
+    await until('the agent to finish', () => rowHere(h, id).status === 'done');
+
+    // The fork continues the conversation over there, in a worktree made from its origin's (its work carried).
+    const f = await h.k(['fork', id, 'run: cat zone.txt'], { timeoutMs: 120_000 });
+    expect(f.stderr).toBe('');
+    expect(f.stdout).toMatch(/forked \w+ \(general, claude\) from \w+ in zone build/);
+    expect(f.stdout).toContain('Tool output: made in the zone');
+    const forkId = /forked (\w+)/.exec(f.stdout)![1]!;
+    const fork = readDb(h, (db) => db.prepare('SELECT * FROM sessions WHERE id LIKE ?').get(`%${forkId}`) as any);
+    expect(fork.forked_from).toBe(id);
+    expect(JSON.parse(fork.metadata).zone).toEqual({ name: 'build' });
+
+    // The reviewer runs here, on the diff taken over there.
+    const rv = await h.k(['review', id, '--by', 'claude', '--diff', '-d'], { timeoutMs: 60_000 });
+    expect(rv.stderr).toBe('');
+    await until('the reviewer to ask', () =>
+      homes.mock.mainRequests().some((q) => q.prompt.includes('+made in the zone') && q.prompt.includes('zone build')),
+    );
+
+    const b = await h.k(['budget', id, '7']);
+    expect(b.stderr).toBe('');
+    expect(JSON.parse(atZone(['budget', id, '--json'])).budgetUsd).toBe(7);
+  }, 240_000);
 });
