@@ -118,6 +118,8 @@ async function diffMaterial(
       : await sessionDiff(origin, { projectRoot: place.projectRoot, logPath, patch: true });
   } catch (e) {
     if (explicit || !isKlaudeError(e)) throw e;
+    // A zone out of reach is not "nothing to diff": reviewing its answer instead would mislead.
+    if (zone && e.code !== 'E_NOT_GIT_REPO' && e.code !== 'E_NO_WORKTREE') throw e;
     return null; // not in git, or its worktree is gone: its answer is reviewed instead
   }
   if (d.files.length === 0 || d.patch.trim() === '') {
