@@ -27,6 +27,7 @@ import { transcriptExists } from '../claude/transcript.js';
 import type { HostRequest } from '../ptyd/protocol.js';
 import type { ZoneSpec } from '../config/schema.js';
 import { zoneOf } from '../core/zone.js';
+import { assertNotMovedAway } from '../agent-ops/message.js';
 import { askZone } from '../zone-client/ask-link.js';
 import { zoneOpenCommand } from '../zone-client/ssh-args.js';
 
@@ -155,6 +156,7 @@ export async function withPreparedRequest<T>(
   if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(o.sessionId)} not found`);
   const s = shortId(session.id);
   claimConversation(db, session.id, PURPOSE, () => {
+    assertNotMovedAway(session); // taken to the person's machine by a zone's checkout
     const fg = liveRows(currentProcesses(db, session.id, 'claude'))[0];
     if (fg)
       throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, {

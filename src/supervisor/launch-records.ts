@@ -18,6 +18,7 @@ import { assertWorktreeThere } from '../git/worktree.js';
 import { existsSync } from 'node:fs';
 import { interruptTurnFirst } from './turn-first.js';
 import { prepareZoneTarget } from './zone-target.js';
+import { assertNotMovedAway } from '../agent-ops/message.js';
 import { zoneOf } from '../core/zone.js';
 
 /**
@@ -215,6 +216,7 @@ export async function prepareTarget(
   opts: { force: boolean; remote?: boolean },
 ): Promise<{ note: string }> {
   claimConversation(ctx.db, target.id, checkoutPurpose(ctx.instanceId), () => {
+    assertNotMovedAway(target); // (on a zone: its conversation went to the person's machine)
     assertNotForegroundElsewhere(ctx, target.id);
     const live = liveRows(currentProcesses(ctx.db, target.id, 'runtime'))[0];
     if (live && !opts.force) {

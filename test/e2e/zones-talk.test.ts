@@ -47,7 +47,7 @@ beforeAll(async () => {
     // (after a paragraph klaude may put first: a fork's note of where it works)
     const run = /^(?:.*?\n\n)?run: (.+)$/s.exec(r.prompt);
     if (run) return { bash: { command: run[1]!.trim(), description: 'asked' } };
-    if (r.prompt.startsWith('slow:')) return { text: `${'word '.repeat(400)}end`, chunks: 200, delayMs: 100 };
+    if (r.prompt.startsWith('slow:')) return { text: `${'word '.repeat(1200)}end`, chunks: 600, delayMs: 100 };
     return { text: `Reply to: ${r.prompt} — done.` };
   });
 }, 60_000);
@@ -89,6 +89,11 @@ function atZone(args: string[]): string {
   } catch (e) {
     return (e as Error).message;
   }
+}
+
+/** The agent's log over there. */
+function zoneLog(id: string): string {
+  return zone.asUser('sh', ['-c', `cat ${zone.zoneHome}/projects/*/logs/${id}.ndjson`]);
 }
 
 /** The zone's row of the agent (its own DB, read as the zone's klaude lists it). */
@@ -162,7 +167,6 @@ describe('klaude checkout of a zone’s agent', () => {
     expect(refused.stderr).toMatch(/in zone build: \w+ is running on .* \[E_SESSION_BUSY\]/);
     expect(refused.stderr).toContain('--force');
     expect(JSON.parse(rowHere(h, slow).metadata).zone).toEqual({ name: 'build' });
-    await h.k(['interrupt', slow]);
 
     const r = await h.k(['checkout', id.slice(-8)], { timeoutMs: 240_000 });
     expect(r.stderr).toBe('');
@@ -188,6 +192,16 @@ describe('klaude checkout of a zone’s agent', () => {
     await term.waitForText('Tool output: made in the zone', { timeoutMs: 60_000 });
     await submit(term, 'run: pwd');
     await term.waitForText(`Tool output: ${here.worktree_path}`, { timeoutMs: 60_000 });
+
+    // --force takes a running one: its turn ends over there as an interrupt ends it (the words so far
+    // are kept), it is not recovered there, and it comes here with them.
+    expect(rowThere(slow).status).toBe('running');
+    const forced = await h.k(['checkout', slow.slice(-8), '--force'], { timeoutMs: 240_000 });
+    expect(forced.stderr).toBe('');
+    expect(forced.stdout).toContain('brought here from zone build');
+    await term.waitForText('word word word', { timeoutMs: 60_000 });
+    expect(rowThere(slow).status).toBe('interrupted');
+    expect(zoneLog(slow)).not.toContain('"type":"recovered"');
   }, 300_000);
 });
 
