@@ -35,12 +35,26 @@ import { assertTakesImages } from './attachments.js';
 import type { ImageRef } from '../core/image.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { assertWorktreeThere } from '../git/worktree.js';
-import { zoneOf } from '../core/zone.js';
+import { zoneMovedOf, zoneOf } from '../core/zone.js';
 import { askZone, type ZoneAccess } from '../zone-client/ask-link.js';
 
 /** What reaching the link of a session's zone takes (zone-client/client.ts). */
 export function zoneAccess(svc: AgentServices, zone: string): ZoneAccess {
   return { home: svc.home, env: svc.env, inv: svc.inv, zone };
+}
+
+/**
+ * A zone's agent whose conversation `klaude checkout` took to the person's machine is not resumed
+ * over there again (one writer per conversation): not by its link, not at the zone's keyboard.
+ */
+export function assertNotMovedAway(s: SessionRow): void {
+  const moved = zoneMovedOf(s);
+  if (!moved) return;
+  throw new KlaudeError(
+    'E_ZONE_MOVED',
+    `${shortId(s.id)}'s conversation was taken to ${moved.to} by \`klaude checkout\`: it goes on there, not here`,
+    { hint: `talk to it on ${moved.to} (\`klaude talk ${shortId(s.id)}\`, \`klaude message\`)` },
+  );
 }
 
 /** How long to keep trying a runtime that is starting up or finishing its run. */
@@ -89,6 +103,7 @@ export async function deliverMessage(
   for (;;) {
     const s = getSession(svc.db, sessionId);
     if (!s) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(sessionId)} no longer exists`);
+    assertNotMovedAway(s);
     const zone = zoneOf(s);
     if (zone && images.length > 0)
       throw new KlaudeError(
@@ -98,10 +113,7 @@ export async function deliverMessage(
           hint: 'send the message without --image, or put the image in the repository and name its path',
         },
       );
-    if (zone) return askZone<Delivery>(zoneAccess(svc, zone.name), { op: 'message', sid: s.id, prompt }, 60_000);
-    if (images.length > 0) await assertTakesImages(s);
-    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt, images))
-      return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
+    // Open here in a talk session or a foreground (a zone's agent too: over `ssh -t`): typed to there.
     const fg = inForeground(svc.db, s.id);
     if (fg) {
       throw new KlaudeError('E_SESSION_BUSY', `${shortId(s.id)} is open in ${describeForeground(fg)}`, {
@@ -111,6 +123,10 @@ export async function deliverMessage(
             : 'type to it there, or exit that claude first',
       });
     }
+    if (zone) return askZone<Delivery>(zoneAccess(svc, zone.name), { op: 'message', sid: s.id, prompt }, 60_000);
+    if (images.length > 0) await assertTakesImages(s);
+    if (s.status === 'queued' && addToQueuedRequest(svc, s.id, prompt, images))
+      return { delivered: 'queued', pid: 0, nativeSessionId: s.nativeSessionId };
     const live = liveRuntime(svc.db, s.id);
     if (live) {
       try {

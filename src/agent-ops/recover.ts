@@ -7,6 +7,7 @@
  * the session `waiting` (needs you) until a `klaude message` resumes it; `off` leaves it ended.
  */
 import { shortId } from '../core/ids.js';
+import { zoneMovedOf } from '../core/zone.js';
 import { isTerminal } from '../core/status.js';
 import { claimRecovery, getCheckpoint, midTurnSessionIds, type CheckpointRow } from '../db/repos/checkpoints.js';
 import { currentProcesses, endProcess, lastProcess } from '../db/repos/processes.js';
@@ -115,6 +116,8 @@ function tryRecover(
   const s = getSession(svc.db, sessionId);
   if (!s || s.type === 'tui' || s.status === 'queued' || (isTerminal(s.status) && s.status !== 'interrupted'))
     return false;
+  // Its conversation went to the person's machine (a zone's `klaude checkout --force`): it goes on there.
+  if (zoneMovedOf(s)) return false;
   const cp0 = getCheckpoint(svc.db, s.id);
   if (!cp0?.inTurn || cp0.recoveredTurn === cp0.turn || liveRuntime(svc.db, s.id) || inForeground(svc.db, s.id))
     return false;

@@ -20,14 +20,16 @@ import { reviewerName, reviewMessage, type ReviewSubject } from '../core/finding
 import { isTerminal } from '../core/status.js';
 import { markReviewsSent, reviewById, reviewsOf, type ReviewView } from '../db/repos/reviews.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
-import { sessionDiff } from '../git/session-diff.js';
+import { sessionDiff, type SessionDiff } from '../git/session-diff.js';
+import { zoneOf } from '../core/zone.js';
+import { askZone } from '../zone-client/ask-link.js';
 import { isKlaudeError, KlaudeError } from '../lib/errors.js';
 import { readAllEvents } from '../logs/reader.js';
 import { collectCompletionInfo } from '../logs/summary.js';
 import type { AgentServices } from './context.js';
 import { launchMetadata } from '../agent-types/launch-settings.js';
 import { forkPlace } from './fork.js';
-import { deliverMessage, type Delivery } from './message.js';
+import { deliverMessage, zoneAccess, type Delivery } from './message.js';
 import { reviewPrompt, type ReviewMaterial } from './review-prompt.js';
 import { startAgents } from './start.js';
 
@@ -107,11 +109,17 @@ async function diffMaterial(
   explicit: boolean,
 ): Promise<Omit<ReviewMaterial, 'task' | 'focus' | 'origin'> | null> {
   const logPath = origin.logPath ?? sessionLogPath(svc.home, origin.projectId, origin.id, svc.config['logs.dir']);
-  let d;
+  const zone = zoneOf(origin);
+  let d: SessionDiff;
   try {
-    d = await sessionDiff(origin, { projectRoot: place.projectRoot, logPath, patch: true });
+    // A zone's agent's work is in its worktree over there: its diff is taken there, exact.
+    d = zone
+      ? await askZone<SessionDiff>(zoneAccess(svc, zone.name), { op: 'diff', sid: origin.id, patch: true }, 120_000)
+      : await sessionDiff(origin, { projectRoot: place.projectRoot, logPath, patch: true });
   } catch (e) {
     if (explicit || !isKlaudeError(e)) throw e;
+    // A zone out of reach is not "nothing to diff": reviewing its answer instead would mislead.
+    if (zone && e.code !== 'E_NOT_GIT_REPO' && e.code !== 'E_NO_WORKTREE') throw e;
     return null; // not in git, or its worktree is gone: its answer is reviewed instead
   }
   if (d.files.length === 0 || d.patch.trim() === '') {
@@ -121,9 +129,10 @@ async function diffMaterial(
     });
   }
   const about =
-    d.kind === 'worktree'
+    (d.kind === 'worktree'
       ? `branch ${d.branch} against ${d.base.slice(0, 10)}, uncommitted work included`
-      : `the current changes of the files it touched in the shared tree (approximate: other edits to them show too)`;
+      : `the current changes of the files it touched in the shared tree (approximate: other edits to them show too)`) +
+    (zone ? `; made on another machine (zone ${zone.name}): the files here do not have these changes` : '');
   const files = d.files.map((f) => `${f.path} (${f.added === null ? 'binary' : `+${f.added} -${f.deleted}`})`);
   return {
     subject: 'diff',

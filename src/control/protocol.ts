@@ -56,11 +56,15 @@ export interface CheckoutPayload {
   timeoutMs?: number;
   /** Stop the target's running headless run; without it a running target is refused (E_SESSION_BUSY). */
   force?: boolean;
+  /** A zone's agent: open its conversation over there (`ssh -t`) instead of bringing it here. */
+  remote?: boolean;
 }
 export interface CheckoutResult {
   sessionId: string;
   claudeSessionId: string;
   pid: number;
+  /** What the checkout did besides switching (a zone's agent brought here: from where, into which worktree). */
+  note?: string;
 }
 
 /**

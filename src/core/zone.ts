@@ -33,3 +33,33 @@ export function zoneSuffix(s: HasMetadata): string {
   const z = zoneOf(s);
   return z ? `@${z.name}` : '';
 }
+
+/**
+ * On the row over there of an agent whose conversation `klaude checkout` took to the person's
+ * machine: who took it and when. Over there it is not resumed again (one writer per conversation).
+ */
+export interface ZoneMoved {
+  /** The person's machine (its host name). */
+  to: string;
+  at: number;
+}
+
+export function zoneMovedOf(s: HasMetadata): ZoneMoved | null {
+  const m = s.metadata?.movedTo as Partial<ZoneMoved> | undefined;
+  return m && typeof m.to === 'string' ? { to: m.to, at: typeof m.at === 'number' ? m.at : 0 } : null;
+}
+
+/** On this machine's row of an agent `klaude checkout` brought here from a zone: which zone, when. */
+export interface FromZone {
+  name: string;
+  /** The zone's host name, as its serve end said it. */
+  host: string;
+  at: number;
+}
+
+export function fromZoneOf(s: HasMetadata): FromZone | null {
+  const z = s.metadata?.fromZone as Partial<FromZone> | undefined;
+  return z && typeof z.name === 'string'
+    ? { name: z.name, host: typeof z.host === 'string' ? z.host : z.name, at: typeof z.at === 'number' ? z.at : 0 }
+    : null;
+}

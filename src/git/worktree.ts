@@ -73,15 +73,43 @@ export function createAgentWorktree(o: {
 }): AgentWorktree {
   const dir = agentWorktreeDir(o.home, o.projectHash, o.sessionId);
   const branch = worktreeBranchName(o.sessionId, o.type);
+  addOwnedWorktree(o.top, dir, ['-b', branch, dir, o.head]);
+  const rel = o.sub ?? path.relative(o.top, o.cwd);
+  return { path: dir, branch, base: o.head, cwd: workDir(dir, rel) };
+}
+
+/** `git worktree add <args>` into `dir` (under a 0700 parent), marked as the project's (config/paths.ts). */
+function addOwnedWorktree(top: string, dir: string, args: string[]): void {
   mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
   chmodSync(path.dirname(dir), 0o700);
-  gitOk(o.top, ['worktree', 'add', '-q', '-b', branch, dir, o.head]);
+  gitOk(top, ['worktree', 'add', '-q', ...args]);
   const gitDir = gitOk(dir, ['rev-parse', '--absolute-git-dir']).trim();
-  writeFileSync(path.join(gitDir, WORKTREE_OWNER_FILE), `${o.top}\n`, { mode: 0o600 });
-  const rel = o.sub ?? path.relative(o.top, o.cwd);
+  writeFileSync(path.join(gitDir, WORKTREE_OWNER_FILE), `${top}\n`, { mode: 0o600 });
+}
+
+/** The same sub-directory of the worktree `dir` (made), or its top when `rel` leads out of it. */
+function workDir(dir: string, rel: string): string {
   const cwd = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? path.join(dir, rel) : dir;
   mkdirSync(cwd, { recursive: true });
-  return { path: dir, branch, base: o.head, cwd };
+  return cwd;
+}
+
+/**
+ * The agent's worktree on its branch as it is (a zone's agent brought here by `klaude checkout`: its
+ * branch fetched from over there); kept when it is there already (a checkout asked again).
+ */
+export function agentWorktreeOnBranch(o: {
+  home: string;
+  projectHash: string;
+  sessionId: string;
+  top: string;
+  branch: string;
+  /** Where it worked, relative to its worktree. */
+  sub: string;
+}): { path: string; cwd: string } {
+  const dir = agentWorktreeDir(o.home, o.projectHash, o.sessionId);
+  if (!existsSync(dir)) addOwnedWorktree(o.top, dir, [dir, o.branch]);
+  return { path: dir, cwd: workDir(dir, o.sub) };
 }
 
 /**

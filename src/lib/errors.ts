@@ -47,6 +47,7 @@ export type ErrorCode =
   | 'E_ZONE_NOT_FOUND'
   | 'E_ZONE_OFFLINE'
   | 'E_ZONE_SETUP'
+  | 'E_ZONE_MOVED'
   | 'E_NOTHING_TO_REVIEW'
   | 'E_NO_REVIEW'
   | 'E_REVIEW_NOT_READY'

@@ -25,6 +25,11 @@ import { getAdapter } from '../adapters/registry.js';
 import { ensureShim, prependPath, type KlaudeInvocation } from '../claude/shim.js';
 import { transcriptExists } from '../claude/transcript.js';
 import type { HostRequest } from '../ptyd/protocol.js';
+import type { ZoneSpec } from '../config/schema.js';
+import { zoneOf } from '../core/zone.js';
+import { assertNotMovedAway } from '../agent-ops/message.js';
+import { askZone } from '../zone-client/ask-link.js';
+import { zoneOpenCommand } from '../zone-client/ssh-args.js';
 
 export interface Launch {
   file: string;
@@ -50,6 +55,8 @@ export async function buildLaunch(
   const { config } = loadConfig(klaudeHome(env));
   const meta = session.metadata as { cwd?: unknown } | null;
   const root = getProject(db, session.projectId)?.rootPath ?? starterCwd;
+  const zone = zoneOf(session);
+  if (zone) return zoneLaunch(klaudeHome(env), config.zones[zone.name], session, env, root);
   const cwd = typeof meta?.cwd === 'string' && existsSync(meta.cwd) ? meta.cwd : root;
   const adapter = await getAdapter(session.runtime);
   const binary = adapter.resolveBinary(config, env);
@@ -81,6 +88,52 @@ export async function buildLaunch(
   return { file: binary, args, cwd, nativeId, mode };
 }
 
+/**
+ * A zone's agent: its conversation is over there, so the PTY runs `ssh -t <zone> klaude __zone-serve
+ * --open <id>`, which resumes it in its CLI in its worktree there (zones/serve-open.ts).
+ */
+function zoneLaunch(
+  home: string,
+  spec: ZoneSpec | undefined,
+  session: SessionRow,
+  env: NodeJS.ProcessEnv,
+  root: string,
+): Launch {
+  const zone = zoneOf(session)!.name;
+  if (!spec)
+    throw new KlaudeError(
+      'E_ZONE_NOT_FOUND',
+      `${shortId(session.id)} runs in zone ${zone}, which is not in the config`,
+      {
+        hint: `klaude zone add ${zone} <user@host> <path> adds it back`,
+      },
+    );
+  if (!session.nativeSessionId)
+    throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(session.id)} has no conversation in zone ${zone} yet`, {
+      hint: `it may still be starting: \`klaude logs ${shortId(session.id)}\``,
+    });
+  const cmd = zoneOpenCommand({ home, env, spec }, session.id);
+  return { file: cmd.file, args: cmd.args, cwd: root, nativeId: session.nativeSessionId, mode: 'resume' };
+}
+
+/** The environment of a session's interactive CLI: its starter's, with klaude's KLAUDE_* and PATH shim. */
+export function interactiveEnv(
+  o: { home: string; env: NodeJS.ProcessEnv; inv: KlaudeInvocation },
+  session: Pick<SessionRow, 'id' | 'projectId'>,
+  projectPath: string,
+): NodeJS.ProcessEnv {
+  return {
+    ...o.env,
+    KLAUDE_HOME: o.home,
+    KLAUDE_PROJECT_HASH: session.projectId,
+    KLAUDE_PROJECT_PATH: projectPath,
+    KLAUDE_SESSION_ID: session.id,
+    KLAUDE_INSTANCE_ID: undefined,
+    KLAUDE_SOCKET: undefined,
+    PATH: prependPath(ensureShim(o.home, o.inv), o.env.PATH),
+  };
+}
+
 export interface PrepareOptions {
   home: string;
   sessionId: string;
@@ -103,6 +156,7 @@ export async function withPreparedRequest<T>(
   if (!session) throw new KlaudeError('E_SESSION_NOT_FOUND', `session ${shortId(o.sessionId)} not found`);
   const s = shortId(session.id);
   claimConversation(db, session.id, PURPOSE, () => {
+    assertNotMovedAway(session); // taken to the person's machine by a zone's checkout
     const fg = liveRows(currentProcesses(db, session.id, 'claude'))[0];
     if (fg)
       throw new KlaudeError('E_SESSION_BUSY', `${s} is open in a klaude foreground (claude pid ${fg.pid})`, {
@@ -115,24 +169,19 @@ export async function withPreparedRequest<T>(
       });
   });
   try {
+    const zone = zoneOf(session);
+    // Asked of the zone before a PTY is made: running, open or taken over there, or out of reach.
+    if (zone)
+      await askZone({ home: o.home, env: o.env, inv: o.inv, zone: zone.name }, { op: 'open-check', sid: session.id });
     const launch = await buildLaunch(db, session, o.env, o.cwd, o.inv);
-    if (session.runtime === 'claude') {
+    if (session.runtime === 'claude' && !zone) {
       linkClaudeSession(db, {
         klaudeSessionId: session.id,
         claudeSessionId: launch.nativeId,
         source: launch.mode === 'new' ? 'startup' : 'resume',
       });
     }
-    const env: NodeJS.ProcessEnv = {
-      ...o.env,
-      KLAUDE_HOME: o.home,
-      KLAUDE_PROJECT_HASH: session.projectId,
-      KLAUDE_PROJECT_PATH: getProject(db, session.projectId)?.rootPath ?? o.cwd,
-      KLAUDE_SESSION_ID: session.id,
-      KLAUDE_INSTANCE_ID: undefined,
-      KLAUDE_SOCKET: undefined,
-      PATH: prependPath(ensureShim(o.home, o.inv), o.env.PATH),
-    };
+    const env = interactiveEnv(o, session, getProject(db, session.projectId)?.rootPath ?? o.cwd);
     return await send({
       op: 'host',
       sessionId: session.id,

@@ -19,6 +19,8 @@ export interface LaunchSpec {
   runtime?: string;
   /** Where the session was started (resume is scoped to it); default: the supervisor's cwd. */
   cwd?: string;
+  /** A zone's agent opened where it is (`klaude checkout --remote`): the child is `ssh -t` into its CLI there. */
+  zone?: string;
 }
 
 export interface ForegroundExit {

@@ -17,6 +17,9 @@ import { transcriptExists } from '../claude/transcript.js';
 import { assertWorktreeThere } from '../git/worktree.js';
 import { existsSync } from 'node:fs';
 import { interruptTurnFirst } from './turn-first.js';
+import { prepareZoneTarget } from './zone-target.js';
+import { assertNotMovedAway } from '../agent-ops/message.js';
+import { zoneOf } from '../core/zone.js';
 
 /**
  * Which session checkout goes to: the given id, or back from `fromSessionId`: to its parent, or
@@ -100,10 +103,15 @@ export async function waitForClaudeId(ctx: SupervisorContext, target: SessionRow
  * is scoped to it), claude's `--resume` when a transcript exists (else the same
  * `--session-id`), another runtime's own interactive resume.
  */
-export function launchSpecFor(ctx: SupervisorContext, target: SessionRow, nativeId: string): LaunchSpec {
+export function launchSpecFor(ctx: SupervisorContext, given: SessionRow, nativeId: string): LaunchSpec {
+  // As it is now: a zone's agent brought here has a worktree and a conversation of this machine.
+  const target = getSession(ctx.db, given.id) ?? given;
   assertOpenable(target); // pruned meanwhile (the checkout may have waited for its Claude id)
+  const zone = zoneOf(target);
+  if (zone) return { sessionId: target.id, claudeSessionId: nativeId, mode: 'resume', zone: zone.name };
   const meta = (target.metadata ?? {}) as { cwd?: unknown };
   const cwd = typeof meta.cwd === 'string' && existsSync(meta.cwd) ? meta.cwd : undefined;
+  nativeId = target.nativeSessionId ?? nativeId;
   if (target.runtime !== 'claude')
     return {
       sessionId: target.id,
@@ -130,6 +138,7 @@ export function switchNotice(
   ctx: SupervisorContext,
   fromSessionId: string,
   target: SessionRow,
+  note = '',
 ): { line: string; from: string } {
   const from = getSession(ctx.db, fromSessionId);
   const fromLabel = from ? sessionLabel(from) : shortId(fromSessionId);
@@ -138,7 +147,8 @@ export function switchNotice(
     target.parentId === fromSessionId || target.parentId === null
       ? '`klaude checkout`'
       : `\`klaude checkout ${shortId(fromSessionId)}\``;
-  return { line: `klaude: switched to ${sessionLabel(target)} — ${back} to go back`, from: fromLabel };
+  const what = note ? ` (${note})` : '';
+  return { line: `klaude: switched to ${sessionLabel(target)}${what} — ${back} to go back`, from: fromLabel };
 }
 
 /**
@@ -197,14 +207,16 @@ export function assertNotForegroundElsewhere(ctx: SupervisorContext, sessionId: 
  * another supervisor or a PTY session has it open), then stop a headless runtime on it. A running
  * agent is not stopped unless `force`: a CLI checkout is usually Claude calling it through its
  * Bash tool, so nobody could be asked, and stopping the run silently would lose its work. The
- * claim is released by the launch (Switcher.launch) or by the caller on failure.
+ * claim is released by the launch (Switcher.launch) or by the caller on failure. A zone's agent is
+ * brought here first, or with `remote` checked over there (supervisor/zone-target.ts).
  */
 export async function prepareTarget(
   ctx: SupervisorContext,
   target: SessionRow,
-  opts: { force: boolean },
-): Promise<void> {
+  opts: { force: boolean; remote?: boolean },
+): Promise<{ note: string }> {
   claimConversation(ctx.db, target.id, checkoutPurpose(ctx.instanceId), () => {
+    assertNotMovedAway(target); // (on a zone: its conversation went to the person's machine)
     assertNotForegroundElsewhere(ctx, target.id);
     const live = liveRows(currentProcesses(ctx.db, target.id, 'runtime'))[0];
     if (live && !opts.force) {
@@ -219,6 +231,8 @@ export async function prepareTarget(
   });
   try {
     await stopHeadlessRuntime(ctx, target.id);
+    // A zone's agent: brought here, or (remote) asked whether it may be opened over there.
+    return { note: await prepareZoneTarget(ctx, target, { force: opts.force, remote: opts.remote === true }) };
   } catch (e) {
     releaseConversation(ctx.db, target.id, checkoutPurpose(ctx.instanceId));
     throw e;
@@ -248,8 +262,8 @@ export function resumable(ctx: SupervisorContext, sessionId: string, claudeSessi
 }
 
 export function beforeLaunch(ctx: SupervisorContext, spec: LaunchSpec): void {
-  // Knowing the id up front means the link exists before any hook fires.
-  if (!spec.runtime || spec.runtime === 'claude')
+  // Knowing the id up front means the link exists before any hook fires (a zone's claude's are over there).
+  if (!spec.zone && (!spec.runtime || spec.runtime === 'claude'))
     linkClaudeSession(ctx.db, {
       klaudeSessionId: spec.sessionId,
       claudeSessionId: spec.claudeSessionId,

@@ -1,4 +1,5 @@
 import { shortId } from '../core/ids.js';
+import { zoneOf } from '../core/zone.js';
 import { latestLink } from '../db/repos/links.js';
 import { resolveSession } from '../db/repos/resolve.js';
 import { listSessions, type SessionRow } from '../db/repos/sessions.js';
@@ -20,6 +21,11 @@ export function pickResumeSession(
     s.nativeSessionId ?? latestLink(ctx.db, s.id)?.claudeSessionId;
   if (which !== 'last') {
     const s = resolveOrAdopt(ctx, which);
+    const zone = zoneOf(s);
+    if (zone)
+      throw new KlaudeError('E_USAGE', `${shortId(s.id)} runs in zone ${zone.name}: its conversation is over there`, {
+        hint: `\`klaude talk ${shortId(s.id)}\` talks to it there; \`klaude checkout ${shortId(s.id)}\` inside klaude brings it here`,
+      });
     const id = claudeIdOf(s);
     if (!id || s.runtime !== 'claude') {
       throw new KlaudeError('E_SWITCH_TARGET_MISSING', `${shortId(s.id)} has no Claude session to resume`, {

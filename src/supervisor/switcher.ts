@@ -15,7 +15,6 @@ import { shortId } from '../core/ids.js';
 import { KlaudeError } from '../lib/errors.js';
 import { restoreTerminal } from '../lib/terminal.js';
 import { hookSettings, mergeSettings } from '../hooks/settings.js';
-import { buildLaunchArgs } from './foreground-args.js';
 import type { SupervisorContext } from './context.js';
 import { HookWatch } from './hook-watch.js';
 import { InterruptWatch } from '../claude/transcript-follower.js';
@@ -28,7 +27,8 @@ import {
   type Running,
 } from './foreground.js';
 
-import { getAdapter } from '../adapters/registry.js';
+import { claudeCommand, isClaude, otherCommand } from './launch-plan.js';
+import type { CheckoutPayload, CheckoutResult } from '../control/protocol.js';
 import { prependPath } from '../claude/shim.js';
 import * as records from './launch-records.js';
 import { checkoutPurpose, releaseConversation } from '../ownership/conversation-claim.js';
@@ -163,8 +163,7 @@ export class Switcher extends EventEmitter<{
     this.inFlight++;
     let running: Running;
     try {
-      // claude's command is built synchronously: no gap in which a shutdown could slip by.
-      const plan = isClaude(spec) ? this.claudeCommand(spec, first) : await this.otherRuntimeCommand(spec);
+      const plan = isClaude(spec) ? claudeCommand(ctx, spec, this.settingsJson, first) : await otherCommand(ctx, spec);
       if (this.stopping) throw new KlaudeError('E_SWITCH_FAILED', 'klaude is shutting down');
       records.beforeLaunch(ctx, spec);
       running = await this.fg.launch(spec, {
@@ -189,7 +188,8 @@ export class Switcher extends EventEmitter<{
     }
     releaseConversation(ctx.db, spec.sessionId, checkoutPurpose(ctx.instanceId));
     this.last = { spec, attempt, fallback, processRowId: rowId, ...(notice ? { notice } : {}) };
-    this.hookWatch.watch(spec, () => this.fg.current === running);
+    // (A zone's claude runs its hooks over there.)
+    if (!spec.zone) this.hookWatch.watch(spec, () => this.fg.current === running);
     if (isClaude(spec)) this.interrupts.track(spec.sessionId);
     this.emit('foreground', spec, running.pid);
     // shutdown() came while this child was being spawned: it had nothing to stop then.
@@ -198,32 +198,7 @@ export class Switcher extends EventEmitter<{
     return running;
   }
 
-  private claudeCommand(spec: LaunchSpec, first: boolean): { file: string; args: string[] } {
-    const { ctx } = this;
-    // The person's --agent / --system-prompt are the root's persona, not a checked-out agent's.
-    const root = records.isInteractiveRoot(ctx, spec.sessionId);
-    const args = buildLaunchArgs(
-      ctx.passthrough,
-      { kind: spec.mode, claudeSessionId: spec.claudeSessionId },
-      this.settingsJson,
-      first,
-      { root },
-    );
-    return { file: ctx.claudeBin, args };
-  }
-
-  /** Another runtime's own interactive resume (`codex resume <id>`, `gemini --resume <id>`…). */
-  private async otherRuntimeCommand(spec: LaunchSpec): Promise<{ file: string; args: string[] }> {
-    const adapter = await getAdapter(spec.runtime!);
-    return adapter.interactiveResume(adapter.resolveBinary(this.ctx.config, this.ctx.env), spec.claudeSessionId);
-  }
-
-  async checkout(req: { target?: string; fromSessionId?: string; timeoutMs?: number; force?: boolean }): Promise<{
-    sessionId: string;
-    claudeSessionId: string;
-    pid: number;
-    unchanged?: boolean;
-  }> {
+  async checkout(req: CheckoutPayload): Promise<CheckoutResult & { unchanged?: boolean }> {
     if (this.isSwitching || this.stopping) {
       throw new KlaudeError('E_SWITCH_IN_PROGRESS', 'a checkout is already in progress', {
         hint: 'wait for it to finish, then try again',
@@ -246,7 +221,7 @@ export class Switcher extends EventEmitter<{
       const claudeSessionId = await records.waitForClaudeId(ctx, target, timeoutMs);
       // The claim makes this checkout the conversation's one writer-to-be: a `klaude message`
       // during the old claude's grace period gets E_SESSION_BUSY instead of resuming it too.
-      await records.prepareTarget(ctx, target, { force: req.force === true });
+      const { note } = await records.prepareTarget(ctx, target, { force: req.force === true, remote: req.remote });
       claimed = target.id;
       // Those waits may have outlived the foreground claude (or the supervisor): then there is
       // nothing to stop, and waiting for its exit would leave this switch pending forever.
@@ -258,14 +233,14 @@ export class Switcher extends EventEmitter<{
         );
       }
       const spec = records.launchSpecFor(ctx, target, claudeSessionId);
-      const notice = records.switchNotice(ctx, cur.spec.sessionId, target);
+      const notice = records.switchNotice(ctx, cur.spec.sessionId, target, note);
       const running = await new Promise<Running>((resolve, reject) => {
         this.pending = { spec, notice, fallback: cur.spec, resolve, reject };
         // The old child's exit (onExit) launches the target and settles `pending`; stop() never rejects.
         void this.fg.stop(ctx.config['switch.graceSeconds'] * 1000);
       });
       this.cameFrom.set(spec.sessionId, cur.spec.sessionId);
-      return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid };
+      return { sessionId: spec.sessionId, claudeSessionId, pid: running.pid, ...(note ? { note } : {}) };
     } finally {
       if (claimed) releaseConversation(this.ctx.db, claimed, checkoutPurpose(this.ctx.instanceId));
       this.switching = false;
@@ -392,8 +367,4 @@ export class Switcher extends EventEmitter<{
       this.idleExit(ev);
     });
   }
-}
-
-function isClaude(spec: LaunchSpec): boolean {
-  return !spec.runtime || spec.runtime === 'claude';
 }

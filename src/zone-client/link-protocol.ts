@@ -28,6 +28,8 @@ export interface ZoneStartRequest {
   base?: string;
   /** This machine's repository top level (to push `base` there when the zone lacks it). */
   repo?: string;
+  /** `klaude fork`: the zone's agent whose conversation this one forks (over there, where it is). */
+  forkOf?: string;
 }
 
 export type LinkRequest =
@@ -55,6 +57,15 @@ export type LinkRequest =
     }
   | { op: 'diff'; sid: string; patch: boolean }
   | { op: 'commit'; sid: string }
+  /** Whether its conversation may be opened over there now (a talk session, `checkout --remote`): throws why not. */
+  | { op: 'open-check'; sid: string }
+  /**
+   * `klaude checkout` here: its conversation leaves the zone (refused while it runs, unless `force`
+   * stops its run); its work committed on its branch; what fetching it here takes (zones/serve-handover.ts).
+   */
+  | { op: 'handover'; sid: string; force?: boolean }
+  /** `klaude budget <id> <usd>`: its limit over there, where its runtime enforces it (null: none). */
+  | { op: 'budget'; sid: string; usd: number | null }
   | { op: 'follow'; sid: string }
   | { op: 'status' }
   | { op: 'kick' };

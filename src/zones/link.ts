@@ -226,7 +226,22 @@ export class ZoneLink {
         return (await this.channel()).request('diff', { sid: req.sid, patch: req.patch }, 120_000);
       case 'commit':
         return (await this.channel()).request('commit', { sid: req.sid }, 120_000);
+      case 'open-check':
+        return (await this.channel()).request('open-check', { sid: req.sid });
+      case 'budget':
+        return (await this.channel()).request('budget', { sid: req.sid, usd: req.usd });
+      case 'handover':
+        return this.handover(req.sid, req.force === true);
     }
+  }
+
+  /** `klaude checkout` takes the agent's conversation here: from then on it is not a mirror to follow. */
+  private async handover(sid: string, force: boolean): Promise<unknown> {
+    const ch = await this.channel();
+    // Stopping a run first (force) takes up to the zone's grace period or so.
+    const r = await ch.request('handover', { sid, force }, 180_000);
+    if (this.following.delete(sid)) ch.request('unfollow', { sid }).catch(() => undefined);
+    return r;
   }
 
   private async start(req: ZoneStartRequest): Promise<unknown> {

@@ -14,6 +14,7 @@ import { addApproval, answerApproval, approvalsOf } from '../db/repos/approvals.
 import { getSession, updateSession, type SessionRow } from '../db/repos/sessions.js';
 import { addUpdate } from '../db/repos/updates.js';
 import { isTerminal } from '../core/status.js';
+import { zoneOf } from '../core/zone.js';
 import { parseEventLine } from '../logs/reader.js';
 import { notify } from '../agent-ops/notify.js';
 import type { Logger } from '../lib/logger.js';
@@ -35,6 +36,15 @@ export class Mirror {
 
   constructor(private readonly d: MirrorDeps) {}
 
+  /**
+   * `sid`'s row while it is a mirror: once `klaude checkout` brought its conversation here it is an
+   * agent of this machine, and nothing from over there touches its row or its log again.
+   */
+  private mirrored(sid: string): SessionRow | undefined {
+    const s = getSession(this.d.db, sid);
+    return s && zoneOf(s) ? s : undefined;
+  }
+
   /** Where the copy of `sid`'s log ends (a torn last line, left by a crash mid-append, is cut off first). */
   cursor(s: SessionRow): number {
     if (!s.logPath) return 0;
@@ -45,7 +55,7 @@ export class Mirror {
 
   /** Log bytes from over there at byte `at`: appended when they continue the copy. */
   chunk(sid: string, at: number, data: string, b64: boolean): ChunkResult {
-    const s = getSession(this.d.db, sid);
+    const s = this.mirrored(sid);
     if (!s?.logPath) return { appended: 0 };
     const size = this.sizes.get(sid) ?? this.cursor(s);
     let bytes = b64 ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
@@ -71,7 +81,7 @@ export class Mirror {
 
   /** The row over there changed: the mirror takes its columns; an end is told here. */
   row(sid: string, row: MirrorRow): SessionRow | undefined {
-    const before = getSession(this.d.db, sid);
+    const before = this.mirrored(sid);
     if (!before) return undefined;
     const patch: Partial<MirrorRow> = {};
     for (const k of Object.keys(row) as (keyof MirrorRow)[]) {
@@ -95,7 +105,7 @@ export class Mirror {
 
   /** The agent's permission requests over there: new ones become rows here (and tell), answered ones are answered here. */
   approvals(sid: string, list: readonly MirrorApproval[]): void {
-    const s = getSession(this.d.db, sid);
+    const s = this.mirrored(sid);
     if (!s) return;
     const here = new Map(approvalsOf(this.d.db, sid).map((a) => [a.requestId, a]));
     for (const a of list) {

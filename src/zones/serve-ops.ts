@@ -8,7 +8,9 @@
 import os from 'node:os';
 import { appendFileSync } from 'node:fs';
 import { startAgents } from '../agent-ops/start.js';
-import { deliverMessage, interruptAgent, queuedMessages } from '../agent-ops/message.js';
+import { forkPlace, forkRequest } from '../agent-ops/fork.js';
+import type { StartRequest } from '../control/protocol.js';
+import { assertNotMovedAway, deliverMessage, interruptAgent, queuedMessages } from '../agent-ops/message.js';
 import { answerRequest } from '../agent-ops/approvals.js';
 import type { AgentServices } from '../agent-ops/context.js';
 import { getSession, type SessionRow } from '../db/repos/sessions.js';
@@ -31,10 +33,15 @@ function need(v: unknown, name: string): string {
   return s;
 }
 
-/** An agent a zone link started here (no other agent is the link's to act on). */
-function zoneAgent(svc: AgentServices, sid: unknown): SessionRow {
+/**
+ * An agent a zone link started here (no other agent is the link's to act on). `resumes`: the caller
+ * would have its conversation written here, refused once `klaude checkout` took it to the person's
+ * machine.
+ */
+export function zoneAgent(svc: AgentServices, sid: unknown, o: { resumes?: boolean } = {}): SessionRow {
   const s = getSession(svc.db, need(sid, 'sid'));
   if (!s || !zoneHeldOf(s)) throw new KlaudeError('E_SESSION_NOT_FOUND', `no agent ${String(sid)} of a zone link here`);
+  if (o.resumes) assertNotMovedAway(s);
   return s;
 }
 
@@ -70,14 +77,26 @@ export async function start(svc: AgentServices, r: WireRequest, from: string): P
     parentId: null,
     cwd: svc.projectRoot,
     zone: { id: sid, base: top ? base : null, share: str(r.share) ?? null, from },
+    ...forkHere(svc, r.forkOf),
   });
   const row = getSession(svc.db, sid) ?? out.sessions[0]!;
   return { row: mirrorRowOf(row), notes: out.notes };
 }
 
+/**
+ * `klaude fork` of an agent here: the fork works where its origin's conversation and files are (a
+ * worktree of its own made from the origin's, its uncommitted work carried: agent-ops/fork.ts).
+ */
+function forkHere(svc: AgentServices, originId: unknown): Pick<StartRequest, 'forkOf' | 'cwd'> {
+  if (originId === undefined) return {};
+  const origin = zoneAgent(svc, originId, { resumes: true });
+  const req = forkRequest(origin, undefined, forkPlace(svc.db, origin).cwd);
+  return { forkOf: req.forkOf, cwd: req.cwd };
+}
+
 /** Deliver a message once per key; one held while the link was down and refused here is said in its log. */
 export async function message(svc: AgentServices, r: WireRequest, from: string): Promise<unknown> {
-  const s = zoneAgent(svc, r.sid);
+  const s = zoneAgent(svc, r.sid, { resumes: true });
   const prompt = need(r.prompt, 'prompt');
   try {
     return await onceByKey(svc.home, need(r.key, 'key'), () => deliverMessage(svc, s.id, prompt));

@@ -20,6 +20,8 @@ import { Channel, type WireRequest } from './channel.js';
 import { ServeSync } from './serve-sync.js';
 import * as ops from './serve-ops.js';
 import { pruneKeys } from './serve-keys.js';
+import { openCheckRequest } from './serve-open.js';
+import { budget, handover } from './serve-handover.js';
 
 /** A peer that stops reading this long (its output piling up) is gone: the serve ends rather than grow. */
 const MAX_BACKLOG = 8 * 1024 * 1024;
@@ -81,6 +83,12 @@ class Serve {
         return ops.diff(svc, r);
       case 'commit':
         return ops.commit(svc, r);
+      case 'open-check':
+        return openCheckRequest(svc, r.sid);
+      case 'handover':
+        return handover(svc, r, this.from);
+      case 'budget':
+        return budget(svc, r);
       default:
         throw new KlaudeError('E_BAD_REQUEST', `unknown zone request '${r.op}'`);
     }
@@ -113,6 +121,13 @@ class Serve {
 
 export async function zoneServeMain(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const root = clonePath(argv);
+  const open = argv.indexOf('--open');
+  if (open !== -1) {
+    const sid = argv[open + 1];
+    if (!sid) throw new KlaudeError('E_USAGE', 'usage: klaude __zone-serve --path <clone> --open <id>');
+    const { zoneOpenMain } = await import('./serve-open.js');
+    return zoneOpenMain(root, sid, env);
+  }
   if (argv.includes('--check')) {
     const { zoneFacts } = await import('./serve-check.js');
     process.stdout.write(`${JSON.stringify(zoneFacts(root, env))}\n`);

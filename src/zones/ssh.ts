@@ -1,71 +1,26 @@
 /**
- * ssh command lines for a zone: the person's own OpenSSH (their ~/.ssh/config, keys and agent),
- * with klaude's multiplexing on top so every command after the first rides one connection
- * (`ControlMaster=auto`, a ControlPath under klaude's run dir, `ControlPersist`), and keep-alives
- * that end a dead connection instead of leaving it hanging. Options given on the command line win
- * over the person's config; their own `sshOptions` come before ours, so they win in turn (ssh keeps
- * the first value it is given of each option).
+ * Running ssh for a zone: the link's channel command, git over the same multiplexed connection, one
+ * command line over there. The options every such ssh gets are zone-client/ssh-args.ts's.
  */
 import { execFile } from 'node:child_process';
 import type { ZoneSpec } from '../config/schema.js';
 import { shellQuote } from '../claude/shim.js';
-import { ensurePrivateDir } from '../config/paths.js';
-import { zoneControlPath, zonesRunDir } from '../zone-client/paths.js';
 import { KlaudeError } from '../lib/errors.js';
+import { prepareSsh, remoteKlaude, sshArgv, sshOptions, type SshPlace } from '../zone-client/ssh-args.js';
 
-/** How long an idle master connection stays up after its last session (s): starts in that window pay no handshake. */
-export const CONTROL_PERSIST_S = 600;
-
-export interface SshPlace {
-  home: string;
-  env: NodeJS.ProcessEnv;
-  spec: ZoneSpec;
-}
-
-/** The directory of ssh's ControlPath sockets, made (0700) before an ssh runs. */
-export function prepareSsh(p: SshPlace): void {
-  ensurePrivateDir(zonesRunDir(p.home, p.env));
-}
-
-/** The options every ssh klaude runs for a zone gets, before the destination. */
-export function sshOptions(p: SshPlace, o: { batch: boolean }): string[] {
-  return [
-    ...(p.spec.sshOptions ?? []),
-    '-T',
-    '-o',
-    'ControlMaster=auto',
-    '-o',
-    `ControlPath=${zoneControlPath(p.home, p.env)}`,
-    '-o',
-    `ControlPersist=${CONTROL_PERSIST_S}`,
-    '-o',
-    'ServerAliveInterval=15',
-    '-o',
-    'ServerAliveCountMax=3',
-    '-o',
-    'ConnectTimeout=15',
-    ...(o.batch ? ['-o', 'BatchMode=yes'] : []),
-  ];
-}
-
-/** The command that runs klaude over there (a shell word list: `klaude`, `node /opt/k/dist/cli.js`). */
-export function remoteKlaude(spec: ZoneSpec): string {
-  return spec.klaude ?? 'klaude';
-}
-
-/** `ssh … <dest> <command>`: the argv (without `ssh`) that runs a shell command line over there. */
-export function sshArgv(p: SshPlace, command: string, o: { batch: boolean }): string[] {
-  return [...sshOptions(p, o), '--', p.spec.ssh, command];
-}
+export {
+  CONTROL_PERSIST_S,
+  prepareSsh,
+  remoteKlaude,
+  remotePath,
+  sshArgv,
+  sshOptions,
+  type SshPlace,
+} from '../zone-client/ssh-args.js';
 
 /** The channel's command: klaude's serve end in the zone's project. */
 export function serveCommand(spec: ZoneSpec): string {
   return `${remoteKlaude(spec)} __zone-serve --path ${shellQuote(spec.path)}`;
-}
-
-/** A path for a shell over there: quoted, with a leading `~/` left for that shell to expand. */
-export function remotePath(p: string): string {
-  return p.startsWith('~/') ? `~/${shellQuote(p.slice(2))}` : p === '~' ? '~' : shellQuote(p);
 }
 
 /** GIT_SSH_COMMAND for git over the same multiplexed connection (git appends the host and its command). */

@@ -18,6 +18,8 @@ import type { AgentServices } from '../agent-ops/context.js';
 import { MAX_COUNT, type StartOutcome } from '../agent-ops/start.js';
 import { sharedContext } from '../agent-ops/share.js';
 import { askZone } from '../zone-client/ask-link.js';
+import { forkRequest } from '../agent-ops/fork.js';
+import { zoneOf } from '../core/zone.js';
 import type { ZoneStartRequest } from '../zone-client/link-protocol.js';
 import type { StartRequest } from '../control/protocol.js';
 
@@ -44,7 +46,13 @@ function checkZoneRequest(req: StartRequest): number {
 }
 
 /** The mirror row here: pending, marked with the zone, its log empty. */
-function createMirror(svc: AgentServices, req: StartRequest, zone: string, parent: SessionRow | null): SessionRow {
+function createMirror(
+  svc: AgentServices,
+  req: StartRequest,
+  zone: string,
+  parent: SessionRow | null,
+  forkedFrom: string | null = null,
+): SessionRow {
   const cwd = path.resolve(req.cwd ?? svc.projectRoot);
   const s = createSession(svc.db, {
     projectId: svc.projectHash,
@@ -56,6 +64,7 @@ function createMirror(svc: AgentServices, req: StartRequest, zone: string, paren
     title: req.prompt.trim().split('\n')[0]!.slice(0, 120),
     prompt: req.prompt.slice(0, 2000),
     model: req.model ?? null,
+    forkedFrom,
     metadata: { zone: { name: zone }, cwd, projectRoot: svc.projectRoot },
   });
   if (req.budgetUsd) setBudget(svc.db, s.id, req.budgetUsd);
@@ -81,6 +90,58 @@ function parentOf(svc: AgentServices, req: StartRequest): SessionRow | null {
       hint: 'unset KLAUDE_SESSION_ID, or run klaude start from the project the session belongs to',
     },
   );
+}
+
+/** One start asked of the zone's link; a failure ends the mirror failed, with why in its log. */
+async function askStart(
+  svc: AgentServices,
+  s: SessionRow,
+  zone: string,
+  ask: ZoneStartRequest,
+  notes: string[],
+): Promise<void> {
+  try {
+    const r = await askZone<{ notes?: string[] }>({ home: svc.home, env: svc.env, inv: svc.inv, zone }, ask, 150_000);
+    notes.push(...(r.notes ?? []));
+  } catch (e) {
+    const error = `not started in zone ${zone}: ${(e as Error).message}`;
+    updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now(), error });
+    if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'failed', error });
+    // The zone's own words ("no skill 'x' here") say where "here" is.
+    if (e instanceof KlaudeError && !e.message.includes(`zone ${zone}`))
+      throw new KlaudeError(e.code, `in zone ${zone}: ${e.message}`, {
+        hint: e.hint,
+        details: e.details,
+        exitCode: e.exitCode,
+        cause: e,
+      });
+    throw e;
+  }
+}
+
+/**
+ * `klaude fork` of a zone's agent: the fork is another agent of that zone, forked over there, where
+ * the conversation and its files are (a worktree of its own from the origin's, its uncommitted work
+ * carried). Its mirror here sits beside its origin's; `klaude checkout` brings either here.
+ */
+export async function forkInZone(svc: AgentServices, origin: SessionRow, prompt?: string): Promise<StartOutcome> {
+  const zone = zoneOf(origin)!.name;
+  zoneSpec(svc, zone);
+  const cwd = (origin.metadata as { cwd?: unknown } | null)?.cwd;
+  const req = forkRequest(origin, prompt, typeof cwd === 'string' ? cwd : svc.projectRoot);
+  const parent = origin.parentId ? (getSession(svc.db, origin.parentId) ?? null) : null;
+  const s = createMirror(svc, req, zone, parent, origin.id);
+  const notes: string[] = [];
+  const ask: ZoneStartRequest = {
+    op: 'start',
+    sid: s.id,
+    type: req.type,
+    prompt: req.prompt,
+    ...(req.model ? { model: req.model } : {}),
+    forkOf: origin.id,
+  };
+  await askStart(svc, s, zone, ask, notes);
+  return { sessions: [getSession(svc.db, s.id) ?? s], pids: [], notes, queued: {} };
 }
 
 /** Start the agents in the zone; each failure to start ends its mirror failed, with why in its log. */
@@ -110,23 +171,7 @@ export async function startInZone(svc: AgentServices, req: StartRequest, zone: s
       ...(share ? { share } : {}),
       ...(base && repo ? { base, repo } : {}),
     };
-    try {
-      const r = await askZone<{ notes?: string[] }>({ home: svc.home, env: svc.env, inv: svc.inv, zone }, ask, 150_000);
-      notes.push(...(r.notes ?? []));
-    } catch (e) {
-      const error = `not started in zone ${zone}: ${(e as Error).message}`;
-      updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now(), error });
-      if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'failed', error });
-      // The zone's own words ("no skill 'x' here") say where "here" is.
-      if (e instanceof KlaudeError && !e.message.includes(`zone ${zone}`))
-        throw new KlaudeError(e.code, `in zone ${zone}: ${e.message}`, {
-          hint: e.hint,
-          details: e.details,
-          exitCode: e.exitCode,
-          cause: e,
-        });
-      throw e;
-    }
+    await askStart(svc, s, zone, ask, notes);
     sessions.push(getSession(svc.db, s.id) ?? s);
   }
   return { sessions, pids: [], notes, queued: {} };

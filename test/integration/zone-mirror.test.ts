@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/db/client.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
-import { createSession, getSession } from '../../src/db/repos/sessions.js';
+import { createSession, getSession, updateSession } from '../../src/db/repos/sessions.js';
 import { approvalsOf } from '../../src/db/repos/approvals.js';
 import { pendingUpdates } from '../../src/db/repos/updates.js';
 import { liveZoneNames, zoneMirrorIds } from '../../src/db/repos/zone-mirrors.js';
@@ -103,6 +103,20 @@ describe('the mirror of a zone’s agent', () => {
     });
     expect(zoneMirrorIds(db, 'build', { live: true })).toEqual([]);
     expect(liveZoneNames(db)).toEqual([]);
+  });
+
+  it('leaves alone an agent `klaude checkout` brought here: its row and log are this machine’s now', () => {
+    const s = mirrorRow();
+    const m = mirror();
+    m.chunk(s.id, 0, '{"type":"text","text":"there"}\n', false);
+    updateSession(db, s.id, { status: 'done', metadata: { fromZone: { name: 'build', host: 'box', at: 1 } } });
+    writeFileSync(s.logPath, '{"type":"text","text":"there"}\n{"type":"status","status":"done"}\n');
+    const late = '{"type":"text","text":"late"}\n';
+    expect(m.chunk(s.id, Buffer.byteLength('{"type":"text","text":"there"}\n'), late, false)).toEqual({ appended: 0 });
+    expect(readFileSync(s.logPath, 'utf8')).not.toContain('late');
+    expect(m.row(s.id, { ...getSession(db, s.id)!, status: 'running' } as never)).toBeUndefined();
+    expect(getSession(db, s.id)!.status).toBe('done');
+    expect(zoneMirrorIds(db, 'build', { live: false })).toEqual([]);
   });
 
   it('records its permission requests here and takes the zone’s answers', () => {

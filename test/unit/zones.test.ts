@@ -1,5 +1,8 @@
 // Zones' pure parts (docs/zones.md): the config's zones, who may answer for a zone's agent, the
 // channel's requests and replies, and the ssh command lines.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseZones } from '../../src/config/zones.js';
@@ -8,7 +11,8 @@ import { cameThroughSshd } from '../../src/ownership/zone-serve-record.js';
 import type { ProcInfo } from '../../src/lib/process-table.js';
 import { Channel, type WireRequest } from '../../src/zones/channel.js';
 import { remoteGitUrl, remotePath, serveCommand, sshArgv } from '../../src/zones/ssh.js';
-import { zoneOf, zoneHeldOf, zoneSuffix } from '../../src/core/zone.js';
+import { fromZoneOf, zoneOf, zoneHeldOf, zoneMovedOf, zoneSuffix } from '../../src/core/zone.js';
+import { zoneOpenCommand } from '../../src/zone-client/ssh-args.js';
 import { KlaudeError } from '../../src/lib/errors.js';
 
 describe('config zones', () => {
@@ -33,6 +37,17 @@ describe('the zone marks of a row', () => {
     expect(zoneSuffix({ metadata: { zone: { name: 'build' } } })).toBe('@build');
     expect(zoneOf({ metadata: null })).toBeNull();
     expect(zoneHeldOf({ metadata: { zoneHeld: { from: 'laptop' } } })).toEqual({ from: 'laptop' });
+  });
+
+  it('says where a conversation `klaude checkout` moved went, on both machines', () => {
+    expect(zoneMovedOf({ metadata: { zoneHeld: { from: 'laptop' }, movedTo: { to: 'laptop', at: 5 } } })).toEqual({
+      to: 'laptop',
+      at: 5,
+    });
+    expect(zoneMovedOf({ metadata: { zoneHeld: { from: 'laptop' } } })).toBeNull();
+    const here = { metadata: { fromZone: { name: 'build', host: 'box', at: 7 } } };
+    expect(fromZoneOf(here)).toEqual({ name: 'build', host: 'box', at: 7 });
+    expect(zoneOf(here)).toBeNull(); // an agent of this machine now
   });
 });
 
@@ -131,6 +146,21 @@ describe('ssh command lines', () => {
     expect(argv).toContain('ControlMaster=auto');
     expect(argv).toContain('BatchMode=yes');
     expect(argv.slice(-3)).toEqual(['--', 'me@box', "node /opt/k/cli.js __zone-serve --path '~/src/my proj'"]);
+  });
+
+  it('opens a conversation over there on a terminal of ssh’s, with the link’s options', () => {
+    const { file, args } = zoneOpenCommand({ ...place, home: mkdtempSync(join(tmpdir(), 'kz-')) }, '01ABC');
+    expect(file).toBe('ssh');
+    expect(args).toContain('-t');
+    expect(args).not.toContain('-T');
+    expect(args).toContain('ControlMaster=auto');
+    expect(args).toContain('BatchMode=yes');
+    expect(args.slice(-3)).toEqual([
+      '--',
+      'me@box',
+      "node /opt/k/cli.js __zone-serve --path '~/src/my proj' --open 01ABC",
+    ]);
+    expect(sshArgv(place, 'true', { batch: true })).toContain('-T');
   });
 
   it('leaves a leading ~/ to the shell over there, and names the clone for git', () => {

@@ -11,6 +11,8 @@ import { klaudeHome } from '../../config/paths.js';
 import { followStarted } from './start.js';
 import type { SessionRow } from '../../db/repos/sessions.js';
 import type { CommandContext } from '../cli/types.js';
+import { zoneOf } from '../../core/zone.js';
+import { forkInZone } from '../../zones/zone-start.js';
 
 /** ` in worktree <path> (branch <b>), with N uncommitted files of its origin's`: a fork of a worktree agent. */
 function worktreeNote(s: SessionRow): string {
@@ -25,9 +27,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   const [input, prompt] = ctx.input as [string, string | undefined];
   const found = openDb(klaudeHome(ctx.env));
   let req;
+  let origin: SessionRow;
   let projectRoot: string;
   try {
-    const origin = resolveSession(found, input);
+    origin = resolveSession(found, input);
     const place = forkPlace(found, origin);
     projectRoot = place.projectRoot;
     req = forkRequest(origin, prompt, place.cwd);
@@ -37,7 +40,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   // The origin's project, whichever directory the command runs in.
   const svc = openAgentServices({ env: ctx.env, cwd: projectRoot });
   try {
-    const out = await startAgents(svc, req);
+    const zone = zoneOf(origin);
+    // A zone's agent is forked over there, where its conversation and files are.
+    const out = zone ? await forkInZone(svc, origin, prompt) : await startAgents(svc, req);
     const forked = out.sessions[0]!;
     const from = req.forkOf!.sessionId;
     if (ctx.flags.json === true) {
@@ -47,9 +52,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       ctx.stdout.write(`${safeJson({ ...row, nativeSessionId: s.nativeSessionId, parentId: s.parentId, ...wt })}\n`);
       return 0;
     }
-    ctx.stdout.write(
-      `forked ${shortId(forked.id)} (${forked.type}, claude) from ${shortId(from)}${worktreeNote(forked)}\n`,
-    );
+    const where = zone ? ` in zone ${zone.name}` : worktreeNote(forked);
+    ctx.stdout.write(`forked ${shortId(forked.id)} (${forked.type}, claude) from ${shortId(from)}${where}\n`);
     if (ctx.flags.detach === true) return 0;
     return await followStarted(ctx, svc, out.sessions);
   } finally {

@@ -11,6 +11,8 @@ import { usageError } from '../../lib/errors.js';
 import { formatCost } from '../../logs/format.js';
 import { startQueued } from '../../agent-ops/queue.js';
 import type { CommandContext } from '../cli/types.js';
+import { zoneOf } from '../../core/zone.js';
+import { askZone } from '../../zone-client/ask-link.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
   const [input, amount] = ctx.input as [string, string | undefined];
@@ -21,9 +23,17 @@ export async function run(ctx: CommandContext): Promise<number> {
   const db = openDb(home);
   let out: { id: string; budgetUsd: number | null; spentUsd: number; started: string[] };
   try {
-    const id = resolveSession(db, input).id;
+    const session = resolveSession(db, input);
+    const id = session.id;
     let started: string[] = [];
     if (usd !== undefined) {
+      const zone = zoneOf(session);
+      // A zone's agent's runtime enforces its limit over there: set there first (so both or neither).
+      if (zone)
+        await askZone(
+          { home, env: ctx.env, inv: currentInvocation(), zone: zone.name },
+          { op: 'budget', sid: id, usd: usd === 0 ? null : usd },
+        );
       setBudget(db, id, usd === 0 ? null : usd);
       // Agents queued because their tree was over this limit may start now.
       started = await startQueued({

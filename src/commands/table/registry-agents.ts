@@ -190,6 +190,8 @@ export const AGENT_COMMANDS: CommandSpec[] = [
       "A fork of a --worktree agent gets a worktree and branch of its own, made from the origin's as it is now",
       '(its commit, and its uncommitted changes copied over; ignored files are not), and owns it: klaude diff,',
       'merge and worktree prune work on it, and archiving or pruning the origin leaves it alone.',
+      "A zone's agent (`start --zone`) is forked over there, where its conversation and files are: the fork",
+      'is another agent of that zone (docs/zones.md).',
       'Attached (default) it follows the fork like `klaude start`; -d returns at once.',
     ].join('\n'),
     flags: {

@@ -104,13 +104,25 @@ export const FRONT_COMMANDS: CommandSpec[] = [
   {
     name: 'checkout',
     summary: "switch the foreground Claude to a session's conversation (no id: back to the parent)",
-    usage: 'klaude checkout [id] [--force] [--timeout <seconds>] [--json]',
-    description:
-      "Stops the foreground claude and resumes the target's Claude session in its place.\nThe id may be a klaude id, a unique prefix/suffix (4+ chars), or a Claude session id.\nA running agent is not stopped: checkout refuses (E_SESSION_BUSY) unless --force; `klaude wait <id>` first.",
+    usage: 'klaude checkout [id] [--force] [--remote] [--timeout <seconds>] [--json]',
+    description: [
+      "Stops the foreground claude and resumes the target's Claude session in its place.",
+      'The id may be a klaude id, a unique prefix/suffix (4+ chars), or a Claude session id.',
+      'A running agent is not stopped: checkout refuses (E_SESSION_BUSY) unless --force; `klaude wait <id>` first.',
+      "A zone's agent (`start --zone`) is brought here: over the zone's ssh its uncommitted work is committed",
+      'on its branch, the branch fetched into a worktree of its own here and its conversation copied, and',
+      'from then on it is an agent of this machine (the zone no longer resumes it: E_ZONE_MOVED there).',
+      '--remote leaves it over there instead: the foreground becomes `ssh -t` into its claude in its',
+      'worktree there (docs/zones.md).',
+    ].join('\n'),
     flags: {
       force: {
         type: 'boolean',
         description: 'check out a running agent anyway, stopping its current run (its turn ends interrupted)',
+      },
+      remote: {
+        type: 'boolean',
+        description: "a zone's agent: talk to it over there (ssh -t), where its files are, instead of bringing it here",
       },
       timeout: {
         type: 'number',
@@ -121,7 +133,7 @@ export const FRONT_COMMANDS: CommandSpec[] = [
       json: JSON_FLAG,
     },
     maxArgs: 1,
-    examples: ['klaude checkout 7XQ2', 'klaude checkout'],
+    examples: ['klaude checkout 7XQ2', 'klaude checkout', 'klaude checkout 7XQ2 --remote'],
     operands: ['session'],
     load: () => import('../views/checkout.js'),
   },
@@ -138,6 +150,8 @@ export const FRONT_COMMANDS: CommandSpec[] = [
       'One terminal talks at a time: a second one gets E_SESSION_BUSY; --view watches read-only',
       '(q, Ctrl-C or the detach key stop watching). A session open in a klaude foreground or running',
       'headless is refused (never two processes on one conversation).',
+      "A zone's agent (`start --zone`) is talked to where it is: the PTY runs `ssh -t <zone>` into its",
+      "claude in its worktree over there, over the zone link's connection (docs/zones.md).",
     ].join('\n'),
     flags: {
       view: { type: 'boolean', description: 'watch the running PTY session read-only (keys are not sent)' },

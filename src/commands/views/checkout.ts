@@ -4,6 +4,9 @@ import { controlRequest } from '../../control/client.js';
 import { locateSupervisor } from '../../control/locate.js';
 import { shortId } from '../../core/ids.js';
 import type { CommandContext } from '../cli/types.js';
+import { openDb } from '../../db/client.js';
+import { resolveSession } from '../../db/repos/resolve.js';
+import { zoneOf } from '../../core/zone.js';
 
 export async function run(ctx: CommandContext): Promise<number> {
   const home = klaudeHome(ctx.env);
@@ -23,15 +26,36 @@ export async function run(ctx: CommandContext): Promise<number> {
       ...(ctx.env.KLAUDE_SESSION_ID ? { fromSessionId: ctx.env.KLAUDE_SESSION_ID } : {}),
       ...(timeoutSec !== undefined ? { timeoutMs: timeoutSec * 1000 } : {}),
       ...(ctx.flags.force === true ? { force: true } : {}),
+      ...(ctx.flags.remote === true ? { remote: true } : {}),
     },
-    // The supervisor may wait for the target's id, then for claude's grace period.
-    { timeoutMs: replyTimeoutMs(home, timeoutSec) },
+    // The supervisor may wait for the target's id, then for claude's grace period (and a zone).
+    { timeoutMs: replyTimeoutMs(home, timeoutSec) + (inZone(home, ctx, target) ? ZONE_SLACK_MS : 0) },
   );
   if (ctx.flags.json) ctx.stdout.write(`${JSON.stringify(res)}\n`);
   else if ((res as { unchanged?: boolean }).unchanged) ctx.stdout.write(`already on ${shortId(res.sessionId)}\n`);
   else
-    ctx.stdout.write(`checked out ${shortId(res.sessionId)} (claude session ${res.claudeSessionId}, pid ${res.pid})\n`);
+    ctx.stdout.write(
+      `checked out ${shortId(res.sessionId)} (claude session ${res.claudeSessionId}, pid ${res.pid})${res.note ? `: ${res.note}` : ''}\n`,
+    );
   return 0;
+}
+
+/** A zone's agent is brought here over ssh (a forced one's run stopped first): minutes, not seconds. */
+const ZONE_SLACK_MS = 240_000;
+
+/** Whether the target is a zone's agent (a wrong id is the supervisor's to report). */
+function inZone(home: string, ctx: CommandContext, target: string | undefined): boolean {
+  if (!target) return false;
+  try {
+    const db = openDb(home);
+    try {
+      return zoneOf(resolveSession(db, target)) !== null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** How long to wait for the supervisor's answer: its wait for the target, the grace, and slack. */
