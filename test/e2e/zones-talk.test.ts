@@ -167,6 +167,16 @@ describe('klaude checkout of a zone’s agent', () => {
     expect(refused.stderr).toMatch(/in zone build: \w+ is running on .* \[E_SESSION_BUSY\]/);
     expect(refused.stderr).toContain('--force');
     expect(JSON.parse(rowHere(h, slow).metadata).zone).toEqual({ name: 'build' });
+    // So is a talk session: refused before any PTY is made, in the zone's words.
+    const talk = spawnPty(process.execPath, [KLAUDE_CLI, 'talk', slow.slice(-8)], {
+      cwd: h.projectDir,
+      env: h.env,
+      cols: 160,
+      rows: 10,
+    });
+    await talk.exited;
+    expect(talk.text()).toMatch(/in zone build: \w+ is running on .*\[E_SESSION_BUSY\]/);
+    await talk.dispose();
 
     const r = await h.k(['checkout', id.slice(-8)], { timeoutMs: 240_000 });
     expect(r.stderr).toBe('');
