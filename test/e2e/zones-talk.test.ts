@@ -47,7 +47,7 @@ beforeAll(async () => {
     // (after a paragraph klaude may put first: a fork's note of where it works)
     const run = /^(?:.*?\n\n)?run: (.+)$/s.exec(r.prompt);
     if (run) return { bash: { command: run[1]!.trim(), description: 'asked' } };
-    if (r.prompt.startsWith('slow:')) return { text: `${'word '.repeat(1200)}end`, chunks: 600, delayMs: 100 };
+    if (r.prompt.startsWith('slow:')) return { text: `${'word '.repeat(2400)}end`, chunks: 1200, delayMs: 100 };
     return { text: `Reply to: ${r.prompt} — done.` };
   });
 }, 60_000);
