@@ -28,7 +28,7 @@ import type { HostRequest } from '../ptyd/protocol.js';
 import type { ZoneSpec } from '../config/schema.js';
 import { zoneOf } from '../core/zone.js';
 import { assertNotMovedAway } from '../agent-ops/message.js';
-import { askZone } from '../zone-client/ask-link.js';
+import { askZone, inZone } from '../zone-client/ask-link.js';
 import { zoneOpenCommand } from '../zone-client/ssh-args.js';
 
 export interface Launch {
@@ -171,8 +171,12 @@ export async function withPreparedRequest<T>(
   try {
     const zone = zoneOf(session);
     // Asked of the zone before a PTY is made: running, open or taken over there, or out of reach.
-    if (zone)
-      await askZone({ home: o.home, env: o.env, inv: o.inv, zone: zone.name }, { op: 'open-check', sid: session.id });
+    if (zone) {
+      const access = { home: o.home, env: o.env, inv: o.inv, zone: zone.name };
+      await askZone(access, { op: 'open-check', sid: session.id }).catch((e: unknown) => {
+        throw inZone(e, zone.name);
+      });
+    }
     const launch = await buildLaunch(db, session, o.env, o.cwd, o.inv);
     if (session.runtime === 'claude' && !zone) {
       linkClaudeSession(db, {

@@ -8,7 +8,7 @@ import { shortId } from '../core/ids.js';
 import { zoneOf } from '../core/zone.js';
 import type { SessionRow } from '../db/repos/sessions.js';
 import { KlaudeError } from '../lib/errors.js';
-import { askZone } from '../zone-client/ask-link.js';
+import { askZone, inZone } from '../zone-client/ask-link.js';
 import { bringHome } from '../zones/bring-home.js';
 import type { SupervisorContext } from './context.js';
 
@@ -30,14 +30,7 @@ export async function prepareZoneTarget(ctx: SupervisorContext, target: SessionR
   try {
     return await prepare(ctx, target, zone.name, o);
   } catch (e) {
-    // The zone's own words ("running on buildbox") say where "there" is.
-    if (!(e instanceof KlaudeError) || e.message.includes(`zone ${zone.name}`)) throw e;
-    throw new KlaudeError(e.code, `in zone ${zone.name}: ${e.message}`, {
-      hint: e.hint,
-      details: e.details,
-      exitCode: e.exitCode,
-      cause: e,
-    });
+    throw inZone(e, zone.name);
   }
 }
 

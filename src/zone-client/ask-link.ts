@@ -57,6 +57,17 @@ function request(socketPath: string, req: LinkRequest, timeoutMs: number): Promi
 
 const isNoLink = (e: unknown): boolean => e instanceof Error && e.message === NO_LINK;
 
+/** A zone's refusal, saying where "here" and "there" are (`in zone build: …`) unless it does already. */
+export function inZone(e: unknown, zone: string): unknown {
+  if (!(e instanceof KlaudeError) || e.message.includes(`zone ${zone}`)) return e;
+  return new KlaudeError(e.code, `in zone ${zone}: ${e.message}`, {
+    hint: e.hint,
+    details: e.details,
+    exitCode: e.exitCode,
+    cause: e,
+  });
+}
+
 /** Start the zone's link (a second starter's link finds the socket taken and says so: fine). */
 export async function startLink(o: ZoneAccess, timeoutMs = 15_000): Promise<void> {
   const ready = (await startDetachedServer({

@@ -17,7 +17,7 @@ import { RUNTIMES, type ZoneSpec } from '../config/schema.js';
 import type { AgentServices } from '../agent-ops/context.js';
 import { MAX_COUNT, type StartOutcome } from '../agent-ops/start.js';
 import { sharedContext } from '../agent-ops/share.js';
-import { askZone } from '../zone-client/ask-link.js';
+import { askZone, inZone } from '../zone-client/ask-link.js';
 import { forkRequest } from '../agent-ops/fork.js';
 import { zoneOf } from '../core/zone.js';
 import type { ZoneStartRequest } from '../zone-client/link-protocol.js';
@@ -108,14 +108,7 @@ async function askStart(
     updateSession(svc.db, s.id, { status: 'failed', endedAt: Date.now(), error });
     if (s.logPath) appendSessionEvent(s.logPath, { type: 'done', status: 'failed', error });
     // The zone's own words ("no skill 'x' here") say where "here" is.
-    if (e instanceof KlaudeError && !e.message.includes(`zone ${zone}`))
-      throw new KlaudeError(e.code, `in zone ${zone}: ${e.message}`, {
-        hint: e.hint,
-        details: e.details,
-        exitCode: e.exitCode,
-        cause: e,
-      });
-    throw e;
+    throw inZone(e, zone);
   }
 }
 

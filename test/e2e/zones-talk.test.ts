@@ -47,7 +47,7 @@ beforeAll(async () => {
     // (after a paragraph klaude may put first: a fork's note of where it works)
     const run = /^(?:.*?\n\n)?run: (.+)$/s.exec(r.prompt);
     if (run) return { bash: { command: run[1]!.trim(), description: 'asked' } };
-    if (r.prompt.startsWith('slow:')) return { text: `${'word '.repeat(1200)}end`, chunks: 600, delayMs: 100 };
+    if (r.prompt.startsWith('slow:')) return { text: `${'word '.repeat(2400)}end`, chunks: 1200, delayMs: 100 };
     return { text: `Reply to: ${r.prompt} — done.` };
   });
 }, 60_000);
@@ -167,6 +167,16 @@ describe('klaude checkout of a zone’s agent', () => {
     expect(refused.stderr).toMatch(/in zone build: \w+ is running on .* \[E_SESSION_BUSY\]/);
     expect(refused.stderr).toContain('--force');
     expect(JSON.parse(rowHere(h, slow).metadata).zone).toEqual({ name: 'build' });
+    // So is a talk session: refused before any PTY is made, in the zone's words.
+    const talk = spawnPty(process.execPath, [KLAUDE_CLI, 'talk', slow.slice(-8)], {
+      cwd: h.projectDir,
+      env: h.env,
+      cols: 160,
+      rows: 10,
+    });
+    await talk.exited;
+    expect(talk.text()).toMatch(/in zone build: \w+ is running on .*\[E_SESSION_BUSY\]/);
+    await talk.dispose();
 
     const r = await h.k(['checkout', id.slice(-8)], { timeoutMs: 240_000 });
     expect(r.stderr).toBe('');
