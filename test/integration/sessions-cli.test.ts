@@ -100,7 +100,7 @@ describe('klaude sessions', () => {
     const r = await runKlaude(['sessions'], { env: { ...s.h.env, COLUMNS: '80' }, cwd: s.h.projectDir });
     const row = r.stdout.split('\n').find((l) => l.includes(shortId(s.coder.id)))!;
     expect(row.length).toBeLessThanOrEqual(80);
-    expect(row).toMatch(/\d+s Bash: \S*…\s+rewrite the /);
+    expect(row).toMatch(/\d+s Bash:\S*…\s+rewrite the /);
   });
 
   it('-v adds the Claude id, model, pid, cost and log path under each session', async () => {

@@ -100,19 +100,19 @@ export function tableLines(
 }
 
 const ACTIVITY_COLUMN = 5;
+/** Columns the title and last message keep when a long activity would take the rest of the row. */
+const TITLE_ROOM = 20;
 
 /**
- * Cut the activity column so the title and last message keep room (at 80 columns a long "Bash: …"
- * activity left no title at all): what is left after the other columns is shared, the title's
- * half first; never below the column's heading.
+ * Cut the activity column so the title and last message keep TITLE_ROOM columns (at 80 columns a
+ * long "Bash: …" activity left no title at all); never below the column's heading.
  */
 function capActivity(rows: string[][], width: number): void {
   const col = ACTIVITY_COLUMN;
   let before = 0;
   for (let i = 0; i < col; i++) before += Math.max(...rows.map((r) => r[i]!.length)) + 2;
-  const left = width - before - 2;
   const title = Math.max(...rows.slice(1).map((r) => r[r.length - 1]!.length), 0);
-  const max = Math.max(rows[0]![col]!.length, left - Math.min(title, Math.ceil(left / 2)));
+  const max = Math.max(rows[0]![col]!.length, width - before - 2 - Math.min(title, TITLE_ROOM));
   for (const r of rows.slice(1)) r[col] = truncate(r[col]!, max);
 }
 
