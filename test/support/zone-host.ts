@@ -175,7 +175,11 @@ function makeUser(
   const t = makeTempHome({ baseUrl: apiUrl });
   try {
     const pick = Object.entries(t.env).filter(([k]) => /^(ANTHROPIC_|CLAUDE_CODE_|DISABLE_)/.test(k));
-    const env = [...pick, ['KLAUDE_HOME', zoneHome], ['PATH', '/usr/local/bin:/usr/bin:/bin']];
+    // A /tmp of its own, as another machine has: claude names its shell's cwd file /tmp/claude-<4 hex>-cwd,
+    // and one left there by this machine's own claude runs (root's) would refuse the zone user's.
+    const tmp = join(userHome, 'tmp');
+    mkdirSync(tmp, { mode: 0o700 });
+    const env = [...pick, ['KLAUDE_HOME', zoneHome], ['TMPDIR', tmp], ['PATH', '/usr/local/bin:/usr/bin:/bin']];
     writeFileSync(join(ssh, 'environment'), `${env.map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
     copyFileSync(t.claudeJsonPath, join(userHome, '.claude.json'));
     mkdirSync(join(userHome, '.claude'), { recursive: true });
