@@ -25,11 +25,14 @@ export interface SqliteModule {
   installDir: string;
 }
 
-/** The directory of klaude's own package.json, from this module (src/db, dist or dist/chunks). */
+/**
+ * The directory of klaude's own package.json, from this module (src/db, dist/cmd or dist/chunks).
+ * dist/package.json (which only says `commonjs` for dist/) is not it: its folder has node_modules.
+ */
 function klaudeDir(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6 && !existsSync(path.join(dir, 'package.json')); i++) dir = path.dirname(dir);
-  return dir;
+  return path.basename(dir) === 'dist' ? path.dirname(dir) : dir;
 }
 
 export function sqliteModule(): SqliteModule {
