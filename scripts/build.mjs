@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { buildCommandBundles, writeLauncher } from './bundles.mjs';
+import { buildCommandBundles, IMPORT_META_URL, ownRequire, writeLauncher } from './bundles.mjs';
 
 const betterSqliteAddon = {
   name: 'better-sqlite3-addon',
@@ -155,8 +155,9 @@ try {
     entryPoints: { 'db-open': 'src/db/client.ts' },
     outdir: out,
     format: 'cjs',
-    define: { ...define, 'import.meta.url': '__klaudeImportMetaUrl' },
-    banner: { js: "const __klaudeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [ownRequire, ...common.plugins],
+    define: { ...define, ...IMPORT_META_URL.define },
+    banner: IMPORT_META_URL.banner,
   });
   await build({
     ...common,
@@ -166,9 +167,9 @@ try {
     format: 'cjs',
     // import('./db-open.js') becomes require().
     supported: { 'dynamic-import': false },
-    plugins: [dbClientFromEsm, betterSqliteAddon],
-    define: { ...define, 'import.meta.url': '__klaudeImportMetaUrl' },
-    banner: { js: "const __klaudeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [dbClientFromEsm, ownRequire, betterSqliteAddon],
+    define: { ...define, ...IMPORT_META_URL.define },
+    banner: IMPORT_META_URL.banner,
   });
   writeLauncher({
     out,

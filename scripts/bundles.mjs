@@ -95,6 +95,38 @@ function onlyCommands(all, keep) {
   };
 }
 
+/**
+ * In a CommonJS bundle, klaude's `createRequire(import.meta.url)` is the bundle's own `require`:
+ * loading node:module itself loads node's ES module loader and source map support, about 80
+ * functions to compile on every command and hook.
+ */
+export const ownRequire = {
+  name: 'own-require',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?module$/ }, (a) =>
+      /[\\/]src[\\/]/.test(a.importer) ? { path: 'module', namespace: 'klaude-own-require' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'klaude-own-require' }, () => ({
+      loader: 'js',
+      contents:
+        "export function createRequire(url) { return url === __klaudeImportMetaUrl ? require : require('node:module').createRequire(url); }",
+    }));
+  },
+};
+
+/**
+ * `import.meta.url` in a CommonJS bundle (its `define` and `banner`): the bundle's file URL, every
+ * character but the unreserved ones and `/` percent-encoded (UTF-8), which fileURLToPath and
+ * createRequire read back to the same path. Not node:url's pathToFileURL: its URL class is some 30
+ * functions to compile on every command and hook.
+ */
+export const IMPORT_META_URL = {
+  define: { 'import.meta.url': '__klaudeImportMetaUrl' },
+  banner: {
+    js: "const __klaudeImportMetaUrl = 'file://' + __filename.replace(/[^\\w\\-.~!$&'()*+,;=:@/]/gu, encodeURIComponent);",
+  },
+};
+
 /** Options every CommonJS bundle of dist/cmd/ shares. */
 function cjsOptions({ out, common, define }) {
   return {
@@ -107,8 +139,8 @@ function cjsOptions({ out, common, define }) {
     format: 'cjs',
     // import() of what stays outside the bundle (yaml, node-pty, ws) becomes require().
     supported: { 'dynamic-import': false },
-    define: { ...define, 'import.meta.url': '__klaudeImportMetaUrl' },
-    banner: { js: "const __klaudeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    define: { ...define, ...IMPORT_META_URL.define },
+    banner: IMPORT_META_URL.banner,
   };
 }
 
@@ -140,7 +172,7 @@ export async function buildCommandBundles({ out, common, define }) {
       build({
         ...opts,
         entryPoints: { [name]: 'src/cli.ts' },
-        plugins: [onlyCommands(all, keep), ...common.plugins],
+        plugins: [onlyCommands(all, keep), ownRequire, ...common.plugins],
         logLevel: 'silent',
       }),
     ),
