@@ -36,6 +36,13 @@ function klaudeDir(): string {
 }
 
 export function sqliteModule(): SqliteModule {
+  // Where npm puts it for a clone and an install alike, klaude's own node_modules, seen without a
+  // module resolution (a package.json read and a realpath of every directory on the way: 1 M
+  // instructions of a hook's 13 M beyond starting node). Anywhere else (a hoisted install): resolved.
+  const root = klaudeDir();
+  const own = path.join(root, 'node_modules', 'better-sqlite3');
+  if (existsSync(path.join(own, ...ADDON)))
+    return { packageDir: own, file: path.join(own, ...ADDON), installDir: root };
   const req = requireFrom(import.meta.url);
   let packageDir: string | null = null;
   try {
@@ -126,7 +133,10 @@ export function sqliteAddon(): object | undefined {
   const problem = sqliteFileProblem(m);
   if (problem) throw sqliteModuleError(m, problem);
   try {
-    loaded = requireFrom(import.meta.url)(m.file) as object;
+    // What require() does for a .node file, without its resolution: m.file is a full path.
+    const mod = { exports: {} };
+    process.dlopen(mod, m.file);
+    loaded = mod.exports;
   } catch (e) {
     throw sqliteModuleError(m, sqliteLoadProblem(m, e));
   }
