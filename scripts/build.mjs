@@ -1,11 +1,13 @@
 // Bundle klaude with esbuild.
-// - dist/cli.js: one small ESM entry that lazy-loads a chunk per subcommand, production React.
+// - dist/cli.js: a small CommonJS launcher that runs one bundle per command, dist/cmd/<name>.cjs,
+//   compiled from V8's code cache (scripts/bundles.mjs, scripts/launcher.cjs); commands that reach
+//   Ink share an ES module entry with its own chunks (dist/cmd/tui.mjs, dist/chunks/). Production React.
 // - dist/agent-client.cjs: `klaude` inside a sandboxed agent, a client of its channel (src/sandbox).
 // - dist/hook.cjs: `klaude hook <event>` as one small CommonJS file. Claude Code runs it after
 //   every tool call (docs/ARCHITECTURE.md, Performance budget: within 1.5× of `node -e 0`, bench/hook.mjs); CommonJS
 //   skips the ESM loader's per-file cost. It opens the DB without drizzle (db/fast.ts); only a
-//   missing or outdated DB needs the full client, which it imports from dist/db-open.js (an
-//   extra ESM entry) instead of carrying drizzle's 200 kB to parse on every call.
+//   missing or outdated DB needs the full client, which it requires from dist/db-open.js (an
+//   extra entry) instead of carrying drizzle's 200 kB to parse on every call.
 // node-pty stays external (it loads its .node files itself). better-sqlite3's JS is bundled
 // (a dozen CJS files fewer to load); only its `bindings` lookup is replaced, by a direct
 // require of the addon, with `bindings` itself as the fallback for unusual build layouts.
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { buildCommandBundles, IMPORT_META_URL, ownRequire, writeLauncher } from './bundles.mjs';
 
 const betterSqliteAddon = {
   name: 'better-sqlite3-addon',
@@ -38,12 +41,12 @@ const betterSqliteAddon = {
   },
 };
 
-/** In the hook bundle, the full DB client (drizzle) is the ESM entry dist/db-open.js. */
+/** In the hook bundle, the full DB client (drizzle) is the entry dist/db-open.js. */
 const dbClientFromEsm = {
   name: 'db-client-from-esm',
   setup(b) {
     b.onResolve({ filter: /^\.\.\/db\/client\.js$/ }, (args) =>
-      /[\\/]src[\\/]hooks[\\/]/.test(args.importer) ? { path: './db-open.js', external: true } : undefined,
+      /[\\/]src[\\/]hooks[\\/]/.test(args.importer) ? { path: '../db-open.js', external: true } : undefined,
     );
   },
 };
@@ -108,6 +111,9 @@ const lazySegmenters = {
   },
 };
 
+/** dist/cmd/<this>.cjs: `klaude hook <event>` as one small CommonJS file (dist/hook.cjs runs it). */
+const HOOK_BUNDLE = 'hook-injected';
+
 /** Node flags for `klaude` run as a command (the bin): see the launcher lines in the banner. */
 const LAUNCH_FLAGS = ['--v8-pool-size=1'];
 
@@ -141,39 +147,51 @@ const define = {
   __KLAUDE_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version),
 };
 try {
+  // One bundle per command (scripts/bundles.mjs says why), and dist/cli.js below.
+  const tables = await buildCommandBundles({ out, common, define });
+  // The full DB client for the hook (below), which opens the DB without it unless it must migrate.
   await build({
     ...common,
-    entryPoints: { cli: 'src/cli.ts', 'db-open': 'src/db/client.ts' },
+    entryPoints: { 'db-open': 'src/db/client.ts' },
     outdir: out,
-    splitting: true,
-    format: 'esm',
-    chunkNames: 'chunks/[name]-[hash]',
-    define,
-    banner: {
-      js: [
-        // Both a shell script and the ES module: sh runs line 2 and execs node on this same file
-        // with the flags below; node skips line 1 and reads line 2 as a string and a comment.
-        // Flags cannot be set once node runs, and `#!/usr/bin/env -S node …` is not portable
-        // (busybox's env has no -S). One V8 worker thread instead of four: each thread that ran
-        // a background task (GC, compilation) kept a malloc arena of 1–2 MiB, 3–5 MiB of the
-        // dashboard's memory. `node dist/cli.js` (tests, the PATH shim) runs without them.
-        '#!/bin/sh',
-        `':' //; exec node ${LAUNCH_FLAGS.join(' ')} "$0" "$@"`,
-        "import { createRequire as __klaudeCreateRequire } from 'node:module';",
-        'const require = __klaudeCreateRequire(import.meta.url);',
-      ].join('\n'),
-    },
+    format: 'cjs',
+    plugins: [ownRequire, ...common.plugins],
+    define: { ...define, ...IMPORT_META_URL.define },
+    banner: IMPORT_META_URL.banner,
   });
   await build({
     ...common,
-    entryPoints: { hook: 'src/hooks/main.ts' },
-    outdir: out,
+    entryPoints: { [HOOK_BUNDLE]: 'src/hooks/main.ts' },
+    outdir: `${out}/cmd`,
     outExtension: { '.js': '.cjs' },
     format: 'cjs',
-    plugins: [dbClientFromEsm, betterSqliteAddon],
-    define: { ...define, 'import.meta.url': '__klaudeImportMetaUrl' },
-    banner: { js: "const __klaudeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    // import('./db-open.js') becomes require().
+    supported: { 'dynamic-import': false },
+    plugins: [dbClientFromEsm, ownRequire, betterSqliteAddon],
+    define: { ...define, ...IMPORT_META_URL.define },
+    banner: IMPORT_META_URL.banner,
   });
+  writeLauncher({
+    out,
+    file: 'cli.js',
+    ...tables,
+    version: define.__KLAUDE_VERSION__,
+    banner: [
+      // Both a shell script and the CommonJS module: sh runs line 2 and execs node on this same file
+      // with the flags below; node skips line 1 and reads line 2 as a string and a comment.
+      // Flags cannot be set once node runs, and `#!/usr/bin/env -S node …` is not portable
+      // (busybox's env has no -S). One V8 worker thread instead of four: each thread that ran
+      // a background task (GC, compilation) kept a malloc arena of 1–2 MiB, 3–5 MiB of the
+      // dashboard's memory. `node dist/cli.js` (tests, the PATH shim) runs without them.
+      '#!/bin/sh',
+      `':' //; exec node ${LAUNCH_FLAGS.join(' ')} "$0" "$@"`,
+      '',
+    ].join('\n'),
+  });
+  // dist/hook.cjs, what klaude injects as every hook's command: the same launcher, always running
+  // the hook's bundle, so it too compiles from the code cache (half of what a hook cost beyond
+  // `node -e 0` was parsing and compiling its bundle).
+  writeLauncher({ out, file: 'hook.cjs', cjs: [HOOK_BUNDLE], only: HOOK_BUNDLE, version: define.__KLAUDE_VERSION__ });
   // dist/agent-client.cjs: the `klaude` a sandboxed agent runs (src/sandbox/channel-client.ts), which
   // only hands its command line to the agent's channel: node built-ins and nothing of klaude's state.
   await build({

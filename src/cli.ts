@@ -7,6 +7,7 @@ import { KlaudeError, isKlaudeError } from './lib/errors.js';
 import { safeText } from './lib/escapes.js';
 import { VERSION } from './lib/version.js';
 import { COMMANDS, findCommand } from './commands/table/registry.js';
+import { directCommand } from './commands/table/direct.js';
 import { closestCommand } from './commands/cli/argv.js';
 import { commandStdout } from './commands/cli/output.js';
 import { parseCommandLine } from './commands/cli/parse-flags.js';
@@ -107,51 +108,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(spec ? commandHelp(spec) : overviewHelp(listed, VERSION));
     return 0;
   }
-  // Claude Code runs this after every tool call: skip flag parsing and load only the hook code.
-  if (first === 'hook' && !rest.includes('--help') && !rest.includes('-h')) {
-    const { runHook } = await import('./hooks/run.js');
-    return runHook(rest);
-  }
-  // Hidden: the detached agent runtime (src/agent-ops/launch.ts starts `klaude __runtime <id>`).
-  if (first === '__runtime') {
-    const { runtimeMain } = await import('./runtime/entry.js');
-    return runtimeMain(rest);
-  }
-  // Hidden: run by an agent runtime's death notice when that runtime dies mid-run (src/agent-ops/after-death.ts).
-  if (first === '__reap') {
-    const { reapAfterDeath, parseDeadRuntime } = await import('./agent-ops/after-death.js');
-    return reapAfterDeath(rest[0] ?? '', process.env, parseDeadRuntime(rest.slice(1)));
-  }
-  // Hidden: tells one event of an interactive session (src/hooks/notify-spawn.ts starts `klaude __notify <json>`).
-  if (first === '__notify') {
-    const { notifyMain } = await import('./agent-ops/notify-detached.js');
-    return notifyMain(rest, process.env);
-  }
-  // Hidden: the user's PTY server, which hosts every talk session (src/pty/launch.ts starts `klaude __ptyd`).
-  if (first === '__ptyd') {
-    const { ptyServerMain } = await import('./ptyd/entry.js');
-    return ptyServerMain();
-  }
-  // Hidden: this home's web server (src/web/web-launch.ts starts `klaude __web`).
-  if (first === '__web') {
-    const { webServerMain } = await import('./web/web-server-main.js');
-    return webServerMain(rest);
-  }
-  // Hidden: a zone's link on this machine (src/zone-client/client.ts starts `klaude __zone-link <zone>`).
-  if (first === '__zone-link') {
-    const { zoneLinkMain } = await import('./zones/link-main.js');
-    return zoneLinkMain(rest);
-  }
-  // Hidden: a zone's end of the link, run over ssh by the link (src/zones/serve.ts).
-  if (first === '__zone-serve') {
-    const { zoneServeMain } = await import('./zones/serve.js');
-    return zoneServeMain(rest);
-  }
-  // Hidden: what a shell's completion script asks on every Tab (src/commands/setup/complete.ts); must stay fast.
-  if (first === '__complete') {
-    const { completeMain } = await import('./commands/setup/complete.js');
-    return completeMain(rest, process.env, process.cwd());
-  }
+  // `klaude hook` (after every tool call) and the hidden commands: no flag parsing, only their code.
+  const direct = directCommand(first, rest);
+  if (direct) return direct(rest);
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {
     if (!root) {

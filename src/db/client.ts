@@ -102,7 +102,7 @@ export function tx<T>(db: Pick<Db, 'sqlite'>, fn: () => T): T {
 
 /**
  * The shipped drizzle/ folder, found by walking up (at most 8 levels) from this module: `src/db/`
- * under vitest/tsx, `dist/` or `dist/chunks/` when bundled, `node_modules/klaude/dist…` installed.
+ * under vitest/tsx, `dist/`, `dist/cmd/` or `dist/chunks/` when bundled, `node_modules/klaude/dist…` installed.
  */
 export function findMigrationsFolder(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
   let dir = from;

@@ -25,14 +25,24 @@ export interface SqliteModule {
   installDir: string;
 }
 
-/** The directory of klaude's own package.json, from this module (src/db, dist or dist/chunks). */
+/**
+ * The directory of klaude's own package.json, from this module (src/db, dist/cmd or dist/chunks).
+ * dist/package.json (which only says `commonjs` for dist/) is not it: its folder has node_modules.
+ */
 function klaudeDir(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6 && !existsSync(path.join(dir, 'package.json')); i++) dir = path.dirname(dir);
-  return dir;
+  return path.basename(dir) === 'dist' ? path.dirname(dir) : dir;
 }
 
 export function sqliteModule(): SqliteModule {
+  // Where npm puts it for a clone and an install alike, klaude's own node_modules, seen without a
+  // module resolution (a package.json read and a realpath of every directory on the way: 1 M
+  // instructions of a hook's 13 M beyond starting node). Anywhere else (a hoisted install): resolved.
+  const root = klaudeDir();
+  const own = path.join(root, 'node_modules', 'better-sqlite3');
+  if (existsSync(path.join(own, ...ADDON)))
+    return { packageDir: own, file: path.join(own, ...ADDON), installDir: root };
   const req = requireFrom(import.meta.url);
   let packageDir: string | null = null;
   try {
@@ -123,7 +133,10 @@ export function sqliteAddon(): object | undefined {
   const problem = sqliteFileProblem(m);
   if (problem) throw sqliteModuleError(m, problem);
   try {
-    loaded = requireFrom(import.meta.url)(m.file) as object;
+    // What require() does for a .node file, without its resolution: m.file is a full path.
+    const mod = { exports: {} };
+    process.dlopen(mod, m.file);
+    loaded = mod.exports;
   } catch (e) {
     throw sqliteModuleError(m, sqliteLoadProblem(m, e));
   }

@@ -18,6 +18,10 @@ const CHECK = 'install';
 /** What a built klaude loads from its own folder at run time (scripts/build.mjs, package.json `files`). */
 export const SHIPPED_FILES = [
   'dist/cli.js',
+  // says `commonjs` for dist/: without it node takes dist/cli.js for an ES module (scripts/bundles.mjs)
+  'dist/package.json',
+  'dist/cmd/main.cjs',
+  'dist/agent-client.cjs',
   'dist/hook.cjs',
   'dist/db-open.js',
   'dist/web/index.html',

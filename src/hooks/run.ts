@@ -5,7 +5,7 @@
  * a broken klaude can never block Claude. Claude waits on this after every
  * tool call: it loads no drizzle (db/fast.ts) and reads stdin without a stream.
  */
-import { fstatSync, read } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { klaudeHome, logFilePath, projectDir } from '../config/paths.js';
 import { KlaudeError } from '../lib/errors.js';
@@ -21,34 +21,39 @@ function isCharDevice(): boolean {
 }
 
 /**
- * Read fd 0 to EOF with plain reads (a stream costs the hook several ms to set up). No timer of
- * our own: under CPU starvation a timer can fire before a payload already written is read, and
- * recording a half-read payload loses the Claude→klaude link silently. Claude's own hook timeout
- * (settings.ts) bounds the wait: it kills a hook that outlives it.
+ * Read fd 0 to EOF with plain blocking reads: a stream costs the hook several ms to set up, and
+ * fs.read's callback form starts libuv's four threads (about 1 ms of CPU), where the hook has
+ * nothing else to do while it waits. No timer of our own: under CPU starvation a timer can fire
+ * before a payload already written is read, and recording a half-read payload loses the
+ * Claude→klaude link silently. Claude's own hook timeout (settings.ts) bounds the wait: it kills
+ * a hook that outlives it.
  */
 function readStdin(): Promise<string | null> {
+  // Not process.stdin.isTTY (touching process.stdin builds a stream) nor tty.isatty (loads
+  // net): a terminal, like /dev/null, is a character device, and holds no payload.
+  if (isCharDevice()) return Promise.resolve(null);
+  const chunks: Buffer[] = [];
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (err) {
+      // A non-blocking stdin (EAGAIN) is read through the stream instead.
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return fromStream(chunks);
+      return Promise.resolve(null);
+    }
+    if (n === 0) return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+}
+
+/** The rest of stdin through node's stream (after `chunks`, read already). */
+function fromStream(chunks: Buffer[]): Promise<string | null> {
   return new Promise((resolve) => {
-    // Not process.stdin.isTTY (touching process.stdin builds a stream) nor tty.isatty (loads
-    // net): a terminal, like /dev/null, is a character device, and holds no payload.
-    if (isCharDevice()) return resolve(null);
-    const chunks: Buffer[] = [];
-    const buf = Buffer.allocUnsafe(64 * 1024);
-    const done = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
-    const step = (): void =>
-      read(0, buf, 0, buf.length, null, (err, n) => {
-        if (err && (err as NodeJS.ErrnoException).code === 'EAGAIN') return fromStream();
-        if (err) return resolve(null);
-        if (n === 0) return done();
-        chunks.push(Buffer.from(buf.subarray(0, n)));
-        step();
-      });
-    // A non-blocking stdin (EAGAIN) is read through the stream instead.
-    const fromStream = (): void => {
-      process.stdin.on('data', (c: Buffer) => chunks.push(c));
-      process.stdin.once('end', done);
-      process.stdin.once('error', () => resolve(null));
-    };
-    step();
+    process.stdin.on('data', (c: Buffer) => chunks.push(c));
+    process.stdin.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.once('error', () => resolve(null));
   });
 }
 

@@ -14,5 +14,8 @@ let done = false;
 export function keepYoungGenerationSmall(): void {
   if (done) return;
   done = true;
+  // dist/cli.js saves this bundle's code cache first, if it means to (scripts/launcher.cjs): a
+  // cache made after a flag changed would be rejected by the next run, which starts without it.
+  (globalThis as { __klaudeSaveCodeCache?: () => void }).__klaudeSaveCodeCache?.();
   setFlagsFromString('--semi-space-growth-factor=1');
 }

@@ -24,7 +24,7 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/** `dist/web` seen from the running bundle (dist/cli.js or dist/chunks/…). */
+/** `dist/web` seen from the running bundle (dist/cmd/… or dist/chunks/…). */
 export function findPageDir(from: string = path.dirname(fileURLToPath(import.meta.url))): string | null {
   for (let dir = from; ; dir = path.dirname(dir)) {
     for (const c of [path.join(dir, 'web'), path.join(dir, 'dist', 'web')])

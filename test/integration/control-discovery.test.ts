@@ -59,7 +59,7 @@ afterAll(() => {
 describe('control discovery', () => {
   it('lists nothing for a project without a run dir', async () => {
     const home = tmpHome();
-    expect(await listSocketFiles(path.join(runDir(home, {}), HASH))).toEqual([]);
+    expect(listSocketFiles(path.join(runDir(home, {}), HASH))).toEqual([]);
     expect(await findLiveSupervisors(home, HASH, { env: {} })).toEqual([]);
   });
 
@@ -80,7 +80,7 @@ describe('control discovery', () => {
     });
     servers.push(other);
 
-    expect((await listSocketFiles(dir)).map((f) => path.basename(f))).toEqual([
+    expect(listSocketFiles(dir).map((f) => path.basename(f))).toEqual([
       '01AAAAAAAAAAAAAAAAAAAAAAAA.sock',
       '01BBBBBBBBBBBBBBBBBBBBBBBB.sock',
       '01CCCCCCCCCCCCCCCCCCCCCCCC.sock',

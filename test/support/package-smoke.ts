@@ -110,13 +110,33 @@ async function checkContents(tarball: string, work: string): Promise<{ version: 
   const missing = wanted.filter((f) => !files.includes(f));
   check(missing.length === 0, `the tarball lacks ${missing.join(', ')}`);
   check(
-    files.some((f) => /^dist\/chunks\/.+\.js$/.test(f)),
+    files.some((f) => /^dist\/chunks\/.+\.mjs$/.test(f)),
     'the tarball has no dist/chunks/',
   );
+  const bundles = await launcherBundles(tarball, work);
+  const absent = bundles.filter((f) => !files.includes(f));
+  check(absent.length === 0, `dist/cli.js routes to bundles the tarball lacks: ${absent.join(', ')}`);
   const x = await run('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: work, timeoutMs: 60_000 });
   const pkg = JSON.parse(x.out) as { version: string; bin?: Record<string, string> };
   check(pkg.bin?.klaude === 'dist/cli.js', `the packed package.json's bin is ${JSON.stringify(pkg.bin)}`);
   return { version: pkg.version };
+}
+
+/** Every bundle the tarball's dist/cli.js can run (its tables, scripts/launcher.cjs). */
+async function launcherBundles(tarball: string, work: string): Promise<string[]> {
+  const r = await run('tar', ['-xzOf', tarball, 'package/dist/cli.js'], { cwd: work, timeoutMs: 60_000 });
+  const table = (name: string): unknown => {
+    const m = new RegExp(`^const ${name} = (.+);$`, 'm').exec(r.out);
+    check(m !== null, `dist/cli.js has no ${name} table`, r.out.slice(0, 2000));
+    return JSON.parse(m![1]!);
+  };
+  const esm = table('ESM') as string[];
+  const names = new Set([
+    ...Object.keys(table('HASHES') as object),
+    ...Object.values(table('ROUTES') as Record<string, string>),
+    table('ROOT') as string,
+  ]);
+  return [...names].map((n) => `dist/cmd/${n}.${esm.includes(n) ? 'mjs' : 'cjs'}`);
 }
 
 /** The installed klaude, run as a person would: by name, from the prefix's bin. */
