@@ -9,14 +9,16 @@
  *              the stores, so selection, folds, filter and scroll are as they were
  *
  * Resizes: clear the screen, then re-render once with the new size (the frame is always one row
- * shorter than the terminal, so Ink never takes its clear-everything path). Frames are written as
- * the lines that changed (terminal/frame-diff.ts); after a clear the next one goes out whole.
+ * shorter than the terminal, so Ink never takes its clear-everything path). What reaches the
+ * terminal is the cells that changed (render/compositor.ts); after a clear the next frame goes out
+ * whole.
  */
 import { render, type Instance } from 'ink';
 import { App } from './app.js';
 import type { DashboardDeps } from './deps.js';
 import type { TermSize } from './layout.js';
 import { Emitter, type Source } from '../feeds/store.js';
+import { Compositor } from './render/compositor.js';
 import { InkOutput } from './render/ink-output.js';
 import { PreviewPainter } from './render/preview-painter.js';
 import { TerminalScreen } from './render/screen.js';
@@ -69,21 +71,26 @@ export class DashboardHost {
   private crashHandler: (err: unknown) => void;
   private readonly out: InkOutput;
   private readonly deps: DashboardDeps;
-  /** Draws the preview pane's inside (the session's screen) beside Ink's frame. */
+  /** What the terminal shows, and the one writer of the dashboard's cells. */
+  readonly compositor: Compositor;
+  /** Draws the preview pane's inside (the session's screen) over Ink's frame. */
   readonly painter: PreviewPainter | null = null;
 
   constructor(private readonly opts: HostOptions) {
     this.size = new SizeStore(this.terminalSize());
     this.screen = new TerminalScreen(opts.stdout, opts.stdin);
-    this.out = new InkOutput(opts.stdout, this.size.getSnapshot);
+    this.compositor = new Compositor(
+      (s) => opts.stdout.write(s),
+      () => this.size.getSnapshot().columns,
+    );
+    this.out = new InkOutput(opts.stdout, this.size.getSnapshot, this.compositor);
     const feed = opts.deps.preview;
     if (paintable(feed)) {
-      const painter = new PreviewPainter(
-        (s) => opts.stdout.write(s),
-        (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null),
+      const painter = new PreviewPainter(this.compositor, (id) =>
+        feed.getSnapshot().sessionId === id ? feed.grid() : null,
       );
       feed.setPaint(() => painter.paint());
-      this.out.afterFrame = (rows) => painter.inkWrote(rows);
+      this.compositor.setOverlay(painter);
       this.painter = painter;
     }
     this.deps = { ...opts.deps, size: this.size, ...(this.painter ? { previewPaint: this.painter } : {}) };
@@ -101,7 +108,7 @@ export class DashboardHost {
     if (this.instance || this.closed) return;
     this.size.set(this.terminalSize());
     this.screen.enter();
-    this.out.invalidate();
+    this.compositor.invalidate();
     const instance = render(<App deps={this.deps} />, {
       stdout: this.out as unknown as NodeJS.WriteStream,
       stdin: this.opts.stdin,
@@ -163,6 +170,8 @@ export class DashboardHost {
     this.instance = null;
     i.unmount();
     this.painter?.place(null);
+    // The screen is given away (or cleared next): nothing pending is drawn.
+    this.compositor.invalidate();
   }
 
   private terminalSize(): TermSize {
@@ -175,8 +184,7 @@ export class DashboardHost {
     if (next.columns === cur.columns && next.rows === cur.rows) return;
     // The terminal has already reflowed (or cut) the old frame: start from a clean screen.
     if (this.instance) this.screen.clear();
-    this.out.invalidate();
-    this.painter?.blank();
+    this.compositor.invalidate();
     this.size.set(next);
   };
 }
