@@ -20,6 +20,9 @@ import type { TermSize } from './layout.js';
 import { Emitter, type Source } from '../feeds/store.js';
 import { Compositor } from './render/compositor.js';
 import { InkOutput } from './render/ink-output.js';
+import { LogPainter } from './render/log-painter.js';
+import type { LogSnapshot } from '../feeds/log-feed.js';
+import type { LogSource } from './deps.js';
 import { PreviewPainter } from './render/preview-painter.js';
 import { TerminalScreen } from './render/screen.js';
 
@@ -75,6 +78,8 @@ export class DashboardHost {
   readonly compositor: Compositor;
   /** Draws the preview pane's inside (the session's screen) over Ink's frame. */
   readonly painter: PreviewPainter | null = null;
+  /** Draws the followed log's rows over Ink's frame. */
+  readonly logPainter: LogPainter;
 
   constructor(private readonly opts: HostOptions) {
     this.size = new SizeStore(this.terminalSize());
@@ -90,10 +95,18 @@ export class DashboardHost {
         feed.getSnapshot().sessionId === id ? feed.grid() : null,
       );
       feed.setPaint(() => painter.paint());
-      this.compositor.setOverlay(painter);
+      this.compositor.addOverlay(painter);
       this.painter = painter;
     }
-    this.deps = { ...opts.deps, size: this.size, ...(this.painter ? { previewPaint: this.painter } : {}) };
+    this.logPainter = new LogPainter(this.compositor);
+    this.compositor.addOverlay(this.logPainter);
+    this.deps = {
+      ...opts.deps,
+      log: gatedLog(opts.deps.log, this.logPainter),
+      logPaint: this.logPainter,
+      size: this.size,
+      ...(this.painter ? { previewPaint: this.painter } : {}),
+    };
     this.maxFps = opts.maxFps;
     this.crashHandler = opts.onCrash;
     opts.stdout.on('resize', this.onResize);
@@ -186,5 +199,32 @@ export class DashboardHost {
     if (this.instance) this.screen.clear();
     this.compositor.invalidate();
     this.size.set(next);
+  };
+}
+
+/** What React shows of the log apart from its lines (the painter draws those). */
+const sameFrame = (a: LogSnapshot, b: LogSnapshot): boolean =>
+  a.sessionId === b.sessionId &&
+  a.file === b.file &&
+  a.error === b.error &&
+  a.loaded === b.loaded &&
+  a.missing === b.missing;
+
+/**
+ * The log as React reads it: while the painter draws the followed log, a change that only adds
+ * lines goes to the painter and not to React (a React render is a whole Ink frame; the painter's
+ * is the rows that moved). React reads the log as it is whenever it renders for another reason.
+ */
+function gatedLog(feed: LogSource, painter: LogPainter): LogSource {
+  let seen = feed.getSnapshot();
+  return {
+    select: (id, file) => feed.select(id, file),
+    getSnapshot: () => (seen = feed.getSnapshot()),
+    subscribe: (listener) =>
+      feed.subscribe(() => {
+        const next = feed.getSnapshot();
+        painter.changed();
+        if (painter.region?.sessionId !== next.sessionId || !sameFrame(seen, next)) listener();
+      }),
   };
 }

@@ -59,7 +59,7 @@ async function setup(frameMs = 0) {
     () => 120,
   );
   const painter = new PreviewPainter(screen, (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null));
-  screen.setOverlay(painter);
+  screen.addOverlay(painter);
   feed.setPaint(() => painter.paint());
   // Ink's frame: 32 rows, the tree's text left of the pane, the pane's border, its inside blank.
   const inkFrame = (clock = 5): string[] =>

@@ -2,10 +2,10 @@
  * The dashboard's screen, drawn the way a terminal multiplexer draws its panes: one model of what
  * the terminal shows, cell by cell, and each change written as the cells that differ.
  *
- * Two layers make a frame: Ink's frame (its lines, from InkOutput) and an overlay drawn over it
- * (the preview pane's inside: a PTY session's screen, preview-painter.ts), which Ink leaves blank.
- * Either layer changing marks the rows it touches; the next flush builds those rows from both
- * layers and draws them over what the terminal shows (row-diff.ts). When most of them are the
+ * Layers make a frame: Ink's frame (its lines, from InkOutput) and overlays drawn over it where
+ * Ink leaves a pane's inside blank (a PTY session's screen, preview-painter.ts; the followed log,
+ * log-painter.ts). A layer changing marks the rows it touches; the next flush builds those rows
+ * from the layers and draws them over what the terminal shows (row-diff.ts). When most of them are the
  * rows on the screen moved up or down (a scrolling log or session), the terminal scrolls them
  * itself first (scroll-plan.ts). Each flush is one write, wrapped in synchronized-output marks
  * (terminals that know them show it at once; the rest ignore them).
@@ -36,6 +36,13 @@ export interface Overlay {
   rows(): readonly RowCells[];
 }
 
+/** An overlay as the last flush drew it. */
+interface Placed {
+  overlay: Overlay;
+  region: OverlayRegion | null;
+  rows: readonly RowCells[];
+}
+
 const BSU = '\x1b[?2026h';
 const ESU = '\x1b[?2026l';
 /** Rows changed in one flush before a scroll is looked for. */
@@ -46,9 +53,7 @@ export class Compositor {
   private shown: RowCells[] | null = null;
   private lines: readonly string[] | null = null;
   private dirty = new Set<number>();
-  private overlay: Overlay | null = null;
-  private overlayKey = '';
-  private overlayRows: readonly RowCells[] = [];
+  private overlays: Placed[] = [];
   private pending = false;
   /** Bytes and writes so far, rows scrolled by the terminal, for tests and benches. */
   bytes = 0;
@@ -60,8 +65,9 @@ export class Compositor {
     private readonly columns: () => number,
   ) {}
 
-  setOverlay(o: Overlay | null): void {
-    this.overlay = o;
+  /** Draw this overlay over the frame from now on (later overlays over earlier ones). */
+  addOverlay(o: Overlay): void {
+    this.overlays.push({ overlay: o, region: null, rows: [] });
     this.changed();
   }
 
@@ -102,7 +108,7 @@ export class Compositor {
     if (!lines) return;
     const width = this.columns();
     const rows = Math.max(lines.length, this.shown?.length ?? 0);
-    this.touchOverlay(rows);
+    this.touchOverlays(rows);
     const shown = this.shown;
     if (shown && (shown.length !== rows || shown.some((r) => r.chars.length !== width))) return this.redraw(width);
     if (!shown) return this.redraw(width);
@@ -149,42 +155,51 @@ export class Compositor {
     this.write(s);
   }
 
-  /** Mark the rows whose overlay cells changed (its place, or a row's cells). */
-  private touchOverlay(rows: number): void {
-    const r = this.overlay?.region ?? null;
-    const key = r ? `${r.x},${r.y},${r.width},${r.height}` : '';
-    const cells = r ? this.overlay!.rows() : [];
-    const was = this.overlayKey ? this.overlayKey.split(',').map(Number) : null;
-    if (key !== this.overlayKey) {
-      if (was) for (let i = 0; i < was[3]!; i++) this.dirty.add(was[1]! + i);
-      if (r) for (let i = 0; i < r.height; i++) this.dirty.add(r.y + i);
-    } else if (r) {
-      const n = Math.max(cells.length, this.overlayRows.length);
-      for (let i = 0; i < n; i++) if (cells[i] !== this.overlayRows[i]) this.dirty.add(r.y + i);
+  /** Take each overlay's place and rows now; mark the rows where they changed. */
+  private touchOverlays(rows: number): void {
+    for (const p of this.overlays) {
+      const r = p.overlay.region;
+      const region = r ? { x: r.x, y: r.y, width: r.width, height: r.height } : null;
+      const cells = region ? p.overlay.rows() : [];
+      const was = p.region;
+      const moved =
+        !was || !region
+          ? was !== region
+          : was.x !== region.x || was.y !== region.y || was.width !== region.width || was.height !== region.height;
+      if (moved) {
+        if (was) for (let i = 0; i < was.height; i++) this.dirty.add(was.y + i);
+        if (region) for (let i = 0; i < region.height; i++) this.dirty.add(region.y + i);
+      } else if (region) {
+        const n = Math.max(cells.length, p.rows.length);
+        for (let i = 0; i < n; i++) if (cells[i] !== p.rows[i]) this.dirty.add(region.y + i);
+      }
+      p.region = region;
+      p.rows = cells;
     }
     for (const y of this.dirty) if (y >= rows) this.dirty.delete(y);
-    this.overlayKey = key;
-    this.overlayRows = cells;
   }
 
-  /** Row y as the two layers make it. */
+  /** Row y as the layers make it: Ink's frame, each overlay over it. */
   private rowAt(y: number, width: number): RowCells {
     const line = this.lines![y];
     const ink = line === undefined ? blankRow(width) : parseLineCells(line, width);
-    const r = this.overlay?.region;
-    const over = r && y >= r.y && y < r.y + r.height ? this.overlayRows[y - r.y] : undefined;
-    if (!r || !over) return ink;
-    const row: RowCells = { chars: ink.chars.slice(), looks: ink.looks.slice() };
-    const n = Math.min(over.chars.length, r.width, width - r.x);
-    for (let i = 0; i < n; i++) {
-      row.chars[r.x + i] = over.chars[i]!;
-      row.looks[r.x + i] = over.looks[i]!;
-    }
-    // A wide character of the frame cut by the overlay's edge is gone (as on a terminal).
-    for (const at of n > 0 ? [r.x - 1, r.x + n] : []) {
-      if (at < 0 || at >= width || ink.chars[at === r.x - 1 ? r.x : at] !== '') continue;
-      row.chars[at] = ' ';
-      row.looks[at] = PLAIN;
+    let row = ink;
+    for (const p of this.overlays) {
+      const r = p.region;
+      const over = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
+      if (!r || !over) continue;
+      if (row === ink) row = { chars: ink.chars.slice(), looks: ink.looks.slice() };
+      const n = Math.min(over.chars.length, r.width, width - r.x);
+      for (let i = 0; i < n; i++) {
+        row.chars[r.x + i] = over.chars[i]!;
+        row.looks[r.x + i] = over.looks[i]!;
+      }
+      // A wide character of the frame cut by the overlay's edge is gone (as on a terminal).
+      for (const at of n > 0 ? [r.x - 1, r.x + n] : []) {
+        if (at < 0 || at >= width || ink.chars[at === r.x - 1 ? r.x : at] !== '') continue;
+        row.chars[at] = ' ';
+        row.looks[at] = PLAIN;
+      }
     }
     return row;
   }
