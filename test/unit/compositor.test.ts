@@ -102,7 +102,7 @@ describe('compositor', () => {
         () => COLS,
       );
       const overlay = new TestOverlay();
-      screen.setOverlay(overlay);
+      screen.addOverlay(overlay);
       let lines = Array.from({ length: FRAME }, () => line(r));
       // Ink leaves the overlay's region blank: text left of it, blanks, a border right of it.
       const framed = (ls: string[]): string[] => {
@@ -195,7 +195,7 @@ describe('compositor', () => {
       () => COLS,
     );
     const overlay = new TestOverlay();
-    screen.setOverlay(overlay);
+    screen.addOverlay(overlay);
     screen.frame(['one', 'two']);
     await Promise.resolve();
     screen.invalidate();
