@@ -55,7 +55,7 @@ export function App({ deps, active = true }: AppProps) {
   );
   const now = useNow(deps, sessions, ui, shownClocks(active, ui, geo, tree));
   const screen = useScreenPreview(deps, sessions, tree.selected, ui, geo);
-  const logView = useLogView(deps, sessions, log, ui, tree, geo);
+  const logView = useLogView(deps, sessions, log, ui, tree, geo, !ui.modal && !screen.shown);
 
   // Only while the help is open (it is the one place that lists every binding).
   const helpOpen = ui.modal?.kind === 'help';

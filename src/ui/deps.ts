@@ -12,6 +12,7 @@ import type { ReducerStore, Source } from '../feeds/store.js';
 import type { SessionView } from '../feeds/session-tree.js';
 import type { AgentChoice, UiAction, UiState } from './state/ui-state.js';
 import type { PaintRegion } from './render/preview-painter.js';
+import type { LogPaintRegion } from './render/log-painter.js';
 import type { Theme } from './theme.js';
 
 /** What an agent changed, for the diff view (see git/session-diff.ts). */
@@ -98,6 +99,12 @@ export interface PreviewPaint {
   place(region: PaintRegion | null): void;
 }
 
+/** Draws the followed log's rows over Ink's frame (ui/render/log-painter.ts). */
+export interface LogPaint {
+  /** Where the log's rows are and how to read them (null: Ink draws the log). */
+  place(region: LogPaintRegion | null): void;
+}
+
 export interface DashboardDeps {
   sessions: Source<SessionsSnapshot>;
   log: LogSource;
@@ -105,6 +112,8 @@ export interface DashboardDeps {
   preview?: PreviewSource;
   /** Present: the preview's rows are painted beside Ink's frame, not by Ink. */
   previewPaint?: PreviewPaint;
+  /** Present: the followed log's rows are painted over Ink's frame, not by Ink. */
+  logPaint?: LogPaint;
   ui: ReducerStore<UiState, UiAction>;
   size: Source<TermSize>;
   theme: Theme;

@@ -9,15 +9,20 @@
  *              the stores, so selection, folds, filter and scroll are as they were
  *
  * Resizes: clear the screen, then re-render once with the new size (the frame is always one row
- * shorter than the terminal, so Ink never takes its clear-everything path). Frames are written as
- * the lines that changed (terminal/frame-diff.ts); after a clear the next one goes out whole.
+ * shorter than the terminal, so Ink never takes its clear-everything path). What reaches the
+ * terminal is the cells that changed (render/compositor.ts); after a clear the next frame goes out
+ * whole.
  */
 import { render, type Instance } from 'ink';
 import { App } from './app.js';
 import type { DashboardDeps } from './deps.js';
 import type { TermSize } from './layout.js';
 import { Emitter, type Source } from '../feeds/store.js';
+import { Compositor } from './render/compositor.js';
 import { InkOutput } from './render/ink-output.js';
+import { LogPainter } from './render/log-painter.js';
+import type { LogSnapshot } from '../feeds/log-feed.js';
+import type { LogSource } from './deps.js';
 import { PreviewPainter } from './render/preview-painter.js';
 import { TerminalScreen } from './render/screen.js';
 
@@ -69,24 +74,39 @@ export class DashboardHost {
   private crashHandler: (err: unknown) => void;
   private readonly out: InkOutput;
   private readonly deps: DashboardDeps;
-  /** Draws the preview pane's inside (the session's screen) beside Ink's frame. */
+  /** What the terminal shows, and the one writer of the dashboard's cells. */
+  readonly compositor: Compositor;
+  /** Draws the preview pane's inside (the session's screen) over Ink's frame. */
   readonly painter: PreviewPainter | null = null;
+  /** Draws the followed log's rows over Ink's frame. */
+  readonly logPainter: LogPainter;
 
   constructor(private readonly opts: HostOptions) {
     this.size = new SizeStore(this.terminalSize());
     this.screen = new TerminalScreen(opts.stdout, opts.stdin);
-    this.out = new InkOutput(opts.stdout, this.size.getSnapshot);
+    this.compositor = new Compositor(
+      (s) => opts.stdout.write(s),
+      () => this.size.getSnapshot().columns,
+    );
+    this.out = new InkOutput(opts.stdout, this.size.getSnapshot, this.compositor);
     const feed = opts.deps.preview;
     if (paintable(feed)) {
-      const painter = new PreviewPainter(
-        (s) => opts.stdout.write(s),
-        (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null),
+      const painter = new PreviewPainter(this.compositor, (id) =>
+        feed.getSnapshot().sessionId === id ? feed.grid() : null,
       );
       feed.setPaint(() => painter.paint());
-      this.out.afterFrame = (rows) => painter.inkWrote(rows);
+      this.compositor.addOverlay(painter);
       this.painter = painter;
     }
-    this.deps = { ...opts.deps, size: this.size, ...(this.painter ? { previewPaint: this.painter } : {}) };
+    this.logPainter = new LogPainter(this.compositor);
+    this.compositor.addOverlay(this.logPainter);
+    this.deps = {
+      ...opts.deps,
+      log: gatedLog(opts.deps.log, this.logPainter),
+      logPaint: this.logPainter,
+      size: this.size,
+      ...(this.painter ? { previewPaint: this.painter } : {}),
+    };
     this.maxFps = opts.maxFps;
     this.crashHandler = opts.onCrash;
     opts.stdout.on('resize', this.onResize);
@@ -101,7 +121,7 @@ export class DashboardHost {
     if (this.instance || this.closed) return;
     this.size.set(this.terminalSize());
     this.screen.enter();
-    this.out.invalidate();
+    this.compositor.invalidate();
     const instance = render(<App deps={this.deps} />, {
       stdout: this.out as unknown as NodeJS.WriteStream,
       stdin: this.opts.stdin,
@@ -163,6 +183,8 @@ export class DashboardHost {
     this.instance = null;
     i.unmount();
     this.painter?.place(null);
+    // The screen is given away (or cleared next): nothing pending is drawn.
+    this.compositor.invalidate();
   }
 
   private terminalSize(): TermSize {
@@ -175,8 +197,34 @@ export class DashboardHost {
     if (next.columns === cur.columns && next.rows === cur.rows) return;
     // The terminal has already reflowed (or cut) the old frame: start from a clean screen.
     if (this.instance) this.screen.clear();
-    this.out.invalidate();
-    this.painter?.blank();
+    this.compositor.invalidate();
     this.size.set(next);
+  };
+}
+
+/** What React shows of the log apart from its lines (the painter draws those). */
+const sameFrame = (a: LogSnapshot, b: LogSnapshot): boolean =>
+  a.sessionId === b.sessionId &&
+  a.file === b.file &&
+  a.error === b.error &&
+  a.loaded === b.loaded &&
+  a.missing === b.missing;
+
+/**
+ * The log as React reads it: while the painter draws the followed log, a change that only adds
+ * lines goes to the painter and not to React (a React render is a whole Ink frame; the painter's
+ * is the rows that moved). React reads the log as it is whenever it renders for another reason.
+ */
+function gatedLog(feed: LogSource, painter: LogPainter): LogSource {
+  let seen = feed.getSnapshot();
+  return {
+    select: (id, file) => feed.select(id, file),
+    getSnapshot: () => (seen = feed.getSnapshot()),
+    subscribe: (listener) =>
+      feed.subscribe(() => {
+        const next = feed.getSnapshot();
+        painter.changed();
+        if (painter.region?.sessionId !== next.sessionId || !sameFrame(seen, next)) listener();
+      }),
   };
 }

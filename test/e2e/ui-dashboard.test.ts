@@ -33,7 +33,8 @@ describe('klaude ui', () => {
     expect(screen).toMatch(/● 1 running\s+◆ 1 waiting\s+○ 1 idle\s+✓ 2 done\s+✗ 1 failed\s+⊘ 1 interrupted/);
     for (const x of Object.values(s)) expect(screen).toContain(shortId(x.id));
     expect(screen).toMatch(/⏎ open\s+n new\s+s start/);
-    expect(term.rawOutput()).toMatch(/\x1b\[3[0-7]m/); // semantic colours (see the NO_COLOR test)
+    // Semantic colours (see the NO_COLOR test): an SGR with a foreground 30–37 among its parameters.
+    expect(term.rawOutput()).toMatch(/\x1b\[(?:\d+;)*3[0-7](?:;\d+)*m/);
     // The frame leaves the last row empty and fits the width.
     expect(term.lines()[33]).toBe('');
     expect(frameRows(term).every((l) => [...l].length <= 120)).toBe(true);
@@ -113,9 +114,9 @@ describe('klaude ui', () => {
   it('restores the terminal on SIGTERM and under NO_COLOR draws without colours', async () => {
     term = demo.home.own(startUi(demo, { cols: 100, rows: 30 }, { NO_COLOR: '1' }));
     await term.waitForText(DASHBOARD, { timeoutMs: 20_000 });
-    // No colour escapes (SGR 30–37/90–97 foreground) in what was drawn; attributes only.
-    expect(term.rawOutput()).not.toMatch(/\x1b\[(?:3[0-7]|9[0-7])m/);
-    expect(term.rawOutput()).toMatch(/\x1b\[7m/); // the selection, in inverse video
+    // No colour in any SGR that was drawn (foreground 30–38/90–97, background 40–48/100–107); attributes only.
+    expect(term.rawOutput()).not.toMatch(/\x1b\[(?:\d+;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;\d+)*m/);
+    expect(term.rawOutput()).toMatch(/\x1b\[(?:\d+;)*7(?:;\d+)*m/); // the selection, in inverse video
     await term.waitForText('↓ down');
 
     // Ctrl-Z stops it like any terminal program (normal screen, cursor back); SIGCONT (`fg`) resumes.

@@ -55,7 +55,7 @@ describe('klaude ui diff key', () => {
     expect(screen).toContain('+line one');
     expect(screen).toContain('+line two');
     expect(screen).toMatch(/1 file · c: log/);
-    expect(term.rawOutput()).toMatch(/\x1b\[32m\+line one/); // added lines in green
+    expect(term.rawOutput()).toMatch(/\x1b\[(?:\d+;)*32(?:;\d+)*m\+line one/); // added lines in green
     term.write('c');
     await term.waitForText(`log · general ${id}`);
     await term.waitForText('→ Bash: printf');

@@ -1,14 +1,17 @@
 // The preview's drawing path with real terminals on both ends: a session's screen (an
 // @xterm/headless terminal, as in the viewer) watched by the preview feed, painted by the
-// PreviewPainter into a second headless terminal standing in for the person's. Checked: the pane's
-// inside shows the bottom of the session's screen with its colours, the dashboard's cursor is
-// where it was, an unchanged screen writes nothing, one changed row is one short write (and only
-// that row is read again), Ink rewriting its frame gets the inside repainted, and frames follow
-// the frame-rate cap and stop when the session is quiet.
+// PreviewPainter as the compositor's overlay on a stand-in Ink frame, into a second headless
+// terminal standing in for the person's. Checked: the pane's inside shows the bottom of the
+// session's screen with its colours, the frame around it is left as Ink drew it, the dashboard's
+// cursor is where Ink leaves it, an unchanged screen writes nothing, one changed cell is one short
+// write (and only that row is read again), the session scrolling is scrolled by the terminal,
+// a frame changing beside the pane leaves the pane alone, and frames follow the frame-rate cap
+// and stop when the session is quiet.
 import { afterEach, describe, expect, it } from 'vitest';
 import { HeadlessScreen } from '../../src/ptyd/screen.js';
 import { screenGrid, type PtyViewer, type PtyViewerHandlers } from '../../src/pty/viewer.js';
 import { PtyPreviewFeed } from '../../src/feeds/pty-preview.js';
+import { Compositor } from '../../src/ui/render/compositor.js';
 import { PreviewPainter, type PaintRegion } from '../../src/ui/render/preview-painter.js';
 
 const REGION: PaintRegion = {
@@ -47,15 +50,25 @@ async function setup(frameMs = 0) {
       return v;
     },
   });
-  const painter = new PreviewPainter(
+  const screen = new Compositor(
     (s) => {
       written += s;
       writes++;
       term.write(s);
     },
-    (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null),
+    () => 120,
   );
+  const painter = new PreviewPainter(screen, (id) => (feed.getSnapshot().sessionId === id ? feed.grid() : null));
+  screen.addOverlay(painter);
   feed.setPaint(() => painter.paint());
+  // Ink's frame: 32 rows, the tree's text left of the pane, the pane's border, its inside blank.
+  const inkFrame = (clock = 5): string[] =>
+    Array.from({ length: 32 }, (_, y) =>
+      y >= REGION.y && y < REGION.y + REGION.height
+        ? `│ agent-${y} ${clock}s`.padEnd(REGION.x - 2) + '│ ' + ' '.repeat(REGION.width) + ' │'
+        : `row ${y}`,
+    );
+  screen.frame(inkFrame());
   cleanups.push(() => {
     feed.close();
     session.dispose();
@@ -81,7 +94,8 @@ async function setup(frameMs = 0) {
       [REGION.y + i]!.slice(REGION.x, REGION.x + REGION.width)
       .trimEnd();
   const update = (): void => handlers.onUpdate?.();
-  return { session, term, feed, painter, output, take, paneRow, update };
+  const treeRow = (i: number): string => term.lines()[REGION.y + i]!.slice(0, REGION.x).trimEnd();
+  return { session, term, feed, screen, painter, inkFrame, output, take, paneRow, treeRow, update };
 }
 
 describe('PreviewPainter', () => {
@@ -97,9 +111,12 @@ describe('PreviewPainter', () => {
     for (let i = 0; i < 100 && t.feed.getSnapshot().state !== 'live'; i++) await turn();
     expect(t.feed.getSnapshot().screen).toMatchObject({ cols: 100, rows: 30, lines: [] }); // no rows copied for React
 
-    // The dashboard's cursor (Ink's bookkeeping) sits at the frame's bottom.
-    t.term.write('\x1b[33;1H');
+    // Ink's frame is on the terminal (drawn whole: the screen was unknown).
+    await t.term.parsed();
+    expect(t.take().writes).toBe(1);
+    expect(t.treeRow(3)).toBe(`│ agent-${REGION.y + 3} 5s`.padEnd(REGION.x - 2) + '│');
     t.painter.place(REGION);
+    await turn();
     await t.term.parsed();
     const first = t.take();
     expect(first.writes).toBe(1);
@@ -120,54 +137,80 @@ describe('PreviewPainter', () => {
         .getCell(REGION.x)!
         .isBold(),
     ).toBeTruthy();
+    // The dashboard's cursor is where Ink leaves it: the start of the row below its 32-row frame.
     expect([buf.cursorX, buf.cursorY]).toEqual([0, 32]);
-    // Nothing outside the pane's inside was touched.
-    expect(t.term.lines()[REGION.y + 3]!.slice(0, REGION.x).trim()).toBe('');
+    // The frame around the pane is as Ink drew it.
+    expect(t.treeRow(3)).toBe(`│ agent-${REGION.y + 3} 5s`.padEnd(REGION.x - 2) + '│');
+    expect(t.term.lines()[REGION.y + 3]!.slice(REGION.x + REGION.width)).toBe(' │');
 
     // Output that changes nothing on the screen (a title): no write at all.
     await t.output('\x1b]0;claude\x07');
     expect(t.take().writes).toBe(0);
 
-    // One character typed at the prompt: one short write of that row, one row read again.
-    const frames = (t.painter as unknown as { frames: { reads: number } }).frames;
-    const reads = frames.reads;
+    // One character typed at the prompt: one short write of that cell, one row read again.
+    const reads = t.painter.reads;
     await t.output('\x1b[28;3Hx');
     const typed = t.take();
     expect(typed.writes).toBe(1);
-    expect(typed.text.length).toBeLessThan(30);
-    expect(frames.reads - reads).toBe(1);
+    expect(typed.text).toBe(`\x1b[?2026h\x1b[${REGION.y + 26};${REGION.x + 3}Hx\x1b[33;1H\x1b[?2026l`);
+    expect(t.painter.reads - reads).toBe(1);
     expect(t.paneRow(25)).toBe('❯ x');
 
-    // Ink rewrote its frame (the inside is blank on the terminal): painted again.
-    t.term.write(`\x1b[${REGION.y + 1};1H\x1b[2K`);
-    t.painter.inkWrote();
+    // Ink's frame changes beside the pane (a clock on every tree row): those cells, the pane untouched.
+    t.screen.frame(t.inkFrame(6));
     await turn();
     await t.term.parsed();
-    expect(t.paneRow(0)).toBe('line 1 of the reply');
-    expect(t.take().writes).toBe(1);
-
-    // Ink rewrote one row only (incremental rendering, a clock moved): that row alone is painted again.
-    t.term.write(`\x1b[${REGION.y + 4};1H\x1b[2K`);
-    t.painter.inkWrote(new Set([REGION.y + 3]));
-    await turn();
-    await t.term.parsed();
-    const one = t.take();
-    expect(one.writes).toBe(1);
-    expect(one.text.length).toBeLessThan(40);
+    const clock = t.take();
+    expect(clock.writes).toBe(1);
+    expect(clock.text.match(/\x1b\[\d+;\d+H6/g)).toHaveLength(REGION.height);
+    expect(clock.text.length).toBeLessThan(REGION.height * 12 + 40);
+    expect(t.treeRow(3)).toBe(`│ agent-${REGION.y + 3} 6s`.padEnd(REGION.x - 2) + '│');
     expect(t.paneRow(3)).toBe('line 4 of the reply');
-    // Rows outside the pane: nothing to do.
-    t.painter.inkWrote(new Set([0, 1]));
-    await turn();
-    expect(t.take().writes).toBe(0);
 
-    // Not shown any more: what was painted is erased (Ink leaves rows it did not change alone),
-    // and nothing is painted however the screen changes.
+    // Not shown any more: the rows show Ink's frame again (a blank inside), and nothing is
+    // painted however the screen changes.
     t.painter.place(null);
+    await turn();
     await t.term.parsed();
     expect(t.take().writes).toBe(1);
     for (let i = 0; i < REGION.height; i++) expect(t.paneRow(i)).toBe('');
+    expect(t.treeRow(3)).toBe(`│ agent-${REGION.y + 3} 6s`.padEnd(REGION.x - 2) + '│');
     await t.output('more output\r\n');
     expect(t.take().writes).toBe(0);
+  });
+
+  it('lets the terminal scroll the pane when the session scrolls, and draws the rest back', async () => {
+    const t = await setup();
+    // A screen full of distinct lines, a prompt at the bottom that stays where it is.
+    const prompt = `${'─'.repeat(100)}\r\n❯ \r\n${'─'.repeat(100)}`;
+    let body = '';
+    for (let i = 0; i < 27; i++) body += `reply line ${i} ${'·'.repeat(i % 40)}\r\n`;
+    t.session.write(`\x1b[1;27r${body}\x1b[r\x1b[28;1H${prompt}`);
+    await t.session.parsed();
+    t.feed.select('01JSESSION0000000000000000', 99);
+    for (let i = 0; i < 100 && t.feed.getSnapshot().state !== 'live'; i++) await turn();
+    t.painter.place(REGION);
+    await turn();
+    await t.term.parsed();
+    t.take();
+    const before = t.term.lines();
+    // Two new lines at the bottom of the session's scrolling part (as claude streams a reply).
+    await t.output('\x1b[1;27r\x1b[27;1H\r\nreply line 27\r\nreply line 28\x1b[r\x1b[30;1H');
+    const scrolled = t.take();
+    expect(scrolled.writes).toBe(1);
+    // The terminal moved the rows (a region and two index steps), and little else was written:
+    // the two new lines, the tree's rows that moved with them drawn back.
+    expect(scrolled.text).toMatch(/\x1b\[\d+;\d+r\x1b\[\d+;1H\x1bD\x1bD\x1b\[r/);
+    expect(scrolled.text.length).toBeLessThan(700);
+    const after = t.term.lines();
+    for (let i = 0; i < REGION.height; i++)
+      expect(t.treeRow(i)).toBe(before[REGION.y + i]!.slice(0, REGION.x).trimEnd());
+    const lines = t.session.lines();
+    expect(lines[26]).toBe('reply line 28');
+    for (let i = 0; i < REGION.height; i++) expect(t.paneRow(i)).toBe(lines[i + 2]!.slice(0, REGION.width).trimEnd());
+    // Everything else on the screen as it was.
+    expect(after.slice(0, REGION.y)).toEqual(before.slice(0, REGION.y));
+    expect(after.slice(REGION.y + REGION.height)).toEqual(before.slice(REGION.y + REGION.height));
   });
 
   it('paints at most once per frame (ui.maxFps) and not at all once the session is quiet', async () => {

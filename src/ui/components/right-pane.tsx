@@ -109,7 +109,11 @@ function LogBox({ sel, sessionsById, log, follow, layout, focused, theme }: Righ
   return (
     <Pane title={title} status={status} width={layout.logWidth} rows={layout.paneRows} focused={focused} theme={theme}>
       {ask.length > 0 ? <LogPane lines={ask} top={0} height={ask.length} theme={theme} /> : null}
-      <LogPane lines={lines} top={win.top} height={win.height} theme={theme} />
+      {log.painted ? (
+        <Box height={win.height} />
+      ) : (
+        <LogPane lines={lines} top={win.top} height={win.height} theme={theme} />
+      )}
     </Pane>
   );
 }

@@ -73,7 +73,7 @@ function usePainterRegion(
   logInner: number,
   colour: boolean,
 ): void {
-  // A layout effect: in place before anything paints after this frame (see PreviewPainter.inkWrote).
+  // A layout effect: in place before anything paints after this frame (the compositor draws a frame after its layout effects).
   useLayoutEffect(() => {
     paint?.place(
       paintFor

@@ -190,21 +190,48 @@ export function wrapLogLines(lines: readonly LogLine[], width: number): LogLine[
 export class LogLayout {
   private cache = new WeakMap<AgentEvent, { key: string; lines: LogLine[] }>();
 
-  lines(events: readonly AgentEvent[], width: number, opts: FormatOptions): LogLine[] {
-    const key = `${width}:${opts.expandResults ? 1 : 0}`;
+  lines(events: readonly AgentEvent[], width: number, opts: FormatOptions, from = 0): LogLine[] {
     const out: LogLine[] = [];
     // An `update` event repeats an [UPDATE] line of the text just before it: show it once.
     let shownUpdates = new Set<string>();
-    for (const e of events) {
+    for (let i = from; i < events.length; i++) {
+      const e = events[i]!;
       if (e.type === 'text') shownUpdates = new Set(extractUpdates(e.text));
       else if (e.type === 'update' && shownUpdates.delete(e.text.trim())) continue;
-      let hit = this.cache.get(e);
-      if (!hit || hit.key !== key) {
-        hit = { key, lines: wrapLogLines(eventLines(e, opts), width) };
-        this.cache.set(e, hit);
-      }
-      for (const l of hit.lines) out.push(l);
+      for (const l of this.of(e, width, opts)) out.push(l);
     }
     return out;
+  }
+
+  /**
+   * The last `n` of `lines(events, …)` (all of them when there are fewer), laying out only the
+   * events near the end: what a pane following the log shows, however long the log is.
+   */
+  tail(
+    events: readonly AgentEvent[],
+    width: number,
+    opts: FormatOptions,
+    n: number,
+  ): { lines: LogLine[]; fromStart: boolean } {
+    let want = n;
+    for (;;) {
+      let from = events.length;
+      for (let count = 0; from > 0 && count < want;) count += this.of(events[--from]!, width, opts).length;
+      // Start at a text event, so the updates it repeats are left out as in lines().
+      while (from > 0 && events[from]!.type !== 'text') from--;
+      const lines = this.lines(events, width, opts, from);
+      if (lines.length >= n || from === 0) return { lines: lines.slice(-n), fromStart: from === 0 };
+      want *= 2;
+    }
+  }
+
+  private of(e: AgentEvent, width: number, opts: FormatOptions): LogLine[] {
+    const key = `${width}:${opts.expandResults ? 1 : 0}`;
+    let hit = this.cache.get(e);
+    if (!hit || hit.key !== key) {
+      hit = { key, lines: wrapLogLines(eventLines(e, opts), width) };
+      this.cache.set(e, hit);
+    }
+    return hit.lines;
   }
 }

@@ -4,29 +4,27 @@
  * clears only when the width shrinks; the host instead clears the screen and re-renders once
  * with the new size (see host.tsx), so Ink must not see the terminal's resize events.
  *
- * Each frame Ink writes whole is written as the lines that changed (frame-diff.ts).
+ * Each frame Ink writes goes to the compositor (compositor.ts), which draws the cells that
+ * changed; anything else Ink writes (cursor modes) goes to the terminal after what the
+ * compositor has pending. Ink's synchronized-output marks are dropped: the compositor writes its
+ * own around each of its writes.
  */
 import { EventEmitter } from 'node:events';
 import type { TermSize } from '../layout.js';
-import { diffFrame, frameLines, type FrameWrite } from './frame-diff.js';
+import type { Compositor } from './compositor.js';
+import { frameLines } from './frame-diff.js';
+
+const SYNC_MARKS = new Set(['\x1b[?2026h', '\x1b[?2026l']);
 
 export class InkOutput extends EventEmitter {
   readonly isTTY = true;
-  /** Called after Ink wrote a frame (lines: not a lone cursor or mode sequence), with the rows rewritten. */
-  afterFrame: ((rows: FrameWrite['rows']) => void) | null = null;
-  /** The frame on the screen, line by line; null: unknown (the next frame is written whole). */
-  private shown: string[] | null = null;
 
   constructor(
     private readonly real: NodeJS.WriteStream,
     private readonly size: () => TermSize,
+    private readonly screen: Pick<Compositor, 'frame' | 'flushNow' | 'invalidate'>,
   ) {
     super();
-  }
-
-  /** The screen was cleared or written by someone else: write the next frame whole. */
-  invalidate(): void {
-    this.shown = null;
   }
 
   get columns(): number {
@@ -58,25 +56,20 @@ export class InkOutput extends EventEmitter {
     encodingOrCb?: BufferEncoding | ((err?: Error | null) => void),
     cb?: (err?: Error | null) => void,
   ): boolean {
-    let rows: FrameWrite['rows'] | null = null;
+    const done = typeof encodingOrCb === 'function' ? encodingOrCb : cb;
     if (typeof chunk === 'string') {
-      const lines = frameLines(chunk);
-      if (lines) {
-        const w = diffFrame(this.shown, lines);
-        this.shown = lines;
-        chunk = w.text;
-        rows = w.rows;
-      } else if (chunk.includes('\n') || chunk.includes('\x1b[2K')) {
-        // Something else that draws (Ink clearing its output): whatever is on the screen now is unknown.
-        this.shown = null;
-        rows = 'all';
+      const lines = SYNC_MARKS.has(chunk) ? null : frameLines(chunk);
+      if (lines) this.screen.frame(lines);
+      if (lines || SYNC_MARKS.has(chunk)) {
+        if (done) process.nextTick(done);
+        return true;
       }
     }
-    let ok: boolean;
-    if (typeof encodingOrCb === 'function') ok = this.real.write(chunk, encodingOrCb);
-    else ok = encodingOrCb ? this.real.write(chunk, encodingOrCb, cb) : this.real.write(chunk, cb);
-    if (rows) this.afterFrame?.(rows);
-    return ok;
+    this.screen.flushNow();
+    // Something else that draws (Ink clearing its output): whatever is on the screen now is unknown.
+    if (typeof chunk === 'string' && (chunk.includes('\n') || chunk.includes('\x1b[2K'))) this.screen.invalidate();
+    if (typeof encodingOrCb === 'function') return this.real.write(chunk, encodingOrCb);
+    return encodingOrCb ? this.real.write(chunk, encodingOrCb, cb) : this.real.write(chunk, cb);
   }
 
   /** Ink asks the stream for colour support through these. */

@@ -19,7 +19,7 @@ export const NARROW: readonly number[] = [
   0x232b, 0x23e8, 0x23f4, 0x25fc, 0x25ff, 0x25ff, 0x26a0, 0x26a0, 0x2713, 0x2718,
 ];
 
-function narrow(c: number): boolean {
+export function narrow(c: number): boolean {
   if (c >= 0x20 && c <= 0x7e) return true;
   for (let i = 2; i < NARROW.length; i += 2) {
     if (c < NARROW[i]!) return false;

@@ -1,0 +1,145 @@
+/**
+ * When the rows to draw are mostly the rows on the screen moved up or down (a log pane or a
+ * session's screen scrolling), the terminal can move them itself: a scroll region over those rows
+ * (DECSTBM) scrolled by k (IND/RI), then only what still differs is drawn. The region takes whole
+ * rows, so whatever sits beside the scrolling pane moves too and is drawn back where it differs;
+ * the plan is taken only when that costs less than drawing the pane's rows.
+ *
+ * Pure: the costs are rows' byte estimates (row-diff.ts `rowCost`), the plan the cheapest region
+ * and shift, or null when no shift is worth it.
+ */
+import { blankRow, type RowCells } from '../../ptyd/cells.js';
+import { blankCost, rowCost } from './row-diff.js';
+
+export interface ScrollPlan {
+  /** First and last row of the region (0-based, inclusive). */
+  top: number;
+  bottom: number;
+  /** Rows the content moves: > 0 up (new rows at the bottom), < 0 down. */
+  by: number;
+}
+
+/** The furthest shift looked for: streamed output moves a few rows a frame; a page jump is redrawn. */
+const MAX_SHIFT = 8;
+/** The scroll's own bytes (region, moves, reset). */
+const OVERHEAD = 24;
+
+/**
+ * The cheapest region and shift for drawing `next` over `shown` (same length), or null when
+ * drawing the rows where they are costs as little. `base[y]` is rowCost(shown[y], next[y]).
+ */
+export function planScroll(
+  shown: readonly RowCells[],
+  next: readonly RowCells[],
+  base: readonly number[],
+): ScrollPlan | null {
+  const rows = next.length;
+  let best: ScrollPlan | null = null;
+  let saving = OVERHEAD; // a plan must save more than the scroll costs
+  let blank: number[] | null = null;
+  for (const by of candidates(shown, next, base)) {
+    blank ??= next.map(blankCost);
+    const p = bestRegion(shown, next, base, blank, Math.abs(by), by > 0 ? 1 : -1);
+    if (p && p.gain > saving) {
+      saving = p.gain;
+      best = p.plan;
+    }
+  }
+  return rows > 1 ? best : null;
+}
+
+/** Rows looked at for shifts: the costliest of the rows to draw. */
+const ANCHORS = 4;
+
+/**
+ * The shifts worth a full look: those that bring one of the costliest rows to draw within half
+ * its cost (checking a shift against a row stops as soon as it is clearly no match).
+ */
+function candidates(shown: readonly RowCells[], next: readonly RowCells[], base: readonly number[]): number[] {
+  const rows = next.length;
+  const anchors = base
+    .map((c, y) => [c, y] as const)
+    .filter(([c]) => c > 0)
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, ANCHORS);
+  const votes = new Map<number, number>();
+  for (const [c, y] of anchors) {
+    for (let k = 1; k <= MAX_SHIFT; k++) {
+      for (const by of [k, -k]) {
+        const from = y + by;
+        if (from < 0 || from >= rows) continue;
+        if (rowCost(shown[from]!, next[y]!, c / 2) < c / 2) votes.set(by, (votes.get(by) ?? 0) + 1);
+      }
+    }
+  }
+  return [...votes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 2)
+    .map(([by]) => by);
+}
+
+/**
+ * Shifting up by k (dir 1; dir -1 mirrors it: rows counted from the bottom), region [a, b]:
+ * rows a..b-k show old rows a+k..b, rows b-k+1..b are blank. Its saving over drawing in place is
+ * Σ_{a..b-k} (base - moved) + Σ_{b-k+1..b} (base - blank); the best region for each end is a
+ * running maximum (Kadane's).
+ */
+function bestRegion(
+  shown: readonly RowCells[],
+  next: readonly RowCells[],
+  base: readonly number[],
+  blank: readonly number[],
+  k: number,
+  dir: 1 | -1,
+): { plan: ScrollPlan; gain: number } | null {
+  const rows = next.length;
+  const at = (i: number): number => (dir === 1 ? i : rows - 1 - i);
+  let run = 0; // best saving of a region of moved rows ending at e
+  let runStart = 0;
+  let best: { plan: ScrollPlan; gain: number } | null = null;
+  for (let e = 0; e + k < rows; e++) {
+    const y = at(e);
+    const moved = rowCost(shown[at(e + k)]!, next[y]!);
+    const g = base[y]! - moved;
+    if (run <= 0) {
+      run = g;
+      runStart = e;
+    } else run += g;
+    // The k rows after e come in blank.
+    let tail = 0;
+    for (let t = e + 1; t <= e + k; t++) tail += base[at(t)]! - blank[at(t)]!;
+    const gain = run + tail;
+    if (gain > 0 && (!best || gain > best.gain)) {
+      const a = runStart;
+      const b = e + k;
+      best = {
+        gain,
+        plan: dir === 1 ? { top: a, bottom: b, by: k } : { top: rows - 1 - b, bottom: rows - 1 - a, by: -k },
+      };
+    }
+  }
+  return best;
+}
+
+/** What the screen shows after the scroll: rows moved within the region, blank rows brought in. */
+export function applyScroll(shown: readonly RowCells[], plan: ScrollPlan, width: number): RowCells[] {
+  const out = [...shown];
+  const { top, bottom, by } = plan;
+  for (let y = top; y <= bottom; y++) {
+    const from = y + by;
+    out[y] = from >= top && from <= bottom ? shown[from]! : blankRow(width);
+  }
+  return out;
+}
+
+/**
+ * The bytes that make the terminal do it: the pen reset (the rows brought in are plain), the
+ * region, IND at its bottom (moves its rows up one) or RI at its top (down one) k times, and the
+ * region back to the whole screen. All VT100, so every terminal has them.
+ */
+export function scrollText(plan: ScrollPlan): string {
+  const { top, bottom, by } = plan;
+  const k = Math.abs(by);
+  const step = by > 0 ? `\x1b[${bottom + 1};1H${'\x1bD'.repeat(k)}` : `\x1b[${top + 1};1H${'\x1bM'.repeat(k)}`;
+  return `\x1b[0m\x1b[${top + 1};${bottom + 1}r${step}\x1b[r`;
+}
