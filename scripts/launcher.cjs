@@ -136,6 +136,17 @@ function runCached(name) {
   script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, `${__dirname}/cmd`);
 }
 
+/** The version on fd 1 as it is: process.stdout into a pipe is a net.Socket, whose loading is most of a `--version`. */
+function printVersion() {
+  const text = `${__KLAUDE_VERSION__}\n`;
+  try {
+    require('node:fs').writeSync(1, text);
+  } catch (e) {
+    if (e.code === 'EAGAIN') process.stdout.write(text);
+    else if (e.code !== 'EPIPE') throw e;
+  }
+}
+
 /** Run the bundle `name` (of dist/cmd/). */
 function run(name) {
   if (ESM.includes(name)) {
@@ -152,6 +163,5 @@ function run(name) {
 }
 
 if (ONLY !== null) run(ONLY);
-else if (first === '--version' || first === '-v' || first === '-V' || first === 'version')
-  process.stdout.write(`${__KLAUDE_VERSION__}\n`);
+else if (first === '--version' || first === '-v' || first === '-V' || first === 'version') printVersion();
 else run(bundleFor(first));

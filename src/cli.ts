@@ -44,7 +44,7 @@ async function parseAndRun(spec: CommandSpec, args: string[]): Promise<number> {
 async function parseAndRunAs(spec: CommandSpec, args: string[]): Promise<number> {
   const { help, flags, input, passthrough } = parseCommandLine(spec, args);
   if (help) {
-    process.stdout.write(commandHelp(spec));
+    commandStdout().write(commandHelp(spec));
     return 0;
   }
   for (const [name, f] of Object.entries(spec.flags)) {
@@ -96,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
       hint: 'klaude --help lists them',
     });
   if (first === '--version' || first === '-v' || first === '-V' || first === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+    commandStdout().write(`${VERSION}\n`);
     return 0;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
@@ -105,7 +105,8 @@ async function main(argv: string[]): Promise<number> {
     if (sub && !spec) throw unknownCommand(sub);
     // An agent's klaude (its channel sets the scope) lists the commands it has.
     const listed = process.env.KLAUDE_AGENT_SCOPE ? COMMANDS.filter((c) => isAgentCommand(c.name)) : COMMANDS;
-    process.stdout.write(spec ? commandHelp(spec) : overviewHelp(listed, VERSION));
+    // Not process.stdout: into a pipe that is a net.Socket, whose loading cost more than the help.
+    commandStdout().write(spec ? commandHelp(spec) : overviewHelp(listed, VERSION));
     return 0;
   }
   // `klaude hook` (after every tool call) and the hidden commands: no flag parsing, only their code.
@@ -114,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
   const root = findCommand('');
   if (first === undefined || first.startsWith('-')) {
     if (!root) {
-      process.stdout.write(overviewHelp(COMMANDS, VERSION));
+      commandStdout().write(overviewHelp(COMMANDS, VERSION));
       return first === undefined ? 0 : 2;
     }
     return parseAndRun(root, argv);
