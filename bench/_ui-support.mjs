@@ -14,9 +14,10 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /**
  * The built CLI. The dashboard benches run it as a person does (`klaude ui`: the file itself, whose
  * launcher lines exec node with klaude's flags; scripts/build.mjs); command-line benches measured
- * against `node -e 0` run `node dist/cli.js`.
+ * against `node -e 0` run `node dist/cli.js`. BENCH_KLAUDE_CLI runs them against another build (a
+ * before/after pair in one run: bench/pair.mjs).
  */
-export const cli = path.join(repo, 'dist', 'cli.js');
+export const cli = process.env.BENCH_KLAUDE_CLI ?? path.join(repo, 'dist', 'cli.js');
 const require = createRequire(path.join(repo, 'package.json'));
 const pty = require('node-pty');
 const { ulid } = require('ulid');
@@ -209,4 +210,17 @@ export async function buildInkHello(dir) {
     logLevel: 'warning',
   });
   return path.join(dir, 'out', 'hello.js');
+}
+
+/** What the dashboard says it drew (KLAUDE_UI_STATS, written as it closes). */
+export function drawn(file) {
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8'));
+    const r = Object.entries(s.renders)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    return `${s.inkFrames} Ink frames, ${s.writes} writes (${s.bytes} bytes), ${s.scrolls} scrolled by the terminal; renders: ${r}`;
+  } catch {
+    return 'no figures (a build without KLAUDE_UI_STATS)';
+  }
 }
