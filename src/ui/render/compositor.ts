@@ -22,7 +22,7 @@
 import { blankRow, PLAIN, type RowCells } from '../../ptyd/cells.js';
 import { parseLineCells } from './line-cells.js';
 import { blankCost, drawRow, rowCost, type PenState } from './row-diff.js';
-import { applyScroll, planScroll, scrollText, type ScrollPlan } from './scroll-plan.js';
+import { applyScroll, planScroll, scrollText, type ScrollCosts, type ScrollPlan } from './scroll-plan.js';
 import { uiStats } from './ui-stats.js';
 
 export interface OverlayRegion {
@@ -66,6 +66,65 @@ function sameSource(a: Source, b: Source): boolean {
   return true;
 }
 
+interface Shown {
+  rows: RowCells[];
+  sources: Source[];
+  width: number;
+}
+
+/**
+ * The rows a flush draws, built only when needed (a row made of what the screen's row is made of
+ * is the screen's row), and their costs for planning a scroll (scroll-plan.ts): by what rows are
+ * made of (`cells` false), or by their cells.
+ */
+class NextRows implements ScrollCosts {
+  private built: (RowCells | undefined)[] = [];
+  cells = false;
+
+  constructor(
+    private readonly sources: readonly Source[],
+    private readonly shown: Shown,
+    private readonly build: (y: number) => RowCells,
+  ) {}
+
+  row(y: number): RowCells {
+    return (this.built[y] ??= this.same(y, y) ? this.shown.rows[y]! : this.build(y));
+  }
+
+  same(y: number, from: number): boolean {
+    return sameSource(this.sources[y]!, this.shown.sources[from]!);
+  }
+
+  cost(y: number, from: number, cap?: number): number {
+    return this.cells ? rowCost(this.shown.rows[from]!, this.row(y), cap) : ROW_REPAIR;
+  }
+
+  blank(y: number): number {
+    return this.cells ? blankCost(this.row(y)) : ROW_REPAIR;
+  }
+
+  /** The cost of each row where it is. */
+  base(): number[] {
+    return this.sources.map((_, y) => (this.same(y, y) ? 0 : this.cost(y, y)));
+  }
+}
+
+/**
+ * Whether to have the terminal scroll first, and how. Rows are first matched by what they are made
+ * of (no cell read: the log's and a session's rows keep their objects as they move); only when that
+ * finds nothing, and enough rows changed, are their cells compared (Ink's own lines scrolling, a
+ * paused log or the diff paged through).
+ */
+function planFor(next: NextRows): ScrollPlan | null {
+  next.cells = false;
+  const base = next.base();
+  if (base.filter((c) => c > 0).length < SCROLL_MIN_ROWS) return null;
+  const bySource = planScroll(next, base);
+  if (bySource) return bySource;
+  next.cells = true;
+  return planScroll(next, next.base());
+}
+
 /** About what redrawing part of a row costs, when rows are matched by what they are made of. */
 const ROW_REPAIR = 16;
 
@@ -76,7 +135,7 @@ const SCROLL_MIN_ROWS = 3;
 
 export class Compositor {
   /** What the terminal shows, row by row, and what each row is made of; null: unknown (the next flush draws every row). */
-  private shown: { rows: RowCells[]; sources: Source[]; width: number } | null = null;
+  private shown: Shown | null = null;
   private lines: readonly string[] | null = null;
   /** Each row of Ink's frame as cells, with the line they were read from. */
   private inkRows: ({ line: string; width: number; cells: RowCells } | undefined)[] = [];
@@ -139,10 +198,8 @@ export class Compositor {
     const shown = this.shown;
     if (!shown || shown.rows.length !== lines.length || shown.width !== width) return this.redraw(width, sources);
     if (sources.every((src, y) => src === shown.sources[y])) return; // nothing changed
-    const built: (RowCells | undefined)[] = [];
-    const row = (y: number): RowCells =>
-      (built[y] ??= sameSource(sources[y]!, shown.sources[y]!) ? shown.rows[y]! : this.build(y, width, sources[y]!));
-    const plan = this.plan(sources, shown, row);
+    const next = new NextRows(sources, shown, (y) => this.build(y, width, sources[y]!));
+    const plan = planFor(next);
     const fromRows = plan ? applyScroll(shown.rows, plan, () => blankRow(width)) : shown.rows;
     const fromSources = plan ? applyScroll(shown.sources, plan, () => BLANK) : shown.sources;
     const pen: PenState = { look: PLAIN };
@@ -153,9 +210,9 @@ export class Compositor {
         rows.push(fromRows[y]!);
         continue;
       }
-      const next = row(y);
-      out += drawRow(fromRows[y]!, next, y, pen);
-      rows.push(next);
+      const cells = next.row(y);
+      out += drawRow(fromRows[y]!, cells, y, pen);
+      rows.push(cells);
     }
     if (plan) {
       this.scrolls++;
@@ -163,31 +220,6 @@ export class Compositor {
     }
     this.shown = { rows, sources, width };
     this.emit(out, pen, lines.length);
-  }
-
-  /**
-   * Whether to have the terminal scroll first, and how. Rows are first matched by what they are
-   * made of (no cell read: the log's and a session's rows keep their objects as they move); only
-   * when that finds nothing, and enough rows changed, are their cells compared (Ink's own lines
-   * scrolling, a paused log or the diff paged through).
-   */
-  private plan(
-    sources: readonly Source[],
-    shown: { rows: RowCells[]; sources: Source[] },
-    row: (y: number) => RowCells,
-  ): ScrollPlan | null {
-    const changed = sources.filter((src, y) => !sameSource(src, shown.sources[y]!)).length;
-    if (changed < SCROLL_MIN_ROWS) return null;
-    const same = (y: number, from: number): boolean => sameSource(sources[y]!, shown.sources[from]!);
-    const bySource = planScroll(
-      { same, cost: () => ROW_REPAIR, blank: () => ROW_REPAIR },
-      sources.map((src, y) => (sameSource(src, shown.sources[y]!) ? 0 : ROW_REPAIR)),
-    );
-    if (bySource) return bySource;
-    return planScroll(
-      { same, cost: (y, from, cap) => rowCost(shown.rows[from]!, row(y), cap), blank: (y) => blankCost(row(y)) },
-      sources.map((src, y) => (sameSource(src, shown.sources[y]!) ? 0 : rowCost(shown.rows[y]!, row(y)))),
-    );
   }
 
   /** Every row, erased and written (the screen is unknown or changed size). */
