@@ -53,7 +53,8 @@ interface Source {
 }
 
 /** A row the terminal blanked (brought in by a scroll): made of nothing a frame has. */
-const BLANK: Source = { line: '\u0000', overs: [] };
+// (its overs array made like every other row's: an empty literal is an array of another kind to V8)
+const BLANK: Source = { line: '\u0000', overs: [undefined].slice(0, 0) };
 
 function sameSource(a: Source, b: Source): boolean {
   if (a === b) return true;
@@ -96,11 +97,11 @@ class NextRows implements ScrollCosts {
   }
 
   cost(y: number, from: number, cap?: number): number {
-    return this.cells ? rowCost(this.shown.rows[from]!, this.row(y), cap) : ROW_REPAIR;
+    return this.cells ? rowCost(this.shown.rows[from]!, this.row(y), cap) : partsCost(this.sources[y]!, this.shown.sources[from]!);
   }
 
   blank(y: number): number {
-    return this.cells ? blankCost(this.row(y)) : ROW_REPAIR;
+    return this.cells ? blankCost(this.row(y)) : partsCost(this.sources[y]!, BLANK);
   }
 
   /** The cost of each row where it is. */
@@ -119,14 +120,30 @@ function planFor(next: NextRows): ScrollPlan | null {
   next.cells = false;
   const base = next.base();
   if (base.filter((c) => c > 0).length < SCROLL_MIN_ROWS) return null;
-  const bySource = planScroll(next, base);
+  const bySource = planScroll(next, base, Infinity);
   if (bySource) return bySource;
   next.cells = true;
   return planScroll(next, next.base());
 }
 
-/** About what redrawing part of a row costs, when rows are matched by what they are made of. */
-const ROW_REPAIR = 16;
+/**
+ * About what drawing a row over another costs, told by what they are made of: a line of Ink's frame
+ * that differs is a little (a clock, a tree row beside a pane: a few cells), an overlay row that
+ * differs is more (a line of a log or a session).
+ */
+const INK_PART = 12;
+const OVERLAY_PART = 24;
+
+function partsCost(a: Source, b: Source): number {
+  if (sameSource(a, b)) return 0;
+  let n = a.line === b.line ? 0 : INK_PART;
+  for (let i = 0; i < a.overs.length; i++) {
+    const x = a.overs[i];
+    const y = b.overs[i];
+    if (x !== y && (!x || !y || x[0] !== y[0] || x[1] !== y[1])) n += OVERLAY_PART;
+  }
+  return n;
+}
 
 const BSU = '\x1b[?2026h';
 const ESU = '\x1b[?2026l';

@@ -36,14 +36,14 @@ export interface ScrollCosts {
  * The cheapest region and shift for drawing the next rows over the screen's, or null when drawing
  * the rows where they are costs as little. `base[y]` is the cost of next row y over screen row y.
  */
-export function planScroll(c: ScrollCosts, base: readonly number[]): ScrollPlan | null {
+export function planScroll(c: ScrollCosts, base: readonly number[], anchors = ANCHORS): ScrollPlan | null {
   const rows = base.length;
   let best: ScrollPlan | null = null;
   let saving = OVERHEAD; // a plan must save more than the scroll costs
   const moved = (y: number, from: number): number => (c.same(y, from) ? 0 : c.cost(y, from));
   const blanks: number[] = [];
   const blank = (y: number): number => (blanks[y] ??= c.blank(y));
-  for (const by of candidates(c, base)) {
+  for (const by of candidates(c, base, anchors)) {
     const p = bestRegion(rows, moved, base, blank, Math.abs(by), by > 0 ? 1 : -1);
     if (p && p.gain > saving) {
       saving = p.gain;
@@ -53,20 +53,21 @@ export function planScroll(c: ScrollCosts, base: readonly number[]): ScrollPlan 
   return rows > 1 ? best : null;
 }
 
-/** Rows looked at for shifts: the costliest of the rows to draw. */
+/** Rows looked at for shifts, by default: the costliest of the rows to draw. */
 const ANCHORS = 4;
 
 /**
- * The shifts worth a full look: those that bring one of the costliest rows to draw within half
- * its cost (checking a shift against a row stops as soon as it is clearly no match).
+ * The shifts worth a full look: those that bring one of the `n` costliest rows to draw within half
+ * its cost (checking a shift against a row stops as soon as it is clearly no match). A caller whose
+ * `same` is cheap looks at every row to draw.
  */
-function candidates(c: ScrollCosts, base: readonly number[]): number[] {
+function candidates(c: ScrollCosts, base: readonly number[], n: number): number[] {
   const rows = base.length;
   const anchors = base
     .map((cost, y) => [cost, y] as const)
     .filter(([cost]) => cost > 0)
     .sort((a, b) => b[0] - a[0])
-    .slice(0, ANCHORS);
+    .slice(0, n);
   const votes = new Map<number, number>();
   for (const [cost, y] of anchors) {
     for (let k = 1; k <= MAX_SHIFT; k++) {
