@@ -14,11 +14,13 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /**
  * The built CLI. The dashboard benches run it as a person does (`klaude ui`: the file itself, whose
  * launcher lines exec node with klaude's flags; scripts/build.mjs); command-line benches measured
- * against `node -e 0` run `node dist/cli.js`.
+ * against `node -e 0` run `node dist/cli.js`. BENCH_KLAUDE_CLI runs them against another build (a
+ * before/after pair in one run: bench/pair.mjs).
  */
-export const cli = path.join(repo, 'dist', 'cli.js');
+export const cli = process.env.BENCH_KLAUDE_CLI ?? path.join(repo, 'dist', 'cli.js');
 const require = createRequire(path.join(repo, 'package.json'));
 const pty = require('node-pty');
+const { Terminal } = require('@xterm/headless');
 const { ulid } = require('ulid');
 
 // eslint-disable-next-line no-control-regex
@@ -113,23 +115,37 @@ export function prepareClaudeHome(h) {
   });
 }
 
-/** Spawn a command under a PTY; `waitFor(re)` resolves with ms since spawn when the (ANSI-stripped) output matches. */
+/**
+ * Spawn a command under a PTY; `waitFor(re)` resolves with ms since spawn when the (ANSI-stripped)
+ * output matches, or the screen does: the output is also fed to a headless terminal, since a
+ * program that draws only the cells that changed (the dashboard) may never write a text whole.
+ * A match on the screen counts from when the output that made it arrived.
+ */
 export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
   const t0 = process.hrtime.bigint();
   const p = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd, env });
+  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true, logLevel: 'off' });
+  const screenText = () => {
+    const b = term.buffer.active;
+    const out = [];
+    for (let y = 0; y < term.rows; y++) out.push(b.getLine(b.viewportY + y)?.translateToString(true) ?? '');
+    return out.join('\n');
+  };
   let raw = '';
   let waiters = [];
   let exited = false;
   const exit = new Promise((resolve) =>
     p.onExit((e) => {
       exited = true;
+      term.dispose();
       resolve(e);
     }),
   );
   p.onData((d) => {
     raw += d;
     const now = process.hrtime.bigint();
-    for (const w of [...waiters]) w(now);
+    for (const w of [...waiters]) w(now, false);
+    if (!exited) term.write(d, () => waiters.forEach((w) => w(now, true)));
   });
   return {
     pid: p.pid,
@@ -138,8 +154,8 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
     /** Resolves with the elapsed ms (since spawn, or since `from` in hrtime ns) when `re` shows up in output after `offset`. */
     waitFor(re, { offset = 0, from = t0, timeoutMs = 20_000 } = {}) {
       return new Promise((resolve, reject) => {
-        const check = (now) => {
-          if (re.test(stripAnsi(raw.slice(offset)))) {
+        const check = (now, parsed) => {
+          if (re.test(stripAnsi(raw.slice(offset))) || (parsed && re.test(screenText()))) {
             done();
             resolve(Number(now - from) / 1e6);
           }
@@ -153,7 +169,7 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
           waiters = waiters.filter((w) => w !== check);
         };
         waiters.push(check);
-        check(process.hrtime.bigint());
+        check(process.hrtime.bigint(), false);
       });
     },
     async stop(signal = 'SIGTERM') {
@@ -209,4 +225,17 @@ export async function buildInkHello(dir) {
     logLevel: 'warning',
   });
   return path.join(dir, 'out', 'hello.js');
+}
+
+/** What the dashboard says it drew (KLAUDE_UI_STATS, written as it closes). */
+export function drawn(file) {
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8'));
+    const r = Object.entries(s.renders)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    return `${s.inkFrames} Ink frames, ${s.writes} writes (${s.bytes} bytes), ${s.scrolls} scrolled by the terminal; renders: ${r}`;
+  } catch {
+    return 'no figures (a build without KLAUDE_UI_STATS)';
+  }
 }

@@ -1,4 +1,4 @@
-// Run every bench/*.mjs except this one, one after another (they time processes: running
+// Run every bench/*.mjs except this one and pair.mjs (before/after of named benches), one after another (they time processes: running
 // them in parallel would measure each other), and print their lines, each bench under a line that
 // says the load it was taken at. Every bench and its floor run without NODE_EXTRA_CA_CERTS and
 // NODE_OPTIONS (bench/_env.mjs).
@@ -13,7 +13,10 @@ const dir = path.dirname(fileURLToPath(import.meta.url));
 const self = path.basename(fileURLToPath(import.meta.url));
 const filter = process.argv[2];
 const benches = readdirSync(dir)
-  .filter((f) => f.endsWith('.mjs') && f !== self && !f.startsWith('_') && (!filter || f.includes(filter)))
+  .filter(
+    (f) =>
+      f.endsWith('.mjs') && f !== self && f !== 'pair.mjs' && !f.startsWith('_') && (!filter || f.includes(filter)),
+  )
   .sort();
 let failed = 0;
 console.log(`(every bench and its floor with ${UNSET.join(' and ')} unset)`);

@@ -1,11 +1,14 @@
 // The dashboard at rest costs nothing: with 10 agents in the tree and one agent's log followed,
 // `klaude ui` should use ≈0 CPU and not wake up at all (no timers; everything is driven by file
 // notifications). Then the same while that agent streams 10 log lines a second.
-// docs/ARCHITECTURE.md, Performance budget: idle ≤ 0.2 % CPU, no timers firing; while an agent streams ≤ 2 %.
+// docs/ARCHITECTURE.md, Performance budget: idle ≤ 0.2 % CPU, no timers firing; while an agent streams
+// ≤ 1.5 % at 10 lines a second. Then what the dashboard drew over its run (KLAUDE_UI_STATS): Ink frames,
+// writes, rows the terminal scrolled, renders by pane.
 //   node bench/ui-idle-cpu.mjs      (after `npm run build`; BENCH_IDLE_S=30 seconds idle by default)
 import './_env.mjs';
 import { appendFileSync, readFileSync } from 'node:fs';
-import { CLK_TCK, cli, cpuTicks, fmt, makeUiHome, sleep, spawnTerm } from './_ui-support.mjs';
+import path from 'node:path';
+import { CLK_TCK, cli, cpuTicks, drawn, fmt, makeUiHome, sleep, spawnTerm } from './_ui-support.mjs';
 
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
 const STREAM_S = Number(process.env.BENCH_STREAM_S ?? 10);
@@ -17,7 +20,8 @@ const wakeups = (pid) => {
 // Finished agents: a running row's clock ticks once a second by design (bench/ui-live.mjs measures that).
 const h = makeUiHome({ agents: 10, status: 'done' });
 try {
-  const ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: h.env });
+  const statsFile = path.join(h.root, 'ui-stats.json');
+  const ui = spawnTerm(cli, ['ui'], { cwd: h.project, env: { ...h.env, KLAUDE_UI_STATS: statsFile } });
   await ui.waitFor(/\? help\s+q quit/);
   const followed = h.sessions.at(-1); // the newest root: selected, its log followed
   await ui.waitFor(/working on task 9/);
@@ -57,8 +61,9 @@ try {
   console.log(
     `ui idle, 10 agents, ${IDLE_S}s: CPU ${fmt(idlePct, 2)} % (${idleTicks} ticks of ${1000 / CLK_TCK} ms; goal ≤ 0.2 %), ` +
       `main-thread wake-ups ${idleWakeups}, bytes drawn ${idleBytes} (goal: 0, no timers) · ` +
-      `while an agent streams: 2 events/s ${fmt(busy, 2)} %, 10 events/s ${fmt(stress, 2)} % CPU (goal ≤ 2 %)`,
+      `while an agent streams: 2 events/s ${fmt(busy, 2)} %, 10 events/s ${fmt(stress, 2)} % CPU (goal ≤ 1.5 %)`,
   );
+  console.log(`ui drew, over its run (${10 * STREAM_S + 2 * STREAM_S} log lines): ${drawn(statsFile)}`);
 } finally {
   h.cleanup();
 }

@@ -177,6 +177,7 @@ function createHost(i: HostInput): DashboardHost {
     stdout,
     stderr,
     maxFps: 30,
+    ...(i.env.KLAUDE_UI_STATS ? { statsFile: i.env.KLAUDE_UI_STATS } : {}),
     onCrash: (err) => {
       host.screen.emergencyRestore();
       stderr.write(`klaude: internal error: ${(err as Error)?.message ?? String(err)} [E_INTERNAL]\n`);

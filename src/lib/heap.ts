@@ -1,21 +1,43 @@
 /**
- * Long-lived klaude processes (the dashboard, the foreground supervisor) keep V8's young
- * generation at its starting size. V8 doubles it (up to 16 MiB a half) while a process allocates
- * briskly, e.g. while a preview parses a session's output, and rarely gives it back: that growth
- * was a third of a dashboard's resident memory. The growth factor can be changed at run time
- * (the size limit cannot); short commands keep V8's default, since a few more collections
- * matter to them more than a few MiB they hold for a moment. The PTY server gets the same
- * effect from its command line (pty/launch.ts).
+ * V8's settings for klaude's long-lived processes, set at run time (short commands keep V8's own).
+ *
+ * - Young generation kept at its starting size (the dashboard, the foreground supervisor). V8
+ *   doubles it (up to 16 MiB a half) while a process allocates briskly, e.g. while a preview parses a
+ *   session's output, and rarely gives it back: that growth was a third of a dashboard's resident
+ *   memory. The growth factor can be changed at run time (the size limit cannot); short commands
+ *   keep V8's default, since a few more collections matter to them more than a few MiB they hold
+ *   for a moment. The PTY server gets the same effect from its command line (pty/launch.ts).
+ * - No optimizing compiler (the dashboard): its work comes in small bursts (a frame, a few rows),
+ *   and the code each burst runs keeps becoming hot for the first time for minutes, so TurboFan
+ *   compiled it function after function on its own thread: while a PTY session streamed into the
+ *   preview, that thread took as much CPU as the dashboard's own (bench/ui-pty-stream.mjs: 2.3 %
+ *   of a core with it, 1.3 % without; the main thread's share the same either way). Baseline
+ *   code (Sparkplug) still runs, and regular expressions and JSON keep their own native code.
  */
 import { setFlagsFromString } from 'node:v8';
 
-let done = false;
+let small = false;
+let baseline = false;
+
+/**
+ * dist/cli.js saves this bundle's code cache first, if it means to (scripts/launcher.cjs): a cache
+ * made after a flag changed would be rejected by the next run, which starts without it.
+ */
+function beforeFlagChange(): void {
+  (globalThis as { __klaudeSaveCodeCache?: () => void }).__klaudeSaveCodeCache?.();
+}
 
 export function keepYoungGenerationSmall(): void {
-  if (done) return;
-  done = true;
-  // dist/cli.js saves this bundle's code cache first, if it means to (scripts/launcher.cjs): a
-  // cache made after a flag changed would be rejected by the next run, which starts without it.
-  (globalThis as { __klaudeSaveCodeCache?: () => void }).__klaudeSaveCodeCache?.();
+  if (small) return;
+  small = true;
+  beforeFlagChange();
   setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/** Compile no further than baseline code from now on (see above: for the dashboard). */
+export function baselineCodeOnly(): void {
+  if (baseline) return;
+  baseline = true;
+  beforeFlagChange();
+  setFlagsFromString('--max-opt=1');
 }

@@ -15,6 +15,7 @@ import {
   type ExitInfo,
   type Frame,
   type GridRows,
+  type Hello,
   type Size,
   type Welcome,
   type WireError,
@@ -54,7 +55,7 @@ export interface ConnectOptions {
   /** Scrollback lines to receive ahead of the screen (default: the host's). */
   history?: number;
   /** A viewer asking for rows of cells, at most one frame per `ms` (honoured when the welcome says `grid`). */
-  grid?: { ms: number };
+  grid?: Hello['grid'];
   /** Who we are, in words, for a second controller's refusal (default: `klaude (pid N)`). */
   who?: string;
 }

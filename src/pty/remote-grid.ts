@@ -4,7 +4,8 @@
  * would (ScreenGrid), without one: the host already parses the session's output.
  */
 import { blankRow, PLAIN, type RowCells } from '../ptyd/cells.js';
-import type { GridRows } from '../ptyd/framing.js';
+import type { GridMove, GridRows } from '../ptyd/framing.js';
+import { applyMove } from '../ptyd/grid-moves.js';
 import type { PtySnapshot, ScreenGrid } from './screen-grid.js';
 
 export class RemoteGrid implements ScreenGrid {
@@ -13,6 +14,8 @@ export class RemoteGrid implements ScreenGrid {
   cursor = { x: 0, y: 0 };
   bufferType: 'normal' | 'alternate' = 'normal';
   private grid: RowCells[] = [];
+  /** Each row's text, read when first asked (null: not read since it changed). */
+  private texts: (string | null)[] = [];
   /** Per row, a number that changes whenever the row does (ScreenGrid.stamp). */
   private versions: Uint32Array[] = [];
   private seq = 0;
@@ -31,6 +34,7 @@ export class RemoteGrid implements ScreenGrid {
     }
     this.cursor = { x: m.cursor.x, y: m.cursor.y };
     this.bufferType = m.bufferType;
+    for (const mv of m.moves ?? []) this.move(mv);
     for (const [y, chars, runs] of m.changed) {
       if (y < 0 || y >= this.rows) continue;
       const looks: string[] = [];
@@ -39,8 +43,20 @@ export class RemoteGrid implements ScreenGrid {
         for (let n = Number(runs[i + 1]); n > 0; n--) looks.push(look);
       }
       this.grid[y] = { chars, looks };
+      this.texts[y] = null;
       this.versions[y] = Uint32Array.of(++this.seq);
     }
+  }
+
+  /** Rows moved up or down: each keeps its cells and its stamp (a reader's copy of it is still good). */
+  private move(m: GridMove): void {
+    this.grid = applyMove(this.grid, m, () => blankRow(this.cols));
+    this.texts = applyMove(this.texts, m, () => null);
+    this.versions = applyMove(this.versions, m, () => Uint32Array.of(++this.seq));
+  }
+
+  rowId(y: number): number | null {
+    return this.versions[y]?.[0] ?? null;
   }
 
   stamp(y: number): Uint32Array | null {
@@ -48,8 +64,12 @@ export class RemoteGrid implements ScreenGrid {
   }
 
   text(y: number): string {
+    const had = this.texts[y];
+    if (had != null) return had;
     const row = this.grid[y];
-    return row ? row.chars.join('').replace(/\s+$/, '') : '';
+    const t = row ? row.chars.join('').trimEnd() : '';
+    this.texts[y] = t;
+    return t;
   }
 
   cells(y: number, width: number, colour: boolean): RowCells {
@@ -89,6 +109,7 @@ export class RemoteGrid implements ScreenGrid {
 
   private reset(): void {
     this.grid = Array.from({ length: this.rows }, () => blankRow(this.cols));
+    this.texts = [];
     this.versions = Array.from({ length: this.rows }, () => Uint32Array.of(++this.seq));
   }
 }

@@ -28,6 +28,11 @@ export interface ScreenGrid {
   readonly bufferType: 'normal' | 'alternate';
   /** The row's raw cells (unchanged array ⇒ unchanged row; copy to keep), or null: read it again. */
   stamp(y: number): Uint32Array | null;
+  /**
+   * A number the row keeps while its cells do, wherever it moves (absent: rows are known by place
+   * only). A reader keeps what it read of a row by this, so a row that scrolled is not read again.
+   */
+  rowId?(y: number): number | null;
   /** The row as plain text, trailing blanks dropped. */
   text(y: number): string;
   /** The row's first `width` cells. */

@@ -196,7 +196,7 @@ export async function openPtyViewer(
   const view = new ViewerScreen(h);
   const conn = await connectPty(
     ptySocketPath(home, projectHash, sessionId, env),
-    { mode: 'view', history: 0, ...(opts.gridMs !== undefined ? { grid: { ms: opts.gridMs } } : {}) },
+    { mode: 'view', history: 0, ...(opts.gridMs !== undefined ? { grid: { ms: opts.gridMs, moves: true } } : {}) },
     {
       onWelcome: (w) => view.welcome(w),
       onRows: (rows) => view.rows(rows),

@@ -49,9 +49,26 @@ export function look(cell: Cell): string {
   return s + colour(true, cell) + colour(false, cell);
 }
 
+/**
+ * Blank rows are copied from one template per width: a copy is quick, and its arrays are packed
+ * like every other row's (V8 keeps arrays with holes, as `Array(n).fill()` makes, apart, and code
+ * comparing rows of both kinds would be compiled again and again for each).
+ */
+const templates = new Map<number, RowCells>();
+
 /** A blank row of `width` cells. */
 export function blankRow(width: number): RowCells {
-  return { chars: new Array<string>(width).fill(' '), looks: new Array<string>(width).fill(PLAIN) };
+  let t = templates.get(width);
+  if (!t) {
+    t = { chars: [], looks: [] };
+    for (let i = 0; i < width; i++) {
+      t.chars.push(' ');
+      t.looks.push(PLAIN);
+    }
+    if (templates.size > 16) templates.clear();
+    templates.set(width, t);
+  }
+  return { chars: t.chars.slice(), looks: t.looks.slice() };
 }
 
 /** The first `width` cells of buffer row `y` (a wide character cut by the edge becomes a blank). */

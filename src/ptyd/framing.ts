@@ -14,7 +14,10 @@
  * cells instead of bytes: `rows` frames (GridRows), all rows first, then only the rows that
  * changed, at most one frame per `grid.ms` and none while nothing changes (ptyd/grid-feed.ts). It
  * needs no terminal emulator of its own. A host that predates grids ignores the field and sends
- * bytes; the viewer then parses them itself (pty/viewer.ts).
+ * bytes; the viewer then parses them itself (pty/viewer.ts). A viewer that also asks for `moves`
+ * is told when rows it has moved up or down (the CLI's output scrolled): a `moves` entry to apply
+ * before the changed rows, which then are only the rows that are new (a host that predates moves
+ * sends every moved row as changed, which the viewer takes alike).
  */
 import { KlaudeError } from '../lib/errors.js';
 
@@ -47,8 +50,8 @@ export interface Hello {
   rows: number;
   /** Scrollback lines wanted ahead of the screen (absent: the host's default; a viewer with no scrollback asks for 0). */
   history?: number;
-  /** A viewer that wants `rows` frames instead of bytes, at most one per `ms`. */
-  grid?: { ms: number };
+  /** A viewer that wants `rows` frames instead of bytes, at most one per `ms` (and `moves`: see GridRows). */
+  grid?: { ms: number; moves?: boolean };
   /** Who this client is, in words (`klaude talk (pid 12)`, `a web page`): a second controller is told who holds the session. */
   who?: string;
 }
@@ -81,6 +84,16 @@ export interface ExitInfo {
 /** One row as sent in a `rows` frame: its y, its cells' text, their looks as runs (look, count, look, count…). */
 export type GridRow = [y: number, chars: string[], looks: (string | number)[]];
 
+/**
+ * Rows top..bottom (inclusive) move by `by`: up when > 0 (row y shows what row y + by showed; the
+ * last `by` rows of the range come in blank), down when < 0.
+ */
+export interface GridMove {
+  top: number;
+  bottom: number;
+  by: number;
+}
+
 /** A `rows` frame: the screen's shape and cursor, and its rows (all of them when `full`, else those that changed). */
 export interface GridRows {
   cols: number;
@@ -88,6 +101,8 @@ export interface GridRows {
   cursor: { x: number; y: number };
   bufferType: 'normal' | 'alternate';
   full: boolean;
+  /** Applied before `changed` (only to a viewer that asked for moves). */
+  moves?: GridMove[];
   changed: GridRow[];
 }
 

@@ -4,11 +4,13 @@
  * previewed session, and none loaded in the dashboard).
  *
  * Damage tracking: a copy of each row's raw cells (cells.ts rowStamp) as last sent; a frame holds
- * only the rows whose cells differ. Pacing: output schedules one frame within `ms` of the last;
- * more output meanwhile joins it. Nothing is scheduled while the CLI is quiet.
+ * only the rows whose cells differ. Rows the output scrolled are moved, not sent again, for a
+ * viewer that takes moves (grid-moves.ts). Pacing: output schedules one frame within `ms` of the
+ * last; more output meanwhile joins it. Nothing is scheduled while the CLI is quiet.
  */
 import { readRow, rowStamp, sameStamp, PLAIN } from './cells.js';
-import type { GridRow, GridRows } from './framing.js';
+import type { GridMove, GridRow, GridRows } from './framing.js';
+import { applyMove, findMove } from './grid-moves.js';
 import type { HeadlessScreen } from './screen.js';
 
 export class GridFeed {
@@ -27,6 +29,8 @@ export class GridFeed {
     private readonly screen: HeadlessScreen,
     private readonly ms: number,
     private readonly send: (rows: GridRows) => void,
+    /** The viewer takes moves (framing.ts GridMove). */
+    private readonly moves = false,
   ) {}
 
   /** New output (or a resize) went to the screen: a frame follows within `ms`. */
@@ -63,18 +67,25 @@ export class GridFeed {
       this.sent = [];
     }
     const cursor = `${buf.cursorX},${buf.cursorY}`;
+    const stamps = Array.from({ length: rows }, (_, y) => rowStamp(buf, buf.viewportY + y));
+    let moved: GridMove | null = null;
+    if (!full && this.moves) {
+      moved = findMove(this.sent, stamps);
+      if (moved) this.sent = applyMove(this.sent, moved, () => null);
+    }
     const changed: GridRow[] = [];
     const scratch = buf.getNullCell();
     for (let y = 0; y < rows; y++) {
-      const stamp = rowStamp(buf, buf.viewportY + y);
+      const stamp = stamps[y]!;
       if (!full && sameStamp(this.sent[y] ?? null, stamp)) continue;
       this.sent[y] = stamp ? stamp.slice() : null;
       const cells = readRow(buf, buf.viewportY + y, cols, true, scratch);
       changed.push([y, cells.chars, runs(cells.looks)]);
     }
-    if (!full && changed.length === 0 && cursor === this.cursor) return;
+    if (!full && changed.length === 0 && !moved && cursor === this.cursor) return;
     this.cursor = cursor;
-    this.send({ cols, rows, cursor: { x: buf.cursorX, y: buf.cursorY }, bufferType: buf.type, full, changed });
+    const at = { x: buf.cursorX, y: buf.cursorY };
+    this.send({ cols, rows, cursor: at, bufferType: buf.type, full, ...(moved ? { moves: [moved] } : {}), changed });
   }
 
   close(): void {

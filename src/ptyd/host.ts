@@ -202,8 +202,11 @@ export class PtyHost extends EventEmitter<{ exit: [PtyExitInfo] }> {
     const { screen, child } = this.o;
     const gridMs = mode === 'view' ? h.grid?.ms : undefined;
     if (typeof gridMs === 'number' && Number.isFinite(gridMs)) {
-      c.grid = new GridFeed(screen, Math.max(MIN_GRID_MS, gridMs), (rows) =>
-        this.send(c, encodeFrame(FRAME.rows, rows)),
+      c.grid = new GridFeed(
+        screen,
+        Math.max(MIN_GRID_MS, gridMs),
+        (rows) => this.send(c, encodeFrame(FRAME.rows, rows)),
+        h.grid?.moves === true,
       );
     }
     const welcome: Welcome = {

@@ -23,6 +23,7 @@ import { MIN_COLUMNS, MIN_ROWS, type Layout, type TermSize } from './layout.js';
 import type { UiState } from './state/ui-state.js';
 import { noticeHolds, type Notice } from './state/notice.js';
 import { truncate } from './text.js';
+import { countRender } from './render/ui-stats.js';
 import type { Theme } from './theme.js';
 import { activeScope, geometry, treeView, type FrameGeometry, type TreeView } from './view.js';
 
@@ -33,6 +34,7 @@ export interface AppProps {
 }
 
 export function App({ deps, active = true }: AppProps) {
+  countRender('app');
   const { theme } = deps;
   const sessions = useSyncExternalStore(deps.sessions.subscribe, deps.sessions.getSnapshot);
   const log = useSyncExternalStore(deps.log.subscribe, deps.log.getSnapshot);

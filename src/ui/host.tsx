@@ -14,6 +14,7 @@
  * whole.
  */
 import { render, type Instance } from 'ink';
+import { writeFileSync } from 'node:fs';
 import { App } from './app.js';
 import type { DashboardDeps } from './deps.js';
 import type { TermSize } from './layout.js';
@@ -25,6 +26,7 @@ import type { LogSnapshot } from '../feeds/log-feed.js';
 import type { LogSource } from './deps.js';
 import { PreviewPainter } from './render/preview-painter.js';
 import { TerminalScreen } from './render/screen.js';
+import { uiStats } from './render/ui-stats.js';
 
 export class SizeStore extends Emitter implements Source<TermSize> {
   constructor(private size: TermSize) {
@@ -51,6 +53,8 @@ export interface HostOptions {
   onCrash: (err: unknown) => void;
   /** Called after every frame Ink writes (bench, diagnostics). */
   onRender?: () => void;
+  /** Where to write what was drawn (render/ui-stats.ts) when the dashboard closes (bench). */
+  statsFile?: string;
 }
 
 /** A preview feed that can hand its rows to a painter (feeds/pty-preview.ts). */
@@ -129,7 +133,10 @@ export class DashboardHost {
       exitOnCtrlC: false,
       patchConsole: false,
       maxFps: this.maxFps,
-      onRender: this.opts.onRender ? () => this.opts.onRender?.() : undefined,
+      onRender: () => {
+        uiStats.inkFrames++;
+        this.opts.onRender?.();
+      },
     });
     this.instance = instance;
     instance.waitUntilExit().catch((err: unknown) => {
@@ -175,6 +182,7 @@ export class DashboardHost {
     this.opts.stdout.off('resize', this.onResize);
     this.unmount();
     this.screen.leave();
+    if (this.opts.statsFile) writeFileSync(this.opts.statsFile, `${JSON.stringify(uiStats)}\n`, { mode: 0o600 });
   }
 
   private unmount(): void {

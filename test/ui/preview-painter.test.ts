@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HeadlessScreen } from '../../src/ptyd/screen.js';
 import { screenGrid, type PtyViewer, type PtyViewerHandlers } from '../../src/pty/viewer.js';
 import { PtyPreviewFeed } from '../../src/feeds/pty-preview.js';
+import { GridFeed } from '../../src/ptyd/grid-feed.js';
+import { RemoteGrid } from '../../src/pty/remote-grid.js';
 import { Compositor } from '../../src/ui/render/compositor.js';
 import { PreviewPainter, type PaintRegion } from '../../src/ui/render/preview-painter.js';
 
@@ -29,8 +31,11 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-async function setup(frameMs = 0) {
+async function setup(frameMs = 0, via: 'screen' | 'host' = 'screen') {
   const session = new HeadlessScreen({ cols: 100, rows: 30, scrollback: 0 });
+  // As the dashboard sees a session: its host's rows, moves and all (ptyd/grid-feed.ts → RemoteGrid).
+  const remote = new RemoteGrid(100, 30);
+  const host = new GridFeed(session, 0, (m) => remote.apply(m), true);
   const term = new HeadlessScreen({ cols: 120, rows: 34, scrollback: 0 });
   let handlers: PtyViewerHandlers = {};
   let written = '';
@@ -44,7 +49,7 @@ async function setup(frameMs = 0) {
         snapshot: () => {
           throw new Error('the painter path reads rows, not snapshots');
         },
-        grid: () => screenGrid(session),
+        grid: () => (via === 'host' ? remote : screenGrid(session)),
         close: () => undefined,
       };
       return v;
@@ -70,6 +75,7 @@ async function setup(frameMs = 0) {
     );
   screen.frame(inkFrame());
   cleanups.push(() => {
+    host.close();
     feed.close();
     session.dispose();
     term.dispose();
@@ -78,6 +84,7 @@ async function setup(frameMs = 0) {
   const output = async (data: string): Promise<void> => {
     session.write(data);
     await session.parsed();
+    host.flush();
     handlers.onUpdate?.();
     await turn();
     await term.parsed();
@@ -211,6 +218,30 @@ describe('PreviewPainter', () => {
     // Everything else on the screen as it was.
     expect(after.slice(0, REGION.y)).toEqual(before.slice(0, REGION.y));
     expect(after.slice(REGION.y + REGION.height)).toEqual(before.slice(REGION.y + REGION.height));
+  });
+
+  it("reads only the new rows of a scroll from the session's host, and draws little more", async () => {
+    const t = await setup(0, 'host');
+    let body = '';
+    for (let i = 0; i < 27; i++) body += `reply line ${i} ${'·'.repeat(i % 40)}\r\n`;
+    t.session.write(`\x1b[1;27r${body}\x1b[r\x1b[28;1H${'─'.repeat(100)}\r\n❯ \r\n${'─'.repeat(100)}`);
+    await t.output('');
+    t.feed.select('01JSESSION0000000000000000', 99);
+    for (let i = 0; i < 100 && t.feed.getSnapshot().state !== 'live'; i++) await turn();
+    t.painter.place(REGION);
+    await turn();
+    await t.term.parsed();
+    t.take();
+    for (let n = 27; n < 32; n++) {
+      const reads = t.painter.reads;
+      await t.output(`\x1b[1;27r\x1b[27;1H\r\nreply line ${n}\x1b[r\x1b[30;1H`);
+      const w = t.take();
+      expect(w.writes).toBe(1);
+      expect(w.text).toMatch(/\x1bD/); // scrolled by the terminal
+      expect(t.painter.reads - reads).toBeLessThanOrEqual(2); // the new line (and the one it pushed up)
+      const lines = t.session.lines();
+      for (let i = 0; i < REGION.height; i++) expect(t.paneRow(i)).toBe(lines[i + 2]!.slice(0, REGION.width).trimEnd());
+    }
   });
 
   it('paints at most once per frame (ui.maxFps) and not at all once the session is quiet', async () => {

@@ -1,4 +1,4 @@
-import { keepYoungGenerationSmall } from '../../lib/heap.js';
+import { baselineCodeOnly, keepYoungGenerationSmall } from '../../lib/heap.js';
 import type { CommandContext } from '../cli/types.js';
 
 /**
@@ -26,6 +26,7 @@ async function loadInteractive<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv
 
 export async function run(ctx: CommandContext): Promise<number> {
   keepYoungGenerationSmall();
+  baselineCodeOnly();
   const env = { ...ctx.env };
   const { runUiSupervisor } = await loadInteractive(
     () => import('../../dashboard/ui-supervisor.js'),

@@ -16,6 +16,7 @@ import {
 import type { Notice } from '../state/notice.js';
 import { cellWidth, truncate } from '../text.js';
 import type { Theme } from '../theme.js';
+import { countRender } from '../render/ui-stats.js';
 import { Line, type Segment } from './segments.js';
 
 export interface FooterProps {
@@ -90,6 +91,7 @@ export const Footer = memo(function Footer({
   theme,
   keymap,
 }: FooterProps) {
+  countRender('footer');
   if (filterEditing) {
     return <Line segments={[{ text: '/', style: theme.ui.key }, { text: truncate(` ${filter}▏`, width - 1) }]} />;
   }

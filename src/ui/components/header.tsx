@@ -7,6 +7,7 @@ import type { StatusCounts, Usage } from '../../feeds/session-tree.js';
 import { cellWidth, formatCost, formatCount, truncate } from '../text.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
+import { countRender } from '../render/ui-stats.js';
 
 export interface HeaderProps {
   project: string;
@@ -53,6 +54,7 @@ export function headerLeft(project: string, instanceId: string, usage: Usage | u
 }
 
 export const Header = memo(function Header({ project, instanceId, counts, usage, width, theme }: HeaderProps) {
+  countRender('header');
   const whole = `klaude · ${project} · ${shortId(instanceId)}${usageText(usage)}`;
   // Full labels when they fit beside the title, else glyph + number only.
   let parts = countSegments(counts, theme, false);

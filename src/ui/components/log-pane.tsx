@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import { memo } from 'react';
 import type { LogLine } from '../log/event-lines.js';
 import type { Theme } from '../theme.js';
+import { countRender } from '../render/ui-stats.js';
 
 export interface LogPaneProps {
   lines: readonly LogLine[];
@@ -12,6 +13,7 @@ export interface LogPaneProps {
 }
 
 export const LogPane = memo(function LogPane({ lines, top, height, theme }: LogPaneProps) {
+  countRender('log');
   const shown = lines.slice(top, top + height);
   return (
     <Box flexDirection="column">

@@ -14,6 +14,7 @@ import { DialogPane, dialogTitle } from './dialog-pane.js';
 import { LogPane } from './log-pane.js';
 import { Pane } from './pane.js';
 import { PreviewPane } from './preview-pane.js';
+import { countRender } from '../render/ui-stats.js';
 
 export interface RightPaneProps {
   dialog: Exclude<Modal, { kind: 'help' }> | null;
@@ -35,6 +36,7 @@ export interface RightPaneProps {
 const who = (s: SessionView): string => `${s.type === 'tui' ? 'claude' : s.type} ${shortId(s.id)}`;
 
 export function RightPane(p: RightPaneProps) {
+  countRender('right');
   const { dialog, layout, width, theme } = p;
   if (dialog) {
     return (

@@ -20,6 +20,7 @@ import {
 import { isTerminal } from '../../core/status.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
+import { countRender } from '../render/ui-stats.js';
 
 export interface TreePaneProps {
   rows: readonly TreeRow[];
@@ -215,6 +216,7 @@ export const TreePane = memo(function TreePane({
   ptyIds,
   alone = false,
 }: TreePaneProps) {
+  countRender('tree');
   if (rows.length === 0) {
     return (
       <Box flexDirection="column">

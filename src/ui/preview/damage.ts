@@ -2,7 +2,9 @@
  * Damage tracking for the preview: which rows of a PTY session's screen the pane shows (the same
  * rule as crop.ts: the bottom of its content), as cells, re-reading only the screen rows whose raw
  * cells changed since the last frame. A screen row that did not change costs one comparison of
- * its cell array, not a new string.
+ * its cell array, not a new string; on a grid that knows its rows wherever they move (ScreenGrid
+ * rowId: the host's rows), a row that scrolled is the same cells object at its new place, so the
+ * compositor knows it without reading it either.
  */
 import { sameStamp, type RowCells } from '../../ptyd/cells.js';
 import type { ScreenGrid } from '../../pty/viewer.js';
@@ -16,6 +18,8 @@ interface CachedRow {
 
 export class PreviewFrames {
   private cache: (CachedRow | undefined)[] = [];
+  /** Rows read from a grid with row ids, by id (the rows shown in the last frame). */
+  private byId = new Map<number, RowCells>();
   private shape = '';
   /** Screen rows read (not served from the cache) since created: for tests and benches. */
   reads = 0;
@@ -26,9 +30,25 @@ export class PreviewFrames {
     if (shape !== this.shape) {
       this.shape = shape;
       this.cache = [];
+      this.byId = new Map();
     }
     const { start, end } = previewRows(lastRows(grid), height);
     const out: RowCells[] = [];
+    if (grid.rowId) {
+      const kept = new Map<number, RowCells>();
+      for (let y = start; y < end; y++) {
+        const id = grid.rowId(y);
+        let cells = id === null ? undefined : this.byId.get(id);
+        if (!cells) {
+          this.reads++;
+          cells = grid.cells(y, width, colour);
+        }
+        if (id !== null) kept.set(id, cells);
+        out.push(cells);
+      }
+      this.byId = kept;
+      return out;
+    }
     for (let y = start; y < end; y++) out.push(this.row(grid, y, width, colour));
     return out;
   }

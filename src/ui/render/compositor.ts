@@ -4,8 +4,10 @@
  *
  * Layers make a frame: Ink's frame (its lines, from InkOutput) and overlays drawn over it where
  * Ink leaves a pane's inside blank (a PTY session's screen, preview-painter.ts; the followed log,
- * log-painter.ts). A layer changing marks the rows it touches; the next flush builds those rows
- * from the layers and draws them over what the terminal shows (row-diff.ts). When most of them are the
+ * log-painter.ts). Each row is known by what it is made of: its line of Ink's frame and the overlay
+ * rows over it (the same objects for as long as they do not change). A row made of the same as the
+ * row on the screen is left alone without reading a cell; the others are built from their layers
+ * and drawn over what the terminal shows, the cells that differ (row-diff.ts). When rows are the
  * rows on the screen moved up or down (a scrolling log or session), the terminal scrolls them
  * itself first (scroll-plan.ts). Each flush is one write, wrapped in synchronized-output marks
  * (terminals that know them show it at once; the rest ignore them).
@@ -19,8 +21,9 @@
  */
 import { blankRow, PLAIN, type RowCells } from '../../ptyd/cells.js';
 import { parseLineCells } from './line-cells.js';
-import { drawRow, rowCost, type PenState } from './row-diff.js';
-import { applyScroll, planScroll, scrollText } from './scroll-plan.js';
+import { blankCost, drawRow, rowCost, type PenState } from './row-diff.js';
+import { applyScroll, planScroll, scrollText, type ScrollCosts, type ScrollPlan } from './scroll-plan.js';
+import { uiStats } from './ui-stats.js';
 
 export interface OverlayRegion {
   /** Top-left cell, 0-based. */
@@ -36,11 +39,110 @@ export interface Overlay {
   rows(): readonly RowCells[];
 }
 
-/** An overlay as the last flush drew it. */
+/** An overlay as the coming flush draws it. */
 interface Placed {
   overlay: Overlay;
   region: OverlayRegion | null;
   rows: readonly RowCells[];
+}
+
+/** What a row is made of: its line of Ink's frame, and each overlay's row over it (with its column). */
+interface Source {
+  line: string | undefined;
+  overs: readonly (readonly [number, RowCells] | undefined)[];
+}
+
+/** A row the terminal blanked (brought in by a scroll): made of nothing a frame has. */
+// (its overs array made like every other row's: an empty literal is an array of another kind to V8)
+const BLANK: Source = { line: '\u0000', overs: [undefined].slice(0, 0) };
+
+function sameSource(a: Source, b: Source): boolean {
+  if (a === b) return true;
+  if (a.line !== b.line || a.overs.length !== b.overs.length) return false;
+  for (let i = 0; i < a.overs.length; i++) {
+    const x = a.overs[i];
+    const y = b.overs[i];
+    if (x !== y && (!x || !y || x[0] !== y[0] || x[1] !== y[1])) return false;
+  }
+  return true;
+}
+
+interface Shown {
+  rows: RowCells[];
+  sources: Source[];
+  width: number;
+}
+
+/**
+ * The rows a flush draws, built only when needed (a row made of what the screen's row is made of
+ * is the screen's row), and their costs for planning a scroll (scroll-plan.ts): by what rows are
+ * made of (`cells` false), or by their cells.
+ */
+class NextRows implements ScrollCosts {
+  private built: (RowCells | undefined)[] = [];
+  cells = false;
+
+  constructor(
+    private readonly sources: readonly Source[],
+    private readonly shown: Shown,
+    private readonly build: (y: number) => RowCells,
+  ) {}
+
+  row(y: number): RowCells {
+    return (this.built[y] ??= this.same(y, y) ? this.shown.rows[y]! : this.build(y));
+  }
+
+  same(y: number, from: number): boolean {
+    return sameSource(this.sources[y]!, this.shown.sources[from]!);
+  }
+
+  cost(y: number, from: number, cap?: number): number {
+    return this.cells ? rowCost(this.shown.rows[from]!, this.row(y), cap) : partsCost(this.sources[y]!, this.shown.sources[from]!);
+  }
+
+  blank(y: number): number {
+    return this.cells ? blankCost(this.row(y)) : partsCost(this.sources[y]!, BLANK);
+  }
+
+  /** The cost of each row where it is. */
+  base(): number[] {
+    return this.sources.map((_, y) => (this.same(y, y) ? 0 : this.cost(y, y)));
+  }
+}
+
+/**
+ * Whether to have the terminal scroll first, and how. Rows are first matched by what they are made
+ * of (no cell read: the log's and a session's rows keep their objects as they move); only when that
+ * finds nothing, and enough rows changed, are their cells compared (Ink's own lines scrolling, a
+ * paused log or the diff paged through).
+ */
+function planFor(next: NextRows): ScrollPlan | null {
+  next.cells = false;
+  const base = next.base();
+  if (base.filter((c) => c > 0).length < SCROLL_MIN_ROWS) return null;
+  const bySource = planScroll(next, base, Infinity);
+  if (bySource) return bySource;
+  next.cells = true;
+  return planScroll(next, next.base());
+}
+
+/**
+ * About what drawing a row over another costs, told by what they are made of: a line of Ink's frame
+ * that differs is a little (a clock, a tree row beside a pane: a few cells), an overlay row that
+ * differs is more (a line of a log or a session).
+ */
+const INK_PART = 12;
+const OVERLAY_PART = 24;
+
+function partsCost(a: Source, b: Source): number {
+  if (sameSource(a, b)) return 0;
+  let n = a.line === b.line ? 0 : INK_PART;
+  for (let i = 0; i < a.overs.length; i++) {
+    const x = a.overs[i];
+    const y = b.overs[i];
+    if (x !== y && (!x || !y || x[0] !== y[0] || x[1] !== y[1])) n += OVERLAY_PART;
+  }
+  return n;
 }
 
 const BSU = '\x1b[?2026h';
@@ -49,10 +151,11 @@ const ESU = '\x1b[?2026l';
 const SCROLL_MIN_ROWS = 3;
 
 export class Compositor {
-  /** What the terminal shows, row by row; null: unknown (the next flush draws every row). */
-  private shown: RowCells[] | null = null;
+  /** What the terminal shows, row by row, and what each row is made of; null: unknown (the next flush draws every row). */
+  private shown: Shown | null = null;
   private lines: readonly string[] | null = null;
-  private dirty = new Set<number>();
+  /** Each row of Ink's frame as cells, with the line they were read from. */
+  private inkRows: ({ line: string; width: number; cells: RowCells } | undefined)[] = [];
   private overlays: Placed[] = [];
   private pending = false;
   /** Bytes and writes so far, rows scrolled by the terminal, for tests and benches. */
@@ -73,14 +176,11 @@ export class Compositor {
 
   /** Ink's new frame, line by line. */
   frame(lines: readonly string[]): void {
-    const prev = this.lines;
-    for (let y = 0; y < Math.max(lines.length, prev?.length ?? 0); y++)
-      if (!prev || prev[y] !== lines[y]) this.dirty.add(y);
     this.lines = lines;
     this.changed();
   }
 
-  /** The overlay's place or rows changed: draw it on the next flush. */
+  /** A layer changed (an overlay's place or rows): draw on the next flush. */
   changed(): void {
     if (this.pending) return;
     this.pending = true;
@@ -93,7 +193,7 @@ export class Compositor {
   invalidate(): void {
     this.shown = null;
     this.lines = null;
-    this.dirty.clear();
+    this.inkRows = [];
   }
 
   /** Write what is pending now (before something else is written to the terminal). */
@@ -107,42 +207,51 @@ export class Compositor {
     const lines = this.lines;
     if (!lines) return;
     const width = this.columns();
-    const rows = Math.max(lines.length, this.shown?.length ?? 0);
-    this.touchOverlays(rows);
+    for (const p of this.overlays) {
+      p.region = p.overlay.region;
+      p.rows = p.region ? p.overlay.rows() : [];
+    }
+    const sources = lines.map((_, y) => this.sourceOf(y, this.shown?.sources[y]));
     const shown = this.shown;
-    if (shown && (shown.length !== rows || shown.some((r) => r.chars.length !== width))) return this.redraw(width);
-    if (!shown) return this.redraw(width);
-    if (this.dirty.size === 0) return;
-    const next = [...shown];
-    for (const y of this.dirty) next[y] = this.rowAt(y, width);
-    this.dirty.clear();
-    const base = next.map((r, y) => rowCost(shown[y]!, r));
-    const changedRows = base.reduce((n, c) => n + (c > 0 ? 1 : 0), 0);
-    if (changedRows === 0) return;
-    const plan = changedRows >= SCROLL_MIN_ROWS ? planScroll(shown, next, base) : null;
-    const from = plan ? applyScroll(shown, plan, width) : shown;
+    if (!shown || shown.rows.length !== lines.length || shown.width !== width) return this.redraw(width, sources);
+    if (sources.every((src, y) => src === shown.sources[y])) return; // nothing changed
+    const next = new NextRows(sources, shown, (y) => this.build(y, width, sources[y]!));
+    const plan = planFor(next);
+    const fromRows = plan ? applyScroll(shown.rows, plan, () => blankRow(width)) : shown.rows;
+    const fromSources = plan ? applyScroll(shown.sources, plan, () => BLANK) : shown.sources;
     const pen: PenState = { look: PLAIN };
     let out = plan ? scrollText(plan) : '';
-    for (let y = 0; y < rows; y++) out += drawRow(from[y]!, next[y]!, y, pen);
-    if (plan) this.scrolls++;
-    this.shown = next;
+    const rows: RowCells[] = [];
+    for (let y = 0; y < lines.length; y++) {
+      if (sameSource(sources[y]!, fromSources[y]!)) {
+        rows.push(fromRows[y]!);
+        continue;
+      }
+      const cells = next.row(y);
+      out += drawRow(fromRows[y]!, cells, y, pen);
+      rows.push(cells);
+    }
+    if (plan) {
+      this.scrolls++;
+      uiStats.scrolls++;
+    }
+    this.shown = { rows, sources, width };
     this.emit(out, pen, lines.length);
   }
 
   /** Every row, erased and written (the screen is unknown or changed size). */
-  private redraw(width: number): void {
+  private redraw(width: number, sources: Source[]): void {
     const lines = this.lines!;
-    const next: RowCells[] = [];
+    const rows: RowCells[] = [];
     const pen: PenState = { look: PLAIN };
     let out = '';
     for (let y = 0; y < lines.length; y++) {
-      const row = this.rowAt(y, width);
-      next.push(row);
-      out += drawRow(null, row, y, pen);
+      const r = this.build(y, width, sources[y]!);
+      rows.push(r);
+      out += drawRow(null, r, y, pen);
     }
     out += `\x1b[${lines.length + 1};1H\x1b[J`; // below the frame: whatever was there goes
-    this.dirty.clear();
-    this.shown = next;
+    this.shown = { rows, sources, width };
     this.emit(out, pen, lines.length);
   }
 
@@ -150,57 +259,68 @@ export class Compositor {
     if (!out) return;
     if (pen.look !== PLAIN) out += '\x1b[0m';
     const s = `${BSU}${out}\x1b[${frameRows + 1};1H${ESU}`;
-    this.bytes += Buffer.byteLength(s);
+    const n = Buffer.byteLength(s);
+    this.bytes += n;
     this.writes++;
+    uiStats.bytes += n;
+    uiStats.writes++;
     this.write(s);
   }
 
-  /** Take each overlay's place and rows now; mark the rows where they changed. */
-  private touchOverlays(rows: number): void {
-    for (const p of this.overlays) {
-      const r = p.overlay.region;
-      const region = r ? { x: r.x, y: r.y, width: r.width, height: r.height } : null;
-      const cells = region ? p.overlay.rows() : [];
-      const was = p.region;
-      const moved =
-        !was || !region
-          ? was !== region
-          : was.x !== region.x || was.y !== region.y || was.width !== region.width || was.height !== region.height;
-      if (moved) {
-        if (was) for (let i = 0; i < was.height; i++) this.dirty.add(was.y + i);
-        if (region) for (let i = 0; i < region.height; i++) this.dirty.add(region.y + i);
-      } else if (region) {
-        const n = Math.max(cells.length, p.rows.length);
-        for (let i = 0; i < n; i++) if (cells[i] !== p.rows[i]) this.dirty.add(region.y + i);
+  /** What row y is made of now (`was` itself when that has not changed: one object per unchanged row). */
+  private sourceOf(y: number, was: Source | undefined): Source {
+    const line = this.lines![y];
+    const over = (i: number): readonly [number, RowCells] | undefined => {
+      const p = this.overlays[i]!;
+      const r = p.region;
+      const cells = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
+      return cells ? [r!.x, cells] : undefined;
+    };
+    if (was && was.line === line && was.overs.length === this.overlays.length) {
+      let same = true;
+      for (let i = 0; same && i < this.overlays.length; i++) {
+        const p = this.overlays[i]!;
+        const r = p.region;
+        const cells = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
+        const o = was.overs[i];
+        same = cells ? o !== undefined && o[0] === r!.x && o[1] === cells : o === undefined;
       }
-      p.region = region;
-      p.rows = cells;
+      if (same) return was;
     }
-    for (const y of this.dirty) if (y >= rows) this.dirty.delete(y);
+    return { line, overs: this.overlays.map((_, i) => over(i)) };
   }
 
-  /** Row y as the layers make it: Ink's frame, each overlay over it. */
-  private rowAt(y: number, width: number): RowCells {
+  private inkRow(y: number, width: number): RowCells {
     const line = this.lines![y];
-    const ink = line === undefined ? blankRow(width) : parseLineCells(line, width);
+    if (line === undefined) return blankRow(width);
+    const had = this.inkRows[y];
+    if (had && had.line === line && had.width === width) return had.cells;
+    const cells = parseLineCells(line, width);
+    this.inkRows[y] = { line, width, cells };
+    return cells;
+  }
+
+  /** Row y's cells, from its layers: Ink's line, each overlay's row over it. */
+  private build(y: number, width: number, src: Source): RowCells {
+    const ink = this.inkRow(y, width);
     let row = ink;
-    for (const p of this.overlays) {
-      const r = p.region;
-      const over = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
-      if (!r || !over) continue;
+    src.overs.forEach((o, i) => {
+      const r = this.overlays[i]!.region;
+      if (!o || !r) return;
+      const [x, over] = o;
       if (row === ink) row = { chars: ink.chars.slice(), looks: ink.looks.slice() };
-      const n = Math.min(over.chars.length, r.width, width - r.x);
-      for (let i = 0; i < n; i++) {
-        row.chars[r.x + i] = over.chars[i]!;
-        row.looks[r.x + i] = over.looks[i]!;
+      const n = Math.min(over.chars.length, r.width, width - x);
+      for (let c = 0; c < n; c++) {
+        row.chars[x + c] = over.chars[c]!;
+        row.looks[x + c] = over.looks[c]!;
       }
       // A wide character of the frame cut by the overlay's edge is gone (as on a terminal).
-      for (const at of n > 0 ? [r.x - 1, r.x + n] : []) {
-        if (at < 0 || at >= width || ink.chars[at === r.x - 1 ? r.x : at] !== '') continue;
+      for (const at of n > 0 ? [x - 1, x + n] : []) {
+        if (at < 0 || at >= width || ink.chars[at === x - 1 ? x : at] !== '') continue;
         row.chars[at] = ' ';
         row.looks[at] = PLAIN;
       }
-    }
+    });
     return row;
   }
 }

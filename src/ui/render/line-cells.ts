@@ -7,7 +7,7 @@
  * escape sequence is dropped. A wide character takes its cell and an empty one after it ('', as
  * cells.ts does), a zero-width one joins the cell before it.
  */
-import { PLAIN, type RowCells } from '../../ptyd/cells.js';
+import { blankRow, PLAIN, type RowCells } from '../../ptyd/cells.js';
 import { charWidth } from '../text.js';
 import { narrow } from './plain-line.js';
 
@@ -118,7 +118,7 @@ function charOf(cp: number): [string, number] {
 
 /** The first `width` cells of a frame line (blank past its end). */
 export function parseLineCells(line: string, width: number): RowCells {
-  const row: RowCells = { chars: new Array<string>(width), looks: new Array<string>(width) };
+  const row = blankRow(width);
   let look = PLAIN;
   let x = 0;
   let i = 0;
@@ -152,10 +152,6 @@ export function parseLineCells(line: string, width: number): RowCells {
       row.chars[x] = '';
       row.looks[x++] = look;
     }
-  }
-  for (; x < width; x++) {
-    row.chars[x] = ' ';
-    row.looks[x] = PLAIN;
   }
   return row;
 }

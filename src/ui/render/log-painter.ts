@@ -61,7 +61,8 @@ function colour(t: string, c: string, bg: boolean): string {
 
 export class LogPainter implements Overlay {
   private placedAt: LogPaintRegion | null = null;
-  private cells = new WeakMap<LogLine, { width: number; style: Style; row: RowCells }>();
+  /** The cells of the lines shown last (only those: a long log's lines are not all kept as cells). */
+  private cells = new Map<LogLine, { width: number; style: Style; row: RowCells }>();
 
   constructor(private readonly screen: Pick<Compositor, 'changed'>) {}
 
@@ -82,16 +83,22 @@ export class LogPainter implements Overlay {
 
   rows(): readonly RowCells[] {
     const r = this.placedAt;
-    if (!r) return [];
-    return r.tail(r.height).map((l) => this.row(l, r));
-  }
-
-  private row(l: LogLine, r: LogPaintRegion): RowCells {
-    const style = r.tones[l.tone];
-    const hit = this.cells.get(l);
-    if (hit && hit.width === r.width && hit.style === style) return hit.row;
-    const row = parseLineCells(styled(truncate(l.text === '' ? ' ' : l.text, r.width), style), r.width);
-    this.cells.set(l, { width: r.width, style, row });
-    return row;
+    if (!r) {
+      this.cells.clear();
+      return [];
+    }
+    const kept = new Map<LogLine, { width: number; style: Style; row: RowCells }>();
+    const rows = r.tail(r.height).map((l) => {
+      const style = r.tones[l.tone];
+      let hit = this.cells.get(l);
+      if (!hit || hit.width !== r.width || hit.style !== style) {
+        const row = parseLineCells(styled(truncate(l.text === '' ? ' ' : l.text, r.width), style), r.width);
+        hit = { width: r.width, style, row };
+      }
+      kept.set(l, hit);
+      return hit.row;
+    });
+    this.cells = kept;
+    return rows;
   }
 }

@@ -5,11 +5,9 @@
  * rows, so whatever sits beside the scrolling pane moves too and is drawn back where it differs;
  * the plan is taken only when that costs less than drawing the pane's rows.
  *
- * Pure: the costs are rows' byte estimates (row-diff.ts `rowCost`), the plan the cheapest region
- * and shift, or null when no shift is worth it.
+ * Pure: the costs are rows' byte estimates (the caller's, from row-diff.ts), the plan the cheapest
+ * region and shift, or null when no shift is worth it.
  */
-import { blankRow, type RowCells } from '../../ptyd/cells.js';
-import { blankCost, rowCost } from './row-diff.js';
 
 export interface ScrollPlan {
   /** First and last row of the region (0-based, inclusive). */
@@ -24,22 +22,29 @@ const MAX_SHIFT = 8;
 /** The scroll's own bytes (region, moves, reset). */
 const OVERHEAD = 24;
 
+/** What planning needs of the rows to draw (row indexes are screen rows). */
+export interface ScrollCosts {
+  /** Next row y is made of what row `from` on the screen is (no cell read: the cost is 0). */
+  same(y: number, from: number): boolean;
+  /** About what drawing next row y over screen row `from` costs (counting may stop past `cap`). */
+  cost(y: number, from: number, cap?: number): number;
+  /** About what drawing next row y on a blank row costs. */
+  blank(y: number): number;
+}
+
 /**
- * The cheapest region and shift for drawing `next` over `shown` (same length), or null when
- * drawing the rows where they are costs as little. `base[y]` is rowCost(shown[y], next[y]).
+ * The cheapest region and shift for drawing the next rows over the screen's, or null when drawing
+ * the rows where they are costs as little. `base[y]` is the cost of next row y over screen row y.
  */
-export function planScroll(
-  shown: readonly RowCells[],
-  next: readonly RowCells[],
-  base: readonly number[],
-): ScrollPlan | null {
-  const rows = next.length;
+export function planScroll(c: ScrollCosts, base: readonly number[], anchors = ANCHORS): ScrollPlan | null {
+  const rows = base.length;
   let best: ScrollPlan | null = null;
   let saving = OVERHEAD; // a plan must save more than the scroll costs
-  let blank: number[] | null = null;
-  for (const by of candidates(shown, next, base)) {
-    blank ??= next.map(blankCost);
-    const p = bestRegion(shown, next, base, blank, Math.abs(by), by > 0 ? 1 : -1);
+  const moved = (y: number, from: number): number => (c.same(y, from) ? 0 : c.cost(y, from));
+  const blanks: number[] = [];
+  const blank = (y: number): number => (blanks[y] ??= c.blank(y));
+  for (const by of candidates(c, base, anchors)) {
+    const p = bestRegion(rows, moved, base, blank, Math.abs(by), by > 0 ? 1 : -1);
     if (p && p.gain > saving) {
       saving = p.gain;
       best = p.plan;
@@ -48,27 +53,28 @@ export function planScroll(
   return rows > 1 ? best : null;
 }
 
-/** Rows looked at for shifts: the costliest of the rows to draw. */
+/** Rows looked at for shifts, by default: the costliest of the rows to draw. */
 const ANCHORS = 4;
 
 /**
- * The shifts worth a full look: those that bring one of the costliest rows to draw within half
- * its cost (checking a shift against a row stops as soon as it is clearly no match).
+ * The shifts worth a full look: those that bring one of the `n` costliest rows to draw within half
+ * its cost (checking a shift against a row stops as soon as it is clearly no match). A caller whose
+ * `same` is cheap looks at every row to draw.
  */
-function candidates(shown: readonly RowCells[], next: readonly RowCells[], base: readonly number[]): number[] {
-  const rows = next.length;
+function candidates(c: ScrollCosts, base: readonly number[], n: number): number[] {
+  const rows = base.length;
   const anchors = base
-    .map((c, y) => [c, y] as const)
-    .filter(([c]) => c > 0)
+    .map((cost, y) => [cost, y] as const)
+    .filter(([cost]) => cost > 0)
     .sort((a, b) => b[0] - a[0])
-    .slice(0, ANCHORS);
+    .slice(0, n);
   const votes = new Map<number, number>();
-  for (const [c, y] of anchors) {
+  for (const [cost, y] of anchors) {
     for (let k = 1; k <= MAX_SHIFT; k++) {
       for (const by of [k, -k]) {
         const from = y + by;
         if (from < 0 || from >= rows) continue;
-        if (rowCost(shown[from]!, next[y]!, c / 2) < c / 2) votes.set(by, (votes.get(by) ?? 0) + 1);
+        if (c.same(y, from) || c.cost(y, from, cost / 2) < cost / 2) votes.set(by, (votes.get(by) ?? 0) + 1);
       }
     }
   }
@@ -85,29 +91,27 @@ function candidates(shown: readonly RowCells[], next: readonly RowCells[], base:
  * running maximum (Kadane's).
  */
 function bestRegion(
-  shown: readonly RowCells[],
-  next: readonly RowCells[],
+  rows: number,
+  moved: (y: number, from: number) => number,
   base: readonly number[],
-  blank: readonly number[],
+  blank: (y: number) => number,
   k: number,
   dir: 1 | -1,
 ): { plan: ScrollPlan; gain: number } | null {
-  const rows = next.length;
   const at = (i: number): number => (dir === 1 ? i : rows - 1 - i);
   let run = 0; // best saving of a region of moved rows ending at e
   let runStart = 0;
   let best: { plan: ScrollPlan; gain: number } | null = null;
   for (let e = 0; e + k < rows; e++) {
     const y = at(e);
-    const moved = rowCost(shown[at(e + k)]!, next[y]!);
-    const g = base[y]! - moved;
+    const g = base[y]! - moved(y, at(e + k));
     if (run <= 0) {
       run = g;
       runStart = e;
     } else run += g;
     // The k rows after e come in blank.
     let tail = 0;
-    for (let t = e + 1; t <= e + k; t++) tail += base[at(t)]! - blank[at(t)]!;
+    for (let t = e + 1; t <= e + k; t++) tail += base[at(t)]! - blank(at(t));
     const gain = run + tail;
     if (gain > 0 && (!best || gain > best.gain)) {
       const a = runStart;
@@ -122,12 +126,12 @@ function bestRegion(
 }
 
 /** What the screen shows after the scroll: rows moved within the region, blank rows brought in. */
-export function applyScroll(shown: readonly RowCells[], plan: ScrollPlan, width: number): RowCells[] {
+export function applyScroll<T>(shown: readonly T[], plan: ScrollPlan, blank: () => T): T[] {
   const out = [...shown];
   const { top, bottom, by } = plan;
   for (let y = top; y <= bottom; y++) {
     const from = y + by;
-    out[y] = from >= top && from <= bottom ? shown[from]! : blankRow(width);
+    out[y] = from >= top && from <= bottom ? shown[from]! : blank();
   }
   return out;
 }

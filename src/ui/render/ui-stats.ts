@@ -1,0 +1,20 @@
+/**
+ * What the dashboard drew, counted for the benches (`KLAUDE_UI_STATS=<file>`: written when the
+ * dashboard closes): Ink frames, the compositor's writes and bytes, rows the terminal scrolled, and
+ * how many times each pane's component rendered. Counting is a few increments; nothing is kept.
+ */
+export interface UiStats {
+  inkFrames: number;
+  writes: number;
+  bytes: number;
+  scrolls: number;
+  /** Component renders, by pane. */
+  renders: Record<string, number>;
+}
+
+export const uiStats: UiStats = { inkFrames: 0, writes: 0, bytes: 0, scrolls: 0, renders: {} };
+
+/** One render of this pane's component. */
+export function countRender(pane: string): void {
+  uiStats.renders[pane] = (uiStats.renders[pane] ?? 0) + 1;
+}
