@@ -77,6 +77,7 @@ export function App({ deps, active = true }: AppProps) {
       approvals: sessions.approvals,
       ...(sessions.reviews ? { reviews: sessions.reviews } : {}),
       actions: deps.actions,
+      statusNow: (id) => deps.sessions.getSnapshot().sessions.find((s) => s.id === id)?.status,
       ...(sessions.projects ? { projects: sessions.projects } : {}),
     },
     deps.ui.getSnapshot,

@@ -91,4 +91,28 @@ describe('dashboard errors', () => {
     d.feed.refresh();
     await d.waitFor((f) => !f.includes('REV is running') && /\? help/.test(f), 'the stale error to go');
   });
+
+  it('shows an error that comes back after its session moved on, until the status moves on again', async () => {
+    let fail: (e: unknown) => void = () => undefined;
+    d = await renderDashboard({
+      columns: 120,
+      rows: 20,
+      actions: { message: () => new Promise((_, reject) => (fail = reject)) },
+    });
+    const rev = d.sessions.rev!;
+    await d.press('down', 'down', 'down');
+    await d.press('m');
+    await d.waitForText(`to reviewer ${shortId(rev.id)}`);
+    await d.type('hello there');
+    await d.press('enter');
+    await d.waitForText(`sending to ${shortId(rev.id)}`);
+    // The reviewer's turn ends while the message is on its way; then the refusal comes back.
+    updateSession(d.db, rev.id, { status: 'idle' } as never);
+    d.feed.refresh();
+    fail(busy);
+    await d.waitForText('REV is running: a message waits for its turn to end [E_SESSION_BUSY]');
+    updateSession(d.db, rev.id, { status: 'done' } as never);
+    d.feed.refresh();
+    await d.waitFor((f) => !f.includes('REV is running') && /\? help/.test(f), 'the error to go');
+  });
 });

@@ -24,6 +24,11 @@ export interface CommandEnv {
   /** Reviews (`klaude review`) by the session they review. */
   reviews?: ReadonlyMap<string, readonly ReviewView[]>;
   actions: DashboardActions;
+  /**
+   * A session's status as the sessions feed has it now (an action's result comes back after the key
+   * that started it, when `sessions` and `tree` may be old).
+   */
+  statusNow?: (id: string) => SessionView['status'] | undefined;
   /** Every project of the home is shown (feeds/projects-feed.ts), in this order. */
   projects?: readonly ProjectRef[];
 }

@@ -27,7 +27,10 @@ export function track<T>(
     },
     (e: unknown) => {
       env.dispatch({ type: 'busy', text: null });
-      env.dispatch({ type: 'notice', notice: errorNotice(e, about) });
+      // About the session as it is now: its status may have moved on while the action ran, and an
+      // error is meant to leave when the status moves on after it is shown, not to never show.
+      const status = about && env.statusNow?.(about.id);
+      env.dispatch({ type: 'notice', notice: errorNotice(e, about && status ? { id: about.id, status } : about) });
     },
   );
 }
