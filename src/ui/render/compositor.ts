@@ -97,7 +97,9 @@ class NextRows implements ScrollCosts {
   }
 
   cost(y: number, from: number, cap?: number): number {
-    return this.cells ? rowCost(this.shown.rows[from]!, this.row(y), cap) : partsCost(this.sources[y]!, this.shown.sources[from]!);
+    return this.cells
+      ? rowCost(this.shown.rows[from]!, this.row(y), cap)
+      : partsCost(this.sources[y]!, this.shown.sources[from]!);
   }
 
   blank(y: number): number {
