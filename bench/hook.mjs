@@ -3,7 +3,8 @@
 // Two routes: the command klaude injects (`node dist/hook.cjs <event>`, the goal applies to
 // it) and the public `node dist/cli.js hook <event>`. Runs are interleaved (floor, injected,
 // cli, floor, …) so machine noise hits all alike.
-//   node bench/hook.mjs            (after `npm run build`; BENCH_N=60 for more runs)
+//   node bench/hook.mjs            (after `npm run build`; BENCH_N=60 for more runs, BENCH_KEEP=1 keeps the
+//                                   home and the payloads for profiling)
 import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -119,6 +120,7 @@ try {
 
   for (const [event, payload] of Object.entries(payloads)) {
     const input = JSON.stringify(payload);
+    if (process.env.BENCH_KEEP) writeFileSync(path.join(root, `${event}.json`), input);
     const floor = [];
     const injected = [];
     const viaCli = [];
@@ -154,5 +156,9 @@ try {
     );
   }
 } finally {
-  rmSync(root, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP)
+    console.log(
+      `kept ${root} (KLAUDE_HOME=${root}/klaude HOME=${root}, cwd ${root}/project; the payloads in ${root}/*.json)`,
+    );
+  else rmSync(root, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 // `klaude ui` first full frame (spawn → the footer of the first frame on the terminal) against its
 // floor: an Ink hello-world bundled the same way (esbuild, NODE_ENV=production), both under a real
-// PTY. docs/ARCHITECTURE.md, Performance budget: within 1.2× of the floor; RSS ≤ 80 MiB.
+// PTY. docs/ARCHITECTURE.md, Performance budget: within 1.05× of the floor (issue 37); RSS ≤ 80 MiB.
 //   node bench/ui-first-frame.mjs        (after `npm run build`; BENCH_N=30 for more runs)
 import './_env.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -44,7 +44,7 @@ try {
   const r = stats(rss);
   console.log(
     `ui first frame (10 agents, 120x34): median ${fmt(u.median)} ms (p90 ${fmt(u.p90)}) vs bundled Ink hello-world ${fmt(f.median)} ms (p90 ${fmt(f.p90)}) ` +
-      `→ ${fmt(u.median / f.median, 2)}× (goal ≤ 1.2×); ` +
+      `→ ${fmt(u.median / f.median, 2)}× (goal ≤ 1.05×${u.median / f.median <= 1.05 ? ', met' : ', MISSED'}); ` +
       `RSS median ${fmt(r.median)} MiB (hello-world ${fmt(stats(floorRss).median)}; goal ≤ 80)`,
   );
 } finally {

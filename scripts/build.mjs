@@ -1,7 +1,7 @@
 // Bundle klaude with esbuild.
 // - dist/cli.js: a small CommonJS launcher that runs one bundle per command, dist/cmd/<name>.cjs,
-//   compiled from V8's code cache (scripts/bundles.mjs, scripts/launcher.cjs); commands that reach
-//   Ink share an ES module entry with its own chunks (dist/cmd/tui.mjs, dist/chunks/). Production React.
+//   compiled from V8's code cache (scripts/bundles.mjs, scripts/launcher.cjs), the dashboard's too
+//   (Ink's top-level awaits built away: ink-in-commonjs below). Production React.
 // - dist/agent-client.cjs: `klaude` inside a sandboxed agent, a client of its channel (src/sandbox).
 // - dist/hook.cjs: `klaude hook <event>` as one small CommonJS file. Claude Code runs it after
 //   every tool call (docs/ARCHITECTURE.md, Performance budget: within 1.5× of `node -e 0`, bench/hook.mjs); CommonJS
@@ -111,8 +111,60 @@ const lazySegmenters = {
   },
 };
 
+/**
+ * Ink without top-level await, so the dashboard is a CommonJS bundle like every command (compiled
+ * from V8's code cache: scripts/launcher.cjs). Two modules of Ink's graph await at their top level:
+ * - yoga-layout (its layout engine) awaits its WebAssembly: `yoga-layout` becomes an object filled
+ *   when `yoga-layout/load` has loaded it (the same engine), and src/dashboard/yoga-loaded.ts, which
+ *   the dashboard awaits before Ink lays out anything, is that load;
+ * - Ink's reconciler awaits React's devtools when DEV=true: not in klaude's build (react-devtools-core
+ *   is not bundled either).
+ * A change in either file fails the build here rather than at run time.
+ */
+const inkInCommonJs = {
+  name: 'ink-in-commonjs',
+  setup(b) {
+    const yogaLoaded = fileURLToPath(new URL('../src/dashboard/yoga-loaded.ts', import.meta.url));
+    b.onResolve({ filter: /^yoga-layout$/ }, () => ({ path: 'yoga-layout', namespace: 'klaude-yoga' }));
+    b.onLoad({ filter: /.*/, namespace: 'klaude-yoga' }, () => ({
+      loader: 'js',
+      resolveDir: path.dirname(yogaLoaded),
+      contents: [
+        "import { loadYoga } from 'yoga-layout/load';",
+        "export * from 'yoga-layout/load';",
+        'const Yoga = {};',
+        'export default Yoga;',
+        'export const yogaLoaded = loadYoga().then((y) => { Object.assign(Yoga, y); });',
+      ].join('\n'),
+    }));
+    b.onLoad({ filter: /[\\/]src[\\/]dashboard[\\/]yoga-loaded\.ts$/ }, () => ({
+      loader: 'js',
+      contents: "export { yogaLoaded } from 'yoga-layout';",
+    }));
+    b.onLoad({ filter: /[\\/]ink[\\/]build[\\/]reconciler\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const edits = [
+        ["await import('./devtools.js');", 'void 0;'],
+        ['await loadPackageJson()', '{ name: undefined, version: undefined }'],
+      ];
+      for (const [from] of edits)
+        if (!text.includes(from))
+          throw new Error(`ink's reconciler.js changed: no "${from}" (scripts/build.mjs, ink-in-commonjs)`);
+      return { contents: edits.reduce((t, [from, to]) => t.replace(from, to), text), loader: 'js' };
+    });
+  },
+};
+
 /** dist/cmd/<this>.cjs: `klaude hook <event>` as one small CommonJS file (dist/hook.cjs runs it). */
 const HOOK_BUNDLE = 'hook-injected';
+
+/**
+ * V8 flags a bundle starts with, set by the launcher before it compiles the bundle, so that its code
+ * cache is made and read under the same flags. The dashboard keeps V8's young generation at its
+ * first size from its very start (src/lib/heap.ts says why); the rest of its settings come once
+ * its first frame is out (dashboard/ui-supervisor.ts), which is when its cache is saved.
+ */
+const BUNDLE_FLAGS = { ui: ['--semi-space-growth-factor=1'] };
 
 /** Node flags for `klaude` run as a command (the bin): see the launcher lines in the banner. */
 const LAUNCH_FLAGS = ['--v8-pool-size=1'];
@@ -139,7 +191,7 @@ const common = {
   // yaml: loaded from node_modules when there is YAML to read (config/yaml.ts); bundled, its 240 KB
   // would be parsed by every command that reads the config.
   external: ['node-pty', 'react-devtools-core', 'yaml'],
-  plugins: [betterSqliteAddon, inkFrameOutput, lazySegmenters],
+  plugins: [betterSqliteAddon, inkFrameOutput, inkInCommonJs, lazySegmenters],
   logLevel: 'warning',
 };
 const define = {
@@ -175,6 +227,7 @@ try {
     out,
     file: 'cli.js',
     ...tables,
+    flags: BUNDLE_FLAGS,
     version: define.__KLAUDE_VERSION__,
     banner: [
       // Both a shell script and the CommonJS module: sh runs line 2 and execs node on this same file

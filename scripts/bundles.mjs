@@ -11,9 +11,9 @@
 // out (their imports in the command tables resolve to a module that throws). A process loads
 // exactly one bundle, so no module exists twice in it (`instanceof KlaudeError` holds).
 // dist/cli.js looks at the first argument only to choose (scripts/launcher.cjs); the bundle's own
-// cli.ts does the rest as before. Commands that reach a module with top-level await (Ink's
-// yoga-layout), which CommonJS cannot carry, share one ES module entry with lazily loaded chunks
-// instead (dist/cmd/tui.mjs, dist/chunks/): the dashboard's first frame loads only what it draws.
+// cli.ts does the rest as before. Commands that would reach a module with top-level await, which
+// CommonJS cannot carry, share one ES module entry with lazily loaded chunks instead
+// (dist/cmd/tui.mjs, dist/chunks/); none does now: the build takes Ink's away (build.mjs).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -222,7 +222,8 @@ export async function buildCommandBundles({ out, common, define }) {
 /**
  * Write `file` (dist/cli.js, dist/hook.cjs): scripts/launcher.cjs with its tables, `banner` on top.
  * `cjs` names the CommonJS bundles of dist/cmd/ it may run (each by its content hash, the name of
- * its code cache); `only`, when given, is the one it always runs, whatever the arguments.
+ * its code cache); `only`, when given, is the one it always runs, whatever the arguments; `flags`,
+ * bundle name → V8 flags set before that bundle is compiled.
  */
 export function writeLauncher({
   out,
@@ -233,6 +234,7 @@ export function writeLauncher({
   esm = [],
   cjs,
   only = null,
+  flags = {},
   version,
 }) {
   const hashes = {};
@@ -248,6 +250,7 @@ export function writeLauncher({
     __KLAUDE_HASHES__: JSON.stringify(hashes),
     __KLAUDE_ESM__: JSON.stringify(esm),
     __KLAUDE_ONLY__: JSON.stringify(only),
+    __KLAUDE_FLAGS__: JSON.stringify(flags),
     __KLAUDE_VERSION__: version,
   };
   const launcher = readFileSync(path.join('scripts', 'launcher.cjs'), 'utf8').replace(

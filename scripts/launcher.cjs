@@ -20,6 +20,8 @@ const ESM = __KLAUDE_ESM__;
 const HASHES = __KLAUDE_HASHES__;
 /** The bundle this launcher always runs (dist/hook.cjs), or null (dist/cli.js). */
 const ONLY = __KLAUDE_ONLY__;
+/** V8 flags by bundle, set before it compiles (a code cache carries the flags it was made under). */
+const FLAGS = __KLAUDE_FLAGS__;
 /** Cache files of other builds or nodes older than this go when a cache is written (upgrades leave theirs). */
 const STALE_MS = 14 * 24 * 3600 * 1000;
 const first = process.argv[2];
@@ -113,6 +115,7 @@ function runCached(name) {
       cachedData = undefined;
     }
   }
+  if (Object.prototype.hasOwnProperty.call(FLAGS, name)) require('node:v8').setFlagsFromString(FLAGS[name].join(' '));
   const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
   if (process.getuid && (cachedData === undefined || script.cachedDataRejected) && !traceless()) {
     let saved = false;

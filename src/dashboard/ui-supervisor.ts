@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ensurePrivateDir, klaudeHome, projectHash, projectRoot, sessionLogPath } from '../config/paths.js';
 import { openFastDb, type FastDb } from '../db/fast.js';
 import { KlaudeError } from '../lib/errors.js';
+import { baselineCodeOnly, keepYoungGenerationSmall } from '../lib/heap.js';
 import { Clock } from '../feeds/clock.js';
 import { LogFeed } from '../feeds/log-feed.js';
 import { transcriptsOf } from '../db/repos/transcripts.js';
@@ -244,6 +245,16 @@ class EarlySignals {
   }
 }
 
+/**
+ * The dashboard's V8 settings (lib/heap.ts), set once its first frame is out: a change of V8's
+ * flags has the launcher save the bundle's code cache first (a cache made under other flags is
+ * rejected), and by then the cache holds all the code a start runs.
+ */
+function longLivedHeap(): void {
+  keepYoungGenerationSmall();
+  baselineCodeOnly();
+}
+
 export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number> {
   const term = terminalOf(opts);
   const where = locate(opts);
@@ -273,6 +284,7 @@ export async function runUiSupervisor(opts: UiSupervisorOptions): Promise<number
   try {
     host.show();
     const { runUiServices } = await import('./services.js');
+    longLivedHeap();
     early.releaseStops();
     const { sessions, logFeed, preview, ui } = feeds;
     const shell: UiShell = {

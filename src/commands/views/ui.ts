@@ -1,4 +1,3 @@
-import { baselineCodeOnly, keepYoungGenerationSmall } from '../../lib/heap.js';
 import type { CommandContext } from '../cli/types.js';
 
 /**
@@ -8,6 +7,7 @@ import type { CommandContext } from '../cli/types.js';
  *   the environment says.
  * - `globalThis.fetch`: yoga's WebAssembly loader (Ink's layout engine) probes `typeof fetch`,
  *   which makes Node load its fetch implementation (undici, tens of ms) that nothing here uses.
+ *   The load is awaited here (dashboard/yoga-loaded.ts), so fetch stays hidden until it is done.
  */
 async function loadInteractive<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv, tty: boolean): Promise<T> {
   const keys = tty ? ['CI', 'CONTINUOUS_INTEGRATION'].filter((k) => k in env) : [];
@@ -25,11 +25,15 @@ async function loadInteractive<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  keepYoungGenerationSmall();
-  baselineCodeOnly();
   const env = { ...ctx.env };
   const { runUiSupervisor } = await loadInteractive(
-    () => import('../../dashboard/ui-supervisor.js'),
+    async () => {
+      const ui = await import('../../dashboard/ui-supervisor.js');
+      await (
+        await import('../../dashboard/yoga-loaded.js')
+      ).yogaLoaded;
+      return ui;
+    },
     process.env,
     Boolean(process.stdout.isTTY),
   );
