@@ -4,7 +4,7 @@
 // (src/config/parse-cache.ts) has to hold them all: with one too small every file missed and
 // every miss rewrote the cache (70 files: 2.1× the time of 20).
 // Runs are interleaved (floor, 20, 150, floor, …) so machine noise hits all alike.
-//   node bench/agent-files.mjs        (after `npm run build`; BENCH_N=60 for more runs;
+//   node bench/agent-files.mjs        (after `npm run build`; BENCH_N=60 for more runs, BENCH_KEEP=1;
 //                                      BENCH_KLAUDE_CLI=<other>/dist/cli.js runs another build: bench/pair.mjs)
 import './_env.mjs';
 import { spawnSync } from 'node:child_process';
@@ -92,5 +92,7 @@ try {
     `150 agent files vs 20: ${ratio.toFixed(2)}× (goal ≤ ${GOAL}×${ratio <= GOAL ? ', met' : ', MISSED'}; parse cache ${(cacheBytes / 1024).toFixed(0)} KiB; n=${N})`,
   );
 } finally {
-  rmSync(root, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP)
+    console.log(`kept ${root} (KLAUDE_HOME=${root}/klaude HOME=${root}, projects ${root}/p20, ${root}/p150)`);
+  else rmSync(root, { recursive: true, force: true });
 }
