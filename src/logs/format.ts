@@ -208,7 +208,7 @@ const SAFE_EVENTS = new WeakSet<AgentEvent>();
 
 /**
  * An event known to need no sanitising, so safeEvent returns it as is without a look: its log
- * line's bytes said so (lib/escapes.ts jsonBytesNeedNoSanitising; the reader asks for long lines).
+ * line said so (lib/escapes.ts jsonNeedsNoSanitising; the reader asks for long lines).
  */
 export function markSafe(e: AgentEvent): void {
   SAFE_EVENTS.add(e);

@@ -10,7 +10,7 @@
 // load its stream classes when this module loads, which costs every command that reads a tail.
 import fs, { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { AgentEvent } from '../core/events.js';
-import { jsonBytesNeedNoSanitising } from '../lib/escapes.js';
+import { jsonNeedsNoSanitising } from '../lib/escapes.js';
 import { LineDecoder } from '../lib/line-decoder.js';
 import { markSafe } from './format.js';
 
@@ -21,8 +21,8 @@ const NL = 0x0a;
  * use; with 8 MiB steps, `logs -n 50` on a 32 MiB line took a quarter longer (353 vs 280 ms).
  */
 const MAX_STEP = 1024 * 1024;
-/** Lines from this long on are vouched safe to print from their bytes (TailScan.take). */
-const CHECK_BYTES_FROM = 64 * 1024;
+/** Lines from this long on are vouched safe to print from the line as written (TailScan.take). */
+const CHECK_LINE_FROM = 64 * 1024;
 
 /** One complete log line that parsed as an event. */
 export interface LogLine {
@@ -265,9 +265,9 @@ export class TailScan {
     const line = bytes.toString('utf8', 0, end0);
     const event = parseEventLine(line);
     if (!event) return;
-    // A long line's strings are checked for what the formatter would sanitise in its bytes, a
-    // few byte searches instead of a regex over every string (a 32 MiB text: ~90 ms).
-    if (bytes.length >= CHECK_BYTES_FROM && jsonBytesNeedNoSanitising(bytes)) markSafe(event);
+    // A long line's strings are checked for what the formatter would sanitise in the line, its
+    // escapes and a byte search, instead of a regex over every string (a 32 MiB text: ~90 ms).
+    if (bytes.length >= CHECK_LINE_FROM && jsonNeedsNoSanitising(line, bytes)) markSafe(event);
     this.found.push({ line, event, end: lineEnd });
   }
 }

@@ -43,7 +43,7 @@ describe('readTail on long lines', () => {
     expect((t.events[0] as { text: string }).text).toBe(`1:${'x'.repeat(3_000_000)}é`); // the multi-byte end intact
   });
 
-  it('a long line vouched safe by its bytes prints as is; one with an escape or a C1 anywhere is still made safe', async () => {
+  it('a long line vouched safe as written prints as is; one with an escape or a C1 anywhere is still made safe', async () => {
     const body = 'y'.repeat(100_000);
     const texts = [
       `plain ${body}\n\tdone é`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  jsonBytesNeedNoSanitising,
+  jsonNeedsNoSanitising,
   jsonControlsEscaped,
   safeJson,
   safeText,
@@ -85,8 +85,8 @@ describe('safeText', () => {
   });
 });
 
-describe('jsonBytesNeedNoSanitising', () => {
-  const bytes = (json: string): Buffer => Buffer.from(json, 'utf8');
+describe('jsonNeedsNoSanitising', () => {
+  const check = (json: string): boolean => jsonNeedsNoSanitising(json, Buffer.from(json, 'utf8'));
   const spellings = (c: number): string[] => {
     const ch = String.fromCharCode(c);
     const hex = c.toString(16).padStart(4, '0');
@@ -111,7 +111,7 @@ describe('jsonBytesNeedNoSanitising', () => {
           continue; // a raw C0 character: not JSON, so never an event
         }
         expect(safeText((parsed as { t: string }).t), json).not.toBe((parsed as { t: string }).t);
-        expect(jsonBytesNeedNoSanitising(bytes(json)), json).toBe(false);
+        expect(check(json), json).toBe(false);
       }
     }
   });
@@ -119,12 +119,15 @@ describe('jsonBytesNeedNoSanitising', () => {
   it('says yes for text that needs nothing, newlines, tabs, quotes and non-ASCII included', () => {
     const json = JSON.stringify({ ts: 1, type: 'text', text: 'line\n\tindented "quoted" \\ é ü 漢字 🎉 \u00e9 ¿¡' });
     expect(safeText(JSON.parse(json).text)).toBe(JSON.parse(json).text);
-    expect(jsonBytesNeedNoSanitising(bytes(json))).toBe(true);
-    expect(jsonBytesNeedNoSanitising(bytes(`{"t":"\\u00e9 \\u0041"}`))).toBe(true);
+    expect(check(json)).toBe(true);
+    expect(check(`{"t":"\\u00e9 \\u0041"}`)).toBe(true);
   });
 
-  it('errs only towards a look: an escaped backslash before b, f, r or u0 says no', () => {
-    expect(jsonBytesNeedNoSanitising(bytes(JSON.stringify({ t: 'C:\\bin\\run \\u001b' })))).toBe(false);
+  it('an escaped backslash before b, f, r or u001b is text, not an escape', () => {
+    const json = JSON.stringify({ t: 'C:\\bin\\run \\u001b \\r\\f' });
+    expect(safeText(JSON.parse(json).t)).toBe(JSON.parse(json).t);
+    expect(check(json)).toBe(true);
+    expect(check(JSON.stringify({ t: 'C:\\bin\\\r' }))).toBe(false); // an escaped backslash, then a CR
   });
 });
 
