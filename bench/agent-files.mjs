@@ -4,7 +4,8 @@
 // (src/config/parse-cache.ts) has to hold them all: with one too small every file missed and
 // every miss rewrote the cache (70 files: 2.1× the time of 20).
 // Runs are interleaved (floor, 20, 150, floor, …) so machine noise hits all alike.
-//   node bench/agent-files.mjs        (after `npm run build`; BENCH_N=60 for more runs)
+//   node bench/agent-files.mjs        (after `npm run build`; BENCH_N=60 for more runs, BENCH_KEEP=1;
+//                                      BENCH_KLAUDE_CLI=<other>/dist/cli.js runs another build: bench/pair.mjs)
 import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cli = path.join(repo, 'dist', 'cli.js');
+const cli = process.env.BENCH_KLAUDE_CLI ?? path.join(repo, 'dist', 'cli.js');
 const N = Number(process.env.BENCH_N ?? 30);
 const WARMUP = 3;
 const GOAL = 1.2;
@@ -91,5 +92,7 @@ try {
     `150 agent files vs 20: ${ratio.toFixed(2)}× (goal ≤ ${GOAL}×${ratio <= GOAL ? ', met' : ', MISSED'}; parse cache ${(cacheBytes / 1024).toFixed(0)} KiB; n=${N})`,
   );
 } finally {
-  rmSync(root, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP)
+    console.log(`kept ${root} (KLAUDE_HOME=${root}/klaude HOME=${root}, projects ${root}/p20, ${root}/p150)`);
+  else rmSync(root, { recursive: true, force: true });
 }

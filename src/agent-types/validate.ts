@@ -151,6 +151,17 @@ function stringList(data: Record<string, unknown>, field: string): string[] | un
 
 /** Split `Read, Grep, Bash(git add:*)` on commas outside parentheses. */
 export function splitToolList(s: string): string[] {
+  // Most items have no comma, most lists no parentheses: no walk through the characters (150
+  // agent files: a tenth of reading them).
+  if (!s.includes(',')) {
+    const t = s.trim();
+    return t === '' ? [] : [t];
+  }
+  if (!s.includes('(') && !s.includes(')'))
+    return s
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
   const out: string[] = [];
   let depth = 0;
   let cur = '';

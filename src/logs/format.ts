@@ -206,6 +206,14 @@ export function safeEvent<E extends AgentEvent>(e: E): E {
 /** safeEvent's results: not looked through again (a 32 MiB text costs one scan, not one per caller). */
 const SAFE_EVENTS = new WeakSet<AgentEvent>();
 
+/**
+ * An event known to need no sanitising, so safeEvent returns it as is without a look: its log
+ * line said so (lib/escapes.ts jsonNeedsNoSanitising; the reader asks for long lines).
+ */
+export function markSafe(e: AgentEvent): void {
+  SAFE_EVENTS.add(e);
+}
+
 /** A formatter for one stream of events (see StreamFormatter). */
 export function createFormatter(opts: FormatOptions = {}): EventFormatter {
   return new StreamFormatter(opts);

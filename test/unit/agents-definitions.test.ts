@@ -1,5 +1,5 @@
 // Agent definition files: parsing, strict field checks, precedence, the built-in type.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -122,6 +122,8 @@ describe('agent definition files', () => {
     ['tools as a block list with a comma item', 'tools:\n  - Read\n  - Grep, Glob', ['Read', 'Grep', 'Glob']],
     ['tools: [] means no tools', 'tools: []', []],
     ['commas inside a rule stay', 'tools: "Bash(git add, commit), Read"', ['Bash(git add, commit)', 'Read']],
+    ['a rule as a list item', 'tools: [Read, "Bash(npm test:*)", " Grep "]', ['Read', 'Bash(npm test:*)', 'Grep']],
+    ['empty items dropped', 'tools: "Read,, Grep, "', ['Read', 'Grep']],
   ])('%s', (_label, line, expected) => {
     write(projectAgents(), 'x.md', `---\n${line}\n---\n`);
     expect(load().problems).toEqual([]);
@@ -280,6 +282,26 @@ describe('agent definition files', () => {
   it('finds files in subdirectories', () => {
     write(join(projectAgents(), 'team'), 'nested.md', '---\ndescription: deep\n---\n');
     expect(find('nested')?.description).toBe('deep');
+  });
+
+  it('follows symlinked files and directories, walks a link back up once, and skips what is not a .md file', () => {
+    const elsewhere = join(t.root, 'shared-agents');
+    write(elsewhere, 'linked-dir.md', '---\ndescription: via a linked directory\n---\n');
+    const target = write(join(t.root, 'one-file'), 'target.md', '---\nname: linked-file\n---\n');
+    write(projectAgents(), 'a.md', '---\nname: a\n---\n');
+    write(projectAgents(), 'notes.txt', 'not an agent');
+    mkdirSync(join(projectAgents(), 'dir.md'));
+    symlinkSync(elsewhere, join(projectAgents(), 'shared'));
+    symlinkSync(target, join(projectAgents(), 'file.md'));
+    symlinkSync(projectAgents(), join(projectAgents(), 'loop'));
+    symlinkSync(join(t.root, 'missing'), join(projectAgents(), 'dangling.md'));
+    const { agents, problems } = load();
+    expect(problems).toEqual([]);
+    expect(agents.filter((a) => a.source === 'project').map((a) => [a.name, a.path])).toEqual([
+      ['a', join(projectAgents(), 'a.md')],
+      ['linked-dir', join(projectAgents(), 'shared', 'linked-dir.md')],
+      ['linked-file', join(projectAgents(), 'file.md')],
+    ]);
   });
 });
 

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createFormatter } from '../../src/logs/format.js';
 import { readAllEvents, readTail } from '../../src/logs/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'klaude-tail-'));
@@ -40,5 +41,23 @@ describe('readTail on long lines', () => {
     expect(t.bytesRead).toBeLessThanOrEqual(2 * t.size);
     expect(t.bytesRead).toBeGreaterThan(t.size); // the line was read again whole, not kept in pieces
     expect((t.events[0] as { text: string }).text).toBe(`1:${'x'.repeat(3_000_000)}é`); // the multi-byte end intact
+  });
+
+  it('a long line vouched safe as written prints as is; one with an escape or a C1 anywhere is still made safe', async () => {
+    const body = 'y'.repeat(100_000);
+    const texts = [
+      `plain ${body}\n\tdone é`,
+      `${body} colour \x1b[31mred\x1b[0m and a title \x1b]0;owned\x07 end`,
+      `${body} C1 CSI \x9b2J end`,
+      `${body} CR\rover`,
+    ];
+    const file = join(dir, 'c.ndjson');
+    writeFileSync(file, `${texts.map((text, i) => JSON.stringify({ ts: i, type: 'text', text })).join('\n')}\n`);
+    const t = await readTail(file, texts.length, { chunkSize: 4096 });
+    const out = t.events.map((e) => createFormatter().format(e));
+    expect(out[0]).toBe(texts[0]);
+    expect(out[1]).toBe(`${body} colour red and a title  end`);
+    expect(out[2]).toBe(`${body} C1 CSI  end`);
+    expect(out[3]).toBe(`${body} CR\nover`);
   });
 });

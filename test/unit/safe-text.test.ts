@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { jsonControlsEscaped, safeJson, safeText, TextSanitizer, visibleControls } from '../../src/lib/escapes.js';
+import {
+  jsonNeedsNoSanitising,
+  jsonControlsEscaped,
+  safeJson,
+  safeText,
+  TextSanitizer,
+  visibleControls,
+} from '../../src/lib/escapes.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { table } from '../../src/lib/format.js';
 import { createFormatter } from '../../src/logs/format.js';
@@ -75,6 +82,52 @@ describe('safeText', () => {
       for (let i = 0; i < 30; i++) s += alphabet[Math.floor(rnd() * alphabet.length)]!;
       expect(safeText(s)).toMatch(SAFE);
     }
+  });
+});
+
+describe('jsonNeedsNoSanitising', () => {
+  const check = (json: string): boolean => jsonNeedsNoSanitising(json, Buffer.from(json, 'utf8'));
+  const spellings = (c: number): string[] => {
+    const ch = String.fromCharCode(c);
+    const hex = c.toString(16).padStart(4, '0');
+    // as JSON.stringify writes it, raw, and as \u escapes in both cases
+    return [
+      JSON.stringify({ t: `a${ch}b` }),
+      `{"t":"a${ch}b"}`,
+      `{"t":"a\\u${hex}b"}`,
+      `{"t":"a\\u${hex.toUpperCase()}b"}`,
+    ];
+  };
+
+  it('says no for every character the sanitiser acts on, however the JSON spells it', () => {
+    for (let c = 0; c <= 0x9f; c++) {
+      const ch = String.fromCharCode(c);
+      if (safeText(`a${ch}b`) === `a${ch}b`) continue;
+      for (const json of spellings(c)) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(json);
+        } catch {
+          continue; // a raw C0 character: not JSON, so never an event
+        }
+        expect(safeText((parsed as { t: string }).t), json).not.toBe((parsed as { t: string }).t);
+        expect(check(json), json).toBe(false);
+      }
+    }
+  });
+
+  it('says yes for text that needs nothing, newlines, tabs, quotes and non-ASCII included', () => {
+    const json = JSON.stringify({ ts: 1, type: 'text', text: 'line\n\tindented "quoted" \\ é ü 漢字 🎉 \u00e9 ¿¡' });
+    expect(safeText(JSON.parse(json).text)).toBe(JSON.parse(json).text);
+    expect(check(json)).toBe(true);
+    expect(check(`{"t":"\\u00e9 \\u0041"}`)).toBe(true);
+  });
+
+  it('an escaped backslash before b, f, r or u001b is text, not an escape', () => {
+    const json = JSON.stringify({ t: 'C:\\bin\\run \\u001b \\r\\f' });
+    expect(safeText(JSON.parse(json).t)).toBe(JSON.parse(json).t);
+    expect(check(json)).toBe(true);
+    expect(check(JSON.stringify({ t: 'C:\\bin\\\r' }))).toBe(false); // an escaped backslash, then a CR
   });
 });
 
