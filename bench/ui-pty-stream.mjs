@@ -14,16 +14,20 @@
 // - switch: a key moving the selection to another live PTY session → its screen shown (goal ≤ 50 ms);
 // - memory: RSS of klaude's own processes with 3 live sessions (the dashboard, the one PTY server
 //   that hosts all three, and the `sh` watchdog guarding its claudes), in MiB (goal ≤ 90 MiB;
-//   ccmanager 3.1.5's is 128) and as a multiple of a bare `node` process's RSS;
-//   the dashboard's RSS before, right after and BENCH_AFTER_S s after the stream (goal: no growth).
+//   ccmanager 3.1.5's is 128), idle and at its peak while the stream runs, and their PSS; then
+//   each process's RSS and PSS by what it is made of (bench/_memory.mjs: the node binary's pages,
+//   shared by every node process, count in full in each RSS); the dashboard's RSS before, right
+//   after and BENCH_AFTER_S s after the stream (goal: no growth); and the floors, measured in this
+//   run with each process's V8 flags: a bundled Ink hello-world (the least a dashboard drawn with
+//   Ink costs) and a bare `node` (the least a second node process costs).
 //   node bench/ui-pty-stream.mjs   (after `npm run build`)
 import './_env.mjs';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { register } from 'tsx/esm/api';
+import { describe, memoryOf, memoryOfAll } from './_memory.mjs';
 import {
   buildInkHello,
   CLK_TCK,
@@ -51,6 +55,8 @@ const AFTER_S = Number(process.env.BENCH_AFTER_S ?? 10);
 const READY = /\?\s*for\s*shortcuts/;
 const N = Number(process.env.BENCH_N ?? 8);
 const SWITCHES = Number(process.env.BENCH_SWITCHES ?? 10);
+/** The dashboard's V8 flags: dist/cli.js's exec line, then src/lib/heap.ts's at run time. */
+const UI_FLAGS = ['--v8-pool-size=1', '--semi-space-growth-factor=1', '--max-opt=1', '--liftoff-only'];
 
 /** Live 'pty' rows (one per session; pid = the PTY server hosting it). */
 const ptyRows = (h) => {
@@ -109,21 +115,44 @@ const treeTicks = (pid) => {
   for (const c of childrenOf(pid)) t += treeTicks(c);
   return t;
 };
-/** Proportional set size: shared pages (the node binary, libraries) split between the processes using them. */
-const pssMiB = (pid) =>
-  Number(/\nPss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? NaN) / 1024;
-/** RSS of a bare node process, in MiB (the floor for one process). */
-const bareNode = () => {
-  const r = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      "setTimeout(()=>{console.log(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'))[1])},300)",
-    ],
-    { encoding: 'utf8' },
+/**
+ * The floors of the memory figure, with the V8 flags klaude gives each process: a bundled Ink
+ * hello-world that stays up (the dashboard: it draws with Ink), a bare node (the PTY server).
+ */
+async function memoryFloors(hello, h, server) {
+  const argv = cmdline(server);
+  const serverFlags = argv.slice(1, argv.indexOf(cli));
+  const live = hello.replace(/\.js$/, '-live.js');
+  writeFileSync(live, `${readFileSync(hello, 'utf8')}\nsetInterval(() => {}, 1 << 30);\n`);
+  const ink = spawnTerm(process.execPath, [...UI_FLAGS, live], { cwd: h.project, env: h.env });
+  await ink.waitFor(/hello world/);
+  await sleep(2000);
+  const inkHello = memoryOf(ink.pid);
+  await ink.stop();
+  const bare = spawnTerm(process.execPath, [...serverFlags, '-e', 'setInterval(() => {}, 1 << 30)'], {
+    cwd: h.project,
+    env: h.env,
+  });
+  await sleep(2000);
+  const node = memoryOf(bare.pid);
+  await bare.stop();
+  return { inkHello, node };
+}
+
+function printMemory({ idle, memIdle, pssIdle, memPeak, peaks, serverLive, floors, watchdogs }) {
+  const floor = floors.inkHello.rss + floors.node.rss + idle.watchdogs.rss;
+  console.log(
+    `memory with 3 live PTY sessions: dashboard + PTY server + ${watchdogs.length} watchdog(s) ${fmt(memIdle)} MiB RSS idle, ${fmt(memPeak)} MiB peak while streaming ` +
+      `(goal ≤ 90 MiB; ccmanager 128); PSS ${fmt(pssIdle)} MiB idle; floor ${fmt(floor)} MiB RSS (an Ink hello-world + a bare node + the watchdog) → ${fmt(memIdle / floor, 2)}× the floor`,
   );
-  return Number(r.stdout.trim()) / 1024;
-};
+  console.log(`  dashboard idle: ${describe(idle.ui)}; peak ${fmt(peaks.ui)} MiB RSS`);
+  console.log(
+    `  PTY server idle: ${describe(idle.server)}; peak ${fmt(peaks.server)}, after the stream ${describe(serverLive)}`,
+  );
+  console.log(`  watchdog(s) idle: ${describe(idle.watchdogs)}`);
+  console.log(`  floor, bundled Ink hello-world (dashboard's V8 flags): ${describe(floors.inkHello)}`);
+  console.log(`  floor, bare node (PTY server's V8 flags): ${describe(floors.node)}`);
+}
 
 function reply() {
   const words = [];
@@ -175,6 +204,7 @@ try {
       filled.push(fc);
     }
   }
+  const floors = await memoryFloors(hello, h, serverPids(h)[0]);
   rmSync(dir, { recursive: true, force: true });
   const fl = stats(floor).median;
   console.log(
@@ -212,9 +242,9 @@ try {
   const watchdogs = servers.flatMap(watchdogsOf);
   const own = () => [ui.pid, ...servers, ...watchdogs];
   const rssBefore = rssMiB(ui.pid);
-  const serverIdle = servers.reduce((a, p) => a + rssMiB(p), 0);
-  const memIdle = own().reduce((a, p) => a + rssMiB(p), 0);
-  const pssIdle = own().reduce((a, p) => a + pssMiB(p), 0);
+  const idle = { ui: memoryOf(ui.pid), server: memoryOfAll(servers), watchdogs: memoryOfAll(watchdogs) };
+  const memIdle = idle.ui.rss + idle.server.rss + idle.watchdogs.rss;
+  const pssIdle = idle.ui.pss + idle.server.pss + idle.watchdogs.pss;
 
   // Type the prompt through a controlling talk, detach, and watch with a view-only talk.
   mock.enqueue(reply());
@@ -250,12 +280,15 @@ try {
   const vb0 = view.raw().length;
   const t0 = Date.now();
   let memPeak = 0;
+  const peaks = { ui: 0, server: 0 };
   const sampler = setInterval(() => {
     try {
       memPeak = Math.max(
         memPeak,
         own().reduce((a, p) => a + rssMiB(p), 0),
       );
+      peaks.ui = Math.max(peaks.ui, rssMiB(ui.pid));
+      peaks.server = Math.max(peaks.server, ...servers.map(rssMiB));
     } catch {
       /* a process went away */
     }
@@ -273,18 +306,16 @@ try {
   await sleep(AFTER_S * 1000);
   const rssLater = rssMiB(ui.pid);
   const memLive = own().reduce((a, p) => a + rssMiB(p), 0);
-  const node = bareNode();
+  const serverLive = memoryOfAll(servers);
 
   const pct = (t) => (t / CLK_TCK / secs) * 100;
   console.log(
     `ui previewing a streaming PTY session (${WORDS} words, ${fmt(secs)} s): dashboard CPU ${fmt(pct(uiTicks), 2)} % vs the streaming claude's ${fmt(pct(claudeTicks), 2)} % ` +
       `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.02×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 1.3×)`,
   );
+  printMemory({ idle, memIdle, pssIdle, memPeak: Math.max(memPeak, memLive), peaks, serverLive, floors, watchdogs });
   console.log(
-    `memory with 3 live PTY sessions: dashboard + PTY server + ${watchdogs.length} watchdog(s) ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +
-      `(goal ≤ 90 MiB; PSS ${fmt(pssIdle)} MiB idle) = ${fmt(memIdle / node, 2)}× a bare node process (${fmt(node)} MiB; 2 node processes can't go below ${fmt(2 * node)}) · ` +
-      `PTY server ${servers.map((p) => fmt(rssMiB(p))).join(' / ')} MiB now (${fmt(serverIdle)} idle), watchdogs ${fmt(watchdogs.reduce((a, p) => a + rssMiB(p), 0))} MiB · ` +
-      `dashboard ${fmt(rssBefore)} MiB before the stream, ${fmt(rssAfter)} right after, ${fmt(rssLater)} ${AFTER_S} s later (goal: no growth)`,
+    `  dashboard ${fmt(rssBefore)} MiB before the stream, ${fmt(rssAfter)} right after, ${fmt(rssLater)} ${AFTER_S} s later (goal: no growth)`,
   );
   await ui.stop();
   console.log(`ui drew, over its run: ${drawn(statsFile)}`);

@@ -11,6 +11,32 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const ROTATE_BYTES = 5 * 1024 * 1024;
 
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/**
+ * `ms` as Date.prototype.toISOString writes it (UTC, to the millisecond; years 0–9999), by arithmetic. Node's
+ * toISOString asks ICU for the host's time zone first, even for UTC: ICU's zone data and date code
+ * then stay resident, about 1 MiB of each long-lived process that logs (the PTY server logs
+ * when it starts). Days to a civil date: Howard Hinnant's days_from_civil, inverted.
+ */
+export function isoTime(ms: number): string {
+  const days = Math.floor(ms / 86_400_000);
+  const inDay = ms - days * 86_400_000;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const h = Math.floor(inDay / 3_600_000);
+  const m = Math.floor(inDay / 60_000) % 60;
+  const s = Math.floor(inDay / 1000) % 60;
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(h)}:${pad(m)}:${pad(s)}.${pad(inDay % 1000, 3)}Z`;
+}
+
 export interface Logger {
   debug(msg: string, data?: Record<string, unknown>): void;
   info(msg: string, data?: Record<string, unknown>): void;
@@ -67,7 +93,7 @@ export function createFileLogger(
         ready = true;
       }
       const extra = data ? ` ${JSON.stringify(errorData(data))}` : '';
-      const line = `${new Date().toISOString()} ${level.toUpperCase()} [${comp} ${process.pid}] ${msg}${extra}\n`;
+      const line = `${isoTime(Date.now())} ${level.toUpperCase()} [${comp} ${process.pid}] ${msg}${extra}\n`;
       rotateIfFull(Buffer.byteLength(line));
       appendFileSync(file, line, { mode: 0o600 });
     } catch {
