@@ -160,11 +160,12 @@ const HOOK_BUNDLE = 'hook-injected';
 
 /**
  * V8 flags a bundle starts with, set by the launcher before it compiles the bundle, so that its code
- * cache is made and read under the same flags. The dashboard keeps V8's young generation at its
- * first size from its very start (src/lib/heap.ts says why); the rest of its settings come once
- * its first frame is out (dashboard/ui-supervisor.ts), which is when its cache is saved.
+ * cache is made and read under the same flags: the dashboard's (src/lib/heap.ts says why each),
+ * from its very start (yoga's WebAssembly is compiled with the flags of its time). lib/heap.ts sets
+ * them again once the first frame is out (dashboard/ui-supervisor.ts), which is when its code cache
+ * is saved, and sets them at all when the dashboard runs from source.
  */
-const BUNDLE_FLAGS = { ui: ['--semi-space-growth-factor=1'] };
+const BUNDLE_FLAGS = { ui: ['--semi-space-growth-factor=1', '--max-opt=1', '--liftoff-only'] };
 
 /** Node flags for `klaude` run as a command (the bin): see the launcher lines in the banner. */
 const LAUNCH_FLAGS = ['--v8-pool-size=1'];

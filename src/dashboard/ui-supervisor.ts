@@ -246,9 +246,9 @@ class EarlySignals {
 }
 
 /**
- * The dashboard's V8 settings (lib/heap.ts), set once its first frame is out: a change of V8's
- * flags has the launcher save the bundle's code cache first (a cache made under other flags is
- * rejected), and by then the cache holds all the code a start runs.
+ * The dashboard's V8 settings (lib/heap.ts), set once its first frame is out. Built, it started with
+ * them already (scripts/build.mjs, `BUNDLE_FLAGS`), and this is when the launcher saves its code
+ * cache (before any change of V8's flags): by then the cache holds all the code a start runs.
  */
 function longLivedHeap(): void {
   keepYoungGenerationSmall();

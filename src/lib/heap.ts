@@ -18,8 +18,10 @@
  *   functions up to TurboFan made the dashboard fault in more of the optimizing compilers' machine
  *   code, part of the node binary, and keep both tiers' code: 2–3 MiB of RSS while a preview
  *   streamed; and a dashboard's few dozen boxes were laid out faster without tier-up compiles
- *   (3,000 layouts of 64 boxes: 24–27 ms of CPU against 59–68 ms). Set before Ink loads: a module
- *   is compiled with the flags of its time.
+ *   (3,000 layouts of 64 boxes: 24–27 ms of CPU against 59–68 ms). A module is compiled with the
+ *   flags of its time: the built dashboard starts with these flags (the launcher sets them before it
+ *   compiles the bundle: `BUNDLE_FLAGS` in scripts/build.mjs), and the calls below, once its first
+ *   frame is out, mark when its code cache is saved.
  */
 import { setFlagsFromString } from 'node:v8';
 

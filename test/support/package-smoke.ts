@@ -3,8 +3,8 @@
 // better-sqlite3 and node-pty as for any install), then klaude run from that prefix only — PATH is
 // the prefix's bin, node's directory and the system's, the project and homes are temp directories,
 // nothing resolves from this clone — against the Messages-API stand-in and the real claude:
-// `--version`, `doctor`, an agent that finishes, `__complete` naming it, and `klaude web` serving
-// its page and the agent. Each step names what it proves; a file or dependency missing from the
+// `--version`, `doctor`, an agent that finishes, `__complete` naming it, `klaude web` serving
+// its page and the agent, and `klaude ui` drawing it in a terminal. Each step names what it proves; a file or dependency missing from the
 // tarball fails one of them.
 //
 //   npm run test:package                      # pack this clone, install, check
@@ -15,6 +15,7 @@
 // npm runs with the person's own config and caches (registry, proxy, node-gyp's headers): only
 // klaude's HOME and KLAUDE_HOME are temporary.
 import { spawn } from 'node:child_process';
+import * as pty from 'node-pty';
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -109,10 +110,6 @@ async function checkContents(tarball: string, work: string): Promise<{ version: 
   ];
   const missing = wanted.filter((f) => !files.includes(f));
   check(missing.length === 0, `the tarball lacks ${missing.join(', ')}`);
-  check(
-    files.some((f) => /^dist\/chunks\/.+\.mjs$/.test(f)),
-    'the tarball has no dist/chunks/',
-  );
   const bundles = await launcherBundles(tarball, work);
   const absent = bundles.filter((f) => !files.includes(f));
   check(absent.length === 0, `dist/cli.js routes to bundles the tarball lacks: ${absent.join(', ')}`);
@@ -140,14 +137,46 @@ async function launcherBundles(tarball: string, work: string): Promise<string[]>
 }
 
 /** The installed klaude, run as a person would: by name, from the prefix's bin. */
-function klaudeRunner(prefix: string, h: TempHome) {
+function installedEnv(prefix: string, h: TempHome): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...h.env,
     PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
   };
   delete env.NODE_PATH;
+  return env;
+}
+
+function klaudeRunner(prefix: string, h: TempHome) {
+  const env = installedEnv(prefix, h);
   return (args: string[], timeoutMs = 120_000): Promise<Ran> =>
     run('klaude', args, { cwd: h.projectDir, env, timeoutMs });
+}
+
+/** `klaude ui` in a terminal (a PTY): its first frame shows the agent; q leaves with 0. */
+async function checkDashboard(prefix: string, h: TempHome, sessionId: string): Promise<void> {
+  const term = pty.spawn(path.join(prefix, 'bin', 'klaude'), ['ui'], {
+    name: 'xterm-256color',
+    cols: 120,
+    rows: 34,
+    cwd: h.projectDir,
+    env: installedEnv(prefix, h) as Record<string, string>,
+  });
+  let screen = '';
+  const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+  term.onData((d) => (screen += d));
+  const plain = (): string => screen.replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]/g, '');
+  const deadline = Date.now() + 60_000;
+  while (!(plain().includes(sessionId.slice(-8)) && plain().includes('q quit'))) {
+    if (Date.now() > deadline) {
+      term.kill();
+      check(false, 'the dashboard drew no frame with the agent in it', plain().slice(-2000));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  term.write('q');
+  const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 30_000))]);
+  if (code === null) term.kill();
+  check(code === 0, `klaude ui ended with ${code} after q`, plain().slice(-2000));
 }
 
 type Klaude = ReturnType<typeof klaudeRunner>;
@@ -221,6 +250,7 @@ async function checkInstalled(prefix: string, version: string, mock: MockAnthrop
     check(r.code === 0 && r.out.includes(id.slice(-8)), `no ${id.slice(-8)} among the candidates`, r.out);
   });
   await step('klaude web: the page, its assets, the agent in its state', () => checkWeb(k, h, id));
+  await step('klaude ui: the first frame shows the agent, q leaves', () => checkDashboard(prefix, h, id));
 }
 
 /** Pack (or take --tarball), check its contents, install it into `prefix`; its version. */
