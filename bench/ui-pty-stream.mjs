@@ -39,6 +39,8 @@ import {
   sleep,
   spawnTerm,
   stats,
+  threadDelta,
+  threadTicks,
 } from './_ui-support.mjs';
 
 register();
@@ -245,6 +247,7 @@ try {
   const claudePid = cliOf(servers[0], selected.id);
   if (!claudePid) throw new Error(`no CLI found for ${selected.id}`);
   const u0 = cpuTicks(ui.pid);
+  const th0 = threadTicks(ui.pid);
   const c0 = treeTicks(claudePid);
   const ub0 = ui.raw().length;
   const vb0 = view.raw().length;
@@ -266,6 +269,7 @@ try {
   clearInterval(sampler);
   const secs = (Date.now() - t0) / 1000;
   const uiTicks = cpuTicks(ui.pid) - u0;
+  const byThread = threadDelta(th0, threadTicks(ui.pid));
   const claudeTicks = treeTicks(claudePid) - c0;
   const uiBytes = Buffer.byteLength(ui.raw().slice(ub0));
   const sessionBytes = Buffer.byteLength(view.raw().slice(vb0));
@@ -278,7 +282,7 @@ try {
   const pct = (t) => (t / CLK_TCK / secs) * 100;
   console.log(
     `ui previewing a streaming PTY session (${WORDS} words, ${fmt(secs)} s): dashboard CPU ${fmt(pct(uiTicks), 2)} % vs the streaming claude's ${fmt(pct(claudeTicks), 2)} % ` +
-      `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.02×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 1.3×)`,
+      `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.02×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 1.3×); the dashboard's ticks by thread: ${byThread}`,
   );
   console.log(
     `memory with 3 live PTY sessions: dashboard + PTY server + ${watchdogs.length} watchdog(s) ${fmt(memIdle)} MiB idle, ${fmt(Math.max(memPeak, memLive))} MiB peak while streaming ` +

@@ -22,7 +22,7 @@
 import { blankRow, PLAIN, type RowCells } from '../../ptyd/cells.js';
 import { parseLineCells } from './line-cells.js';
 import { blankCost, drawRow, rowCost, type PenState } from './row-diff.js';
-import { applyScroll, planScroll, scrollText, type ScrollCosts, type ScrollPlan } from './scroll-plan.js';
+import { applyScroll, MAX_SHIFT, planScroll, scrollText, type ScrollCosts, type ScrollPlan } from './scroll-plan.js';
 import { uiStats } from './ui-stats.js';
 
 export interface OverlayRegion {
@@ -97,7 +97,9 @@ class NextRows implements ScrollCosts {
   }
 
   cost(y: number, from: number, cap?: number): number {
-    return this.cells ? rowCost(this.shown.rows[from]!, this.row(y), cap) : partsCost(this.sources[y]!, this.shown.sources[from]!);
+    return this.cells
+      ? rowCost(this.shown.rows[from]!, this.row(y), cap)
+      : partsCost(this.sources[y]!, this.shown.sources[from]!);
   }
 
   blank(y: number): number {
@@ -107,6 +109,33 @@ class NextRows implements ScrollCosts {
   /** The cost of each row where it is. */
   base(): number[] {
     return this.sources.map((_, y) => (this.same(y, y) ? 0 : this.cost(y, y)));
+  }
+
+  /**
+   * Matching by what rows are made of: the shifts that bring overlay rows back to where the screen
+   * shows them (an overlay's rows keep their objects as they move), most rows first. None when
+   * comparing cells (then they are searched for).
+   */
+  shifts(): number[] {
+    if (this.cells) return [];
+    const shown = this.shown.sources;
+    /** Where each overlay row is on the screen (-1: at more than one row, so it tells nothing). */
+    const at = new Map<RowCells, number>();
+    for (let y = 0; y < shown.length; y++) {
+      for (const o of shown[y]!.overs) if (o) at.set(o[1], at.has(o[1]) ? -1 : y);
+    }
+    const votes = new Map<number, number>();
+    for (let y = 0; y < this.sources.length; y++) {
+      for (const o of this.sources[y]!.overs) {
+        const from = o ? (at.get(o[1]) ?? -1) : -1;
+        if (from < 0 || from === y || Math.abs(from - y) > MAX_SHIFT) continue;
+        votes.set(from - y, (votes.get(from - y) ?? 0) + 1);
+      }
+    }
+    return [...votes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 2)
+      .map(([by]) => by);
   }
 }
 
@@ -204,6 +233,7 @@ export class Compositor {
   /** Draw what changed since the last flush. */
   flush(): void {
     this.pending = false;
+    uiStats.flushes++;
     const lines = this.lines;
     if (!lines) return;
     const width = this.columns();
@@ -304,23 +334,31 @@ export class Compositor {
   private build(y: number, width: number, src: Source): RowCells {
     const ink = this.inkRow(y, width);
     let row = ink;
-    src.overs.forEach((o, i) => {
+    for (let i = 0; i < src.overs.length; i++) {
+      const o = src.overs[i];
       const r = this.overlays[i]!.region;
-      if (!o || !r) return;
+      if (!o || !r) continue;
       const [x, over] = o;
       if (row === ink) row = { chars: ink.chars.slice(), looks: ink.looks.slice() };
       const n = Math.min(over.chars.length, r.width, width - x);
+      const { chars, looks } = row;
+      const oc = over.chars;
+      const ol = over.looks;
       for (let c = 0; c < n; c++) {
-        row.chars[x + c] = over.chars[c]!;
-        row.looks[x + c] = over.looks[c]!;
+        chars[x + c] = oc[c]!;
+        looks[x + c] = ol[c]!;
       }
+      if (n <= 0) continue;
       // A wide character of the frame cut by the overlay's edge is gone (as on a terminal).
-      for (const at of n > 0 ? [x - 1, x + n] : []) {
-        if (at < 0 || at >= width || ink.chars[at === x - 1 ? x : at] !== '') continue;
-        row.chars[at] = ' ';
-        row.looks[at] = PLAIN;
+      if (x > 0 && ink.chars[x] === '') {
+        chars[x - 1] = ' ';
+        looks[x - 1] = PLAIN;
       }
-    });
+      if (x + n < width && ink.chars[x + n] === '') {
+        chars[x + n] = ' ';
+        looks[x + n] = PLAIN;
+      }
+    }
     return row;
   }
 }

@@ -18,7 +18,7 @@ export interface ScrollPlan {
 }
 
 /** The furthest shift looked for: streamed output moves a few rows a frame; a page jump is redrawn. */
-const MAX_SHIFT = 8;
+export const MAX_SHIFT = 8;
 /** The scroll's own bytes (region, moves, reset). */
 const OVERHEAD = 24;
 
@@ -30,6 +30,11 @@ export interface ScrollCosts {
   cost(y: number, from: number, cap?: number): number;
   /** About what drawing next row y on a blank row costs. */
   blank(y: number): number;
+  /**
+   * The shifts worth a full look, when the caller can tell them without a search (rows that keep
+   * their objects as they move: where each one was); none told: searched for (see candidates).
+   */
+  shifts?(): readonly number[];
 }
 
 /**
@@ -43,7 +48,8 @@ export function planScroll(c: ScrollCosts, base: readonly number[], anchors = AN
   const moved = (y: number, from: number): number => (c.same(y, from) ? 0 : c.cost(y, from));
   const blanks: number[] = [];
   const blank = (y: number): number => (blanks[y] ??= c.blank(y));
-  for (const by of candidates(c, base, anchors)) {
+  const told = c.shifts?.() ?? [];
+  for (const by of told.length > 0 ? told : candidates(c, base, anchors)) {
     const p = bestRegion(rows, moved, base, blank, Math.abs(by), by > 0 ? 1 : -1);
     if (p && p.gain > saving) {
       saving = p.gain;
