@@ -151,8 +151,11 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
       resolve(e);
     }),
   );
+  /** Where each chunk of output ended in `raw` (a stream replayed as it came: bench/ui-preview-replay.mjs). */
+  const ends = [];
   p.onData((d) => {
     raw += d;
+    ends.push(raw.length);
     const now = process.hrtime.bigint();
     for (const w of [...waiters]) w(now, false);
     if (!exited) term.write(d, () => waiters.forEach((w) => w(now, true)));
@@ -161,6 +164,8 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
     pid: p.pid,
     write: (s) => p.write(s),
     raw: () => raw,
+    /** The output from `offset` on, in the chunks it came in. */
+    chunks: (offset = 0) => ends.filter((e) => e > offset).map((e, i, a) => raw.slice(i === 0 ? offset : a[i - 1], e)),
     /** Resolves with the elapsed ms (since spawn, or since `from` in hrtime ns) when `re` shows up in output after `offset`. */
     waitFor(re, { offset = 0, from = t0, timeoutMs = 20_000 } = {}) {
       return new Promise((resolve, reject) => {

@@ -274,6 +274,8 @@ try {
   const uiBytes = Buffer.byteLength(ui.raw().slice(ub0));
   const sessionBytes = Buffer.byteLength(view.raw().slice(vb0));
   const rssAfter = rssMiB(ui.pid);
+  // What the session wrote, as it came, for bench/ui-preview-replay.mjs.
+  if (process.env.BENCH_SAVE_STREAM) writeFileSync(process.env.BENCH_SAVE_STREAM, JSON.stringify(view.chunks(vb0)));
   await sleep(AFTER_S * 1000);
   const rssLater = rssMiB(ui.pid);
   const memLive = own().reduce((a, p) => a + rssMiB(p), 0);
