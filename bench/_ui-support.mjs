@@ -197,7 +197,7 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
 /**
  * BENCH_UI_PROF=<dir>: the dashboard writes a V8 CPU profile there when it exits (open it in Chrome's
  * DevTools, or summarise it with scripts/cpu-profile.mjs). BENCH_UI_PROF_US sets the sampling
- * interval (µs, default 250). Profiling costs CPU of its own: figures taken with it are not the figures.
+ * interval (µs, default 250), BENCH_UI_NODE_FLAGS more node flags. Profiling costs CPU of its own: figures taken with it are not the figures.
  */
 function profiled(args) {
   const dir = path.resolve(process.env.BENCH_UI_PROF);
@@ -205,9 +205,11 @@ function profiled(args) {
   // The launcher's own flags (its second line: exec node <flags> "$0"), then the profiler's.
   const launch = /exec node (.*?) "\$0"/.exec(readFileSync(cli, 'utf8').split('\n')[1] ?? '')?.[1].split(' ') ?? [];
   const us = Number(process.env.BENCH_UI_PROF_US ?? 250);
+  // More node flags for the profiled dashboard (e.g. `--require <a script starting a heap sampler>`).
+  const extra = (process.env.BENCH_UI_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return [
     process.execPath,
-    [...launch, '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${us}`, cli, ...args],
+    [...launch, ...extra, '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${us}`, cli, ...args],
   ];
 }
 

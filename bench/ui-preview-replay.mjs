@@ -3,7 +3,7 @@
 // and turned into rows frames (ptyd/grid-feed.ts) up front; then, timed, each frame is decoded,
 // applied to the dashboard's grid (pty/remote-grid.ts) and drawn by the preview painter through
 // the compositor over a still frame of Ink's, as in `klaude ui`. The process runs the dashboard's
-// V8 settings (baseline code only: lib/heap.ts). Printed: CPU per frame (µs; user + system, GC
+// V8 settings (baseline code only, the young generation kept small: lib/heap.ts). Printed: CPU per frame (µs; user + system, GC
 // included) and bytes drawn, best of BENCH_ROUNDS rounds. A figure to compare builds of the
 // drawing code with, on a loaded machine: no processes, no timers, no terminal.
 //   node bench/ui-preview-replay.mjs <stream.json> [cols=66] [rows=29]
@@ -14,6 +14,7 @@ import { register } from 'tsx/esm/api';
 import { fmt } from './_ui-support.mjs';
 
 setFlagsFromString('--max-opt=1');
+setFlagsFromString('--semi-space-growth-factor=1');
 register();
 const { HeadlessScreen } = await import('../src/ptyd/screen.ts');
 const { GridFeed } = await import('../src/ptyd/grid-feed.ts');

@@ -121,21 +121,33 @@ class NextRows implements ScrollCosts {
     const shown = this.shown.sources;
     /** Where each overlay row is on the screen (-1: at more than one row, so it tells nothing). */
     const at = new Map<RowCells, number>();
+    // (index loops: baseline code allocates an iterator result per step of a for-of)
     for (let y = 0; y < shown.length; y++) {
-      for (const o of shown[y]!.overs) if (o) at.set(o[1], at.has(o[1]) ? -1 : y);
-    }
-    const votes = new Map<number, number>();
-    for (let y = 0; y < this.sources.length; y++) {
-      for (const o of this.sources[y]!.overs) {
-        const from = o ? (at.get(o[1]) ?? -1) : -1;
-        if (from < 0 || from === y || Math.abs(from - y) > MAX_SHIFT) continue;
-        votes.set(from - y, (votes.get(from - y) ?? 0) + 1);
+      const overs = shown[y]!.overs;
+      for (let i = 0; i < overs.length; i++) {
+        const o = overs[i];
+        if (o) at.set(o[1], at.has(o[1]) ? -1 : y);
       }
     }
-    return [...votes]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 2)
-      .map(([by]) => by);
+    /** Votes per shift, at MAX_SHIFT + by. */
+    const votes = new Array<number>(2 * MAX_SHIFT + 1).fill(0);
+    for (let y = 0; y < this.sources.length; y++) {
+      const overs = this.sources[y]!.overs;
+      for (let i = 0; i < overs.length; i++) {
+        const o = overs[i];
+        const from = o ? (at.get(o[1]) ?? -1) : -1;
+        if (from >= 0 && from !== y && Math.abs(from - y) <= MAX_SHIFT) votes[MAX_SHIFT + from - y]!++;
+      }
+    }
+    const out: number[] = [];
+    for (let n = 0; n < 2; n++) {
+      let best = -1;
+      for (let k = 0; k < votes.length; k++) if (votes[k]! > 0 && (best < 0 || votes[k]! > votes[best]!)) best = k;
+      if (best < 0) break;
+      votes[best] = 0;
+      out.push(best - MAX_SHIFT);
+    }
+    return out;
   }
 }
 
@@ -247,7 +259,9 @@ export class Compositor {
     if (sources.every((src, y) => src === shown.sources[y])) return; // nothing changed
     const next = new NextRows(sources, shown, (y) => this.build(y, width, sources[y]!));
     const plan = planFor(next);
-    const fromRows = plan ? applyScroll(shown.rows, plan, () => blankRow(width)) : shown.rows;
+    const blank = plan ? blankRow(width) : null;
+    // (rows are never changed in place: the rows a scroll brings in can be one blank row)
+    const fromRows = plan ? applyScroll(shown.rows, plan, () => blank!) : shown.rows;
     const fromSources = plan ? applyScroll(shown.sources, plan, () => BLANK) : shown.sources;
     const pen: PenState = { look: PLAIN };
     let out = plan ? scrollText(plan) : '';

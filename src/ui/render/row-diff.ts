@@ -26,15 +26,23 @@ function cellsText(next: RowCells, from: number, to: number, pen: PenState, blan
   let end = to;
   while (end >= from && chars[end] === ' ' && looks[end] === PLAIN) end--;
   let out = '';
-  for (let c = from; c <= end; c++) {
-    const ch = chars[c]!;
-    if (ch === '') continue; // the second half of a wide character written just before
+  let c = from;
+  while (c <= end) {
+    // (the second half of a wide character, '', is written with its first: as nothing)
+    if (chars[c] === '') {
+      c++;
+      continue;
+    }
     const look = looks[c]!;
+    let r = c + 1;
+    while (r <= end && (looks[r] === look || chars[r] === '')) r++;
     if (look !== pen.look) {
       out += `${CSI}${look}m`;
       pen.look = look;
     }
-    out += ch;
+    // A run of one look joined at once: adding its characters one by one makes a string each.
+    out += r - c === 1 ? chars[c]! : chars.slice(c, r).join('');
+    c = r;
   }
   const blanks = to - end;
   if (blanks > 0 && blanksAt !== 'none') {
