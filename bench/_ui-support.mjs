@@ -220,7 +220,7 @@ export function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** utime + stime of each thread of a process, by thread name (/proc/<pid>/task/<tid>/comm). */
+/** utime + stime of each thread of a process, by thread name (/proc/<pid>/task/<tid>/comm), and stime apart. */
 export function threadTicks(pid) {
   const out = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
@@ -229,6 +229,7 @@ export function threadTicks(pid) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out[name] = (out[name] ?? 0) + Number(f[11]) + Number(f[12]);
+      out[`${name} (system)`] = (out[`${name} (system)`] ?? 0) + Number(f[12]);
     } catch {
       /* the thread ended */
     }

@@ -13,7 +13,8 @@ import { setFlagsFromString } from 'node:v8';
 import { register } from 'tsx/esm/api';
 import { fmt } from './_ui-support.mjs';
 
-setFlagsFromString('--max-opt=1');
+// BENCH_V8_FLAGS: other compiler settings to compare (e.g. '--max-opt=999', V8's own).
+setFlagsFromString(process.env.BENCH_V8_FLAGS ?? '--max-opt=1');
 setFlagsFromString('--semi-space-growth-factor=1');
 register();
 const { HeadlessScreen } = await import('../src/ptyd/screen.ts');

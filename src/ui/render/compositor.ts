@@ -249,7 +249,8 @@ export class Compositor {
     const lines = this.lines;
     if (!lines) return;
     const width = this.columns();
-    for (const p of this.overlays) {
+    for (let i = 0; i < this.overlays.length; i++) {
+      const p = this.overlays[i]!;
       p.region = p.overlay.region;
       p.rows = p.region ? p.overlay.rows() : [];
     }
@@ -352,7 +353,8 @@ export class Compositor {
       const o = src.overs[i];
       const r = this.overlays[i]!.region;
       if (!o || !r) continue;
-      const [x, over] = o;
+      const x = o[0];
+      const over = o[1];
       if (row === ink) row = { chars: ink.chars.slice(), looks: ink.looks.slice() };
       const n = Math.min(over.chars.length, r.width, width - x);
       const { chars, looks } = row;

@@ -75,9 +75,11 @@ function candidates(c: ScrollCosts, base: readonly number[], n: number): number[
     .sort((a, b) => b[0] - a[0])
     .slice(0, n);
   const votes = new Map<number, number>();
-  for (const [cost, y] of anchors) {
+  for (let a = 0; a < anchors.length; a++) {
+    const cost = anchors[a]![0];
+    const y = anchors[a]![1];
     for (let k = 1; k <= MAX_SHIFT; k++) {
-      for (const by of [k, -k]) {
+      for (let by = k; by >= -k; by -= 2 * k) {
         const from = y + by;
         if (from < 0 || from >= rows) continue;
         if (c.same(y, from) || c.cost(y, from, cost / 2) < cost / 2) votes.set(by, (votes.get(by) ?? 0) + 1);
