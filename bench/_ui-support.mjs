@@ -4,7 +4,16 @@ import './_env.mjs';
 import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -122,6 +131,7 @@ export function prepareClaudeHome(h) {
  * A match on the screen counts from when the output that made it arrived.
  */
 export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
+  if (process.env.BENCH_UI_PROF && file === cli && args[0] === 'ui') [file, args] = profiled(args);
   const t0 = process.hrtime.bigint();
   const p = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd, env });
   const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true, logLevel: 'off' });
@@ -141,8 +151,11 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
       resolve(e);
     }),
   );
+  /** Where each chunk of output ended in `raw` (a stream replayed as it came: bench/ui-preview-replay.mjs). */
+  const ends = [];
   p.onData((d) => {
     raw += d;
+    ends.push(raw.length);
     const now = process.hrtime.bigint();
     for (const w of [...waiters]) w(now, false);
     if (!exited) term.write(d, () => waiters.forEach((w) => w(now, true)));
@@ -151,6 +164,8 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
     pid: p.pid,
     write: (s) => p.write(s),
     raw: () => raw,
+    /** The output from `offset` on, in the chunks it came in. */
+    chunks: (offset = 0) => ends.filter((e) => e > offset).map((e, i, a) => raw.slice(i === 0 ? offset : a[i - 1], e)),
     /** Resolves with the elapsed ms (since spawn, or since `from` in hrtime ns) when `re` shows up in output after `offset`. */
     waitFor(re, { offset = 0, from = t0, timeoutMs = 20_000 } = {}) {
       return new Promise((resolve, reject) => {
@@ -179,11 +194,57 @@ export function spawnTerm(file, args, { cwd, env, cols = 120, rows = 34 }) {
   };
 }
 
+/**
+ * BENCH_UI_PROF=<dir>: the dashboard writes a V8 CPU profile there when it exits (open it in Chrome's
+ * DevTools, or summarise it with scripts/cpu-profile.mjs). BENCH_UI_PROF_US sets the sampling
+ * interval (µs, default 250), BENCH_UI_NODE_FLAGS more node flags. Profiling costs CPU of its own: figures taken with it are not the figures.
+ */
+function profiled(args) {
+  const dir = path.resolve(process.env.BENCH_UI_PROF);
+  mkdirSync(dir, { recursive: true });
+  // The launcher's own flags (its second line: exec node <flags> "$0"), then the profiler's.
+  const launch = /exec node (.*?) "\$0"/.exec(readFileSync(cli, 'utf8').split('\n')[1] ?? '')?.[1].split(' ') ?? [];
+  const us = Number(process.env.BENCH_UI_PROF_US ?? 250);
+  // More node flags for the profiled dashboard (e.g. `--require <a script starting a heap sampler>`).
+  const extra = (process.env.BENCH_UI_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return [
+    process.execPath,
+    [...launch, ...extra, '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${us}`, cli, ...args],
+  ];
+}
+
 /** utime + stime of a process in clock ticks (Linux /proc). */
 export function cpuTicks(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/** utime + stime of each thread of a process, by thread name (/proc/<pid>/task/<tid>/comm), and stime apart. */
+export function threadTicks(pid) {
+  const out = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[name] = (out[name] ?? 0) + Number(f[11]) + Number(f[12]);
+      out[`${name} (system)`] = (out[`${name} (system)`] ?? 0) + Number(f[12]);
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
+}
+
+/** Ticks by thread between two threadTicks() readings, as "name n" (largest first). */
+export function threadDelta(a, b) {
+  return Object.entries(b)
+    .map(([k, v]) => [k, v - (a[k] ?? 0)])
+    .filter(([, v]) => v > 0)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 }
 
 export function rssMiB(pid) {
@@ -234,7 +295,7 @@ export function drawn(file) {
     const r = Object.entries(s.renders)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
-    return `${s.inkFrames} Ink frames, ${s.writes} writes (${s.bytes} bytes), ${s.scrolls} scrolled by the terminal; renders: ${r}`;
+    return `${s.inkFrames} Ink frames, ${s.previewFrames ?? '?'} preview frames, ${s.flushes ?? '?'} flushes, ${s.writes} writes (${s.bytes} bytes), ${s.scrolls} scrolled by the terminal; renders: ${r}`;
   } catch {
     return 'no figures (a build without KLAUDE_UI_STATS)';
   }

@@ -43,6 +43,8 @@ import {
   sleep,
   spawnTerm,
   stats,
+  threadDelta,
+  threadTicks,
 } from './_ui-support.mjs';
 
 register();
@@ -275,6 +277,7 @@ try {
   const claudePid = cliOf(servers[0], selected.id);
   if (!claudePid) throw new Error(`no CLI found for ${selected.id}`);
   const u0 = cpuTicks(ui.pid);
+  const th0 = threadTicks(ui.pid);
   const c0 = treeTicks(claudePid);
   const ub0 = ui.raw().length;
   const vb0 = view.raw().length;
@@ -299,10 +302,13 @@ try {
   clearInterval(sampler);
   const secs = (Date.now() - t0) / 1000;
   const uiTicks = cpuTicks(ui.pid) - u0;
+  const byThread = threadDelta(th0, threadTicks(ui.pid));
   const claudeTicks = treeTicks(claudePid) - c0;
   const uiBytes = Buffer.byteLength(ui.raw().slice(ub0));
   const sessionBytes = Buffer.byteLength(view.raw().slice(vb0));
   const rssAfter = rssMiB(ui.pid);
+  // What the session wrote, as it came, for bench/ui-preview-replay.mjs.
+  if (process.env.BENCH_SAVE_STREAM) writeFileSync(process.env.BENCH_SAVE_STREAM, JSON.stringify(view.chunks(vb0)));
   await sleep(AFTER_S * 1000);
   const rssLater = rssMiB(ui.pid);
   const memLive = own().reduce((a, p) => a + rssMiB(p), 0);
@@ -311,7 +317,7 @@ try {
   const pct = (t) => (t / CLK_TCK / secs) * 100;
   console.log(
     `ui previewing a streaming PTY session (${WORDS} words, ${fmt(secs)} s): dashboard CPU ${fmt(pct(uiTicks), 2)} % vs the streaming claude's ${fmt(pct(claudeTicks), 2)} % ` +
-      `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.02×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 1.3×)`,
+      `= ${fmt(uiTicks / Math.max(1, claudeTicks), 3)}× (goal ≤ 0.02×); bytes drawn ${uiBytes} for ${sessionBytes} the session wrote = ${fmt(uiBytes / Math.max(1, sessionBytes), 2)}× (goal ≤ 1.3×); the dashboard's ticks by thread: ${byThread}`,
   );
   printMemory({ idle, memIdle, pssIdle, memPeak: Math.max(memPeak, memLive), peaks, serverLive, floors, watchdogs });
   console.log(

@@ -11,11 +11,11 @@ import { HelpOverlay, helpLines } from './components/help-overlay.js';
 import { Pane } from './components/pane.js';
 import { RightPane } from './components/right-pane.js';
 import type { Segment } from './components/segments.js';
-import { SessionsPane } from './components/sessions-pane.js';
+import { SessionsPane, type SessionsPaneProps } from './components/sessions-pane.js';
 import type { LogSnapshot } from '../feeds/log-feed.js';
 import type { SessionsSnapshot } from '../feeds/sessions-feed.js';
 import type { DashboardDeps } from './deps.js';
-import { shownClocks, useNow } from './hooks/use-clock.js';
+import { shownClocks, useNow, type ShownClocks } from './hooks/use-clock.js';
 import { useLogView, type LogView } from './hooks/use-log-view.js';
 import { useScreenPreview, type ScreenView } from './hooks/use-screen-preview.js';
 import { useKeyRouter } from './input/use-key-router.js';
@@ -55,7 +55,8 @@ export function App({ deps, active = true }: AppProps) {
       ),
     [sessions, ui, layout.narrow],
   );
-  const now = useNow(deps, sessions, ui, shownClocks(active, ui, geo, tree));
+  // The clock is read by the tree alone: its 1 Hz tick renders the tree, not the whole app.
+  const clock: TreeClock = { deps, sessions, shown: shownClocks(active, ui, geo, tree) };
   const screen = useScreenPreview(deps, sessions, tree.selected, ui, geo);
   const logView = useLogView(deps, sessions, log, ui, tree, geo, !ui.modal && !screen.shown);
 
@@ -85,7 +86,7 @@ export function App({ deps, active = true }: AppProps) {
   );
 
   if (layout.tooSmall) return <TooSmall size={size} layout={layout} theme={theme} />;
-  const frame = { ui, tree, geo, now, screen, log: logView, help, painter: deps.previewPaint !== undefined, theme };
+  const frame = { ui, tree, geo, clock, screen, log: logView, help, painter: deps.previewPaint !== undefined, theme };
   return (
     <Box flexDirection="column" width={layout.columns} height={layout.frameRows}>
       <Header
@@ -136,11 +137,24 @@ function footerNotice(ui: UiState, sessions: SessionsSnapshot, log: LogSnapshot)
   );
 }
 
+/** What the tree's clock reads (hooks/use-clock.ts). */
+interface TreeClock {
+  deps: DashboardDeps;
+  sessions: SessionsSnapshot;
+  shown: ShownClocks;
+}
+
+/** The sessions pane with the time its ages are as of: a tick renders this, not the app. */
+function ClockedSessionsPane({ clock, ...pane }: Omit<SessionsPaneProps, 'now'> & { clock: TreeClock }) {
+  const now = useNow(clock.deps, clock.sessions, pane.ui, clock.shown);
+  return <SessionsPane {...pane} now={now} />;
+}
+
 interface BodyProps {
   ui: UiState;
   tree: TreeView;
   geo: FrameGeometry;
-  now: number;
+  clock: TreeClock;
   screen: ScreenView;
   log: LogView;
   help: Segment[][];
@@ -149,7 +163,7 @@ interface BodyProps {
 }
 
 /** Between header and footer: the help; or one pane (narrow terminal); or the tree beside the right pane. */
-function Body({ ui, tree, geo, now, screen, log, help, painter, theme }: BodyProps) {
+function Body({ ui, tree, geo, clock, screen, log, help, painter, theme }: BodyProps) {
   const { layout, treeInner, logInner } = geo;
   const modal = ui.modal;
   if (modal?.kind === 'help') {
@@ -162,7 +176,15 @@ function Body({ ui, tree, geo, now, screen, log, help, painter, theme }: BodyPro
   // Any other modal is a dialog: it takes the right pane's place.
   const dialog = modal;
   const treePane = (focused: boolean) => (
-    <SessionsPane tree={tree} ui={ui} layout={layout} width={treeInner} now={now} focused={focused} theme={theme} />
+    <ClockedSessionsPane
+      clock={clock}
+      tree={tree}
+      ui={ui}
+      layout={layout}
+      width={treeInner}
+      focused={focused}
+      theme={theme}
+    />
   );
   const rightPane = (focused: boolean) => (
     <RightPane

@@ -48,7 +48,6 @@ export function useLogView(
 ): LogView {
   const sel = tree.selected;
   const layoutCache = useRef(new LogLayout());
-  const logLines = useLogLines(deps, sel, log, ui, logInner, layoutCache.current);
   // A pending permission request is pinned above the log (at most half the pane).
   const ask = tree.ctx.selectedApproval ?? null;
   const askLines = useMemo(
@@ -72,8 +71,6 @@ export function useLogView(
     return diffLines(diff.heading, diff.patch);
   }, [diff]);
   const reviews = useReviewLines(sessions, ui, tree, logInner);
-  const lines = reviews?.lines ?? diffView ?? logLines;
-  const height = Math.max(1, layout.paneRows - askLines.length);
   const painted = Boolean(
     deps.logPaint &&
     sel &&
@@ -84,6 +81,13 @@ export function useLogView(
     !layout.tooSmall &&
     (!layout.narrow || ui.focus === 'log'),
   );
+  // React draws the log's lines only when they are shown and not painted: else they are laid out
+  // when a key asks for them (liveWindow), not on every render (a PTY screen shown while the
+  // session's log grows, the sessions feed changing under a painted log).
+  const drawn = logShown && !painted;
+  const logLines = useLogLines(deps, sel, log, ui, logInner, layoutCache.current, drawn || !!reviews || !!diffView);
+  const lines = reviews?.lines ?? diffView ?? logLines;
+  const height = Math.max(1, layout.paneRows - askLines.length);
   const read = useMemo(
     () => (sel ? logReader(deps, sel, logInner, ui.expandResults, layoutCache.current) : null),
     [deps, sel, logInner, ui.expandResults],
@@ -104,7 +108,8 @@ export function useLogView(
     [painted, sel, read, layout.narrow, layout.treeWidth, askLines.length, logInner, height, deps.theme],
   );
   usePlaced(deps.logPaint, region);
-  const win = painted && read ? liveWindow(read, ui, height, logInner) : logWindow(lines, ui, height, logInner);
+  const lazy = (painted || (!drawn && !reviews && !diffView)) && read;
+  const win = lazy ? liveWindow(read, ui, height, logInner) : logWindow(lines, ui, height, logInner);
   return { lines, win, ask: askLines, diff, reviews: reviews ? { count: reviews.count } : null, painted };
 }
 
@@ -181,6 +186,8 @@ function useReviewLines(
   }, [open, originId, list, tree.byId, width]);
 }
 
+const NO_LINES: LogLine[] = [];
+
 /** Follow the selected session's log, and lay it out (what it is, while it has no events yet). */
 function useLogLines(
   deps: DashboardDeps,
@@ -189,6 +196,8 @@ function useLogLines(
   ui: UiState,
   logInner: number,
   layout: LogLayout,
+  /** The lines are drawn by React (else none are laid out: see useLogView). */
+  drawn: boolean,
 ): LogLine[] {
   // Follow the selected session's log.
   useEffect(() => {
@@ -196,9 +205,10 @@ function useLogLines(
   }, [deps, sel?.id, sel ? deps.logPathOf(sel) : null]);
 
   return useMemo(
-    (): LogLine[] => (sel ? layoutLines(sel, log, logInner, { expandResults: ui.expandResults }, layout) : []),
+    (): LogLine[] =>
+      sel && drawn ? layoutLines(sel, log, logInner, { expandResults: ui.expandResults }, layout) : NO_LINES,
     // log.version covers appends to the same events array.
-    [sel, log, log.version, logInner, ui.expandResults, layout],
+    [sel, log, log.version, logInner, ui.expandResults, layout, drawn],
   );
 }
 

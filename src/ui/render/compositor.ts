@@ -22,7 +22,7 @@
 import { blankRow, PLAIN, type RowCells } from '../../ptyd/cells.js';
 import { parseLineCells } from './line-cells.js';
 import { blankCost, drawRow, rowCost, type PenState } from './row-diff.js';
-import { applyScroll, planScroll, scrollText, type ScrollCosts, type ScrollPlan } from './scroll-plan.js';
+import { applyScroll, MAX_SHIFT, planScroll, scrollText, type ScrollCosts, type ScrollPlan } from './scroll-plan.js';
 import { uiStats } from './ui-stats.js';
 
 export interface OverlayRegion {
@@ -109,6 +109,45 @@ class NextRows implements ScrollCosts {
   /** The cost of each row where it is. */
   base(): number[] {
     return this.sources.map((_, y) => (this.same(y, y) ? 0 : this.cost(y, y)));
+  }
+
+  /**
+   * Matching by what rows are made of: the shifts that bring overlay rows back to where the screen
+   * shows them (an overlay's rows keep their objects as they move), most rows first. None when
+   * comparing cells (then they are searched for).
+   */
+  shifts(): number[] {
+    if (this.cells) return [];
+    const shown = this.shown.sources;
+    /** Where each overlay row is on the screen (-1: at more than one row, so it tells nothing). */
+    const at = new Map<RowCells, number>();
+    // (index loops: baseline code allocates an iterator result per step of a for-of)
+    for (let y = 0; y < shown.length; y++) {
+      const overs = shown[y]!.overs;
+      for (let i = 0; i < overs.length; i++) {
+        const o = overs[i];
+        if (o) at.set(o[1], at.has(o[1]) ? -1 : y);
+      }
+    }
+    /** Votes per shift, at MAX_SHIFT + by. */
+    const votes = new Array<number>(2 * MAX_SHIFT + 1).fill(0);
+    for (let y = 0; y < this.sources.length; y++) {
+      const overs = this.sources[y]!.overs;
+      for (let i = 0; i < overs.length; i++) {
+        const o = overs[i];
+        const from = o ? (at.get(o[1]) ?? -1) : -1;
+        if (from >= 0 && from !== y && Math.abs(from - y) <= MAX_SHIFT) votes[MAX_SHIFT + from - y]!++;
+      }
+    }
+    const out: number[] = [];
+    for (let n = 0; n < 2; n++) {
+      let best = -1;
+      for (let k = 0; k < votes.length; k++) if (votes[k]! > 0 && (best < 0 || votes[k]! > votes[best]!)) best = k;
+      if (best < 0) break;
+      votes[best] = 0;
+      out.push(best - MAX_SHIFT);
+    }
+    return out;
   }
 }
 
@@ -206,10 +245,12 @@ export class Compositor {
   /** Draw what changed since the last flush. */
   flush(): void {
     this.pending = false;
+    uiStats.flushes++;
     const lines = this.lines;
     if (!lines) return;
     const width = this.columns();
-    for (const p of this.overlays) {
+    for (let i = 0; i < this.overlays.length; i++) {
+      const p = this.overlays[i]!;
       p.region = p.overlay.region;
       p.rows = p.region ? p.overlay.rows() : [];
     }
@@ -219,7 +260,9 @@ export class Compositor {
     if (sources.every((src, y) => src === shown.sources[y])) return; // nothing changed
     const next = new NextRows(sources, shown, (y) => this.build(y, width, sources[y]!));
     const plan = planFor(next);
-    const fromRows = plan ? applyScroll(shown.rows, plan, () => blankRow(width)) : shown.rows;
+    const blank = plan ? blankRow(width) : null;
+    // (rows are never changed in place: the rows a scroll brings in can be one blank row)
+    const fromRows = plan ? applyScroll(shown.rows, plan, () => blank!) : shown.rows;
     const fromSources = plan ? applyScroll(shown.sources, plan, () => BLANK) : shown.sources;
     const pen: PenState = { look: PLAIN };
     let out = plan ? scrollText(plan) : '';
@@ -306,23 +349,32 @@ export class Compositor {
   private build(y: number, width: number, src: Source): RowCells {
     const ink = this.inkRow(y, width);
     let row = ink;
-    src.overs.forEach((o, i) => {
+    for (let i = 0; i < src.overs.length; i++) {
+      const o = src.overs[i];
       const r = this.overlays[i]!.region;
-      if (!o || !r) return;
-      const [x, over] = o;
+      if (!o || !r) continue;
+      const x = o[0];
+      const over = o[1];
       if (row === ink) row = { chars: ink.chars.slice(), looks: ink.looks.slice() };
       const n = Math.min(over.chars.length, r.width, width - x);
+      const { chars, looks } = row;
+      const oc = over.chars;
+      const ol = over.looks;
       for (let c = 0; c < n; c++) {
-        row.chars[x + c] = over.chars[c]!;
-        row.looks[x + c] = over.looks[c]!;
+        chars[x + c] = oc[c]!;
+        looks[x + c] = ol[c]!;
       }
+      if (n <= 0) continue;
       // A wide character of the frame cut by the overlay's edge is gone (as on a terminal).
-      for (const at of n > 0 ? [x - 1, x + n] : []) {
-        if (at < 0 || at >= width || ink.chars[at === x - 1 ? x : at] !== '') continue;
-        row.chars[at] = ' ';
-        row.looks[at] = PLAIN;
+      if (x > 0 && ink.chars[x] === '') {
+        chars[x - 1] = ' ';
+        looks[x - 1] = PLAIN;
       }
-    });
+      if (x + n < width && ink.chars[x + n] === '') {
+        chars[x + n] = ' ';
+        looks[x + n] = PLAIN;
+      }
+    }
     return row;
   }
 }

@@ -98,7 +98,9 @@ function joinRow(columns: number, all: Array<[number, string]>): string | null {
   // The row ends with the last piece that shows more than unstyled blanks (Ink trims those).
   let last = -1;
   for (let i = 0; i < order.length; i++) {
-    const [x, line] = order[i]!;
+    const piece = order[i]!;
+    const x = piece[0];
+    const line = piece[1];
     if (!Number.isInteger(x) || x < at) return null;
     const w = span(line);
     if (x + w > columns) return null;
@@ -108,7 +110,9 @@ function joinRow(columns: number, all: Array<[number, string]>): string | null {
   let out = '';
   at = 0;
   for (let i = 0; i <= last; i++) {
-    const [x, line] = order[i]!;
+    const piece = order[i]!;
+    const x = piece[0];
+    const line = piece[1];
     if (x > at) out += ' '.repeat(x - at);
     out += i === last ? drawnLast(line) : drawnLine(line);
     at = x + span(line);
@@ -161,7 +165,10 @@ export default class Output {
       this.height,
     );
     const clips: Clip[] = [];
-    for (const op of this.operations) {
+    // (index loops, no destructuring: the dashboard runs baseline code, where each step of an
+    // iterator, a for-of's or a destructuring's, allocates)
+    for (let i = 0; i < this.operations.length; i++) {
+      const op = this.operations[i]!;
       if (op.type === 'clip') clips.push(op.clip);
       else if (op.type === 'unclip') clips.pop();
       else this.place(op, clips.at(-1), pieces);
@@ -174,7 +181,7 @@ export default class Output {
         continue;
       }
       let key = `${this.width}`;
-      for (const [x, line] of row) key += `\u0000${x}\u0001${line}`;
+      for (let i = 0; i < row.length; i++) key += `\u0000${row[i]![0]}\u0001${row[i]![1]}`;
       out[y] = rows.get(key, () => joinRow(this.width, row) ?? buildRow(this.width, row));
     }
     return { output: out.join('\n'), height: this.height };
@@ -217,7 +224,7 @@ export default class Output {
       // A row outside the frame is skipped without moving on, exactly as Ink's loop does.
       if (r < 0 || r >= this.height || !Number.isInteger(r)) continue;
       let line = lines[index]!;
-      for (const t of op.transformers) line = t(line, index);
+      for (let t = 0; t < op.transformers.length; t++) line = op.transformers[t]!(line, index);
       (pieces[r] ??= []).push([x, line]);
       offsetY++;
     }

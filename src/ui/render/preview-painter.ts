@@ -13,6 +13,7 @@ import type { ScreenGrid } from '../../pty/viewer.js';
 import type { RowCells } from '../../ptyd/cells.js';
 import { PreviewFrames } from '../preview/damage.js';
 import type { Compositor, Overlay } from './compositor.js';
+import { uiStats } from './ui-stats.js';
 
 export interface PaintRegion {
   /** Whose screen goes there (rows of another session are not painted). */
@@ -66,6 +67,7 @@ export class PreviewPainter implements Overlay {
   }
 
   paint(): void {
+    uiStats.previewFrames++;
     if (this.placedAt) this.screen.changed();
   }
 

@@ -16,28 +16,33 @@ export interface PenState {
   look: string;
 }
 
-const same = (a: RowCells, b: RowCells, x: number): boolean => a.chars[x] === b.chars[x] && a.looks[x] === b.looks[x];
-
-const isBlank = (r: RowCells, x: number): boolean => r.chars[x] === ' ' && r.looks[x] === PLAIN;
-
 /**
  * Cells `from..to` (inclusive) of `next`, written from the cursor at `from`. Plain blanks at the
  * end are erased ('end': they reach the row's end; 'span': they don't) or left ('none': the row
  * was just erased).
  */
 function cellsText(next: RowCells, from: number, to: number, pen: PenState, blanksAt: 'end' | 'span' | 'none'): string {
+  const { chars, looks } = next;
   let end = to;
-  while (end >= from && isBlank(next, end)) end--;
+  while (end >= from && chars[end] === ' ' && looks[end] === PLAIN) end--;
   let out = '';
-  for (let c = from; c <= end; c++) {
-    const ch = next.chars[c]!;
-    if (ch === '') continue; // the second half of a wide character written just before
-    const look = next.looks[c]!;
+  let c = from;
+  while (c <= end) {
+    // (the second half of a wide character, '', is written with its first: as nothing)
+    if (chars[c] === '') {
+      c++;
+      continue;
+    }
+    const look = looks[c]!;
+    let r = c + 1;
+    while (r <= end && (looks[r] === look || chars[r] === '')) r++;
     if (look !== pen.look) {
       out += `${CSI}${look}m`;
       pen.look = look;
     }
-    out += ch;
+    // A run of one look joined at once: adding its characters one by one makes a string each.
+    out += r - c === 1 ? chars[c]! : chars.slice(c, r).join('');
+    c = r;
   }
   const blanks = to - end;
   if (blanks > 0 && blanksAt !== 'none') {
@@ -66,10 +71,15 @@ export function drawRow(prev: RowCells | null, next: RowCells, y: number, pen: P
     return `${out}${CSI}2K${cellsText(next, 0, width - 1, pen, 'none')}`;
   }
   if (prev === next) return '';
+  // (cells compared inline: the dashboard runs baseline code, which calls every helper it is given)
+  const pc = prev.chars;
+  const nc = next.chars;
+  const pl = prev.looks;
+  const nl = next.looks;
   let out = '';
   let x = 0;
   while (x < width) {
-    if (same(prev, next, x)) {
+    if (pc[x] === nc[x] && pl[x] === nl[x]) {
       x++;
       continue;
     }
@@ -77,7 +87,7 @@ export function drawRow(prev: RowCells | null, next: RowCells, y: number, pen: P
     let b = x;
     let run = 0;
     for (let c = x + 1; c < width; c++) {
-      if (same(prev, next, c)) {
+      if (pc[c] === nc[c] && pl[c] === nl[c]) {
         if (++run > GAP) break;
       } else {
         b = c;
@@ -85,8 +95,8 @@ export function drawRow(prev: RowCells | null, next: RowCells, y: number, pen: P
       }
     }
     // Never start or end inside a wide character (old or new).
-    while (a > 0 && (next.chars[a] === '' || prev.chars[a] === '')) a--;
-    while (b + 1 < width && (next.chars[b + 1] === '' || prev.chars[b + 1] === '')) b++;
+    while (a > 0 && (nc[a] === '' || pc[a] === '')) a--;
+    while (b + 1 < width && (nc[b + 1] === '' || pc[b + 1] === '')) b++;
     out += `${CSI}${y + 1};${a + 1}H${cellsText(next, a, b, pen, b === width - 1 ? 'end' : 'span')}`;
     x = b + 1;
   }
@@ -120,7 +130,8 @@ export function rowCost(prev: RowCells, next: RowCells, cap = Infinity): number 
 
 /** About what drawing `next` on a blank row costs. */
 export function blankCost(next: RowCells): number {
+  const { chars, looks } = next;
   let n = 0;
-  for (let x = 0; x < next.chars.length; x++) if (!isBlank(next, x)) n++;
+  for (let x = 0; x < chars.length; x++) if (chars[x] !== ' ' || looks[x] !== PLAIN) n++;
   return n === 0 ? 0 : n + 8;
 }

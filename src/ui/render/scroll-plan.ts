@@ -18,7 +18,7 @@ export interface ScrollPlan {
 }
 
 /** The furthest shift looked for: streamed output moves a few rows a frame; a page jump is redrawn. */
-const MAX_SHIFT = 8;
+export const MAX_SHIFT = 8;
 /** The scroll's own bytes (region, moves, reset). */
 const OVERHEAD = 24;
 
@@ -30,6 +30,11 @@ export interface ScrollCosts {
   cost(y: number, from: number, cap?: number): number;
   /** About what drawing next row y on a blank row costs. */
   blank(y: number): number;
+  /**
+   * The shifts worth a full look, when the caller can tell them without a search (rows that keep
+   * their objects as they move: where each one was); none told: searched for (see candidates).
+   */
+  shifts?(): readonly number[];
 }
 
 /**
@@ -43,7 +48,8 @@ export function planScroll(c: ScrollCosts, base: readonly number[], anchors = AN
   const moved = (y: number, from: number): number => (c.same(y, from) ? 0 : c.cost(y, from));
   const blanks: number[] = [];
   const blank = (y: number): number => (blanks[y] ??= c.blank(y));
-  for (const by of candidates(c, base, anchors)) {
+  const told = c.shifts?.() ?? [];
+  for (const by of told.length > 0 ? told : candidates(c, base, anchors)) {
     const p = bestRegion(rows, moved, base, blank, Math.abs(by), by > 0 ? 1 : -1);
     if (p && p.gain > saving) {
       saving = p.gain;
@@ -69,9 +75,11 @@ function candidates(c: ScrollCosts, base: readonly number[], n: number): number[
     .sort((a, b) => b[0] - a[0])
     .slice(0, n);
   const votes = new Map<number, number>();
-  for (const [cost, y] of anchors) {
+  for (let a = 0; a < anchors.length; a++) {
+    const cost = anchors[a]![0];
+    const y = anchors[a]![1];
     for (let k = 1; k <= MAX_SHIFT; k++) {
-      for (const by of [k, -k]) {
+      for (let by = k; by >= -k; by -= 2 * k) {
         const from = y + by;
         if (from < 0 || from >= rows) continue;
         if (c.same(y, from) || c.cost(y, from, cost / 2) < cost / 2) votes.set(by, (votes.get(by) ?? 0) + 1);

@@ -5,6 +5,9 @@
  */
 export interface UiStats {
   inkFrames: number;
+  /** Compositor flushes (a write or nothing to write), and the preview frames that asked for one. */
+  flushes: number;
+  previewFrames: number;
   writes: number;
   bytes: number;
   scrolls: number;
@@ -12,7 +15,15 @@ export interface UiStats {
   renders: Record<string, number>;
 }
 
-export const uiStats: UiStats = { inkFrames: 0, writes: 0, bytes: 0, scrolls: 0, renders: {} };
+export const uiStats: UiStats = {
+  inkFrames: 0,
+  flushes: 0,
+  previewFrames: 0,
+  writes: 0,
+  bytes: 0,
+  scrolls: 0,
+  renders: {},
+};
 
 /** One render of this pane's component. */
 export function countRender(pane: string): void {
