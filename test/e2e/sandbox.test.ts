@@ -166,7 +166,15 @@ describe("a sandboxed agent's own klaude", () => {
 
   it('a host outside the allowed ones is a permission request: the agent needs you', async () => {
     const id = await startJson(home, ['lead', 'run: curl -s -m 20 -o /dev/null http://example.com/']);
-    await until('it asks for the host', () => row(home, id).status === 'waiting', 60_000);
+    try {
+      await until('it asks for the host', () => row(home, id).status === 'waiting', 60_000);
+    } catch (e) {
+      // What the agent did instead (it once never asked, under the whole suite's load).
+      const logs = await home.k(['logs', id]);
+      throw new Error(
+        `${(e as Error).message}; status ${row(home, id).status}; its log:\n${logs.stdout}${logs.stderr}`,
+      );
+    }
     const json = JSON.parse((await home.k(['sessions', '--json'])).stdout) as {
       id: string;
       approval: { tool: string; summary: string } | null;
