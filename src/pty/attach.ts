@@ -96,6 +96,9 @@ class TerminalAttachment {
   }
 
   private readonly write = (data: Buffer): void => {
+    // Output the host sent before it saw our detach still arrives; the terminal is not ours any
+    // more (the dashboard draws on it again at once).
+    if (this.done) return;
     this.alt = altScreenAfter(data.toString('latin1'), this.alt);
     if (!this.stdout.write(data) && this.conn) {
       this.conn.pause();
