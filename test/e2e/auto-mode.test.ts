@@ -51,7 +51,10 @@ describe.runIf(claudeAtLeast('2.1.332'))('auto mode (claude ≥ 2.1.332)', () =>
     // Claude refuses keys for a moment after a dialog appears (against stray presses): move to
     // "Yes" and confirm, pressing again until the dialog takes the key, as a person would.
     const asking = /Do you want to proceed\?/;
-    for (let i = 0; i < 20 && asking.test(term.text()); i++) {
+    // (for as long as a loaded machine takes, not a count of presses: under the whole suite's load
+    // 20 presses a second apart once ran out with the dialog still open)
+    const pressUntil = Date.now() + 45_000;
+    while (Date.now() < pressUntil && asking.test(term.text())) {
       const onYes = /❯ Yes/.test(term.text());
       term.press(onYes ? 'enter' : 'down');
       await term
@@ -64,7 +67,7 @@ describe.runIf(claudeAtLeast('2.1.332'))('auto mode (claude ≥ 2.1.332)', () =>
       60_000,
     );
     expect(term.text()).toMatch(/Tool output: ID +STATUS/);
-  });
+  }, 240_000);
 });
 
 describe('headless agents keep agents.permissionMode in an auto-mode home', () => {
