@@ -7,10 +7,10 @@
 // Call it before the file's own hooks: vitest runs after-hooks last-registered first, so a file's
 // own terminals and hosts are closed before their homes go.
 import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openAgentServices, type AgentServices } from '../../src/agent-ops/context.js';
-import { CLAUDE_BIN, claudeBin } from '../support/claude-bin.js';
+import { CLAUDE_BIN, claudeOnPath } from '../support/claude-bin.js';
 import { KLAUDE_CLI, runKlaude, type RunKlaudeOptions, type RunKlaudeResult } from '../support/klaude-bin.js';
 import {
   startMockAnthropic,
@@ -127,7 +127,7 @@ function baseHome(opts: AgentHomeOptions, url: string | undefined): TempHome {
   // (makeTempHome takes the TempHomeOptions among opts and passes over the rest.)
   if (!opts.supervisor) return makeTempHome({ baseUrl: url, ...opts });
   const home = makeTempHome({ baseUrl: url, allowBash: true, ...opts });
-  home.env.PATH = `${dirname(claudeBin())}:${home.env.PATH ?? ''}`;
+  home.env.PATH = `${claudeOnPath(home.root)}:${home.env.PATH ?? ''}`;
   return home;
 }
 

@@ -4,9 +4,9 @@
 // through Claude's Bash tool. (supervisorHome is for the integration files outside that fixture.)
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { vi } from 'vitest';
-import { claudeBin } from '../support/claude-bin.js';
+import { claudeOnPath } from '../support/claude-bin.js';
 import { KLAUDE_CLI } from '../support/klaude-bin.js';
 import type { MockAnthropic, Responder } from '../support/mock-anthropic.js';
 import { spawnPty, type PtySession } from '../support/pty-driver.js';
@@ -36,7 +36,7 @@ export const runResponder: Responder = (req) => {
 /** A temp home whose PATH starts with the real claude's directory (how klaude finds it). */
 export function supervisorHome(mock: MockAnthropic, opts: TempHomeOptions = {}): TempHome {
   const home = makeTempHome({ baseUrl: mock.url, allowBash: true, ...opts });
-  home.env.PATH = `${dirname(claudeBin())}:${home.env.PATH ?? ''}`;
+  home.env.PATH = `${claudeOnPath(home.root)}:${home.env.PATH ?? ''}`;
   return home;
 }
 

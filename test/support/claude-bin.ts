@@ -1,6 +1,6 @@
 // The real Claude Code binary the tests run: the pinned devDependency, or the current release with
 // KLAUDE_TEST_CLAUDE=current (claude-package.ts; docs/claude-versions.md).
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAUDE_FLAVOUR, claudePackageDir } from './claude-package.js';
 import { runProcess, type RunProcessOptions, type RunProcessResult } from './run-process.js';
@@ -19,6 +19,19 @@ export function claudeBin(): string {
     );
   }
   return bin;
+}
+
+/**
+ * A `bin` dir under `root` holding `claude` → the binary this run tests, to put first on a child's
+ * PATH. The binary's own directory will not do: it holds only `claude.exe`, so klaude's lookup of
+ * `claude` went past it to npm's `node_modules/.bin/claude` (the pinned one, even in the current pass).
+ */
+export function claudeOnPath(root: string): string {
+  const dir = join(root, 'bin');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const link = join(dir, 'claude');
+  if (!existsSync(link)) symlinkSync(claudeBin(), link);
+  return dir;
 }
 
 /** Absolute path of the real `claude` binary (resolved when this module loads; throws if missing). */
