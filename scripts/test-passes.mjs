@@ -29,6 +29,7 @@ const LAZY_INIT_SUITES = [
   'test/integration/queue-launch-env.test.ts',
   'test/integration/crash-matrix.test.ts',
   'test/integration/process-ownership.test.ts',
+  'test/integration/session-strays.test.ts',
   'test/integration/watchdog-shell.test.ts',
   'test/unit/process-identity.test.ts',
 ];

@@ -50,11 +50,49 @@ end_child() {
 }
 `;
 
-// $1 pid, $2 start time, $3 grace in tenths of a second, $4 process group to end (see END_CHILD_SH).
-const SCRIPT = `${END_CHILD_SH}
+/**
+ * Ending what is left of a session once its leader is dead (Linux /proc; elsewhere nothing is
+ * found): every live member gets SIGTERM + SIGCONT, SIGKILL after `tenths` for what is still
+ * there. Members are read with builtins only (no fork while scanning), and a pid's session is read
+ * again just before each signal. The watchdog runs in a session of its own (eof-watcher.ts).
+ */
+const END_SESSION_SH = `
+signal_members() {
+  for f in /proc/[0-9]*/stat; do
+    read -r s 2>/dev/null < "$f" || continue
+    p=\${s%% *}; s=\${s##*) }; set -- $s
+    case $1 in Z*|X*|x*) continue ;; esac
+    [ "$4" = "$sid" ] && [ "$p" != $$ ] && for sig in $sigs; do kill -s "$sig" "$p" 2>/dev/null; done
+  done
+  return 0
+}
+end_session() {
+  sid=$1; tenths=$2; [ -r /proc/self/stat ] || return 0
+  sigs='TERM CONT'; signal_members
+  i=0
+  while [ "$i" -lt "$tenths" ]; do
+    found=0
+    for f in /proc/[0-9]*/stat; do
+      read -r s 2>/dev/null < "$f" || continue
+      p=\${s%% *}; s=\${s##*) }; set -- $s
+      case $1 in Z*|X*|x*) continue ;; esac
+      [ "$4" = "$sid" ] && [ "$p" != $$ ] && { found=1; break; }
+    done
+    [ "$found" = 0 ] && return 0
+    nap
+  done
+  sigs=KILL; signal_members
+  return 0
+}
+`;
+
+// $1 pid, $2 start time, $3 grace in tenths of a second, $4 process group to end (see END_CHILD_SH),
+// $5 session whose members are ended after the child ('-' none).
+const SCRIPT = `${END_CHILD_SH}${END_SESSION_SH}
 id=$(arm_ident "$1" "$2")
 while read -r _; do :; done
 end_child "$1" "$id" "$3" "$4"
+[ "$5" = - ] || end_session "$5" "$3"
 exit 0
 `;
 
@@ -66,6 +104,11 @@ export interface WatchOptions {
   graceMs?: number;
   /** End this whole process group instead of the pid (the group must contain the child). */
   group?: number;
+  /**
+   * After the child, end every process still in this session (the owner's own, which it leads):
+   * what the child started in groups of their own and left behind (session-strays.ts).
+   */
+  session?: number;
 }
 
 /** Watch `childPid` on behalf of this process: if this process dies first, the child is ended. */
@@ -77,5 +120,6 @@ export function guardChild(childPid: number, opts: WatchOptions = {}): Watchdog 
     start === null ? '-' : String(start),
     String(tenths),
     opts.group ? String(opts.group) : '-',
+    opts.session ? String(opts.session) : '-',
   ]);
 }

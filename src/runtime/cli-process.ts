@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { LineDecoder } from '../lib/line-decoder.js';
 import { processGroupId } from '../lib/process.js';
+import { endSessionStrays, sessionOf } from '../ownership/session-strays.js';
 import { guardChild, type Watchdog } from '../ownership/watchdog.js';
 import type { LaunchCommand } from '../adapters/runtime-adapter.js';
 
@@ -69,10 +70,12 @@ export class CliProcess {
     // a runtime killed before that event would otherwise leave its CLI unguarded. Our own group
     // (runtimes run detached as group leaders): the watchdog ends the whole group, the CLI's own
     // children too. Otherwise just the CLI.
+    // Leading a session of our own too (Linux), what the CLI left in it outside the group goes as well.
     let guard: Watchdog | null = null;
+    const leader = sessionOf(process.pid) === process.pid;
     if (this.child.pid !== undefined) {
       const group = processGroupId(process.pid) === process.pid ? process.pid : undefined;
-      guard = guardChild(this.child.pid, { graceMs: 3000, group });
+      guard = guardChild(this.child.pid, { graceMs: 3000, group, session: leader ? process.pid : undefined });
     }
     this.exited = new Promise<CliExit>((resolve) => {
       let spawnError: Error | null = null;
@@ -88,12 +91,17 @@ export class CliProcess {
         const stderr = spawnError
           ? `${this.stderrTail}\ncannot run ${cmd.file}: ${spawnError.message}`
           : this.stderrTail;
-        this.exitInfo = { code, signal, stderr };
-        resolve(this.exitInfo);
+        const info: CliExit = { code, signal, stderr };
+        this.exitInfo = info;
+        void strays.then(() => resolve(info));
       };
+      // What the CLI left running in our session (its helpers in groups of their own) ends with it,
+      // and before its exit is told: a runtime that exits next would otherwise leave them on.
+      let strays: Promise<number> = Promise.resolve(0);
       // 'close' (stdout drained too, so every line was delivered) normally follows 'exit' at once;
       // when something else holds the pipes it is not waited for beyond PIPE_DRAIN_MS.
       this.child.once('exit', (code, signal) => {
+        if (leader) strays = endSessionStrays();
         const t = setTimeout(() => {
           this.child.stdout?.destroy();
           this.child.stderr?.destroy();

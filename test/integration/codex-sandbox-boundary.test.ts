@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareCliHomes } from '../support/cli-homes.js';
 import { startMockOpenAi, type MockOpenAi } from '../support/mock-openai.js';
 import { harness, idFrom } from '../support/runtime-harness.js';
+import { livingMentioning } from '../support/process-state.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
+import { until } from '../support/until.js';
 
 /** codex's sandbox needs user namespaces; bubblewrap on PATH (or codex's own) runs it. */
 const canSandbox =
@@ -212,5 +214,19 @@ describe.skipIf(!canSandbox)('a codex agent in the sandbox', () => {
     expect(out.text).not.toContain('web-token-secret-123');
     const log = git('log', '--all', '--format=%s');
     expect(log.stdout).toContain('agent-commit');
+  });
+
+  it('leaves nothing running when its runtime is killed mid-command (codex starts its helpers in groups of their own)', async () => {
+    const r = await h.klaude(['start', 'general', 'run sleep 120', '--runtime', 'codex', '-d']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The command runs in codex's sandbox: a bubblewrap of its own under codex.
+    const sandboxed = () => livingMentioning('sleep 120').filter((p) => /^\d+: \S*bwrap /.test(p));
+    await until('the command to run', () => sandboxed().length > 0, 60_000);
+    h.killRuntimes(); // SIGKILL, each runtime's group: what is left is for their watchdogs to end
+    await until('no process of this run to be left', () => livingMentioning(home.root).length === 0, 30_000).catch(
+      () => {
+        throw new Error(`left running:\n${livingMentioning(home.root).join('\n')}`);
+      },
+    );
   });
 });

@@ -21,3 +21,21 @@ export function groupHasLiving(pgid: number): boolean {
   }
   return false;
 }
+
+/** Living (not zombie) processes whose command line mentions `text`, as `pid: command line`. */
+export function livingMentioning(text: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    const rest = statRest(pid);
+    if (!rest || /^[ZXx]/.test(rest[0]!)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      continue;
+    }
+    if (cmdline.includes(text)) found.push(`${pid}: ${cmdline.slice(0, 200)}`);
+  }
+  return found;
+}
