@@ -160,7 +160,9 @@ describe('progress (real claude)', () => {
   });
 
   it("an interactive claude's task list, from its PostToolUse hook, drives 1/3 on the root's row while the turn runs", async () => {
-    const h = fx.home({ supervisor: true, config: false });
+    // 2.1.332 refuses its task tools to an interactive session too unless todo tools are on (for
+    // the stand-in's model, claude-opus-5-5); 2.1.197 offers them by default.
+    const h = fx.home({ supervisor: true, config: false, env: { CLAUDE_CODE_ENABLE_TODO_TOOLS: '1' } });
     const dir = join(h.projectDir, 'gate');
     mkdirSync(dir);
     const term: PtySession = startKlaude(h, [], { cols: 160, rows: 40 });
