@@ -99,7 +99,7 @@ function signalMembers(pids: readonly number[], sid: number, signals: NodeJS.Sig
 /**
  * End the strays of this process's session (it must lead it): SIGTERM (+SIGCONT, should one be
  * stopped), SIGKILL after `graceMs` for what is still there, new strays included. Resolves with
- * how many there were.
+ * how many there were, once they are gone.
  */
 export async function endSessionStrays(graceMs = 2000, procRoot = '/proc'): Promise<number> {
   const sid = process.pid;
@@ -112,5 +112,7 @@ export async function endSessionStrays(graceMs = 2000, procRoot = '/proc'): Prom
     await sleep(100);
   }
   signalMembers(sessionStrays(sid, sid, procRoot), sid, ['SIGKILL'], procRoot);
+  // SIGKILL is delivered when the process next runs: wait (a little) for it to be gone.
+  for (let waited = 0; waited < 1000 && sessionStrays(sid, sid, procRoot).length > 0; waited += 20) await sleep(20);
   return first.length;
 }
