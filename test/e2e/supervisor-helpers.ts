@@ -54,10 +54,10 @@ export function startKlaude(home: TempHome, args: string[] = [], size = { cols: 
  * shell's line (`SHELL$ 1;2c`, or echoed before the prompt), as after a plain claude.
  */
 export async function shellPrompt(t: PtySession, timeoutMs = 20_000): Promise<void> {
-  // Nothing after the prompt but such an answer: the line that started klaude (`SHELL$ node …`) is
-  // not the prompt, and is the last line left when a claude clears its screen on the way out (2.1.332).
+  // Nothing around the prompt but such an answer (`^[[?1;2cSHELL$ `): the line that started klaude
+  // (`SHELL$ node …`) is not the prompt, and is the last line left when a claude clears its screen on the way out (2.1.332).
   await t.waitFor(
-    (s) => /^SHELL\$(?: [^a-bd-zA-Z/]*)?$/.test(s.trimEnd().split('\n').at(-1) ?? ''),
+    (s) => /(?:^|\dc)SHELL\$(?: [^a-bd-zA-Z/]*)?$/.test(s.trimEnd().split('\n').at(-1) ?? ''),
     'the shell prompt',
     {
       timeoutMs,
