@@ -1,6 +1,6 @@
 // `klaude hook <event>` against its floor, `node -e 0` (docs/ARCHITECTURE.md, Performance budget: goal ≤ 1.15×).
 // Claude Code waits on the hook after every tool call, so this is klaude's hottest path.
-// Two routes: the command klaude injects (`node dist/hook.cjs <event>`, the goal applies to
+// Two routes: the command klaude injects (`node --preserve-symlinks-main dist/hook.cjs <event>`, the goal applies to
 // it) and the public `node dist/cli.js hook <event>`. Runs are interleaved (floor, injected,
 // cli, floor, …) so machine noise hits all alike.
 //   node bench/hook.mjs            (after `npm run build`; BENCH_N=60 for more runs, BENCH_KEEP=1 keeps the
@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(repo, 'dist', 'cli.js');
 const hookEntry = path.join(repo, 'dist', 'hook.cjs');
+/** The node options klaude injects before dist/hook.cjs (HOOK_NODE_OPTIONS, src/hooks/settings.ts). */
+const HOOK_NODE_OPTIONS = ['--preserve-symlinks-main'];
 const N = Number(process.env.BENCH_N ?? 40);
 const WARMUP = 3;
 
@@ -126,7 +128,7 @@ try {
     const viaCli = [];
     for (let i = 0; i < N + WARMUP; i++) {
       const f = time(['-e', '0'], baseEnv, input);
-      const h = time([hookEntry, event], hookEnv, input);
+      const h = time([...HOOK_NODE_OPTIONS, hookEntry, event], hookEnv, input);
       const c = time([cli, 'hook', event], hookEnv, input);
       if (i >= WARMUP) {
         floor.push(f);

@@ -38,6 +38,14 @@ const betterSqliteAddon = {
           }
         };`,
     }));
+    // Its backup method promisifies fs.access when the module loads: node compiles promisify for
+    // that on every command and hook, which never back up. Made when a backup first needs it.
+    b.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]methods[\\/]backup\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const from = 'const fsAccess = promisify(fs.access);';
+      if (!text.includes(from)) throw new Error(`better-sqlite3's backup.js changed: no "${from}" (scripts/build.mjs)`);
+      return { contents: text.replace(from, 'const fsAccess = (...a) => promisify(fs.access)(...a);'), loader: 'js' };
+    });
   },
 };
 

@@ -69,8 +69,9 @@ export function dataVersion(db: HasSqlite): number {
 /**
  * A DB migrated by a newer klaude has tables and meanings this build does not know: writing to it
  * could corrupt what the newer build relies on, so it is refused rather than used silently.
+ * Returns the schema version it read.
  */
-export function assertNotTooNew(sqlite: Sqlite, known: number, file: string): void {
+export function assertNotTooNew(sqlite: Sqlite, known: number, file: string): number {
   const v = userVersion(sqlite);
   if (v > known) {
     throw new KlaudeError(
@@ -81,6 +82,7 @@ export function assertNotTooNew(sqlite: Sqlite, known: number, file: string): vo
       },
     );
   }
+  return v;
 }
 
 export function journalLength(folder: string): number {

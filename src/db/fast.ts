@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dbPath } from '../config/paths.js';
-import { asDbError, assertNotTooNew, connect, SCHEMA_VERSION, userVersion, type Sqlite } from './connection.js';
+import { asDbError, assertNotTooNew, connect, SCHEMA_VERSION, type Sqlite } from './connection.js';
 
 export interface FastDb {
   sqlite: Sqlite;
@@ -32,13 +32,14 @@ export function openFastDb(home: string): FastDb | null {
     if ((e as { code?: string }).code === 'SQLITE_CANTOPEN') return null; // removed meanwhile
     throw asDbError(e, `cannot open the klaude database at ${file}`);
   }
+  let version: number;
   try {
-    assertNotTooNew(sqlite, SCHEMA_VERSION, file);
+    version = assertNotTooNew(sqlite, SCHEMA_VERSION, file);
   } catch (e) {
     sqlite.close();
     throw e;
   }
-  if (userVersion(sqlite) < SCHEMA_VERSION) {
+  if (version < SCHEMA_VERSION) {
     sqlite.close();
     return null;
   }

@@ -32,7 +32,8 @@ export interface SqliteModule {
 function klaudeDir(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6 && !existsSync(path.join(dir, 'package.json')); i++) dir = path.dirname(dir);
-  return path.basename(dir) === 'dist' ? path.dirname(dir) : dir;
+  // (Not path.basename: node compiles it on first use, and the hook would call it for this alone.)
+  return dir.endsWith(`${path.sep}dist`) ? path.dirname(dir) : dir;
 }
 
 export function sqliteModule(): SqliteModule {

@@ -43,7 +43,8 @@ function readStdin(): Promise<string | null> {
       if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return fromStream(chunks);
       return Promise.resolve(null);
     }
-    if (n === 0) return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
+    // toString() without an encoding is UTF-8 without node's encoding lookup (compiled on first use).
+    if (n === 0) return Promise.resolve(Buffer.concat(chunks).toString());
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
 }

@@ -39,8 +39,15 @@ export type Settings = { hooks?: Record<string, HookEntry[]>; [k: string]: unkno
 /** The argument that tells the PostToolUse hook its claude is interactive (see handle.ts). */
 export const INTERACTIVE_ARG = '--interactive';
 
+/**
+ * Node options of the injected hook: dist/hook.cjs is a real path already (shim.ts resolves the
+ * running cli.js), so node need not resolve the main script's symlinks (about 1 M instructions of
+ * fs.realpathSync's first compile and run, some 1 % of a `node -e 0`: bench/hook.mjs).
+ */
+export const HOOK_NODE_OPTIONS = ['--preserve-symlinks-main'];
+
 function hookCommand(inv: KlaudeInvocation, event: HookEventName, ...extra: string[]): string {
-  const entry = inv.hook ? shellQuote(inv.hook) : `${shellQuote(inv.cli)} hook`;
+  const entry = inv.hook ? [...HOOK_NODE_OPTIONS, shellQuote(inv.hook)].join(' ') : `${shellQuote(inv.cli)} hook`;
   return [shellQuote(inv.node), entry, hookWord(event), ...extra].join(' ');
 }
 

@@ -10,6 +10,7 @@ import { openDb } from '../../src/db/client.js';
 import { createInstance } from '../../src/db/repos/instances.js';
 import { ensureProject } from '../../src/db/repos/projects.js';
 import { createSession } from '../../src/db/repos/sessions.js';
+import { HOOK_NODE_OPTIONS } from '../../src/hooks/settings.js';
 import { KLAUDE_CLI, REPO_ROOT } from '../support/klaude-bin.js';
 import { runProcess, type RunProcessResult } from '../support/run-process.js';
 import { makeTempHome, type TempHome } from '../support/temp-home.js';
@@ -158,7 +159,11 @@ const logText = () => {
 };
 
 const routes = [
-  { name: 'dist/hook.cjs (injected)', args: (event: string) => [HOOK_CJS, ...event.split(' ')] },
+  // With the node options klaude injects before it (settings.ts).
+  {
+    name: 'dist/hook.cjs (injected)',
+    args: (event: string) => [...HOOK_NODE_OPTIONS, HOOK_CJS, ...event.split(' ')],
+  },
   { name: 'dist/cli.js hook', args: (event: string) => [KLAUDE_CLI, 'hook', ...event.split(' ')] },
 ];
 const activity = (id: string) =>

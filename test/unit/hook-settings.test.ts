@@ -73,7 +73,9 @@ describe('hookSettings', () => {
 
   it('uses the fast hook entry when the build has one, and quotes paths with spaces', () => {
     const s = hookSettings({ node: '/my node/node', cli: '/k/dist/cli.js', hook: "/k's/dist/hook.cjs" });
-    expect(s.hooks!.Stop![0]!.hooks[0]!.command).toBe(`'/my node/node' '/k'\\''s/dist/hook.cjs' stop`);
+    expect(s.hooks!.Stop![0]!.hooks[0]!.command).toBe(
+      `'/my node/node' --preserve-symlinks-main '/k'\\''s/dist/hook.cjs' stop`,
+    );
   });
 });
 
