@@ -42,10 +42,8 @@ export function listingWidth(ctx: CommandContext): number {
  * Cells are made safe to print: prompts, titles, texts, errors and activities are the agents'.
  */
 function renderRows(cells: string[][]): string[] {
-  // One search of every cell at once; only a table holding something to sanitise goes cell by cell.
-  let all = '';
-  for (const r of cells) for (const c of r) all += c;
-  const rows = hasUnsafe(all) ? cells.map((r) => r.map(safeText)) : cells;
+  // The cells as they are unless one holds something to sanitise (no copy of every row).
+  const rows = cells.some((r) => r.some(hasUnsafe)) ? cells.map((r) => r.map(safeText)) : cells;
   const widths: number[] = [];
   for (const r of rows) for (let i = 0; i < r.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, r[i]!.length);
   return rows.map((r) => {
