@@ -33,11 +33,11 @@ export function buildTree<T extends TreeItem>(items: readonly T[]): TreeNode<T>[
 /** Whether `id` is `node` or one of its descendants (so attaching there would make a cycle). */
 function isAncestor<T extends TreeItem>(node: TreeNode<T>, id: string, nodes: Map<string, TreeNode<T>>): boolean {
   // Walk up from `id` through the parent links (not the children built so far, which are partial).
-  const seen = new Set<string>();
+  // A walk longer than there are nodes has gone round a cycle without `node` in it: no set of the
+  // ids seen (one per item: `sessions` builds trees of thousands).
   let cur: string | null = id;
-  while (cur && !seen.has(cur)) {
+  for (let steps = 0; cur && steps <= nodes.size; steps++) {
     if (cur === node.item.id) return true;
-    seen.add(cur);
     cur = nodes.get(cur)?.item.parentId ?? null;
   }
   return false;
@@ -52,14 +52,16 @@ export function pruneTree<T extends TreeItem>(
   keep: (item: T) => boolean,
 ): { roots: TreeNode<T>[]; dropped: number } {
   let dropped = 0;
-  const visit = (n: TreeNode<T>): TreeNode<T> | null => {
-    const children = n.children.map(visit).filter((c): c is TreeNode<T> => c !== null);
-    if (keep(n.item) || children.length > 0) return { item: n.item, children };
-    dropped += 1; // its children were dropped (and counted) already
-    return null;
+  const visitAll = (nodes: readonly TreeNode<T>[]): TreeNode<T>[] => {
+    const out: TreeNode<T>[] = [];
+    for (const n of nodes) {
+      const children = n.children.length ? visitAll(n.children) : [];
+      if (keep(n.item) || children.length > 0) out.push({ item: n.item, children });
+      else dropped += 1; // its children were dropped (and counted) already
+    }
+    return out;
   };
-  const out = roots.map(visit).filter((c): c is TreeNode<T> => c !== null);
-  return { roots: out, dropped };
+  return { roots: visitAll(roots), dropped };
 }
 
 export function countNodes<T extends TreeItem>(roots: readonly TreeNode<T>[]): number {

@@ -215,6 +215,11 @@ export function jsonNeedsNoSanitising(json: string, utf8: Buffer): boolean {
   return true;
 }
 
+/** Whether safeText would change `s` (a character it acts on). */
+export function hasUnsafe(s: string): boolean {
+  return UNSAFE.test(s);
+}
+
 /** Untrusted text made safe to print (see TextSanitizer); the same string when nothing needs it. */
 export function safeText(s: string): string {
   if (!UNSAFE.test(s)) return s;

@@ -57,9 +57,14 @@ export function formatOptionsFor(
   return { ...extra, color: shouldColor(out, env), width };
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
 /** Cut to `max` characters (code points), ending with `…` when cut. */
 export function truncate(s: string, max: number): string {
   if (s.length <= max) return s; // UTF-16 length ≥ code points: nothing to cut
+  // No surrogate among the first `max` units: they are `max` code points and more follow (one
+  // native search, not a call per character: `sessions` cuts every row of 1,000 to the terminal).
+  if (max >= 2 && !SURROGATE.test(s.slice(0, max))) return `${s.slice(0, max - 1)}…`;
   // Walk code points only as far as needed (`sessions` cuts a few texts per row of 1,000 rows:
   // spreading each into an array of characters was a twentieth of the command).
   let cut = -1; // where the (max-1)th code point ends

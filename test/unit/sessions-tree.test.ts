@@ -28,6 +28,14 @@ describe('session tree', () => {
     expect(countNodes(roots)).toBe(3);
   });
 
+  it('attaches an item whose ancestors loop among themselves, and stops walking the loop', () => {
+    // P and Q point at each other (both become roots); walking up from R's parent P never reaches R.
+    const roots = buildTree([item('P', 'Q'), item('Q', 'P'), item('R', 'P'), item('S', 'R')]);
+    expect(countNodes(roots)).toBe(4);
+    const rows = flattenTree(roots).map((r) => `${r.prefix}${r.item.id}`);
+    expect(rows).toEqual(['P', '└─ R', '   └─ S', 'Q']);
+  });
+
   it('prunes, keeping ancestors of kept nodes', () => {
     const t = buildTree([
       item('A', null, false),

@@ -6,7 +6,7 @@ import { shortId } from '../../core/ids.js';
 import { flattenTree, type TreeNode } from '../../core/tree.js';
 import type { ApprovalRow } from '../../db/repos/approvals.js';
 import type { LiveProcesses, SessionListRow } from '../../db/repos/listing.js';
-import { safeText } from '../../lib/escapes.js';
+import { hasUnsafe, safeText } from '../../lib/escapes.js';
 import { age } from '../../lib/format.js';
 import { truncate } from '../../logs/format.js';
 import { approvalCell, fitLastCell } from './approval-cell.js';
@@ -42,12 +42,13 @@ export function listingWidth(ctx: CommandContext): number {
  * Cells are made safe to print: prompts, titles, texts, errors and activities are the agents'.
  */
 function renderRows(cells: string[][]): string[] {
-  const rows = cells.map((r) => r.map(safeText));
+  // The cells as they are unless one holds something to sanitise (no copy of every row).
+  const rows = cells.some((r) => r.some(hasUnsafe)) ? cells.map((r) => r.map(safeText)) : cells;
   const widths: number[] = [];
   for (const r of rows) for (let i = 0; i < r.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, r[i]!.length);
   return rows.map((r) => {
     let line = '';
-    for (let i = 0; i < r.length - 1; i++) line += r[i]! + ' '.repeat(widths[i]! - r[i]!.length + 2);
+    for (let i = 0; i < r.length - 1; i++) line += r[i]!.padEnd(widths[i]! + 2);
     return (line + r[r.length - 1]!).trimEnd();
   });
 }
