@@ -330,12 +330,6 @@ export class Compositor {
   /** What row y is made of now (`was` itself when that has not changed: one object per unchanged row). */
   private sourceOf(y: number, was: Source | undefined): Source {
     const line = this.lines![y];
-    const over = (i: number): readonly [number, RowCells] | undefined => {
-      const p = this.overlays[i]!;
-      const r = p.region;
-      const cells = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
-      return cells ? [r!.x, cells] : undefined;
-    };
     if (was && was.line === line && was.overs.length === this.overlays.length) {
       let same = true;
       for (let i = 0; same && i < this.overlays.length; i++) {
@@ -347,7 +341,15 @@ export class Compositor {
       }
       if (same) return was;
     }
-    return { line, overs: this.overlays.map((_, i) => over(i)) };
+    const overs: (readonly [number, RowCells] | undefined)[] = [];
+    // (no closure per row: baseline code allocates one per call)
+    for (let i = 0; i < this.overlays.length; i++) {
+      const p = this.overlays[i]!;
+      const r = p.region;
+      const cells = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
+      overs.push(cells ? [r!.x, cells] : undefined);
+    }
+    return { line, overs };
   }
 
   private inkRow(y: number, width: number): RowCells {
