@@ -68,6 +68,7 @@ export class ClockPainter extends Emitter implements Overlay, Source<number> {
   private now = 0;
   /** Ticks handed to React (a render). */
   private renders = 0;
+  private asked = false;
   private cells = new Map<number, { under: RowCells; x: number; text: string; row: RowCells }>();
   region: OverlayRegion | null = null;
 
@@ -130,6 +131,17 @@ export class ClockPainter extends Emitter implements Overlay, Source<number> {
     }
   };
 
+  /** A render after this flush (not inside it: a render draws a frame, which flushes). */
+  private renderSoon(): void {
+    if (this.asked) return;
+    this.asked = true;
+    setImmediate(() => {
+      this.asked = false;
+      this.renders++;
+      this.emit();
+    });
+  }
+
   rows(ink: (y: number) => RowCells): readonly (RowCells | undefined)[] {
     const c = this.shown;
     const t = Math.max(this.now, c.now);
@@ -139,7 +151,12 @@ export class ClockPainter extends Emitter implements Overlay, Source<number> {
       const text = elapsed(t - s.from);
       if (text === s.text || text.length !== s.text.length) continue;
       const under = ink(s.y);
-      if (!shows(under, s.x, s.text)) continue;
+      if (!shows(under, s.x, s.text)) {
+        // Not where the tree said (a frame Ink has not drawn yet, or text measured otherwise than
+        // Ink measures it): this clock moves by a render, as it did before the painter.
+        this.renderSoon();
+        continue;
+      }
       let hit = this.cells.get(s.y);
       if (!hit || hit.under !== under || hit.x !== s.x || hit.text !== text) {
         const end = s.x + text.length;
