@@ -295,7 +295,7 @@ export function drawn(file) {
     const r = Object.entries(s.renders)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
-    return `${s.inkFrames} Ink frames, ${s.previewFrames ?? '?'} preview frames, ${s.flushes ?? '?'} flushes, ${s.writes} writes (${s.bytes} bytes), ${s.scrolls} scrolled by the terminal; renders: ${r}`;
+    return `${s.inkFrames} Ink frames, ${s.previewFrames ?? '?'} preview frames, ${s.flushes ?? '?'} flushes, ${s.writes} writes (${s.bytes} bytes), ${s.scrolls} scrolled by the terminal, ${s.clockPaints ?? '?'} clock ticks drawn without a frame; renders: ${r}`;
   } catch {
     return 'no figures (a build without KLAUDE_UI_STATS)';
   }

@@ -147,7 +147,8 @@ interface TreeClock {
 /** The sessions pane with the time its ages are as of: a tick renders this, not the app. */
 function ClockedSessionsPane({ clock, ...pane }: Omit<SessionsPaneProps, 'now'> & { clock: TreeClock }) {
   const now = useNow(clock.deps, clock.sessions, pane.ui, clock.shown);
-  return <SessionsPane {...pane} now={now} />;
+  const paint = clock.deps.clockPaint;
+  return <SessionsPane {...pane} now={now} {...(paint ? { clocks: paint } : {})} />;
 }
 
 interface BodyProps {

@@ -13,6 +13,7 @@ import type { SessionView } from '../feeds/session-tree.js';
 import type { AgentChoice, UiAction, UiState } from './state/ui-state.js';
 import type { PaintRegion } from './render/preview-painter.js';
 import type { LogPaintRegion } from './render/log-painter.js';
+import type { TreeClocks } from './render/clock-painter.js';
 import type { Theme } from './theme.js';
 
 /** What an agent changed, for the diff view (see git/session-diff.ts). */
@@ -99,6 +100,12 @@ export interface PreviewPaint {
   place(region: PaintRegion | null): void;
 }
 
+/** Draws the running rows' clocks over Ink's frame (ui/render/clock-painter.ts). */
+export interface ClockPaint extends Source<number> {
+  /** The clocks a tree (`owner`) drew in this render (null: it shows none, or is gone). */
+  rendered(c: TreeClocks | null, owner: object): void;
+}
+
 /** Draws the followed log's rows over Ink's frame (ui/render/log-painter.ts). */
 export interface LogPaint {
   /** Where the log's rows are and how to read them (null: Ink draws the log). */
@@ -125,4 +132,6 @@ export interface DashboardDeps {
   now?: () => number;
   /** The ≤ 1 Hz tick for running rows' elapsed times (default: one per dashboard, 1 s). */
   clock?: Clock;
+  /** Present: ticks of `clock` that move only clock digits are drawn over Ink's frame, not rendered. */
+  clockPaint?: ClockPaint;
 }

@@ -19,6 +19,8 @@ import { App } from './app.js';
 import type { DashboardDeps } from './deps.js';
 import type { TermSize } from './layout.js';
 import { Emitter, type Source } from '../feeds/store.js';
+import { Clock } from '../feeds/clock.js';
+import { ClockPainter } from './render/clock-painter.js';
 import { Compositor } from './render/compositor.js';
 import { InkOutput } from './render/ink-output.js';
 import { LogPainter } from './render/log-painter.js';
@@ -84,6 +86,8 @@ export class DashboardHost {
   readonly painter: PreviewPainter | null = null;
   /** Draws the followed log's rows over Ink's frame. */
   readonly logPainter: LogPainter;
+  /** Draws the running rows' clocks as they tick, without an Ink frame. */
+  readonly clockPainter: ClockPainter;
 
   constructor(private readonly opts: HostOptions) {
     this.size = new SizeStore(this.terminalSize());
@@ -104,8 +108,14 @@ export class DashboardHost {
     }
     this.logPainter = new LogPainter(this.compositor);
     this.compositor.addOverlay(this.logPainter);
+    const clock = opts.deps.clock ?? new Clock();
+    this.clockPainter = new ClockPainter(this.compositor, clock, opts.deps.now ?? Date.now);
+    // (first: the tree's clocks are under anything drawn over the right pane)
+    this.compositor.addOverlay(this.clockPainter, true);
     this.deps = {
       ...opts.deps,
+      clock,
+      clockPaint: this.clockPainter,
       log: gatedLog(opts.deps.log, this.logPainter),
       logPaint: this.logPainter,
       size: this.size,
@@ -135,6 +145,7 @@ export class DashboardHost {
       maxFps: this.maxFps,
       onRender: () => {
         uiStats.inkFrames++;
+        this.clockPainter.computed();
         this.opts.onRender?.();
       },
     });

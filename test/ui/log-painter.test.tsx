@@ -128,6 +128,7 @@ async function rig(): Promise<Rig> {
         : { type: 'text' as const, text: `line ${i} of the answer` },
     );
   appendEvents(log, events);
+  const pinned = Date.now();
   const term = new Term();
   const keys = new FakeIn();
   const logFeed = new LogFeed();
@@ -142,6 +143,8 @@ async function rig(): Promise<Rig> {
       actions: {} as DashboardActions,
       info: { project: 'p', instanceId: '01JHOST0000000000000000000' },
       logPathOf: () => log,
+      // (the time pinned: the tree's ages beside the pane must not move between two looks at it)
+      now: () => pinned,
     },
     stdout: term as unknown as NodeJS.WriteStream,
     stdin: keys as unknown as NodeJS.ReadStream,

@@ -1,4 +1,5 @@
 /** The left pane: the session tree, titled with its row count and the filter in force. */
+import type { ClockPaint } from '../deps.js';
 import type { Layout } from '../layout.js';
 import type { UiState } from '../state/ui-state.js';
 import type { Theme } from '../theme.js';
@@ -15,9 +16,11 @@ export interface SessionsPaneProps {
   now: number;
   focused: boolean;
   theme: Theme;
+  /** Moves the running rows' clocks between renders (render/clock-painter.ts). */
+  clocks?: ClockPaint;
 }
 
-export function SessionsPane({ tree, ui, layout, width, now, focused, theme }: SessionsPaneProps) {
+export function SessionsPane({ tree, ui, layout, width, now, focused, theme, clocks }: SessionsPaneProps) {
   const filterNote = ui.filter && !ui.filterEditing ? ` · /${ui.filter}` : '';
   const order = ui.groupByState ? ' · by state' : '';
   const title = `sessions ${tree.rows.length}${ui.showArchived ? ' (with archived)' : ''}${order}${filterNote}`;
@@ -37,6 +40,7 @@ export function SessionsPane({ tree, ui, layout, width, now, focused, theme }: S
         emptyText={emptyText}
         ptyIds={tree.ptyIds}
         alone={layout.narrow}
+        {...(clocks ? { clocks } : {})}
       />
     </Pane>
   );

@@ -1,7 +1,7 @@
 /** The agent tree: one row per session, the selection kept in view. */
 import { shownTitle } from '../../core/session-title.js';
 import { Box, Text } from 'ink';
-import { memo } from 'react';
+import { memo, useLayoutEffect, useRef } from 'react';
 import { shortId } from '../../core/ids.js';
 import { elapsed } from '../../lib/format.js';
 import { progressLabel } from '../../core/progress.js';
@@ -21,6 +21,8 @@ import { isTerminal } from '../../core/status.js';
 import { STATUS_GLYPH, type Theme } from '../theme.js';
 import { Line, type Segment } from './segments.js';
 import { countRender } from '../render/ui-stats.js';
+import { TREE_INSIDE, type ClockSpot, type TreeClocks } from '../render/clock-painter.js';
+import type { ClockPaint } from '../deps.js';
 
 export interface TreePaneProps {
   rows: readonly TreeRow[];
@@ -36,6 +38,8 @@ export interface TreePaneProps {
   ptyIds?: ReadonlySet<string>;
   /** The tree is the only pane (a narrow terminal): titles before right-hand columns. */
   alone?: boolean;
+  /** Told where the running rows' clocks are drawn, to move them between renders (render/clock-painter.ts). */
+  clocks?: ClockPaint;
 }
 
 /** The window of rows to show so the selection stays in view (kept near the middle). */
@@ -215,9 +219,14 @@ export const TreePane = memo(function TreePane({
   emptyText,
   ptyIds,
   alone = false,
+  clocks,
 }: TreePaneProps) {
   countRender('tree');
+  const owner = useRef({});
+  // (unmounted: its clocks are no longer on the screen; another tree may have rendered since)
+  useLayoutEffect(() => () => clocks?.rendered(null, owner.current), [clocks]);
   if (rows.length === 0) {
+    clocks?.rendered(null, owner.current);
     return (
       <Box flexDirection="column">
         {wrapText(emptyText, width)
@@ -234,7 +243,16 @@ export const TreePane = memo(function TreePane({
   const lines = treeLines(rows);
   const selLine = lines.findIndex((l) => l === selected);
   const { top, end } = treeWindow(lines.length, selLine === -1 ? 0 : selLine, height);
-  return (
+  const leftRoom = alone ? LABEL_ROOM.alone : LABEL_ROOM.beside;
+  const clocked: TreeClocks | null = clocks
+    ? {
+        now,
+        spots: [],
+        loose: [],
+        ages: metaColumnCount(width, leftRoom) > AGE_COLUMN ? lines.slice(top, end).flatMap(createdAtOf(rows)) : [],
+      }
+    : null;
+  const out = (
     <Box flexDirection="column">
       {lines.slice(top, end).map((at, i) => {
         if (typeof at === 'string')
@@ -242,7 +260,8 @@ export const TreePane = memo(function TreePane({
         const row = rows[at]!;
         const isSel = at === selected;
         const pty = ptyIds?.has(row.session.id) ?? false;
-        const segs = treeRowSegments(row, width, theme, now, pty, alone ? LABEL_ROOM.alone : LABEL_ROOM.beside);
+        const segs = treeRowSegments(row, width, theme, now, pty, leftRoom);
+        if (clocked) clockOf(clocked, segs, row, now, i);
         // Keyed by place: a session can be on two rows (needs you, and its project's tree).
         const key = row.heading === undefined && !row.projectId ? row.session.id : `r${at}`;
         if (!isSel) return <Line key={key} segments={segs} />;
@@ -257,4 +276,32 @@ export const TreePane = memo(function TreePane({
       })}
     </Box>
   );
+  // (in the render: Ink draws the frame of this render before the commit's effects run)
+  clocks?.rendered(clocked, owner.current);
+  return out;
 });
+
+const createdAtOf =
+  (rows: readonly TreeRow[]) =>
+  (at: number | string): number[] =>
+    typeof at === 'string' ? [] : [rows[at]!.session.createdAt];
+
+/**
+ * Where a running row's clock is in its row (the pane's line `line`): shown whole, it is a spot the
+ * clock painter can move; cut or left out, the row changes as it reads or measures.
+ */
+function clockOf(out: TreeClocks, segs: readonly Segment[], row: TreeRow, now: number, line: number): void {
+  const s = row.session;
+  if (!isWorking(s)) return;
+  const from = s.runStartedAt ?? s.updatedAt;
+  const text = elapsed(now - from);
+  // The detail is the third piece from the end (detail, padding, right-hand columns).
+  const at = segs.length - 3;
+  const detail = segs[at]!.text;
+  const prefix = ` · ${row.where ? `${sanitize(row.where)}: ` : ''}`;
+  if (detail.startsWith(prefix + text)) {
+    let x = TREE_INSIDE.x + cellWidth(prefix);
+    for (let i = 0; i < at; i++) x += cellWidth(segs[i]!.text);
+    (out.spots as ClockSpot[]).push({ x, y: TREE_INSIDE.y + line, from, text });
+  } else (out.loose as TreeClocks['loose'][number][]).push({ from, text, shown: detail !== '' });
+}

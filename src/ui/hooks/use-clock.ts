@@ -1,11 +1,14 @@
 /**
  * The time the tree's ages are as of, and the clock that moves it: ≤ 1 Hz while a row on screen
  * runs, else one wake when the next age shown changes, else no timer (an idle dashboard sleeps).
+ * A tick that moves only the digits of running rows' clocks is drawn by the clock painter, not
+ * by a render, when the dashboard has one (render/clock-painter.ts).
  */
 import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { Clock } from '../../feeds/clock.js';
 import { isWorking } from '../../feeds/session-tree.js';
 import type { SessionsSnapshot } from '../../feeds/sessions-feed.js';
+import type { Source } from '../../feeds/store.js';
 import { msUntilSpanChanges } from '../../lib/format.js';
 import { AGE_COLUMN, LABEL_ROOM, metaColumnCount, treeWindow } from '../components/tree-pane.js';
 import type { DashboardDeps } from '../deps.js';
@@ -24,7 +27,10 @@ const NOTHING: ShownClocks = { running: false, ages: [] };
 export function useNow(deps: DashboardDeps, sessions: SessionsSnapshot, ui: UiState, shown: ShownClocks): number {
   const ownClock = useRef<Clock | null>(null);
   const clock = deps.clock ?? (ownClock.current ??= new Clock());
-  const tick = useSyncExternalStore(clock.subscribe, clock.getSnapshot);
+  // With a clock painter the ticks that only move clock digits are drawn without a render
+  // (render/clock-painter.ts): the tree reads the ticks that need one.
+  const ticks: Source<number> = deps.clockPaint ?? clock;
+  const tick = useSyncExternalStore(ticks.subscribe, ticks.getSnapshot);
   // Ages are as of the last tree or UI change or clock tick: a streaming log does not redraw the tree.
   const now = useMemo(() => (deps.now ? deps.now() : Date.now()), [deps, sessions, ui, tick]);
   useEffect(() => {

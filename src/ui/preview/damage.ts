@@ -20,22 +20,33 @@ export class PreviewFrames {
   private cache: (CachedRow | undefined)[] = [];
   /** Rows read from a grid with row ids, by id (the rows shown in the last frame). */
   private byId = new Map<number, RowCells>();
-  private shape = '';
+  /** The map the next frame fills (the two swap: a frame allocates no map). */
+  private spare = new Map<number, RowCells>();
+  private shape = { cols: -1, rows: -1, width: -1, colour: false, bufferType: '' };
+  /** Each frame's rows' texts as lastRows reads them (kept: a frame allocates no array). */
+  private texts: string[] = [];
   /** Screen rows read (not served from the cache) since created: for tests and benches. */
   reads = 0;
 
   /** The pane's rows, top to bottom (fewer than `height` when the screen has fewer to show). */
   frame(grid: ScreenGrid, width: number, height: number, colour: boolean): RowCells[] {
-    const shape = `${grid.cols}x${grid.rows}:${width}:${colour ? 1 : 0}:${grid.bufferType}`;
-    if (shape !== this.shape) {
-      this.shape = shape;
+    const sh = this.shape;
+    if (
+      grid.cols !== sh.cols ||
+      grid.rows !== sh.rows ||
+      width !== sh.width ||
+      colour !== sh.colour ||
+      grid.bufferType !== sh.bufferType
+    ) {
+      this.shape = { cols: grid.cols, rows: grid.rows, width, colour, bufferType: grid.bufferType };
       this.cache = [];
       this.byId = new Map();
     }
-    const { start, end } = previewRows(lastRows(grid), height);
+    const { start, end } = previewRows(lastRows(grid, this.texts), height);
     const out: RowCells[] = [];
     if (grid.rowId) {
-      const kept = new Map<number, RowCells>();
+      const kept = this.spare;
+      kept.clear();
       for (let y = start; y < end; y++) {
         const id = grid.rowId(y);
         let cells = id === null ? undefined : this.byId.get(id);
@@ -46,6 +57,7 @@ export class PreviewFrames {
         if (id !== null) kept.set(id, cells);
         out.push(cells);
       }
+      this.spare = this.byId;
       this.byId = kept;
       return out;
     }
@@ -68,8 +80,9 @@ export class PreviewFrames {
  * What previewRows needs: the cursor and which rows are blank. Only the rows from the bottom up to
  * the first non-blank one are read as text (the rest are reported non-blank without reading).
  */
-function lastRows(grid: ScreenGrid): { lines: string[]; cursor: { x: number; y: number } } {
-  const lines = new Array<string>(grid.rows).fill('x');
+function lastRows(grid: ScreenGrid, lines: string[]): { lines: string[]; cursor: { x: number; y: number } } {
+  lines.length = grid.rows;
+  lines.fill('x');
   for (let y = grid.rows - 1; y >= 0; y--) {
     const t = grid.text(y);
     lines[y] = t;

@@ -33,17 +33,23 @@ export interface OverlayRegion {
   height: number;
 }
 
-/** Cells drawn over Ink's frame in a region (its rows, top to bottom; fewer than the height leave Ink's). */
+/**
+ * Cells drawn over Ink's frame in a region (its rows, top to bottom; fewer than the height, or a
+ * row left undefined, leave Ink's). `ink(y)` is Ink's row y as cells, for an overlay drawn in
+ * Ink's looks (clock-painter.ts).
+ */
 export interface Overlay {
   readonly region: OverlayRegion | null;
-  rows(): readonly RowCells[];
+  rows(ink: (y: number) => RowCells): readonly (RowCells | undefined)[];
+  /** Ink's next frame came (an overlay tied to what Ink drew follows it). */
+  frame?(): void;
 }
 
 /** An overlay as the coming flush draws it. */
 interface Placed {
   overlay: Overlay;
   region: OverlayRegion | null;
-  rows: readonly RowCells[];
+  rows: readonly (RowCells | undefined)[];
 }
 
 /** What a row is made of: its line of Ink's frame, and each overlay's row over it (with its column). */
@@ -209,16 +215,24 @@ export class Compositor {
     private readonly columns: () => number,
   ) {}
 
-  /** Draw this overlay over the frame from now on (later overlays over earlier ones). */
-  addOverlay(o: Overlay): void {
-    this.overlays.push({ overlay: o, region: null, rows: [] });
+  /** Draw this overlay over the frame from now on (later overlays over earlier ones; `under`: under the others). */
+  addOverlay(o: Overlay, under = false): void {
+    const p: Placed = { overlay: o, region: null, rows: [] };
+    if (under) this.overlays.unshift(p);
+    else this.overlays.push(p);
     this.changed();
   }
 
   /** Ink's new frame, line by line. */
   frame(lines: readonly string[]): void {
     this.lines = lines;
+    for (let i = 0; i < this.overlays.length; i++) this.overlays[i]!.overlay.frame?.();
     this.changed();
+  }
+
+  /** Whether it has a frame of Ink's to draw on (not since the screen was cleared or drawn on by another). */
+  get hasFrame(): boolean {
+    return this.lines !== null;
   }
 
   /** A layer changed (an overlay's place or rows): draw on the next flush. */
@@ -249,10 +263,11 @@ export class Compositor {
     const lines = this.lines;
     if (!lines) return;
     const width = this.columns();
+    const ink = (y: number): RowCells => this.inkRow(y, width);
     for (let i = 0; i < this.overlays.length; i++) {
       const p = this.overlays[i]!;
       p.region = p.overlay.region;
-      p.rows = p.region ? p.overlay.rows() : [];
+      p.rows = p.region ? p.overlay.rows(ink) : [];
     }
     const sources = lines.map((_, y) => this.sourceOf(y, this.shown?.sources[y]));
     const shown = this.shown;
@@ -315,12 +330,6 @@ export class Compositor {
   /** What row y is made of now (`was` itself when that has not changed: one object per unchanged row). */
   private sourceOf(y: number, was: Source | undefined): Source {
     const line = this.lines![y];
-    const over = (i: number): readonly [number, RowCells] | undefined => {
-      const p = this.overlays[i]!;
-      const r = p.region;
-      const cells = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
-      return cells ? [r!.x, cells] : undefined;
-    };
     if (was && was.line === line && was.overs.length === this.overlays.length) {
       let same = true;
       for (let i = 0; same && i < this.overlays.length; i++) {
@@ -332,7 +341,15 @@ export class Compositor {
       }
       if (same) return was;
     }
-    return { line, overs: this.overlays.map((_, i) => over(i)) };
+    const overs: (readonly [number, RowCells] | undefined)[] = [];
+    // (no closure per row: baseline code allocates one per call)
+    for (let i = 0; i < this.overlays.length; i++) {
+      const p = this.overlays[i]!;
+      const r = p.region;
+      const cells = r && y >= r.y && y < r.y + r.height ? p.rows[y - r.y] : undefined;
+      overs.push(cells ? [r!.x, cells] : undefined);
+    }
+    return { line, overs };
   }
 
   private inkRow(y: number, width: number): RowCells {

@@ -110,6 +110,10 @@ function bestRegion(
   let run = 0; // best saving of a region of moved rows ending at e
   let runStart = 0;
   let best: { plan: ScrollPlan; gain: number } | null = null;
+  // The k rows after e come in blank: their saving, a sum over a window that slides with e.
+  const fresh = (i: number): number => base[at(i)]! - blank(at(i));
+  let tail = 0;
+  for (let t = 1; t <= k && t < rows; t++) tail += fresh(t);
   for (let e = 0; e + k < rows; e++) {
     const y = at(e);
     const g = base[y]! - moved(y, at(e + k));
@@ -117,9 +121,6 @@ function bestRegion(
       run = g;
       runStart = e;
     } else run += g;
-    // The k rows after e come in blank.
-    let tail = 0;
-    for (let t = e + 1; t <= e + k; t++) tail += base[at(t)]! - blank(at(t));
     const gain = run + tail;
     if (gain > 0 && (!best || gain > best.gain)) {
       const a = runStart;
@@ -129,6 +130,8 @@ function bestRegion(
         plan: dir === 1 ? { top: a, bottom: b, by: k } : { top: rows - 1 - b, bottom: rows - 1 - a, by: -k },
       };
     }
+    tail -= fresh(e + 1);
+    if (e + k + 1 < rows) tail += fresh(e + k + 1);
   }
   return best;
 }

@@ -11,6 +11,8 @@ export interface UiStats {
   writes: number;
   bytes: number;
   scrolls: number;
+  /** Clock ticks drawn by the compositor alone (clock-painter.ts), without an Ink frame. */
+  clockPaints: number;
   /** Component renders, by pane. */
   renders: Record<string, number>;
 }
@@ -22,6 +24,7 @@ export const uiStats: UiStats = {
   writes: 0,
   bytes: 0,
   scrolls: 0,
+  clockPaints: 0,
   renders: {},
 };
 
