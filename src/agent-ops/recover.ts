@@ -218,6 +218,9 @@ async function spawnRecovery(
  * its run slot to the queue. Returns the ended row when it was reaped.
  */
 export function reapOrRecover(svc: AgentServices, sessionId: string): SessionRow | undefined {
+  // Alive now: nothing to do this look. Otherwise a runtime just sent SIGKILL, still alive for
+  // recovery's look and dead by the reap's a moment later, had its run failed, not resumed.
+  if (liveRuntime(svc.db, sessionId)) return undefined;
   if (recoverLostRun(svc, sessionId)) return undefined;
   const ended = reapIfDead(svc.db, sessionId);
   if (ended) void startQueued(svc);
