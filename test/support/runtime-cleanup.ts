@@ -16,12 +16,43 @@ function kill(pid: number): void {
   }
 }
 
-/** SIGKILL every process the DB still records as live: runtimes with their groups, stray CLIs. */
+/**
+ * SIGKILL every process the DB still records as live: runtimes with their groups and what is left
+ * in their sessions (a CLI's helpers in groups of their own, which the runtime or its watchdog
+ * would end, had the cleanup not killed them first), stray CLIs.
+ */
 export function killRuntimeGroups(db: Readable): void {
   const rows = db
     .prepare("SELECT pid, kind FROM runtime_process WHERE exited_at IS NULL AND kind IN ('runtime', 'cli')")
     .all() as { pid: number; kind: string }[];
   for (const r of rows) kill(r.kind === 'runtime' ? -r.pid : r.pid);
+  // (A row some test made up for pid 1, or for this process, names no runtime's session.)
+  const own = sessionOf('self');
+  const sessions = new Set(rows.filter((r) => r.kind === 'runtime' && r.pid > 1 && r.pid !== own).map((r) => r.pid));
+  if (sessions.size > 0) killSessionMembers(sessions);
+}
+
+/** SIGKILL every process (but this one) whose session (/proc stat field 6) is one of `sessions`. */
+function killSessionMembers(sessions: ReadonlySet<number>): void {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return;
+  }
+  for (const d of pids) {
+    const sid = sessionOf(d);
+    if (Number(d) !== process.pid && sid !== null && sessions.has(sid)) kill(Number(d));
+  }
+}
+
+function sessionOf(pid: string): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+  } catch {
+    return null; // gone, or no /proc
+  }
 }
 
 /** The same, for a KLAUDE_HOME whose DB the test does not hold open (nothing if there is none). */
