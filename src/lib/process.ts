@@ -47,7 +47,7 @@ function signalsReach(pid: number): boolean {
 }
 
 /** A process state (Linux stat's field 3, `ps -o stat`'s first letter) that means it has died. */
-const isDeadState = (state: string): boolean => state.startsWith('Z') || state.startsWith('X') || state === 'x';
+export const isDeadState = (state: string): boolean => state.startsWith('Z') || state.startsWith('X') || state === 'x';
 
 function signalSafe(pid: number, signal: NodeJS.Signals): boolean {
   try {
@@ -115,16 +115,21 @@ export function processGroupId(pid: number): number | null {
   return procStat(pid, SYSTEM_SOURCE.procRoot)?.pgid ?? null;
 }
 
-interface ProcStat {
+export interface ProcStat {
   /** Field 3: R, S, D, T, Z (zombie), X (dead)… */
   state: string;
+  /** Field 4. */
+  ppid: number;
   /** Field 5. */
   pgid: number;
+  /** Field 6. */
+  session: number;
   /** Field 22: clock ticks since boot. */
   start: number;
 }
 
-function procStat(pid: number, procRoot: string): ProcStat | null {
+/** `<procRoot>/<pid>/stat`'s fields klaude reads; null when unreadable (gone, or no /proc). */
+export function procStat(pid: number, procRoot: string = SYSTEM_SOURCE.procRoot): ProcStat | null {
   let stat: string;
   try {
     stat = readFileSync(`${procRoot}/${pid}/stat`, 'utf8');
@@ -136,7 +141,7 @@ function procStat(pid: number, procRoot: string): ProcStat | null {
   const pgid = Number(rest[5 - 3]); // rest[0] is field 3 (state)
   const start = Number(rest[22 - 3]);
   if (!rest[0] || !Number.isFinite(pgid) || !Number.isFinite(start)) return null;
-  return { state: rest[0], pgid, start };
+  return { state: rest[0], ppid: Number(rest[4 - 3]), pgid, session: Number(rest[6 - 3]), start };
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

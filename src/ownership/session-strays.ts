@@ -9,8 +9,8 @@
  *
  * Linux only (/proc): where /proc is missing this finds nothing, and the group is what is ended.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { sleep } from '../lib/process.js';
+import { readdirSync } from 'node:fs';
+import { isDeadState, procStat, sleep } from '../lib/process.js';
 
 interface Member {
   pid: number;
@@ -20,21 +20,8 @@ interface Member {
 }
 
 function readMember(procRoot: string, pid: number): Member | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`${procRoot}/${pid}/stat`, 'latin1');
-  } catch {
-    return null;
-  }
-  // Fields are counted after comm's last ')': comm may hold spaces and parentheses.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const state = rest[0] ?? '';
-  return {
-    pid,
-    ppid: Number(rest[1]),
-    session: Number(rest[3]),
-    dead: state.startsWith('Z') || state.startsWith('X') || state === 'x',
-  };
+  const st = procStat(pid, procRoot);
+  return st ? { pid, ppid: st.ppid, session: st.session, dead: isDeadState(st.state) } : null;
 }
 
 function allProcesses(procRoot: string): Map<number, Member> {
